@@ -1,0 +1,310 @@
+//! The broker: a queue with per-message acknowledgement, like RabbitMQ or SQS.
+//!
+//! A sans-IO state machine. Every input is a `handle_*` call that takes the current virtual
+//! time; anything the broker needs from the outside world (a timer) comes out of
+//! [`Broker::poll_output`]. It knows nothing of the consumer's code, the store or the
+//! scheduler: it only sees receives, acks, nacks and crash notices.
+//!
+//! Each message is ready, in flight (delivered, not acked), waiting to be redelivered, or
+//! acked. An acked message is never delivered again; an unacked one whose consumer crashed
+//! or rejected it becomes ready again after `redelivery_delay_ticks`.
+
+use crate::model::{ConsumerId, EventIndex, Tick};
+use serde::Serialize;
+use std::collections::VecDeque;
+
+/// The broker's settings.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct BrokerConfig {
+    /// How long an unacked message waits, after its consumer crashed or rejected it, before
+    /// it is ready again.
+    pub redelivery_delay_ticks: Tick,
+}
+
+impl Default for BrokerConfig {
+    fn default() -> Self {
+        BrokerConfig {
+            redelivery_delay_ticks: 10,
+        }
+    }
+}
+
+/// The index of a message in publication order. A republished event is a new message.
+pub type MessageId = usize;
+
+/// What a consumer receives: the event, which publication of it, and the attempt number
+/// (1 for the first delivery of this message).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Delivery {
+    pub message: MessageId,
+    pub event: EventIndex,
+    pub copy: u32,
+    pub attempt: u32,
+}
+
+/// Where a message stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "state")]
+pub enum MessageState {
+    Ready,
+    InFlight {
+        consumer: ConsumerId,
+        attempt: u32,
+    },
+    /// Unacked and released (crash or rejection); ready again at `at`.
+    Redelivering {
+        at: Tick,
+    },
+    Acked {
+        at: Tick,
+    },
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Message {
+    pub event: EventIndex,
+    pub copy: u32,
+    pub state: MessageState,
+    /// How many times it was delivered.
+    pub deliveries: u32,
+}
+
+/// What the broker asks of the outside world.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BrokerOutput {
+    /// Call [`Broker::handle_timer`] for `message` at `at`.
+    Timer { at: Tick, message: MessageId },
+    /// A message became ready; idle consumers may receive.
+    Ready { message: MessageId },
+}
+
+/// What became of an ack.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AckOutcome {
+    Accepted,
+    /// The message was acked before; nothing changes.
+    AlreadyAcked,
+    /// The ack names an attempt that is no longer the one in flight.
+    Stale,
+}
+
+#[derive(Debug)]
+pub struct Broker {
+    config: BrokerConfig,
+    messages: Vec<Message>,
+    ready: VecDeque<MessageId>,
+    outputs: VecDeque<BrokerOutput>,
+}
+
+impl Broker {
+    pub fn new(config: BrokerConfig) -> Broker {
+        Broker {
+            config,
+            messages: Vec::new(),
+            ready: VecDeque::new(),
+            outputs: VecDeque::new(),
+        }
+    }
+
+    /// A producer publishes `event` (its `copy`-th publication). It is ready at once.
+    pub fn handle_publish(&mut self, _now: Tick, event: EventIndex, copy: u32) -> MessageId {
+        let id = self.messages.len();
+        self.messages.push(Message {
+            event,
+            copy,
+            state: MessageState::Ready,
+            deliveries: 0,
+        });
+        self.ready.push_back(id);
+        self.outputs.push_back(BrokerOutput::Ready { message: id });
+        id
+    }
+
+    /// `consumer` asks for the next message; the oldest ready one is put in flight.
+    pub fn handle_receive(&mut self, _now: Tick, consumer: ConsumerId) -> Option<Delivery> {
+        let id = self.ready.pop_front()?;
+        let m = &mut self.messages[id];
+        assert_eq!(
+            m.state,
+            MessageState::Ready,
+            "only ready messages are queued"
+        );
+        m.deliveries += 1;
+        m.state = MessageState::InFlight {
+            consumer,
+            attempt: m.deliveries,
+        };
+        Some(Delivery {
+            message: id,
+            event: m.event,
+            copy: m.copy,
+            attempt: m.deliveries,
+        })
+    }
+
+    pub fn handle_ack(&mut self, now: Tick, delivery: &Delivery) -> AckOutcome {
+        let m = &mut self.messages[delivery.message];
+        match m.state {
+            MessageState::Acked { .. } => AckOutcome::AlreadyAcked,
+            MessageState::InFlight { attempt, .. } if attempt == delivery.attempt => {
+                m.state = MessageState::Acked { at: now };
+                AckOutcome::Accepted
+            }
+            _ => AckOutcome::Stale,
+        }
+    }
+
+    /// The consumer rejects the delivery (its processing failed): redeliver it later.
+    pub fn handle_nack(&mut self, now: Tick, delivery: &Delivery) {
+        let m = &self.messages[delivery.message];
+        if matches!(m.state, MessageState::InFlight { attempt, .. } if attempt == delivery.attempt)
+        {
+            self.schedule_redelivery(now, delivery.message);
+        }
+    }
+
+    /// `consumer`'s connection dropped: everything it held unacked is redelivered later.
+    pub fn handle_consumer_crash(&mut self, now: Tick, consumer: ConsumerId) {
+        let held: Vec<MessageId> = (0..self.messages.len())
+            .filter(|&id| {
+                matches!(self.messages[id].state,
+                    MessageState::InFlight { consumer: c, .. } if c == consumer)
+            })
+            .collect();
+        for id in held {
+            self.schedule_redelivery(now, id);
+        }
+    }
+
+    /// A timer asked for by [`BrokerOutput::Timer`] fires.
+    pub fn handle_timer(&mut self, now: Tick, message: MessageId) {
+        let m = &mut self.messages[message];
+        if let MessageState::Redelivering { at } = m.state {
+            assert_eq!(
+                at, now,
+                "a redelivery timer fires at the time it was set for"
+            );
+            m.state = MessageState::Ready;
+            self.ready.push_back(message);
+            self.outputs.push_back(BrokerOutput::Ready { message });
+        }
+    }
+
+    pub fn poll_output(&mut self) -> Option<BrokerOutput> {
+        self.outputs.pop_front()
+    }
+
+    fn schedule_redelivery(&mut self, now: Tick, id: MessageId) {
+        let at = now + self.config.redelivery_delay_ticks;
+        self.messages[id].state = MessageState::Redelivering { at };
+        self.outputs
+            .push_back(BrokerOutput::Timer { at, message: id });
+    }
+
+    pub fn messages(&self) -> &[Message] {
+        &self.messages
+    }
+
+    pub fn config(&self) -> &BrokerConfig {
+        &self.config
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn broker() -> Broker {
+        Broker::new(BrokerConfig {
+            redelivery_delay_ticks: 10,
+        })
+    }
+
+    fn drain(b: &mut Broker) -> Vec<BrokerOutput> {
+        std::iter::from_fn(|| b.poll_output()).collect()
+    }
+
+    #[test]
+    fn delivers_in_publication_order_with_attempt_numbers() {
+        let mut b = broker();
+        b.handle_publish(0, 0, 0);
+        b.handle_publish(0, 1, 0);
+        assert_eq!(drain(&mut b).len(), 2);
+        let d0 = b.handle_receive(1, 0).unwrap();
+        assert_eq!((d0.event, d0.attempt), (0, 1));
+        let d1 = b.handle_receive(1, 0).unwrap();
+        assert_eq!((d1.event, d1.attempt), (1, 1));
+        assert_eq!(b.handle_receive(1, 0), None);
+    }
+
+    #[test]
+    fn an_acked_message_is_never_delivered_again() {
+        let mut b = broker();
+        b.handle_publish(0, 0, 0);
+        let d = b.handle_receive(1, 0).unwrap();
+        assert_eq!(b.handle_ack(2, &d), AckOutcome::Accepted);
+        assert_eq!(b.handle_ack(3, &d), AckOutcome::AlreadyAcked);
+        b.handle_consumer_crash(4, 0);
+        b.handle_nack(4, &d);
+        drain(&mut b);
+        assert_eq!(b.handle_receive(100, 0), None);
+        assert_eq!(b.messages()[0].state, MessageState::Acked { at: 2 });
+    }
+
+    #[test]
+    fn a_crash_redelivers_unacked_messages_after_the_delay() {
+        let mut b = broker();
+        b.handle_publish(0, 0, 0);
+        drain(&mut b);
+        let d = b.handle_receive(1, 0).unwrap();
+        b.handle_consumer_crash(5, 0);
+        assert_eq!(
+            drain(&mut b),
+            vec![BrokerOutput::Timer { at: 15, message: 0 }]
+        );
+        assert_eq!(b.handle_receive(6, 0), None, "not ready before the delay");
+        b.handle_timer(15, 0);
+        assert_eq!(drain(&mut b), vec![BrokerOutput::Ready { message: 0 }]);
+        let again = b.handle_receive(15, 0).unwrap();
+        assert_eq!((again.message, again.attempt), (0, 2));
+        assert_eq!(
+            b.handle_ack(16, &d),
+            AckOutcome::Stale,
+            "the old attempt's ack is stale"
+        );
+        assert_eq!(b.handle_ack(16, &again), AckOutcome::Accepted);
+    }
+
+    #[test]
+    fn a_crash_only_releases_that_consumers_messages() {
+        let mut b = broker();
+        b.handle_publish(0, 0, 0);
+        b.handle_publish(0, 1, 0);
+        b.handle_receive(1, 0).unwrap();
+        b.handle_receive(1, 1).unwrap();
+        drain(&mut b);
+        b.handle_consumer_crash(2, 1);
+        assert_eq!(
+            drain(&mut b),
+            vec![BrokerOutput::Timer { at: 12, message: 1 }]
+        );
+        assert!(matches!(
+            b.messages()[0].state,
+            MessageState::InFlight { consumer: 0, .. }
+        ));
+    }
+
+    #[test]
+    fn a_nack_redelivers_like_a_crash() {
+        let mut b = broker();
+        b.handle_publish(0, 3, 1);
+        drain(&mut b);
+        let d = b.handle_receive(1, 0).unwrap();
+        assert_eq!(d.copy, 1);
+        b.handle_nack(2, &d);
+        assert_eq!(
+            drain(&mut b),
+            vec![BrokerOutput::Timer { at: 12, message: 0 }]
+        );
+    }
+}

@@ -1,0 +1,225 @@
+//! The checker: at the end of a run it reads the committed database, as the business would,
+//! and says what happened to every event.
+//!
+//! Effects are counted from the ledger, never from the consumer's own account of what it
+//! did: 0 effects is a lost event, 1 is once, more is duplicated. It also checks
+//! conservation (balances sum to the opening total; each event's debit and credit are
+//! both there or neither), counts external effects separately (they are outside the
+//! database's guarantee), and checks liveness (every event acked when the run ended, or why
+//! not).
+
+use crate::broker::{Message, MessageState};
+use crate::fault::CrashRecord;
+use crate::model::{
+    Account, BoundaryPoint, Event, EventIndex, ExternalEffect, Guarantee, Protocol, Step,
+};
+use crate::scenario::Expect;
+use crate::sim::StopReason;
+use crate::store::CommittedState;
+use serde::Serialize;
+
+/// What happened to one event's business effect.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    Once,
+    Lost,
+    Duplicated,
+}
+
+impl Outcome {
+    pub fn name(self) -> &'static str {
+        match self {
+            Outcome::Once => "once",
+            Outcome::Lost => "lost",
+            Outcome::Duplicated => "duplicated",
+        }
+    }
+}
+
+/// One event, as the committed database and the broker see it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct EventReport {
+    pub event: EventIndex,
+    pub event_id: String,
+    pub transfer_id: String,
+    /// Applied effects: the larger of its debit and credit row counts.
+    pub effects: u32,
+    pub debits: u32,
+    pub credits: u32,
+    pub inbox_rows: u32,
+    pub external_effects: u32,
+    pub outcome: Outcome,
+    /// Debit and credit counts differ: half an effect is committed.
+    pub torn: bool,
+    pub acked: bool,
+    /// Why it is not acked, when it is not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unacked_reason: Option<String>,
+    /// The crashes that hit a delivery of this event.
+    pub crash_points: Vec<BoundaryPoint>,
+}
+
+/// The verdict of one run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Verdict {
+    pub events: Vec<EventReport>,
+    pub lost: u64,
+    pub duplicated: u64,
+    pub exactly_once: u64,
+    pub guarantee: Guarantee,
+    pub all_acked: bool,
+    /// Balances sum to the opening total and no event is torn.
+    pub conserved: bool,
+    pub balance_total_minor: i64,
+    pub opening_total_minor: i64,
+    /// External effects per event are reported, never part of the guarantee: they are
+    /// outside the database's transaction.
+    pub external_effects: u64,
+}
+
+impl Verdict {
+    /// The events that were not applied exactly once, or are torn, or not acked.
+    pub fn anomalies(&self) -> impl Iterator<Item = &EventReport> {
+        self.events
+            .iter()
+            .filter(|e| e.outcome != Outcome::Once || e.torn || !e.acked)
+    }
+}
+
+/// What the checker looks at.
+pub struct Observed<'a> {
+    pub events: &'a [Event],
+    pub accounts: &'a [Account],
+    pub protocol: &'a Protocol,
+    pub committed: &'a CommittedState,
+    pub messages: &'a [Message],
+    pub crashes: &'a [CrashRecord],
+    pub external_effects: &'a [ExternalEffect],
+    pub stop: StopReason,
+}
+
+pub fn check(o: &Observed<'_>) -> Verdict {
+    let mut reports = Vec::with_capacity(o.events.len());
+    for e in o.events {
+        let ledger = o
+            .committed
+            .ledger
+            .get(&e.event_id)
+            .copied()
+            .unwrap_or_default();
+        let effects = ledger.debits.max(ledger.credits);
+        let outcome = match effects {
+            0 => Outcome::Lost,
+            1 => Outcome::Once,
+            _ => Outcome::Duplicated,
+        };
+        let messages: Vec<&Message> = o.messages.iter().filter(|m| m.event == e.index).collect();
+        assert!(!messages.is_empty(), "every event was published");
+        let acked = messages
+            .iter()
+            .all(|m| matches!(m.state, MessageState::Acked { .. }));
+        let unacked_reason = (!acked).then(|| unacked_reason(o, &messages));
+        reports.push(EventReport {
+            event: e.index,
+            event_id: e.event_id.clone(),
+            transfer_id: e.transfer_id.clone(),
+            effects,
+            debits: ledger.debits,
+            credits: ledger.credits,
+            inbox_rows: o.committed.inbox.get(&e.event_id).copied().unwrap_or(0),
+            external_effects: o
+                .external_effects
+                .iter()
+                .filter(|x| x.event == e.index)
+                .count() as u32,
+            outcome,
+            torn: ledger.debits != ledger.credits,
+            acked,
+            unacked_reason,
+            crash_points: o
+                .crashes
+                .iter()
+                .filter(|c| c.point.event == e.index)
+                .map(|c| c.point)
+                .collect(),
+        });
+    }
+    let count = |o: Outcome| reports.iter().filter(|r| r.outcome == o).count() as u64;
+    let (lost, duplicated, exactly_once) = (
+        count(Outcome::Lost),
+        count(Outcome::Duplicated),
+        count(Outcome::Once),
+    );
+    let balance_total_minor = o.committed.balances.values().sum();
+    let opening_total_minor = o.accounts.iter().map(|a| a.initial_balance_minor).sum();
+    Verdict {
+        guarantee: Guarantee::from_anomalies(lost > 0, duplicated > 0),
+        all_acked: reports.iter().all(|r| r.acked),
+        conserved: balance_total_minor == opening_total_minor && !reports.iter().any(|r| r.torn),
+        external_effects: o.external_effects.len() as u64,
+        events: reports,
+        lost,
+        duplicated,
+        exactly_once,
+        balance_total_minor,
+        opening_total_minor,
+    }
+}
+
+fn unacked_reason(o: &Observed<'_>, messages: &[&Message]) -> String {
+    let limit = match o.stop {
+        StopReason::Quiescent => None,
+        StopReason::StepLimit => Some("the step limit stopped the run"),
+        StopReason::TickLimit => Some("the tick limit stopped the run"),
+    };
+    let m = messages
+        .iter()
+        .find(|m| !matches!(m.state, MessageState::Acked { .. }))
+        .expect("an unacked event has an unacked message");
+    match (m.state, limit) {
+        (_, Some(limit)) => format!("{limit} before it was acked"),
+        (MessageState::InFlight { .. }, None) if !o.protocol.has(Step::Ack) => {
+            "in flight forever: the protocol has no ack step".into()
+        }
+        (state, None) => format!("left {state:?} with nothing more to run"),
+    }
+}
+
+/// Compares a verdict with what the scenario expects. Returns one line per failed
+/// expectation; empty means it held.
+pub fn failed_expectations(expect: &Expect, v: &Verdict) -> Vec<String> {
+    let mut failed = Vec::new();
+    if let Some(g) = expect.guarantee {
+        if g != v.guarantee {
+            failed.push(format!("expected guarantee {g}, observed {}", v.guarantee));
+        }
+    }
+    for (what, want, got) in [
+        ("lost", expect.lost, v.lost),
+        ("duplicated", expect.duplicated, v.duplicated),
+    ] {
+        if let Some(want) = want {
+            if want != got {
+                failed.push(format!("expected {want} {what} event(s), observed {got}"));
+            }
+        }
+    }
+    if let Some(want) = expect.all_acked {
+        if want != v.all_acked {
+            failed.push(format!(
+                "expected all_acked = {want}, observed {}",
+                v.all_acked
+            ));
+        }
+    }
+    if let Some(want) = expect.conserved {
+        if want != v.conserved {
+            failed.push(format!(
+                "expected conserved = {want}, observed {}",
+                v.conserved
+            ));
+        }
+    }
+    failed
+}

@@ -1,0 +1,323 @@
+//! The command line: parses arguments (clap), turns them into a validated scenario, runs,
+//! prints, and maps the result to an exit code: 0 when expectations held (or there were
+//! none), 1 when one failed, 2 for a usage or input error.
+
+use crate::check;
+use crate::explore;
+use crate::fault::CrashSpec;
+use crate::model::{BoundaryPoint, Protocol};
+use crate::report::{json, text, Origin};
+use crate::scenario::{bounds, Scenario, ScenarioError};
+use crate::world;
+use clap::{Args, Parser, Subcommand};
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+const EXAMPLES: &str = "\
+Examples:
+  delivery-sim matrix                          every built-in protocol × every crash point
+  delivery-sim protocols                       the built-in protocols and their steps
+  delivery-sim run scenarios/inbox-crash-between-commit-and-ack.json
+  delivery-sim run scenarios/ack-first-crash-after-ack.json --trace
+  delivery-sim explore scenarios/inbox-random-crashes-20-events.json --json
+  delivery-sim run --protocol no-dedup --events 3 --crash 'after:commit e0 d1'
+
+Exit codes: 0 = expectations held (or none given), 1 = an expectation failed,
+2 = usage or input error.";
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "delivery-sim",
+    version,
+    about = "A deterministic fault-injection simulator for message-delivery semantics: \
+             it crashes a consumer at every step boundary and counts committed effects \
+             per event in a real SQLite database.",
+    after_help = EXAMPLES
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run one scenario and report what happened to every event.
+    #[command(after_help = "Examples:
+  delivery-sim run scenarios/no-dedup-crash-between-commit-and-ack.json
+  delivery-sim run scenarios/inbox-exact-duplicate.json --seed 42 --json
+  delivery-sim run --protocol ack-first --crash 'after:ack e1 d1' --trace")]
+    Run(RunArgs),
+    /// Run a scenario once per single crash point (every boundary of every step of every
+    /// delivery attempt the crash-free run reaches) and summarise.
+    #[command(after_help = "Examples:
+  delivery-sim explore scenarios/inbox-crash-between-commit-and-ack.json
+  delivery-sim explore --protocol effect-then-mark --events 2 --json")]
+    Explore(ExploreArgs),
+    /// Every built-in protocol against every single crash point, as a table.
+    #[command(after_help = "Examples:
+  delivery-sim matrix
+  delivery-sim matrix --events 5 --json")]
+    Matrix(MatrixArgs),
+    /// List the built-in protocols with their steps.
+    Protocols,
+}
+
+/// Where the scenario comes from: a file, or a built-in protocol with default settings.
+#[derive(Debug, Args)]
+pub struct Source {
+    /// A scenario file (JSON).
+    #[arg(value_name = "FILE", required_unless_present = "protocol")]
+    pub file: Option<PathBuf>,
+    /// Instead of a file: a built-in protocol with default settings and no faults.
+    #[arg(long, conflicts_with = "file")]
+    pub protocol: Option<String>,
+    /// With --protocol: how many events to publish.
+    #[arg(long, requires = "protocol", default_value_t = 3)]
+    pub events: u64,
+    /// Use this seed instead of the scenario's.
+    #[arg(long)]
+    pub seed: Option<u64>,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub source: Source,
+    /// Crash exactly here instead of the scenario's planned and random crashes, written as
+    /// explore prints it (e.g. 'after:commit e0 d1'). Repeat for several crashes.
+    #[arg(long, value_name = "POINT")]
+    pub crash: Vec<String>,
+    /// Print the result as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Print every trace entry before the summary.
+    #[arg(long)]
+    pub trace: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ExploreArgs {
+    #[command(flatten)]
+    pub source: Source,
+    /// Print the result as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct MatrixArgs {
+    /// Events per run.
+    #[arg(long, default_value_t = 3)]
+    pub events: u64,
+    /// Seed of every run (event ids and accounts).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Print the result as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// An error that ends the command with exit code 2.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    #[error("{0}")]
+    Scenario(#[from] ScenarioError),
+    #[error("{0}")]
+    Usage(String),
+}
+
+/// Parses the process arguments, runs, prints, and returns the exit code.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match execute(&cli.command) {
+        Ok((output, code)) => {
+            let mut stdout = std::io::stdout().lock();
+            // A closed pipe (`| head`) is the reader's choice, not an error of ours.
+            let _ = stdout
+                .write_all(output.as_bytes())
+                .and_then(|_| stdout.flush());
+            code
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Runs a command and returns what to print and the exit code.
+pub fn execute(command: &Command) -> Result<(String, ExitCode), CliError> {
+    match command {
+        Command::Protocols => Ok((text::protocols_text(), ExitCode::SUCCESS)),
+        Command::Run(args) => run(args),
+        Command::Explore(args) => explore(args),
+        Command::Matrix(args) => matrix(args),
+    }
+}
+
+fn code(held: bool) -> ExitCode {
+    if held {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+fn to_json<T: serde::Serialize>(value: &T) -> String {
+    let mut s = serde_json::to_string_pretty(value).expect("report types serialize");
+    s.push('\n');
+    s
+}
+
+fn load(source: &Source) -> Result<(Scenario, Origin), CliError> {
+    let (mut scenario, origin) = match (&source.file, &source.protocol) {
+        (Some(path), _) => (
+            Scenario::from_file(path)?,
+            Origin::File(path.display().to_string()),
+        ),
+        (None, Some(name)) => {
+            let protocol = Protocol::built_in(name).ok_or_else(|| {
+                CliError::Usage(format!(
+                    "--protocol: unknown protocol `{name}`; the built-in protocols are {}",
+                    Protocol::built_in_names()
+                ))
+            })?;
+            let events = events_arg("--events", source.events)?;
+            let mut s = Scenario::new(protocol);
+            s.workload.events = events;
+            (
+                s,
+                Origin::BuiltIn {
+                    protocol: name.clone(),
+                    events,
+                },
+            )
+        }
+        (None, None) => unreachable!("clap requires FILE or --protocol"),
+    };
+    if let Some(seed) = source.seed {
+        scenario.seed = seed;
+    }
+    Ok((scenario, origin))
+}
+
+fn events_arg(flag: &str, events: u64) -> Result<usize, CliError> {
+    if events == 0 || events > bounds::MAX_EVENTS {
+        return Err(CliError::Usage(format!(
+            "{flag}: {events} is out of range; allowed: 1 to {}",
+            bounds::MAX_EVENTS
+        )));
+    }
+    Ok(events as usize)
+}
+
+fn crash_override(scenario: &Scenario, points: &[String]) -> Result<Vec<BoundaryPoint>, CliError> {
+    points
+        .iter()
+        .map(|text| {
+            let p =
+                BoundaryPoint::parse(text).map_err(|e| CliError::Usage(format!("--crash: {e}")))?;
+            if !scenario.protocol.has(p.boundary.step) {
+                return Err(CliError::Usage(format!(
+                    "--crash: protocol `{}` has no step `{}`; its steps are {}",
+                    scenario.protocol.name,
+                    p.boundary.step,
+                    scenario.protocol.arrow_list()
+                )));
+            }
+            if p.event >= scenario.workload.events {
+                return Err(CliError::Usage(format!(
+                    "--crash: event e{} does not exist; this scenario has e0 to e{}",
+                    p.event,
+                    scenario.workload.events - 1
+                )));
+            }
+            Ok(p)
+        })
+        .collect()
+}
+
+fn run(args: &RunArgs) -> Result<(String, ExitCode), CliError> {
+    let (mut scenario, origin) = load(&args.source)?;
+    let crashes = crash_override(&scenario, &args.crash)?;
+    if !crashes.is_empty() {
+        scenario.faults.crash = crashes.iter().map(|p| CrashSpec::exactly(*p)).collect();
+        scenario.faults.random_crash = None;
+    }
+    let result = world::run(&scenario);
+    let failures = scenario
+        .expect
+        .as_ref()
+        .map(|e| check::failed_expectations(e, &result.verdict));
+    let held = failures.as_ref().is_none_or(|f| f.is_empty());
+    // The replay command names the crash only when there is exactly one: several go back
+    // through the same flags, which the command line below would not show.
+    let shown_crash = (crashes.len() == 1).then(|| &crashes[0]);
+    let mut out = String::new();
+    for p in &crashes {
+        if !result.crashes.iter().any(|c| c.point == *p) {
+            eprintln!("warning: --crash '{p}' was never reached in this run");
+        }
+    }
+    if args.json {
+        let expect = failures.map(|f| json::ExpectJson {
+            held: f.is_empty(),
+            failures: f,
+        });
+        out.push_str(&to_json(&json::run_json(
+            &scenario,
+            &result,
+            &origin,
+            shown_crash,
+            expect,
+        )));
+    } else {
+        if args.trace {
+            out.push_str(&text::trace_text(&result));
+            out.push('\n');
+        }
+        out.push_str(&text::run_text(
+            &scenario,
+            &result,
+            &origin,
+            shown_crash,
+            failures.as_deref(),
+        ));
+    }
+    Ok((out, code(held)))
+}
+
+fn explore(args: &ExploreArgs) -> Result<(String, ExitCode), CliError> {
+    let (scenario, origin) = load(&args.source)?;
+    let x = explore::single_crash_points(&scenario);
+    let failures = scenario
+        .expect
+        .as_ref()
+        .map(|e| explore::failed_expectations(e, &x.summary));
+    let held = failures.as_ref().is_none_or(|f| f.is_empty());
+    let out = if args.json {
+        let expect = failures.map(|f| json::ExpectJson {
+            held: f.is_empty(),
+            failures: f,
+        });
+        to_json(&json::explore_json(&scenario, &x, &origin, expect))
+    } else {
+        text::explore_text(&scenario, &x, &origin, failures.as_deref())
+    };
+    Ok((out, code(held)))
+}
+
+fn matrix(args: &MatrixArgs) -> Result<(String, ExitCode), CliError> {
+    let events = events_arg("--events", args.events)?;
+    let columns = explore::matrix(&Protocol::all_built_in(), events, args.seed);
+    let held = columns
+        .iter()
+        .all(|c| c.protocol.known_crash_guarantee() == Some(c.summary.guarantee));
+    let out = if args.json {
+        to_json(&json::matrix_json(&columns, events, args.seed))
+    } else {
+        text::matrix_text(&columns, events, args.seed)
+    };
+    Ok((out, code(held)))
+}

@@ -1,0 +1,454 @@
+//! The consumer: runs a protocol's steps, one at a time, for each delivery it receives.
+//!
+//! A sans-IO state machine. [`Consumer::poll_command`] says what it wants to do next (a
+//! protocol step, or the rollback/nack that cleans up after a duplicate or a failure);
+//! whoever drives it performs that against the broker or the store and hands the answer to
+//! [`Consumer::handle_result`]. It never touches SQLite, the broker or a clock itself, which
+//! is what lets the simulator stop it at any boundary.
+//!
+//! After a step reports a duplicate (the inbox row exists), the consumer rolls back any open
+//! transaction and acks, if its protocol acks at all and has not yet. After a step fails,
+//! it rolls back and, unless it already acked, rejects the delivery so that the broker
+//! redelivers it. A crash loses everything volatile; on restart it goes back to `receive`.
+
+use crate::broker::{AckOutcome, Delivery};
+use crate::model::{ConsumerId, Protocol, Step};
+use crate::store::DbOutcome;
+
+/// What the consumer wants done next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// A step of its protocol: a crash point on both sides.
+    Step(Step),
+    /// Clean-up: roll back the open transaction after a duplicate or a failure.
+    Rollback,
+    /// Clean-up: reject the delivery after a failure so the broker redelivers it.
+    Nack,
+}
+
+impl Action {
+    pub fn name(self) -> &'static str {
+        match self {
+            Action::Step(s) => s.name(),
+            Action::Rollback => "rollback",
+            Action::Nack => "nack",
+        }
+    }
+}
+
+/// The next action and the delivery it is about (none for `receive`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Command {
+    pub action: Action,
+    pub delivery: Option<Delivery>,
+}
+
+/// The answer to a command.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StepResult {
+    /// `receive`: the delivery, or none ready.
+    Received(Option<Delivery>),
+    /// A database step's outcome.
+    Db(DbOutcome),
+    Acked(AckOutcome),
+    /// The step was told to fail (an injected fault): nothing it would do happened.
+    Failed,
+    /// A step with nothing to report (`external_effect`, `nack`).
+    Done,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    Normal,
+    /// The event was processed before: roll back, ack, stop.
+    Duplicate,
+    /// A step failed: roll back, reject, stop.
+    Failed,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Work {
+    delivery: Delivery,
+    /// Index of the next protocol step.
+    next: usize,
+    in_transaction: bool,
+    acked: bool,
+    mode: Mode,
+}
+
+/// The consumer's volatile state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// Will `receive` on its next turn.
+    Idle,
+    /// Asked to receive and nothing was ready: waits for the broker's "ready".
+    Waiting,
+    /// Handling a delivery.
+    Working,
+    /// Crashed; waits for a restart.
+    Down,
+}
+
+#[derive(Clone, Debug)]
+pub struct Consumer {
+    id: ConsumerId,
+    protocol: Protocol,
+    phase: Phase,
+    work: Option<Work>,
+}
+
+impl Consumer {
+    pub fn new(id: ConsumerId, protocol: Protocol) -> Consumer {
+        Consumer {
+            id,
+            protocol,
+            phase: Phase::Idle,
+            work: None,
+        }
+    }
+
+    pub fn id(&self) -> ConsumerId {
+        self.id
+    }
+
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+
+    pub fn protocol(&self) -> &Protocol {
+        &self.protocol
+    }
+
+    /// The delivery in hand, if any.
+    pub fn delivery(&self) -> Option<Delivery> {
+        self.work.map(|w| w.delivery)
+    }
+
+    /// What the consumer will do on its next turn, or `None` when it waits (for a message
+    /// or a restart).
+    pub fn poll_command(&self) -> Option<Command> {
+        match self.phase {
+            Phase::Waiting | Phase::Down => None,
+            Phase::Idle => Some(Command {
+                action: Action::Step(Step::Receive),
+                delivery: None,
+            }),
+            Phase::Working => {
+                let w = self.work.expect("working means holding a delivery");
+                let action = match w.mode {
+                    Mode::Normal => Action::Step(self.protocol.steps[w.next]),
+                    _ if w.in_transaction => Action::Rollback,
+                    Mode::Duplicate => Action::Step(Step::Ack),
+                    Mode::Failed => Action::Nack,
+                };
+                Some(Command {
+                    action,
+                    delivery: Some(w.delivery),
+                })
+            }
+        }
+    }
+
+    /// The answer to the command last returned by [`Consumer::poll_command`].
+    pub fn handle_result(&mut self, result: StepResult) {
+        let command = self
+            .poll_command()
+            .expect("a result answers a command the consumer issued");
+        if command.action == Action::Step(Step::Receive) {
+            match result {
+                StepResult::Received(Some(delivery)) => {
+                    self.phase = Phase::Working;
+                    self.work = Some(Work {
+                        delivery,
+                        next: 1,
+                        in_transaction: false,
+                        acked: false,
+                        mode: Mode::Normal,
+                    });
+                    self.finish_if_done();
+                }
+                StepResult::Received(None) => self.phase = Phase::Waiting,
+                other => panic!("receive answered with {other:?}"),
+            }
+            return;
+        }
+        let w = self.work.as_mut().expect("working");
+        match (command.action, result) {
+            (_, StepResult::Failed) => {
+                assert_eq!(w.mode, Mode::Normal, "only protocol steps fail");
+                w.mode = Mode::Failed;
+            }
+            (Action::Rollback, StepResult::Db(DbOutcome::RolledBack)) => {
+                w.in_transaction = false;
+            }
+            (Action::Nack, StepResult::Done) => {
+                self.stop();
+                return;
+            }
+            (Action::Step(Step::Ack), StepResult::Acked(_)) => {
+                w.acked = true;
+                if w.mode == Mode::Duplicate {
+                    self.stop();
+                    return;
+                }
+                w.next += 1;
+            }
+            (Action::Step(step), StepResult::Db(outcome)) => {
+                match outcome {
+                    DbOutcome::Begun => w.in_transaction = true,
+                    DbOutcome::Committed => w.in_transaction = false,
+                    DbOutcome::CreditFailed => w.mode = Mode::Failed,
+                    o if o.is_duplicate() => w.mode = Mode::Duplicate,
+                    _ => {}
+                }
+                assert!(
+                    matches!(
+                        step,
+                        Step::Begin
+                            | Step::CheckInbox
+                            | Step::InsertInbox
+                            | Step::ApplyEffect
+                            | Step::Commit
+                    ),
+                    "{step} is not a database step"
+                );
+                w.next += 1;
+            }
+            (Action::Step(Step::ExternalEffect), StepResult::Done) => w.next += 1,
+            (action, result) => panic!("{action:?} answered with {result:?}"),
+        }
+        self.after_step();
+    }
+
+    /// A duplicate whose protocol never acks, or that acked already, has nothing left to do;
+    /// a failure after an ack has nothing to reject.
+    fn after_step(&mut self) {
+        let w = self.work.expect("working");
+        match w.mode {
+            Mode::Duplicate if !w.in_transaction && (w.acked || !self.protocol.has(Step::Ack)) => {
+                self.stop()
+            }
+            Mode::Failed if !w.in_transaction && w.acked => self.stop(),
+            _ => self.finish_if_done(),
+        }
+    }
+
+    fn finish_if_done(&mut self) {
+        let w = self.work.expect("working");
+        if w.mode == Mode::Normal && w.next == self.protocol.steps.len() {
+            assert!(!w.in_transaction, "a valid protocol commits what it begins");
+            self.stop();
+        }
+    }
+
+    fn stop(&mut self) {
+        self.work = None;
+        self.phase = Phase::Idle;
+    }
+
+    /// The broker has a message ready: a waiting consumer will receive on its next turn.
+    /// Returns whether the consumer wants a turn.
+    pub fn handle_message_ready(&mut self) -> bool {
+        if self.phase == Phase::Waiting {
+            self.phase = Phase::Idle;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// The process dies: the delivery in hand and all volatile state are lost.
+    pub fn handle_crash(&mut self) {
+        assert_ne!(self.phase, Phase::Down, "a dead consumer cannot crash");
+        self.work = None;
+        self.phase = Phase::Down;
+    }
+
+    /// The process starts again, empty, and goes back to `receive`.
+    pub fn handle_restart(&mut self) {
+        assert_eq!(self.phase, Phase::Down, "only a crashed consumer restarts");
+        self.phase = Phase::Idle;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use Step::*;
+
+    fn delivery() -> Delivery {
+        Delivery {
+            message: 0,
+            event: 0,
+            copy: 0,
+            attempt: 1,
+        }
+    }
+
+    fn consumer(name: &str) -> Consumer {
+        Consumer::new(0, Protocol::built_in(name).unwrap())
+    }
+
+    /// Feeds `results` one by one and returns the actions the consumer asked for.
+    fn drive(c: &mut Consumer, results: &[StepResult]) -> Vec<&'static str> {
+        let mut actions = Vec::new();
+        for r in results {
+            actions.push(c.poll_command().expect("a command").action.name());
+            c.handle_result(*r);
+        }
+        actions
+    }
+
+    #[test]
+    fn inbox_runs_its_steps_in_order_and_goes_back_to_receive() {
+        let mut c = consumer("inbox");
+        let actions = drive(
+            &mut c,
+            &[
+                StepResult::Received(Some(delivery())),
+                StepResult::Db(DbOutcome::Begun),
+                StepResult::Db(DbOutcome::Inserted),
+                StepResult::Db(DbOutcome::Applied),
+                StepResult::Db(DbOutcome::Committed),
+                StepResult::Acked(AckOutcome::Accepted),
+            ],
+        );
+        assert_eq!(
+            actions,
+            [
+                "receive",
+                "begin",
+                "insert_inbox",
+                "apply_effect",
+                "commit",
+                "ack"
+            ]
+        );
+        assert_eq!(c.phase(), Phase::Idle);
+        assert_eq!(c.poll_command().unwrap().action, Action::Step(Receive));
+    }
+
+    #[test]
+    fn a_duplicate_rolls_back_then_acks_without_the_effect() {
+        let mut c = consumer("inbox");
+        let actions = drive(
+            &mut c,
+            &[
+                StepResult::Received(Some(delivery())),
+                StepResult::Db(DbOutcome::Begun),
+                StepResult::Db(DbOutcome::Duplicate),
+                StepResult::Db(DbOutcome::RolledBack),
+                StepResult::Acked(AckOutcome::Accepted),
+            ],
+        );
+        assert_eq!(
+            actions,
+            ["receive", "begin", "insert_inbox", "rollback", "ack"]
+        );
+        assert_eq!(c.phase(), Phase::Idle);
+    }
+
+    #[test]
+    fn a_duplicate_after_an_ack_has_nothing_left_to_do() {
+        let mut c = consumer("inbox-ack-first");
+        let actions = drive(
+            &mut c,
+            &[
+                StepResult::Received(Some(delivery())),
+                StepResult::Acked(AckOutcome::Accepted),
+                StepResult::Db(DbOutcome::Begun),
+                StepResult::Db(DbOutcome::Duplicate),
+                StepResult::Db(DbOutcome::RolledBack),
+            ],
+        );
+        assert_eq!(
+            actions,
+            ["receive", "ack", "begin", "insert_inbox", "rollback"]
+        );
+        assert_eq!(c.phase(), Phase::Idle);
+    }
+
+    #[test]
+    fn a_failed_effect_rolls_back_and_rejects_for_redelivery() {
+        let mut c = consumer("inbox");
+        let actions = drive(
+            &mut c,
+            &[
+                StepResult::Received(Some(delivery())),
+                StepResult::Db(DbOutcome::Begun),
+                StepResult::Db(DbOutcome::Inserted),
+                StepResult::Db(DbOutcome::CreditFailed),
+                StepResult::Db(DbOutcome::RolledBack),
+                StepResult::Done,
+            ],
+        );
+        assert_eq!(
+            actions,
+            [
+                "receive",
+                "begin",
+                "insert_inbox",
+                "apply_effect",
+                "rollback",
+                "nack"
+            ]
+        );
+        assert_eq!(c.phase(), Phase::Idle);
+    }
+
+    #[test]
+    fn a_failure_after_the_ack_is_simply_dropped() {
+        let mut c = consumer("ack-first");
+        let actions = drive(
+            &mut c,
+            &[
+                StepResult::Received(Some(delivery())),
+                StepResult::Acked(AckOutcome::Accepted),
+                StepResult::Db(DbOutcome::Begun),
+                StepResult::Failed,
+                StepResult::Db(DbOutcome::RolledBack),
+            ],
+        );
+        assert_eq!(
+            actions,
+            ["receive", "ack", "begin", "apply_effect", "rollback"]
+        );
+        assert_eq!(
+            c.phase(),
+            Phase::Idle,
+            "no nack: the broker already forgot it"
+        );
+    }
+
+    #[test]
+    fn nothing_ready_means_waiting_until_the_broker_says_so() {
+        let mut c = consumer("no-dedup");
+        c.handle_result(StepResult::Received(None));
+        assert_eq!(c.poll_command(), None);
+        assert!(c.handle_message_ready());
+        assert!(
+            !c.handle_message_ready(),
+            "only a waiting consumer needs waking"
+        );
+        assert_eq!(c.poll_command().unwrap().action, Action::Step(Receive));
+    }
+
+    #[test]
+    fn a_crash_forgets_the_delivery_and_a_restart_receives_again() {
+        let mut c = consumer("no-dedup");
+        drive(
+            &mut c,
+            &[
+                StepResult::Received(Some(delivery())),
+                StepResult::Db(DbOutcome::Begun),
+            ],
+        );
+        c.handle_crash();
+        assert_eq!(
+            (c.phase(), c.delivery(), c.poll_command()),
+            (Phase::Down, None, None)
+        );
+        c.handle_restart();
+        assert_eq!(c.poll_command().unwrap().action, Action::Step(Receive));
+    }
+}

@@ -1,0 +1,283 @@
+//! Faults: the plan of what goes wrong in a run, and the injector that decides, at each step
+//! boundary, whether the consumer crashes there or a step fails.
+//!
+//! Faults are inputs to the simulation, never `Err`s: a crash is a transition of the
+//! consumer, a failed step is an answer the consumer must handle. Random faults draw from
+//! the run's fault stream only, so a plan's randomness never disturbs the workload's.
+
+use crate::broker::Delivery;
+use crate::model::{Boundary, BoundaryPoint, EventIndex, Side, Step, Tick};
+use crate::sim::rng::{SimRng, Stream};
+use serde::Serialize;
+
+/// A crash at a named boundary, optionally only for one event, one publication of it, and
+/// one delivery attempt. It fires once, at the first boundary it matches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct CrashSpec {
+    pub at: Boundary,
+    pub event: Option<EventIndex>,
+    pub copy: Option<u32>,
+    pub delivery: Option<u32>,
+}
+
+impl CrashSpec {
+    /// The spec that hits exactly `point`.
+    pub fn exactly(point: BoundaryPoint) -> CrashSpec {
+        CrashSpec {
+            at: point.boundary,
+            event: Some(point.event),
+            copy: Some(point.copy),
+            delivery: Some(point.delivery),
+        }
+    }
+
+    pub fn matches(&self, p: &BoundaryPoint) -> bool {
+        self.at == p.boundary
+            && self.event.is_none_or(|e| e == p.event)
+            && self.copy.is_none_or(|c| c == p.copy)
+            && self.delivery.is_none_or(|d| d == p.delivery)
+    }
+}
+
+/// Crashes drawn from the seed: each protocol step is hit with probability
+/// `per_step_ppm` parts per million (then before or after it, half and half), at most
+/// `max_crashes` times in the run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct RandomCrash {
+    pub per_step_ppm: u32,
+    pub max_crashes: u32,
+}
+
+/// A step that returns an error instead of completing, `times` times. For `apply_effect`
+/// the debit runs and the credit fails, as in the seeds' "applyCredit fails".
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct FailSpec {
+    pub step: Step,
+    pub event: Option<EventIndex>,
+    pub delivery: Option<u32>,
+    pub times: u32,
+}
+
+/// Everything that goes wrong in a run, except republishes (which are workload).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct FaultPlan {
+    pub crash: Vec<CrashSpec>,
+    pub random_crash: Option<RandomCrash>,
+    pub fail: Vec<FailSpec>,
+}
+
+/// Why the consumer crashed where it did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CrashCause {
+    /// The plan's `crash[i]`.
+    Planned(usize),
+    /// A random crash drawn from the seed.
+    Random,
+}
+
+/// A crash that happened.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct CrashRecord {
+    pub tick: Tick,
+    pub point: BoundaryPoint,
+    pub cause: CrashCause,
+    /// Whether SQLite rolled back an open transaction because of it.
+    pub dropped_transaction: bool,
+}
+
+/// Applies a [`FaultPlan`] during one run.
+#[derive(Debug)]
+pub struct FaultInjector {
+    plan: FaultPlan,
+    fired: Vec<bool>,
+    fails_left: Vec<u32>,
+    random_crashes: u32,
+    /// A random crash drawn for the "after" side of the step now running.
+    pending_after: Option<BoundaryPoint>,
+    rng: SimRng,
+}
+
+impl FaultInjector {
+    pub fn new(plan: FaultPlan, seed: u64) -> FaultInjector {
+        FaultInjector {
+            fired: vec![false; plan.crash.len()],
+            fails_left: plan.fail.iter().map(|f| f.times).collect(),
+            random_crashes: 0,
+            pending_after: None,
+            rng: SimRng::new(seed, Stream::Faults),
+            plan,
+        }
+    }
+
+    /// Called at every boundary the consumer reaches; says whether it crashes there.
+    /// Planned crashes take precedence; random draws happen once per step, at its
+    /// "before" boundary, so the number of draws does not depend on where crashes land.
+    pub fn crash_at(&mut self, point: &BoundaryPoint) -> Option<CrashCause> {
+        if point.boundary.side == Side::Before {
+            self.pending_after = None;
+            if let Some(rc) = self.plan.random_crash {
+                if self.rng.chance_ppm(rc.per_step_ppm) && self.random_crashes < rc.max_crashes {
+                    let after = self.rng.below(2) == 1;
+                    if after {
+                        self.pending_after = Some(BoundaryPoint {
+                            boundary: Boundary::after(point.boundary.step),
+                            ..*point
+                        });
+                    } else if self.planned(point).is_none() {
+                        self.random_crashes += 1;
+                        return Some(CrashCause::Random);
+                    }
+                }
+            }
+        }
+        if let Some(i) = self.planned(point) {
+            self.fired[i] = true;
+            return Some(CrashCause::Planned(i));
+        }
+        if point.boundary.side == Side::After && self.pending_after.take() == Some(*point) {
+            self.random_crashes += 1;
+            return Some(CrashCause::Random);
+        }
+        None
+    }
+
+    fn planned(&self, point: &BoundaryPoint) -> Option<usize> {
+        (0..self.plan.crash.len()).find(|&i| !self.fired[i] && self.plan.crash[i].matches(point))
+    }
+
+    /// Whether `step` of `delivery` fails now (and uses up one of its failures if so).
+    pub fn fails(&mut self, step: Step, delivery: &Delivery) -> bool {
+        let hit = self.plan.fail.iter().enumerate().find(|(i, f)| {
+            self.fails_left[*i] > 0
+                && f.step == step
+                && f.event.is_none_or(|e| e == delivery.event)
+                && f.delivery.is_none_or(|d| d == delivery.attempt)
+        });
+        match hit {
+            Some((i, _)) => {
+                self.fails_left[i] -= 1;
+                true
+            }
+            None => false,
+        }
+    }
+
+    pub fn plan(&self) -> &FaultPlan {
+        &self.plan
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn point(b: Boundary, event: usize, delivery: u32) -> BoundaryPoint {
+        BoundaryPoint {
+            boundary: b,
+            event,
+            copy: 0,
+            delivery,
+        }
+    }
+
+    #[test]
+    fn a_planned_crash_fires_once_at_the_first_match() {
+        let plan = FaultPlan {
+            crash: vec![CrashSpec {
+                at: Boundary::after(Step::Commit),
+                event: None,
+                copy: None,
+                delivery: Some(1),
+            }],
+            ..Default::default()
+        };
+        let mut f = FaultInjector::new(plan, 1);
+        assert_eq!(
+            f.crash_at(&point(Boundary::before(Step::Commit), 0, 1)),
+            None
+        );
+        assert_eq!(
+            f.crash_at(&point(Boundary::after(Step::Commit), 0, 1)),
+            Some(CrashCause::Planned(0))
+        );
+        assert_eq!(
+            f.crash_at(&point(Boundary::after(Step::Commit), 1, 1)),
+            None
+        );
+    }
+
+    #[test]
+    fn crash_specs_filter_on_event_copy_and_delivery() {
+        let spec = CrashSpec {
+            at: Boundary::before(Step::Ack),
+            event: Some(2),
+            copy: Some(1),
+            delivery: None,
+        };
+        let p = BoundaryPoint {
+            boundary: Boundary::before(Step::Ack),
+            event: 2,
+            copy: 1,
+            delivery: 3,
+        };
+        assert!(spec.matches(&p));
+        assert!(!spec.matches(&BoundaryPoint { copy: 0, ..p }));
+        assert!(!spec.matches(&BoundaryPoint { event: 1, ..p }));
+        assert!(CrashSpec::exactly(p).matches(&p));
+        assert!(!CrashSpec::exactly(p).matches(&BoundaryPoint { delivery: 2, ..p }));
+    }
+
+    #[test]
+    fn random_crashes_respect_their_cap_and_the_seed() {
+        let plan = FaultPlan {
+            random_crash: Some(RandomCrash {
+                per_step_ppm: 1_000_000,
+                max_crashes: 3,
+            }),
+            ..Default::default()
+        };
+        let run = |seed| {
+            let mut f = FaultInjector::new(plan.clone(), seed);
+            let mut hits = Vec::new();
+            for i in 0..20 {
+                for b in [
+                    Boundary::before(Step::Commit),
+                    Boundary::after(Step::Commit),
+                ] {
+                    if f.crash_at(&point(b, i, 1)).is_some() {
+                        hits.push((i, b));
+                    }
+                }
+            }
+            hits
+        };
+        assert_eq!(run(5).len(), 3, "every step is hit until the cap");
+        assert_eq!(run(5), run(5), "same seed, same crashes");
+    }
+
+    #[test]
+    fn failures_are_used_up() {
+        let plan = FaultPlan {
+            fail: vec![FailSpec {
+                step: Step::ApplyEffect,
+                event: Some(0),
+                delivery: None,
+                times: 2,
+            }],
+            ..Default::default()
+        };
+        let mut f = FaultInjector::new(plan, 0);
+        let d = Delivery {
+            message: 0,
+            event: 0,
+            copy: 0,
+            attempt: 1,
+        };
+        assert!(!f.fails(Step::Commit, &d));
+        assert!(!f.fails(Step::ApplyEffect, &Delivery { event: 1, ..d }));
+        assert!(f.fails(Step::ApplyEffect, &d));
+        assert!(f.fails(Step::ApplyEffect, &d));
+        assert!(!f.fails(Step::ApplyEffect, &d));
+    }
+}

@@ -1,0 +1,30 @@
+//! delivery-sim: a deterministic, seeded fault-injection simulator for message-delivery
+//! semantics.
+//!
+//! A broker, a consumer and a real SQLite store are state machines driven by one scheduler
+//! on virtual time. The simulator crashes the consumer at every step boundary and checks,
+//! by counting committed effects per event, which protocols lose events (at-most-once),
+//! which duplicate them (at-least-once), and which give one effect per event (effectively
+//! once: an insert-first inbox in the same transaction as the effect, acked after commit).
+//!
+//! Layers, from the core outwards (each depends only on those before it):
+//! [`model`] and [`sim`] (vocabulary, queue, randomness, trace); the actors [`broker`],
+//! [`consumer`], [`store`] and the [`fault`] injector; [`scenario`]; [`check`]; [`world`]
+//! (one run); [`explore`]; [`report`]; [`cli`].
+
+pub mod broker;
+pub mod check;
+pub mod cli;
+pub mod consumer;
+pub mod explore;
+pub mod fault;
+pub mod model;
+pub mod report;
+pub mod scenario;
+pub mod sim;
+pub mod store;
+pub mod world;
+
+pub use model::{Guarantee, Protocol, Step};
+pub use scenario::Scenario;
+pub use world::{run, RunResult};

@@ -1,0 +1,5 @@
+//! The `delivery-sim` binary: everything lives in the library's `cli` module.
+
+fn main() -> std::process::ExitCode {
+    delivery_sim::cli::main()
+}

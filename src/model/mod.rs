@@ -1,0 +1,77 @@
+//! The shared vocabulary of the simulator: virtual time, the workload's events, the
+//! consumer's steps and protocols, and the names of crash points.
+//!
+//! Everything here is plain data with no behaviour beyond validation and formatting, so
+//! every other module may depend on it and it depends on nothing of the crate. Keeping the
+//! vocabulary in one leaf module is what lets the actors stay ignorant of each other.
+
+mod point;
+mod protocol;
+mod workload;
+
+pub use point::{Boundary, BoundaryPoint, Side};
+pub use protocol::{BuiltIn, Protocol, ProtocolError, Step, BUILT_IN};
+pub use workload::{Account, Event, EventType};
+
+/// Virtual time. One tick is the cost of one consumer step; nothing in the simulator reads
+/// a wall clock, so a tick has no length in seconds.
+pub type Tick = u64;
+
+/// The index of a workload event in publication order (0-based), stable across runs of the
+/// same scenario and the key by which crash points and anomalies name an event.
+pub type EventIndex = usize;
+
+/// The identity of one consumer process in a run (0-based).
+pub type ConsumerId = usize;
+
+/// A side effect outside the database, as the outside world saw it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct ExternalEffect {
+    pub tick: Tick,
+    pub event: EventIndex,
+    pub copy: u32,
+    pub delivery: u32,
+}
+
+/// What a run, or a set of runs, guarantees about effects per event, judged from the
+/// committed database: no loss and no duplicate is `exactly-once` (effectively once).
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+pub enum Guarantee {
+    #[serde(rename = "exactly-once")]
+    ExactlyOnce,
+    #[serde(rename = "at-least-once")]
+    AtLeastOnce,
+    #[serde(rename = "at-most-once")]
+    AtMostOnce,
+    #[serde(rename = "none")]
+    None,
+}
+
+impl Guarantee {
+    /// The guarantee that follows from whether any event was lost and any duplicated.
+    pub fn from_anomalies(lost: bool, duplicated: bool) -> Guarantee {
+        match (lost, duplicated) {
+            (false, false) => Guarantee::ExactlyOnce,
+            (false, true) => Guarantee::AtLeastOnce,
+            (true, false) => Guarantee::AtMostOnce,
+            (true, true) => Guarantee::None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Guarantee::ExactlyOnce => "exactly-once",
+            Guarantee::AtLeastOnce => "at-least-once",
+            Guarantee::AtMostOnce => "at-most-once",
+            Guarantee::None => "none",
+        }
+    }
+}
+
+impl std::fmt::Display for Guarantee {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}

@@ -1,0 +1,353 @@
+//! Consumer protocols: the ordered steps a consumer runs for every delivery, the seven
+//! built-in protocols of the course, and the rules a custom protocol must obey.
+
+use super::Guarantee;
+use serde::Serialize;
+use std::fmt;
+
+/// One step of a consumer protocol. The set is closed: a scenario names steps by their
+/// `snake_case` name and anything else is rejected with the list below.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Step {
+    /// Take the next ready delivery from the broker.
+    Receive,
+    /// Open a local database transaction.
+    Begin,
+    /// `SELECT` the inbox for the event id; a row means "already processed".
+    CheckInbox,
+    /// `INSERT` the event id into the inbox; a unique violation means "already processed".
+    InsertInbox,
+    /// Debit the source, credit the target, one ledger row each.
+    ApplyEffect,
+    /// Commit the local transaction.
+    Commit,
+    /// Tell the broker the delivery is done; it is never delivered again.
+    Ack,
+    /// A side effect outside the database (an email): recorded, never rolled back.
+    ExternalEffect,
+}
+
+impl Step {
+    pub const ALL: [Step; 8] = [
+        Step::Receive,
+        Step::Begin,
+        Step::CheckInbox,
+        Step::InsertInbox,
+        Step::ApplyEffect,
+        Step::Commit,
+        Step::Ack,
+        Step::ExternalEffect,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Step::Receive => "receive",
+            Step::Begin => "begin",
+            Step::CheckInbox => "check_inbox",
+            Step::InsertInbox => "insert_inbox",
+            Step::ApplyEffect => "apply_effect",
+            Step::Commit => "commit",
+            Step::Ack => "ack",
+            Step::ExternalEffect => "external_effect",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Step> {
+        Step::ALL.into_iter().find(|s| s.name() == name)
+    }
+
+    /// The names accepted by [`Step::parse`], for error messages.
+    pub fn allowed_names() -> String {
+        Step::ALL.map(Step::name).join(", ")
+    }
+}
+
+impl fmt::Display for Step {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A validated consumer protocol. Construct it with [`Protocol::new`] (custom) or
+/// [`Protocol::built_in`]; both enforce the rules of [`Protocol::validate`], so holders of
+/// a `Protocol` never need to re-check them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Protocol {
+    pub name: String,
+    pub description: String,
+    pub steps: Vec<Step>,
+}
+
+/// Why a list of steps is not a protocol. Each variant carries the position of the
+/// offending step so the scenario error can point at `protocol.steps[i]`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ProtocolError {
+    #[error("a protocol needs at least one step")]
+    Empty,
+    #[error("the first step must be `receive`, found `{found}`")]
+    ReceiveNotFirst { found: Step },
+    #[error("step `{step}` appears twice (at {first} and {second}); each step may appear once")]
+    Repeated {
+        step: Step,
+        first: usize,
+        second: usize,
+    },
+    #[error("`commit` at {at} has no `begin` before it")]
+    CommitWithoutBegin { at: usize },
+    #[error("`begin` at {at} has no `commit` after it, so the transaction would never end")]
+    BeginWithoutCommit { at: usize },
+    #[error("the protocol has no `apply_effect` step, so it has no business effect to check")]
+    NoEffect,
+}
+
+impl ProtocolError {
+    /// The index into `steps` that the error is about, if it is about one step.
+    pub fn position(&self) -> Option<usize> {
+        match self {
+            ProtocolError::Empty | ProtocolError::NoEffect => None,
+            ProtocolError::ReceiveNotFirst { .. } => Some(0),
+            ProtocolError::Repeated { second, .. } => Some(*second),
+            ProtocolError::CommitWithoutBegin { at } | ProtocolError::BeginWithoutCommit { at } => {
+                Some(*at)
+            }
+        }
+    }
+}
+
+/// A protocol that ships with the tool, with the guarantee it is known to give against
+/// single consumer crashes (the matrix checks that claim on every run).
+#[derive(Clone, Copy, Debug)]
+pub struct BuiltIn {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub steps: &'static [Step],
+    pub crash_guarantee: Guarantee,
+}
+
+/// The built-in protocols. Order is the order of the `protocols` listing and of the matrix
+/// columns.
+pub const BUILT_IN: [BuiltIn; 7] = {
+    use Guarantee::*;
+    use Step::*;
+    const fn b(
+        name: &'static str,
+        description: &'static str,
+        steps: &'static [Step],
+        crash_guarantee: Guarantee,
+    ) -> BuiltIn {
+        BuiltIn {
+            name,
+            description,
+            steps,
+            crash_guarantee,
+        }
+    }
+    [
+        b(
+            "ack-first",
+            "Acks on receipt, then processes: a crash after the ack loses the event (at-most-once).",
+            &[Receive, Ack, Begin, ApplyEffect, Commit],
+            AtMostOnce,
+        ),
+        b(
+            "no-dedup",
+            "Processes, commits, then acks, with no inbox: a crash between commit and ack duplicates the effect (at-least-once).",
+            &[Receive, Begin, ApplyEffect, Commit, Ack],
+            AtLeastOnce,
+        ),
+        b(
+            "mark-then-effect",
+            "Marks the event in the inbox in its own transaction, then applies the effect: a crash between them loses the event.",
+            &[Receive, InsertInbox, Begin, ApplyEffect, Commit, Ack],
+            AtMostOnce,
+        ),
+        b(
+            "effect-then-mark",
+            "Checks the inbox, applies and commits the effect, then marks it separately: a crash before the mark duplicates the effect.",
+            &[Receive, CheckInbox, Begin, ApplyEffect, Commit, InsertInbox, Ack],
+            AtLeastOnce,
+        ),
+        b(
+            "check-then-act",
+            "SELECTs the inbox before acting, marking in the effect's transaction: safe against crashes, racy under concurrency.",
+            &[Receive, CheckInbox, Begin, ApplyEffect, InsertInbox, Commit, Ack],
+            ExactlyOnce,
+        ),
+        b(
+            "inbox",
+            "Insert-first inbox in the same transaction as the effect, ack after commit: one effect per event (effectively once).",
+            &[Receive, Begin, InsertInbox, ApplyEffect, Commit, Ack],
+            ExactlyOnce,
+        ),
+        b(
+            "inbox-ack-first",
+            "The inbox transaction done right, but acked before it: a crash after the ack still loses the event.",
+            &[Receive, Ack, Begin, InsertInbox, ApplyEffect, Commit],
+            AtMostOnce,
+        ),
+    ]
+};
+
+impl Protocol {
+    /// Builds a custom protocol, checking the rules of [`Protocol::validate`].
+    pub fn new(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        steps: Vec<Step>,
+    ) -> Result<Protocol, ProtocolError> {
+        Protocol::validate(&steps)?;
+        Ok(Protocol {
+            name: name.into(),
+            description: description.into(),
+            steps,
+        })
+    }
+
+    /// The built-in protocol called `name`, if there is one.
+    pub fn built_in(name: &str) -> Option<Protocol> {
+        BUILT_IN.iter().find(|b| b.name == name).map(|b| {
+            Protocol::new(b.name, b.description, b.steps.to_vec()).expect("built-ins are valid")
+        })
+    }
+
+    /// All built-in protocols, in listing order.
+    pub fn all_built_in() -> Vec<Protocol> {
+        BUILT_IN
+            .iter()
+            .map(|b| Protocol::built_in(b.name).expect("listed"))
+            .collect()
+    }
+
+    /// The names of the built-in protocols, for error messages.
+    pub fn built_in_names() -> String {
+        BUILT_IN.map(|b| b.name).join(", ")
+    }
+
+    /// The rules a protocol obeys: it starts with `receive`; each step appears at most once
+    /// (so a crash point `after:commit` names one instant); `commit` follows a `begin` and
+    /// every `begin` is committed; there is an `apply_effect` to check.
+    pub fn validate(steps: &[Step]) -> Result<(), ProtocolError> {
+        let first = *steps.first().ok_or(ProtocolError::Empty)?;
+        if first != Step::Receive {
+            return Err(ProtocolError::ReceiveNotFirst { found: first });
+        }
+        for (second, step) in steps.iter().enumerate() {
+            if let Some(first) = steps[..second].iter().position(|s| s == step) {
+                return Err(ProtocolError::Repeated {
+                    step: *step,
+                    first,
+                    second,
+                });
+            }
+        }
+        let begin = steps.iter().position(|s| *s == Step::Begin);
+        let commit = steps.iter().position(|s| *s == Step::Commit);
+        match (begin, commit) {
+            (None, Some(at)) => return Err(ProtocolError::CommitWithoutBegin { at }),
+            (Some(b), Some(c)) if c < b => return Err(ProtocolError::CommitWithoutBegin { at: c }),
+            (Some(at), None) => return Err(ProtocolError::BeginWithoutCommit { at }),
+            _ => {}
+        }
+        if !steps.contains(&Step::ApplyEffect) {
+            return Err(ProtocolError::NoEffect);
+        }
+        Ok(())
+    }
+
+    /// The guarantee against single crashes, if this is a built-in protocol (same name and
+    /// same steps).
+    pub fn known_crash_guarantee(&self) -> Option<Guarantee> {
+        BUILT_IN
+            .iter()
+            .find(|b| b.name == self.name && b.steps == self.steps.as_slice())
+            .map(|b| b.crash_guarantee)
+    }
+
+    pub fn has(&self, step: Step) -> bool {
+        self.steps.contains(&step)
+    }
+
+    /// `receive → begin → …`, for people.
+    pub fn arrow_list(&self) -> String {
+        self.steps
+            .iter()
+            .map(|s| s.name())
+            .collect::<Vec<_>>()
+            .join(" → ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use Step::*;
+
+    #[test]
+    fn every_built_in_protocol_is_valid_and_named_uniquely() {
+        let all = Protocol::all_built_in();
+        assert_eq!(all.len(), 7);
+        let mut names: Vec<_> = all.iter().map(|p| p.name.clone()).collect();
+        names.dedup();
+        assert_eq!(names.len(), 7);
+    }
+
+    #[test]
+    fn the_inbox_protocol_inserts_first_in_the_effect_transaction_and_acks_after_commit() {
+        let p = Protocol::built_in("inbox").unwrap();
+        assert_eq!(
+            p.steps,
+            vec![Receive, Begin, InsertInbox, ApplyEffect, Commit, Ack]
+        );
+    }
+
+    #[test]
+    fn nonsense_protocols_are_rejected_with_the_offending_position() {
+        let check = |steps: &[Step], want: ProtocolError| {
+            assert_eq!(Protocol::validate(steps), Err(want));
+        };
+        check(&[], ProtocolError::Empty);
+        check(
+            &[Begin, Receive],
+            ProtocolError::ReceiveNotFirst { found: Begin },
+        );
+        check(
+            &[Receive, ApplyEffect, Commit],
+            ProtocolError::CommitWithoutBegin { at: 2 },
+        );
+        check(
+            &[Receive, Commit, Begin, ApplyEffect],
+            ProtocolError::CommitWithoutBegin { at: 1 },
+        );
+        check(
+            &[Receive, Begin, ApplyEffect],
+            ProtocolError::BeginWithoutCommit { at: 1 },
+        );
+        check(
+            &[Receive, Ack, ApplyEffect, Ack],
+            ProtocolError::Repeated {
+                step: Ack,
+                first: 1,
+                second: 3,
+            },
+        );
+        check(&[Receive, Ack], ProtocolError::NoEffect);
+        assert_eq!(
+            ProtocolError::Repeated {
+                step: Ack,
+                first: 1,
+                second: 3
+            }
+            .position(),
+            Some(3)
+        );
+    }
+
+    #[test]
+    fn step_names_round_trip() {
+        for s in Step::ALL {
+            assert_eq!(Step::parse(s.name()), Some(s));
+        }
+        assert_eq!(Step::parse("acknowledge"), None);
+    }
+}

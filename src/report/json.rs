@@ -1,0 +1,225 @@
+//! The JSON contract: the shapes `run --json`, `explore --json` and `matrix --json` print.
+//! Field names are part of the interface; add fields, never rename them.
+
+use super::Origin;
+use crate::check::{EventReport, Outcome};
+use crate::explore::{Exploration, MatrixColumn, Summary};
+use crate::fault::CrashRecord;
+use crate::model::{BoundaryPoint, Guarantee, Step};
+use crate::scenario::Scenario;
+use crate::sim::StopReason;
+use crate::world::RunResult;
+use serde::Serialize;
+
+/// One anomaly of one event. An event may have several (lost and unacked, say).
+#[derive(Debug, Serialize)]
+pub struct Anomaly {
+    pub event_id: String,
+    pub event: usize,
+    /// `lost`, `duplicated`, `torn` (debit without credit or the reverse), or `unacked`.
+    pub kind: &'static str,
+    pub effects: u32,
+    pub crash_points: Vec<BoundaryPoint>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+pub fn anomalies(events: &[EventReport]) -> Vec<Anomaly> {
+    let mut out = Vec::new();
+    for e in events {
+        let mut push = |kind, detail| {
+            out.push(Anomaly {
+                event_id: e.event_id.clone(),
+                event: e.event,
+                kind,
+                effects: e.effects,
+                crash_points: e.crash_points.clone(),
+                detail,
+            })
+        };
+        match e.outcome {
+            Outcome::Once => {}
+            Outcome::Lost => push("lost", None),
+            Outcome::Duplicated => push("duplicated", None),
+        }
+        if e.torn {
+            push(
+                "torn",
+                Some(format!("{} debit(s), {} credit(s)", e.debits, e.credits)),
+            );
+        }
+        if !e.acked {
+            push("unacked", e.unacked_reason.clone());
+        }
+    }
+    out
+}
+
+/// Whether the scenario's expectations held, and which did not.
+#[derive(Debug, Serialize)]
+pub struct ExpectJson {
+    pub held: bool,
+    pub failures: Vec<String>,
+}
+
+/// `run --json`.
+#[derive(Debug, Serialize)]
+pub struct RunJson {
+    pub scenario: String,
+    pub protocol: String,
+    pub protocol_steps: Vec<Step>,
+    pub seed: u64,
+    pub events: usize,
+    pub lost: u64,
+    pub duplicated: u64,
+    pub exactly_once: u64,
+    pub guarantee: Guarantee,
+    pub all_acked: bool,
+    pub conserved: bool,
+    pub crashes: Vec<CrashRecord>,
+    pub steps: u64,
+    pub end_tick: u64,
+    pub stop: StopReason,
+    pub trace_hash: String,
+    pub anomalies: Vec<Anomaly>,
+    pub event_reports: Vec<EventReport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expect: Option<ExpectJson>,
+    pub replay: String,
+}
+
+pub fn run_json(
+    scenario: &Scenario,
+    result: &RunResult,
+    origin: &Origin,
+    crash_override: Option<&BoundaryPoint>,
+    expect: Option<ExpectJson>,
+) -> RunJson {
+    let v = &result.verdict;
+    RunJson {
+        scenario: scenario.name.clone(),
+        protocol: scenario.protocol.name.clone(),
+        protocol_steps: scenario.protocol.steps.clone(),
+        seed: scenario.seed,
+        events: result.events.len(),
+        lost: v.lost,
+        duplicated: v.duplicated,
+        exactly_once: v.exactly_once,
+        guarantee: v.guarantee,
+        all_acked: v.all_acked,
+        conserved: v.conserved,
+        crashes: result.crashes.clone(),
+        steps: result.steps,
+        end_tick: result.end_tick,
+        stop: result.stop,
+        trace_hash: result.trace.hash_hex(),
+        anomalies: anomalies(&v.events),
+        event_reports: v.events.clone(),
+        expect,
+        replay: origin.replay_command(scenario.seed, crash_override),
+    }
+}
+
+/// One run of `explore --json`: its crash point (empty for the crash-free run) and the run
+/// fields.
+#[derive(Debug, Serialize)]
+pub struct ExploredRunJson {
+    pub crash_points: Vec<BoundaryPoint>,
+    #[serde(flatten)]
+    pub run: RunJson,
+}
+
+/// `explore --json`.
+#[derive(Debug, Serialize)]
+pub struct ExploreJson {
+    pub scenario: String,
+    pub protocol: String,
+    pub runs: Vec<ExploredRunJson>,
+    pub summary: Summary,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expect: Option<ExpectJson>,
+}
+
+pub fn explore_json(
+    scenario: &Scenario,
+    exploration: &Exploration,
+    origin: &Origin,
+    expect: Option<ExpectJson>,
+) -> ExploreJson {
+    ExploreJson {
+        scenario: scenario.name.clone(),
+        protocol: scenario.protocol.name.clone(),
+        runs: exploration
+            .runs
+            .iter()
+            .map(|r| ExploredRunJson {
+                crash_points: r.crash.into_iter().collect(),
+                run: run_json(scenario, &r.result, origin, r.crash.as_ref(), None),
+            })
+            .collect(),
+        summary: exploration.summary,
+        expect,
+    }
+}
+
+#[derive(Debug, Serialize)]
+pub struct MatrixPointJson {
+    pub at: String,
+    pub outcome: &'static str,
+    pub runs: u64,
+    pub once: u64,
+    pub lost: u64,
+    pub duplicated: u64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct MatrixProtocolJson {
+    pub name: String,
+    pub steps: Vec<Step>,
+    pub guarantee: Guarantee,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expected_guarantee: Option<Guarantee>,
+    pub runs: u64,
+    pub lost_runs: u64,
+    pub duplicated_runs: u64,
+    pub points: Vec<MatrixPointJson>,
+}
+
+/// `matrix --json`.
+#[derive(Debug, Serialize)]
+pub struct MatrixJson {
+    pub events: usize,
+    pub seed: u64,
+    pub protocols: Vec<MatrixProtocolJson>,
+}
+
+pub fn matrix_json(columns: &[MatrixColumn], events: usize, seed: u64) -> MatrixJson {
+    MatrixJson {
+        events,
+        seed,
+        protocols: columns
+            .iter()
+            .map(|c| MatrixProtocolJson {
+                name: c.protocol.name.clone(),
+                steps: c.protocol.steps.clone(),
+                guarantee: c.summary.guarantee,
+                expected_guarantee: c.protocol.known_crash_guarantee(),
+                runs: c.summary.runs,
+                lost_runs: c.summary.lost_runs,
+                duplicated_runs: c.summary.duplicated_runs,
+                points: c
+                    .cells
+                    .iter()
+                    .map(|cell| MatrixPointJson {
+                        at: cell.at.to_string(),
+                        outcome: cell.outcome(),
+                        runs: cell.runs,
+                        once: cell.once,
+                        lost: cell.lost,
+                        duplicated: cell.duplicated,
+                    })
+                    .collect(),
+            })
+            .collect(),
+    }
+}

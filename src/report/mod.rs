@@ -1,0 +1,80 @@
+//! Reports: what a run, an exploration or the matrix looks like to a person (text) and to a
+//! program (JSON), and the command that replays any run.
+//!
+//! Reports only read results; they never run anything. Text is written for someone who is
+//! learning what at-most-once and at-least-once mean: every anomaly names the event, what
+//! the database holds for it, and the crashes that hit it.
+
+pub mod json;
+pub mod text;
+
+use crate::model::BoundaryPoint;
+
+/// Where a run's scenario came from, so that a report can print the command replaying it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// A scenario file.
+    File(String),
+    /// A built-in protocol with default settings (how `matrix` builds its scenarios).
+    BuiltIn { protocol: String, events: usize },
+}
+
+impl Origin {
+    /// The exact command that replays the run with `seed` and, if given, one crash at
+    /// `crash` in place of the scenario's planned and random crashes.
+    pub fn replay_command(&self, seed: u64, crash: Option<&BoundaryPoint>) -> String {
+        let mut cmd = match self {
+            Origin::File(path) => format!("delivery-sim run {}", shell_quote(path)),
+            Origin::BuiltIn { protocol, events } => {
+                format!("delivery-sim run --protocol {protocol} --events {events}")
+            }
+        };
+        cmd.push_str(&format!(" --seed {seed}"));
+        if let Some(p) = crash {
+            cmd.push_str(&format!(" --crash '{p}'"));
+        }
+        cmd
+    }
+}
+
+/// Quotes `s` for a POSIX shell when it holds anything but the safe characters.
+fn shell_quote(s: &str) -> String {
+    let safe = |c: char| c.is_ascii_alphanumeric() || "-_./:=@%+,".contains(c);
+    if !s.is_empty() && s.chars().all(safe) {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Boundary, Step};
+
+    #[test]
+    fn replay_commands_quote_paths_and_name_the_crash() {
+        let p = BoundaryPoint {
+            boundary: Boundary::after(Step::Commit),
+            event: 1,
+            copy: 0,
+            delivery: 1,
+        };
+        assert_eq!(
+            Origin::File("scenarios/a.json".into()).replay_command(7, None),
+            "delivery-sim run scenarios/a.json --seed 7"
+        );
+        assert_eq!(
+            Origin::File("my dir/it's.json".into()).replay_command(7, Some(&p)),
+            r"delivery-sim run 'my dir/it'\''s.json' --seed 7 --crash 'after:commit e1 d1'"
+        );
+        assert_eq!(
+            Origin::BuiltIn {
+                protocol: "inbox".into(),
+                events: 3
+            }
+            .replay_command(0, Some(&p)),
+            "delivery-sim run --protocol inbox --events 3 --seed 0 --crash 'after:commit e1 d1'"
+        );
+    }
+}

@@ -1,0 +1,422 @@
+//! Text reports for people.
+
+use super::json::anomalies;
+use super::Origin;
+use crate::check::Outcome;
+use crate::explore::{matrix_rows, Exploration, MatrixColumn};
+use crate::fault::CrashCause;
+use crate::model::{BoundaryPoint, Guarantee, BUILT_IN};
+use crate::scenario::Scenario;
+use crate::sim::StopReason;
+use crate::world::RunResult;
+use std::fmt::Write as _;
+
+/// How many events a run report lists one by one before summarising the rest.
+const EVENT_ROWS: usize = 40;
+
+fn stop_text(stop: StopReason) -> &'static str {
+    match stop {
+        StopReason::Quiescent => "nothing left to do",
+        StopReason::StepLimit => "STEP LIMIT REACHED",
+        StopReason::TickLimit => "TICK LIMIT REACHED",
+    }
+}
+
+fn expectation_lines(out: &mut String, failures: Option<&[String]>) {
+    match failures {
+        None => {}
+        Some([]) => out.push_str("expect     held\n"),
+        Some(failures) => {
+            out.push_str("expect     FAILED\n");
+            for f in failures {
+                let _ = writeln!(out, "           - {f}");
+            }
+        }
+    }
+}
+
+/// The summary of one run.
+pub fn run_text(
+    scenario: &Scenario,
+    r: &RunResult,
+    origin: &Origin,
+    crash_override: Option<&BoundaryPoint>,
+    failures: Option<&[String]>,
+) -> String {
+    let v = &r.verdict;
+    let mut out = String::new();
+    let _ = writeln!(out, "scenario   {}", scenario.name);
+    if !scenario.description.is_empty() {
+        let _ = writeln!(out, "           {}", scenario.description);
+    }
+    let _ = writeln!(
+        out,
+        "protocol   {}: {}",
+        scenario.protocol.name,
+        scenario.protocol.arrow_list()
+    );
+    let _ = writeln!(
+        out,
+        "run        seed {}, {} events ({} republished), {} steps, {} ticks, stopped: {}",
+        scenario.seed,
+        r.events.len(),
+        scenario.workload.republish.len(),
+        r.steps,
+        r.end_tick,
+        stop_text(r.stop)
+    );
+    if r.crashes.is_empty() {
+        out.push_str("crashes    none\n");
+    }
+    for (i, c) in r.crashes.iter().enumerate() {
+        let cause = match c.cause {
+            CrashCause::Planned(i) => format!("faults.crash[{i}]"),
+            CrashCause::Random => "random".into(),
+        };
+        let _ = writeln!(
+            out,
+            "{}{} at t={} ({cause}){}",
+            if i == 0 { "crashes    " } else { "           " },
+            c.point,
+            c.tick,
+            if c.dropped_transaction {
+                "; SQLite rolled back the open transaction"
+            } else {
+                ""
+            }
+        );
+    }
+    let _ = writeln!(
+        out,
+        "verdict    {}: {} once, {} lost, {} duplicated; {}; {}",
+        v.guarantee,
+        v.exactly_once,
+        v.lost,
+        v.duplicated,
+        if v.all_acked {
+            "all acked"
+        } else {
+            "NOT ALL ACKED"
+        },
+        if v.conserved {
+            "balances conserved".to_string()
+        } else {
+            format!(
+                "BALANCES NOT CONSERVED (total {} minor units, opening {})",
+                v.balance_total_minor, v.opening_total_minor
+            )
+        }
+    );
+    if v.external_effects > 0 {
+        let _ = writeln!(
+            out,
+            "external   {} external effect(s), outside the database's guarantee",
+            v.external_effects
+        );
+    }
+    out.push_str(
+        "events     #    event_id                              effects  inbox  acked  outcome\n",
+    );
+    for e in v.events.iter().take(EVENT_ROWS) {
+        let _ = writeln!(
+            out,
+            "           e{:<4}{}  {:>7}  {:>5}  {:<5}  {}{}",
+            e.event,
+            e.event_id,
+            e.effects,
+            e.inbox_rows,
+            if e.acked { "yes" } else { "NO" },
+            match e.outcome {
+                Outcome::Once => "once",
+                Outcome::Lost => "LOST",
+                Outcome::Duplicated => "DUPLICATED",
+            },
+            if e.external_effects > 0 {
+                format!(" (external effects: {})", e.external_effects)
+            } else {
+                String::new()
+            }
+        );
+    }
+    if v.events.len() > EVENT_ROWS {
+        let _ = writeln!(
+            out,
+            "           … {} more events (see --json)",
+            v.events.len() - EVENT_ROWS
+        );
+    }
+    let anomalies = anomalies(&v.events);
+    if anomalies.is_empty() {
+        out.push_str("anomalies  none\n");
+    }
+    for (i, a) in anomalies.iter().enumerate() {
+        let what = match a.kind {
+            "lost" => {
+                "LOST: no effect committed, yet the broker will never deliver it again".to_string()
+            }
+            "duplicated" => format!("DUPLICATED: its effect is committed {} times", a.effects),
+            "torn" => format!(
+                "TORN: half an effect committed ({})",
+                a.detail.as_deref().unwrap_or("")
+            ),
+            _ => format!("UNACKED: {}", a.detail.as_deref().unwrap_or("")),
+        };
+        let crashes = if a.crash_points.is_empty() {
+            "no crash hit it".to_string()
+        } else {
+            let points: Vec<String> = a.crash_points.iter().map(|p| p.to_string()).collect();
+            format!("crash points: {}", points.join(", "))
+        };
+        let _ = writeln!(
+            out,
+            "{}event {} ({}) {what}; {crashes}",
+            if i == 0 { "anomalies  " } else { "           " },
+            a.event,
+            a.event_id
+        );
+    }
+    let _ = writeln!(
+        out,
+        "trace      hash {} ({} entries)",
+        r.trace.hash_hex(),
+        r.trace.len()
+    );
+    expectation_lines(&mut out, failures);
+    let _ = writeln!(
+        out,
+        "replay     {}",
+        origin.replay_command(scenario.seed, crash_override)
+    );
+    out
+}
+
+/// Every trace entry, one per line.
+pub fn trace_text(r: &RunResult) -> String {
+    let mut out = String::new();
+    for e in r.trace.entries() {
+        let _ = writeln!(out, "{e}");
+    }
+    out
+}
+
+fn outcome_cell(r: &RunResult) -> &'static str {
+    match r.verdict.guarantee {
+        Guarantee::ExactlyOnce => "once",
+        Guarantee::AtMostOnce => "LOST",
+        Guarantee::AtLeastOnce => "DUPLICATED",
+        Guarantee::None => "LOST+DUPLICATED",
+    }
+}
+
+/// The summary of an exploration: one line per run, the failing runs with their replay
+/// commands, and the summary.
+pub fn explore_text(
+    scenario: &Scenario,
+    x: &Exploration,
+    origin: &Origin,
+    failures: Option<&[String]>,
+) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "scenario   {}", scenario.name);
+    let _ = writeln!(
+        out,
+        "protocol   {}: {}",
+        scenario.protocol.name,
+        scenario.protocol.arrow_list()
+    );
+    let _ = writeln!(
+        out,
+        "explored   {} runs: the crash-free run, then one crash at each of the {} boundaries it reached\n",
+        x.runs.len(),
+        x.runs.len() - 1
+    );
+    let width = x
+        .runs
+        .iter()
+        .filter_map(|r| r.crash.map(|c| c.to_string().len()))
+        .max()
+        .unwrap_or(0)
+        .max("(no crash)".len());
+    let _ = writeln!(
+        out,
+        "  {:<width$}  {:<16} {:>4} {:>4} {:>4}  {:<5}  trace hash",
+        "crash point", "outcome", "once", "lost", "dup", "acked"
+    );
+    for r in &x.runs {
+        let v = &r.result.verdict;
+        let _ = writeln!(
+            out,
+            "  {:<width$}  {:<16} {:>4} {:>4} {:>4}  {:<5}  {}",
+            r.crash.map_or("(no crash)".to_string(), |c| c.to_string()),
+            outcome_cell(&r.result),
+            v.exactly_once,
+            v.lost,
+            v.duplicated,
+            if v.all_acked { "yes" } else { "NO" },
+            r.result.trace.hash_hex()
+        );
+    }
+    let failing: Vec<_> = x.failing().collect();
+    if !failing.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nfailing runs, each with the command that replays it:"
+        );
+        for r in failing {
+            let events: Vec<String> = r
+                .result
+                .verdict
+                .events
+                .iter()
+                .filter(|e| e.outcome != Outcome::Once)
+                .map(|e| format!("e{} {}", e.event, e.outcome.name()))
+                .collect();
+            let _ = writeln!(
+                out,
+                "  {} → {}\n    {}",
+                r.crash.map_or("(no crash)".to_string(), |c| c.to_string()),
+                events.join(", "),
+                origin.replay_command(scenario.seed, r.crash.as_ref())
+            );
+        }
+    }
+    let s = &x.summary;
+    let _ = writeln!(
+        out,
+        "\nsummary    {}: {} of {} runs lost an event, {} duplicated one; {} left an event unacked; {} broke conservation; {} hit a limit",
+        s.guarantee, s.lost_runs, s.runs, s.duplicated_runs, s.unacked_runs, s.unconserved_runs, s.limited_runs
+    );
+    expectation_lines(&mut out, failures);
+    out
+}
+
+/// The protocol × crash-point table.
+pub fn matrix_text(columns: &[MatrixColumn], events: usize, seed: u64) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "delivery-sim matrix: {} protocols × every single crash point; {} events per run, seed {}\n",
+        columns.len(),
+        events,
+        seed
+    );
+    let rows = matrix_rows(columns);
+    let first = rows
+        .iter()
+        .map(|r| r.to_string().len())
+        .max()
+        .unwrap_or(0)
+        .max("crash point".len());
+    let widths: Vec<usize> = columns
+        .iter()
+        .map(|c| {
+            c.protocol
+                .name
+                .len()
+                .max("lost+dup".len())
+                .max(c.summary.guarantee.name().len())
+        })
+        .collect();
+    let line = |out: &mut String, head: &str, cells: Vec<String>| {
+        let _ = write!(out, "{head:<first$}");
+        for (cell, w) in cells.iter().zip(&widths) {
+            let _ = write!(out, "  {cell:<w$}");
+        }
+        // Padding the last column would leave trailing blanks on every line.
+        out.truncate(out.trim_end_matches(' ').len());
+        out.push('\n');
+    };
+    line(
+        &mut out,
+        "crash point",
+        columns.iter().map(|c| c.protocol.name.clone()).collect(),
+    );
+    line(
+        &mut out,
+        "",
+        widths.iter().map(|w| "-".repeat(*w)).collect(),
+    );
+    for row in &rows {
+        let cells = columns
+            .iter()
+            .map(|c| match c.cells.iter().find(|cell| cell.at == *row) {
+                None => "·".to_string(),
+                Some(cell) => match cell.outcome() {
+                    "once" => "once".to_string(),
+                    "lost" => "LOST".to_string(),
+                    "duplicated" => "DUP".to_string(),
+                    _ => "LOST+DUP".to_string(),
+                },
+            })
+            .collect();
+        line(&mut out, &row.to_string(), cells);
+    }
+    line(
+        &mut out,
+        "",
+        widths.iter().map(|w| "-".repeat(*w)).collect(),
+    );
+    line(
+        &mut out,
+        "runs",
+        columns.iter().map(|c| c.summary.runs.to_string()).collect(),
+    );
+    line(
+        &mut out,
+        "guarantee",
+        columns
+            .iter()
+            .map(|c| c.summary.guarantee.name().to_string())
+            .collect(),
+    );
+    let mismatches: Vec<&MatrixColumn> = columns
+        .iter()
+        .filter(|c| {
+            c.protocol
+                .known_crash_guarantee()
+                .is_some_and(|g| g != c.summary.guarantee)
+        })
+        .collect();
+    out.push_str(
+        "\nonce = every event's effect committed exactly once; LOST = some event has no committed \
+         effect;\nDUP = some event's effect committed twice; · = the protocol has no such step. \
+         A cell covers every\nevent and delivery attempt crashed at that boundary; each run \
+         crashes once, then recovers.\n",
+    );
+    if mismatches.is_empty() {
+        out.push_str("every built-in protocol showed the guarantee it is documented to have.\n");
+    }
+    for c in mismatches {
+        let _ = writeln!(
+            out,
+            "MISMATCH: {} is documented as {} but showed {}",
+            c.protocol.name,
+            c.protocol.known_crash_guarantee().expect("filtered"),
+            c.summary.guarantee
+        );
+    }
+    out
+}
+
+/// The built-in protocols with their steps and description.
+pub fn protocols_text() -> String {
+    let mut out = String::new();
+    for b in BUILT_IN {
+        let steps: Vec<&str> = b.steps.iter().map(|s| s.name()).collect();
+        let _ = writeln!(
+            out,
+            "{:<17} {}\n{:<17} steps: {}\n{:<17} under single crashes: {}\n",
+            b.name,
+            b.description,
+            "",
+            steps.join(" → "),
+            "",
+            b.crash_guarantee
+        );
+    }
+    out.push_str(
+        "A scenario may define its own: \"protocol\": {\"name\": \"...\", \"steps\": [...]}, with steps from\n\
+         receive, begin, check_inbox, insert_inbox, apply_effect, commit, ack, external_effect.\n",
+    );
+    out
+}

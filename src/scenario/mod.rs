@@ -1,0 +1,192 @@
+//! Scenarios: what one run simulates. A scenario is read from JSON ([`Scenario::from_file`],
+//! [`Scenario::from_json`]) or built in code ([`Scenario::new`]), and is always validated
+//! plain data: holders of a `Scenario` never re-check it.
+//!
+//! Every bound lives here (events, accounts, delays, crash counts, steps, virtual time), so
+//! that a run has a known worst case before it starts.
+
+mod error;
+mod schema;
+mod validate;
+
+pub use error::ScenarioError;
+
+use crate::broker::BrokerConfig;
+use crate::fault::FaultPlan;
+use crate::model::{Account, Event, EventIndex, EventType, Guarantee, Protocol, Tick};
+use crate::sim::{SimRng, Stream};
+use crate::store::StoreConfig;
+use serde::Serialize;
+use std::path::Path;
+
+/// The hard upper bounds on a scenario's values. A scenario beyond them is rejected before
+/// the run, with the bound in the message.
+pub mod bounds {
+    pub const MAX_EVENTS: u64 = 10_000;
+    pub const MAX_ACCOUNTS: u64 = 10_000;
+    pub const MAX_REPUBLISH: usize = 10_000;
+    pub const MAX_DELAY_TICKS: u64 = 1_000_000;
+    pub const MAX_CRASHES: u32 = 1_000;
+    pub const MAX_FAIL_TIMES: u32 = 1_000;
+    pub const MAX_STEPS: u64 = 10_000_000;
+    pub const MAX_TICKS: u64 = 1_000_000_000;
+    pub const MAX_AMOUNT_MINOR: i64 = 1_000_000_000_000;
+}
+
+/// The events published and the accounts they move money between.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Workload {
+    pub events: usize,
+    pub accounts: usize,
+    pub amount_minor: i64,
+    pub initial_balance_minor: i64,
+    /// Events published a second time with the same `event_id` (the seeds' "exact
+    /// duplicate"); an index may appear more than once.
+    pub republish: Vec<EventIndex>,
+}
+
+impl Default for Workload {
+    fn default() -> Self {
+        Workload {
+            events: 3,
+            accounts: 4,
+            amount_minor: 10_000,
+            initial_balance_minor: 1_000_000,
+            republish: Vec::new(),
+        }
+    }
+}
+
+impl Workload {
+    /// `acc_00001`, `acc_00002`, … with their opening balances.
+    pub fn accounts(&self) -> Vec<Account> {
+        (1..=self.accounts)
+            .map(|i| Account {
+                name: format!("acc_{i:05}"),
+                initial_balance_minor: self.initial_balance_minor,
+            })
+            .collect()
+    }
+
+    /// The `TransferCreated` events, drawn from the workload stream of `seed`: ids are
+    /// UUIDs, source and target two distinct accounts.
+    pub fn events(&self, seed: u64) -> Vec<Event> {
+        assert!(self.accounts >= 2, "a transfer needs two accounts");
+        let mut rng = SimRng::new(seed, Stream::Workload);
+        (0..self.events)
+            .map(|index| {
+                let event_id = rng.uuid();
+                let n = self.accounts as u64;
+                let source = rng.below(n);
+                let target = (source + 1 + rng.below(n - 1)) % n;
+                Event {
+                    index,
+                    event_id,
+                    event_type: EventType::TransferCreated,
+                    transfer_id: format!("tr_{index:05}"),
+                    source: format!("acc_{:05}", source + 1),
+                    target: format!("acc_{:05}", target + 1),
+                    amount_minor: self.amount_minor,
+                }
+            })
+            .collect()
+    }
+}
+
+/// The consumer process's settings.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ConsumerConfig {
+    /// How long a crashed consumer stays down before it restarts.
+    pub restart_delay_ticks: Tick,
+}
+
+impl Default for ConsumerConfig {
+    fn default() -> Self {
+        ConsumerConfig {
+            restart_delay_ticks: 5,
+        }
+    }
+}
+
+/// Bounds on one run. Reaching one stops the run and is reported, never a hang.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Limits {
+    /// Consumer steps (every protocol step, rollback and nack counts one).
+    pub max_steps: u64,
+    pub max_ticks: Tick,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_steps: 100_000,
+            max_ticks: 10_000_000,
+        }
+    }
+}
+
+/// What the scenario's author expects; each field is optional and checked only if given.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Expect {
+    pub guarantee: Option<Guarantee>,
+    pub lost: Option<u64>,
+    pub duplicated: Option<u64>,
+    pub all_acked: Option<bool>,
+    pub conserved: Option<bool>,
+}
+
+/// A validated scenario.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Scenario {
+    pub name: String,
+    pub description: String,
+    pub seed: u64,
+    pub protocol: Protocol,
+    pub workload: Workload,
+    pub store: StoreConfig,
+    pub broker: BrokerConfig,
+    pub consumer: ConsumerConfig,
+    pub faults: FaultPlan,
+    pub expect: Option<Expect>,
+    pub limits: Limits,
+}
+
+impl Scenario {
+    /// A scenario with every default and no faults, for building in code.
+    pub fn new(protocol: Protocol) -> Scenario {
+        Scenario {
+            name: protocol.name.clone(),
+            description: String::new(),
+            seed: 0,
+            protocol,
+            workload: Workload::default(),
+            store: StoreConfig::default(),
+            broker: BrokerConfig::default(),
+            consumer: ConsumerConfig::default(),
+            faults: FaultPlan::default(),
+            expect: None,
+            limits: Limits::default(),
+        }
+    }
+
+    /// Reads and validates a scenario file.
+    pub fn from_file(path: &Path) -> Result<Scenario, ScenarioError> {
+        let origin = path.display().to_string();
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| ScenarioError::whole(&origin, format!("cannot read the file: {e}")))?;
+        Scenario::from_json(&text, &origin)
+    }
+
+    /// Parses and validates scenario JSON; `origin` names it in errors.
+    pub fn from_json(text: &str, origin: &str) -> Result<Scenario, ScenarioError> {
+        validate::parse(text, origin)
+    }
+
+    /// The events of this scenario's workload for its seed.
+    pub fn events(&self) -> Vec<Event> {
+        self.workload.events(self.seed)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,157 @@
+//! The scenario file's JSON schema, as serde types close to the text. Unknown fields are
+//! errors everywhere; every field but `protocol` has a default. Values are checked and
+//! turned into a [`super::Scenario`] by `validate`.
+
+use crate::model::Guarantee;
+use serde::Deserialize;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawScenario {
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub seed: Option<u64>,
+    /// A built-in protocol's name, or `{"name", "description"?, "steps"}`.
+    pub protocol: RawProtocol,
+    #[serde(default)]
+    pub workload: RawWorkload,
+    #[serde(default)]
+    pub store: RawStore,
+    #[serde(default)]
+    pub broker: RawBroker,
+    #[serde(default)]
+    pub consumer: RawConsumer,
+    #[serde(default)]
+    pub faults: RawFaults,
+    #[serde(default)]
+    pub expect: Option<RawExpect>,
+    #[serde(default)]
+    pub limits: RawLimits,
+}
+
+#[derive(Debug)]
+pub enum RawProtocol {
+    Named(String),
+    Custom(RawCustomProtocol),
+}
+
+/// By hand rather than `#[serde(untagged)]`, so that an error inside a custom protocol
+/// (an unknown field, a missing `steps`) is reported as itself, with its path.
+impl<'de> Deserialize<'de> for RawProtocol {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = RawProtocol;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str(
+                    "a built-in protocol name (a string) or an object {\"name\", \"steps\"}",
+                )
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<RawProtocol, E> {
+                Ok(RawProtocol::Named(v.to_string()))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<RawProtocol, A::Error> {
+                RawCustomProtocol::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+                    .map(RawProtocol::Custom)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawCustomProtocol {
+    pub name: String,
+    #[serde(default)]
+    pub description: Option<String>,
+    pub steps: Vec<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawWorkload {
+    pub events: Option<u64>,
+    pub accounts: Option<u64>,
+    pub amount_minor: Option<i64>,
+    pub initial_balance_minor: Option<i64>,
+    #[serde(default)]
+    pub republish: Vec<u64>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawStore {
+    pub inbox_unique: Option<bool>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawBroker {
+    pub redelivery_delay_ticks: Option<u64>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawConsumer {
+    pub restart_delay_ticks: Option<u64>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawFaults {
+    #[serde(default)]
+    pub crash: Vec<RawCrash>,
+    #[serde(default)]
+    pub random_crash: Option<RawRandomCrash>,
+    #[serde(default)]
+    pub fail: Vec<RawFail>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawCrash {
+    pub at: String,
+    pub event: Option<u64>,
+    pub copy: Option<u32>,
+    pub delivery: Option<u32>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawRandomCrash {
+    pub per_step_ppm: u32,
+    pub max_crashes: u32,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawFail {
+    pub at: String,
+    pub event: Option<u64>,
+    pub delivery: Option<u32>,
+    pub times: Option<u32>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawExpect {
+    pub guarantee: Option<Guarantee>,
+    pub lost: Option<u64>,
+    pub duplicated: Option<u64>,
+    pub all_acked: Option<bool>,
+    pub conserved: Option<bool>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawLimits {
+    pub max_steps: Option<u64>,
+    pub max_ticks: Option<u64>,
+}

@@ -1,0 +1,362 @@
+//! From JSON text to a [`Scenario`]: parse with serde (keeping the path to the field that
+//! failed), then check every value against the bounds and the protocol rules.
+
+use super::schema::*;
+use super::{bounds, ConsumerConfig, Expect, Limits, Scenario, ScenarioError, Workload};
+use crate::broker::BrokerConfig;
+use crate::fault::{CrashSpec, FailSpec, FaultPlan, RandomCrash};
+use crate::model::{Boundary, Protocol, Step};
+use crate::store::StoreConfig;
+
+pub fn parse(text: &str, origin: &str) -> Result<Scenario, ScenarioError> {
+    let de = &mut serde_json::Deserializer::from_str(text);
+    let raw: RawScenario = serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        ScenarioError {
+            origin: origin.to_string(),
+            location: (inner.line() > 0).then(|| (inner.line(), inner.column())),
+            field: Some(path),
+            message: strip_location(&inner.to_string()),
+        }
+    })?;
+    Checker { origin }.scenario(raw)
+}
+
+/// serde_json appends " at line L column C" to its messages; we print the location once,
+/// in front.
+fn strip_location(message: &str) -> String {
+    match message.rfind(" at line ") {
+        Some(i) => message[..i].to_string(),
+        None => message.to_string(),
+    }
+}
+
+struct Checker<'a> {
+    origin: &'a str,
+}
+
+impl Checker<'_> {
+    fn err(&self, field: impl Into<String>, message: impl Into<String>) -> ScenarioError {
+        ScenarioError::field(self.origin, field, message)
+    }
+
+    fn range<T: PartialOrd + std::fmt::Display + Copy>(
+        &self,
+        field: &str,
+        value: T,
+        min: T,
+        max: T,
+    ) -> Result<T, ScenarioError> {
+        if value < min || value > max {
+            Err(self.err(
+                field,
+                format!("{value} is out of range; allowed: {min} to {max}"),
+            ))
+        } else {
+            Ok(value)
+        }
+    }
+
+    fn scenario(&self, raw: RawScenario) -> Result<Scenario, ScenarioError> {
+        let protocol = self.protocol(raw.protocol)?;
+        let workload = self.workload(raw.workload)?;
+        let faults = self.faults(raw.faults, &workload, &protocol)?;
+        let d = Limits::default();
+        let limits = Limits {
+            max_steps: self.range(
+                "limits.max_steps",
+                raw.limits.max_steps.unwrap_or(d.max_steps),
+                1,
+                bounds::MAX_STEPS,
+            )?,
+            max_ticks: self.range(
+                "limits.max_ticks",
+                raw.limits.max_ticks.unwrap_or(d.max_ticks),
+                1,
+                bounds::MAX_TICKS,
+            )?,
+        };
+        let expect = raw.expect.map(|e| Expect {
+            guarantee: e.guarantee,
+            lost: e.lost,
+            duplicated: e.duplicated,
+            all_acked: e.all_acked,
+            conserved: e.conserved,
+        });
+        if let Some(e) = &expect {
+            for (field, v) in [("expect.lost", e.lost), ("expect.duplicated", e.duplicated)] {
+                if let Some(v) = v {
+                    self.range(field, v, 0, workload.events as u64)?;
+                }
+            }
+        }
+        Ok(Scenario {
+            name: raw.name.unwrap_or_else(|| protocol.name.clone()),
+            description: raw.description.unwrap_or_default(),
+            seed: raw.seed.unwrap_or(0),
+            store: StoreConfig {
+                inbox_unique: raw.store.inbox_unique.unwrap_or(true),
+            },
+            broker: BrokerConfig {
+                redelivery_delay_ticks: self.range(
+                    "broker.redelivery_delay_ticks",
+                    raw.broker
+                        .redelivery_delay_ticks
+                        .unwrap_or(BrokerConfig::default().redelivery_delay_ticks),
+                    0,
+                    bounds::MAX_DELAY_TICKS,
+                )?,
+            },
+            consumer: ConsumerConfig {
+                restart_delay_ticks: self.range(
+                    "consumer.restart_delay_ticks",
+                    raw.consumer
+                        .restart_delay_ticks
+                        .unwrap_or(ConsumerConfig::default().restart_delay_ticks),
+                    0,
+                    bounds::MAX_DELAY_TICKS,
+                )?,
+            },
+            protocol,
+            workload,
+            faults,
+            expect,
+            limits,
+        })
+    }
+
+    fn protocol(&self, raw: RawProtocol) -> Result<Protocol, ScenarioError> {
+        match raw {
+            RawProtocol::Named(name) => Protocol::built_in(&name).ok_or_else(|| {
+                self.err(
+                    "protocol",
+                    format!(
+                        "unknown protocol `{name}`; the built-in protocols are {} \
+                         (or give an object {{\"name\", \"steps\"}})",
+                        Protocol::built_in_names()
+                    ),
+                )
+            }),
+            RawProtocol::Custom(c) => {
+                if c.name.trim().is_empty() {
+                    return Err(self.err("protocol.name", "a custom protocol needs a name"));
+                }
+                let steps = c
+                    .steps
+                    .iter()
+                    .enumerate()
+                    .map(|(i, s)| {
+                        Step::parse(s).ok_or_else(|| {
+                            self.err(
+                                format!("protocol.steps[{i}]"),
+                                format!(
+                                    "unknown step `{s}`; the steps are {}",
+                                    Step::allowed_names()
+                                ),
+                            )
+                        })
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                Protocol::new(c.name, c.description.unwrap_or_default(), steps).map_err(|e| {
+                    let field = match e.position() {
+                        Some(i) => format!("protocol.steps[{i}]"),
+                        None => "protocol.steps".to_string(),
+                    };
+                    self.err(field, e.to_string())
+                })
+            }
+        }
+    }
+
+    fn workload(&self, raw: RawWorkload) -> Result<Workload, ScenarioError> {
+        let d = Workload::default();
+        let events = self.range(
+            "workload.events",
+            raw.events.unwrap_or(d.events as u64),
+            1,
+            bounds::MAX_EVENTS,
+        )? as usize;
+        let accounts = self.range(
+            "workload.accounts",
+            raw.accounts.unwrap_or(d.accounts as u64),
+            2,
+            bounds::MAX_ACCOUNTS,
+        )? as usize;
+        let amount_minor = self.range(
+            "workload.amount_minor",
+            raw.amount_minor.unwrap_or(d.amount_minor),
+            1,
+            bounds::MAX_AMOUNT_MINOR,
+        )?;
+        let initial_balance_minor = self.range(
+            "workload.initial_balance_minor",
+            raw.initial_balance_minor.unwrap_or(d.initial_balance_minor),
+            0,
+            bounds::MAX_AMOUNT_MINOR,
+        )?;
+        if raw.republish.len() > bounds::MAX_REPUBLISH {
+            return Err(self.err(
+                "workload.republish",
+                format!("at most {} republishes", bounds::MAX_REPUBLISH),
+            ));
+        }
+        let republish = raw
+            .republish
+            .iter()
+            .enumerate()
+            .map(|(i, &e)| self.event_index(&format!("workload.republish[{i}]"), e, events))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Workload {
+            events,
+            accounts,
+            amount_minor,
+            initial_balance_minor,
+            republish,
+        })
+    }
+
+    fn event_index(&self, field: &str, e: u64, events: usize) -> Result<usize, ScenarioError> {
+        if e >= events as u64 {
+            Err(self.err(
+                field,
+                format!(
+                    "event {e} does not exist; events are numbered 0 to {} in publication order",
+                    events - 1
+                ),
+            ))
+        } else {
+            Ok(e as usize)
+        }
+    }
+
+    fn delivery(&self, field: &str, d: Option<u32>) -> Result<Option<u32>, ScenarioError> {
+        match d {
+            Some(0) => Err(self.err(field, "delivery attempts start at 1 (the first delivery)")),
+            other => Ok(other),
+        }
+    }
+
+    fn faults(
+        &self,
+        raw: RawFaults,
+        workload: &Workload,
+        protocol: &Protocol,
+    ) -> Result<FaultPlan, ScenarioError> {
+        if raw.crash.len() > bounds::MAX_CRASHES as usize {
+            return Err(self.err(
+                "faults.crash",
+                format!("at most {} planned crashes", bounds::MAX_CRASHES),
+            ));
+        }
+        let mut crash = Vec::new();
+        for (i, c) in raw.crash.into_iter().enumerate() {
+            let at =
+                Boundary::parse(&c.at).map_err(|m| self.err(format!("faults.crash[{i}].at"), m))?;
+            if !protocol.has(at.step) {
+                return Err(self.err(
+                    format!("faults.crash[{i}].at"),
+                    format!(
+                        "protocol `{}` has no step `{}`, so `{}` is never reached; its steps are {}",
+                        protocol.name,
+                        at.step,
+                        c.at,
+                        protocol.arrow_list()
+                    ),
+                ));
+            }
+            let event = c
+                .event
+                .map(|e| self.event_index(&format!("faults.crash[{i}].event"), e, workload.events))
+                .transpose()?;
+            let copies = event.map_or(workload.republish.len(), |e| {
+                workload.republish.iter().filter(|&&r| r == e).count()
+            });
+            if let Some(copy) = c.copy {
+                if copy as usize > copies {
+                    return Err(self.err(
+                        format!("faults.crash[{i}].copy"),
+                        format!(
+                            "copy {copy} is never published: 0 is the original and the \
+                             workload republishes this event {copies} time(s)"
+                        ),
+                    ));
+                }
+            }
+            crash.push(CrashSpec {
+                at,
+                event,
+                copy: c.copy,
+                delivery: self.delivery(&format!("faults.crash[{i}].delivery"), c.delivery)?,
+            });
+        }
+        let random_crash = match raw.random_crash {
+            None => None,
+            Some(r) => Some(RandomCrash {
+                per_step_ppm: self.range(
+                    "faults.random_crash.per_step_ppm",
+                    r.per_step_ppm,
+                    0,
+                    1_000_000,
+                )?,
+                max_crashes: self.range(
+                    "faults.random_crash.max_crashes",
+                    r.max_crashes,
+                    0,
+                    bounds::MAX_CRASHES,
+                )?,
+            }),
+        };
+        let mut fail = Vec::new();
+        for (i, f) in raw.fail.into_iter().enumerate() {
+            let field = format!("faults.fail[{i}].at");
+            let step = Step::parse(&f.at).ok_or_else(|| {
+                self.err(
+                    &field,
+                    format!(
+                        "unknown step `{}`; the steps are {}",
+                        f.at,
+                        Step::allowed_names()
+                    ),
+                )
+            })?;
+            if step == Step::Receive {
+                return Err(self.err(
+                    &field,
+                    "`receive` cannot fail; to lose a delivery on the wire, crash at `before:receive`",
+                ));
+            }
+            if !protocol.has(step) {
+                return Err(self.err(
+                    &field,
+                    format!(
+                        "protocol `{}` has no step `{step}`; its steps are {}",
+                        protocol.name,
+                        protocol.arrow_list()
+                    ),
+                ));
+            }
+            fail.push(FailSpec {
+                step,
+                event: f
+                    .event
+                    .map(|e| {
+                        self.event_index(&format!("faults.fail[{i}].event"), e, workload.events)
+                    })
+                    .transpose()?,
+                delivery: self.delivery(&format!("faults.fail[{i}].delivery"), f.delivery)?,
+                times: self.range(
+                    &format!("faults.fail[{i}].times"),
+                    f.times.unwrap_or(1),
+                    1,
+                    bounds::MAX_FAIL_TIMES,
+                )?,
+            });
+        }
+        Ok(FaultPlan {
+            crash,
+            random_crash,
+            fail,
+        })
+    }
+}

@@ -1,0 +1,26 @@
+//! The deterministic machinery every run stands on: the scheduler's event queue on virtual
+//! time, the seeded random streams, and the trace with its hash.
+//!
+//! Nothing here knows what a broker or a consumer is; the [`crate::world`] module wires
+//! the actors to this machinery. Nothing here reads a clock, spawns a thread or iterates a
+//! hash map: a run is a pure function of its scenario and seed.
+
+pub mod queue;
+pub mod rng;
+pub mod trace;
+
+pub use queue::EventQueue;
+pub use rng::{SimRng, Stream};
+pub use trace::{Actor, Trace, TraceEntry};
+
+/// Why the run stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    /// Nothing left to do: every consumer waits and no timer is pending.
+    Quiescent,
+    /// `limits.max_steps` was reached.
+    StepLimit,
+    /// `limits.max_ticks` was reached.
+    TickLimit,
+}

@@ -1,0 +1,406 @@
+//! One simulated run: the producer, the broker, the consumer and the store wired to the
+//! scheduler on virtual time, with the fault injector deciding at every step boundary.
+//!
+//! This is the only module that knows all the actors. It turns the consumer's commands into
+//! calls on the broker and the store, feeds the answers back, records every step in the
+//! trace, and stops when nothing is left to do or a limit is reached. At the end the
+//! checker reads the committed database.
+
+use crate::broker::{AckOutcome, Broker, BrokerOutput, Delivery, MessageId};
+use crate::check::{self, Verdict};
+use crate::consumer::{Action, Consumer, StepResult};
+use crate::fault::{CrashCause, CrashRecord, FaultInjector};
+use crate::model::{
+    Boundary, BoundaryPoint, ConsumerId, Event, EventIndex, ExternalEffect, Step, Tick,
+};
+use crate::scenario::Scenario;
+use crate::sim::{Actor, EventQueue, StopReason, Trace, TraceEntry};
+use crate::store::{DbOutcome, Store, StoreOp};
+
+/// How long one consumer step takes, in ticks.
+const STEP_TICKS: Tick = 1;
+
+/// What the scheduler runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Occurrence {
+    ConsumerTurn(ConsumerId),
+    ConsumerRestart(ConsumerId),
+    BrokerTimer(MessageId),
+}
+
+/// Everything a run produced.
+#[derive(Debug)]
+pub struct RunResult {
+    pub events: Vec<Event>,
+    pub trace: Trace,
+    pub crashes: Vec<CrashRecord>,
+    pub external_effects: Vec<ExternalEffect>,
+    /// Every boundary the consumer reached, in order: the candidates for a crash.
+    pub reached: Vec<BoundaryPoint>,
+    pub steps: u64,
+    pub end_tick: Tick,
+    pub stop: StopReason,
+    pub verdict: Verdict,
+}
+
+/// Runs `scenario` to the end and checks it.
+pub fn run(scenario: &Scenario) -> RunResult {
+    World::new(scenario).run()
+}
+
+struct World<'s> {
+    scenario: &'s Scenario,
+    events: Vec<Event>,
+    broker: Broker,
+    consumer: Consumer,
+    store: Store,
+    faults: FaultInjector,
+    queue: EventQueue<Occurrence>,
+    trace: Trace,
+    crashes: Vec<CrashRecord>,
+    external_effects: Vec<ExternalEffect>,
+    reached: Vec<BoundaryPoint>,
+    steps: u64,
+}
+
+impl<'s> World<'s> {
+    fn new(scenario: &'s Scenario) -> World<'s> {
+        let store = Store::open_in_memory(&scenario.store, &scenario.workload.accounts())
+            .expect("an in-memory SQLite database can always be created");
+        World {
+            events: scenario.events(),
+            broker: Broker::new(scenario.broker.clone()),
+            consumer: Consumer::new(0, scenario.protocol.clone()),
+            store,
+            faults: FaultInjector::new(scenario.faults.clone(), scenario.seed),
+            queue: EventQueue::default(),
+            trace: Trace::default(),
+            crashes: Vec::new(),
+            external_effects: Vec::new(),
+            reached: Vec::new(),
+            steps: 0,
+            scenario,
+        }
+    }
+
+    fn record(
+        &mut self,
+        tick: Tick,
+        actor: Actor,
+        action: &'static str,
+        d: Option<&Delivery>,
+        outcome: String,
+    ) {
+        self.trace.record(TraceEntry {
+            tick,
+            actor,
+            action,
+            event: d.map(|d| d.event),
+            copy: d.map_or(0, |d| d.copy),
+            delivery: d.map_or(0, |d| d.attempt),
+            outcome,
+        });
+    }
+
+    fn run(mut self) -> RunResult {
+        self.publish_all();
+        self.queue.push(0, Occurrence::ConsumerTurn(0));
+        let limits = self.scenario.limits;
+        let mut now = 0;
+        let stop = loop {
+            let Some((at, occurrence)) = self.queue.pop() else {
+                break StopReason::Quiescent;
+            };
+            assert!(at >= now, "virtual time never goes back");
+            if at > limits.max_ticks {
+                break StopReason::TickLimit;
+            }
+            now = at;
+            match occurrence {
+                Occurrence::ConsumerTurn(c) => {
+                    if self.steps >= limits.max_steps {
+                        break StopReason::StepLimit;
+                    }
+                    self.turn(now, c);
+                }
+                Occurrence::ConsumerRestart(c) => {
+                    self.consumer.handle_restart();
+                    self.record(
+                        now,
+                        Actor::Consumer(c),
+                        "restart",
+                        None,
+                        "back to receive".into(),
+                    );
+                    self.queue.push(now, Occurrence::ConsumerTurn(c));
+                }
+                Occurrence::BrokerTimer(m) => {
+                    self.broker.handle_timer(now, m);
+                    let d = self.message_ref(m);
+                    self.record(
+                        now,
+                        Actor::Broker,
+                        "requeue",
+                        Some(&d),
+                        "ready for redelivery".into(),
+                    );
+                }
+            }
+            self.drain_broker(now);
+        };
+        if stop != StopReason::Quiescent {
+            let what = match stop {
+                StopReason::StepLimit => format!("step limit {} reached", limits.max_steps),
+                _ => format!("tick limit {} reached", limits.max_ticks),
+            };
+            self.record(now, Actor::Sim, "stop", None, what);
+            if self.store.drop_open_transaction() {
+                self.record(
+                    now,
+                    Actor::Sim,
+                    "stop",
+                    None,
+                    "open transaction rolled back".into(),
+                );
+            }
+        }
+        let committed = self.store.committed_state();
+        let verdict = check::check(&check::Observed {
+            events: &self.events,
+            accounts: &self.scenario.workload.accounts(),
+            protocol: &self.scenario.protocol,
+            committed: &committed,
+            messages: self.broker.messages(),
+            crashes: &self.crashes,
+            external_effects: &self.external_effects,
+            stop,
+        });
+        RunResult {
+            events: self.events,
+            trace: self.trace,
+            crashes: self.crashes,
+            external_effects: self.external_effects,
+            reached: self.reached,
+            steps: self.steps,
+            end_tick: now,
+            stop,
+            verdict,
+        }
+    }
+
+    /// The producer publishes every event at tick 0, then the republished copies.
+    fn publish_all(&mut self) {
+        let mut copies = vec![0u32; self.events.len()];
+        let order: Vec<EventIndex> = (0..self.events.len())
+            .chain(self.scenario.workload.republish.iter().copied())
+            .collect();
+        for event in order {
+            let copy = copies[event];
+            copies[event] += 1;
+            let m = self.broker.handle_publish(0, event, copy);
+            let d = self.message_ref(m);
+            let what = if copy == 0 {
+                "published"
+            } else {
+                "republished (same event_id)"
+            };
+            self.record(0, Actor::Producer, "publish", Some(&d), what.into());
+        }
+        self.drain_broker(0);
+    }
+
+    /// A delivery-shaped reference to a message, for the trace (attempt = deliveries so far).
+    fn message_ref(&self, m: MessageId) -> Delivery {
+        let msg = &self.broker.messages()[m];
+        Delivery {
+            message: m,
+            event: msg.event,
+            copy: msg.copy,
+            attempt: msg.deliveries,
+        }
+    }
+
+    fn drain_broker(&mut self, now: Tick) {
+        while let Some(out) = self.broker.poll_output() {
+            match out {
+                BrokerOutput::Timer { at, message } => {
+                    self.queue.push(at, Occurrence::BrokerTimer(message))
+                }
+                BrokerOutput::Ready { .. } => {
+                    if self.consumer.handle_message_ready() {
+                        self.queue
+                            .push(now, Occurrence::ConsumerTurn(self.consumer.id()));
+                    }
+                }
+            }
+        }
+    }
+
+    /// One consumer step: the fault injector may crash it just before or just after.
+    fn turn(&mut self, now: Tick, c: ConsumerId) {
+        let Some(command) = self.consumer.poll_command() else {
+            return; // Waiting or down: a stale turn.
+        };
+        self.steps += 1;
+        let actor = Actor::Consumer(c);
+        let step = match command.action {
+            Action::Step(step) => step,
+            Action::Rollback => {
+                let outcome = self.store.execute(StoreOp::Rollback, now);
+                self.record(
+                    now,
+                    actor,
+                    "rollback",
+                    command.delivery.as_ref(),
+                    outcome.describe().into(),
+                );
+                self.consumer.handle_result(StepResult::Db(outcome));
+                self.queue
+                    .push(now + STEP_TICKS, Occurrence::ConsumerTurn(c));
+                return;
+            }
+            Action::Nack => {
+                let d = command.delivery.expect("a nack names its delivery");
+                self.broker.handle_nack(now, &d);
+                self.record(
+                    now,
+                    actor,
+                    "nack",
+                    Some(&d),
+                    "rejected: the broker will redeliver".into(),
+                );
+                self.consumer.handle_result(StepResult::Done);
+                self.queue
+                    .push(now + STEP_TICKS, Occurrence::ConsumerTurn(c));
+                return;
+            }
+        };
+        // `receive` has no delivery until the broker hands one over; its "before" boundary is
+        // the instant the delivery is on the wire and the consumer has not yet seen it.
+        let delivery = match command.delivery {
+            Some(d) => d,
+            None => match self.broker.handle_receive(now, c) {
+                Some(d) => {
+                    self.record(now, Actor::Broker, "deliver", Some(&d), "in flight".into());
+                    d
+                }
+                None => {
+                    self.record(now, actor, "receive", None, "nothing ready: waiting".into());
+                    self.consumer.handle_result(StepResult::Received(None));
+                    return;
+                }
+            },
+        };
+        if self.crash_point(now, c, Boundary::before(step), &delivery) {
+            return;
+        }
+        let (result, outcome) = self.perform(now, step, &delivery);
+        self.record(now, actor, step.name(), Some(&delivery), outcome);
+        self.consumer.handle_result(result);
+        if result != StepResult::Failed
+            && self.crash_point(now, c, Boundary::after(step), &delivery)
+        {
+            return;
+        }
+        self.queue
+            .push(now + STEP_TICKS, Occurrence::ConsumerTurn(c));
+    }
+
+    /// Performs one protocol step against the broker, the store or the outside world.
+    fn perform(&mut self, now: Tick, step: Step, d: &Delivery) -> (StepResult, String) {
+        if step == Step::Receive {
+            return (StepResult::Received(Some(*d)), "received".into());
+        }
+        let fails = self.faults.fails(step, d);
+        if fails && step != Step::ApplyEffect {
+            return (StepResult::Failed, "failed (injected): nothing done".into());
+        }
+        let event = &self.events[d.event];
+        let db = |outcome: DbOutcome| (StepResult::Db(outcome), outcome.describe().to_string());
+        match step {
+            Step::Receive => unreachable!("handled above"),
+            Step::Begin => db(self.store.execute(StoreOp::Begin, now)),
+            Step::CheckInbox => db(self.store.execute(StoreOp::CheckInbox { event }, now)),
+            Step::InsertInbox => db(self.store.execute(StoreOp::InsertInbox { event }, now)),
+            Step::ApplyEffect => db(self.store.execute(
+                StoreOp::ApplyEffect {
+                    event,
+                    fail_credit: fails,
+                },
+                now,
+            )),
+            Step::Commit => db(self.store.execute(StoreOp::Commit, now)),
+            Step::Ack => {
+                let outcome = self.broker.handle_ack(now, d);
+                let text = match outcome {
+                    AckOutcome::Accepted => "acked: the broker forgets the message",
+                    AckOutcome::AlreadyAcked => "already acked",
+                    AckOutcome::Stale => "stale ack ignored",
+                };
+                (StepResult::Acked(outcome), text.into())
+            }
+            Step::ExternalEffect => {
+                self.external_effects.push(ExternalEffect {
+                    tick: now,
+                    event: d.event,
+                    copy: d.copy,
+                    delivery: d.attempt,
+                });
+                (
+                    StepResult::Done,
+                    "sent (outside the database: never rolled back)".into(),
+                )
+            }
+        }
+    }
+
+    /// Records that `boundary` was reached and crashes the consumer there if the fault
+    /// injector says so. Returns whether it crashed.
+    fn crash_point(&mut self, now: Tick, c: ConsumerId, boundary: Boundary, d: &Delivery) -> bool {
+        let point = BoundaryPoint {
+            boundary,
+            event: d.event,
+            copy: d.copy,
+            delivery: d.attempt,
+        };
+        self.reached.push(point);
+        let Some(cause) = self.faults.crash_at(&point) else {
+            return false;
+        };
+        let dropped_transaction = self.store.drop_open_transaction();
+        let why = match cause {
+            CrashCause::Planned(i) => format!("crash at {boundary} (faults.crash[{i}])"),
+            CrashCause::Random => format!("crash at {boundary} (random)"),
+        };
+        self.record(now, Actor::Consumer(c), "crash", Some(d), why);
+        if dropped_transaction {
+            self.record(
+                now,
+                Actor::Consumer(c),
+                "crash",
+                Some(d),
+                "open transaction rolled back by SQLite".into(),
+            );
+        }
+        self.consumer.handle_crash();
+        self.broker.handle_consumer_crash(now, c);
+        self.record(
+            now,
+            Actor::Broker,
+            "connection lost",
+            None,
+            format!("consumer{c}'s unacked deliveries will be redelivered"),
+        );
+        self.crashes.push(CrashRecord {
+            tick: now,
+            point,
+            cause,
+            dropped_transaction,
+        });
+        self.queue.push(
+            now + self.scenario.consumer.restart_delay_ticks,
+            Occurrence::ConsumerRestart(c),
+        );
+        true
+    }
+}
