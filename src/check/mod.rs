@@ -43,7 +43,8 @@ pub struct EventReport {
     pub event: EventIndex,
     pub event_id: String,
     pub transfer_id: String,
-    /// Applied effects: the larger of its debit and credit row counts.
+    /// Applied effects: the larger of its debit and credit row counts. The outcome also
+    /// looks at the smaller: a debit without its credit is a lost transfer.
     pub effects: u32,
     pub debits: u32,
     pub credits: u32,
@@ -108,11 +109,16 @@ pub fn check(o: &Observed<'_>) -> Verdict {
             .get(&e.event_id)
             .copied()
             .unwrap_or_default();
+        // An effect is a debit and a credit. If either half is missing the transfer did not
+        // happen as the business asked (lost, even if the other half is there: torn); if
+        // either half is there twice, it happened twice.
         let effects = ledger.debits.max(ledger.credits);
-        let outcome = match effects {
-            0 => Outcome::Lost,
-            1 => Outcome::Once,
-            _ => Outcome::Duplicated,
+        let outcome = if ledger.debits.min(ledger.credits) == 0 {
+            Outcome::Lost
+        } else if effects > 1 {
+            Outcome::Duplicated
+        } else {
+            Outcome::Once
         };
         let messages: Vec<&Message> = o.messages.iter().filter(|m| m.event == e.index).collect();
         assert!(!messages.is_empty(), "every event was published");

@@ -194,13 +194,38 @@ pub fn matrix_rows(columns: &[MatrixColumn]) -> Vec<Boundary> {
         .collect()
 }
 
-/// Compares an exploration with the scenario's expectations, read for a set of runs:
-/// `guarantee` is the weakest over all runs; `lost`/`duplicated` of 0 mean no run lost or
-/// duplicated an event and a positive value means at least one did (a count of events
-/// per run has no single value across runs); `all_acked` and `conserved` must hold in
-/// every run. Returns one line per failed expectation.
+/// Compares an exploration with the scenario's expectations. With `expect.explore`, its
+/// counts of runs are compared exactly. Without it, the top-level fields are read for a set
+/// of runs: `guarantee` is the weakest over all runs; `lost`/`duplicated` of 0 mean no run
+/// lost or duplicated an event and a positive value means at least one did (a count of
+/// events per run has no single value across runs); `all_acked` and `conserved` must hold
+/// in every run. Returns one line per failed expectation.
 pub fn failed_expectations(expect: &crate::scenario::Expect, s: &Summary) -> Vec<String> {
     let mut failed = Vec::new();
+    if let Some(x) = &expect.explore {
+        if let Some(g) = x.guarantee {
+            if g != s.guarantee {
+                failed.push(format!(
+                    "expected guarantee {g} over all runs, observed {}",
+                    s.guarantee
+                ));
+            }
+        }
+        for (what, want, got) in [
+            ("runs", x.runs, s.runs),
+            ("lost_runs", x.lost_runs, s.lost_runs),
+            ("duplicated_runs", x.duplicated_runs, s.duplicated_runs),
+            ("unacked_runs", x.unacked_runs, s.unacked_runs),
+            ("unconserved_runs", x.unconserved_runs, s.unconserved_runs),
+        ] {
+            if let Some(want) = want {
+                if want != got {
+                    failed.push(format!("expected {what} = {want}, observed {got}"));
+                }
+            }
+        }
+        return failed;
+    }
     if let Some(g) = expect.guarantee {
         if g != s.guarantee {
             failed.push(format!(

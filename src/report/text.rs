@@ -108,10 +108,21 @@ pub fn run_text(
         }
     );
     if v.external_effects > 0 {
+        let repeated: Vec<String> = v
+            .events
+            .iter()
+            .filter(|e| e.external_effects > 1)
+            .map(|e| format!("e{} ×{}", e.event, e.external_effects))
+            .collect();
         let _ = writeln!(
             out,
-            "external   {} external effect(s), outside the database's guarantee",
-            v.external_effects
+            "external   {} external effect(s), outside the database's guarantee{}",
+            v.external_effects,
+            if repeated.is_empty() {
+                String::new()
+            } else {
+                format!("; sent more than once: {}", repeated.join(", "))
+            }
         );
     }
     out.push_str(
@@ -152,7 +163,20 @@ pub fn run_text(
     for (i, a) in anomalies.iter().enumerate() {
         let what = match a.kind {
             "lost" => {
-                "LOST: no effect committed, yet the broker will never deliver it again".to_string()
+                let e = &v.events[a.event];
+                format!(
+                    "LOST: {}{}",
+                    if a.effects == 0 {
+                        "no effect committed"
+                    } else {
+                        "only half of its transfer committed"
+                    },
+                    if e.acked {
+                        ", and it is acked: the broker will never deliver it again"
+                    } else {
+                        ""
+                    }
+                )
             }
             "duplicated" => format!("DUPLICATED: its effect is committed {} times", a.effects),
             "torn" => format!(

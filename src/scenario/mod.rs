@@ -126,6 +126,8 @@ impl Default for Limits {
 }
 
 /// What the scenario's author expects; each field is optional and checked only if given.
+/// `run` checks the top-level fields against the run; `explore` checks `explore` if given,
+/// and otherwise reads the top-level fields for the set of runs.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Expect {
     pub guarantee: Option<Guarantee>,
@@ -133,6 +135,18 @@ pub struct Expect {
     pub duplicated: Option<u64>,
     pub all_acked: Option<bool>,
     pub conserved: Option<bool>,
+    pub explore: Option<ExploreExpect>,
+}
+
+/// What `explore` should find, in counts of runs (the crash-free run included).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct ExploreExpect {
+    pub runs: Option<u64>,
+    pub guarantee: Option<Guarantee>,
+    pub lost_runs: Option<u64>,
+    pub duplicated_runs: Option<u64>,
+    pub unacked_runs: Option<u64>,
+    pub unconserved_runs: Option<u64>,
 }
 
 /// A validated scenario.

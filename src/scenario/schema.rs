@@ -147,6 +147,20 @@ pub struct RawExpect {
     pub duplicated: Option<u64>,
     pub all_acked: Option<bool>,
     pub conserved: Option<bool>,
+    #[serde(default)]
+    pub explore: Option<RawExploreExpect>,
+}
+
+/// What `explore` should find, in counts of runs.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawExploreExpect {
+    pub runs: Option<u64>,
+    pub guarantee: Option<Guarantee>,
+    pub lost_runs: Option<u64>,
+    pub duplicated_runs: Option<u64>,
+    pub unacked_runs: Option<u64>,
+    pub unconserved_runs: Option<u64>,
 }
 
 #[derive(Debug, Default, Deserialize)]
