@@ -174,8 +174,9 @@ impl Consumer {
         }
         let w = self.work.as_mut().expect("working");
         match (command.action, result) {
-            (_, StepResult::Failed) => {
-                assert_eq!(w.mode, Mode::Normal, "only protocol steps fail");
+            (Action::Step(_), StepResult::Failed) => {
+                // Also on the duplicate path: if its ack fails, the broker never hears of
+                // it, so the delivery must be rejected and redelivered like any failure.
                 w.mode = Mode::Failed;
             }
             (Action::Rollback, StepResult::Db(DbOutcome::RolledBack)) => {
@@ -418,6 +419,36 @@ mod tests {
             Phase::Idle,
             "no nack: the broker already forgot it"
         );
+    }
+
+    #[test]
+    fn a_failed_ack_on_the_duplicate_path_rejects_for_redelivery() {
+        // Found by the property test (proptest-regressions/properties.txt): the ack that
+        // follows a duplicate can fail too.
+        let mut c = consumer("inbox");
+        let actions = drive(
+            &mut c,
+            &[
+                StepResult::Received(Some(delivery())),
+                StepResult::Db(DbOutcome::Begun),
+                StepResult::Db(DbOutcome::Duplicate),
+                StepResult::Db(DbOutcome::RolledBack),
+                StepResult::Failed,
+                StepResult::Done,
+            ],
+        );
+        assert_eq!(
+            actions,
+            [
+                "receive",
+                "begin",
+                "insert_inbox",
+                "rollback",
+                "ack",
+                "nack"
+            ]
+        );
+        assert_eq!(c.phase(), Phase::Idle);
     }
 
     #[test]

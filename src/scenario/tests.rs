@@ -1,1 +1,236 @@
+//! Data-driven tests of scenario parsing: each bad input names its field and says what is
+//! allowed.
 
+use super::*;
+use crate::model::{Boundary, Step};
+
+fn parse(json: &str) -> Result<Scenario, ScenarioError> {
+    Scenario::from_json(json, "test.json")
+}
+
+/// Asserts that `json` is rejected, at `field`, with a message containing every one of
+/// `words`.
+fn check_err(json: &str, field: &str, words: &[&str]) {
+    let e = parse(json).expect_err(json);
+    assert_eq!(e.field.as_deref(), Some(field), "{e}");
+    let text = e.to_string();
+    assert!(text.starts_with("invalid scenario test.json"), "{text}");
+    for w in words {
+        assert!(text.contains(w), "`{w}` missing from: {text}");
+    }
+}
+
+#[test]
+fn a_minimal_scenario_takes_every_default() {
+    let s = parse(r#"{"protocol": "inbox"}"#).unwrap();
+    assert_eq!(s.name, "inbox");
+    assert_eq!(s.seed, 0);
+    assert_eq!(s.workload, Workload::default());
+    assert!(s.store.inbox_unique);
+    assert_eq!(s.broker.redelivery_delay_ticks, 10);
+    assert_eq!(s.faults, FaultPlan::default());
+    assert_eq!(s.expect, None);
+}
+
+#[test]
+fn the_issue_example_parses_in_full() {
+    let s = parse(
+        r#"{
+          "name": "inbox-crash-between-commit-and-ack",
+          "description": "text shown by run",
+          "seed": 7,
+          "protocol": "inbox",
+          "workload": { "events": 3, "accounts": 4, "amount_minor": 10000, "republish": [1] },
+          "store": { "inbox_unique": true },
+          "broker": { "redelivery_delay_ticks": 10 },
+          "faults": {
+            "crash": [ { "at": "after:commit", "event": 0, "delivery": 1 } ],
+            "random_crash": { "per_step_ppm": 50000, "max_crashes": 3 },
+            "fail": [ { "at": "apply_effect", "event": 2, "times": 1 } ]
+          },
+          "expect": { "guarantee": "exactly-once", "lost": 0, "duplicated": 0, "all_acked": true }
+        }"#,
+    )
+    .unwrap();
+    assert_eq!(s.seed, 7);
+    assert_eq!(s.workload.republish, vec![1]);
+    assert_eq!(s.faults.crash[0].at, Boundary::after(Step::Commit));
+    assert_eq!(s.faults.crash[0].event, Some(0));
+    assert_eq!(s.faults.random_crash.unwrap().per_step_ppm, 50_000);
+    assert_eq!(s.faults.fail[0].step, Step::ApplyEffect);
+    assert_eq!(s.expect.unwrap().guarantee, Some(Guarantee::ExactlyOnce));
+}
+
+#[test]
+fn a_custom_protocol_is_accepted() {
+    let s = parse(
+        r#"{"protocol": {"name": "mine", "steps": ["receive", "begin", "apply_effect", "commit", "ack"]}}"#,
+    )
+    .unwrap();
+    assert_eq!(s.protocol.name, "mine");
+    assert_eq!(s.protocol.steps.len(), 5);
+}
+
+#[test]
+fn malformed_json_names_line_and_column() {
+    let e = parse("{\n  \"protocol\": \"inbox\",\n}").unwrap_err();
+    assert_eq!(e.location, Some((3, 1)));
+    assert!(e.to_string().contains("line 3, column 1"), "{e}");
+}
+
+#[test]
+fn bad_fields_name_their_path_and_what_is_allowed() {
+    check_err(r#"{}"#, ".", &["missing field `protocol`"]);
+    check_err(
+        r#"{"protocol": "inbox", "sede": 1}"#,
+        "sede",
+        &["unknown field `sede`", "seed"],
+    );
+    check_err(
+        r#"{"protocol": "inbox", "workload": {"event": 3}}"#,
+        "workload.event",
+        &["unknown field `event`", "events"],
+    );
+    check_err(
+        r#"{"protocol": "inbox", "seed": "seven"}"#,
+        "seed",
+        &["invalid type", "u64"],
+    );
+    check_err(
+        r#"{"protocol": "inbox", "seed": -1}"#,
+        "seed",
+        &["invalid value"],
+    );
+    check_err(
+        r#"{"protocol": "inboxx"}"#,
+        "protocol",
+        &["unknown protocol `inboxx`", "ack-first", "inbox-ack-first"],
+    );
+    check_err(
+        r#"{"protocol": 3}"#,
+        "protocol",
+        &["built-in protocol name"],
+    );
+    check_err(
+        r#"{"protocol": {"name": "p", "step": []}}"#,
+        "protocol.step",
+        &["unknown field `step`"],
+    );
+    check_err(
+        r#"{"protocol": {"name": "p", "steps": ["receive", "apply_efect"]}}"#,
+        "protocol.steps[1]",
+        &["unknown step `apply_efect`", "apply_effect"],
+    );
+    check_err(
+        r#"{"protocol": {"name": "p", "steps": ["receive", "apply_effect", "commit"]}}"#,
+        "protocol.steps[2]",
+        &["`commit` at 2 has no `begin`"],
+    );
+    check_err(
+        r#"{"protocol": {"name": "p", "steps": ["begin", "receive"]}}"#,
+        "protocol.steps[0]",
+        &["first step must be `receive`"],
+    );
+    check_err(
+        r#"{"protocol": "inbox", "expect": {"guarantee": "exactly_once"}}"#,
+        "expect.guarantee",
+        &["unknown variant `exactly_once`", "exactly-once"],
+    );
+}
+
+#[test]
+fn impossible_values_are_rejected_with_their_bounds() {
+    check_err(
+        r#"{"protocol": "inbox", "workload": {"events": 0}}"#,
+        "workload.events",
+        &["0 is out of range", "1 to 10000"],
+    );
+    check_err(
+        r#"{"protocol": "inbox", "workload": {"accounts": 1}}"#,
+        "workload.accounts",
+        &["2 to"],
+    );
+    check_err(
+        r#"{"protocol": "inbox", "workload": {"events": 3, "republish": [3]}}"#,
+        "workload.republish[0]",
+        &["event 3 does not exist", "0 to 2"],
+    );
+    check_err(
+        r#"{"protocol": "inbox", "faults": {"crash": [{"at": "after:comit"}]}}"#,
+        "faults.crash[0].at",
+        &["unknown step `comit`"],
+    );
+    check_err(
+        r#"{"protocol": "inbox", "faults": {"crash": [{"at": "commit"}]}}"#,
+        "faults.crash[0].at",
+        &["before:STEP"],
+    );
+    check_err(
+        r#"{"protocol": "inbox", "faults": {"crash": [{"at": "after:check_inbox"}]}}"#,
+        "faults.crash[0].at",
+        &["has no step `check_inbox`", "receive → begin"],
+    );
+    check_err(
+        r#"{"protocol": "inbox", "faults": {"crash": [{"at": "after:ack", "delivery": 0}]}}"#,
+        "faults.crash[0].delivery",
+        &["start at 1"],
+    );
+    check_err(
+        r#"{"protocol": "inbox", "faults": {"crash": [{"at": "after:ack", "event": 1, "copy": 1}]}}"#,
+        "faults.crash[0].copy",
+        &["copy 1 is never published"],
+    );
+    check_err(
+        r#"{"protocol": "inbox", "faults": {"random_crash": {"per_step_ppm": 1000001, "max_crashes": 1}}}"#,
+        "faults.random_crash.per_step_ppm",
+        &["0 to 1000000"],
+    );
+    check_err(
+        r#"{"protocol": "inbox", "faults": {"fail": [{"at": "receive"}]}}"#,
+        "faults.fail[0].at",
+        &["`receive` cannot fail"],
+    );
+    check_err(
+        r#"{"protocol": "inbox", "faults": {"fail": [{"at": "apply_effect", "times": 0}]}}"#,
+        "faults.fail[0].times",
+        &["1 to 1000"],
+    );
+    check_err(
+        r#"{"protocol": "inbox", "limits": {"max_steps": 0}}"#,
+        "limits.max_steps",
+        &["out of range"],
+    );
+    check_err(
+        r#"{"protocol": "inbox", "expect": {"lost": 4}}"#,
+        "expect.lost",
+        &["0 to 3"],
+    );
+}
+
+#[test]
+fn a_missing_file_names_the_file() {
+    let e = Scenario::from_file(std::path::Path::new("no/such/file.json")).unwrap_err();
+    let text = e.to_string();
+    assert!(
+        text.contains("no/such/file.json") && text.contains("cannot read"),
+        "{text}"
+    );
+}
+
+#[test]
+fn workload_events_are_deterministic_and_move_money_between_distinct_accounts() {
+    let w = Workload {
+        events: 50,
+        accounts: 2,
+        ..Workload::default()
+    };
+    let a = w.events(9);
+    assert_eq!(a, w.events(9));
+    assert_ne!(a[0].event_id, w.events(10)[0].event_id);
+    for e in &a {
+        assert_ne!(e.source, e.target);
+        assert!(["acc_00001", "acc_00002"].contains(&e.source.as_str()));
+    }
+    let ids: std::collections::BTreeSet<_> = a.iter().map(|e| &e.event_id).collect();
+    assert_eq!(ids.len(), 50, "event ids are unique");
+}

@@ -1,0 +1,280 @@
+//! The binary on every scenario file, and the acceptance checks of the simulator core.
+
+use super::support::*;
+use serde_json::Value;
+
+#[test]
+fn every_scenario_runs_and_holds_its_expectations() {
+    for file in scenario_files() {
+        let o = bin(&["run", &file, "--json"]);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{file}: {}{}",
+            stdout(&o),
+            stderr(&o)
+        );
+        let out = json(&o);
+        let spec: Value =
+            serde_json::from_str(&std::fs::read_to_string(root().join(&file)).unwrap()).unwrap();
+        let expect = &spec["expect"];
+        assert_eq!(out["guarantee"], expect["guarantee"], "{file}");
+        for field in ["lost", "duplicated", "all_acked", "conserved"] {
+            if !expect[field].is_null() {
+                assert_eq!(out[field], expect[field], "{file}: {field}");
+            }
+        }
+        assert_eq!(out["expect"]["held"], true, "{file}");
+        assert_eq!(
+            out["replay"],
+            format!("delivery-sim run {file} --seed {}", spec["seed"]),
+            "{file}"
+        );
+    }
+}
+
+#[test]
+fn every_scenario_explores_as_expected() {
+    for file in scenario_files() {
+        let o = bin(&["explore", &file, "--json"]);
+        assert_eq!(o.status.code(), Some(0), "{file}: {}", stdout(&o));
+        let out = json(&o);
+        let runs = out["runs"].as_array().unwrap();
+        assert_eq!(runs.len() as u64, out["summary"]["runs"].as_u64().unwrap());
+        assert!(
+            runs[0]["crash_points"].as_array().unwrap().is_empty(),
+            "baseline first"
+        );
+        for r in &runs[1..] {
+            let points = r["crash_points"].as_array().unwrap();
+            assert_eq!(points.len(), 1, "{file}: one crash per explored run");
+            assert_eq!(
+                r["crashes"][0]["point"], points[0],
+                "{file}: the crash fired"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_matrix_shows_what_each_built_in_protocol_guarantees() {
+    let o = bin(&["matrix", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    let out = json(&o);
+    let guarantee = |name: &str| {
+        let p = out["protocols"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == name)
+            .unwrap_or_else(|| panic!("{name} in matrix"));
+        (
+            p["guarantee"].as_str().unwrap().to_string(),
+            p["lost_runs"].as_u64().unwrap(),
+            p["duplicated_runs"].as_u64().unwrap(),
+        )
+    };
+    for lossy in ["ack-first", "inbox-ack-first", "mark-then-effect"] {
+        let (g, lost, dup) = guarantee(lossy);
+        assert_eq!((g.as_str(), dup), ("at-most-once", 0), "{lossy}");
+        assert!(lost > 0, "{lossy} shows losses");
+    }
+    for dupy in ["no-dedup", "effect-then-mark"] {
+        let (g, lost, dup) = guarantee(dupy);
+        assert_eq!((g.as_str(), lost), ("at-least-once", 0), "{dupy}");
+        assert!(dup > 0, "{dupy} shows duplicates");
+    }
+    let (g, lost, dup) = guarantee("inbox");
+    assert_eq!((g.as_str(), lost, dup), ("exactly-once", 0, 0));
+    let inbox = out["protocols"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "inbox")
+        .unwrap();
+    for point in inbox["points"].as_array().unwrap() {
+        assert_eq!(point["outcome"], "once", "inbox at {}", point["at"]);
+    }
+}
+
+#[test]
+fn the_matrix_table_names_the_seeds_three_failure_points() {
+    let o = bin(&["matrix"]);
+    assert_eq!(o.status.code(), Some(0));
+    let table = stdout(&o);
+    let row = |name: &str| {
+        table
+            .lines()
+            .find(|l| l.starts_with(name))
+            .unwrap_or_else(|| panic!("row {name} in\n{table}"))
+            .split_whitespace()
+            .skip(1)
+            .collect::<Vec<_>>()
+    };
+    // Columns: ack-first no-dedup mark-then-effect effect-then-mark check-then-act inbox inbox-ack-first
+    assert_eq!(
+        row("before:commit"),
+        ["LOST", "once", "LOST", "once", "once", "once", "LOST"]
+    );
+    assert_eq!(
+        row("after:commit"),
+        ["once", "DUP", "once", "DUP", "once", "once", "once"]
+    );
+    assert_eq!(
+        row("after:ack"),
+        ["LOST", "once", "once", "once", "once", "once", "LOST"]
+    );
+}
+
+#[test]
+fn a_custom_protocol_that_acks_before_commit_is_caught_by_explore_at_the_point_that_breaks_it() {
+    let o = bin(&["explore", "scenarios/custom-ack-before-commit.json"]);
+    let out = stdout(&o);
+    assert!(out.contains("after:ack e0 d1 → e0 lost"), "{out}");
+    assert!(out.contains("before:commit e0 d1 → e0 lost"), "{out}");
+    assert!(
+        out.contains("delivery-sim run scenarios/custom-ack-before-commit.json --seed 7 --crash 'after:ack e0 d1'"),
+        "{out}"
+    );
+}
+
+#[test]
+fn the_printed_replay_command_reproduces_the_failing_run() {
+    let explored = json(&bin(&[
+        "explore",
+        "scenarios/custom-ack-before-commit.json",
+        "--json",
+    ]));
+    let failing = explored["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["lost"].as_u64().unwrap() > 0)
+        .expect("a failing run");
+    let point = failing["crash_points"][0].as_str().unwrap();
+    let replay = bin(&[
+        "run",
+        "scenarios/custom-ack-before-commit.json",
+        "--seed",
+        "7",
+        "--crash",
+        point,
+        "--json",
+    ]);
+    let replayed = json(&replay);
+    assert_eq!(replayed["trace_hash"], failing["trace_hash"]);
+    assert_eq!(replayed["lost"], failing["lost"]);
+}
+
+#[test]
+fn the_same_scenario_and_seed_give_identical_output() {
+    for args in [
+        vec![
+            "run",
+            "scenarios/inbox-random-crashes-20-events.json",
+            "--trace",
+        ],
+        vec![
+            "run",
+            "scenarios/no-dedup-crash-between-commit-and-ack.json",
+            "--json",
+        ],
+        vec!["explore", "scenarios/inbox-exact-duplicate.json"],
+    ] {
+        let a = bin(&args);
+        let b = bin(&args);
+        assert_eq!(a.stdout, b.stdout, "{args:?}");
+        assert_eq!(a.status.code(), b.status.code());
+    }
+}
+
+#[test]
+fn a_different_seed_gives_a_different_run() {
+    let a = json(&bin(&[
+        "run",
+        "scenarios/inbox-random-crashes-20-events.json",
+        "--json",
+    ]));
+    let b = json(&bin(&[
+        "run",
+        "scenarios/inbox-random-crashes-20-events.json",
+        "--seed",
+        "8",
+        "--json",
+    ]));
+    assert_ne!(a["trace_hash"], b["trace_hash"]);
+    assert_eq!(b["guarantee"], "exactly-once");
+}
+
+#[test]
+fn a_failed_expectation_exits_1_and_says_which() {
+    // Run a lossy scenario but claim it is exactly-once.
+    let dir = std::env::temp_dir().join(format!("delivery-sim-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("wrong-claim.json");
+    std::fs::write(
+        &file,
+        r#"{"protocol": "ack-first", "faults": {"crash": [{"at": "after:ack", "event": 0}]},
+            "expect": {"guarantee": "exactly-once", "lost": 0}}"#,
+    )
+    .unwrap();
+    let o = bin(&["run", file.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let out = stdout(&o);
+    assert!(out.contains("expect     FAILED"), "{out}");
+    assert!(
+        out.contains("expected guarantee exactly-once, observed at-most-once"),
+        "{out}"
+    );
+    assert!(
+        out.contains("expected 0 lost event(s), observed 1"),
+        "{out}"
+    );
+    assert!(out.contains("crash points: after:ack e0 d1"), "{out}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn run_names_every_anomalous_event_and_its_crash_point() {
+    let o = bin(&[
+        "run",
+        "scenarios/no-dedup-crash-between-commit-and-ack.json",
+    ]);
+    let out = stdout(&o);
+    assert!(out.contains("event 1 ("), "{out}");
+    assert!(
+        out.contains("DUPLICATED: its effect is committed 2 times"),
+        "{out}"
+    );
+    assert!(out.contains("crash points: after:commit e1 d1"), "{out}");
+    assert!(out.contains("trace      hash "), "{out}");
+}
+
+#[test]
+fn protocols_lists_each_built_in_with_its_steps() {
+    let out = stdout(&bin(&["protocols"]));
+    assert!(
+        out.contains("inbox             Insert-first inbox"),
+        "{out}"
+    );
+    assert!(out.contains("steps: receive → begin → insert_inbox → apply_effect → commit → ack"));
+    for name in [
+        "ack-first",
+        "no-dedup",
+        "mark-then-effect",
+        "effect-then-mark",
+        "check-then-act",
+        "inbox-ack-first",
+    ] {
+        assert!(out.contains(name), "{name}");
+    }
+}
+
+#[test]
+fn help_shows_examples() {
+    let out = stdout(&bin(&["--help"]));
+    assert!(
+        out.contains("Examples:") && out.contains("delivery-sim matrix"),
+        "{out}"
+    );
+}

@@ -1,0 +1,38 @@
+//! Golden trace hashes: every scenario's trace hash is pinned, so any change in behaviour
+//! (or in the trace's canonical form) shows up as a diff. After a deliberate change,
+//! regenerate with `UPDATE_GOLDEN=1 cargo test golden` and commit the file with a reason.
+
+use super::support::*;
+use delivery_sim::{run, Scenario};
+
+const GOLDEN: &str = "tests/golden/trace_hashes.txt";
+
+#[test]
+fn golden_trace_hashes() {
+    let mut actual = String::from(
+        "# scenario file, then the trace hash of its run. Regenerate: UPDATE_GOLDEN=1 cargo test golden\n",
+    );
+    for file in scenario_files() {
+        let s = Scenario::from_file(&root().join(&file)).expect("valid scenario");
+        let hash = run(&s).trace.hash_hex();
+        actual.push_str(&format!("{file} {hash}\n"));
+    }
+    let path = root().join(GOLDEN);
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(&path, &actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_default();
+    assert_eq!(
+        expected, actual,
+        "trace hashes changed; if that is intended, run UPDATE_GOLDEN=1 cargo test golden"
+    );
+}
+
+#[test]
+fn the_cli_prints_the_same_hash_as_the_library() {
+    let file = "scenarios/inbox-random-crashes-20-events.json";
+    let cli = json(&bin(&["run", file, "--json"]));
+    let lib = run(&Scenario::from_file(&root().join(file)).unwrap());
+    assert_eq!(cli["trace_hash"], lib.trace.hash_hex());
+}

@@ -1,0 +1,9 @@
+//! Integration tests, compiled into one test binary: the real `delivery-sim` binary on the
+//! scenario files, bad input, golden trace hashes, and properties over seeds and fault
+//! plans.
+
+mod cli;
+mod golden;
+mod input_errors;
+mod properties;
+mod support;

@@ -1,0 +1,262 @@
+//! Properties over seeds and fault plans (proptest). Failing cases are kept in
+//! `proptest-regressions/properties.txt`, which is committed, and replayed first.
+
+use delivery_sim::explore;
+use delivery_sim::fault::{CrashSpec, FailSpec, FaultPlan, RandomCrash};
+use delivery_sim::model::{Boundary, Step};
+use delivery_sim::{run, Guarantee, Protocol, Scenario};
+use proptest::prelude::*;
+use proptest::test_runner::FileFailurePersistence;
+
+fn config(cases: u32) -> ProptestConfig {
+    ProptestConfig {
+        cases,
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
+            "proptest-regressions/properties.txt",
+        ))),
+        ..ProptestConfig::default()
+    }
+}
+
+/// A fault plan for `protocol` over `events` events: planned crashes at its boundaries,
+/// random crashes, step failures, and republishes.
+fn plan(protocol: Protocol, events: usize) -> impl Strategy<Value = (FaultPlan, Vec<usize>)> {
+    let boundaries = Boundary::all_of(&protocol.steps);
+    let failable: Vec<Step> = protocol
+        .steps
+        .iter()
+        .copied()
+        .filter(|s| *s != Step::Receive)
+        .collect();
+    let crash = (
+        proptest::sample::select(boundaries),
+        proptest::option::of(0..events),
+        proptest::option::of(1u32..=3),
+    )
+        .prop_map(|(at, event, delivery)| CrashSpec {
+            at,
+            event,
+            copy: None,
+            delivery,
+        });
+    let fail = (
+        proptest::sample::select(failable),
+        proptest::option::of(0..events),
+        1u32..=3,
+    )
+        .prop_map(|(step, event, times)| FailSpec {
+            step,
+            event,
+            delivery: None,
+            times,
+        });
+    let random =
+        proptest::option::of(
+            (0u32..=300_000, 0u32..=6).prop_map(|(ppm, max)| RandomCrash {
+                per_step_ppm: ppm,
+                max_crashes: max,
+            }),
+        );
+    (
+        proptest::collection::vec(crash, 0..4),
+        random,
+        proptest::collection::vec(fail, 0..3),
+        proptest::collection::vec(0..events, 0..3),
+    )
+        .prop_map(|(crash, random_crash, fail, republish)| {
+            (
+                FaultPlan {
+                    crash,
+                    random_crash,
+                    fail,
+                },
+                republish,
+            )
+        })
+}
+
+fn scenario(
+    name: &str,
+    seed: u64,
+    events: usize,
+    plan: FaultPlan,
+    republish: Vec<usize>,
+) -> Scenario {
+    let mut s = Scenario::new(Protocol::built_in(name).unwrap());
+    s.seed = seed;
+    s.workload.events = events;
+    s.workload.republish = republish;
+    s.faults = plan;
+    s
+}
+
+fn inbox_case() -> impl Strategy<Value = (u64, usize, FaultPlan, Vec<usize>)> {
+    (1usize..=8).prop_flat_map(|events| {
+        (
+            any::<u64>(),
+            Just(events),
+            plan(Protocol::built_in("inbox").unwrap(), events),
+        )
+            .prop_map(|(seed, events, (plan, republish))| (seed, events, plan, republish))
+    })
+}
+
+proptest! {
+    #![proptest_config(config(256))]
+
+    /// The claim of the whole tool: insert-first inbox, same transaction, ack after commit
+    /// gives one effect per event under any crashes, failures and exact duplicates, and
+    /// every event ends acked.
+    #[test]
+    fn inbox_is_exactly_once_and_live_under_any_fault_plan(
+        (seed, events, plan, republish) in inbox_case()
+    ) {
+        let s = scenario("inbox", seed, events, plan, republish);
+        let r = run(&s);
+        prop_assert_eq!(r.verdict.guarantee, Guarantee::ExactlyOnce, "{}", r.trace.hash_hex());
+        prop_assert!(r.verdict.all_acked);
+        prop_assert!(r.verdict.conserved);
+        prop_assert_eq!(r.verdict.exactly_once, events as u64);
+        for e in &r.verdict.events {
+            prop_assert_eq!(e.inbox_rows, 1);
+        }
+    }
+
+    /// Same scenario, same seed: the same trace, for every protocol and plan.
+    #[test]
+    fn the_same_seed_gives_the_same_trace_hash(
+        protocol in proptest::sample::select(
+            Protocol::all_built_in().into_iter().map(|p| p.name).collect::<Vec<_>>()),
+        (seed, events, plan, republish) in inbox_case(),
+    ) {
+        // Crash points of the inbox plan may name steps the protocol lacks; they never fire.
+        let s = scenario(&protocol, seed, events, plan, republish);
+        let a = run(&s);
+        let b = run(&s);
+        prop_assert_eq!(a.trace.hash_hex(), b.trace.hash_hex());
+        prop_assert_eq!(a.trace.entries(), b.trace.entries());
+        prop_assert_eq!(a.verdict, b.verdict);
+    }
+
+    /// The checker's counts add up for any protocol and plan: every event is once, lost or
+    /// duplicated, and the guarantee follows from the counts.
+    #[test]
+    fn verdict_counts_add_up(
+        protocol in proptest::sample::select(
+            Protocol::all_built_in().into_iter().map(|p| p.name).collect::<Vec<_>>()),
+        (seed, events, plan, republish) in inbox_case(),
+    ) {
+        let s = scenario(&protocol, seed, events, plan, republish);
+        let v = run(&s).verdict;
+        prop_assert_eq!(v.lost + v.duplicated + v.exactly_once, events as u64);
+        prop_assert_eq!(v.guarantee, Guarantee::from_anomalies(v.lost > 0, v.duplicated > 0));
+    }
+}
+
+proptest! {
+    #![proptest_config(config(48))]
+
+    /// Ack-first always has a crash point that loses an event, and never duplicates.
+    #[test]
+    fn ack_first_has_a_crash_point_that_loses(seed in any::<u64>(), events in 1usize..=4) {
+        let s = scenario("ack-first", seed, events, FaultPlan::default(), vec![]);
+        let x = explore::single_crash_points(&s);
+        prop_assert!(x.summary.lost_runs > 0);
+        prop_assert_eq!(x.summary.duplicated_runs, 0);
+        let lost_at: Vec<Boundary> = x.failing().filter_map(|r| r.crash).map(|p| p.boundary).collect();
+        prop_assert!(lost_at.contains(&Boundary::after(Step::Ack)));
+    }
+
+    /// Processing then acking without an inbox always has a crash point that duplicates,
+    /// and never loses.
+    #[test]
+    fn no_dedup_has_a_crash_point_that_duplicates(seed in any::<u64>(), events in 1usize..=4) {
+        let s = scenario("no-dedup", seed, events, FaultPlan::default(), vec![]);
+        let x = explore::single_crash_points(&s);
+        prop_assert!(x.summary.duplicated_runs > 0);
+        prop_assert_eq!(x.summary.lost_runs, 0);
+        let dup_at: Vec<Boundary> = x.failing().filter_map(|r| r.crash).map(|p| p.boundary).collect();
+        prop_assert!(dup_at.contains(&Boundary::after(Step::Commit)));
+    }
+
+    /// Without the unique constraint, the inbox protocol duplicates an exact republish: the
+    /// constraint, not the code, is what deduplicates.
+    #[test]
+    fn without_the_constraint_a_republish_duplicates(seed in any::<u64>(), events in 1usize..=4) {
+        let mut s = scenario("inbox", seed, events, FaultPlan::default(), vec![0]);
+        s.store.inbox_unique = false;
+        let v = run(&s).verdict;
+        prop_assert_eq!(v.duplicated, 1);
+        prop_assert_eq!(v.events[0].inbox_rows, 2);
+    }
+}
+
+#[test]
+fn every_built_in_protocol_is_exactly_once_without_faults() {
+    for p in Protocol::all_built_in() {
+        let mut s = Scenario::new(p.clone());
+        s.workload.events = 5;
+        let v = run(&s).verdict;
+        assert_eq!(v.guarantee, Guarantee::ExactlyOnce, "{}", p.name);
+        assert!(v.all_acked && v.conserved, "{}", p.name);
+    }
+}
+
+#[test]
+fn a_protocol_without_ack_leaves_events_in_flight_and_says_why() {
+    let p = Protocol::new(
+        "never-acks",
+        "",
+        vec![
+            Step::Receive,
+            Step::Begin,
+            Step::InsertInbox,
+            Step::ApplyEffect,
+            Step::Commit,
+        ],
+    )
+    .unwrap();
+    let v = run(&Scenario::new(p)).verdict;
+    assert_eq!(v.guarantee, Guarantee::ExactlyOnce);
+    assert!(!v.all_acked);
+    assert_eq!(
+        v.events[0].unacked_reason.as_deref(),
+        Some("in flight forever: the protocol has no ack step")
+    );
+}
+
+#[test]
+fn hitting_the_step_limit_is_reported_not_hung() {
+    let mut s = Scenario::new(Protocol::built_in("inbox").unwrap());
+    s.workload.events = 50;
+    s.limits.max_steps = 20;
+    let r = run(&s);
+    assert_eq!(r.stop, delivery_sim::sim::StopReason::StepLimit);
+    assert_eq!(r.steps, 20);
+    assert!(!r.verdict.all_acked);
+    assert!(r.verdict.events[49]
+        .unacked_reason
+        .as_deref()
+        .unwrap()
+        .contains("step limit"));
+    assert!(
+        r.verdict.conserved,
+        "the open transaction was rolled back, not half-read"
+    );
+}
+
+#[test]
+fn hitting_the_tick_limit_is_reported() {
+    let mut s = Scenario::new(Protocol::built_in("no-dedup").unwrap());
+    s.faults.crash = vec![CrashSpec {
+        at: Boundary::before(Step::Commit),
+        event: Some(0),
+        copy: None,
+        delivery: None,
+    }];
+    s.broker.redelivery_delay_ticks = 1_000;
+    s.limits.max_ticks = 100;
+    let r = run(&s);
+    assert_eq!(r.stop, delivery_sim::sim::StopReason::TickLimit);
+    assert!(r.end_tick <= 100);
+}

@@ -1,0 +1,47 @@
+//! Helpers shared by the integration tests: running the binary and listing scenarios.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Runs the built binary with `args` from the crate root.
+pub fn bin(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_delivery-sim"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("the binary runs")
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).expect("utf-8 output")
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).expect("utf-8 output")
+}
+
+/// Every scenario file, as paths relative to the crate root, in name order.
+pub fn scenario_files() -> Vec<String> {
+    let mut files: Vec<String> = std::fs::read_dir(root().join("scenarios"))
+        .expect("scenarios/ exists")
+        .map(|e| e.expect("dir entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .map(|p| {
+            Path::new("scenarios")
+                .join(p.file_name().expect("file name"))
+                .display()
+                .to_string()
+        })
+        .collect();
+    files.sort();
+    assert!(files.len() >= 20, "the scenarios are all there");
+    files
+}
+
+pub fn json(o: &Output) -> serde_json::Value {
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("JSON output: {e}\n{}", stdout(o)))
+}
