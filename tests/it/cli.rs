@@ -278,3 +278,14 @@ fn help_shows_examples() {
         "{out}"
     );
 }
+
+#[test]
+fn the_readme_scenario_example_is_a_real_scenario_file() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let file =
+        std::fs::read_to_string(root().join("scenarios/inbox-every-fault-kind.json")).unwrap();
+    assert!(
+        readme.contains(&format!("```json\n{file}```")),
+        "README's scenario example differs from scenarios/inbox-every-fault-kind.json"
+    );
+}
