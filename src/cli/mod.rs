@@ -156,6 +156,11 @@ pub fn execute(command: &Command) -> Result<(String, ExitCode), CliError> {
     }
 }
 
+/// Whether the expectations held: there were none, or none failed.
+fn held(failures: &Option<Vec<String>>) -> bool {
+    failures.as_ref().is_none_or(|f| f.is_empty())
+}
+
 fn code(held: bool) -> ExitCode {
     if held {
         ExitCode::SUCCESS
@@ -250,7 +255,7 @@ fn run(args: &RunArgs) -> Result<(String, ExitCode), CliError> {
         .expect
         .as_ref()
         .map(|e| check::failed_expectations(e, &result.verdict));
-    let held = failures.as_ref().is_none_or(|f| f.is_empty());
+    let held = held(&failures);
     // The replay command names the crash only when there is exactly one: several go back
     // through the same flags, which the command line below would not show.
     let shown_crash = (crashes.len() == 1).then(|| &crashes[0]);
@@ -261,10 +266,7 @@ fn run(args: &RunArgs) -> Result<(String, ExitCode), CliError> {
         }
     }
     if args.json {
-        let expect = failures.map(|f| json::ExpectJson {
-            held: f.is_empty(),
-            failures: f,
-        });
+        let expect = failures.map(json::ExpectJson::from_failures);
         out.push_str(&to_json(&json::run_json(
             &scenario,
             &result,
@@ -295,12 +297,9 @@ fn explore(args: &ExploreArgs) -> Result<(String, ExitCode), CliError> {
         .expect
         .as_ref()
         .map(|e| explore::failed_expectations(e, &x.summary));
-    let held = failures.as_ref().is_none_or(|f| f.is_empty());
+    let held = held(&failures);
     let out = if args.json {
-        let expect = failures.map(|f| json::ExpectJson {
-            held: f.is_empty(),
-            failures: f,
-        });
+        let expect = failures.map(json::ExpectJson::from_failures);
         to_json(&json::explore_json(&scenario, &x, &origin, expect))
     } else {
         text::explore_text(&scenario, &x, &origin, failures.as_deref())

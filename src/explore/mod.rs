@@ -202,15 +202,19 @@ pub fn matrix_rows(columns: &[MatrixColumn]) -> Vec<Boundary> {
 /// in every run. Returns one line per failed expectation.
 pub fn failed_expectations(expect: &crate::scenario::Expect, s: &Summary) -> Vec<String> {
     let mut failed = Vec::new();
-    if let Some(x) = &expect.explore {
-        if let Some(g) = x.guarantee {
-            if g != s.guarantee {
-                failed.push(format!(
-                    "expected guarantee {g} over all runs, observed {}",
-                    s.guarantee
-                ));
-            }
+    let guarantee = expect
+        .explore
+        .as_ref()
+        .map_or(expect.guarantee, |x| x.guarantee);
+    if let Some(g) = guarantee {
+        if g != s.guarantee {
+            failed.push(format!(
+                "expected guarantee {g} over all runs, observed {}",
+                s.guarantee
+            ));
         }
+    }
+    if let Some(x) = &expect.explore {
         for (what, want, got) in [
             ("runs", x.runs, s.runs),
             ("lost_runs", x.lost_runs, s.lost_runs),
@@ -225,14 +229,6 @@ pub fn failed_expectations(expect: &crate::scenario::Expect, s: &Summary) -> Vec
             }
         }
         return failed;
-    }
-    if let Some(g) = expect.guarantee {
-        if g != s.guarantee {
-            failed.push(format!(
-                "expected guarantee {g} over all runs, observed {}",
-                s.guarantee
-            ));
-        }
     }
     for (what, want, runs) in [
         ("lost", expect.lost, s.lost_runs),

@@ -62,6 +62,15 @@ pub struct ExpectJson {
     pub failures: Vec<String>,
 }
 
+impl ExpectJson {
+    pub fn from_failures(failures: Vec<String>) -> ExpectJson {
+        ExpectJson {
+            held: failures.is_empty(),
+            failures,
+        }
+    }
+}
+
 /// `run --json`.
 #[derive(Debug, Serialize)]
 pub struct RunJson {

@@ -35,6 +35,21 @@ fn expectation_lines(out: &mut String, failures: Option<&[String]>) {
     }
 }
 
+/// The scenario's name (and description) and its protocol's steps.
+fn header(scenario: &Scenario, with_description: bool) -> String {
+    let mut out = format!("scenario   {}\n", scenario.name);
+    if with_description && !scenario.description.is_empty() {
+        let _ = writeln!(out, "           {}", scenario.description);
+    }
+    let _ = writeln!(
+        out,
+        "protocol   {}: {}",
+        scenario.protocol.name,
+        scenario.protocol.arrow_list()
+    );
+    out
+}
+
 /// The summary of one run.
 pub fn run_text(
     scenario: &Scenario,
@@ -44,17 +59,7 @@ pub fn run_text(
     failures: Option<&[String]>,
 ) -> String {
     let v = &r.verdict;
-    let mut out = String::new();
-    let _ = writeln!(out, "scenario   {}", scenario.name);
-    if !scenario.description.is_empty() {
-        let _ = writeln!(out, "           {}", scenario.description);
-    }
-    let _ = writeln!(
-        out,
-        "protocol   {}: {}",
-        scenario.protocol.name,
-        scenario.protocol.arrow_list()
-    );
+    let mut out = header(scenario, true);
     let _ = writeln!(
         out,
         "run        seed {}, {} events ({} republished), {} steps, {} ticks, stopped: {}",
@@ -240,14 +245,7 @@ pub fn explore_text(
     origin: &Origin,
     failures: Option<&[String]>,
 ) -> String {
-    let mut out = String::new();
-    let _ = writeln!(out, "scenario   {}", scenario.name);
-    let _ = writeln!(
-        out,
-        "protocol   {}: {}",
-        scenario.protocol.name,
-        scenario.protocol.arrow_list()
-    );
+    let mut out = header(scenario, false);
     let _ = writeln!(
         out,
         "explored   {} runs: the crash-free run, then one crash at each of the {} boundaries it reached\n",

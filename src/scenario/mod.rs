@@ -16,7 +16,7 @@ use crate::fault::FaultPlan;
 use crate::model::{Account, Event, EventIndex, EventType, Guarantee, Protocol, Tick};
 use crate::sim::{SimRng, Stream};
 use crate::store::StoreConfig;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 /// The hard upper bounds on a scenario's values. A scenario beyond them is rejected before
@@ -128,7 +128,8 @@ impl Default for Limits {
 /// What the scenario's author expects; each field is optional and checked only if given.
 /// `run` checks the top-level fields against the run; `explore` checks `explore` if given,
 /// and otherwise reads the top-level fields for the set of runs.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Expect {
     pub guarantee: Option<Guarantee>,
     pub lost: Option<u64>,
@@ -139,7 +140,8 @@ pub struct Expect {
 }
 
 /// What `explore` should find, in counts of runs (the crash-free run included).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ExploreExpect {
     pub runs: Option<u64>,
     pub guarantee: Option<Guarantee>,

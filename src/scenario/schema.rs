@@ -2,7 +2,7 @@
 //! errors everywhere; every field but `protocol` has a default. Values are checked and
 //! turned into a [`super::Scenario`] by `validate`.
 
-use crate::model::Guarantee;
+use super::Expect;
 use serde::Deserialize;
 
 #[derive(Debug, Deserialize)]
@@ -27,7 +27,7 @@ pub struct RawScenario {
     #[serde(default)]
     pub faults: RawFaults,
     #[serde(default)]
-    pub expect: Option<RawExpect>,
+    pub expect: Option<Expect>,
     #[serde(default)]
     pub limits: RawLimits,
 }
@@ -137,30 +137,6 @@ pub struct RawFail {
     pub event: Option<u64>,
     pub delivery: Option<u32>,
     pub times: Option<u32>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RawExpect {
-    pub guarantee: Option<Guarantee>,
-    pub lost: Option<u64>,
-    pub duplicated: Option<u64>,
-    pub all_acked: Option<bool>,
-    pub conserved: Option<bool>,
-    #[serde(default)]
-    pub explore: Option<RawExploreExpect>,
-}
-
-/// What `explore` should find, in counts of runs.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RawExploreExpect {
-    pub runs: Option<u64>,
-    pub guarantee: Option<Guarantee>,
-    pub lost_runs: Option<u64>,
-    pub duplicated_runs: Option<u64>,
-    pub unacked_runs: Option<u64>,
-    pub unconserved_runs: Option<u64>,
 }
 
 #[derive(Debug, Default, Deserialize)]

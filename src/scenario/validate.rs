@@ -2,9 +2,7 @@
 //! failed), then check every value against the bounds and the protocol rules.
 
 use super::schema::*;
-use super::{
-    bounds, ConsumerConfig, Expect, ExploreExpect, Limits, Scenario, ScenarioError, Workload,
-};
+use super::{bounds, ConsumerConfig, Limits, Scenario, ScenarioError, Workload};
 use crate::broker::BrokerConfig;
 use crate::fault::{CrashSpec, FailSpec, FaultPlan, RandomCrash};
 use crate::model::{Boundary, Protocol, Step};
@@ -79,21 +77,7 @@ impl Checker<'_> {
                 bounds::MAX_TICKS,
             )?,
         };
-        let expect = raw.expect.map(|e| Expect {
-            guarantee: e.guarantee,
-            lost: e.lost,
-            duplicated: e.duplicated,
-            all_acked: e.all_acked,
-            conserved: e.conserved,
-            explore: e.explore.map(|x| ExploreExpect {
-                runs: x.runs,
-                guarantee: x.guarantee,
-                lost_runs: x.lost_runs,
-                duplicated_runs: x.duplicated_runs,
-                unacked_runs: x.unacked_runs,
-                unconserved_runs: x.unconserved_runs,
-            }),
-        });
+        let expect = raw.expect;
         if let Some(e) = &expect {
             for (field, v) in [("expect.lost", e.lost), ("expect.duplicated", e.duplicated)] {
                 if let Some(v) = v {
