@@ -229,3 +229,116 @@ pub fn failed_expectations(expect: &Expect, v: &Verdict) -> Vec<String> {
     }
     failed
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::EventType;
+    use crate::store::LedgerCounts;
+
+    fn event(index: usize) -> Event {
+        Event {
+            index,
+            event_id: format!("id-{index}"),
+            event_type: EventType::TransferCreated,
+            transfer_id: format!("tr_{index:05}"),
+            source: "acc_00001".into(),
+            target: "acc_00002".into(),
+            amount_minor: 10,
+        }
+    }
+
+    fn acked(event: usize) -> Message {
+        Message {
+            event,
+            copy: 0,
+            state: MessageState::Acked { at: 1 },
+            deliveries: 1,
+        }
+    }
+
+    /// Checks a committed ledger of (debits, credits) per event, all acked, with balances
+    /// that sum to `balance_total`.
+    fn verdict(ledger: &[(u32, u32)], balance_total: i64) -> Verdict {
+        let events: Vec<Event> = (0..ledger.len()).map(event).collect();
+        let mut committed = CommittedState::default();
+        for (i, (debits, credits)) in ledger.iter().enumerate() {
+            committed.ledger.insert(
+                format!("id-{i}"),
+                LedgerCounts {
+                    debits: *debits,
+                    credits: *credits,
+                },
+            );
+        }
+        committed.balances.insert("acc_00001".into(), balance_total);
+        let accounts = [Account {
+            name: "acc_00001".into(),
+            initial_balance_minor: 100,
+        }];
+        let messages: Vec<Message> = (0..ledger.len()).map(acked).collect();
+        check(&Observed {
+            events: &events,
+            accounts: &accounts,
+            protocol: &Protocol::built_in("inbox").unwrap(),
+            committed: &committed,
+            messages: &messages,
+            crashes: &[],
+            external_effects: &[],
+            stop: StopReason::Quiescent,
+        })
+    }
+
+    #[test]
+    fn effects_are_classified_from_the_committed_ledger() {
+        let v = verdict(&[(1, 1), (0, 0), (2, 2)], 100);
+        let outcomes: Vec<Outcome> = v.events.iter().map(|e| e.outcome).collect();
+        assert_eq!(
+            outcomes,
+            [Outcome::Once, Outcome::Lost, Outcome::Duplicated]
+        );
+        assert_eq!((v.exactly_once, v.lost, v.duplicated), (1, 1, 1));
+        assert_eq!(v.guarantee, Guarantee::None);
+        assert!(v.conserved);
+    }
+
+    #[test]
+    fn half_a_transfer_is_lost_and_torn() {
+        let v = verdict(&[(1, 0)], 90);
+        assert_eq!(v.events[0].outcome, Outcome::Lost);
+        assert!(v.events[0].torn);
+        assert!(!v.conserved);
+        assert_eq!(v.guarantee, Guarantee::AtMostOnce);
+        let v = verdict(&[(2, 1)], 90);
+        assert_eq!(v.events[0].outcome, Outcome::Duplicated);
+        assert!(v.events[0].torn && !v.conserved);
+    }
+
+    #[test]
+    fn an_unconserved_total_is_caught_even_without_a_torn_event() {
+        let v = verdict(&[(1, 1)], 99);
+        assert!(!v.conserved);
+        assert_eq!(v.guarantee, Guarantee::ExactlyOnce);
+    }
+
+    #[test]
+    fn expectations_report_each_mismatch() {
+        let v = verdict(&[(0, 0), (1, 1)], 100);
+        let expect = Expect {
+            guarantee: Some(Guarantee::ExactlyOnce),
+            lost: Some(0),
+            duplicated: Some(0),
+            all_acked: Some(true),
+            conserved: Some(true),
+            explore: None,
+        };
+        assert_eq!(
+            failed_expectations(&expect, &v),
+            [
+                "expected guarantee exactly-once, observed at-most-once",
+                "expected 0 lost event(s), observed 1",
+            ]
+        );
+        assert!(failed_expectations(&Expect::default(), &v).is_empty());
+    }
+}

@@ -111,6 +111,8 @@ pub struct MatrixCell {
     pub once: u64,
     pub lost: u64,
     pub duplicated: u64,
+    /// The first run at this boundary that lost or duplicated an event, to replay.
+    pub first_failure: Option<BoundaryPoint>,
 }
 
 impl MatrixCell {
@@ -153,6 +155,7 @@ pub fn matrix(protocols: &[Protocol], events: usize, seed: u64) -> Vec<MatrixCol
                         once: 0,
                         lost: 0,
                         duplicated: 0,
+                        first_failure: None,
                     };
                     for r in exploration
                         .runs
@@ -169,6 +172,8 @@ pub fn matrix(protocols: &[Protocol], events: usize, seed: u64) -> Vec<MatrixCol
                         }
                         if v.guarantee == Guarantee::ExactlyOnce {
                             cell.once += 1;
+                        } else if cell.first_failure.is_none() {
+                            cell.first_failure = r.crash;
                         }
                     }
                     cell

@@ -179,6 +179,9 @@ pub struct MatrixPointJson {
     pub once: u64,
     pub lost: u64,
     pub duplicated: u64,
+    /// The command replaying the first failing run at this boundary, if any failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replay: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -200,6 +203,14 @@ pub struct MatrixJson {
     pub events: usize,
     pub seed: u64,
     pub protocols: Vec<MatrixProtocolJson>,
+}
+
+/// How to rebuild one of the matrix's scenarios from the command line.
+pub fn matrix_origin(column: &MatrixColumn, events: usize) -> Origin {
+    Origin::BuiltIn {
+        protocol: column.protocol.name.clone(),
+        events,
+    }
 }
 
 pub fn matrix_json(columns: &[MatrixColumn], events: usize, seed: u64) -> MatrixJson {
@@ -226,6 +237,9 @@ pub fn matrix_json(columns: &[MatrixColumn], events: usize, seed: u64) -> Matrix
                         once: cell.once,
                         lost: cell.lost,
                         duplicated: cell.duplicated,
+                        replay: cell
+                            .first_failure
+                            .map(|p| matrix_origin(c, events).replay_command(seed, Some(&p))),
                     })
                     .collect(),
             })

@@ -1,6 +1,6 @@
 //! Text reports for people.
 
-use super::json::anomalies;
+use super::json::{anomalies, matrix_origin};
 use super::Origin;
 use crate::check::Outcome;
 use crate::explore::{matrix_rows, Exploration, MatrixColumn};
@@ -405,6 +405,18 @@ pub fn matrix_text(columns: &[MatrixColumn], events: usize, seed: u64) -> String
          A cell covers every\nevent and delivery attempt crashed at that boundary; each run \
          crashes once, then recovers.\n",
     );
+    out.push_str("\nto replay the first failing run of each failing cell:\n");
+    for c in columns {
+        for cell in &c.cells {
+            if let Some(p) = cell.first_failure {
+                let _ = writeln!(
+                    out,
+                    "  {}",
+                    matrix_origin(c, events).replay_command(seed, Some(&p))
+                );
+            }
+        }
+    }
     if mismatches.is_empty() {
         out.push_str("every built-in protocol showed the guarantee it is documented to have.\n");
     }

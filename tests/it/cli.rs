@@ -289,3 +289,55 @@ fn the_readme_scenario_example_is_a_real_scenario_file() {
         "README's scenario example differs from scenarios/inbox-every-fault-kind.json"
     );
 }
+
+/// Splits a replay command as a POSIX shell would, for the simple quoting `Origin` emits.
+fn shell_words(cmd: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut quoted = false;
+    for c in cmd.chars() {
+        match c {
+            '\'' => quoted = !quoted,
+            ' ' if !quoted => {
+                if !word.is_empty() {
+                    words.push(std::mem::take(&mut word));
+                }
+            }
+            c => word.push(c),
+        }
+    }
+    words.push(word);
+    words
+}
+
+#[test]
+fn every_failing_matrix_cell_replays_to_the_same_failure() {
+    let out = json(&bin(&["matrix", "--json"]));
+    let mut replayed = 0;
+    for p in out["protocols"].as_array().unwrap() {
+        for point in p["points"].as_array().unwrap() {
+            let Some(cmd) = point["replay"].as_str() else {
+                assert_eq!(point["outcome"], "once", "only failing cells have a replay");
+                continue;
+            };
+            let words = shell_words(cmd);
+            assert_eq!(words[0], "delivery-sim");
+            let mut args: Vec<&str> = words[1..].iter().map(String::as_str).collect();
+            args.push("--json");
+            let run = json(&bin(&args));
+            let outcome = point["outcome"].as_str().unwrap();
+            assert_eq!(
+                run["lost"].as_u64().unwrap() > 0,
+                outcome.contains("lost"),
+                "{cmd}"
+            );
+            assert_eq!(
+                run["duplicated"].as_u64().unwrap() > 0,
+                outcome.contains("duplicated"),
+                "{cmd}"
+            );
+            replayed += 1;
+        }
+    }
+    assert_eq!(replayed, 24, "the failing cells of the 3-event matrix");
+}
