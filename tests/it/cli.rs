@@ -341,3 +341,18 @@ fn every_failing_matrix_cell_replays_to_the_same_failure() {
     }
     assert_eq!(replayed, 24, "the failing cells of the 3-event matrix");
 }
+
+#[test]
+fn the_readme_shows_the_real_output_of_its_main_command() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let matrix = stdout(&bin(&["matrix"]));
+    assert!(
+        readme.contains(&format!("$ cargo run --release -- matrix\n{matrix}```")),
+        "README's matrix output is stale: paste the output of `cargo run --release -- matrix`"
+    );
+    let run = stdout(&bin(&[
+        "run",
+        "scenarios/no-dedup-crash-between-commit-and-ack.json",
+    ]));
+    assert!(readme.contains(&run), "README's run output is stale");
+}
