@@ -335,7 +335,7 @@ pub fn matrix_text(columns: &[MatrixColumn], events: usize, seed: u64) -> String
             c.protocol
                 .name
                 .len()
-                .max("lost+dup".len())
+                .max("DUPLICATED".len())
                 .max(c.summary.guarantee.name().len())
         })
         .collect();
@@ -366,7 +366,7 @@ pub fn matrix_text(columns: &[MatrixColumn], events: usize, seed: u64) -> String
                 Some(cell) => match cell.outcome() {
                     "once" => "once".to_string(),
                     "lost" => "LOST".to_string(),
-                    "duplicated" => "DUP".to_string(),
+                    "duplicated" => "DUPLICATED".to_string(),
                     _ => "LOST+DUP".to_string(),
                 },
             })
@@ -400,10 +400,10 @@ pub fn matrix_text(columns: &[MatrixColumn], events: usize, seed: u64) -> String
         })
         .collect();
     out.push_str(
-        "\nonce = every event's effect committed exactly once; LOST = some event has no committed \
-         effect;\nDUP = some event's effect committed twice; · = the protocol has no such step. \
-         A cell covers every\nevent and delivery attempt crashed at that boundary; each run \
-         crashes once, then recovers.\n",
+        "\nonce = every event's effect committed exactly once; LOST = some event has no committed\n\
+         effect; DUPLICATED = some event's effect committed twice; · = the protocol has no such\n\
+         step. A cell covers every event and delivery attempt crashed at that boundary; each\n\
+         run crashes once, then recovers.\n",
     );
     out.push_str("\nto replay the first failing run of each failing cell:\n");
     for c in columns {

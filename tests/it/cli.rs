@@ -118,7 +118,15 @@ fn the_matrix_table_names_the_seeds_three_failure_points() {
     );
     assert_eq!(
         row("after:commit"),
-        ["once", "DUP", "once", "DUP", "once", "once", "once"]
+        [
+            "once",
+            "DUPLICATED",
+            "once",
+            "DUPLICATED",
+            "once",
+            "once",
+            "once"
+        ]
     );
     assert_eq!(
         row("after:ack"),
