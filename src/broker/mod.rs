@@ -19,12 +19,16 @@ pub struct BrokerConfig {
     /// How long an unacked message waits, after its consumer crashed or rejected it, before
     /// it is ready again.
     pub redelivery_delay_ticks: Tick,
+    /// After this many deliveries, a message that is released again (crash or rejection)
+    /// goes to the dead-letter queue instead of being redelivered. `None`: never.
+    pub max_deliveries: Option<u32>,
 }
 
 impl Default for BrokerConfig {
     fn default() -> Self {
         BrokerConfig {
             redelivery_delay_ticks: 10,
+            max_deliveries: None,
         }
     }
 }
@@ -58,6 +62,11 @@ pub enum MessageState {
     Acked {
         at: Tick,
     },
+    /// Released after `max_deliveries` deliveries: parked for a person, never delivered
+    /// again.
+    DeadLettered {
+        at: Tick,
+    },
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -76,6 +85,8 @@ pub enum BrokerOutput {
     Timer { at: Tick, message: MessageId },
     /// A message became ready; idle consumers may receive.
     Ready { message: MessageId },
+    /// A message went to the dead-letter queue.
+    DeadLettered { message: MessageId },
 }
 
 /// What became of an ack.
@@ -195,8 +206,19 @@ impl Broker {
     }
 
     fn schedule_redelivery(&mut self, now: Tick, id: MessageId) {
+        let m = &mut self.messages[id];
+        if self
+            .config
+            .max_deliveries
+            .is_some_and(|max| m.deliveries >= max)
+        {
+            m.state = MessageState::DeadLettered { at: now };
+            self.outputs
+                .push_back(BrokerOutput::DeadLettered { message: id });
+            return;
+        }
         let at = now + self.config.redelivery_delay_ticks;
-        self.messages[id].state = MessageState::Redelivering { at };
+        m.state = MessageState::Redelivering { at };
         self.outputs
             .push_back(BrokerOutput::Timer { at, message: id });
     }
@@ -217,6 +239,7 @@ mod tests {
     fn broker() -> Broker {
         Broker::new(BrokerConfig {
             redelivery_delay_ticks: 10,
+            max_deliveries: None,
         })
     }
 
@@ -292,6 +315,29 @@ mod tests {
             b.messages()[0].state,
             MessageState::InFlight { consumer: 0, .. }
         ));
+    }
+
+    #[test]
+    fn past_max_deliveries_a_released_message_is_dead_lettered() {
+        let mut b = Broker::new(BrokerConfig {
+            redelivery_delay_ticks: 10,
+            max_deliveries: Some(2),
+        });
+        b.handle_publish(0, 0, 0);
+        b.handle_receive(1, 0).unwrap();
+        b.handle_consumer_crash(2, 0);
+        drain(&mut b);
+        b.handle_timer(12, 0);
+        drain(&mut b);
+        let second = b.handle_receive(12, 0).unwrap();
+        assert_eq!(second.attempt, 2, "one crash is absorbed");
+        b.handle_consumer_crash(13, 0);
+        assert_eq!(
+            drain(&mut b),
+            vec![BrokerOutput::DeadLettered { message: 0 }]
+        );
+        assert_eq!(b.messages()[0].state, MessageState::DeadLettered { at: 13 });
+        assert_eq!(b.handle_receive(100, 0), None, "never delivered again");
     }
 
     #[test]

@@ -25,6 +25,9 @@ pub enum Outcome {
     Once,
     Lost,
     Duplicated,
+    /// No effect, and the broker gave up on it: parked in the dead-letter queue for a
+    /// person, which is not a silent loss.
+    DeadLettered,
 }
 
 impl Outcome {
@@ -33,6 +36,7 @@ impl Outcome {
             Outcome::Once => "once",
             Outcome::Lost => "lost",
             Outcome::Duplicated => "duplicated",
+            Outcome::DeadLettered => "dead-lettered",
         }
     }
 }
@@ -51,6 +55,8 @@ pub struct EventReport {
     pub inbox_rows: u32,
     pub external_effects: u32,
     pub outcome: Outcome,
+    /// Some publication of it went to the dead-letter queue.
+    pub dead_lettered: bool,
     /// Debit and credit counts differ: half an effect is committed.
     pub torn: bool,
     pub acked: bool,
@@ -68,6 +74,9 @@ pub struct Verdict {
     pub lost: u64,
     pub duplicated: u64,
     pub exactly_once: u64,
+    /// Events with no effect that the broker dead-lettered: not lost silently, but not
+    /// processed either; `all_acked` is false for them.
+    pub dead_lettered: u64,
     pub guarantee: Guarantee,
     pub all_acked: bool,
     /// Balances sum to the opening total and no event is torn.
@@ -122,6 +131,14 @@ pub fn check(o: &Observed<'_>) -> Verdict {
         };
         let messages: Vec<&Message> = o.messages.iter().filter(|m| m.event == e.index).collect();
         assert!(!messages.is_empty(), "every event was published");
+        let dead_lettered = messages
+            .iter()
+            .any(|m| matches!(m.state, MessageState::DeadLettered { .. }));
+        let outcome = if outcome == Outcome::Lost && effects == 0 && dead_lettered {
+            Outcome::DeadLettered
+        } else {
+            outcome
+        };
         let acked = messages
             .iter()
             .all(|m| matches!(m.state, MessageState::Acked { .. }));
@@ -140,6 +157,7 @@ pub fn check(o: &Observed<'_>) -> Verdict {
                 .filter(|x| x.event == e.index)
                 .count() as u32,
             outcome,
+            dead_lettered,
             torn: ledger.debits != ledger.credits,
             acked,
             unacked_reason,
@@ -152,10 +170,11 @@ pub fn check(o: &Observed<'_>) -> Verdict {
         });
     }
     let count = |o: Outcome| reports.iter().filter(|r| r.outcome == o).count() as u64;
-    let (lost, duplicated, exactly_once) = (
+    let (lost, duplicated, exactly_once, dead_lettered) = (
         count(Outcome::Lost),
         count(Outcome::Duplicated),
         count(Outcome::Once),
+        count(Outcome::DeadLettered),
     );
     let balance_total_minor = o.committed.balances.values().sum();
     let opening_total_minor = o.accounts.iter().map(|a| a.initial_balance_minor).sum();
@@ -168,6 +187,7 @@ pub fn check(o: &Observed<'_>) -> Verdict {
         lost,
         duplicated,
         exactly_once,
+        dead_lettered,
         balance_total_minor,
         opening_total_minor,
     }
@@ -184,6 +204,10 @@ fn unacked_reason(o: &Observed<'_>, messages: &[&Message]) -> String {
         .find(|m| !matches!(m.state, MessageState::Acked { .. }))
         .expect("an unacked event has an unacked message");
     match (m.state, limit) {
+        (MessageState::DeadLettered { .. }, _) => format!(
+            "dead-lettered after {} deliveries (broker.max_deliveries)",
+            m.deliveries
+        ),
         (_, Some(limit)) => format!("{limit} before it was acked"),
         (MessageState::InFlight { .. }, None) if !o.protocol.has(Step::Ack) => {
             "in flight forever: the protocol has no ack step".into()

@@ -27,6 +27,8 @@ pub struct Summary {
     pub runs: u64,
     pub lost_runs: u64,
     pub duplicated_runs: u64,
+    /// Runs in which the broker dead-lettered an event it never saw processed.
+    pub dead_lettered_runs: u64,
     /// Runs that ended with some event not acked.
     pub unacked_runs: u64,
     /// Runs whose balances were not conserved (half an effect committed).
@@ -96,6 +98,7 @@ fn summarize(runs: &[ExploredRun]) -> Summary {
         runs: runs.len() as u64,
         lost_runs,
         duplicated_runs,
+        dead_lettered_runs: count(&|r| r.verdict.dead_lettered > 0),
         unacked_runs: count(&|r| !r.verdict.all_acked),
         unconserved_runs: count(&|r| !r.verdict.conserved),
         limited_runs: count(&|r| r.stop != StopReason::Quiescent),

@@ -16,7 +16,8 @@ use serde::Serialize;
 pub struct Anomaly {
     pub event_id: String,
     pub event: usize,
-    /// `lost`, `duplicated`, `torn` (debit without credit or the reverse), or `unacked`.
+    /// `lost`, `duplicated`, `dead_lettered`, `torn` (debit without credit or the reverse),
+    /// or `unacked`.
     pub kind: &'static str,
     pub effects: u32,
     pub crash_points: Vec<BoundaryPoint>,
@@ -41,6 +42,7 @@ pub fn anomalies(events: &[EventReport]) -> Vec<Anomaly> {
             Outcome::Once => {}
             Outcome::Lost => push("lost", None),
             Outcome::Duplicated => push("duplicated", None),
+            Outcome::DeadLettered => push("dead_lettered", e.unacked_reason.clone()),
         }
         if e.torn {
             push(
@@ -48,7 +50,7 @@ pub fn anomalies(events: &[EventReport]) -> Vec<Anomaly> {
                 Some(format!("{} debit(s), {} credit(s)", e.debits, e.credits)),
             );
         }
-        if !e.acked {
+        if !e.acked && e.outcome != Outcome::DeadLettered {
             push("unacked", e.unacked_reason.clone());
         }
     }
@@ -82,6 +84,7 @@ pub struct RunJson {
     pub lost: u64,
     pub duplicated: u64,
     pub exactly_once: u64,
+    pub dead_lettered: u64,
     pub guarantee: Guarantee,
     pub all_acked: bool,
     pub conserved: bool,
@@ -114,6 +117,7 @@ pub fn run_json(
         lost: v.lost,
         duplicated: v.duplicated,
         exactly_once: v.exactly_once,
+        dead_lettered: v.dead_lettered,
         guarantee: v.guarantee,
         all_acked: v.all_acked,
         conserved: v.conserved,

@@ -93,11 +93,16 @@ pub fn run_text(
     }
     let _ = writeln!(
         out,
-        "verdict    {}: {} once, {} lost, {} duplicated; {}; {}",
+        "verdict    {}: {} once, {} lost, {} duplicated{}; {}; {}",
         v.guarantee,
         v.exactly_once,
         v.lost,
         v.duplicated,
+        if v.dead_lettered > 0 {
+            format!(", {} dead-lettered", v.dead_lettered)
+        } else {
+            String::new()
+        },
         if v.all_acked {
             "all acked"
         } else {
@@ -146,6 +151,7 @@ pub fn run_text(
                 Outcome::Once => "once",
                 Outcome::Lost => "LOST",
                 Outcome::Duplicated => "DUPLICATED",
+                Outcome::DeadLettered => "DEAD-LETTERED",
             },
             if e.external_effects > 0 {
                 format!(" (external effects: {})", e.external_effects)
@@ -184,6 +190,10 @@ pub fn run_text(
                 )
             }
             "duplicated" => format!("DUPLICATED: its effect is committed {} times", a.effects),
+            "dead_lettered" => format!(
+                "DEAD-LETTERED: no effect committed; {}",
+                a.detail.as_deref().unwrap_or("")
+            ),
             "torn" => format!(
                 "TORN: half an effect committed ({})",
                 a.detail.as_deref().unwrap_or("")

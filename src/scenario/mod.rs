@@ -27,6 +27,7 @@ pub mod bounds {
     pub const MAX_REPUBLISH: usize = 10_000;
     pub const MAX_DELAY_TICKS: u64 = 1_000_000;
     pub const MAX_CRASHES: u32 = 1_000;
+    pub const MAX_DELIVERIES: u32 = 1_000;
     pub const MAX_FAIL_TIMES: u32 = 1_000;
     pub const MAX_STEPS: u64 = 10_000_000;
     pub const MAX_TICKS: u64 = 1_000_000_000;

@@ -95,6 +95,7 @@ pub struct RawStore {
 #[serde(deny_unknown_fields)]
 pub struct RawBroker {
     pub redelivery_delay_ticks: Option<u64>,
+    pub max_deliveries: Option<u32>,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -101,6 +101,11 @@ impl Checker<'_> {
                     0,
                     bounds::MAX_DELAY_TICKS,
                 )?,
+                max_deliveries: raw
+                    .broker
+                    .max_deliveries
+                    .map(|m| self.range("broker.max_deliveries", m, 1, bounds::MAX_DELIVERIES))
+                    .transpose()?,
             },
             consumer: ConsumerConfig {
                 restart_delay_ticks: self.range(

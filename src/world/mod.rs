@@ -226,6 +226,14 @@ impl<'s> World<'s> {
                 BrokerOutput::Timer { at, message } => {
                     self.queue.push(at, Occurrence::BrokerTimer(message))
                 }
+                BrokerOutput::DeadLettered { message } => {
+                    let d = self.message_ref(message);
+                    let outcome = format!(
+                        "dead-lettered after {} deliveries: never delivered again",
+                        d.attempt
+                    );
+                    self.record(now, Actor::Broker, "dead-letter", Some(&d), outcome);
+                }
                 BrokerOutput::Ready { .. } => {
                     if self.consumer.handle_message_ready() {
                         self.queue
