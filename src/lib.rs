@@ -27,4 +27,4 @@ pub mod world;
 
 pub use model::{Guarantee, Protocol, Step};
 pub use scenario::Scenario;
-pub use world::{run, RunResult};
+pub use world::{run, run_with, RunOptions, RunResult};

@@ -223,6 +223,26 @@ impl Broker {
             .push_back(BrokerOutput::Timer { at, message: id });
     }
 
+    /// The broker's state as text, with times relative to `now`: two brokers with the same
+    /// fingerprint behave the same from now on, shifted in time.
+    pub fn fingerprint(&self, now: Tick) -> String {
+        let mut out = String::new();
+        for m in &self.messages {
+            let state = match m.state {
+                MessageState::Ready => "ready".to_string(),
+                MessageState::InFlight { consumer, attempt } => {
+                    format!("flight{consumer}/{attempt}")
+                }
+                MessageState::Redelivering { at } => format!("redeliver+{}", at - now),
+                MessageState::Acked { .. } => "acked".to_string(),
+                MessageState::DeadLettered { .. } => "dead".to_string(),
+            };
+            out.push_str(&format!("{}.{}x{}:{state};", m.event, m.copy, m.deliveries));
+        }
+        out.push_str(&format!("ready{:?}", self.ready));
+        out
+    }
+
     pub fn messages(&self) -> &[Message] {
         &self.messages
     }

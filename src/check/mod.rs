@@ -354,7 +354,7 @@ mod tests {
             duplicated: Some(0),
             all_acked: Some(true),
             conserved: Some(true),
-            explore: None,
+            explore: Vec::new(),
         };
         assert_eq!(
             failed_expectations(&expect, &v),

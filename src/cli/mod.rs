@@ -100,6 +100,13 @@ pub struct RunArgs {
 pub struct ExploreArgs {
     #[command(flatten)]
     pub source: Source,
+    /// The most crashes in one schedule: 1 = one run per single crash point; 2 adds a
+    /// second crash at every point the first crash's run reached (its recovery included).
+    #[arg(long, default_value_t = 1)]
+    pub depth: usize,
+    /// Refuse explorations estimated to need more schedules than this.
+    #[arg(long, default_value_t = explore::DEFAULT_MAX_SCHEDULES)]
+    pub max_schedules: u64,
     /// Print the result as JSON.
     #[arg(long)]
     pub json: bool,
@@ -256,9 +263,6 @@ fn run(args: &RunArgs) -> Result<(String, ExitCode), CliError> {
         .as_ref()
         .map(|e| check::failed_expectations(e, &result.verdict));
     let held = held(&failures);
-    // The replay command names the crash only when there is exactly one: several go back
-    // through the same flags, which the command line below would not show.
-    let shown_crash = (crashes.len() == 1).then(|| &crashes[0]);
     let mut out = String::new();
     for p in &crashes {
         if !result.crashes.iter().any(|c| c.point == *p) {
@@ -268,11 +272,7 @@ fn run(args: &RunArgs) -> Result<(String, ExitCode), CliError> {
     if args.json {
         let expect = failures.map(json::ExpectJson::from_failures);
         out.push_str(&to_json(&json::run_json(
-            &scenario,
-            &result,
-            &origin,
-            shown_crash,
-            expect,
+            &scenario, &result, &origin, &crashes, expect,
         )));
     } else {
         if args.trace {
@@ -283,16 +283,51 @@ fn run(args: &RunArgs) -> Result<(String, ExitCode), CliError> {
             &scenario,
             &result,
             &origin,
-            shown_crash,
+            &crashes,
             failures.as_deref(),
         ));
     }
     Ok((out, code(held)))
 }
 
+/// The hard ceiling on `--max-schedules`.
+const MAX_SCHEDULES_CEILING: u64 = 10_000_000;
+
+fn explore_options(
+    scenario: &Scenario,
+    depth: usize,
+    max_schedules: u64,
+) -> Result<explore::ExploreOptions, CliError> {
+    if depth == 0 || depth > explore::MAX_DEPTH {
+        return Err(CliError::Usage(format!(
+            "--depth: {depth} is out of range; allowed: 1 to {}",
+            explore::MAX_DEPTH
+        )));
+    }
+    if max_schedules == 0 || max_schedules > MAX_SCHEDULES_CEILING {
+        return Err(CliError::Usage(format!(
+            "--max-schedules: {max_schedules} is out of range; allowed: 1 to {MAX_SCHEDULES_CEILING}"
+        )));
+    }
+    let estimate = explore::estimate_schedules(scenario, depth);
+    if estimate > u128::from(max_schedules) {
+        return Err(CliError::Usage(format!(
+            "exploring `{}` ({} events) to depth {depth} may need up to {estimate} schedules, \
+             over the limit of {max_schedules}; lower --depth or the number of events, or raise \
+             --max-schedules (at most {MAX_SCHEDULES_CEILING})",
+            scenario.name, scenario.workload.events
+        )));
+    }
+    Ok(explore::ExploreOptions {
+        depth,
+        max_schedules,
+    })
+}
+
 fn explore(args: &ExploreArgs) -> Result<(String, ExitCode), CliError> {
     let (scenario, origin) = load(&args.source)?;
-    let x = explore::single_crash_points(&scenario);
+    let options = explore_options(&scenario, args.depth, args.max_schedules)?;
+    let x = explore::explore(&scenario, options);
     let failures = scenario
         .expect
         .as_ref()

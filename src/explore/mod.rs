@@ -1,29 +1,69 @@
-//! Exhaustive exploration of crash points, and the protocol × crash-point matrix.
+//! Exhaustive exploration of crash schedules, and the protocol × crash-point matrix.
 //!
-//! `explore` runs a scenario once without crashes (the baseline), collects every step
-//! boundary that run reaches, then reruns the scenario once per boundary with a single crash
-//! there. Because runs are deterministic, the rerun follows the baseline exactly up to the
-//! crash, so every reached boundary is really crashed at (asserted). The scenario's own
-//! planned and random crashes are replaced; its step failures and republishes are kept,
-//! so the points on redelivered attempts they cause are explored too.
+//! `explore` runs a scenario once without crashes (the baseline) and collects every step
+//! boundary that run reaches. Each boundary becomes a schedule of one crash. Up to
+//! `depth`, each schedule is extended by every boundary its own run reached after its last
+//! crash — the redelivered attempts and the recovery included — so a schedule of k crashes
+//! is a real run in which the k-th crash hits a point that only exists because of the first
+//! k-1.
+//!
+//! Schedules are explored level by level; the runs of a level run in parallel and are
+//! collected in schedule order, so the output does not depend on the number of threads.
+//! Two schedules whose whole simulation state is identical right after their last crash
+//! (committed rows, broker, pending timers, consumer, remaining faults, with times relative
+//! to the crash) have the same future, shifted in time; the later one is reported as
+//! equivalent and its extensions are not run. Every reported run was really run.
+//!
+//! The scenario's own planned and random crashes are replaced; its step failures and
+//! republishes are kept.
 
 use crate::fault::CrashSpec;
 use crate::model::{Boundary, BoundaryPoint, Guarantee, Protocol, Step};
 use crate::scenario::Scenario;
 use crate::sim::StopReason;
-use crate::world::{self, RunResult};
+use crate::world::{self, RunOptions, RunResult};
+use rayon::prelude::*;
 use serde::Serialize;
+use std::collections::BTreeMap;
 
-/// One run of an exploration: the crash it injected (none for the baseline) and its result.
+/// The deepest exploration accepted.
+pub const MAX_DEPTH: usize = 4;
+/// The most schedules one exploration runs; beyond it the exploration stops, says so, and
+/// the summary is marked truncated.
+pub const DEFAULT_MAX_SCHEDULES: u64 = 1_000_000;
+
+/// How deep and how far to explore.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExploreOptions {
+    /// The most crashes in one schedule (1 = one run per single crash point).
+    pub depth: usize,
+    /// The most schedules to run.
+    pub max_schedules: u64,
+}
+
+impl Default for ExploreOptions {
+    fn default() -> Self {
+        ExploreOptions {
+            depth: 1,
+            max_schedules: DEFAULT_MAX_SCHEDULES,
+        }
+    }
+}
+
+/// One run of an exploration: its crash schedule (empty for the baseline) and its result.
 #[derive(Debug)]
 pub struct ExploredRun {
-    pub crash: Option<BoundaryPoint>,
+    pub crashes: Vec<BoundaryPoint>,
     pub result: RunResult,
+    /// The earlier run whose state after the last crash was identical to this one's: its
+    /// extensions were explored there, not here.
+    pub equivalent_to: Option<usize>,
 }
 
 /// The summary over all runs of an exploration.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Summary {
+    pub depth: usize,
     pub runs: u64,
     pub lost_runs: u64,
     pub duplicated_runs: u64,
@@ -35,6 +75,12 @@ pub struct Summary {
     pub unconserved_runs: u64,
     /// Runs stopped by a step or tick limit.
     pub limited_runs: u64,
+    /// Runs whose state after their last crash equalled an earlier run's.
+    pub equivalent_runs: u64,
+    /// Extensions of those runs that were not run, because the earlier run's were.
+    pub pruned_schedules: u64,
+    /// Whether `max_schedules` stopped the exploration before it was complete.
+    pub truncated: bool,
     /// The weakest guarantee over all runs.
     pub guarantee: Guarantee,
 }
@@ -62,39 +108,144 @@ fn without_crashes(scenario: &Scenario) -> Scenario {
     base
 }
 
+const EXPLORE_RUN: RunOptions = RunOptions {
+    fingerprints: true,
+    hash_only: true,
+};
+
+/// Runs `base` with a crash at each point of `schedule`, and checks they all fired.
+fn run_schedule(base: &Scenario, schedule: &[BoundaryPoint]) -> RunResult {
+    let mut s = base.clone();
+    s.faults.crash = schedule.iter().map(|p| CrashSpec::exactly(*p)).collect();
+    let result = world::run_with(&s, EXPLORE_RUN);
+    let fired: Vec<BoundaryPoint> = result.crashes.iter().map(|c| c.point).collect();
+    assert_eq!(
+        fired, schedule,
+        "a deterministic rerun reaches every boundary of its schedule, in order"
+    );
+    result
+}
+
+/// The boundaries a run reached after its last crash: the extensions of its schedule.
+fn extensions(run: &ExploredRun) -> &[BoundaryPoint] {
+    let reached = &run.result.reached;
+    match run.crashes.last() {
+        None => reached,
+        Some(last) => {
+            let at = reached
+                .iter()
+                .position(|p| p == last)
+                .expect("the crash point was reached");
+            &reached[at + 1..]
+        }
+    }
+}
+
 /// One run per single crash point reached by the crash-free run, plus that run itself.
 pub fn single_crash_points(scenario: &Scenario) -> Exploration {
+    explore(scenario, ExploreOptions::default())
+}
+
+/// Every schedule of up to `options.depth` crashes, as described in the module docs.
+pub fn explore(scenario: &Scenario, options: ExploreOptions) -> Exploration {
+    assert!(
+        (1..=MAX_DEPTH).contains(&options.depth),
+        "depth is validated by the caller"
+    );
     let base = without_crashes(scenario);
-    let baseline = world::run(&base);
-    let points = baseline.reached.clone();
     let mut runs = vec![ExploredRun {
-        crash: None,
-        result: baseline,
+        crashes: Vec::new(),
+        result: world::run_with(&base, EXPLORE_RUN),
+        equivalent_to: None,
     }];
-    for point in points {
-        let mut s = base.clone();
-        s.faults.crash = vec![CrashSpec::exactly(point)];
-        let result = world::run(&s);
-        assert_eq!(
-            result.crashes.first().map(|c| c.point),
-            Some(point),
-            "a deterministic rerun reaches the baseline's boundary {point}"
-        );
-        runs.push(ExploredRun {
-            crash: Some(point),
-            result,
-        });
+    let mut frontier = vec![0usize];
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    let mut pruned_schedules = 0u64;
+    let mut truncated = false;
+    for level in 1..=options.depth {
+        let mut schedules: Vec<Vec<BoundaryPoint>> = frontier
+            .iter()
+            .flat_map(|&i| {
+                let run = &runs[i];
+                extensions(run).iter().map(move |p| {
+                    let mut s = run.crashes.clone();
+                    s.push(*p);
+                    s
+                })
+            })
+            .collect();
+        let room = options.max_schedules.saturating_sub(runs.len() as u64) as usize;
+        if schedules.len() > room {
+            schedules.truncate(room);
+            truncated = true;
+        }
+        let results: Vec<RunResult> = schedules
+            .par_iter()
+            .map(|schedule| run_schedule(&base, schedule))
+            .collect();
+        frontier.clear();
+        for (crashes, result) in schedules.into_iter().zip(results) {
+            let index = runs.len();
+            let state = result
+                .crash_states
+                .last()
+                .expect("a crash leaves a fingerprint")
+                .clone();
+            let equivalent_to = match seen.get(&state) {
+                Some(&earlier) => Some(earlier),
+                None => {
+                    seen.insert(state, index);
+                    None
+                }
+            };
+            let run = ExploredRun {
+                crashes,
+                result,
+                equivalent_to,
+            };
+            if equivalent_to.is_none() {
+                frontier.push(index);
+            } else if level < options.depth {
+                pruned_schedules += extensions(&run).len() as u64;
+            }
+            runs.push(run);
+        }
+        if truncated {
+            break;
+        }
     }
-    let summary = summarize(&runs);
+    let summary = summarize(&runs, options.depth, pruned_schedules, truncated);
     Exploration { runs, summary }
 }
 
-fn summarize(runs: &[ExploredRun]) -> Summary {
+/// An upper bound on the schedules of an exploration to `depth`, from the number of
+/// boundaries the crash-free run reaches: each crash can add at most one more delivery's
+/// worth of boundaries, so level k has at most `points × (points + per_delivery)^(k-1)`.
+pub fn estimate_schedules(scenario: &Scenario, depth: usize) -> u128 {
+    let baseline = world::run_with(&without_crashes(scenario), EXPLORE_RUN);
+    let points = baseline.reached.len() as u128;
+    let per_delivery = 2 * scenario.protocol.steps.len() as u128;
+    let mut level = points;
+    let mut total = 1 + level;
+    for _ in 1..depth {
+        level = level.saturating_mul(points + per_delivery);
+        total = total.saturating_add(level);
+    }
+    total
+}
+
+fn summarize(
+    runs: &[ExploredRun],
+    depth: usize,
+    pruned_schedules: u64,
+    truncated: bool,
+) -> Summary {
     let count =
         |f: &dyn Fn(&RunResult) -> bool| runs.iter().filter(|r| f(&r.result)).count() as u64;
     let lost_runs = count(&|r| r.verdict.lost > 0);
     let duplicated_runs = count(&|r| r.verdict.duplicated > 0);
     Summary {
+        depth,
         runs: runs.len() as u64,
         lost_runs,
         duplicated_runs,
@@ -102,6 +253,9 @@ fn summarize(runs: &[ExploredRun]) -> Summary {
         unacked_runs: count(&|r| !r.verdict.all_acked),
         unconserved_runs: count(&|r| !r.verdict.conserved),
         limited_runs: count(&|r| r.stop != StopReason::Quiescent),
+        equivalent_runs: runs.iter().filter(|r| r.equivalent_to.is_some()).count() as u64,
+        pruned_schedules,
+        truncated,
         guarantee: Guarantee::from_anomalies(lost_runs > 0, duplicated_runs > 0),
     }
 }
@@ -163,7 +317,7 @@ pub fn matrix(protocols: &[Protocol], events: usize, seed: u64) -> Vec<MatrixCol
                     for r in exploration
                         .runs
                         .iter()
-                        .filter(|r| r.crash.is_some_and(|c| c.boundary == at))
+                        .filter(|r| r.crashes.len() == 1 && r.crashes[0].boundary == at)
                     {
                         cell.runs += 1;
                         let v = &r.result.verdict;
@@ -176,7 +330,7 @@ pub fn matrix(protocols: &[Protocol], events: usize, seed: u64) -> Vec<MatrixCol
                         if v.guarantee == Guarantee::ExactlyOnce {
                             cell.once += 1;
                         } else if cell.first_failure.is_none() {
-                            cell.first_failure = r.crash;
+                            cell.first_failure = Some(r.crashes[0]);
                         }
                     }
                     cell
@@ -202,18 +356,16 @@ pub fn matrix_rows(columns: &[MatrixColumn]) -> Vec<Boundary> {
         .collect()
 }
 
-/// Compares an exploration with the scenario's expectations. With `expect.explore`, its
-/// counts of runs are compared exactly. Without it, the top-level fields are read for a set
+/// Compares an exploration with the scenario's expectations. With an `expect.explore`
+/// entry for the exploration's depth, its counts of runs are compared exactly. Without it, the top-level fields are read for a set
 /// of runs: `guarantee` is the weakest over all runs; `lost`/`duplicated` of 0 mean no run
 /// lost or duplicated an event and a positive value means at least one did (a count of
 /// events per run has no single value across runs); `all_acked` and `conserved` must hold
 /// in every run. Returns one line per failed expectation.
 pub fn failed_expectations(expect: &crate::scenario::Expect, s: &Summary) -> Vec<String> {
     let mut failed = Vec::new();
-    let guarantee = expect
-        .explore
-        .as_ref()
-        .map_or(expect.guarantee, |x| x.guarantee);
+    let at_depth = expect.explore_at(s.depth);
+    let guarantee = at_depth.map_or(expect.guarantee, |x| x.guarantee);
     if let Some(g) = guarantee {
         if g != s.guarantee {
             failed.push(format!(
@@ -222,11 +374,16 @@ pub fn failed_expectations(expect: &crate::scenario::Expect, s: &Summary) -> Vec
             ));
         }
     }
-    if let Some(x) = &expect.explore {
+    if let Some(x) = at_depth {
         for (what, want, got) in [
             ("runs", x.runs, s.runs),
             ("lost_runs", x.lost_runs, s.lost_runs),
             ("duplicated_runs", x.duplicated_runs, s.duplicated_runs),
+            (
+                "dead_lettered_runs",
+                x.dead_lettered_runs,
+                s.dead_lettered_runs,
+            ),
             ("unacked_runs", x.unacked_runs, s.unacked_runs),
             ("unconserved_runs", x.unconserved_runs, s.unconserved_runs),
         ] {

@@ -163,6 +163,16 @@ impl FaultInjector {
         }
     }
 
+    /// What is left of the plan, as text: which planned crashes fired, which failures
+    /// remain, how many random crashes happened. The random stream's position is not
+    /// included, so fingerprints are only comparable for plans without random crashes.
+    pub fn fingerprint(&self) -> String {
+        format!(
+            "{:?}{:?}{}",
+            self.fired, self.fails_left, self.random_crashes
+        )
+    }
+
     pub fn plan(&self) -> &FaultPlan {
         &self.plan
     }

@@ -104,7 +104,7 @@ pub fn run_json(
     scenario: &Scenario,
     result: &RunResult,
     origin: &Origin,
-    crash_override: Option<&BoundaryPoint>,
+    crash_override: &[BoundaryPoint],
     expect: Option<ExpectJson>,
 ) -> RunJson {
     let v = &result.verdict;
@@ -138,6 +138,9 @@ pub fn run_json(
 #[derive(Debug, Serialize)]
 pub struct ExploredRunJson {
     pub crash_points: Vec<BoundaryPoint>,
+    /// The index (in `runs`) of an earlier run with the same state after the last crash.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub equivalent_to: Option<usize>,
     #[serde(flatten)]
     pub run: RunJson,
 }
@@ -166,8 +169,9 @@ pub fn explore_json(
             .runs
             .iter()
             .map(|r| ExploredRunJson {
-                crash_points: r.crash.into_iter().collect(),
-                run: run_json(scenario, &r.result, origin, r.crash.as_ref(), None),
+                crash_points: r.crashes.clone(),
+                equivalent_to: r.equivalent_to,
+                run: run_json(scenario, &r.result, origin, &r.crashes, None),
             })
             .collect(),
         summary: exploration.summary,
@@ -243,7 +247,7 @@ pub fn matrix_json(columns: &[MatrixColumn], events: usize, seed: u64) -> Matrix
                         duplicated: cell.duplicated,
                         replay: cell
                             .first_failure
-                            .map(|p| matrix_origin(c, events).replay_command(seed, Some(&p))),
+                            .map(|p| matrix_origin(c, events).replay_command(seed, &[p])),
                     })
                     .collect(),
             })

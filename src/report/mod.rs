@@ -20,9 +20,9 @@ pub enum Origin {
 }
 
 impl Origin {
-    /// The exact command that replays the run with `seed` and, if given, one crash at
-    /// `crash` in place of the scenario's planned and random crashes.
-    pub fn replay_command(&self, seed: u64, crash: Option<&BoundaryPoint>) -> String {
+    /// The exact command that replays the run with `seed` and, if any, the crashes at
+    /// `crashes` in place of the scenario's planned and random crashes.
+    pub fn replay_command(&self, seed: u64, crashes: &[BoundaryPoint]) -> String {
         let mut cmd = match self {
             Origin::File(path) => format!("delivery-sim run {}", shell_quote(path)),
             Origin::BuiltIn { protocol, events } => {
@@ -30,7 +30,7 @@ impl Origin {
             }
         };
         cmd.push_str(&format!(" --seed {seed}"));
-        if let Some(p) = crash {
+        for p in crashes {
             cmd.push_str(&format!(" --crash '{p}'"));
         }
         cmd
@@ -61,19 +61,19 @@ mod tests {
             delivery: 1,
         };
         assert_eq!(
-            Origin::File("scenarios/a.json".into()).replay_command(7, None),
+            Origin::File("scenarios/a.json".into()).replay_command(7, &[]),
             "delivery-sim run scenarios/a.json --seed 7"
         );
         assert_eq!(
-            Origin::File("my dir/it's.json".into()).replay_command(7, Some(&p)),
-            r"delivery-sim run 'my dir/it'\''s.json' --seed 7 --crash 'after:commit e1 d1'"
+            Origin::File("my dir/it's.json".into()).replay_command(7, &[p, p]),
+            r"delivery-sim run 'my dir/it'\''s.json' --seed 7 --crash 'after:commit e1 d1' --crash 'after:commit e1 d1'"
         );
         assert_eq!(
             Origin::BuiltIn {
                 protocol: "inbox".into(),
                 events: 3
             }
-            .replay_command(0, Some(&p)),
+            .replay_command(0, &[p]),
             "delivery-sim run --protocol inbox --events 3 --seed 0 --crash 'after:commit e1 d1'"
         );
     }

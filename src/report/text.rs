@@ -55,7 +55,7 @@ pub fn run_text(
     scenario: &Scenario,
     r: &RunResult,
     origin: &Origin,
-    crash_override: Option<&BoundaryPoint>,
+    crash_override: &[BoundaryPoint],
     failures: Option<&[String]>,
 ) -> String {
     let v = &r.verdict;
@@ -247,8 +247,24 @@ fn outcome_cell(r: &RunResult) -> &'static str {
     }
 }
 
-/// The summary of an exploration: one line per run, the failing runs with their replay
-/// commands, and the summary.
+/// How many runs an exploration lists one by one, and how many failing runs.
+const EXPLORE_ROWS: usize = 200;
+const FAILING_ROWS: usize = 50;
+
+fn schedule_text(crashes: &[BoundaryPoint]) -> String {
+    if crashes.is_empty() {
+        "(no crash)".to_string()
+    } else {
+        crashes
+            .iter()
+            .map(|c| c.to_string())
+            .collect::<Vec<_>>()
+            .join(" + ")
+    }
+}
+
+/// The summary of an exploration: one line per run (when there are not too many), the
+/// failing runs with their replay commands, and the summary.
 pub fn explore_text(
     scenario: &Scenario,
     x: &Exploration,
@@ -256,36 +272,62 @@ pub fn explore_text(
     failures: Option<&[String]>,
 ) -> String {
     let mut out = header(scenario, false);
+    let s = &x.summary;
     let _ = writeln!(
         out,
-        "explored   {} runs: the crash-free run, then one crash at each of the {} boundaries it reached\n",
-        x.runs.len(),
-        x.runs.len() - 1
+        "explored   {} runs to depth {}: the crash-free run, then every schedule of up to {} crash(es), \
+         each crash at a boundary the previous crashes' run reached",
+        s.runs, s.depth, s.depth
     );
-    let width = x
-        .runs
-        .iter()
-        .filter_map(|r| r.crash.map(|c| c.to_string().len()))
-        .max()
-        .unwrap_or(0)
-        .max("(no crash)".len());
-    let _ = writeln!(
-        out,
-        "  {:<width$}  {:<16} {:>4} {:>4} {:>4}  {:<5}  trace hash",
-        "crash point", "outcome", "once", "lost", "dup", "acked"
-    );
-    for r in &x.runs {
-        let v = &r.result.verdict;
+    if s.equivalent_runs > 0 {
         let _ = writeln!(
             out,
-            "  {:<width$}  {:<16} {:>4} {:>4} {:>4}  {:<5}  {}",
-            r.crash.map_or("(no crash)".to_string(), |c| c.to_string()),
-            outcome_cell(&r.result),
-            v.exactly_once,
-            v.lost,
-            v.duplicated,
-            if v.all_acked { "yes" } else { "NO" },
-            r.result.trace.hash_hex()
+            "skipped    {} runs had the same state after their last crash as an earlier run; \
+             their {} extensions were not run (the earlier run's were)",
+            s.equivalent_runs, s.pruned_schedules
+        );
+    }
+    if s.truncated {
+        let _ = writeln!(
+            out,
+            "TRUNCATED  the schedule limit stopped the exploration before it was complete"
+        );
+    }
+    out.push('\n');
+    if x.runs.len() <= EXPLORE_ROWS {
+        let width = x
+            .runs
+            .iter()
+            .map(|r| schedule_text(&r.crashes).len())
+            .max()
+            .unwrap_or(0)
+            .max("crash schedule".len());
+        let _ = writeln!(
+            out,
+            "  {:<width$}  {:<16} {:>4} {:>4} {:>4}  {:<5}  trace hash",
+            "crash schedule", "outcome", "once", "lost", "dup", "acked"
+        );
+        for r in &x.runs {
+            let v = &r.result.verdict;
+            let _ = writeln!(
+                out,
+                "  {:<width$}  {:<16} {:>4} {:>4} {:>4}  {:<5}  {}{}",
+                schedule_text(&r.crashes),
+                outcome_cell(&r.result),
+                v.exactly_once,
+                v.lost,
+                v.duplicated,
+                if v.all_acked { "yes" } else { "NO" },
+                r.result.trace.hash_hex(),
+                r.equivalent_to
+                    .map_or(String::new(), |i| format!("  ≡ run {i}"))
+            );
+        }
+    } else {
+        let _ = writeln!(
+            out,
+            "  ({} runs: too many to list; see --json)",
+            x.runs.len()
         );
     }
     let failing: Vec<_> = x.failing().collect();
@@ -294,7 +336,7 @@ pub fn explore_text(
             out,
             "\nfailing runs, each with the command that replays it:"
         );
-        for r in failing {
+        for r in failing.iter().take(FAILING_ROWS) {
             let events: Vec<String> = r
                 .result
                 .verdict
@@ -306,17 +348,31 @@ pub fn explore_text(
             let _ = writeln!(
                 out,
                 "  {} → {}\n    {}",
-                r.crash.map_or("(no crash)".to_string(), |c| c.to_string()),
+                schedule_text(&r.crashes),
                 events.join(", "),
-                origin.replay_command(scenario.seed, r.crash.as_ref())
+                origin.replay_command(scenario.seed, &r.crashes)
+            );
+        }
+        if failing.len() > FAILING_ROWS {
+            let _ = writeln!(
+                out,
+                "  … {} more (see --json)",
+                failing.len() - FAILING_ROWS
             );
         }
     }
-    let s = &x.summary;
     let _ = writeln!(
         out,
-        "\nsummary    {}: {} of {} runs lost an event, {} duplicated one; {} left an event unacked; {} broke conservation; {} hit a limit",
-        s.guarantee, s.lost_runs, s.runs, s.duplicated_runs, s.unacked_runs, s.unconserved_runs, s.limited_runs
+        "\nsummary    {}: {} of {} runs lost an event, {} duplicated one, {} dead-lettered one; \
+         {} left an event unacked; {} broke conservation; {} hit a limit",
+        s.guarantee,
+        s.lost_runs,
+        s.runs,
+        s.duplicated_runs,
+        s.dead_lettered_runs,
+        s.unacked_runs,
+        s.unconserved_runs,
+        s.limited_runs
     );
     expectation_lines(&mut out, failures);
     out
@@ -422,7 +478,7 @@ pub fn matrix_text(columns: &[MatrixColumn], events: usize, seed: u64) -> String
                 let _ = writeln!(
                     out,
                     "  {}",
-                    matrix_origin(c, events).replay_command(seed, Some(&p))
+                    matrix_origin(c, events).replay_command(seed, &[p])
                 );
             }
         }

@@ -127,8 +127,9 @@ impl Default for Limits {
 }
 
 /// What the scenario's author expects; each field is optional and checked only if given.
-/// `run` checks the top-level fields against the run; `explore` checks `explore` if given,
-/// and otherwise reads the top-level fields for the set of runs.
+/// `run` checks the top-level fields against the run; `explore --depth D` checks the
+/// `explore` entry for depth D if there is one, and otherwise reads the top-level fields for
+/// the set of runs.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Expect {
@@ -137,19 +138,57 @@ pub struct Expect {
     pub duplicated: Option<u64>,
     pub all_acked: Option<bool>,
     pub conserved: Option<bool>,
-    pub explore: Option<ExploreExpect>,
+    /// One object, or a list with one object per exploration depth.
+    #[serde(default, deserialize_with = "one_or_many")]
+    pub explore: Vec<ExploreExpect>,
 }
 
-/// What `explore` should find, in counts of runs (the crash-free run included).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+impl Expect {
+    /// The expectations for an exploration to `depth`, if the scenario states them.
+    pub fn explore_at(&self, depth: usize) -> Option<&ExploreExpect> {
+        self.explore.iter().find(|x| x.depth == depth)
+    }
+}
+
+/// Accepts `{...}` or `[{...}, ...]`.
+fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<ExploreExpect>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum OneOrMany {
+        One(ExploreExpect),
+        Many(Vec<ExploreExpect>),
+    }
+    Ok(
+        match OneOrMany::deserialize(d).map_err(|_| {
+            serde::de::Error::custom(
+                "expected an object {\"depth\", \"runs\", \"guarantee\", \"lost_runs\", \
+             \"duplicated_runs\", \"dead_lettered_runs\", \"unacked_runs\", \"unconserved_runs\"} \
+             or a list of them",
+            )
+        })? {
+            OneOrMany::One(x) => vec![x],
+            OneOrMany::Many(xs) => xs,
+        },
+    )
+}
+
+/// What `explore --depth D` should find, in counts of runs (the crash-free run included).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ExploreExpect {
+    #[serde(default = "depth_one")]
+    pub depth: usize,
     pub runs: Option<u64>,
     pub guarantee: Option<Guarantee>,
     pub lost_runs: Option<u64>,
     pub duplicated_runs: Option<u64>,
+    pub dead_lettered_runs: Option<u64>,
     pub unacked_runs: Option<u64>,
     pub unconserved_runs: Option<u64>,
+}
+
+fn depth_one() -> usize {
+    1
 }
 
 /// A validated scenario.

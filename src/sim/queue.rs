@@ -63,6 +63,14 @@ impl<T> EventQueue<T> {
     pub fn is_empty(&self) -> bool {
         self.heap.is_empty()
     }
+
+    /// The pending items in the order they will run, with their times. For state
+    /// fingerprints; it sorts a copy, so it is not for the hot path.
+    pub fn pending(&self) -> Vec<(Tick, &T)> {
+        let mut entries: Vec<&Entry<T>> = self.heap.iter().collect();
+        entries.sort_by_key(|e| (e.at, e.seq));
+        entries.into_iter().map(|e| (e.at, &e.item)).collect()
+    }
 }
 
 #[cfg(test)]
@@ -82,5 +90,15 @@ mod tests {
             order,
             vec![(0, "first"), (1, "a"), (1, "b"), (5, "c"), (5, "d")]
         );
+    }
+
+    #[test]
+    fn pending_lists_in_run_order_without_consuming() {
+        let mut q = EventQueue::default();
+        q.push(5, 'c');
+        q.push(1, 'a');
+        q.push(5, 'd');
+        assert_eq!(q.pending(), vec![(1, &'a'), (5, &'c'), (5, &'d')]);
+        assert_eq!(q.len(), 3);
     }
 }

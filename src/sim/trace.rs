@@ -78,6 +78,9 @@ impl fmt::Display for TraceEntry {
 #[derive(Clone, Debug)]
 pub struct Trace {
     entries: Vec<TraceEntry>,
+    /// Whether entries are kept, or only hashed (exploration keeps thousands of runs).
+    keep: bool,
+    len: usize,
     hash: u64,
     scratch: String,
 }
@@ -87,15 +90,22 @@ const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
 
 impl Default for Trace {
     fn default() -> Self {
-        Trace {
-            entries: Vec::new(),
-            hash: FNV_OFFSET,
-            scratch: String::new(),
-        }
+        Trace::new(true)
     }
 }
 
 impl Trace {
+    /// A trace that keeps its entries (`keep`) or only their hash.
+    pub fn new(keep: bool) -> Trace {
+        Trace {
+            entries: Vec::new(),
+            keep,
+            len: 0,
+            hash: FNV_OFFSET,
+            scratch: String::new(),
+        }
+    }
+
     pub fn record(&mut self, entry: TraceEntry) {
         self.scratch.clear();
         // The canonical form: fields separated by `|`, one entry per line. Changing it changes
@@ -115,19 +125,24 @@ impl Trace {
             self.hash ^= u64::from(b);
             self.hash = self.hash.wrapping_mul(FNV_PRIME);
         }
-        self.entries.push(entry);
+        self.len += 1;
+        if self.keep {
+            self.entries.push(entry);
+        }
     }
 
+    /// The entries, if this trace keeps them (empty otherwise).
     pub fn entries(&self) -> &[TraceEntry] {
         &self.entries
     }
 
+    /// How many entries were recorded, kept or not.
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.len
     }
 
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.len == 0
     }
 
     /// The hash as 16 lowercase hex digits.
@@ -168,6 +183,19 @@ mod tests {
     }
     // Computed independently: FNV-1a 64 of "3|consumer0|commit|1|0|1|committed\n".
     const GOLDEN_ONE: &str = "64adde020c47e585";
+
+    #[test]
+    fn a_trace_that_keeps_nothing_has_the_same_hash_and_length() {
+        let mut kept = Trace::new(true);
+        let mut hashed = Trace::new(false);
+        for t in 0..3 {
+            kept.record(entry(t, "committed"));
+            hashed.record(entry(t, "committed"));
+        }
+        assert_eq!(kept.hash_hex(), hashed.hash_hex());
+        assert_eq!((kept.len(), hashed.len()), (3, 3));
+        assert!(hashed.entries().is_empty());
+    }
 
     #[test]
     fn display_names_the_delivery() {

@@ -271,6 +271,39 @@ impl Store {
             .unwrap_or_else(|e| panic!("{sql}: {e}"));
     }
 
+    /// What is committed, as text without timestamps: two stores with the same logical
+    /// state answer every later statement of a run the same way.
+    pub fn logical_state(&self) -> String {
+        let mut out = String::new();
+        for (sql, columns) in [
+            (
+                "SELECT event_id, COUNT(*) FROM processed_event GROUP BY event_id ORDER BY event_id",
+                2,
+            ),
+            (
+                "SELECT event_id, direction, account, amount_minor, COUNT(*) FROM ledger_entry
+                 GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4",
+                5,
+            ),
+            (
+                "SELECT account, balance_minor FROM balance_projection ORDER BY account",
+                2,
+            ),
+        ] {
+            let mut q = self.conn.prepare_cached(sql).expect("state query");
+            let mut rows = q.query([]).expect("state query");
+            while let Some(row) = rows.next().expect("state row") {
+                for i in 0..columns {
+                    let v: rusqlite::types::Value = row.get(i).expect("state column");
+                    out.push_str(&format!("{v:?},"));
+                }
+                out.push(';');
+            }
+            out.push('|');
+        }
+        out
+    }
+
     /// Reads what is committed. It must not be called with a transaction open, because the
     /// connection would see its own uncommitted writes.
     pub fn committed_state(&self) -> CommittedState {

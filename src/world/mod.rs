@@ -41,15 +41,35 @@ pub struct RunResult {
     pub end_tick: Tick,
     pub stop: StopReason,
     pub verdict: Verdict,
+    /// With [`RunOptions::fingerprints`]: the whole simulation's state right after each
+    /// crash, as text with times relative to the crash. Two runs with equal fingerprints
+    /// after their last crash have the same future, shifted in time.
+    pub crash_states: Vec<String>,
+}
+
+/// What a run records beyond what every run records.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RunOptions {
+    /// Record a state fingerprint after every crash (for exploration's equivalence check).
+    pub fingerprints: bool,
+    /// Keep only the trace's hash and length, not its entries.
+    pub hash_only: bool,
 }
 
 /// Runs `scenario` to the end and checks it.
 pub fn run(scenario: &Scenario) -> RunResult {
-    World::new(scenario).run()
+    run_with(scenario, RunOptions::default())
+}
+
+/// Runs `scenario` to the end with `options` and checks it.
+pub fn run_with(scenario: &Scenario, options: RunOptions) -> RunResult {
+    World::new(scenario, options).run()
 }
 
 struct World<'s> {
     scenario: &'s Scenario,
+    options: RunOptions,
+    crash_states: Vec<String>,
     events: Vec<Event>,
     broker: Broker,
     consumer: Consumer,
@@ -64,7 +84,7 @@ struct World<'s> {
 }
 
 impl<'s> World<'s> {
-    fn new(scenario: &'s Scenario) -> World<'s> {
+    fn new(scenario: &'s Scenario, options: RunOptions) -> World<'s> {
         let store = Store::open_in_memory(&scenario.store, &scenario.workload.accounts())
             .expect("an in-memory SQLite database can always be created");
         World {
@@ -74,12 +94,14 @@ impl<'s> World<'s> {
             store,
             faults: FaultInjector::new(scenario.faults.clone(), scenario.seed),
             queue: EventQueue::default(),
-            trace: Trace::default(),
+            trace: Trace::new(!options.hash_only),
             crashes: Vec::new(),
             external_effects: Vec::new(),
             reached: Vec::new(),
             steps: 0,
             scenario,
+            options,
+            crash_states: Vec::new(),
         }
     }
 
@@ -185,6 +207,7 @@ impl<'s> World<'s> {
             end_tick: now,
             stop,
             verdict,
+            crash_states: self.crash_states,
         }
     }
 
@@ -409,6 +432,33 @@ impl<'s> World<'s> {
             now + self.scenario.consumer.restart_delay_ticks,
             Occurrence::ConsumerRestart(c),
         );
+        if self.options.fingerprints {
+            let state = self.fingerprint(now);
+            self.crash_states.push(state);
+        }
         true
+    }
+
+    /// Everything that decides the rest of the run, with times relative to `now`: the
+    /// committed database (without timestamps), the broker, the pending occurrences, the
+    /// consumer, what is left of the fault plan, and the external effects so far.
+    fn fingerprint(&self, now: Tick) -> String {
+        let mut out = self.store.logical_state();
+        out.push('#');
+        out.push_str(&self.broker.fingerprint(now));
+        out.push('#');
+        for (at, occurrence) in self.queue.pending() {
+            out.push_str(&format!("+{}{occurrence:?};", at - now));
+        }
+        out.push_str(&format!(
+            "#{:?}{:?}#{}#",
+            self.consumer.phase(),
+            self.consumer.delivery(),
+            self.faults.fingerprint()
+        ));
+        for x in &self.external_effects {
+            out.push_str(&format!("{}.{};", x.event, x.copy));
+        }
+        out
     }
 }

@@ -34,26 +34,128 @@ fn every_scenario_runs_and_holds_its_expectations() {
 }
 
 #[test]
-fn every_scenario_explores_as_expected() {
+fn every_scenario_explores_as_expected_at_every_depth_it_pins() {
     for file in scenario_files() {
-        let o = bin(&["explore", &file, "--json"]);
-        assert_eq!(o.status.code(), Some(0), "{file}: {}", stdout(&o));
-        let out = json(&o);
-        let runs = out["runs"].as_array().unwrap();
-        assert_eq!(runs.len() as u64, out["summary"]["runs"].as_u64().unwrap());
-        assert!(
-            runs[0]["crash_points"].as_array().unwrap().is_empty(),
-            "baseline first"
-        );
-        for r in &runs[1..] {
-            let points = r["crash_points"].as_array().unwrap();
-            assert_eq!(points.len(), 1, "{file}: one crash per explored run");
+        let spec: Value =
+            serde_json::from_str(&std::fs::read_to_string(root().join(&file)).unwrap()).unwrap();
+        let depths: Vec<u64> = spec["expect"]["explore"]
+            .as_array()
+            .expect("every scenario pins its exploration")
+            .iter()
+            .map(|x| x["depth"].as_u64().unwrap())
+            .collect();
+        assert!(depths.contains(&1), "{file} pins depth 1");
+        for depth in depths {
+            let depth = depth.to_string();
+            let o = bin(&["explore", &file, "--depth", &depth, "--json"]);
             assert_eq!(
-                r["crashes"][0]["point"], points[0],
-                "{file}: the crash fired"
+                o.status.code(),
+                Some(0),
+                "{file} depth {depth}: {}",
+                stdout(&o)
             );
+            let out = json(&o);
+            let runs = out["runs"].as_array().unwrap();
+            assert_eq!(runs.len() as u64, out["summary"]["runs"].as_u64().unwrap());
+            assert!(
+                runs[0]["crash_points"].as_array().unwrap().is_empty(),
+                "baseline first"
+            );
+            for r in &runs[1..] {
+                let points = r["crash_points"].as_array().unwrap();
+                assert!(!points.is_empty() && points.len() <= depth.parse().unwrap());
+                let fired: Vec<&Value> = r["crashes"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|c| &c["point"])
+                    .collect();
+                assert_eq!(
+                    fired,
+                    points.iter().collect::<Vec<_>>(),
+                    "{file}: the crashes fired"
+                );
+            }
         }
     }
+}
+
+#[test]
+fn depth_2_finds_the_dead_letter_that_depth_1_cannot() {
+    let file = "scenarios/inbox-max-deliveries-one-crash-absorbed.json";
+    let d1 = json(&bin(&["explore", file, "--json"]));
+    assert_eq!(d1["summary"]["dead_lettered_runs"], 0);
+    assert_eq!(d1["summary"]["unacked_runs"], 0);
+    let d2 = json(&bin(&["explore", file, "--depth", "2", "--json"]));
+    assert!(d2["summary"]["dead_lettered_runs"].as_u64().unwrap() > 0);
+    let dead = d2["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["dead_lettered"].as_u64().unwrap() > 0)
+        .unwrap();
+    let points = dead["crash_points"].as_array().unwrap();
+    assert_eq!(points.len(), 2, "it takes two crashes");
+    let event = |p: &Value| {
+        p.as_str()
+            .unwrap()
+            .split_whitespace()
+            .nth(1)
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(event(&points[0]), event(&points[1]), "on the same event");
+    assert!(dead["anomalies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|a| a["kind"] == "dead_lettered"));
+}
+
+#[test]
+fn explore_output_does_not_depend_on_the_thread_count() {
+    let run = |threads: Option<&str>| {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_delivery-sim"));
+        cmd.args([
+            "explore",
+            "scenarios/inbox-every-fault-kind.json",
+            "--depth",
+            "2",
+            "--json",
+        ])
+        .current_dir(root());
+        match threads {
+            Some(n) => cmd.env("RAYON_NUM_THREADS", n),
+            None => cmd.env_remove("RAYON_NUM_THREADS"),
+        };
+        cmd.output().unwrap().stdout
+    };
+    let one = run(Some("1"));
+    assert!(!one.is_empty());
+    assert_eq!(one, run(Some("3")));
+    assert_eq!(one, run(None));
+}
+
+#[test]
+fn an_exploration_over_its_bound_is_refused_with_the_estimate() {
+    let o = bin(&[
+        "explore",
+        "--protocol",
+        "inbox",
+        "--events",
+        "50",
+        "--depth",
+        "4",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.contains("may need up to") && err.contains("over the limit of 1000000"),
+        "{err}"
+    );
+    let o = bin(&["explore", "--protocol", "inbox", "--depth", "5"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--depth: 5 is out of range; allowed: 1 to 4"));
 }
 
 #[test]

@@ -163,7 +163,7 @@ proptest! {
         let x = explore::single_crash_points(&s);
         prop_assert!(x.summary.lost_runs > 0);
         prop_assert_eq!(x.summary.duplicated_runs, 0);
-        let lost_at: Vec<Boundary> = x.failing().filter_map(|r| r.crash).map(|p| p.boundary).collect();
+        let lost_at: Vec<Boundary> = x.failing().filter_map(|r| r.crashes.first()).map(|p| p.boundary).collect();
         prop_assert!(lost_at.contains(&Boundary::after(Step::Ack)));
     }
 
@@ -175,7 +175,7 @@ proptest! {
         let x = explore::single_crash_points(&s);
         prop_assert!(x.summary.duplicated_runs > 0);
         prop_assert_eq!(x.summary.lost_runs, 0);
-        let dup_at: Vec<Boundary> = x.failing().filter_map(|r| r.crash).map(|p| p.boundary).collect();
+        let dup_at: Vec<Boundary> = x.failing().filter_map(|r| r.crashes.first()).map(|p| p.boundary).collect();
         prop_assert!(dup_at.contains(&Boundary::after(Step::Commit)));
     }
 
