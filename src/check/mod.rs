@@ -54,6 +54,10 @@ pub struct EventReport {
     pub credits: u32,
     pub inbox_rows: u32,
     pub external_effects: u32,
+    /// Deliveries of it (every publication, every attempt).
+    pub deliveries: u32,
+    /// Deliveries the consumer recognised as already processed and discarded.
+    pub duplicates_discarded: u32,
     pub outcome: Outcome,
     /// Some publication of it went to the dead-letter queue.
     pub dead_lettered: bool,
@@ -106,6 +110,8 @@ pub struct Observed<'a> {
     pub messages: &'a [Message],
     pub crashes: &'a [CrashRecord],
     pub external_effects: &'a [ExternalEffect],
+    /// Per event: deliveries the consumer recognised as already processed.
+    pub duplicates_discarded: &'a [u32],
     pub stop: StopReason,
 }
 
@@ -156,6 +162,8 @@ pub fn check(o: &Observed<'_>) -> Verdict {
                 .iter()
                 .filter(|x| x.event == e.index)
                 .count() as u32,
+            deliveries: messages.iter().map(|m| m.deliveries).sum(),
+            duplicates_discarded: o.duplicates_discarded[e.index],
             outcome,
             dead_lettered,
             torn: ledger.debits != ledger.credits,
@@ -309,6 +317,7 @@ mod tests {
             messages: &messages,
             crashes: &[],
             external_effects: &[],
+            duplicates_discarded: &vec![0; ledger.len()],
             stop: StopReason::Quiescent,
         })
     }

@@ -6,7 +6,7 @@ use crate::check;
 use crate::explore;
 use crate::fault::CrashSpec;
 use crate::model::{BoundaryPoint, Protocol};
-use crate::report::{json, text, Origin};
+use crate::report::{json, markdown, text, Origin};
 use crate::scenario::{bounds, Scenario, ScenarioError};
 use crate::world;
 use clap::{Args, Parser, Subcommand};
@@ -117,6 +117,13 @@ pub struct MatrixArgs {
     /// Events per run.
     #[arg(long, default_value_t = 3)]
     pub events: u64,
+    /// The most crashes per run: the table shows single crashes; each depth adds a
+    /// guarantee row.
+    #[arg(long, default_value_t = 2)]
+    pub depth: usize,
+    /// Also write matrix.md (failure-point tables) and matrix.json into this directory.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
     /// Seed of every run (event ids and accounts).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
@@ -344,14 +351,39 @@ fn explore(args: &ExploreArgs) -> Result<(String, ExitCode), CliError> {
 
 fn matrix(args: &MatrixArgs) -> Result<(String, ExitCode), CliError> {
     let events = events_arg("--events", args.events)?;
-    let columns = explore::matrix(&Protocol::all_built_in(), events, args.seed);
-    let held = columns
-        .iter()
-        .all(|c| c.protocol.known_crash_guarantee() == Some(c.summary.guarantee));
-    let out = if args.json {
-        to_json(&json::matrix_json(&columns, events, args.seed))
+    let protocols = Protocol::all_built_in();
+    for p in &protocols {
+        let mut s = Scenario::new(p.clone());
+        s.workload.events = events;
+        s.seed = args.seed;
+        explore_options(&s, args.depth, explore::DEFAULT_MAX_SCHEDULES)?;
+    }
+    let columns = explore::matrix(&protocols, events, args.seed, args.depth);
+    let held = columns.iter().all(|c| c.as_documented());
+    let json = json::matrix_json(&columns, events, args.seed, args.depth);
+    let mut out = if args.json {
+        to_json(&json)
     } else {
-        text::matrix_text(&columns, events, args.seed)
+        text::matrix_text(&columns, events, args.seed, args.depth)
     };
+    if let Some(dir) = &args.out {
+        let write = |name: &str, content: &str| -> Result<PathBuf, CliError> {
+            let path = dir.join(name);
+            std::fs::write(&path, content).map_err(|e| {
+                CliError::Usage(format!("--out: cannot write {}: {e}", path.display()))
+            })?;
+            Ok(path)
+        };
+        std::fs::create_dir_all(dir)
+            .map_err(|e| CliError::Usage(format!("--out: cannot create {}: {e}", dir.display())))?;
+        let md = write(
+            "matrix.md",
+            &markdown::matrix_markdown(&columns, events, args.seed, args.depth),
+        )?;
+        let js = write("matrix.json", &to_json(&json))?;
+        if !args.json {
+            out.push_str(&format!("\nwrote {} and {}\n", md.display(), js.display()));
+        }
+    }
     Ok((out, code(held)))
 }

@@ -84,6 +84,38 @@ pub struct CrashRecord {
     pub cause: CrashCause,
     /// Whether SQLite rolled back an open transaction because of it.
     pub dropped_transaction: bool,
+    /// What was durable for the crashed delivery's event right after the crash.
+    pub confirmed: Confirmed,
+}
+
+/// The confirmed state of one event at an instant: its committed rows and whether the
+/// broker holds an ack for the delivery. This is the seeds' "estado confirmado".
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Confirmed {
+    pub ledger_rows: u32,
+    pub inbox_rows: u32,
+    pub acked: bool,
+}
+
+impl Confirmed {
+    /// `nothing`, or what is there: `effect + inbox row + ack`, `inbox row`, …
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if self.ledger_rows > 0 {
+            parts.push("effect");
+        }
+        if self.inbox_rows > 0 {
+            parts.push("inbox row");
+        }
+        if self.acked {
+            parts.push("ack");
+        }
+        if parts.is_empty() {
+            "nothing".to_string()
+        } else {
+            parts.join(" + ")
+        }
+    }
 }
 
 /// Applies a [`FaultPlan`] during one run.

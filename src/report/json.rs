@@ -3,7 +3,7 @@
 
 use super::Origin;
 use crate::check::{EventReport, Outcome};
-use crate::explore::{Exploration, MatrixColumn, Summary};
+use crate::explore::{Exploration, MatrixColumn, PointRow, Summary};
 use crate::fault::CrashRecord;
 use crate::model::{BoundaryPoint, Guarantee, Step};
 use crate::scenario::Scenario;
@@ -190,26 +190,33 @@ pub struct MatrixPointJson {
     /// The command replaying the first failing run at this boundary, if any failed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub replay: Option<String>,
+    /// The confirmed state after the crash, the recovery and the outcome, per group of
+    /// events that behaved alike.
+    pub rows: Vec<PointRow>,
 }
 
 #[derive(Debug, Serialize)]
 pub struct MatrixProtocolJson {
     pub name: String,
     pub steps: Vec<Step>,
+    /// Over single crashes, as `runs`, `lost_runs` and `duplicated_runs`.
     pub guarantee: Guarantee,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub expected_guarantee: Option<Guarantee>,
     pub runs: u64,
     pub lost_runs: u64,
     pub duplicated_runs: u64,
+    /// The summary at each depth explored, 1 first.
+    pub depths: Vec<Summary>,
     pub points: Vec<MatrixPointJson>,
 }
 
-/// `matrix --json`.
+/// `matrix --json`, and `results/matrix.json`.
 #[derive(Debug, Serialize)]
 pub struct MatrixJson {
     pub events: usize,
     pub seed: u64,
+    pub depth: usize,
     pub protocols: Vec<MatrixProtocolJson>,
 }
 
@@ -221,20 +228,22 @@ pub fn matrix_origin(column: &MatrixColumn, events: usize) -> Origin {
     }
 }
 
-pub fn matrix_json(columns: &[MatrixColumn], events: usize, seed: u64) -> MatrixJson {
+pub fn matrix_json(columns: &[MatrixColumn], events: usize, seed: u64, depth: usize) -> MatrixJson {
     MatrixJson {
         events,
         seed,
+        depth,
         protocols: columns
             .iter()
             .map(|c| MatrixProtocolJson {
                 name: c.protocol.name.clone(),
                 steps: c.protocol.steps.clone(),
-                guarantee: c.summary.guarantee,
+                guarantee: c.single().guarantee,
                 expected_guarantee: c.protocol.known_crash_guarantee(),
-                runs: c.summary.runs,
-                lost_runs: c.summary.lost_runs,
-                duplicated_runs: c.summary.duplicated_runs,
+                runs: c.single().runs,
+                lost_runs: c.single().lost_runs,
+                duplicated_runs: c.single().duplicated_runs,
+                depths: c.summaries.clone(),
                 points: c
                     .cells
                     .iter()
@@ -248,6 +257,7 @@ pub fn matrix_json(columns: &[MatrixColumn], events: usize, seed: u64) -> Matrix
                         replay: cell
                             .first_failure
                             .map(|p| matrix_origin(c, events).replay_command(seed, &[p])),
+                        rows: cell.rows.clone(),
                     })
                     .collect(),
             })

@@ -6,6 +6,7 @@
 //! the database holds for it, and the crashes that hit it.
 
 pub mod json;
+pub mod markdown;
 pub mod text;
 
 use crate::model::BoundaryPoint;

@@ -379,12 +379,14 @@ pub fn explore_text(
 }
 
 /// The protocol × crash-point table.
-pub fn matrix_text(columns: &[MatrixColumn], events: usize, seed: u64) -> String {
+pub fn matrix_text(columns: &[MatrixColumn], events: usize, seed: u64, depth: usize) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "delivery-sim matrix: {} protocols × every single crash point; {} events per run, seed {}\n",
+        "delivery-sim matrix: {} protocols × every crash point, single crashes and up to {} per run; \
+         {} events per run, seed {}\n",
         columns.len(),
+        depth,
         events,
         seed
     );
@@ -394,15 +396,17 @@ pub fn matrix_text(columns: &[MatrixColumn], events: usize, seed: u64) -> String
         .map(|r| r.to_string().len())
         .max()
         .unwrap_or(0)
-        .max("crash point".len());
+        .max("guarantee, depth 1".len());
     let widths: Vec<usize> = columns
         .iter()
         .map(|c| {
-            c.protocol
-                .name
-                .len()
-                .max("DUPLICATED".len())
-                .max(c.summary.guarantee.name().len())
+            c.protocol.name.len().max("DUPLICATED".len()).max(
+                c.summaries
+                    .iter()
+                    .map(|s| s.guarantee.name().len())
+                    .max()
+                    .unwrap_or(0),
+            )
         })
         .collect();
     let line = |out: &mut String, head: &str, cells: Vec<String>| {
@@ -444,32 +448,31 @@ pub fn matrix_text(columns: &[MatrixColumn], events: usize, seed: u64) -> String
         "",
         widths.iter().map(|w| "-".repeat(*w)).collect(),
     );
-    line(
-        &mut out,
-        "runs",
-        columns.iter().map(|c| c.summary.runs.to_string()).collect(),
-    );
-    line(
-        &mut out,
-        "guarantee",
-        columns
-            .iter()
-            .map(|c| c.summary.guarantee.name().to_string())
-            .collect(),
-    );
-    let mismatches: Vec<&MatrixColumn> = columns
-        .iter()
-        .filter(|c| {
-            c.protocol
-                .known_crash_guarantee()
-                .is_some_and(|g| g != c.summary.guarantee)
-        })
-        .collect();
+    for depth in 1..=depth {
+        line(
+            &mut out,
+            &format!("runs, depth {depth}"),
+            columns
+                .iter()
+                .map(|c| c.summaries[depth - 1].runs.to_string())
+                .collect(),
+        );
+        line(
+            &mut out,
+            &format!("guarantee, depth {depth}"),
+            columns
+                .iter()
+                .map(|c| c.summaries[depth - 1].guarantee.name().to_string())
+                .collect(),
+        );
+    }
+    let mismatches: Vec<&MatrixColumn> = columns.iter().filter(|c| !c.as_documented()).collect();
     out.push_str(
         "\nonce = every event's effect committed exactly once; LOST = some event has no committed\n\
          effect; DUPLICATED = some event's effect committed twice; · = the protocol has no such\n\
-         step. A cell covers every event and delivery attempt crashed at that boundary; each\n\
-         run crashes once, then recovers.\n",
+         step. A cell covers every event and delivery attempt crashed once at that boundary;\n\
+         the run then recovers. Depth 2 adds a second crash at every point the first crash's\n\
+         run reached, its recovery included.\n",
     );
     out.push_str("\nto replay the first failing run of each failing cell:\n");
     for c in columns {
@@ -487,12 +490,17 @@ pub fn matrix_text(columns: &[MatrixColumn], events: usize, seed: u64) -> String
         out.push_str("every built-in protocol showed the guarantee it is documented to have.\n");
     }
     for c in mismatches {
+        let shown: Vec<String> = c
+            .summaries
+            .iter()
+            .map(|s| format!("{} at depth {}", s.guarantee, s.depth))
+            .collect();
         let _ = writeln!(
             out,
             "MISMATCH: {} is documented as {} but showed {}",
             c.protocol.name,
             c.protocol.known_crash_guarantee().expect("filtered"),
-            c.summary.guarantee
+            shown.join(", ")
         );
     }
     out

@@ -271,6 +271,20 @@ impl Store {
             .unwrap_or_else(|e| panic!("{sql}: {e}"));
     }
 
+    /// The committed ledger rows and inbox rows of one event.
+    pub fn event_rows(&self, event_id: &str) -> (u32, u32) {
+        let count = |sql: &str| -> u32 {
+            self.conn
+                .prepare_cached(sql)
+                .and_then(|mut s| s.query_row(params![event_id], |r| r.get(0)))
+                .expect("row count")
+        };
+        (
+            count("SELECT COUNT(*) FROM ledger_entry WHERE event_id = ?1"),
+            count("SELECT COUNT(*) FROM processed_event WHERE event_id = ?1"),
+        )
+    }
+
     /// What is committed, as text without timestamps: two stores with the same logical
     /// state answer every later statement of a run the same way.
     pub fn logical_state(&self) -> String {

@@ -6,10 +6,10 @@
 //! trace, and stops when nothing is left to do or a limit is reached. At the end the
 //! checker reads the committed database.
 
-use crate::broker::{AckOutcome, Broker, BrokerOutput, Delivery, MessageId};
+use crate::broker::{AckOutcome, Broker, BrokerOutput, Delivery, MessageId, MessageState};
 use crate::check::{self, Verdict};
 use crate::consumer::{Action, Consumer, StepResult};
-use crate::fault::{CrashCause, CrashRecord, FaultInjector};
+use crate::fault::{Confirmed, CrashCause, CrashRecord, FaultInjector};
 use crate::model::{
     Boundary, BoundaryPoint, ConsumerId, Event, EventIndex, ExternalEffect, Step, Tick,
 };
@@ -70,6 +70,8 @@ struct World<'s> {
     scenario: &'s Scenario,
     options: RunOptions,
     crash_states: Vec<String>,
+    /// Per event: how many deliveries were recognised as already processed.
+    duplicates_discarded: Vec<u32>,
     events: Vec<Event>,
     broker: Broker,
     consumer: Consumer,
@@ -102,6 +104,7 @@ impl<'s> World<'s> {
             scenario,
             options,
             crash_states: Vec::new(),
+            duplicates_discarded: vec![0; scenario.workload.events],
         }
     }
 
@@ -195,6 +198,7 @@ impl<'s> World<'s> {
             messages: self.broker.messages(),
             crashes: &self.crashes,
             external_effects: &self.external_effects,
+            duplicates_discarded: &self.duplicates_discarded,
             stop,
         });
         RunResult {
@@ -326,6 +330,9 @@ impl<'s> World<'s> {
             return;
         }
         let (result, outcome) = self.perform(now, step, &delivery);
+        if matches!(result, StepResult::Db(o) if o.is_duplicate()) {
+            self.duplicates_discarded[delivery.event] += 1;
+        }
         self.record(now, actor, step.name(), Some(&delivery), outcome);
         self.consumer.handle_result(result);
         if result != StepResult::Failed
@@ -399,6 +406,15 @@ impl<'s> World<'s> {
             return false;
         };
         let dropped_transaction = self.store.drop_open_transaction();
+        let (ledger_rows, inbox_rows) = self.store.event_rows(&self.events[d.event].event_id);
+        let confirmed = Confirmed {
+            ledger_rows,
+            inbox_rows,
+            acked: matches!(
+                self.broker.messages()[d.message].state,
+                MessageState::Acked { .. }
+            ),
+        };
         let why = match cause {
             CrashCause::Planned(i) => format!("crash at {boundary} (faults.crash[{i}])"),
             CrashCause::Random => format!("crash at {boundary} (random)"),
@@ -427,6 +443,7 @@ impl<'s> World<'s> {
             point,
             cause,
             dropped_transaction,
+            confirmed,
         });
         self.queue.push(
             now + self.scenario.consumer.restart_delay_ticks,

@@ -466,3 +466,35 @@ fn the_readme_shows_the_real_output_of_its_main_command() {
     ]));
     assert!(readme.contains(&run), "README's run output is stale");
 }
+
+#[test]
+fn the_committed_results_are_what_the_code_generates() {
+    let dir = std::env::temp_dir().join(format!("delivery-sim-results-{}", std::process::id()));
+    let o = bin(&["matrix", "--out", dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    for name in ["matrix.md", "matrix.json"] {
+        let fresh = std::fs::read_to_string(dir.join(name)).unwrap();
+        let committed = std::fs::read_to_string(root().join("results").join(name)).unwrap();
+        assert!(
+            fresh == committed,
+            "results/{name} is stale: run `cargo run --release -- matrix --out results/`"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_results_table_reads_like_the_seeds_failure_point_table() {
+    let md = std::fs::read_to_string(root().join("results/matrix.md")).unwrap();
+    // The seeds' three failure points for the inbox protocol: before the commit nothing is
+    // confirmed and the retry applies it; between commit and ack the effect and the
+    // identity are confirmed and the redelivery is recognised; after the ack it is resolved.
+    for row in [
+        "| `before:commit` | e0, e1, e2 | nothing | redelivered; applied the effect, acked | once |",
+        "| `after:commit` | e0, e1, e2 | effect + inbox row | redelivered; recognised it as processed, no new effect, acked | once |",
+        "| `after:ack` | e0, e1, e2 | effect + inbox row + ack | none needed: effect committed and acked | once |",
+    ] {
+        let inbox = md.split("## `inbox`").nth(1).unwrap().split("## ").next().unwrap();
+        assert!(inbox.contains(row), "missing from the inbox table: {row}");
+    }
+}
