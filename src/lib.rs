@@ -12,6 +12,7 @@
 //! [`consumer`], [`store`] and the [`fault`] injector; [`scenario`]; [`check`]; [`world`]
 //! (one run); [`explore`]; [`report`]; [`cli`].
 
+pub mod bench;
 pub mod broker;
 pub mod check;
 pub mod cli;

@@ -4,6 +4,7 @@
 
 use crate::check;
 use crate::explore;
+use crate::explore::sweep::{self, SwarmLimits};
 use crate::fault::CrashSpec;
 use crate::model::{BoundaryPoint, Protocol};
 use crate::report::{json, markdown, text, Origin};
@@ -54,6 +55,13 @@ pub enum Command {
   delivery-sim explore scenarios/inbox-crash-between-commit-and-ack.json
   delivery-sim explore --protocol effect-then-mark --events 2 --json")]
     Explore(ExploreArgs),
+    /// Random fault plans, swarm style: each seed draws its own fault rates, then runs.
+    /// Prints each failing seed with its replay command as soon as its chunk ends.
+    #[command(after_help = "Examples:
+  delivery-sim sweep scenarios/inbox-random-crashes-20-events.json --seeds 0..10000
+  delivery-sim sweep --protocol no-dedup --events 5 --seeds 0..1000 --out findings.jsonl
+  delivery-sim sweep --protocol no-dedup --events 5 --seeds 3..4      (one seed: full report)")]
+    Sweep(SweepArgs),
     /// Every built-in protocol against every single crash point, as a table.
     #[command(after_help = "Examples:
   delivery-sim matrix
@@ -61,6 +69,16 @@ pub enum Command {
     Matrix(MatrixArgs),
     /// List the built-in protocols with their steps.
     Protocols,
+    /// Measure the simulator's speed against raw SQLite, the matrix, explore's growth and
+    /// sweep's parallel speed-up; print the figures as Markdown.
+    Bench(BenchArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// Also write BENCHMARKS.md into this directory.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
 }
 
 /// Where the scenario comes from: a file, or a built-in protocol with default settings.
@@ -110,6 +128,38 @@ pub struct ExploreArgs {
     /// Print the result as JSON.
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct SweepArgs {
+    /// A scenario file (JSON): its protocol, workload, store and broker; its faults and
+    /// republishes are replaced by each seed's draw.
+    #[arg(value_name = "FILE", required_unless_present = "protocol")]
+    pub file: Option<PathBuf>,
+    /// Instead of a file: a built-in protocol with default settings.
+    #[arg(long, conflicts_with = "file")]
+    pub protocol: Option<String>,
+    /// With --protocol: how many events to publish.
+    #[arg(long, requires = "protocol", default_value_t = 3)]
+    pub events: u64,
+    /// The seeds to run, `A..B` (B excluded).
+    #[arg(long, value_name = "A..B")]
+    pub seeds: String,
+    /// Write each finding as a JSON line to this file, flushed as it is found.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Each seed's crash probability per step is drawn from 0 to this (parts per million).
+    #[arg(long, default_value_t = SwarmLimits::default().max_crash_ppm)]
+    pub max_crash_ppm: u32,
+    /// Each seed's crash budget is drawn from 0 to this.
+    #[arg(long, default_value_t = SwarmLimits::default().max_crashes)]
+    pub max_crashes: u32,
+    /// Each seed fails 0 to this many steps.
+    #[arg(long, default_value_t = SwarmLimits::default().max_failures)]
+    pub max_failures: u32,
+    /// Each seed republishes 0 to this many events.
+    #[arg(long, default_value_t = SwarmLimits::default().max_republishes)]
+    pub max_republishes: u32,
 }
 
 #[derive(Debug, Args)]
@@ -167,6 +217,19 @@ pub fn execute(command: &Command) -> Result<(String, ExitCode), CliError> {
         Command::Run(args) => run(args),
         Command::Explore(args) => explore(args),
         Command::Matrix(args) => matrix(args),
+        Command::Sweep(args) => sweep(args),
+        Command::Bench(args) => {
+            let report = crate::bench::run();
+            if let Some(dir) = &args.out {
+                let path = dir.join("BENCHMARKS.md");
+                std::fs::create_dir_all(dir)
+                    .and_then(|_| std::fs::write(&path, &report))
+                    .map_err(|e| {
+                        CliError::Usage(format!("--out: cannot write {}: {e}", path.display()))
+                    })?;
+            }
+            Ok((report, ExitCode::SUCCESS))
+        }
     }
 }
 
@@ -289,8 +352,7 @@ fn run(args: &RunArgs) -> Result<(String, ExitCode), CliError> {
         out.push_str(&text::run_text(
             &scenario,
             &result,
-            &origin,
-            &crashes,
+            &origin.replay_command(scenario.seed, &crashes),
             failures.as_deref(),
         ));
     }
@@ -386,4 +448,139 @@ fn matrix(args: &MatrixArgs) -> Result<(String, ExitCode), CliError> {
         }
     }
     Ok((out, code(held)))
+}
+
+/// Parses `A..B` into a non-empty range of at most [`sweep::MAX_SEEDS`] seeds.
+fn seed_range(text: &str) -> Result<std::ops::Range<u64>, CliError> {
+    let usage = || {
+        CliError::Usage(format!(
+            "--seeds: `{text}` is not a range; write A..B with A < B (B excluded), e.g. 0..1000"
+        ))
+    };
+    let (a, b) = text.split_once("..").ok_or_else(usage)?;
+    let (a, b): (u64, u64) = (
+        a.parse().map_err(|_| usage())?,
+        b.parse().map_err(|_| usage())?,
+    );
+    if a >= b {
+        return Err(usage());
+    }
+    if b - a > sweep::MAX_SEEDS {
+        return Err(CliError::Usage(format!(
+            "--seeds: {} seeds (one run each) is over the limit of {}; split the range",
+            b - a,
+            sweep::MAX_SEEDS
+        )));
+    }
+    Ok(a..b)
+}
+
+fn sweep(args: &SweepArgs) -> Result<(String, ExitCode), CliError> {
+    use std::io::IsTerminal;
+    let source = Source {
+        file: args.file.clone(),
+        protocol: args.protocol.clone(),
+        events: args.events,
+        seed: None,
+    };
+    let (scenario, origin) = load(&source)?;
+    let seeds = seed_range(&args.seeds)?;
+    let limits = SwarmLimits {
+        max_crash_ppm: explore_bound("--max-crash-ppm", args.max_crash_ppm, 1_000_000)?,
+        max_crashes: explore_bound("--max-crashes", args.max_crashes, bounds::MAX_CRASHES)?,
+        max_failures: explore_bound("--max-failures", args.max_failures, 100)?,
+        max_republishes: explore_bound("--max-republishes", args.max_republishes, 100)?,
+    };
+    if seeds.end - seeds.start == 1 {
+        // One seed: the full report, which is what a replay command is for.
+        let (s, plan) = sweep::seeded(&scenario, seeds.start, &limits);
+        let result = world::run(&s);
+        let mut out = format!("sweep seed {}: {}\n", seeds.start, text::plan_text(&plan));
+        let replay = origin.sweep_replay_command(seeds.start, &limits);
+        out.push_str(&text::run_text(&s, &result, &replay, None));
+        return Ok((out, code(!sweep::is_finding(&result))));
+    }
+    let mut jsonl = match &args.out {
+        Some(path) => Some(std::fs::File::create(path).map_err(|e| {
+            CliError::Usage(format!("--out: cannot create {}: {e}", path.display()))
+        })?),
+        None => None,
+    };
+    let total = seeds.end - seeds.start;
+    let bar = std::io::stdout().is_terminal().then(|| {
+        let bar = indicatif::ProgressBar::new(total);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{bar:30} {pos}/{len} runs, {per_sec}, {msg}, ETA {eta}",
+            )
+            .expect("a valid template"),
+        );
+        bar.set_message("0 findings");
+        bar
+    });
+    let say = |line: &str| match &bar {
+        Some(bar) => bar.println(line),
+        None => {
+            let mut stdout = std::io::stdout().lock();
+            let _ = writeln!(stdout, "{line}").and_then(|_| stdout.flush());
+        }
+    };
+    say(&format!(
+        "sweeping {} seeds {}..{} of `{}` ({}), swarm limits: crash ≤ {} ppm per step, ≤ {} crashes, \
+         ≤ {} failed steps, ≤ {} republishes",
+        total,
+        seeds.start,
+        seeds.end,
+        scenario.name,
+        scenario.protocol.name,
+        limits.max_crash_ppm,
+        limits.max_crashes,
+        limits.max_failures,
+        limits.max_republishes
+    ));
+    let mut findings = 0u64;
+    let tick = || {
+        if let Some(bar) = &bar {
+            bar.inc(1);
+        }
+    };
+    let mut start = seeds.start;
+    while start < seeds.end {
+        let end = (start + sweep::CHUNK).min(seeds.end);
+        for f in sweep::sweep_chunk(&scenario, start..end, &limits, &tick) {
+            findings += 1;
+            let replay = origin.sweep_replay_command(f.seed, &limits);
+            say(&text::finding_line(&f, &replay));
+            if let Some(file) = &mut jsonl {
+                let line = serde_json::to_string(&json::finding_json(&scenario, &f, replay))
+                    .expect("findings serialize");
+                writeln!(file, "{line}")
+                    .and_then(|_| file.flush())
+                    .map_err(|e| CliError::Usage(format!("--out: cannot write: {e}")))?;
+            }
+            if let Some(bar) = &bar {
+                bar.set_message(format!("{findings} findings"));
+            }
+        }
+        start = end;
+    }
+    if let Some(bar) = &bar {
+        bar.finish_and_clear();
+    }
+    let summary = format!(
+        "swept {total} seeds: {findings} failing (lost, duplicated, dead-lettered, torn, unacked or limited){}\n",
+        args.out
+            .as_ref()
+            .map_or(String::new(), |p| format!("; findings written to {}", p.display()))
+    );
+    Ok((summary, code(findings == 0)))
+}
+
+fn explore_bound(flag: &str, value: u32, max: u32) -> Result<u32, CliError> {
+    if value > max {
+        return Err(CliError::Usage(format!(
+            "{flag}: {value} is out of range; allowed: 0 to {max}"
+        )));
+    }
+    Ok(value)
 }

@@ -17,6 +17,8 @@
 //! The scenario's own planned and random crashes are replaced; its step failures and
 //! republishes are kept.
 
+pub mod sweep;
+
 use crate::fault::{Confirmed, CrashSpec};
 use crate::model::{Boundary, BoundaryPoint, Guarantee, Protocol, Step};
 use crate::scenario::Scenario;
@@ -111,6 +113,7 @@ fn without_crashes(scenario: &Scenario) -> Scenario {
 const EXPLORE_RUN: RunOptions = RunOptions {
     fingerprints: true,
     hash_only: true,
+    record_statements: false,
 };
 
 /// Runs `base` with a crash at each point of `schedule`, and checks they all fired.

@@ -3,6 +3,7 @@
 
 use super::Origin;
 use crate::check::{EventReport, Outcome};
+use crate::explore::sweep::{Finding, SwarmPlan};
 use crate::explore::{Exploration, MatrixColumn, PointRow, Summary};
 use crate::fault::CrashRecord;
 use crate::model::{BoundaryPoint, Guarantee, Step};
@@ -262,5 +263,46 @@ pub fn matrix_json(columns: &[MatrixColumn], events: usize, seed: u64, depth: us
                     .collect(),
             })
             .collect(),
+    }
+}
+
+/// One line of a sweep's `--out` file (JSON Lines).
+#[derive(Debug, Serialize)]
+pub struct FindingJson<'a> {
+    pub seed: u64,
+    pub scenario: &'a str,
+    pub protocol: &'a str,
+    pub guarantee: Guarantee,
+    pub lost: u64,
+    pub duplicated: u64,
+    pub dead_lettered: u64,
+    pub all_acked: bool,
+    pub conserved: bool,
+    pub stop: StopReason,
+    pub crashes: &'a [CrashRecord],
+    pub plan: &'a SwarmPlan,
+    pub anomalies: Vec<Anomaly>,
+    pub trace_hash: String,
+    pub replay: String,
+}
+
+pub fn finding_json<'a>(scenario: &'a Scenario, f: &'a Finding, replay: String) -> FindingJson<'a> {
+    let v = &f.result.verdict;
+    FindingJson {
+        seed: f.seed,
+        scenario: &scenario.name,
+        protocol: &scenario.protocol.name,
+        guarantee: v.guarantee,
+        lost: v.lost,
+        duplicated: v.duplicated,
+        dead_lettered: v.dead_lettered,
+        all_acked: v.all_acked,
+        conserved: v.conserved,
+        stop: f.result.stop,
+        crashes: &f.result.crashes,
+        plan: &f.plan,
+        anomalies: anomalies(&v.events),
+        trace_hash: f.result.trace.hash_hex(),
+        replay,
     }
 }

@@ -9,6 +9,7 @@ pub mod json;
 pub mod markdown;
 pub mod text;
 
+use crate::explore::sweep::SwarmLimits;
 use crate::model::BoundaryPoint;
 
 /// Where a run's scenario came from, so that a report can print the command replaying it.
@@ -21,15 +22,45 @@ pub enum Origin {
 }
 
 impl Origin {
+    /// The source as command-line arguments: the file, or `--protocol P --events N`.
+    fn arguments(&self) -> String {
+        match self {
+            Origin::File(path) => shell_quote(path),
+            Origin::BuiltIn { protocol, events } => {
+                format!("--protocol {protocol} --events {events}")
+            }
+        }
+    }
+
+    /// The exact command that replays seed `seed` of a sweep with `limits`.
+    pub fn sweep_replay_command(&self, seed: u64, limits: &SwarmLimits) -> String {
+        let mut cmd = format!(
+            "delivery-sim sweep {} --seeds {seed}..{}",
+            self.arguments(),
+            seed + 1
+        );
+        let d = SwarmLimits::default();
+        for (flag, value, default) in [
+            ("--max-crash-ppm", limits.max_crash_ppm, d.max_crash_ppm),
+            ("--max-crashes", limits.max_crashes, d.max_crashes),
+            ("--max-failures", limits.max_failures, d.max_failures),
+            (
+                "--max-republishes",
+                limits.max_republishes,
+                d.max_republishes,
+            ),
+        ] {
+            if value != default {
+                cmd.push_str(&format!(" {flag} {value}"));
+            }
+        }
+        cmd
+    }
+
     /// The exact command that replays the run with `seed` and, if any, the crashes at
     /// `crashes` in place of the scenario's planned and random crashes.
     pub fn replay_command(&self, seed: u64, crashes: &[BoundaryPoint]) -> String {
-        let mut cmd = match self {
-            Origin::File(path) => format!("delivery-sim run {}", shell_quote(path)),
-            Origin::BuiltIn { protocol, events } => {
-                format!("delivery-sim run --protocol {protocol} --events {events}")
-            }
-        };
+        let mut cmd = format!("delivery-sim run {}", self.arguments());
         cmd.push_str(&format!(" --seed {seed}"));
         for p in crashes {
             cmd.push_str(&format!(" --crash '{p}'"));
@@ -76,6 +107,14 @@ mod tests {
             }
             .replay_command(0, &[p]),
             "delivery-sim run --protocol inbox --events 3 --seed 0 --crash 'after:commit e1 d1'"
+        );
+        let limits = SwarmLimits {
+            max_crashes: 9,
+            ..SwarmLimits::default()
+        };
+        assert_eq!(
+            Origin::File("s.json".into()).sweep_replay_command(17, &limits),
+            "delivery-sim sweep s.json --seeds 17..18 --max-crashes 9"
         );
     }
 }

@@ -3,6 +3,7 @@
 use super::json::{anomalies, matrix_origin};
 use super::Origin;
 use crate::check::Outcome;
+use crate::explore::sweep::{Finding, SwarmPlan};
 use crate::explore::{matrix_rows, Exploration, MatrixColumn};
 use crate::fault::CrashCause;
 use crate::model::{BoundaryPoint, Guarantee, BUILT_IN};
@@ -50,12 +51,11 @@ fn header(scenario: &Scenario, with_description: bool) -> String {
     out
 }
 
-/// The summary of one run.
+/// The summary of one run, ending with `replay`, the command that replays it.
 pub fn run_text(
     scenario: &Scenario,
     r: &RunResult,
-    origin: &Origin,
-    crash_override: &[BoundaryPoint],
+    replay: &str,
     failures: Option<&[String]>,
 ) -> String {
     let v = &r.verdict;
@@ -221,11 +221,7 @@ pub fn run_text(
         r.trace.len()
     );
     expectation_lines(&mut out, failures);
-    let _ = writeln!(
-        out,
-        "replay     {}",
-        origin.replay_command(scenario.seed, crash_override)
-    );
+    let _ = writeln!(out, "replay     {replay}");
     out
 }
 
@@ -527,4 +523,60 @@ pub fn protocols_text() -> String {
          receive, begin, check_inbox, insert_inbox, apply_effect, commit, ack, external_effect.\n",
     );
     out
+}
+
+/// A sweep's plan in a few words: `crashes 12% ×3, fails apply_effect e1 ×2, republishes e0`.
+pub fn plan_text(plan: &SwarmPlan) -> String {
+    let mut parts = Vec::new();
+    if let Some(rc) = plan.faults.random_crash {
+        parts.push(format!(
+            "crashes {:.1}% per step, at most {}",
+            f64::from(rc.per_step_ppm) / 10_000.0,
+            rc.max_crashes
+        ));
+    }
+    for f in &plan.faults.fail {
+        parts.push(format!(
+            "fails {}{} ×{}",
+            f.step,
+            f.event.map_or(String::new(), |e| format!(" e{e}")),
+            f.times
+        ));
+    }
+    if !plan.republish.is_empty() {
+        let events: Vec<String> = plan.republish.iter().map(|e| format!("e{e}")).collect();
+        parts.push(format!("republishes {}", events.join(", ")));
+    }
+    parts.join(", ")
+}
+
+/// One line for a failing seed: what broke, under which plan, and how to replay it.
+pub fn finding_line(f: &Finding, replay: &str) -> String {
+    let v = &f.result.verdict;
+    let mut broke: Vec<String> = v
+        .events
+        .iter()
+        .filter(|e| e.outcome != Outcome::Once || !e.acked || e.torn)
+        .map(|e| {
+            let mut what = format!("e{} {}", e.event, e.outcome.name());
+            if e.torn {
+                what.push_str(" (torn)");
+            }
+            if !e.acked && e.outcome != Outcome::DeadLettered {
+                what.push_str(" (unacked)");
+            }
+            what
+        })
+        .collect();
+    if f.result.stop != StopReason::Quiescent {
+        broke.push(stop_text(f.result.stop).to_string());
+    }
+    format!(
+        "seed {}: {} — {}; {} crash(es)\n    {}",
+        f.seed,
+        broke.join(", "),
+        plan_text(&f.plan),
+        f.result.crashes.len(),
+        replay
+    )
 }

@@ -16,6 +16,8 @@ pub enum Stream {
     Workload,
     /// Random crash plans.
     Faults,
+    /// A sweep's per-seed fault rates (swarm testing).
+    Swarm,
 }
 
 impl Stream {
@@ -23,6 +25,7 @@ impl Stream {
         match self {
             Stream::Workload => 1,
             Stream::Faults => 2,
+            Stream::Swarm => 3,
         }
     }
 }

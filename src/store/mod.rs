@@ -11,9 +11,11 @@
 //! can be simulated and shown to be wrong.
 
 use crate::model::{Account, Event, Tick};
-use rusqlite::{params, Connection, ErrorCode};
+use rusqlite::types::{ToSqlOutput, Value};
+use rusqlite::{params, Connection, ErrorCode, ToSql, MAIN_DB};
 use serde::Serialize;
 use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// The store's settings.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -112,46 +114,162 @@ pub struct StoreError(#[from] rusqlite::Error);
 
 pub struct Store {
     conn: Connection,
+    /// Every statement run, when recording (for the raw-SQLite benchmark baseline).
+    log: Option<Vec<LoggedStatement>>,
+}
+
+/// How a logged statement was run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StatementKind {
+    /// `execute`: a write, or `BEGIN`/`COMMIT`/`ROLLBACK`.
+    Execute,
+    /// `query`: every row read, every column fetched.
+    Query,
+}
+
+/// One statement a run sent to SQLite, with its parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoggedStatement {
+    pub sql: &'static str,
+    pub params: Vec<Value>,
+    pub kind: StatementKind,
+}
+
+const INSERT_INBOX: &str =
+    "INSERT INTO processed_event (event_id, event_type, processed_at) VALUES (?1, ?2, ?3)";
+const SELECT_INBOX: &str = "SELECT 1 FROM processed_event WHERE event_id = ?1 LIMIT 1";
+const INSERT_LEDGER: &str = "INSERT INTO ledger_entry
+     (event_id, transfer_id, account, direction, amount_minor, applied_at)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
+const UPDATE_BALANCE: &str =
+    "UPDATE balance_projection SET balance_minor = balance_minor + ?1 WHERE account = ?2";
+const LEDGER_BY_EVENT: &str = "SELECT event_id, SUM(direction = 'debit'), SUM(direction = 'credit')
+     FROM ledger_entry GROUP BY event_id";
+const INBOX_BY_EVENT: &str = "SELECT event_id, COUNT(*) FROM processed_event GROUP BY event_id";
+const LEDGER_ROWS_OF_EVENT: &str = "SELECT COUNT(*) FROM ledger_entry WHERE event_id = ?1";
+const INBOX_ROWS_OF_EVENT: &str = "SELECT COUNT(*) FROM processed_event WHERE event_id = ?1";
+const BALANCES: &str = "SELECT account, balance_minor FROM balance_projection";
+
+/// Built databases, serialized, by (schema, accounts). Creating the schema and the accounts
+/// costs far more than copying their bytes into a fresh connection, and every run of a
+/// scenario starts from the same database, so each is built once per process. The bytes
+/// are exactly what building would give, so this changes no run.
+type TemplateKey = (bool, Vec<(String, i64)>);
+static TEMPLATES: OnceLock<Mutex<BTreeMap<TemplateKey, Arc<Vec<u8>>>>> = OnceLock::new();
+
+/// Builds the schema and opening balances on `conn`.
+fn build(conn: &Connection, config: &StoreConfig, accounts: &[Account]) -> rusqlite::Result<()> {
+    let inbox_key = if config.inbox_unique {
+        "PRIMARY KEY"
+    } else {
+        "NOT NULL"
+    };
+    conn.execute_batch(&format!(
+        "CREATE TABLE processed_event (
+             event_id     TEXT {inbox_key},
+             event_type   TEXT NOT NULL,
+             processed_at INTEGER NOT NULL
+         );
+         CREATE TABLE ledger_entry (
+             entry_id     INTEGER PRIMARY KEY,
+             event_id     TEXT NOT NULL,
+             transfer_id  TEXT NOT NULL,
+             account      TEXT NOT NULL,
+             direction    TEXT NOT NULL CHECK (direction IN ('debit', 'credit')),
+             amount_minor INTEGER NOT NULL,
+             applied_at   INTEGER NOT NULL
+         );
+         CREATE TABLE balance_projection (
+             account       TEXT PRIMARY KEY,
+             balance_minor INTEGER NOT NULL
+         );"
+    ))?;
+    let mut insert =
+        conn.prepare("INSERT INTO balance_projection (account, balance_minor) VALUES (?1, ?2)")?;
+    for a in accounts {
+        insert.execute(params![a.name, a.initial_balance_minor])?;
+    }
+    Ok(())
 }
 
 impl Store {
-    /// An in-memory database with the schema and the accounts' opening balances.
+    /// An in-memory database with the schema and the accounts' opening balances, copied
+    /// from a template built once per process.
     pub fn open_in_memory(config: &StoreConfig, accounts: &[Account]) -> Result<Store, StoreError> {
-        let conn = Connection::open_in_memory()?;
-        let inbox_key = if config.inbox_unique {
-            "PRIMARY KEY"
-        } else {
-            "NOT NULL"
-        };
-        conn.execute_batch(&format!(
-            "CREATE TABLE processed_event (
-                 event_id     TEXT {inbox_key},
-                 event_type   TEXT NOT NULL,
-                 processed_at INTEGER NOT NULL
-             );
-             CREATE TABLE ledger_entry (
-                 entry_id     INTEGER PRIMARY KEY,
-                 event_id     TEXT NOT NULL,
-                 transfer_id  TEXT NOT NULL,
-                 account      TEXT NOT NULL,
-                 direction    TEXT NOT NULL CHECK (direction IN ('debit', 'credit')),
-                 amount_minor INTEGER NOT NULL,
-                 applied_at   INTEGER NOT NULL
-             );
-             CREATE TABLE balance_projection (
-                 account       TEXT PRIMARY KEY,
-                 balance_minor INTEGER NOT NULL
-             );"
-        ))?;
-        {
-            let mut insert = conn.prepare(
-                "INSERT INTO balance_projection (account, balance_minor) VALUES (?1, ?2)",
-            )?;
-            for a in accounts {
-                insert.execute(params![a.name, a.initial_balance_minor])?;
+        let key: TemplateKey = (
+            config.inbox_unique,
+            accounts
+                .iter()
+                .map(|a| (a.name.clone(), a.initial_balance_minor))
+                .collect(),
+        );
+        let templates = TEMPLATES.get_or_init(|| Mutex::new(BTreeMap::new()));
+        let cached = templates
+            .lock()
+            .expect("no thread panics holding the lock")
+            .get(&key)
+            .cloned();
+        let bytes = match cached {
+            Some(bytes) => bytes,
+            None => {
+                let built = Connection::open_in_memory()?;
+                build(&built, config, accounts)?;
+                let bytes = Arc::new(built.serialize(MAIN_DB)?.to_vec());
+                templates
+                    .lock()
+                    .expect("no thread panics holding the lock")
+                    .insert(key, Arc::clone(&bytes));
+                bytes
             }
+        };
+        let mut conn = Connection::open_in_memory()?;
+        conn.deserialize_read_exact(MAIN_DB, bytes.as_slice(), bytes.len(), false)?;
+        Ok(Store { conn, log: None })
+    }
+
+    /// Starts keeping every statement run from now on.
+    pub fn record_statements(&mut self) {
+        self.log = Some(Vec::new());
+    }
+
+    /// The statements run since [`Store::record_statements`].
+    pub fn take_statements(&mut self) -> Vec<LoggedStatement> {
+        self.log.take().unwrap_or_default()
+    }
+
+    fn remember(&mut self, sql: &'static str, params: &[&dyn ToSql], kind: StatementKind) {
+        if let Some(log) = &mut self.log {
+            let params = params
+                .iter()
+                .map(|p| match p.to_sql().expect("our parameters convert") {
+                    ToSqlOutput::Borrowed(v) => v.into(),
+                    ToSqlOutput::Owned(v) => v,
+                    other => panic!("unexpected parameter {other:?}"),
+                })
+                .collect();
+            log.push(LoggedStatement { sql, params, kind });
         }
-        Ok(Store { conn })
+    }
+
+    /// Runs a write (or a transaction statement) through the statement cache.
+    fn write(&mut self, sql: &'static str, params: &[&dyn ToSql]) -> rusqlite::Result<usize> {
+        self.remember(sql, params, StatementKind::Execute);
+        self.conn.prepare_cached(sql)?.execute(params)
+    }
+
+    /// Runs a query and hands every row to `row`.
+    fn read(
+        &mut self,
+        sql: &'static str,
+        params: &[&dyn ToSql],
+        mut row: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<()>,
+    ) {
+        self.remember(sql, params, StatementKind::Query);
+        let mut stmt = self.conn.prepare_cached(sql).expect("our queries prepare");
+        let mut rows = stmt.query(params).expect("our queries run");
+        while let Some(r) = rows.next().expect("rows read") {
+            row(r).expect("columns of the expected types");
+        }
     }
 
     /// Runs one operation at virtual time `now`. SQLite errors other than the inbox's unique
@@ -161,15 +279,15 @@ impl Store {
         match op {
             StoreOp::Begin => {
                 assert!(self.conn.is_autocommit(), "BEGIN inside a transaction");
-                self.batch("BEGIN");
+                self.control("BEGIN");
                 DbOutcome::Begun
             }
             StoreOp::CheckInbox { event } => {
-                let found = self
-                    .conn
-                    .prepare_cached("SELECT 1 FROM processed_event WHERE event_id = ?1 LIMIT 1")
-                    .and_then(|mut s| s.exists(params![event.event_id]))
-                    .expect("inbox SELECT");
+                let mut found = false;
+                self.read(SELECT_INBOX, &[&event.event_id], |_| {
+                    found = true;
+                    Ok(())
+                });
                 if found {
                     DbOutcome::Found
                 } else {
@@ -177,19 +295,10 @@ impl Store {
                 }
             }
             StoreOp::InsertInbox { event } => {
-                let result = self
-                    .conn
-                    .prepare_cached(
-                        "INSERT INTO processed_event (event_id, event_type, processed_at)
-                         VALUES (?1, ?2, ?3)",
-                    )
-                    .and_then(|mut s| {
-                        s.execute(params![
-                            event.event_id,
-                            event.event_type.as_str(),
-                            now as i64
-                        ])
-                    });
+                let result = self.write(
+                    INSERT_INBOX,
+                    &[&event.event_id, &event.event_type.as_str(), &(now as i64)],
+                );
                 match result {
                     Ok(1) => DbOutcome::Inserted,
                     Err(rusqlite::Error::SqliteFailure(e, _))
@@ -210,12 +319,12 @@ impl Store {
             }
             StoreOp::Commit => {
                 assert!(!self.conn.is_autocommit(), "COMMIT outside a transaction");
-                self.batch("COMMIT");
+                self.control("COMMIT");
                 DbOutcome::Committed
             }
             StoreOp::Rollback => {
                 assert!(!self.conn.is_autocommit(), "ROLLBACK outside a transaction");
-                self.batch("ROLLBACK");
+                self.control("ROLLBACK");
                 DbOutcome::RolledBack
             }
         }
@@ -228,7 +337,7 @@ impl Store {
         if self.conn.is_autocommit() {
             return false;
         }
-        self.batch("ROLLBACK");
+        self.control("ROLLBACK");
         true
     }
 
@@ -237,52 +346,43 @@ impl Store {
     }
 
     /// One ledger row and the matching atomic balance update.
-    fn post(&self, event: &Event, direction: &str, account: &str, delta_minor: i64, now: Tick) {
-        self.conn
-            .prepare_cached(
-                "INSERT INTO ledger_entry
-                     (event_id, transfer_id, account, direction, amount_minor, applied_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            )
-            .and_then(|mut s| {
-                s.execute(params![
-                    event.event_id,
-                    event.transfer_id,
-                    account,
-                    direction,
-                    delta_minor,
-                    now as i64
-                ])
-            })
-            .expect("ledger INSERT");
+    fn post(&mut self, event: &Event, direction: &str, account: &str, delta_minor: i64, now: Tick) {
+        self.write(
+            INSERT_LEDGER,
+            &[
+                &event.event_id,
+                &event.transfer_id,
+                &account,
+                &direction,
+                &delta_minor,
+                &(now as i64),
+            ],
+        )
+        .expect("ledger INSERT");
         let updated = self
-            .conn
-            .prepare_cached(
-                "UPDATE balance_projection SET balance_minor = balance_minor + ?1 WHERE account = ?2",
-            )
-            .and_then(|mut s| s.execute(params![delta_minor, account]))
+            .write(UPDATE_BALANCE, &[&delta_minor, &account])
             .expect("balance UPDATE");
         assert_eq!(updated, 1, "account {account} exists in balance_projection");
     }
 
-    fn batch(&self, sql: &str) {
-        self.conn
-            .execute_batch(sql)
+    /// `BEGIN`, `COMMIT` or `ROLLBACK`, prepared once per connection like every statement.
+    fn control(&mut self, sql: &'static str) {
+        self.write(sql, &[])
             .unwrap_or_else(|e| panic!("{sql}: {e}"));
     }
 
     /// The committed ledger rows and inbox rows of one event.
-    pub fn event_rows(&self, event_id: &str) -> (u32, u32) {
-        let count = |sql: &str| -> u32 {
-            self.conn
-                .prepare_cached(sql)
-                .and_then(|mut s| s.query_row(params![event_id], |r| r.get(0)))
-                .expect("row count")
-        };
-        (
-            count("SELECT COUNT(*) FROM ledger_entry WHERE event_id = ?1"),
-            count("SELECT COUNT(*) FROM processed_event WHERE event_id = ?1"),
-        )
+    pub fn event_rows(&mut self, event_id: &str) -> (u32, u32) {
+        let mut counts = (0, 0);
+        self.read(LEDGER_ROWS_OF_EVENT, &[&event_id], |r| {
+            counts.0 = r.get(0)?;
+            Ok(())
+        });
+        self.read(INBOX_ROWS_OF_EVENT, &[&event_id], |r| {
+            counts.1 = r.get(0)?;
+            Ok(())
+        });
+        counts
     }
 
     /// What is committed, as text without timestamps: two stores with the same logical
@@ -320,58 +420,64 @@ impl Store {
 
     /// Reads what is committed. It must not be called with a transaction open, because the
     /// connection would see its own uncommitted writes.
-    pub fn committed_state(&self) -> CommittedState {
+    pub fn committed_state(&mut self) -> CommittedState {
         assert!(
             self.conn.is_autocommit(),
             "the checker reads committed state only"
         );
         let mut state = CommittedState::default();
-        let mut q = self
-            .conn
-            .prepare_cached(
-                "SELECT event_id,
-                        SUM(direction = 'debit'),
-                        SUM(direction = 'credit')
-                 FROM ledger_entry GROUP BY event_id",
-            )
-            .expect("ledger query");
-        let rows = q
-            .query_map([], |r| {
-                Ok((
-                    r.get::<_, String>(0)?,
-                    r.get::<_, u32>(1)?,
-                    r.get::<_, u32>(2)?,
-                ))
-            })
-            .expect("ledger query");
-        for row in rows {
-            let (id, debits, credits) = row.expect("ledger row");
-            state.ledger.insert(id, LedgerCounts { debits, credits });
-        }
-        let mut q = self
-            .conn
-            .prepare_cached("SELECT event_id, COUNT(*) FROM processed_event GROUP BY event_id")
-            .expect("inbox query");
-        let rows = q
-            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, u32>(1)?)))
-            .expect("inbox query");
-        for row in rows {
-            let (id, n) = row.expect("inbox row");
-            state.inbox.insert(id, n);
-        }
-        let mut q = self
-            .conn
-            .prepare_cached("SELECT account, balance_minor FROM balance_projection")
-            .expect("balance query");
-        let rows = q
-            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))
-            .expect("balance query");
-        for row in rows {
-            let (account, balance) = row.expect("balance row");
-            state.balances.insert(account, balance);
-        }
+        self.read(LEDGER_BY_EVENT, &[], |r| {
+            let counts = LedgerCounts {
+                debits: r.get(1)?,
+                credits: r.get(2)?,
+            };
+            state.ledger.insert(r.get(0)?, counts);
+            Ok(())
+        });
+        self.read(INBOX_BY_EVENT, &[], |r| {
+            state.inbox.insert(r.get(0)?, r.get(1)?);
+            Ok(())
+        });
+        self.read(BALANCES, &[], |r| {
+            state.balances.insert(r.get(0)?, r.get(1)?);
+            Ok(())
+        });
         state
     }
+}
+
+/// Replays logged statements on `conn` exactly as the store ran them: the raw-SQLite
+/// baseline of the benchmark. Constraint violations are expected (they are how duplicates
+/// are detected) and ignored; anything else is a bug.
+pub fn replay_statements(conn: &Connection, statements: &[LoggedStatement]) {
+    for s in statements {
+        let mut stmt = conn
+            .prepare_cached(s.sql)
+            .expect("logged statements prepare");
+        let params = rusqlite::params_from_iter(s.params.iter());
+        match s.kind {
+            StatementKind::Execute => match stmt.execute(params) {
+                Ok(_) => {}
+                Err(rusqlite::Error::SqliteFailure(e, _))
+                    if e.code == ErrorCode::ConstraintViolation => {}
+                Err(e) => panic!("{}: {e}", s.sql),
+            },
+            StatementKind::Query => {
+                let columns = stmt.column_count();
+                let mut rows = stmt.query(params).expect("logged queries run");
+                while let Some(r) = rows.next().expect("rows read") {
+                    for i in 0..columns {
+                        let _: Value = r.get(i).expect("any column reads as a Value");
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A fresh connection set up exactly as [`Store::open_in_memory`] sets one up.
+pub fn open_raw(config: &StoreConfig, accounts: &[Account]) -> Result<Connection, StoreError> {
+    Ok(Store::open_in_memory(config, accounts)?.conn)
 }
 
 #[cfg(test)]
@@ -513,6 +619,52 @@ mod tests {
             }
         );
         assert_eq!(c.balances.values().sum::<i64>(), 190_000);
+    }
+
+    #[test]
+    fn stores_opened_from_the_same_template_are_independent() {
+        let e = event();
+        let mut a = store(true);
+        a.execute(StoreOp::InsertInbox { event: &e }, 1);
+        let mut b = store(true);
+        assert!(
+            b.committed_state().inbox.is_empty(),
+            "a's write did not reach the template"
+        );
+        assert_eq!(b.committed_state().balances["acc_00001"], 100_000);
+        assert_eq!(a.committed_state().inbox.len(), 1);
+    }
+
+    #[test]
+    fn replaying_the_logged_statements_rebuilds_the_same_state() {
+        let e = event();
+        let mut s = store(true);
+        s.record_statements();
+        s.execute(StoreOp::Begin, 1);
+        s.execute(StoreOp::InsertInbox { event: &e }, 2);
+        s.execute(
+            StoreOp::ApplyEffect {
+                event: &e,
+                fail_credit: false,
+            },
+            3,
+        );
+        s.execute(StoreOp::Commit, 4);
+        s.execute(StoreOp::InsertInbox { event: &e }, 5);
+        let expected = s.committed_state();
+        let log = s.take_statements();
+        assert_eq!(
+            log.len(),
+            11,
+            "BEGIN, INSERT, 2×(INSERT, UPDATE), COMMIT, INSERT, 3 reads"
+        );
+        let raw = open_raw(&StoreConfig { inbox_unique: true }, &accounts()).unwrap();
+        replay_statements(&raw, &log);
+        let mut replayed = Store {
+            conn: raw,
+            log: None,
+        };
+        assert_eq!(replayed.committed_state(), expected);
     }
 
     #[test]

@@ -15,7 +15,7 @@ use crate::model::{
 };
 use crate::scenario::Scenario;
 use crate::sim::{Actor, EventQueue, StopReason, Trace, TraceEntry};
-use crate::store::{DbOutcome, Store, StoreOp};
+use crate::store::{DbOutcome, LoggedStatement, Store, StoreOp};
 
 /// How long one consumer step takes, in ticks.
 const STEP_TICKS: Tick = 1;
@@ -45,6 +45,8 @@ pub struct RunResult {
     /// crash, as text with times relative to the crash. Two runs with equal fingerprints
     /// after their last crash have the same future, shifted in time.
     pub crash_states: Vec<String>,
+    /// With [`RunOptions::record_statements`]: every statement sent to SQLite, in order.
+    pub statements: Vec<LoggedStatement>,
 }
 
 /// What a run records beyond what every run records.
@@ -54,6 +56,8 @@ pub struct RunOptions {
     pub fingerprints: bool,
     /// Keep only the trace's hash and length, not its entries.
     pub hash_only: bool,
+    /// Keep every SQL statement the run sent to SQLite (for the raw-SQLite baseline).
+    pub record_statements: bool,
 }
 
 /// Runs `scenario` to the end and checks it.
@@ -87,8 +91,11 @@ struct World<'s> {
 
 impl<'s> World<'s> {
     fn new(scenario: &'s Scenario, options: RunOptions) -> World<'s> {
-        let store = Store::open_in_memory(&scenario.store, &scenario.workload.accounts())
+        let mut store = Store::open_in_memory(&scenario.store, &scenario.workload.accounts())
             .expect("an in-memory SQLite database can always be created");
+        if options.record_statements {
+            store.record_statements();
+        }
         World {
             events: scenario.events(),
             broker: Broker::new(scenario.broker.clone()),
@@ -212,6 +219,7 @@ impl<'s> World<'s> {
             stop,
             verdict,
             crash_states: self.crash_states,
+            statements: self.store.take_statements(),
         }
     }
 

@@ -498,3 +498,100 @@ fn the_results_table_reads_like_the_seeds_failure_point_table() {
         assert!(inbox.contains(row), "missing from the inbox table: {row}");
     }
 }
+
+fn with_threads(args: &[&str], threads: &str) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_delivery-sim"))
+        .args(args)
+        .current_dir(root())
+        .env("RAYON_NUM_THREADS", threads)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn sweep_finds_duplicates_in_no_dedup_writes_them_as_json_lines_and_each_replays() {
+    let dir = std::env::temp_dir().join(format!("delivery-sim-sweep-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out_file = dir.join("findings.jsonl");
+    let args = [
+        "sweep",
+        "--protocol",
+        "no-dedup",
+        "--events",
+        "4",
+        "--seeds",
+        "0..300",
+        "--out",
+        out_file.to_str().unwrap(),
+    ];
+    let o = bin(&args);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "findings mean an expectation failed"
+    );
+    let printed = stdout(&o);
+    let lines = std::fs::read_to_string(&out_file).unwrap();
+    let findings: Vec<Value> = lines
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(!findings.is_empty());
+    assert!(findings
+        .iter()
+        .all(|f| f["duplicated"].as_u64().unwrap() > 0 || f["all_acked"] == false));
+    assert_eq!(
+        printed.matches("\nseed ").count() + usize::from(printed.starts_with("seed ")),
+        findings.len(),
+        "one printed line per finding: {printed}"
+    );
+    let seeds: Vec<u64> = findings
+        .iter()
+        .map(|f| f["seed"].as_u64().unwrap())
+        .collect();
+    assert!(seeds.windows(2).all(|w| w[0] < w[1]), "in seed order");
+    // The replay command of a finding reproduces its run exactly.
+    let first = &findings[0];
+    let replay = shell_words(first["replay"].as_str().unwrap());
+    let replay_args: Vec<&str> = replay[1..].iter().map(String::as_str).collect();
+    let again = bin(&replay_args);
+    assert_eq!(again.status.code(), Some(1));
+    assert!(stdout(&again).contains(first["trace_hash"].as_str().unwrap()));
+    // The same findings, whatever the thread count.
+    let one = with_threads(&args[..8], "1");
+    let three = with_threads(&args[..8], "3");
+    assert_eq!(one.stdout, three.stdout);
+    assert_eq!(one.stdout, bin(&args[..8]).stdout);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn sweep_finds_nothing_wrong_with_inbox() {
+    let o = bin(&[
+        "sweep",
+        "scenarios/inbox-random-crashes-20-events.json",
+        "--seeds",
+        "0..300",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert!(stdout(&o).contains("swept 300 seeds: 0 failing"));
+}
+
+#[test]
+fn sweep_refuses_bad_ranges_and_limits() {
+    for (args, says) in [
+        (vec!["--seeds", "5..5"], "not a range"),
+        (vec!["--seeds", "x..9"], "not a range"),
+        (vec!["--seeds", "0..20000000"], "over the limit of 10000000"),
+        (
+            vec!["--seeds", "0..9", "--max-crash-ppm", "2000000"],
+            "allowed: 0 to 1000000",
+        ),
+    ] {
+        let mut all = vec!["sweep", "--protocol", "inbox"];
+        all.extend(args);
+        let o = bin(&all);
+        assert_eq!(o.status.code(), Some(2), "{all:?}");
+        assert!(stderr(&o).contains(says), "{all:?}: {}", stderr(&o));
+    }
+}

@@ -1,0 +1,203 @@
+//! Random search, swarm style: each seed draws its own fault rates (how often to crash, how
+//! many crashes, which steps fail, which events are republished) and then runs with them.
+//! Different seeds stress different mixes of faults, which finds bugs that one fixed mix
+//! of rates would make rare.
+//!
+//! Seeds run in parallel in chunks; each chunk's findings are reported in seed order, so the
+//! output is the same for any number of threads, and a finding is reported as soon as its
+//! chunk ends.
+
+use crate::fault::{FailSpec, FaultPlan, RandomCrash};
+use crate::model::{EventIndex, Guarantee, Step};
+use crate::scenario::Scenario;
+use crate::sim::{SimRng, StopReason, Stream};
+use crate::world::{self, RunOptions, RunResult};
+use rayon::prelude::*;
+use serde::Serialize;
+
+/// The most seeds one sweep runs.
+pub const MAX_SEEDS: u64 = 10_000_000;
+
+/// How many seeds run between two reports.
+pub const CHUNK: u64 = 256;
+
+/// The ranges each seed draws its fault rates from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct SwarmLimits {
+    /// A seed's crash probability per step is drawn from 0 to this (parts per million).
+    pub max_crash_ppm: u32,
+    /// A seed's crash budget is drawn from 0 to this.
+    pub max_crashes: u32,
+    /// A seed fails 0 to this many steps (each once to three times).
+    pub max_failures: u32,
+    /// A seed republishes 0 to this many events.
+    pub max_republishes: u32,
+}
+
+impl Default for SwarmLimits {
+    fn default() -> Self {
+        SwarmLimits {
+            max_crash_ppm: 200_000,
+            max_crashes: 5,
+            max_failures: 2,
+            max_republishes: 2,
+        }
+    }
+}
+
+/// What one seed drew.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SwarmPlan {
+    pub faults: FaultPlan,
+    pub republish: Vec<EventIndex>,
+}
+
+/// Draws seed `seed`'s plan for `scenario` within `limits`, from the seed's swarm stream.
+pub fn draw_plan(scenario: &Scenario, seed: u64, limits: &SwarmLimits) -> SwarmPlan {
+    let mut rng = SimRng::new(seed, Stream::Swarm);
+    let events = scenario.workload.events as u64;
+    let failable: Vec<Step> = scenario
+        .protocol
+        .steps
+        .iter()
+        .copied()
+        .filter(|s| *s != Step::Receive)
+        .collect();
+    let random_crash = RandomCrash {
+        per_step_ppm: rng.below(u64::from(limits.max_crash_ppm) + 1) as u32,
+        max_crashes: rng.below(u64::from(limits.max_crashes) + 1) as u32,
+    };
+    let failures = rng.below(u64::from(limits.max_failures) + 1);
+    let fail = (0..failures)
+        .map(|_| FailSpec {
+            step: failable[rng.below(failable.len() as u64) as usize],
+            event: Some(rng.below(events) as usize),
+            delivery: None,
+            times: 1 + rng.below(3) as u32,
+        })
+        .collect();
+    let republishes = rng.below(u64::from(limits.max_republishes) + 1);
+    let republish = (0..republishes)
+        .map(|_| rng.below(events) as usize)
+        .collect();
+    SwarmPlan {
+        faults: FaultPlan {
+            crash: Vec::new(),
+            random_crash: Some(random_crash),
+            fail,
+        },
+        republish,
+    }
+}
+
+/// `scenario` with seed `seed` and the plan that seed draws.
+pub fn seeded(scenario: &Scenario, seed: u64, limits: &SwarmLimits) -> (Scenario, SwarmPlan) {
+    let plan = draw_plan(scenario, seed, limits);
+    let mut s = scenario.clone();
+    s.seed = seed;
+    s.faults = plan.faults.clone();
+    s.workload.republish = plan.republish.clone();
+    (s, plan)
+}
+
+/// Whether a run is a finding: anything short of one effect per event, every event acked,
+/// balances conserved, and no limit hit.
+pub fn is_finding(r: &RunResult) -> bool {
+    let v = &r.verdict;
+    v.guarantee != Guarantee::ExactlyOnce
+        || v.dead_lettered > 0
+        || !v.all_acked
+        || !v.conserved
+        || r.stop != StopReason::Quiescent
+}
+
+/// One failing seed.
+#[derive(Debug)]
+pub struct Finding {
+    pub seed: u64,
+    pub plan: SwarmPlan,
+    pub result: RunResult,
+}
+
+/// Runs seeds `seeds` (a chunk) in parallel and returns the findings in seed order.
+pub fn sweep_chunk(
+    scenario: &Scenario,
+    seeds: std::ops::Range<u64>,
+    limits: &SwarmLimits,
+    on_run: &(dyn Fn() + Sync),
+) -> Vec<Finding> {
+    let options = RunOptions {
+        hash_only: true,
+        ..RunOptions::default()
+    };
+    let results: Vec<Option<Finding>> = seeds
+        .into_par_iter()
+        .map(|seed| {
+            let (s, plan) = seeded(scenario, seed, limits);
+            let result = world::run_with(&s, options);
+            on_run();
+            is_finding(&result).then_some(Finding { seed, plan, result })
+        })
+        .collect();
+    results.into_iter().flatten().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Protocol;
+
+    #[test]
+    fn each_seed_draws_its_own_plan_within_the_limits_and_the_same_one_every_time() {
+        let s = Scenario::new(Protocol::built_in("inbox").unwrap());
+        let limits = SwarmLimits::default();
+        let plans: Vec<SwarmPlan> = (0..50).map(|seed| draw_plan(&s, seed, &limits)).collect();
+        for (seed, p) in plans.iter().enumerate() {
+            assert_eq!(*p, draw_plan(&s, seed as u64, &limits));
+            let rc = p.faults.random_crash.unwrap();
+            assert!(
+                rc.per_step_ppm <= limits.max_crash_ppm && rc.max_crashes <= limits.max_crashes
+            );
+            assert!(p.faults.fail.len() <= 2 && p.republish.len() <= 2);
+            assert!(p
+                .faults
+                .fail
+                .iter()
+                .all(|f| f.step != Step::Receive && f.event < Some(3)));
+        }
+        let distinct: std::collections::BTreeSet<String> =
+            plans.iter().map(|p| format!("{p:?}")).collect();
+        assert!(distinct.len() > 40, "seeds draw different mixes");
+    }
+
+    #[test]
+    fn zero_limits_draw_no_faults() {
+        let s = Scenario::new(Protocol::built_in("no-dedup").unwrap());
+        let limits = SwarmLimits {
+            max_crash_ppm: 0,
+            max_crashes: 0,
+            max_failures: 0,
+            max_republishes: 0,
+        };
+        for seed in 0..20 {
+            let (scenario, _) = seeded(&s, seed, &limits);
+            assert!(!is_finding(&world::run(&scenario)), "no faults, no finding");
+        }
+    }
+
+    #[test]
+    fn a_sweep_over_no_dedup_finds_duplicates_and_over_inbox_finds_nothing() {
+        let limits = SwarmLimits::default();
+        let mut s = Scenario::new(Protocol::built_in("no-dedup").unwrap());
+        s.workload.events = 5;
+        let found = sweep_chunk(&s, 0..64, &limits, &|| {});
+        assert!(found.iter().any(|f| f.result.verdict.duplicated > 0));
+        assert!(
+            found.windows(2).all(|w| w[0].seed < w[1].seed),
+            "in seed order"
+        );
+        let mut s = Scenario::new(Protocol::built_in("inbox").unwrap());
+        s.workload.events = 5;
+        assert!(sweep_chunk(&s, 0..64, &limits, &|| {}).is_empty());
+    }
+}
