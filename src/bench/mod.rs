@@ -128,15 +128,15 @@ pub fn run() -> String {
         world::run_with(&scenario, hashed);
     });
     let raw = per_second(LOOP, || {
-        let conn = store::open_raw(&scenario.store, &accounts).expect("a database");
-        store::replay_statements(&conn, &statements);
+        let db = store::Store::open_in_memory(&scenario.store, &accounts).expect("a database");
+        store::replay_statements(&db, &statements);
     });
     let _ = writeln!(out, "## The simulator against raw SQLite\n");
     let _ = writeln!(
         out,
         "One run: `inbox`, 10 events, one crash between commit and ack of event 5 \
          ({} SQL statements, {} trace entries). The baseline opens the database the same way \
-         (a copy of the prebuilt template) and sends the very same {} statements with the \
+         (the prebuilt template copied into a pooled connection) and sends the very same {} statements with the \
          same parameters through rusqlite's statement cache, and nothing else.\n",
         statements.len(),
         recorded.trace.len(),

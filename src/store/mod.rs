@@ -14,8 +14,9 @@ use crate::model::{Account, Event, Tick};
 use rusqlite::types::{ToSqlOutput, Value};
 use rusqlite::{params, Connection, ErrorCode, ToSql, MAIN_DB};
 use serde::Serialize;
+use std::cell::RefCell;
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::rc::Rc;
 
 /// The store's settings.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -113,7 +114,8 @@ pub struct CommittedState {
 pub struct StoreError(#[from] rusqlite::Error);
 
 pub struct Store {
-    conn: Connection,
+    /// Always `Some` while the store lives; taken by `Drop` to go back to the idle pool.
+    conn: Option<Connection>,
     /// Every statement run, when recording (for the raw-SQLite benchmark baseline).
     log: Option<Vec<LoggedStatement>>,
 }
@@ -152,10 +154,21 @@ const BALANCES: &str = "SELECT account, balance_minor FROM balance_projection";
 
 /// Built databases, serialized, by (schema, accounts). Creating the schema and the accounts
 /// costs far more than copying their bytes into a fresh connection, and every run of a
-/// scenario starts from the same database, so each is built once per process. The bytes
-/// are exactly what building would give, so this changes no run.
+/// scenario starts from the same database, so each is built once per thread (per thread,
+/// not per process: a shared map behind a lock made parallel runs wait on each other).
+/// The bytes are exactly what building would give, so this changes no run.
 type TemplateKey = (bool, Vec<(String, i64)>);
-static TEMPLATES: OnceLock<Mutex<BTreeMap<TemplateKey, Arc<Vec<u8>>>>> = OnceLock::new();
+thread_local! {
+    static TEMPLATES: RefCell<BTreeMap<TemplateKey, Rc<Vec<u8>>>> =
+        const { RefCell::new(BTreeMap::new()) };
+    /// Connections of finished runs, reused by the next runs on this thread: opening and
+    /// closing a connection cost more than a whole small run. Each reuse replaces the
+    /// database wholesale with a template, so nothing of a previous run survives.
+    static IDLE: RefCell<Vec<Connection>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The most idle connections kept per thread.
+const MAX_IDLE: usize = 4;
 
 /// Builds the schema and opening balances on `conn`.
 fn build(conn: &Connection, config: &StoreConfig, accounts: &[Account]) -> rusqlite::Result<()> {
@@ -196,35 +209,48 @@ impl Store {
     /// An in-memory database with the schema and the accounts' opening balances, copied
     /// from a template built once per process.
     pub fn open_in_memory(config: &StoreConfig, accounts: &[Account]) -> Result<Store, StoreError> {
-        let key: TemplateKey = (
-            config.inbox_unique,
-            accounts
+        let cached = TEMPLATES.with(|t| {
+            t.borrow()
                 .iter()
-                .map(|a| (a.name.clone(), a.initial_balance_minor))
-                .collect(),
-        );
-        let templates = TEMPLATES.get_or_init(|| Mutex::new(BTreeMap::new()));
-        let cached = templates
-            .lock()
-            .expect("no thread panics holding the lock")
-            .get(&key)
-            .cloned();
+                .find(|((unique, accs), _)| {
+                    *unique == config.inbox_unique
+                        && accs.len() == accounts.len()
+                        && accs.iter().zip(accounts).all(|((name, balance), a)| {
+                            *name == a.name && *balance == a.initial_balance_minor
+                        })
+                })
+                .map(|(_, bytes)| Rc::clone(bytes))
+        });
         let bytes = match cached {
             Some(bytes) => bytes,
             None => {
                 let built = Connection::open_in_memory()?;
                 build(&built, config, accounts)?;
-                let bytes = Arc::new(built.serialize(MAIN_DB)?.to_vec());
-                templates
-                    .lock()
-                    .expect("no thread panics holding the lock")
-                    .insert(key, Arc::clone(&bytes));
+                let bytes = Rc::new(built.serialize(MAIN_DB)?.to_vec());
+                let key: TemplateKey = (
+                    config.inbox_unique,
+                    accounts
+                        .iter()
+                        .map(|a| (a.name.clone(), a.initial_balance_minor))
+                        .collect(),
+                );
+                TEMPLATES.with(|t| t.borrow_mut().insert(key, Rc::clone(&bytes)));
                 bytes
             }
         };
-        let mut conn = Connection::open_in_memory()?;
+        let mut conn = match IDLE.with(|idle| idle.borrow_mut().pop()) {
+            Some(conn) => conn,
+            None => Connection::open_in_memory()?,
+        };
         conn.deserialize_read_exact(MAIN_DB, bytes.as_slice(), bytes.len(), false)?;
-        Ok(Store { conn, log: None })
+        Ok(Store {
+            conn: Some(conn),
+            log: None,
+        })
+    }
+
+    fn conn(&self) -> &Connection {
+        self.conn.as_ref().expect("a live store has its connection")
     }
 
     /// Starts keeping every statement run from now on.
@@ -254,7 +280,7 @@ impl Store {
     /// Runs a write (or a transaction statement) through the statement cache.
     fn write(&mut self, sql: &'static str, params: &[&dyn ToSql]) -> rusqlite::Result<usize> {
         self.remember(sql, params, StatementKind::Execute);
-        self.conn.prepare_cached(sql)?.execute(params)
+        self.conn().prepare_cached(sql)?.execute(params)
     }
 
     /// Runs a query and hands every row to `row`.
@@ -265,7 +291,10 @@ impl Store {
         mut row: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<()>,
     ) {
         self.remember(sql, params, StatementKind::Query);
-        let mut stmt = self.conn.prepare_cached(sql).expect("our queries prepare");
+        let mut stmt = self
+            .conn()
+            .prepare_cached(sql)
+            .expect("our queries prepare");
         let mut rows = stmt.query(params).expect("our queries run");
         while let Some(r) = rows.next().expect("rows read") {
             row(r).expect("columns of the expected types");
@@ -278,7 +307,7 @@ impl Store {
     pub fn execute(&mut self, op: StoreOp<'_>, now: Tick) -> DbOutcome {
         match op {
             StoreOp::Begin => {
-                assert!(self.conn.is_autocommit(), "BEGIN inside a transaction");
+                assert!(self.conn().is_autocommit(), "BEGIN inside a transaction");
                 self.control("BEGIN");
                 DbOutcome::Begun
             }
@@ -318,12 +347,15 @@ impl Store {
                 DbOutcome::Applied
             }
             StoreOp::Commit => {
-                assert!(!self.conn.is_autocommit(), "COMMIT outside a transaction");
+                assert!(!self.conn().is_autocommit(), "COMMIT outside a transaction");
                 self.control("COMMIT");
                 DbOutcome::Committed
             }
             StoreOp::Rollback => {
-                assert!(!self.conn.is_autocommit(), "ROLLBACK outside a transaction");
+                assert!(
+                    !self.conn().is_autocommit(),
+                    "ROLLBACK outside a transaction"
+                );
                 self.control("ROLLBACK");
                 DbOutcome::RolledBack
             }
@@ -334,7 +366,7 @@ impl Store {
     /// back, exactly as SQLite does when a connection goes away. Returns whether there was
     /// one.
     pub fn drop_open_transaction(&mut self) -> bool {
-        if self.conn.is_autocommit() {
+        if self.conn().is_autocommit() {
             return false;
         }
         self.control("ROLLBACK");
@@ -342,7 +374,7 @@ impl Store {
     }
 
     pub fn in_transaction(&self) -> bool {
-        !self.conn.is_autocommit()
+        !self.conn().is_autocommit()
     }
 
     /// One ledger row and the matching atomic balance update.
@@ -404,7 +436,7 @@ impl Store {
                 2,
             ),
         ] {
-            let mut q = self.conn.prepare_cached(sql).expect("state query");
+            let mut q = self.conn().prepare_cached(sql).expect("state query");
             let mut rows = q.query([]).expect("state query");
             while let Some(row) = rows.next().expect("state row") {
                 for i in 0..columns {
@@ -422,7 +454,7 @@ impl Store {
     /// connection would see its own uncommitted writes.
     pub fn committed_state(&mut self) -> CommittedState {
         assert!(
-            self.conn.is_autocommit(),
+            self.conn().is_autocommit(),
             "the checker reads committed state only"
         );
         let mut state = CommittedState::default();
@@ -449,7 +481,8 @@ impl Store {
 /// Replays logged statements on `conn` exactly as the store ran them: the raw-SQLite
 /// baseline of the benchmark. Constraint violations are expected (they are how duplicates
 /// are detected) and ignored; anything else is a bug.
-pub fn replay_statements(conn: &Connection, statements: &[LoggedStatement]) {
+pub fn replay_statements(store: &Store, statements: &[LoggedStatement]) {
+    let conn = store.conn();
     for s in statements {
         let mut stmt = conn
             .prepare_cached(s.sql)
@@ -475,9 +508,22 @@ pub fn replay_statements(conn: &Connection, statements: &[LoggedStatement]) {
     }
 }
 
-/// A fresh connection set up exactly as [`Store::open_in_memory`] sets one up.
-pub fn open_raw(config: &StoreConfig, accounts: &[Account]) -> Result<Connection, StoreError> {
-    Ok(Store::open_in_memory(config, accounts)?.conn)
+impl Drop for Store {
+    /// The connection goes back to this thread's idle pool, with no transaction open and
+    /// no prepared statement cached (they were prepared against the old database).
+    fn drop(&mut self) {
+        let Some(conn) = self.conn.take() else { return };
+        if !conn.is_autocommit() && conn.execute_batch("ROLLBACK").is_err() {
+            return; // Closed instead of reused.
+        }
+        conn.flush_prepared_statement_cache();
+        IDLE.with(|idle| {
+            let mut idle = idle.borrow_mut();
+            if idle.len() < MAX_IDLE {
+                idle.push(conn);
+            }
+        });
+    }
 }
 
 #[cfg(test)]
@@ -658,13 +704,26 @@ mod tests {
             11,
             "BEGIN, INSERT, 2×(INSERT, UPDATE), COMMIT, INSERT, 3 reads"
         );
-        let raw = open_raw(&StoreConfig { inbox_unique: true }, &accounts()).unwrap();
+        drop(s); // Its connection goes back to the pool and is reused below.
+        let mut raw = store(true);
+        assert!(
+            raw.committed_state().inbox.is_empty(),
+            "a reused connection starts afresh"
+        );
         replay_statements(&raw, &log);
-        let mut replayed = Store {
-            conn: raw,
-            log: None,
-        };
-        assert_eq!(replayed.committed_state(), expected);
+        assert_eq!(raw.committed_state(), expected);
+    }
+
+    #[test]
+    fn a_store_dropped_mid_transaction_leaves_nothing_for_the_next() {
+        let e = event();
+        let mut a = store(true);
+        a.execute(StoreOp::Begin, 1);
+        a.execute(StoreOp::InsertInbox { event: &e }, 2);
+        drop(a);
+        let mut b = store(true);
+        assert!(!b.in_transaction());
+        assert!(b.committed_state().inbox.is_empty());
     }
 
     #[test]
@@ -673,7 +732,7 @@ mod tests {
         let e = event();
         s.execute(StoreOp::InsertInbox { event: &e }, 42);
         let at: i64 = s
-            .conn
+            .conn()
             .query_row("SELECT processed_at FROM processed_event", [], |r| r.get(0))
             .unwrap();
         assert_eq!(at, 42);
