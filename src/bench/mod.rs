@@ -93,6 +93,45 @@ fn pool(threads: usize) -> rayon::ThreadPool {
         .expect("a thread pool")
 }
 
+/// What the growth table says: for each depth, the exponent of time in events (from the
+/// first to the last size), split into the exponent of the number of runs and of the cost
+/// of one run, and which of the two dominates.
+fn growth_analysis(rows: &[(usize, usize, u64, f64)]) -> String {
+    let mut out = String::from("\n");
+    for depth in [1, 2] {
+        let of_depth: Vec<_> = rows.iter().filter(|r| r.1 == depth).collect();
+        let (Some(first), Some(last)) = (of_depth.first(), of_depth.last()) else {
+            continue;
+        };
+        let ratio = last.0 as f64 / first.0 as f64;
+        let exponent = |a: f64, b: f64| (b / a).ln() / ratio.ln();
+        let runs_k = exponent(first.2 as f64, last.2 as f64);
+        let time_k = exponent(first.3, last.3);
+        let per_run_k = time_k - runs_k;
+        let _ = writeln!(
+            out,
+            "- Depth {depth}, {} → {} events: time grows as events^{time_k:.1}: the number of \
+             runs as events^{runs_k:.1}, the cost of one run as events^{per_run_k:.1}. {}",
+            first.0,
+            last.0,
+            if runs_k >= per_run_k {
+                "The number of schedules dominates."
+            } else {
+                "The cost of one run dominates."
+            }
+        );
+    }
+    out.push_str(
+        "- One run's cost is a fixed part (copying the template database, preparing the \
+         statements, the state fingerprint taken after each crash) plus a part per event (its \
+         statements and trace entries); the fixed part weighs most at 10 events, the per-event \
+         part beyond. Depth 2 adds a second crash at every point the first crash's run \
+         reached, so its schedules grow with the square of the events; the equivalence check \
+         prunes the extensions of runs whose state after the crash repeats an earlier one.\n",
+    );
+    out
+}
+
 /// Runs every measurement and returns the report as Markdown.
 pub fn run() -> String {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -185,6 +224,8 @@ pub fn run() -> String {
         "## How `explore` grows with events (`inbox`, all threads)\n"
     );
     out.push_str("| events | depth | runs | equivalent (pruned) | seconds | µs per run |\n|---|---|---|---|---|---|\n");
+    // (events, depth, runs, seconds)
+    let mut growth: Vec<(usize, usize, u64, f64)> = Vec::new();
     for events in [10usize, 20, 40, 80] {
         for depth in [1, 2] {
             let mut s = Scenario::new(Protocol::built_in("inbox").expect("built in"));
@@ -206,8 +247,10 @@ pub fn run() -> String {
                 x.summary.pruned_schedules,
                 secs * 1e6 / x.summary.runs as f64
             );
+            growth.push((events, depth, x.summary.runs, secs));
         }
     }
+    out.push_str(&growth_analysis(&growth));
     out.push('\n');
 
     // 6. Sweep throughput on one thread and on all.

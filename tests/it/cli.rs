@@ -595,3 +595,11 @@ fn sweep_refuses_bad_ranges_and_limits() {
         assert!(stderr(&o).contains(says), "{all:?}: {}", stderr(&o));
     }
 }
+
+#[test]
+fn matrix_output_does_not_depend_on_the_thread_count() {
+    let one = with_threads(&["matrix", "--json"], "1");
+    assert_eq!(one.status.code(), Some(0));
+    assert_eq!(one.stdout, with_threads(&["matrix", "--json"], "2").stdout);
+    assert_eq!(one.stdout, bin(&["matrix", "--json"]).stdout);
+}
