@@ -81,6 +81,17 @@ pub fn matrix_markdown(columns: &[MatrixColumn], events: usize, seed: u64, depth
                 );
             }
         }
+        let guarantees: Vec<String> = c
+            .summaries
+            .iter()
+            .map(|s| {
+                format!(
+                    "depth {}: **{}** ({} runs, {} lost, {} duplicated, {} left an event unacked)",
+                    s.depth, s.guarantee, s.runs, s.lost_runs, s.duplicated_runs, s.unacked_runs
+                )
+            })
+            .collect();
+        let _ = writeln!(out, "\nGuarantee, {}.", guarantees.join("; "));
         let failing: Vec<String> = c
             .cells
             .iter()
