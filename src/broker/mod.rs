@@ -7,7 +7,9 @@
 //!
 //! Each message is ready, in flight (delivered, not acked), waiting to be redelivered, or
 //! acked. An acked message is never delivered again; an unacked one whose consumer crashed
-//! or rejected it becomes ready again after `redelivery_delay_ticks`.
+//! or rejected it becomes ready again after `redelivery_delay_ticks`. With a lease (SQS's
+//! visibility timeout), an in-flight message whose lease expires is ready again at once,
+//! while its first consumer may still be working on it: two consumers then handle it.
 
 use crate::model::{ConsumerId, EventIndex, Tick};
 use serde::Serialize;
@@ -22,6 +24,22 @@ pub struct BrokerConfig {
     /// After this many deliveries, a message that is released again (crash or rejection)
     /// goes to the dead-letter queue instead of being redelivered. `None`: never.
     pub max_deliveries: Option<u32>,
+    /// How long a delivery may stay unacked before the message is visible again (a lease,
+    /// or visibility timeout). `None`: until the consumer crashes or rejects it.
+    pub lease_ticks: Option<Tick>,
+    /// What an ack for an earlier delivery of a message that was delivered again does.
+    pub stale_ack: StaleAck,
+}
+
+/// Whether the broker honours an ack that names an earlier delivery.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StaleAck {
+    /// Only the latest delivery's ack counts (RabbitMQ delivery tags, SQS receipt handles).
+    #[default]
+    Reject,
+    /// Any delivery's ack acks the message.
+    Accept,
 }
 
 impl Default for BrokerConfig {
@@ -29,6 +47,8 @@ impl Default for BrokerConfig {
         BrokerConfig {
             redelivery_delay_ticks: 10,
             max_deliveries: None,
+            lease_ticks: None,
+            stale_ack: StaleAck::Reject,
         }
     }
 }
@@ -78,11 +98,24 @@ pub struct Message {
     pub deliveries: u32,
 }
 
+/// Why the broker set a timer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum TimerKind {
+    /// A released message becomes ready again.
+    Redeliver,
+    /// The lease of delivery `attempt` ends.
+    LeaseExpiry { attempt: u32 },
+}
+
 /// What the broker asks of the outside world.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BrokerOutput {
-    /// Call [`Broker::handle_timer`] for `message` at `at`.
-    Timer { at: Tick, message: MessageId },
+    /// Call [`Broker::handle_timer`] for `message` and `kind` at `at`.
+    Timer {
+        at: Tick,
+        message: MessageId,
+        kind: TimerKind,
+    },
     /// A message became ready; idle consumers may receive.
     Ready { message: MessageId },
     /// A message went to the dead-letter queue.
@@ -95,8 +128,10 @@ pub enum AckOutcome {
     Accepted,
     /// The message was acked before; nothing changes.
     AlreadyAcked,
-    /// The ack names an attempt that is no longer the one in flight.
+    /// The ack names an attempt that is no longer the one in flight; it was ignored.
     Stale,
+    /// The ack names an earlier attempt, and the broker (`stale_ack: accept`) took it.
+    StaleAccepted,
 }
 
 #[derive(Debug)]
@@ -132,7 +167,7 @@ impl Broker {
     }
 
     /// `consumer` asks for the next message; the oldest ready one is put in flight.
-    pub fn handle_receive(&mut self, _now: Tick, consumer: ConsumerId) -> Option<Delivery> {
+    pub fn handle_receive(&mut self, now: Tick, consumer: ConsumerId) -> Option<Delivery> {
         let id = self.ready.pop_front()?;
         let m = &mut self.messages[id];
         assert_eq!(
@@ -145,12 +180,22 @@ impl Broker {
             consumer,
             attempt: m.deliveries,
         };
-        Some(Delivery {
+        let delivery = Delivery {
             message: id,
             event: m.event,
             copy: m.copy,
             attempt: m.deliveries,
-        })
+        };
+        if let Some(lease) = self.config.lease_ticks {
+            self.outputs.push_back(BrokerOutput::Timer {
+                at: now + lease,
+                message: id,
+                kind: TimerKind::LeaseExpiry {
+                    attempt: delivery.attempt,
+                },
+            });
+        }
+        Some(delivery)
     }
 
     pub fn handle_ack(&mut self, now: Tick, delivery: &Delivery) -> AckOutcome {
@@ -160,6 +205,14 @@ impl Broker {
             MessageState::InFlight { attempt, .. } if attempt == delivery.attempt => {
                 m.state = MessageState::Acked { at: now };
                 AckOutcome::Accepted
+            }
+            MessageState::DeadLettered { .. } => AckOutcome::Stale,
+            _ if self.config.stale_ack == StaleAck::Accept => {
+                if m.state == MessageState::Ready {
+                    self.ready.retain(|&r| r != delivery.message);
+                }
+                m.state = MessageState::Acked { at: now };
+                AckOutcome::StaleAccepted
             }
             _ => AckOutcome::Stale,
         }
@@ -187,18 +240,40 @@ impl Broker {
         }
     }
 
-    /// A timer asked for by [`BrokerOutput::Timer`] fires.
-    pub fn handle_timer(&mut self, now: Tick, message: MessageId) {
+    /// A timer asked for by [`BrokerOutput::Timer`] fires. Returns whether it changed
+    /// anything (a lease that ended after its ack changes nothing).
+    pub fn handle_timer(&mut self, now: Tick, message: MessageId, kind: TimerKind) -> bool {
         let m = &mut self.messages[message];
-        if let MessageState::Redelivering { at } = m.state {
-            assert_eq!(
-                at, now,
-                "a redelivery timer fires at the time it was set for"
-            );
-            m.state = MessageState::Ready;
-            self.ready.push_back(message);
-            self.outputs.push_back(BrokerOutput::Ready { message });
+        let due = match (kind, m.state) {
+            (TimerKind::Redeliver, MessageState::Redelivering { at }) => {
+                assert_eq!(at, now, "a redelivery timer fires when it was set for");
+                true
+            }
+            (TimerKind::LeaseExpiry { attempt }, MessageState::InFlight { attempt: a, .. }) => {
+                attempt == a
+            }
+            _ => false,
+        };
+        if due {
+            self.make_ready(message);
         }
+        due
+    }
+
+    /// The broker itself delivers `message` again while it is in flight (an at-least-once
+    /// broker's own duplicate): it is ready at once, as if its lease had just ended.
+    pub fn handle_duplicate_delivery(&mut self, _now: Tick, message: MessageId) -> bool {
+        let in_flight = matches!(self.messages[message].state, MessageState::InFlight { .. });
+        if in_flight {
+            self.make_ready(message);
+        }
+        in_flight
+    }
+
+    fn make_ready(&mut self, message: MessageId) {
+        self.messages[message].state = MessageState::Ready;
+        self.ready.push_back(message);
+        self.outputs.push_back(BrokerOutput::Ready { message });
     }
 
     pub fn poll_output(&mut self) -> Option<BrokerOutput> {
@@ -219,8 +294,11 @@ impl Broker {
         }
         let at = now + self.config.redelivery_delay_ticks;
         m.state = MessageState::Redelivering { at };
-        self.outputs
-            .push_back(BrokerOutput::Timer { at, message: id });
+        self.outputs.push_back(BrokerOutput::Timer {
+            at,
+            message: id,
+            kind: TimerKind::Redeliver,
+        });
     }
 
     /// The broker's state as text, with times relative to `now`: two brokers with the same
@@ -257,10 +335,7 @@ mod tests {
     use super::*;
 
     fn broker() -> Broker {
-        Broker::new(BrokerConfig {
-            redelivery_delay_ticks: 10,
-            max_deliveries: None,
-        })
+        Broker::new(BrokerConfig::default())
     }
 
     fn drain(b: &mut Broker) -> Vec<BrokerOutput> {
@@ -303,10 +378,14 @@ mod tests {
         b.handle_consumer_crash(5, 0);
         assert_eq!(
             drain(&mut b),
-            vec![BrokerOutput::Timer { at: 15, message: 0 }]
+            vec![BrokerOutput::Timer {
+                at: 15,
+                message: 0,
+                kind: TimerKind::Redeliver
+            }]
         );
         assert_eq!(b.handle_receive(6, 0), None, "not ready before the delay");
-        b.handle_timer(15, 0);
+        b.handle_timer(15, 0, TimerKind::Redeliver);
         assert_eq!(drain(&mut b), vec![BrokerOutput::Ready { message: 0 }]);
         let again = b.handle_receive(15, 0).unwrap();
         assert_eq!((again.message, again.attempt), (0, 2));
@@ -329,7 +408,11 @@ mod tests {
         b.handle_consumer_crash(2, 1);
         assert_eq!(
             drain(&mut b),
-            vec![BrokerOutput::Timer { at: 12, message: 1 }]
+            vec![BrokerOutput::Timer {
+                at: 12,
+                message: 1,
+                kind: TimerKind::Redeliver
+            }]
         );
         assert!(matches!(
             b.messages()[0].state,
@@ -340,14 +423,14 @@ mod tests {
     #[test]
     fn past_max_deliveries_a_released_message_is_dead_lettered() {
         let mut b = Broker::new(BrokerConfig {
-            redelivery_delay_ticks: 10,
             max_deliveries: Some(2),
+            ..BrokerConfig::default()
         });
         b.handle_publish(0, 0, 0);
         b.handle_receive(1, 0).unwrap();
         b.handle_consumer_crash(2, 0);
         drain(&mut b);
-        b.handle_timer(12, 0);
+        b.handle_timer(12, 0, TimerKind::Redeliver);
         drain(&mut b);
         let second = b.handle_receive(12, 0).unwrap();
         assert_eq!(second.attempt, 2, "one crash is absorbed");
@@ -361,6 +444,66 @@ mod tests {
     }
 
     #[test]
+    fn an_expired_lease_hands_the_message_to_another_consumer_while_the_first_works() {
+        let mut b = Broker::new(BrokerConfig {
+            lease_ticks: Some(5),
+            ..BrokerConfig::default()
+        });
+        b.handle_publish(0, 0, 0);
+        drain(&mut b);
+        let first = b.handle_receive(1, 0).unwrap();
+        let lease = BrokerOutput::Timer {
+            at: 6,
+            message: 0,
+            kind: TimerKind::LeaseExpiry { attempt: 1 },
+        };
+        assert_eq!(drain(&mut b), vec![lease]);
+        assert!(b.handle_timer(6, 0, TimerKind::LeaseExpiry { attempt: 1 }));
+        let second = b.handle_receive(6, 1).unwrap();
+        assert_eq!(second.attempt, 2);
+        assert_eq!(
+            b.handle_ack(7, &first),
+            AckOutcome::Stale,
+            "rejected by default"
+        );
+        assert_eq!(b.handle_ack(8, &second), AckOutcome::Accepted);
+        assert!(
+            !b.handle_timer(11, 0, TimerKind::LeaseExpiry { attempt: 2 }),
+            "a lease ending after the ack changes nothing"
+        );
+    }
+
+    #[test]
+    fn a_broker_that_accepts_stale_acks_acks_on_the_first_consumers_word() {
+        let mut b = Broker::new(BrokerConfig {
+            lease_ticks: Some(5),
+            stale_ack: StaleAck::Accept,
+            ..BrokerConfig::default()
+        });
+        b.handle_publish(0, 0, 0);
+        let first = b.handle_receive(1, 0).unwrap();
+        b.handle_timer(6, 0, TimerKind::LeaseExpiry { attempt: 1 });
+        let second = b.handle_receive(6, 1).unwrap();
+        assert_eq!(b.handle_ack(7, &first), AckOutcome::StaleAccepted);
+        assert_eq!(b.handle_ack(8, &second), AckOutcome::AlreadyAcked);
+    }
+
+    #[test]
+    fn a_duplicate_delivery_makes_an_in_flight_message_ready_again() {
+        let mut b = broker();
+        b.handle_publish(0, 0, 0);
+        let first = b.handle_receive(1, 0).unwrap();
+        assert!(b.handle_duplicate_delivery(1, 0));
+        let second = b.handle_receive(2, 1).unwrap();
+        assert_eq!((first.attempt, second.attempt), (1, 2));
+        b.handle_ack(3, &second);
+        assert!(
+            !b.handle_duplicate_delivery(4, 0),
+            "an acked message is never duplicated"
+        );
+    }
+
+    #[test]
     fn a_nack_redelivers_like_a_crash() {
         let mut b = broker();
         b.handle_publish(0, 3, 1);
@@ -370,7 +513,11 @@ mod tests {
         b.handle_nack(2, &d);
         assert_eq!(
             drain(&mut b),
-            vec![BrokerOutput::Timer { at: 12, message: 0 }]
+            vec![BrokerOutput::Timer {
+                at: 12,
+                message: 0,
+                kind: TimerKind::Redeliver
+            }]
         );
     }
 }

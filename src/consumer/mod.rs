@@ -194,6 +194,12 @@ impl Consumer {
                 }
                 w.next += 1;
             }
+            // SQLite answered busy: nothing happened; the same step runs again later.
+            (Action::Step(_), StepResult::Db(DbOutcome::Busy { .. })) => return,
+            // A write on a stale snapshot: the transaction must go, like after a failure.
+            (Action::Step(_), StepResult::Db(DbOutcome::StaleSnapshot)) => {
+                w.mode = Mode::Failed;
+            }
             (Action::Step(step), StepResult::Db(outcome)) => {
                 match outcome {
                     DbOutcome::Begun => w.in_transaction = true,
@@ -449,6 +455,33 @@ mod tests {
             ]
         );
         assert_eq!(c.phase(), Phase::Idle);
+    }
+
+    #[test]
+    fn busy_repeats_the_step_and_a_stale_snapshot_rolls_back_and_rejects() {
+        let mut c = consumer("inbox");
+        let actions = drive(
+            &mut c,
+            &[
+                StepResult::Received(Some(delivery())),
+                StepResult::Db(DbOutcome::Begun),
+                StepResult::Db(DbOutcome::Busy { done: 0 }),
+                StepResult::Db(DbOutcome::StaleSnapshot),
+                StepResult::Db(DbOutcome::RolledBack),
+                StepResult::Done,
+            ],
+        );
+        assert_eq!(
+            actions,
+            [
+                "receive",
+                "begin",
+                "insert_inbox",
+                "insert_inbox",
+                "rollback",
+                "nack"
+            ]
+        );
     }
 
     #[test]

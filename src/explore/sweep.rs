@@ -82,9 +82,9 @@ pub fn draw_plan(scenario: &Scenario, seed: u64, limits: &SwarmLimits) -> SwarmP
         .collect();
     SwarmPlan {
         faults: FaultPlan {
-            crash: Vec::new(),
             random_crash: Some(random_crash),
             fail,
+            ..FaultPlan::default()
         },
         republish,
     }

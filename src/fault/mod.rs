@@ -58,12 +58,42 @@ pub struct FailSpec {
     pub times: u32,
 }
 
+/// A consumer that stops for `ticks` at a boundary without crashing (a long GC pause, a
+/// slow disk): it keeps its delivery and its open transaction, and its lease may expire
+/// meanwhile. It fires once, at the first boundary it matches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct StallSpec {
+    pub at: Boundary,
+    pub event: Option<EventIndex>,
+    pub delivery: Option<u32>,
+    pub ticks: Tick,
+}
+
+/// A fault that hits one delivery's message at the broker, `times` times.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct DeliveryFault {
+    pub event: Option<EventIndex>,
+    pub delivery: Option<u32>,
+    pub times: u32,
+}
+
+impl DeliveryFault {
+    fn matches(&self, d: &Delivery) -> bool {
+        self.event.is_none_or(|e| e == d.event) && self.delivery.is_none_or(|a| a == d.attempt)
+    }
+}
+
 /// Everything that goes wrong in a run, except republishes (which are workload).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct FaultPlan {
     pub crash: Vec<CrashSpec>,
     pub random_crash: Option<RandomCrash>,
     pub fail: Vec<FailSpec>,
+    pub stall: Vec<StallSpec>,
+    /// Acks lost on the way: the consumer believes it acked, the broker never hears it.
+    pub lose_ack: Vec<DeliveryFault>,
+    /// The broker delivers the message again while the first delivery is in flight.
+    pub duplicate_delivery: Vec<DeliveryFault>,
 }
 
 /// Why the consumer crashed where it did.
@@ -124,6 +154,9 @@ pub struct FaultInjector {
     plan: FaultPlan,
     fired: Vec<bool>,
     fails_left: Vec<u32>,
+    stalls_fired: Vec<bool>,
+    lose_ack_left: Vec<u32>,
+    duplicate_left: Vec<u32>,
     random_crashes: u32,
     /// A random crash drawn for the "after" side of the step now running.
     pending_after: Option<BoundaryPoint>,
@@ -135,6 +168,9 @@ impl FaultInjector {
         FaultInjector {
             fired: vec![false; plan.crash.len()],
             fails_left: plan.fail.iter().map(|f| f.times).collect(),
+            stalls_fired: vec![false; plan.stall.len()],
+            lose_ack_left: plan.lose_ack.iter().map(|f| f.times).collect(),
+            duplicate_left: plan.duplicate_delivery.iter().map(|f| f.times).collect(),
             random_crashes: 0,
             pending_after: None,
             rng: SimRng::new(seed, Stream::Faults),
@@ -195,6 +231,29 @@ impl FaultInjector {
         }
     }
 
+    /// Whether the consumer stalls at `point`, and for how long.
+    pub fn stall_at(&mut self, point: &BoundaryPoint) -> Option<Tick> {
+        let i = (0..self.plan.stall.len()).find(|&i| {
+            let s = &self.plan.stall[i];
+            !self.stalls_fired[i]
+                && s.at == point.boundary
+                && s.event.is_none_or(|e| e == point.event)
+                && s.delivery.is_none_or(|d| d == point.delivery)
+        })?;
+        self.stalls_fired[i] = true;
+        Some(self.plan.stall[i].ticks)
+    }
+
+    /// Whether the ack of `d` is lost on the way to the broker.
+    pub fn loses_ack(&mut self, d: &Delivery) -> bool {
+        use_up(&self.plan.lose_ack, &mut self.lose_ack_left, d)
+    }
+
+    /// Whether the broker delivers `d`'s message again right after delivering `d`.
+    pub fn duplicates_delivery(&mut self, d: &Delivery) -> bool {
+        use_up(&self.plan.duplicate_delivery, &mut self.duplicate_left, d)
+    }
+
     /// What is left of the plan, as text: which planned crashes fired, which failures
     /// remain, how many random crashes happened. The random stream's position is not
     /// included, so fingerprints are only comparable for plans without random crashes.
@@ -207,6 +266,17 @@ impl FaultInjector {
 
     pub fn plan(&self) -> &FaultPlan {
         &self.plan
+    }
+}
+
+/// Uses up one of the first matching fault's remaining times.
+fn use_up(faults: &[DeliveryFault], left: &mut [u32], d: &Delivery) -> bool {
+    match (0..faults.len()).find(|&i| left[i] > 0 && faults[i].matches(d)) {
+        Some(i) => {
+            left[i] -= 1;
+            true
+        }
+        None => false,
     }
 }
 

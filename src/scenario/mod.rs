@@ -28,6 +28,7 @@ pub mod bounds {
     pub const MAX_DELAY_TICKS: u64 = 1_000_000;
     pub const MAX_CRASHES: u32 = 1_000;
     pub const MAX_DELIVERIES: u32 = 1_000;
+    pub const MAX_CONSUMERS: usize = 8;
     pub const MAX_FAIL_TIMES: u32 = 1_000;
     pub const MAX_STEPS: u64 = 10_000_000;
     pub const MAX_TICKS: u64 = 1_000_000_000;
@@ -198,6 +199,8 @@ pub struct Scenario {
     pub description: String,
     pub seed: u64,
     pub protocol: Protocol,
+    /// How many consumer processes run the protocol, each with its own connection.
+    pub consumers: usize,
     pub workload: Workload,
     pub store: StoreConfig,
     pub broker: BrokerConfig,
@@ -215,6 +218,7 @@ impl Scenario {
             description: String::new(),
             seed: 0,
             protocol,
+            consumers: 1,
             workload: Workload::default(),
             store: StoreConfig::default(),
             broker: BrokerConfig::default(),

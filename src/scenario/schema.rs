@@ -3,6 +3,7 @@
 //! turned into a [`super::Scenario`] by `validate`.
 
 use super::Expect;
+use crate::broker::StaleAck;
 use serde::Deserialize;
 
 #[derive(Debug, Deserialize)]
@@ -16,6 +17,8 @@ pub struct RawScenario {
     pub seed: Option<u64>,
     /// A built-in protocol's name, or `{"name", "description"?, "steps"}`.
     pub protocol: RawProtocol,
+    #[serde(default)]
+    pub consumers: Option<u64>,
     #[serde(default)]
     pub workload: RawWorkload,
     #[serde(default)]
@@ -96,6 +99,8 @@ pub struct RawStore {
 pub struct RawBroker {
     pub redelivery_delay_ticks: Option<u64>,
     pub max_deliveries: Option<u32>,
+    pub lease_ticks: Option<u64>,
+    pub stale_ack: Option<StaleAck>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -113,6 +118,29 @@ pub struct RawFaults {
     pub random_crash: Option<RawRandomCrash>,
     #[serde(default)]
     pub fail: Vec<RawFail>,
+    #[serde(default)]
+    pub stall: Vec<RawStall>,
+    #[serde(default)]
+    pub lose_ack: Vec<RawDeliveryFault>,
+    #[serde(default)]
+    pub duplicate_delivery: Vec<RawDeliveryFault>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawStall {
+    pub at: String,
+    pub event: Option<u64>,
+    pub delivery: Option<u32>,
+    pub ticks: u64,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawDeliveryFault {
+    pub event: Option<u64>,
+    pub delivery: Option<u32>,
+    pub times: Option<u32>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -4,7 +4,7 @@
 use super::schema::*;
 use super::{bounds, ConsumerConfig, Limits, Scenario, ScenarioError, Workload};
 use crate::broker::BrokerConfig;
-use crate::fault::{CrashSpec, FailSpec, FaultPlan, RandomCrash};
+use crate::fault::{CrashSpec, DeliveryFault, FailSpec, FaultPlan, RandomCrash, StallSpec};
 use crate::model::{Boundary, Protocol, Step};
 use crate::store::StoreConfig;
 
@@ -106,6 +106,12 @@ impl Checker<'_> {
                     .max_deliveries
                     .map(|m| self.range("broker.max_deliveries", m, 1, bounds::MAX_DELIVERIES))
                     .transpose()?,
+                lease_ticks: raw
+                    .broker
+                    .lease_ticks
+                    .map(|l| self.range("broker.lease_ticks", l, 1, bounds::MAX_DELAY_TICKS))
+                    .transpose()?,
+                stale_ack: raw.broker.stale_ack.unwrap_or_default(),
             },
             consumer: ConsumerConfig {
                 restart_delay_ticks: self.range(
@@ -117,6 +123,12 @@ impl Checker<'_> {
                     bounds::MAX_DELAY_TICKS,
                 )?,
             },
+            consumers: self.range(
+                "consumers",
+                raw.consumers.unwrap_or(1),
+                1,
+                bounds::MAX_CONSUMERS as u64,
+            )? as usize,
             protocol,
             workload,
             faults,
@@ -352,10 +364,76 @@ impl Checker<'_> {
                 )?,
             });
         }
+        let mut stall = Vec::new();
+        for (i, st) in raw.stall.into_iter().enumerate() {
+            let field = format!("faults.stall[{i}]");
+            let at = Boundary::parse(&st.at).map_err(|m| self.err(format!("{field}.at"), m))?;
+            if !protocol.has(at.step) {
+                return Err(self.err(
+                    format!("{field}.at"),
+                    format!(
+                        "protocol `{}` has no step `{}`; its steps are {}",
+                        protocol.name,
+                        at.step,
+                        protocol.arrow_list()
+                    ),
+                ));
+            }
+            stall.push(StallSpec {
+                at,
+                event: st
+                    .event
+                    .map(|e| self.event_index(&format!("{field}.event"), e, workload.events))
+                    .transpose()?,
+                delivery: self.delivery(&format!("{field}.delivery"), st.delivery)?,
+                ticks: self.range(
+                    &format!("{field}.ticks"),
+                    st.ticks,
+                    1,
+                    bounds::MAX_DELAY_TICKS,
+                )?,
+            });
+        }
+        let lose_ack = self.delivery_faults("faults.lose_ack", raw.lose_ack, workload)?;
+        let duplicate_delivery = self.delivery_faults(
+            "faults.duplicate_delivery",
+            raw.duplicate_delivery,
+            workload,
+        )?;
         Ok(FaultPlan {
             crash,
             random_crash,
             fail,
+            stall,
+            lose_ack,
+            duplicate_delivery,
         })
+    }
+
+    fn delivery_faults(
+        &self,
+        name: &str,
+        raw: Vec<RawDeliveryFault>,
+        workload: &Workload,
+    ) -> Result<Vec<DeliveryFault>, ScenarioError> {
+        raw.into_iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let field = format!("{name}[{i}]");
+                Ok(DeliveryFault {
+                    event: f
+                        .event
+                        .map(|e| self.event_index(&format!("{field}.event"), e, workload.events))
+                        .transpose()?,
+                    delivery: self.delivery(&format!("{field}.delivery"), f.delivery)?,
+                    times: self.range(
+                        &format!("{field}.times"),
+                        f.times.unwrap_or(1),
+                        1,
+                        bounds::MAX_FAIL_TIMES,
+                    )?,
+                })
+            })
+            .collect()
     }
 }

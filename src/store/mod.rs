@@ -46,9 +46,12 @@ pub enum StoreOp<'a> {
     },
     /// Debit then credit, each a ledger row and an atomic balance update. With
     /// `fail_credit` the debit runs and the credit fails (the seeds' "applyCredit fails").
+    /// `done` statements of it already ran before SQLite answered busy (outside a
+    /// transaction each statement commits on its own, so a retry must not repeat them).
     ApplyEffect {
         event: &'a Event,
         fail_credit: bool,
+        done: u8,
     },
     Commit,
     Rollback,
@@ -69,6 +72,14 @@ pub enum DbOutcome {
     CreditFailed,
     Committed,
     RolledBack,
+    /// `SQLITE_BUSY`: another connection holds the write lock. Nothing of the statement
+    /// happened; `done` earlier statements of the same step did. Wait and retry.
+    Busy {
+        done: u8,
+    },
+    /// `SQLITE_BUSY_SNAPSHOT`: a write in a transaction whose snapshot is older than
+    /// another connection's commit. The transaction must be rolled back.
+    StaleSnapshot,
 }
 
 impl DbOutcome {
@@ -83,12 +94,34 @@ impl DbOutcome {
             DbOutcome::CreditFailed => "debit applied, credit failed (injected)",
             DbOutcome::Committed => "COMMIT",
             DbOutcome::RolledBack => "ROLLBACK",
+            DbOutcome::Busy { .. } => "SQLITE_BUSY: another connection holds the write lock; wait",
+            DbOutcome::StaleSnapshot => {
+                "SQLITE_BUSY_SNAPSHOT: write on a stale snapshot; the transaction must roll back"
+            }
         }
     }
 
     /// Whether the outcome says the event was processed before.
     pub fn is_duplicate(self) -> bool {
         matches!(self, DbOutcome::Found | DbOutcome::Duplicate)
+    }
+}
+
+/// What a failed statement means for the simulation: lock contention is a scheduling event
+/// (wait, or roll back on a stale snapshot); anything else is a bug of ours.
+fn contention(e: &rusqlite::Error, done: u8) -> Option<DbOutcome> {
+    match e {
+        rusqlite::Error::SqliteFailure(f, _)
+            if f.extended_code == rusqlite::ffi::SQLITE_BUSY_SNAPSHOT =>
+        {
+            Some(DbOutcome::StaleSnapshot)
+        }
+        rusqlite::Error::SqliteFailure(f, _)
+            if matches!(f.code, ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) =>
+        {
+            Some(DbOutcome::Busy { done })
+        }
+        _ => None,
     }
 }
 
@@ -110,14 +143,21 @@ pub struct CommittedState {
 }
 
 #[derive(Debug, thiserror::Error)]
-#[error("could not set up the SQLite database: {0}")]
-pub struct StoreError(#[from] rusqlite::Error);
+pub enum StoreError {
+    #[error("could not set up the SQLite database: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    #[error("could not write the database file: {0}")]
+    Io(#[from] std::io::Error),
+}
 
 pub struct Store {
     /// Always `Some` while the store lives; taken by `Drop` to go back to the idle pool.
     conn: Option<Connection>,
     /// Every statement run, when recording (for the raw-SQLite benchmark baseline).
     log: Option<Vec<LoggedStatement>>,
+    /// Whether the connection goes back to the idle pool when the store is dropped
+    /// (in-memory ones do; connections to a shared file are closed).
+    pooled: bool,
 }
 
 /// How a logged statement was run.
@@ -170,6 +210,40 @@ thread_local! {
 /// The most idle connections kept per thread.
 const MAX_IDLE: usize = 4;
 
+/// The serialized database a run starts from, built on first use on this thread.
+fn template(config: &StoreConfig, accounts: &[Account]) -> Result<Rc<Vec<u8>>, StoreError> {
+    let cached = TEMPLATES.with(|t| {
+        t.borrow()
+            .iter()
+            .find(|((unique, accs), _)| {
+                *unique == config.inbox_unique
+                    && accs.len() == accounts.len()
+                    && accs.iter().zip(accounts).all(|((name, balance), a)| {
+                        *name == a.name && *balance == a.initial_balance_minor
+                    })
+            })
+            .map(|(_, bytes)| Rc::clone(bytes))
+    });
+    let bytes = match cached {
+        Some(bytes) => bytes,
+        None => {
+            let built = Connection::open_in_memory()?;
+            build(&built, config, accounts)?;
+            let bytes = Rc::new(built.serialize(MAIN_DB)?.to_vec());
+            let key: TemplateKey = (
+                config.inbox_unique,
+                accounts
+                    .iter()
+                    .map(|a| (a.name.clone(), a.initial_balance_minor))
+                    .collect(),
+            );
+            TEMPLATES.with(|t| t.borrow_mut().insert(key, Rc::clone(&bytes)));
+            bytes
+        }
+    };
+    Ok(bytes)
+}
+
 /// Builds the schema and opening balances on `conn`.
 fn build(conn: &Connection, config: &StoreConfig, accounts: &[Account]) -> rusqlite::Result<()> {
     let inbox_key = if config.inbox_unique {
@@ -209,35 +283,7 @@ impl Store {
     /// An in-memory database with the schema and the accounts' opening balances, copied
     /// from a template built once per process.
     pub fn open_in_memory(config: &StoreConfig, accounts: &[Account]) -> Result<Store, StoreError> {
-        let cached = TEMPLATES.with(|t| {
-            t.borrow()
-                .iter()
-                .find(|((unique, accs), _)| {
-                    *unique == config.inbox_unique
-                        && accs.len() == accounts.len()
-                        && accs.iter().zip(accounts).all(|((name, balance), a)| {
-                            *name == a.name && *balance == a.initial_balance_minor
-                        })
-                })
-                .map(|(_, bytes)| Rc::clone(bytes))
-        });
-        let bytes = match cached {
-            Some(bytes) => bytes,
-            None => {
-                let built = Connection::open_in_memory()?;
-                build(&built, config, accounts)?;
-                let bytes = Rc::new(built.serialize(MAIN_DB)?.to_vec());
-                let key: TemplateKey = (
-                    config.inbox_unique,
-                    accounts
-                        .iter()
-                        .map(|a| (a.name.clone(), a.initial_balance_minor))
-                        .collect(),
-                );
-                TEMPLATES.with(|t| t.borrow_mut().insert(key, Rc::clone(&bytes)));
-                bytes
-            }
-        };
+        let bytes = template(config, accounts)?;
         let mut conn = match IDLE.with(|idle| idle.borrow_mut().pop()) {
             Some(conn) => conn,
             None => Connection::open_in_memory()?,
@@ -246,7 +292,41 @@ impl Store {
         Ok(Store {
             conn: Some(conn),
             log: None,
+            pooled: true,
         })
+    }
+
+    /// `connections` connections to one new database file in `dir`, in WAL mode, each with
+    /// its own locks and snapshots as separate processes would have: a write while another
+    /// connection holds the write lock answers `SQLITE_BUSY` at once (no busy timeout: the
+    /// scheduler decides when to retry), and a write on a snapshot older than another
+    /// connection's commit answers `SQLITE_BUSY_SNAPSHOT`. `synchronous=OFF`: a simulated
+    /// crash is a process crash, which loses nothing the OS already holds.
+    pub fn open_shared(
+        dir: &std::path::Path,
+        config: &StoreConfig,
+        accounts: &[Account],
+        connections: usize,
+    ) -> Result<Vec<Store>, StoreError> {
+        let path = dir.join("delivery-sim.sqlite");
+        std::fs::write(&path, template(config, accounts)?.as_slice())?;
+        (0..connections)
+            .map(|i| {
+                let conn = Connection::open(&path)?;
+                conn.busy_timeout(std::time::Duration::ZERO)?;
+                if i == 0 {
+                    let mode: String =
+                        conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))?;
+                    assert_eq!(mode, "wal", "a file database accepts WAL");
+                }
+                conn.execute_batch("PRAGMA synchronous=OFF")?;
+                Ok(Store {
+                    conn: Some(conn),
+                    log: None,
+                    pooled: false,
+                })
+            })
+            .collect()
     }
 
     fn conn(&self) -> &Connection {
@@ -301,15 +381,15 @@ impl Store {
         }
     }
 
-    /// Runs one operation at virtual time `now`. SQLite errors other than the inbox's unique
-    /// violation are bugs of the simulator (the schema and statements are ours), so they
-    /// panic with the statement that failed.
+    /// Runs one operation at virtual time `now`. Lock contention comes back as
+    /// [`DbOutcome::Busy`] or [`DbOutcome::StaleSnapshot`]; other SQLite errors than the
+    /// inbox's unique violation are bugs of the simulator (the schema and statements are
+    /// ours), so they panic with the statement that failed.
     pub fn execute(&mut self, op: StoreOp<'_>, now: Tick) -> DbOutcome {
         match op {
             StoreOp::Begin => {
                 assert!(self.conn().is_autocommit(), "BEGIN inside a transaction");
-                self.control("BEGIN");
-                DbOutcome::Begun
+                self.control("BEGIN").unwrap_or(DbOutcome::Begun)
             }
             StoreOp::CheckInbox { event } => {
                 let mut found = false;
@@ -335,29 +415,61 @@ impl Store {
                     {
                         DbOutcome::Duplicate
                     }
-                    other => panic!("inbox INSERT: unexpected {other:?}"),
+                    Err(e) => contention(&e, 0)
+                        .unwrap_or_else(|| panic!("inbox INSERT: unexpected {e:?}")),
+                    Ok(n) => panic!("inbox INSERT changed {n} rows"),
                 }
             }
-            StoreOp::ApplyEffect { event, fail_credit } => {
-                self.post(event, "debit", &event.source, -event.amount_minor, now);
-                if fail_credit {
-                    return DbOutcome::CreditFailed;
+            StoreOp::ApplyEffect {
+                event,
+                fail_credit,
+                done,
+            } => {
+                // Four statements: debit row, debit balance, credit row, credit balance.
+                let legs = [
+                    ("debit", event.source.as_str(), -event.amount_minor),
+                    ("credit", event.target.as_str(), event.amount_minor),
+                ];
+                for i in done..4 {
+                    let (direction, account, delta) = legs[usize::from(i / 2)];
+                    if direction == "credit" && fail_credit {
+                        return DbOutcome::CreditFailed;
+                    }
+                    let result = if i % 2 == 0 {
+                        self.write(
+                            INSERT_LEDGER,
+                            &[
+                                &event.event_id,
+                                &event.transfer_id,
+                                &account,
+                                &direction,
+                                &delta,
+                                &(now as i64),
+                            ],
+                        )
+                    } else {
+                        self.write(UPDATE_BALANCE, &[&delta, &account])
+                            .inspect(|&n| {
+                                assert_eq!(n, 1, "account {account} exists in balance_projection")
+                            })
+                    };
+                    if let Err(e) = result {
+                        return contention(&e, i)
+                            .unwrap_or_else(|| panic!("{direction} of {}: {e}", event.event_id));
+                    }
                 }
-                self.post(event, "credit", &event.target, event.amount_minor, now);
                 DbOutcome::Applied
             }
             StoreOp::Commit => {
                 assert!(!self.conn().is_autocommit(), "COMMIT outside a transaction");
-                self.control("COMMIT");
-                DbOutcome::Committed
+                self.control("COMMIT").unwrap_or(DbOutcome::Committed)
             }
             StoreOp::Rollback => {
                 assert!(
                     !self.conn().is_autocommit(),
                     "ROLLBACK outside a transaction"
                 );
-                self.control("ROLLBACK");
-                DbOutcome::RolledBack
+                self.control("ROLLBACK").unwrap_or(DbOutcome::RolledBack)
             }
         }
     }
@@ -369,7 +481,7 @@ impl Store {
         if self.conn().is_autocommit() {
             return false;
         }
-        self.control("ROLLBACK");
+        assert_eq!(self.control("ROLLBACK"), None, "ROLLBACK is never busy");
         true
     }
 
@@ -377,30 +489,13 @@ impl Store {
         !self.conn().is_autocommit()
     }
 
-    /// One ledger row and the matching atomic balance update.
-    fn post(&mut self, event: &Event, direction: &str, account: &str, delta_minor: i64, now: Tick) {
-        self.write(
-            INSERT_LEDGER,
-            &[
-                &event.event_id,
-                &event.transfer_id,
-                &account,
-                &direction,
-                &delta_minor,
-                &(now as i64),
-            ],
-        )
-        .expect("ledger INSERT");
-        let updated = self
-            .write(UPDATE_BALANCE, &[&delta_minor, &account])
-            .expect("balance UPDATE");
-        assert_eq!(updated, 1, "account {account} exists in balance_projection");
-    }
-
     /// `BEGIN`, `COMMIT` or `ROLLBACK`, prepared once per connection like every statement.
-    fn control(&mut self, sql: &'static str) {
-        self.write(sql, &[])
-            .unwrap_or_else(|e| panic!("{sql}: {e}"));
+    /// Returns the contention outcome if SQLite answered busy.
+    fn control(&mut self, sql: &'static str) -> Option<DbOutcome> {
+        match self.write(sql, &[]) {
+            Ok(_) => None,
+            Err(e) => Some(contention(&e, 0).unwrap_or_else(|| panic!("{sql}: {e}"))),
+        }
     }
 
     /// The committed ledger rows and inbox rows of one event.
@@ -513,6 +608,9 @@ impl Drop for Store {
     /// no prepared statement cached (they were prepared against the old database).
     fn drop(&mut self) {
         let Some(conn) = self.conn.take() else { return };
+        if !self.pooled {
+            return; // Closed.
+        }
         if !conn.is_autocommit() && conn.execute_batch("ROLLBACK").is_err() {
             return; // Closed instead of reused.
         }
@@ -602,7 +700,8 @@ mod tests {
             s.execute(
                 StoreOp::ApplyEffect {
                     event: &e,
-                    fail_credit: false
+                    fail_credit: false,
+                    done: 0
                 },
                 2
             ),
@@ -631,6 +730,7 @@ mod tests {
             StoreOp::ApplyEffect {
                 event: &e,
                 fail_credit: false,
+                done: 0,
             },
             3,
         );
@@ -650,7 +750,8 @@ mod tests {
             s.execute(
                 StoreOp::ApplyEffect {
                     event: &e,
-                    fail_credit: true
+                    fail_credit: true,
+                    done: 0
                 },
                 1
             ),
@@ -692,6 +793,7 @@ mod tests {
             StoreOp::ApplyEffect {
                 event: &e,
                 fail_credit: false,
+                done: 0,
             },
             3,
         );

@@ -6,7 +6,9 @@
 //! trace, and stops when nothing is left to do or a limit is reached. At the end the
 //! checker reads the committed database.
 
-use crate::broker::{AckOutcome, Broker, BrokerOutput, Delivery, MessageId, MessageState};
+use crate::broker::{
+    AckOutcome, Broker, BrokerOutput, Delivery, MessageId, MessageState, TimerKind,
+};
 use crate::check::{self, Verdict};
 use crate::consumer::{Action, Consumer, StepResult};
 use crate::fault::{Confirmed, CrashCause, CrashRecord, FaultInjector};
@@ -25,7 +27,7 @@ const STEP_TICKS: Tick = 1;
 enum Occurrence {
     ConsumerTurn(ConsumerId),
     ConsumerRestart(ConsumerId),
-    BrokerTimer(MessageId),
+    BrokerTimer(MessageId, TimerKind),
 }
 
 /// Everything a run produced.
@@ -78,8 +80,18 @@ struct World<'s> {
     duplicates_discarded: Vec<u32>,
     events: Vec<Event>,
     broker: Broker,
-    consumer: Consumer,
-    store: Store,
+    consumers: Vec<Consumer>,
+    /// One connection per consumer (all to the same database when there are several).
+    stores: Vec<Store>,
+    /// Per consumer: statements of a multi-statement step already done before SQLite
+    /// answered busy, and whether the step now being retried already passed its "before"
+    /// boundary.
+    busy_progress: Vec<u8>,
+    /// Per consumer: the pending step already passed its "before" boundary (it was busy,
+    /// or the consumer stalled there).
+    past_before: Vec<bool>,
+    /// Per consumer: whether the pending step was told to fail, once asked.
+    decided_fail: Vec<Option<bool>>,
     faults: FaultInjector,
     queue: EventQueue<Occurrence>,
     trace: Trace,
@@ -87,20 +99,40 @@ struct World<'s> {
     external_effects: Vec<ExternalEffect>,
     reached: Vec<BoundaryPoint>,
     steps: u64,
+    /// The shared database file's directory, deleted when the run ends; declared after
+    /// `stores` so that the connections close first.
+    _dir: Option<tempfile::TempDir>,
 }
 
 impl<'s> World<'s> {
     fn new(scenario: &'s Scenario, options: RunOptions) -> World<'s> {
-        let mut store = Store::open_in_memory(&scenario.store, &scenario.workload.accounts())
-            .expect("an in-memory SQLite database can always be created");
+        let accounts = scenario.workload.accounts();
+        let n = scenario.consumers;
+        let (mut stores, dir) = if n == 1 {
+            let store = Store::open_in_memory(&scenario.store, &accounts)
+                .expect("an in-memory SQLite database can always be created");
+            (vec![store], None)
+        } else {
+            // Several consumers need real multi-connection locking: a database file.
+            let dir = tempfile::tempdir().expect("a temporary directory for the database");
+            let stores = Store::open_shared(dir.path(), &scenario.store, &accounts, n)
+                .expect("a database file in a fresh temporary directory");
+            (stores, Some(dir))
+        };
         if options.record_statements {
-            store.record_statements();
+            stores[0].record_statements();
         }
         World {
             events: scenario.events(),
             broker: Broker::new(scenario.broker.clone()),
-            consumer: Consumer::new(0, scenario.protocol.clone()),
-            store,
+            consumers: (0..n)
+                .map(|c| Consumer::new(c, scenario.protocol.clone()))
+                .collect(),
+            stores,
+            busy_progress: vec![0; n],
+            past_before: vec![false; n],
+            decided_fail: vec![None; n],
+            _dir: dir,
             faults: FaultInjector::new(scenario.faults.clone(), scenario.seed),
             queue: EventQueue::default(),
             trace: Trace::new(!options.hash_only),
@@ -136,7 +168,9 @@ impl<'s> World<'s> {
 
     fn run(mut self) -> RunResult {
         self.publish_all();
-        self.queue.push(0, Occurrence::ConsumerTurn(0));
+        for c in 0..self.consumers.len() {
+            self.queue.push(0, Occurrence::ConsumerTurn(c));
+        }
         let limits = self.scenario.limits;
         let mut now = 0;
         let stop = loop {
@@ -156,7 +190,7 @@ impl<'s> World<'s> {
                     self.turn(now, c);
                 }
                 Occurrence::ConsumerRestart(c) => {
-                    self.consumer.handle_restart();
+                    self.consumers[c].handle_restart();
                     self.record(
                         now,
                         Actor::Consumer(c),
@@ -166,16 +200,19 @@ impl<'s> World<'s> {
                     );
                     self.queue.push(now, Occurrence::ConsumerTurn(c));
                 }
-                Occurrence::BrokerTimer(m) => {
-                    self.broker.handle_timer(now, m);
-                    let d = self.message_ref(m);
-                    self.record(
-                        now,
-                        Actor::Broker,
-                        "requeue",
-                        Some(&d),
-                        "ready for redelivery".into(),
-                    );
+                Occurrence::BrokerTimer(m, kind) => {
+                    if self.broker.handle_timer(now, m, kind) {
+                        let d = self.message_ref(m);
+                        let (action, what) = match kind {
+                            TimerKind::Redeliver => ("requeue", "ready for redelivery"),
+                            TimerKind::LeaseExpiry { .. } => (
+                                "lease expired",
+                                "unacked past its lease: ready again while its consumer may \
+                                 still be working on it",
+                            ),
+                        };
+                        self.record(now, Actor::Broker, action, Some(&d), what.into());
+                    }
                 }
             }
             self.drain_broker(now);
@@ -186,17 +223,19 @@ impl<'s> World<'s> {
                 _ => format!("tick limit {} reached", limits.max_ticks),
             };
             self.record(now, Actor::Sim, "stop", None, what);
-            if self.store.drop_open_transaction() {
-                self.record(
-                    now,
-                    Actor::Sim,
-                    "stop",
-                    None,
-                    "open transaction rolled back".into(),
-                );
+            for c in 0..self.stores.len() {
+                if self.stores[c].drop_open_transaction() {
+                    self.record(
+                        now,
+                        Actor::Consumer(c),
+                        "stop",
+                        None,
+                        "open transaction rolled back".into(),
+                    );
+                }
             }
         }
-        let committed = self.store.committed_state();
+        let committed = self.stores[0].committed_state();
         let verdict = check::check(&check::Observed {
             events: &self.events,
             accounts: &self.scenario.workload.accounts(),
@@ -219,7 +258,7 @@ impl<'s> World<'s> {
             stop,
             verdict,
             crash_states: self.crash_states,
-            statements: self.store.take_statements(),
+            statements: self.stores[0].take_statements(),
         }
     }
 
@@ -258,8 +297,8 @@ impl<'s> World<'s> {
     fn drain_broker(&mut self, now: Tick) {
         while let Some(out) = self.broker.poll_output() {
             match out {
-                BrokerOutput::Timer { at, message } => {
-                    self.queue.push(at, Occurrence::BrokerTimer(message))
+                BrokerOutput::Timer { at, message, kind } => {
+                    self.queue.push(at, Occurrence::BrokerTimer(message, kind))
                 }
                 BrokerOutput::DeadLettered { message } => {
                     let d = self.message_ref(message);
@@ -270,9 +309,10 @@ impl<'s> World<'s> {
                     self.record(now, Actor::Broker, "dead-letter", Some(&d), outcome);
                 }
                 BrokerOutput::Ready { .. } => {
-                    if self.consumer.handle_message_ready() {
-                        self.queue
-                            .push(now, Occurrence::ConsumerTurn(self.consumer.id()));
+                    for c in 0..self.consumers.len() {
+                        if self.consumers[c].handle_message_ready() {
+                            self.queue.push(now, Occurrence::ConsumerTurn(c));
+                        }
                     }
                 }
             }
@@ -281,7 +321,7 @@ impl<'s> World<'s> {
 
     /// One consumer step: the fault injector may crash it just before or just after.
     fn turn(&mut self, now: Tick, c: ConsumerId) {
-        let Some(command) = self.consumer.poll_command() else {
+        let Some(command) = self.consumers[c].poll_command() else {
             return; // Waiting or down: a stale turn.
         };
         self.steps += 1;
@@ -289,7 +329,7 @@ impl<'s> World<'s> {
         let step = match command.action {
             Action::Step(step) => step,
             Action::Rollback => {
-                let outcome = self.store.execute(StoreOp::Rollback, now);
+                let outcome = self.stores[c].execute(StoreOp::Rollback, now);
                 self.record(
                     now,
                     actor,
@@ -297,7 +337,7 @@ impl<'s> World<'s> {
                     command.delivery.as_ref(),
                     outcome.describe().into(),
                 );
-                self.consumer.handle_result(StepResult::Db(outcome));
+                self.consumers[c].handle_result(StepResult::Db(outcome));
                 self.queue
                     .push(now + STEP_TICKS, Occurrence::ConsumerTurn(c));
                 return;
@@ -312,7 +352,7 @@ impl<'s> World<'s> {
                     Some(&d),
                     "rejected: the broker will redeliver".into(),
                 );
-                self.consumer.handle_result(StepResult::Done);
+                self.consumers[c].handle_result(StepResult::Done);
                 self.queue
                     .push(now + STEP_TICKS, Occurrence::ConsumerTurn(c));
                 return;
@@ -325,39 +365,86 @@ impl<'s> World<'s> {
             None => match self.broker.handle_receive(now, c) {
                 Some(d) => {
                     self.record(now, Actor::Broker, "deliver", Some(&d), "in flight".into());
+                    if self.faults.duplicates_delivery(&d)
+                        && self.broker.handle_duplicate_delivery(now, d.message)
+                    {
+                        self.record(
+                            now,
+                            Actor::Broker,
+                            "duplicate",
+                            Some(&d),
+                            "the broker will deliver it again (its own duplicate)".into(),
+                        );
+                    }
                     d
                 }
                 None => {
                     self.record(now, actor, "receive", None, "nothing ready: waiting".into());
-                    self.consumer.handle_result(StepResult::Received(None));
+                    self.consumers[c].handle_result(StepResult::Received(None));
                     return;
                 }
             },
         };
-        if self.crash_point(now, c, Boundary::before(step), &delivery) {
-            return;
+        // A step retried after `SQLITE_BUSY`, or resumed after a stall, passed its "before"
+        // boundary already.
+        if !std::mem::take(&mut self.past_before[c]) {
+            if self.crash_point(now, c, Boundary::before(step), &delivery) {
+                return;
+            }
+            if self.stall(now, c, Boundary::before(step), &delivery) {
+                self.past_before[c] = true;
+                return;
+            }
         }
-        let (result, outcome) = self.perform(now, step, &delivery);
+        let (result, outcome) = self.perform(now, c, step, &delivery);
         if matches!(result, StepResult::Db(o) if o.is_duplicate()) {
             self.duplicates_discarded[delivery.event] += 1;
         }
         self.record(now, actor, step.name(), Some(&delivery), outcome);
-        self.consumer.handle_result(result);
-        if result != StepResult::Failed
-            && self.crash_point(now, c, Boundary::after(step), &delivery)
-        {
-            return;
+        self.consumers[c].handle_result(result);
+        if let StepResult::Db(DbOutcome::Busy { done }) = result {
+            self.busy_progress[c] = done;
+            self.past_before[c] = true;
+        } else {
+            self.busy_progress[c] = 0;
+            self.decided_fail[c] = None;
+            let completed = !matches!(
+                result,
+                StepResult::Failed | StepResult::Db(DbOutcome::StaleSnapshot)
+            );
+            if completed {
+                if self.crash_point(now, c, Boundary::after(step), &delivery) {
+                    return;
+                }
+                if self.stall(now, c, Boundary::after(step), &delivery) {
+                    return;
+                }
+            }
         }
         self.queue
             .push(now + STEP_TICKS, Occurrence::ConsumerTurn(c));
     }
 
     /// Performs one protocol step against the broker, the store or the outside world.
-    fn perform(&mut self, now: Tick, step: Step, d: &Delivery) -> (StepResult, String) {
+    fn perform(
+        &mut self,
+        now: Tick,
+        c: ConsumerId,
+        step: Step,
+        d: &Delivery,
+    ) -> (StepResult, String) {
         if step == Step::Receive {
             return (StepResult::Received(Some(*d)), "received".into());
         }
-        let fails = self.faults.fails(step, d);
+        // A step retried after `SQLITE_BUSY` was already asked whether it fails.
+        let fails = match self.decided_fail[c] {
+            Some(fails) => fails,
+            None => {
+                let fails = self.faults.fails(step, d);
+                self.decided_fail[c] = Some(fails);
+                fails
+            }
+        };
         if fails && step != Step::ApplyEffect {
             return (StepResult::Failed, "failed (injected): nothing done".into());
         }
@@ -365,23 +452,32 @@ impl<'s> World<'s> {
         let db = |outcome: DbOutcome| (StepResult::Db(outcome), outcome.describe().to_string());
         match step {
             Step::Receive => unreachable!("handled above"),
-            Step::Begin => db(self.store.execute(StoreOp::Begin, now)),
-            Step::CheckInbox => db(self.store.execute(StoreOp::CheckInbox { event }, now)),
-            Step::InsertInbox => db(self.store.execute(StoreOp::InsertInbox { event }, now)),
-            Step::ApplyEffect => db(self.store.execute(
+            Step::Begin => db(self.stores[c].execute(StoreOp::Begin, now)),
+            Step::CheckInbox => db(self.stores[c].execute(StoreOp::CheckInbox { event }, now)),
+            Step::InsertInbox => db(self.stores[c].execute(StoreOp::InsertInbox { event }, now)),
+            Step::ApplyEffect => db(self.stores[c].execute(
                 StoreOp::ApplyEffect {
                     event,
                     fail_credit: fails,
+                    done: self.busy_progress[c],
                 },
                 now,
             )),
-            Step::Commit => db(self.store.execute(StoreOp::Commit, now)),
+            Step::Commit => db(self.stores[c].execute(StoreOp::Commit, now)),
+            Step::Ack if self.faults.loses_ack(d) => (
+                StepResult::Acked(AckOutcome::Accepted),
+                "ack lost on the way: the consumer believes it acked, the broker never heard it"
+                    .into(),
+            ),
             Step::Ack => {
                 let outcome = self.broker.handle_ack(now, d);
                 let text = match outcome {
                     AckOutcome::Accepted => "acked: the broker forgets the message",
                     AckOutcome::AlreadyAcked => "already acked",
-                    AckOutcome::Stale => "stale ack ignored",
+                    AckOutcome::Stale => "stale ack ignored: the message was delivered again",
+                    AckOutcome::StaleAccepted => {
+                        "stale ack accepted: the message is acked, whoever else holds it"
+                    }
                 };
                 (StepResult::Acked(outcome), text.into())
             }
@@ -400,6 +496,29 @@ impl<'s> World<'s> {
         }
     }
 
+    /// Stalls consumer `c` at `boundary` if the plan says so: its next turn comes `ticks`
+    /// later, with everything it holds still held. Returns whether it stalled.
+    fn stall(&mut self, now: Tick, c: ConsumerId, boundary: Boundary, d: &Delivery) -> bool {
+        let point = BoundaryPoint {
+            boundary,
+            event: d.event,
+            copy: d.copy,
+            delivery: d.attempt,
+        };
+        let Some(ticks) = self.faults.stall_at(&point) else {
+            return false;
+        };
+        self.record(
+            now,
+            Actor::Consumer(c),
+            "stall",
+            Some(d),
+            format!("stalls at {boundary} for {ticks} ticks, holding its delivery and transaction"),
+        );
+        self.queue.push(now + ticks, Occurrence::ConsumerTurn(c));
+        true
+    }
+
     /// Records that `boundary` was reached and crashes the consumer there if the fault
     /// injector says so. Returns whether it crashed.
     fn crash_point(&mut self, now: Tick, c: ConsumerId, boundary: Boundary, d: &Delivery) -> bool {
@@ -413,8 +532,8 @@ impl<'s> World<'s> {
         let Some(cause) = self.faults.crash_at(&point) else {
             return false;
         };
-        let dropped_transaction = self.store.drop_open_transaction();
-        let (ledger_rows, inbox_rows) = self.store.event_rows(&self.events[d.event].event_id);
+        let dropped_transaction = self.stores[c].drop_open_transaction();
+        let (ledger_rows, inbox_rows) = self.stores[c].event_rows(&self.events[d.event].event_id);
         let confirmed = Confirmed {
             ledger_rows,
             inbox_rows,
@@ -437,7 +556,10 @@ impl<'s> World<'s> {
                 "open transaction rolled back by SQLite".into(),
             );
         }
-        self.consumer.handle_crash();
+        self.consumers[c].handle_crash();
+        self.past_before[c] = false;
+        self.decided_fail[c] = None;
+        self.busy_progress[c] = 0;
         self.broker.handle_consumer_crash(now, c);
         self.record(
             now,
@@ -468,19 +590,17 @@ impl<'s> World<'s> {
     /// committed database (without timestamps), the broker, the pending occurrences, the
     /// consumer, what is left of the fault plan, and the external effects so far.
     fn fingerprint(&self, now: Tick) -> String {
-        let mut out = self.store.logical_state();
+        let mut out = self.stores[0].logical_state();
         out.push('#');
         out.push_str(&self.broker.fingerprint(now));
         out.push('#');
         for (at, occurrence) in self.queue.pending() {
             out.push_str(&format!("+{}{occurrence:?};", at - now));
         }
-        out.push_str(&format!(
-            "#{:?}{:?}#{}#",
-            self.consumer.phase(),
-            self.consumer.delivery(),
-            self.faults.fingerprint()
-        ));
+        for consumer in &self.consumers {
+            out.push_str(&format!("#{:?}{:?}", consumer.phase(), consumer.delivery()));
+        }
+        out.push_str(&format!("#{}#", self.faults.fingerprint()));
         for x in &self.external_effects {
             out.push_str(&format!("{}.{};", x.event, x.copy));
         }

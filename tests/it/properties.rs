@@ -2,7 +2,7 @@
 //! `proptest-regressions/properties.txt`, which is committed, and replayed first.
 
 use delivery_sim::explore;
-use delivery_sim::fault::{CrashSpec, FailSpec, FaultPlan, RandomCrash};
+use delivery_sim::fault::{CrashSpec, DeliveryFault, FailSpec, FaultPlan, RandomCrash};
 use delivery_sim::model::{Boundary, Step};
 use delivery_sim::{run, Guarantee, Protocol, Scenario};
 use proptest::prelude::*;
@@ -57,22 +57,35 @@ fn plan(protocol: Protocol, events: usize) -> impl Strategy<Value = (FaultPlan, 
                 max_crashes: max,
             }),
         );
+    let delivery_fault =
+        (proptest::option::of(0..events), 1u32..=2).prop_map(|(event, times)| DeliveryFault {
+            event,
+            delivery: None,
+            times,
+        });
     (
         proptest::collection::vec(crash, 0..4),
         random,
         proptest::collection::vec(fail, 0..3),
         proptest::collection::vec(0..events, 0..3),
+        proptest::collection::vec(delivery_fault.clone(), 0..2),
+        proptest::collection::vec(delivery_fault, 0..2),
     )
-        .prop_map(|(crash, random_crash, fail, republish)| {
-            (
-                FaultPlan {
-                    crash,
-                    random_crash,
-                    fail,
-                },
-                republish,
-            )
-        })
+        .prop_map(
+            |(crash, random_crash, fail, republish, lose_ack, duplicate_delivery)| {
+                (
+                    FaultPlan {
+                        crash,
+                        random_crash,
+                        fail,
+                        lose_ack,
+                        duplicate_delivery,
+                        ..FaultPlan::default()
+                    },
+                    republish,
+                )
+            },
+        )
 }
 
 fn scenario(
@@ -87,6 +100,9 @@ fn scenario(
     s.workload.events = events;
     s.workload.republish = republish;
     s.faults = plan;
+    // A lease, so that a lost ack is followed by a redelivery rather than a message in
+    // flight forever; long enough that a live consumer never outlasts it.
+    s.broker.lease_ticks = Some(50);
     s
 }
 
@@ -105,8 +121,8 @@ proptest! {
     #![proptest_config(config(256))]
 
     /// The claim of the whole tool: insert-first inbox, same transaction, ack after commit
-    /// gives one effect per event under any crashes, failures and exact duplicates, and
-    /// every event ends acked.
+    /// gives one effect per event under any crashes, failures, exact duplicates, lost acks
+    /// and broker duplicates, and every event ends acked.
     #[test]
     fn inbox_is_exactly_once_and_live_under_any_fault_plan(
         (seed, events, plan, republish) in inbox_case()
