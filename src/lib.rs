@@ -28,4 +28,4 @@ pub mod world;
 
 pub use model::{Guarantee, Protocol, Step};
 pub use scenario::Scenario;
-pub use world::{run, run_with, RunOptions, RunResult};
+pub use world::{run, run_scheduled, run_with, RunOptions, RunResult};

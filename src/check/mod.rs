@@ -364,6 +364,7 @@ mod tests {
             all_acked: Some(true),
             conserved: Some(true),
             explore: Vec::new(),
+            interleavings: None,
         };
         assert_eq!(
             failed_expectations(&expect, &v),

@@ -112,6 +112,11 @@ pub struct RunArgs {
     /// Print every trace entry before the summary.
     #[arg(long)]
     pub trace: bool,
+    /// Scheduling choices for several consumers, as `explore --interleavings` prints them
+    /// (e.g. 0,1,1): at the k-th tick where several consumers are due, the k-th number says
+    /// which of them steps (0 = the first due; past the list, 0).
+    #[arg(long, value_name = "CHOICES")]
+    pub schedule: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -125,6 +130,17 @@ pub struct ExploreArgs {
     /// Refuse explorations estimated to need more schedules than this.
     #[arg(long, default_value_t = explore::DEFAULT_MAX_SCHEDULES)]
     pub max_schedules: u64,
+    /// Instead of crash points: every interleaving of the consumers' steps (with the
+    /// scenario's own faults), up to --max-preemptions departures from round-robin.
+    #[arg(long, conflicts_with = "depth")]
+    pub interleavings: bool,
+    /// With --interleavings: how many times a schedule may depart from round-robin
+    /// (default: the scenario's `expect.interleavings.max_preemptions`, else 2).
+    #[arg(long, requires = "interleavings")]
+    pub max_preemptions: Option<usize>,
+    /// With --interleavings: the most interleavings to run.
+    #[arg(long, default_value_t = explore::DEFAULT_MAX_INTERLEAVINGS, requires = "interleavings")]
+    pub max_interleavings: u64,
     /// Print the result as JSON.
     #[arg(long)]
     pub json: bool,
@@ -327,7 +343,22 @@ fn run(args: &RunArgs) -> Result<(String, ExitCode), CliError> {
         scenario.faults.crash = crashes.iter().map(|p| CrashSpec::exactly(*p)).collect();
         scenario.faults.random_crash = None;
     }
-    let result = world::run(&scenario);
+    let schedule = match &args.schedule {
+        Some(text) => parse_schedule(text)?,
+        None => Vec::new(),
+    };
+    let result = world::run_scheduled(&scenario, world::RunOptions::default(), &schedule);
+    if let Some(d) = result
+        .decisions
+        .iter()
+        .zip(&schedule)
+        .find(|(d, &c)| c >= d.alternatives)
+    {
+        return Err(CliError::Usage(format!(
+            "--schedule: choice {} at a decision with {} alternatives",
+            d.1, d.0.alternatives
+        )));
+    }
     let failures = scenario
         .expect
         .as_ref()
@@ -352,7 +383,7 @@ fn run(args: &RunArgs) -> Result<(String, ExitCode), CliError> {
         out.push_str(&text::run_text(
             &scenario,
             &result,
-            &origin.replay_command(scenario.seed, &crashes),
+            &replay_with_schedule(origin.replay_command(scenario.seed, &crashes), &schedule),
             failures.as_deref(),
         ));
     }
@@ -395,6 +426,9 @@ fn explore_options(
 
 fn explore(args: &ExploreArgs) -> Result<(String, ExitCode), CliError> {
     let (scenario, origin) = load(&args.source)?;
+    if args.interleavings {
+        return interleavings(args, &scenario, &origin);
+    }
     let options = explore_options(&scenario, args.depth, args.max_schedules)?;
     let x = explore::explore(&scenario, options);
     let failures = scenario
@@ -583,4 +617,85 @@ fn explore_bound(flag: &str, value: u32, max: u32) -> Result<u32, CliError> {
         )));
     }
     Ok(value)
+}
+
+/// Parses `0,1,1` into scheduling choices.
+fn parse_schedule(text: &str) -> Result<Vec<u32>, CliError> {
+    if text.trim().is_empty() {
+        return Ok(Vec::new());
+    }
+    text.split(',')
+        .map(|c| {
+            c.trim().parse::<u32>().map_err(|_| {
+                CliError::Usage(format!(
+                    "--schedule: `{text}` is not a list of choices; write e.g. 0,1,1"
+                ))
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .and_then(|v| {
+            if v.len() > 100_000 {
+                Err(CliError::Usage("--schedule: at most 100000 choices".into()))
+            } else {
+                Ok(v)
+            }
+        })
+}
+
+/// A replay command with `--schedule` when the schedule departs from the default.
+fn replay_with_schedule(command: String, schedule: &[u32]) -> String {
+    match schedule.iter().rposition(|&c| c != 0) {
+        None => command,
+        Some(last) => {
+            let list: Vec<String> = schedule[..=last].iter().map(|c| c.to_string()).collect();
+            format!("{command} --schedule {}", list.join(","))
+        }
+    }
+}
+
+fn interleavings(
+    args: &ExploreArgs,
+    scenario: &Scenario,
+    origin: &Origin,
+) -> Result<(String, ExitCode), CliError> {
+    if scenario.consumers < 2 {
+        return Err(CliError::Usage(format!(
+            "--interleavings: `{}` has one consumer, so its steps have one order; set \
+             \"consumers\" to 2 or more",
+            scenario.name
+        )));
+    }
+    let expect = scenario
+        .expect
+        .as_ref()
+        .and_then(|e| e.interleavings.as_ref());
+    let max_preemptions = args
+        .max_preemptions
+        .or(expect.and_then(|e| e.max_preemptions))
+        .unwrap_or(explore::DEFAULT_MAX_PREEMPTIONS);
+    if max_preemptions > 8 {
+        return Err(CliError::Usage(format!(
+            "--max-preemptions: {max_preemptions} is out of range; allowed: 0 to 8"
+        )));
+    }
+    if args.max_interleavings == 0 || args.max_interleavings > MAX_SCHEDULES_CEILING {
+        return Err(CliError::Usage(format!(
+            "--max-interleavings: {} is out of range; allowed: 1 to {MAX_SCHEDULES_CEILING}",
+            args.max_interleavings
+        )));
+    }
+    let x = explore::interleavings(scenario, max_preemptions, args.max_interleavings);
+    let replays: Vec<String> = x
+        .runs
+        .iter()
+        .map(|r| replay_with_schedule(origin.replay_command(scenario.seed, &[]), &r.schedule))
+        .collect();
+    let failures = expect.map(|e| explore::failed_interleaving_expectations(e, &x));
+    let held = held(&failures);
+    let out = if args.json {
+        to_json(&json::interleavings_json(scenario, &x, &replays, failures))
+    } else {
+        text::interleavings_text(scenario, &x, &replays, failures.as_deref())
+    };
+    Ok((out, code(held)))
 }

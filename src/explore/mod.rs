@@ -559,3 +559,145 @@ pub fn failed_expectations(expect: &crate::scenario::Expect, s: &Summary) -> Vec
     }
     failed
 }
+
+/// The default bound on how many interleavings one exploration runs.
+pub const DEFAULT_MAX_INTERLEAVINGS: u64 = 100_000;
+/// The default number of departures from the default schedule.
+pub const DEFAULT_MAX_PREEMPTIONS: usize = 2;
+
+/// One interleaving: the scheduling choices that produced it and its result.
+#[derive(Debug)]
+pub struct InterleavedRun {
+    pub schedule: Vec<u32>,
+    pub result: RunResult,
+}
+
+/// Every interleaving of the consumers' steps, up to a bound.
+#[derive(Debug)]
+pub struct Interleavings {
+    pub max_preemptions: usize,
+    pub runs: Vec<InterleavedRun>,
+    /// Whether every interleaving was run (false: the bound stopped it).
+    pub complete: bool,
+    pub lost_runs: u64,
+    pub duplicated_runs: u64,
+    /// Runs that lost or duplicated an event, or left one unacked or torn.
+    pub breaking_runs: u64,
+    pub guarantee: Guarantee,
+}
+
+/// Enumerates the interleavings of the consumers' steps in `scenario` (its faults as
+/// given). Whenever several consumers are due at the same tick, each choice of who steps
+/// first is a branch. The default choice (the first due) makes consumers alternate; a
+/// schedule may depart from it at most `max_preemptions` times (preemption bounding, as in
+/// CHESS: without a bound, a consumer spinning on `SQLITE_BUSY` could be chosen forever,
+/// and most concurrency bugs need only a few preemptions). At most `max_runs` run. The
+/// runs of one generation run in parallel and are collected in order, so the result does
+/// not depend on the number of threads.
+pub fn interleavings(scenario: &Scenario, max_preemptions: usize, max_runs: u64) -> Interleavings {
+    let options = RunOptions {
+        hash_only: true,
+        ..RunOptions::default()
+    };
+    let mut runs: Vec<InterleavedRun> = Vec::new();
+    let mut generation: Vec<Vec<u32>> = vec![Vec::new()];
+    let mut complete = true;
+    while !generation.is_empty() {
+        let room = max_runs.saturating_sub(runs.len() as u64) as usize;
+        if generation.len() > room {
+            generation.truncate(room);
+            complete = false;
+        }
+        let results: Vec<RunResult> = generation
+            .par_iter()
+            .map(|script| world::run_scheduled(scenario, options, script))
+            .collect();
+        let mut next = Vec::new();
+        for (script, result) in generation.into_iter().zip(results) {
+            let taken: Vec<u32> = result.decisions.iter().map(|d| d.chosen).collect();
+            assert_eq!(
+                &taken[..script.len()],
+                &script[..],
+                "the script was followed"
+            );
+            let preemptions = script.iter().filter(|&&c| c != 0).count();
+            let branch_from = if preemptions < max_preemptions {
+                script.len()
+            } else {
+                result.decisions.len()
+            };
+            for (i, d) in result.decisions.iter().enumerate().skip(branch_from) {
+                for alternative in 1..d.alternatives {
+                    let mut child = taken[..i].to_vec();
+                    child.push(alternative);
+                    next.push(child);
+                }
+            }
+            runs.push(InterleavedRun {
+                schedule: taken,
+                result,
+            });
+        }
+        if !complete {
+            break;
+        }
+        generation = next;
+    }
+    let count =
+        |f: &dyn Fn(&RunResult) -> bool| runs.iter().filter(|r| f(&r.result)).count() as u64;
+    let lost_runs = count(&|r| r.verdict.lost > 0);
+    let duplicated_runs = count(&|r| r.verdict.duplicated > 0);
+    Interleavings {
+        breaking_runs: count(&|r| {
+            r.verdict.guarantee != Guarantee::ExactlyOnce
+                || !r.verdict.all_acked
+                || !r.verdict.conserved
+        }),
+        guarantee: Guarantee::from_anomalies(lost_runs > 0, duplicated_runs > 0),
+        lost_runs,
+        duplicated_runs,
+        runs,
+        complete,
+        max_preemptions,
+    }
+}
+
+/// Compares an interleaving exploration with `expect.interleavings`; one line per failure.
+pub fn failed_interleaving_expectations(
+    expect: &crate::scenario::InterleavingsExpect,
+    x: &Interleavings,
+) -> Vec<String> {
+    let mut failed = Vec::new();
+    let bound = expect.max_preemptions.unwrap_or(DEFAULT_MAX_PREEMPTIONS);
+    if bound != x.max_preemptions {
+        // Counts for another bound say nothing about this one.
+        return failed;
+    }
+    if let Some(g) = expect.guarantee {
+        if g != x.guarantee {
+            failed.push(format!(
+                "expected guarantee {g} over all interleavings, observed {}",
+                x.guarantee
+            ));
+        }
+    }
+    for (what, want, got) in [
+        ("runs", expect.runs, x.runs.len() as u64),
+        ("breaking_runs", expect.breaking_runs, x.breaking_runs),
+    ] {
+        if let Some(want) = want {
+            if want != got {
+                failed.push(format!("expected {what} = {want}, observed {got}"));
+            }
+        }
+    }
+    if let Some(want) = expect.complete {
+        if want != x.complete {
+            failed.push(format!(
+                "expected complete = {want}, observed {}",
+                x.complete
+            ));
+        }
+    }
+    failed
+}

@@ -4,7 +4,7 @@
 use super::Origin;
 use crate::check::{EventReport, Outcome};
 use crate::explore::sweep::{Finding, SwarmPlan};
-use crate::explore::{Exploration, MatrixColumn, PointRow, Summary};
+use crate::explore::{Exploration, Interleavings, MatrixColumn, PointRow, Summary};
 use crate::fault::CrashRecord;
 use crate::model::{BoundaryPoint, Guarantee, Step};
 use crate::scenario::Scenario;
@@ -304,5 +304,75 @@ pub fn finding_json<'a>(scenario: &'a Scenario, f: &'a Finding, replay: String) 
         anomalies: anomalies(&v.events),
         trace_hash: f.result.trace.hash_hex(),
         replay,
+    }
+}
+
+/// One interleaving in `explore --interleavings --json`.
+#[derive(Debug, Serialize)]
+pub struct InterleavingJson {
+    pub schedule: Vec<u32>,
+    pub guarantee: Guarantee,
+    pub lost: u64,
+    pub duplicated: u64,
+    pub all_acked: bool,
+    pub conserved: bool,
+    pub trace_hash: String,
+    pub replay: String,
+}
+
+/// `explore --interleavings --json`.
+#[derive(Debug, Serialize)]
+pub struct InterleavingsJson {
+    pub scenario: String,
+    pub protocol: String,
+    pub consumers: usize,
+    pub max_preemptions: usize,
+    pub interleavings: u64,
+    pub complete: bool,
+    pub breaking_runs: u64,
+    pub lost_runs: u64,
+    pub duplicated_runs: u64,
+    pub guarantee: Guarantee,
+    pub runs: Vec<InterleavingJson>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expect: Option<ExpectJson>,
+}
+
+pub fn interleavings_json(
+    scenario: &Scenario,
+    x: &Interleavings,
+    replays: &[String],
+    failures: Option<Vec<String>>,
+) -> InterleavingsJson {
+    InterleavingsJson {
+        scenario: scenario.name.clone(),
+        protocol: scenario.protocol.name.clone(),
+        consumers: scenario.consumers,
+        max_preemptions: x.max_preemptions,
+        interleavings: x.runs.len() as u64,
+        complete: x.complete,
+        breaking_runs: x.breaking_runs,
+        lost_runs: x.lost_runs,
+        duplicated_runs: x.duplicated_runs,
+        guarantee: x.guarantee,
+        runs: x
+            .runs
+            .iter()
+            .zip(replays)
+            .map(|(r, replay)| {
+                let v = &r.result.verdict;
+                InterleavingJson {
+                    schedule: r.schedule.clone(),
+                    guarantee: v.guarantee,
+                    lost: v.lost,
+                    duplicated: v.duplicated,
+                    all_acked: v.all_acked,
+                    conserved: v.conserved,
+                    trace_hash: r.result.trace.hash_hex(),
+                    replay: replay.clone(),
+                }
+            })
+            .collect(),
+        expect: failures.map(ExpectJson::from_failures),
     }
 }

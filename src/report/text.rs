@@ -4,7 +4,7 @@ use super::json::{anomalies, matrix_origin};
 use super::Origin;
 use crate::check::Outcome;
 use crate::explore::sweep::{Finding, SwarmPlan};
-use crate::explore::{matrix_rows, Exploration, MatrixColumn};
+use crate::explore::{matrix_rows, Exploration, Interleavings, MatrixColumn};
 use crate::fault::CrashCause;
 use crate::model::{BoundaryPoint, Guarantee, BUILT_IN};
 use crate::scenario::Scenario;
@@ -579,4 +579,71 @@ pub fn finding_line(f: &Finding, replay: &str) -> String {
         f.result.crashes.len(),
         replay
     )
+}
+
+/// The summary of an interleaving exploration.
+pub fn interleavings_text(
+    scenario: &Scenario,
+    x: &Interleavings,
+    replays: &[String],
+    failures: Option<&[String]>,
+) -> String {
+    let mut out = header(scenario, false);
+    let _ = writeln!(
+        out,
+        "explored   {} interleavings of {} consumers' steps, departing from round-robin at most {} \
+         time(s){}",
+        x.runs.len(),
+        scenario.consumers,
+        x.max_preemptions,
+        if x.complete {
+            " (all of them)"
+        } else {
+            " — INCOMPLETE: the interleaving limit stopped it"
+        }
+    );
+    let _ = writeln!(
+        out,
+        "breaking   {} of {} interleavings break the protocol: {} lost an event, {} duplicated one",
+        x.breaking_runs,
+        x.runs.len(),
+        x.lost_runs,
+        x.duplicated_runs
+    );
+    let failing: Vec<(&crate::explore::InterleavedRun, &String)> = x
+        .runs
+        .iter()
+        .zip(replays)
+        .filter(|(r, _)| {
+            let v = &r.result.verdict;
+            v.guarantee != Guarantee::ExactlyOnce || !v.all_acked || !v.conserved
+        })
+        .collect();
+    if !failing.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nbreaking interleavings, each with the command that replays it:"
+        );
+        for (r, replay) in failing.iter().take(FAILING_ROWS) {
+            let events: Vec<String> = r
+                .result
+                .verdict
+                .events
+                .iter()
+                .filter(|e| e.outcome != Outcome::Once || !e.acked)
+                .map(|e| format!("e{} {}", e.event, e.outcome.name()))
+                .collect();
+            let _ = writeln!(out, "  {}\n    {replay}", events.join(", "));
+        }
+        if failing.len() > FAILING_ROWS {
+            let _ = writeln!(
+                out,
+                "  … {} more (see --json)",
+                failing.len() - FAILING_ROWS
+            );
+        }
+    }
+    let _ = writeln!(out, "\nsummary    {} over all interleavings", x.guarantee);
+    expectation_lines(&mut out, failures);
+    out
 }

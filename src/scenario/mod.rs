@@ -142,6 +142,22 @@ pub struct Expect {
     /// One object, or a list with one object per exploration depth.
     #[serde(default, deserialize_with = "one_or_many")]
     pub explore: Vec<ExploreExpect>,
+    /// What `explore --interleavings` should find.
+    #[serde(default)]
+    pub interleavings: Option<InterleavingsExpect>,
+}
+
+/// What `explore --interleavings` should find, in counts of interleavings.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InterleavingsExpect {
+    /// The preemption bound these counts are for (also the default bound for this
+    /// scenario's `explore --interleavings`).
+    pub max_preemptions: Option<usize>,
+    pub runs: Option<u64>,
+    pub breaking_runs: Option<u64>,
+    pub guarantee: Option<Guarantee>,
+    pub complete: Option<bool>,
 }
 
 impl Expect {

@@ -205,6 +205,36 @@ fn impossible_values_are_rejected_with_their_bounds() {
         "expect.lost",
         &["0 to 3"],
     );
+    check_err(
+        r#"{"protocol": "inbox", "consumers": 9}"#,
+        "consumers",
+        &["9 is out of range; allowed: 1 to 8"],
+    );
+    check_err(
+        r#"{"protocol": "inbox", "broker": {"lease_ticks": 0}}"#,
+        "broker.lease_ticks",
+        &["allowed: 1 to"],
+    );
+    check_err(
+        r#"{"protocol": "inbox", "broker": {"stale_ack": "maybe"}}"#,
+        "broker.stale_ack",
+        &["unknown variant `maybe`", "accept"],
+    );
+    check_err(
+        r#"{"protocol": "inbox", "faults": {"stall": [{"at": "before:ack", "ticks": 0}]}}"#,
+        "faults.stall[0].ticks",
+        &["allowed: 1 to"],
+    );
+    check_err(
+        r#"{"protocol": "inbox", "faults": {"lose_ack": [{"event": 5}]}}"#,
+        "faults.lose_ack[0].event",
+        &["event 5 does not exist"],
+    );
+    check_err(
+        r#"{"protocol": "inbox", "expect": {"interleavings": {"runs": 1, "breaking": 0}}}"#,
+        "expect.interleavings.breaking",
+        &["unknown field `breaking`", "breaking_runs"],
+    );
 }
 
 #[test]

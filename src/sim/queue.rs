@@ -64,6 +64,22 @@ impl<T> EventQueue<T> {
         self.heap.is_empty()
     }
 
+    /// Removes and returns, in run order, every pending item at time `at` that `take`
+    /// selects; the others keep their places.
+    pub fn take_at(&mut self, at: Tick, mut take: impl FnMut(&T) -> bool) -> Vec<T> {
+        let mut entries = std::mem::take(&mut self.heap).into_vec();
+        entries.sort_by_key(|e| (e.at, e.seq));
+        let mut taken = Vec::new();
+        for e in entries {
+            if e.at == at && take(&e.item) {
+                taken.push(e.item);
+            } else {
+                self.heap.push(e);
+            }
+        }
+        taken
+    }
+
     /// The pending items in the order they will run, with their times. For state
     /// fingerprints; it sorts a copy, so it is not for the hot path.
     pub fn pending(&self) -> Vec<(Tick, &T)> {
@@ -89,6 +105,20 @@ mod tests {
         assert_eq!(
             order,
             vec![(0, "first"), (1, "a"), (1, "b"), (5, "c"), (5, "d")]
+        );
+    }
+
+    #[test]
+    fn take_at_removes_only_the_selected_items_at_that_time() {
+        let mut q = EventQueue::default();
+        q.push(1, 'a');
+        q.push(1, 'b');
+        q.push(1, 'c');
+        q.push(2, 'b');
+        assert_eq!(q.take_at(1, |x| *x != 'a'), vec!['b', 'c']);
+        assert_eq!(
+            std::iter::from_fn(|| q.pop()).collect::<Vec<_>>(),
+            vec![(1, 'a'), (2, 'b')]
         );
     }
 

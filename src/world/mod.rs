@@ -49,6 +49,8 @@ pub struct RunResult {
     pub crash_states: Vec<String>,
     /// With [`RunOptions::record_statements`]: every statement sent to SQLite, in order.
     pub statements: Vec<LoggedStatement>,
+    /// Every scheduling decision, in order (none with one consumer).
+    pub decisions: Vec<Decision>,
 }
 
 /// What a run records beyond what every run records.
@@ -69,11 +71,27 @@ pub fn run(scenario: &Scenario) -> RunResult {
 
 /// Runs `scenario` to the end with `options` and checks it.
 pub fn run_with(scenario: &Scenario, options: RunOptions) -> RunResult {
-    World::new(scenario, options).run()
+    World::new(scenario, options, &[]).run()
+}
+
+/// Runs `scenario` taking, at its k-th scheduling decision, alternative `script[k]` (0 past
+/// the end of the script): how interleavings are enumerated.
+pub fn run_scheduled(scenario: &Scenario, options: RunOptions, script: &[u32]) -> RunResult {
+    World::new(scenario, options, script).run()
+}
+
+/// A scheduling decision: several consumers could take a step at the same tick; one did
+/// (`chosen`, an index into them in queue order) and the others waited a tick.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Decision {
+    pub chosen: u32,
+    pub alternatives: u32,
 }
 
 struct World<'s> {
     scenario: &'s Scenario,
+    script: &'s [u32],
+    decisions: Vec<Decision>,
     options: RunOptions,
     crash_states: Vec<String>,
     /// Per event: how many deliveries were recognised as already processed.
@@ -105,7 +123,7 @@ struct World<'s> {
 }
 
 impl<'s> World<'s> {
-    fn new(scenario: &'s Scenario, options: RunOptions) -> World<'s> {
+    fn new(scenario: &'s Scenario, options: RunOptions, script: &'s [u32]) -> World<'s> {
         let accounts = scenario.workload.accounts();
         let n = scenario.consumers;
         let (mut stores, dir) = if n == 1 {
@@ -141,6 +159,8 @@ impl<'s> World<'s> {
             reached: Vec::new(),
             steps: 0,
             scenario,
+            script,
+            decisions: Vec::new(),
             options,
             crash_states: Vec::new(),
             duplicates_discarded: vec![0; scenario.workload.events],
@@ -187,6 +207,7 @@ impl<'s> World<'s> {
                     if self.steps >= limits.max_steps {
                         break StopReason::StepLimit;
                     }
+                    let c = self.choose(now, c);
                     self.turn(now, c);
                 }
                 Occurrence::ConsumerRestart(c) => {
@@ -259,7 +280,52 @@ impl<'s> World<'s> {
             verdict,
             crash_states: self.crash_states,
             statements: self.stores[0].take_statements(),
+            decisions: self.decisions,
         }
+    }
+
+    /// Several consumers may be due to step at tick `now`: one steps, the others wait a tick.
+    /// Which one is a scheduling decision, taken from the script (the first in queue order
+    /// by default, which makes consumers alternate). Returns the consumer that steps.
+    fn choose(&mut self, now: Tick, first: ConsumerId) -> ConsumerId {
+        if self.consumers[first].poll_command().is_none() {
+            return first; // A stale turn: nothing to decide.
+        }
+        let consumers = &self.consumers;
+        let mut due = vec![first];
+        let others = self.queue.take_at(now, |o| {
+            matches!(o, Occurrence::ConsumerTurn(c)
+                if *c != first && consumers[*c].poll_command().is_some())
+        });
+        for o in others {
+            let Occurrence::ConsumerTurn(c) = o else {
+                unreachable!("only turns are taken")
+            };
+            if !due.contains(&c) {
+                due.push(c);
+            }
+        }
+        if due.len() == 1 {
+            return first;
+        }
+        let k = self.decisions.len();
+        let chosen = self.script.get(k).copied().unwrap_or(0);
+        assert!(
+            (chosen as usize) < due.len(),
+            "a script names an existing alternative"
+        );
+        self.decisions.push(Decision {
+            chosen,
+            alternatives: due.len() as u32,
+        });
+        // The others wait a tick, queued before the chosen one's next turn.
+        for (i, &c) in due.iter().enumerate() {
+            if i != chosen as usize {
+                self.queue
+                    .push(now + STEP_TICKS, Occurrence::ConsumerTurn(c));
+            }
+        }
+        due[chosen as usize]
     }
 
     /// The producer publishes every event at tick 0, then the republished copies.

@@ -603,3 +603,101 @@ fn matrix_output_does_not_depend_on_the_thread_count() {
     assert_eq!(one.stdout, with_threads(&["matrix", "--json"], "2").stdout);
     assert_eq!(one.stdout, bin(&["matrix", "--json"]).stdout);
 }
+
+#[test]
+fn every_concurrent_scenario_interleaves_as_expected() {
+    let mut checked = 0;
+    for file in scenario_files() {
+        let spec: Value =
+            serde_json::from_str(&std::fs::read_to_string(root().join(&file)).unwrap()).unwrap();
+        let expect = &spec["expect"]["interleavings"];
+        if expect.is_null() {
+            assert!(
+                spec["consumers"].as_u64().unwrap_or(1) == 1,
+                "{file} pins its interleavings"
+            );
+            continue;
+        }
+        let o = bin(&["explore", &file, "--interleavings", "--json"]);
+        assert_eq!(o.status.code(), Some(0), "{file}: {}", stdout(&o));
+        let out = json(&o);
+        assert_eq!(out["interleavings"], expect["runs"], "{file}");
+        assert_eq!(out["breaking_runs"], expect["breaking_runs"], "{file}");
+        assert_eq!(out["complete"], true, "{file}");
+        checked += 1;
+    }
+    assert!(checked >= 5);
+}
+
+#[test]
+fn the_constraint_decides_not_the_if() {
+    // The seeds' concurrency case: the same interleavings break check-then-act without the
+    // unique constraint, and none break it with the constraint or the inbox protocol.
+    let count = |file: &str| {
+        let out = json(&bin(&["explore", file, "--interleavings", "--json"]));
+        (
+            out["interleavings"].as_u64().unwrap(),
+            out["breaking_runs"].as_u64().unwrap(),
+        )
+    };
+    let (total, broken) = count("scenarios/check-then-act-lease-expiry-no-constraint.json");
+    assert!(total > 1 && broken > 0);
+    let (same_total, none) = count("scenarios/check-then-act-lease-expiry-with-constraint.json");
+    assert_eq!(
+        (same_total, none),
+        (total, 0),
+        "same interleavings, all safe"
+    );
+    assert_eq!(
+        count("scenarios/inbox-lease-expiry-two-consumers.json").1,
+        0
+    );
+    // And crashes alone never break check-then-act with one consumer.
+    let single = json(&bin(&[
+        "explore",
+        "scenarios/check-then-act-crash-between-commit-and-ack.json",
+        "--depth",
+        "2",
+        "--json",
+    ]));
+    assert_eq!(single["summary"]["duplicated_runs"], 0);
+}
+
+#[test]
+fn a_breaking_interleaving_replays_with_its_schedule() {
+    let file = "scenarios/check-then-act-broker-duplicate-no-constraint.json";
+    let out = json(&bin(&["explore", file, "--interleavings", "--json"]));
+    let runs = out["runs"].as_array().unwrap();
+    let safe = runs
+        .iter()
+        .find(|r| r["duplicated"] == 0)
+        .expect("some interleaving is safe");
+    let broken = runs
+        .iter()
+        .find(|r| r["duplicated"].as_u64().unwrap() > 0)
+        .unwrap();
+    for r in [safe, broken] {
+        let words = shell_words(r["replay"].as_str().unwrap());
+        let mut args: Vec<&str> = words[1..].iter().map(String::as_str).collect();
+        args.push("--json");
+        let replayed = json(&bin(&args));
+        assert_eq!(replayed["trace_hash"], r["trace_hash"], "{}", r["replay"]);
+        assert_eq!(replayed["duplicated"], r["duplicated"]);
+    }
+    let one = with_threads(&["explore", file, "--interleavings", "--json"], "1");
+    assert_eq!(
+        one.stdout,
+        bin(&["explore", file, "--interleavings", "--json"]).stdout
+    );
+}
+
+#[test]
+fn interleavings_need_two_consumers() {
+    let o = bin(&[
+        "explore",
+        "scenarios/inbox-crash-before-commit.json",
+        "--interleavings",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("has one consumer"), "{}", stderr(&o));
+}
