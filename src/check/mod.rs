@@ -83,8 +83,11 @@ pub struct Verdict {
     pub dead_lettered: u64,
     pub guarantee: Guarantee,
     pub all_acked: bool,
-    /// Balances sum to the opening total and no event is torn.
+    /// Balances sum to the opening total, every account's balance is its opening balance
+    /// plus its ledger rows (no update was lost), and no event is torn.
     pub conserved: bool,
+    /// Accounts whose balance disagrees with their ledger: a lost update.
+    pub drifted_accounts: Vec<String>,
     pub balance_total_minor: i64,
     pub opening_total_minor: i64,
     /// External effects per event are reported, never part of the guarantee: they are
@@ -186,10 +189,22 @@ pub fn check(o: &Observed<'_>) -> Verdict {
     );
     let balance_total_minor = o.committed.balances.values().sum();
     let opening_total_minor = o.accounts.iter().map(|a| a.initial_balance_minor).sum();
+    let drifted_accounts: Vec<String> = o
+        .accounts
+        .iter()
+        .filter(|a| {
+            let moved = o.committed.ledger_sums.get(&a.name).copied().unwrap_or(0);
+            o.committed.balances.get(&a.name).copied() != Some(a.initial_balance_minor + moved)
+        })
+        .map(|a| a.name.clone())
+        .collect();
     Verdict {
         guarantee: Guarantee::from_anomalies(lost > 0, duplicated > 0),
         all_acked: reports.iter().all(|r| r.acked),
-        conserved: balance_total_minor == opening_total_minor && !reports.iter().any(|r| r.torn),
+        conserved: balance_total_minor == opening_total_minor
+            && drifted_accounts.is_empty()
+            && !reports.iter().any(|r| r.torn),
+        drifted_accounts,
         external_effects: o.external_effects.len() as u64,
         events: reports,
         lost,

@@ -194,8 +194,12 @@ impl Consumer {
                 }
                 w.next += 1;
             }
-            // SQLite answered busy: nothing happened; the same step runs again later.
-            (Action::Step(_), StepResult::Db(DbOutcome::Busy { .. })) => return,
+            // SQLite answered busy: nothing happened; the same step runs again later. A
+            // read-modify-write effect that has read goes on with its write later too.
+            (
+                Action::Step(_),
+                StepResult::Db(DbOutcome::Busy { .. } | DbOutcome::BalancesRead { .. }),
+            ) => return,
             // A write on a stale snapshot: the transaction must go, like after a failure.
             (Action::Step(_), StepResult::Db(DbOutcome::StaleSnapshot)) => {
                 w.mode = Mode::Failed;

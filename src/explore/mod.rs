@@ -581,7 +581,9 @@ pub struct Interleavings {
     pub complete: bool,
     pub lost_runs: u64,
     pub duplicated_runs: u64,
-    /// Runs that lost or duplicated an event, or left one unacked or torn.
+    /// Runs whose balances broke conservation (a lost update, a torn transfer).
+    pub unconserved_runs: u64,
+    /// Runs that lost or duplicated an event, left one unacked, or broke conservation.
     pub breaking_runs: u64,
     pub guarantee: Guarantee,
 }
@@ -654,6 +656,7 @@ pub fn interleavings(scenario: &Scenario, max_preemptions: usize, max_runs: u64)
                 || !r.verdict.conserved
         }),
         guarantee: Guarantee::from_anomalies(lost_runs > 0, duplicated_runs > 0),
+        unconserved_runs: count(&|r| !r.verdict.conserved),
         lost_runs,
         duplicated_runs,
         runs,

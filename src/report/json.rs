@@ -332,6 +332,7 @@ pub struct InterleavingsJson {
     pub breaking_runs: u64,
     pub lost_runs: u64,
     pub duplicated_runs: u64,
+    pub unconserved_runs: u64,
     pub guarantee: Guarantee,
     pub runs: Vec<InterleavingJson>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -354,6 +355,7 @@ pub fn interleavings_json(
         breaking_runs: x.breaking_runs,
         lost_runs: x.lost_runs,
         duplicated_runs: x.duplicated_runs,
+        unconserved_runs: x.unconserved_runs,
         guarantee: x.guarantee,
         runs: x
             .runs

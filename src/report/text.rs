@@ -112,8 +112,17 @@ pub fn run_text(
             "balances conserved".to_string()
         } else {
             format!(
-                "BALANCES NOT CONSERVED (total {} minor units, opening {})",
-                v.balance_total_minor, v.opening_total_minor
+                "BALANCES NOT CONSERVED (total {} minor units, opening {}{})",
+                v.balance_total_minor,
+                v.opening_total_minor,
+                if v.drifted_accounts.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        "; the balance of {} disagrees with its ledger rows: an update was lost",
+                        v.drifted_accounts.join(", ")
+                    )
+                }
             )
         }
     );
@@ -604,11 +613,13 @@ pub fn interleavings_text(
     );
     let _ = writeln!(
         out,
-        "breaking   {} of {} interleavings break the protocol: {} lost an event, {} duplicated one",
+        "breaking   {} of {} interleavings break the protocol: {} lost an event, {} duplicated one, \
+         {} broke conservation",
         x.breaking_runs,
         x.runs.len(),
         x.lost_runs,
-        x.duplicated_runs
+        x.duplicated_runs,
+        x.unconserved_runs
     );
     let failing: Vec<(&crate::explore::InterleavedRun, &String)> = x
         .runs
@@ -632,6 +643,13 @@ pub fn interleavings_text(
                 .iter()
                 .filter(|e| e.outcome != Outcome::Once || !e.acked)
                 .map(|e| format!("e{} {}", e.event, e.outcome.name()))
+                .chain(
+                    r.result
+                        .verdict
+                        .drifted_accounts
+                        .iter()
+                        .map(|a| format!("lost update on {a}")),
+                )
                 .collect();
             let _ = writeln!(out, "  {}\n    {replay}", events.join(", "));
         }

@@ -4,6 +4,7 @@
 
 use super::Expect;
 use crate::broker::StaleAck;
+use crate::store::EffectMode;
 use serde::Deserialize;
 
 #[derive(Debug, Deserialize)]
@@ -92,6 +93,7 @@ pub struct RawWorkload {
 #[serde(deny_unknown_fields)]
 pub struct RawStore {
     pub inbox_unique: Option<bool>,
+    pub effect: Option<EffectMode>,
 }
 
 #[derive(Debug, Default, Deserialize)]

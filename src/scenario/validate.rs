@@ -91,6 +91,7 @@ impl Checker<'_> {
             seed: raw.seed.unwrap_or(0),
             store: StoreConfig {
                 inbox_unique: raw.store.inbox_unique.unwrap_or(true),
+                effect: raw.store.effect.unwrap_or_default(),
             },
             broker: BrokerConfig {
                 redelivery_delay_ticks: self.range(

@@ -24,11 +24,28 @@ pub struct StoreConfig {
     /// Whether `processed_event.event_id` is the primary key. `false` shows what the
     /// constraint protects: the inbox `INSERT` then never reports a duplicate.
     pub inbox_unique: bool,
+    /// How `apply_effect` updates `balance_projection`.
+    pub effect: EffectMode,
+}
+
+/// How the effect updates balances.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EffectMode {
+    /// `SET balance_minor = balance_minor + ?`: one statement, commutative.
+    #[default]
+    Atomic,
+    /// `SELECT balance_minor`, then, on the consumer's next turn, `SET balance_minor = ?` with
+    /// the value computed from what was read. Another consumer may write in between.
+    ReadModifyWrite,
 }
 
 impl Default for StoreConfig {
     fn default() -> Self {
-        StoreConfig { inbox_unique: true }
+        StoreConfig {
+            inbox_unique: true,
+            effect: EffectMode::Atomic,
+        }
     }
 }
 
@@ -52,6 +69,9 @@ pub enum StoreOp<'a> {
         event: &'a Event,
         fail_credit: bool,
         done: u8,
+        /// With [`EffectMode::ReadModifyWrite`]: the (source, target) balances read on the
+        /// step's first turn; `None` on that first turn.
+        read: Option<(i64, i64)>,
     },
     Commit,
     Rollback,
@@ -80,6 +100,11 @@ pub enum DbOutcome {
     /// `SQLITE_BUSY_SNAPSHOT`: a write in a transaction whose snapshot is older than
     /// another connection's commit. The transaction must be rolled back.
     StaleSnapshot,
+    /// Read-modify-write, first turn: the balances the write will be computed from.
+    BalancesRead {
+        source: i64,
+        target: i64,
+    },
 }
 
 impl DbOutcome {
@@ -95,6 +120,9 @@ impl DbOutcome {
             DbOutcome::Committed => "COMMIT",
             DbOutcome::RolledBack => "ROLLBACK",
             DbOutcome::Busy { .. } => "SQLITE_BUSY: another connection holds the write lock; wait",
+            DbOutcome::BalancesRead { .. } => {
+                "balances read; the write, computed from them, comes next turn"
+            }
             DbOutcome::StaleSnapshot => {
                 "SQLITE_BUSY_SNAPSHOT: write on a stale snapshot; the transaction must roll back"
             }
@@ -140,6 +168,8 @@ pub struct CommittedState {
     /// Per `event_id`: its inbox rows (more than one only without the unique constraint).
     pub inbox: BTreeMap<String, u32>,
     pub balances: BTreeMap<String, i64>,
+    /// Per account: the sum of its ledger rows (what its balance moved by, per the ledger).
+    pub ledger_sums: BTreeMap<String, i64>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -158,6 +188,7 @@ pub struct Store {
     /// Whether the connection goes back to the idle pool when the store is dropped
     /// (in-memory ones do; connections to a shared file are closed).
     pooled: bool,
+    effect: EffectMode,
 }
 
 /// How a logged statement was run.
@@ -185,6 +216,10 @@ const INSERT_LEDGER: &str = "INSERT INTO ledger_entry
      VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
 const UPDATE_BALANCE: &str =
     "UPDATE balance_projection SET balance_minor = balance_minor + ?1 WHERE account = ?2";
+const SELECT_BALANCE: &str = "SELECT balance_minor FROM balance_projection WHERE account = ?1";
+const SET_BALANCE: &str = "UPDATE balance_projection SET balance_minor = ?1 WHERE account = ?2";
+const LEDGER_BY_ACCOUNT: &str =
+    "SELECT account, SUM(amount_minor) FROM ledger_entry GROUP BY account";
 const LEDGER_BY_EVENT: &str = "SELECT event_id, SUM(direction = 'debit'), SUM(direction = 'credit')
      FROM ledger_entry GROUP BY event_id";
 const INBOX_BY_EVENT: &str = "SELECT event_id, COUNT(*) FROM processed_event GROUP BY event_id";
@@ -293,6 +328,7 @@ impl Store {
             conn: Some(conn),
             log: None,
             pooled: true,
+            effect: config.effect,
         })
     }
 
@@ -324,6 +360,7 @@ impl Store {
                     conn: Some(conn),
                     log: None,
                     pooled: false,
+                    effect: config.effect,
                 })
             })
             .collect()
@@ -424,7 +461,25 @@ impl Store {
                 event,
                 fail_credit,
                 done,
+                read,
             } => {
+                let rmw = self.effect == EffectMode::ReadModifyWrite;
+                let read = match (rmw, read) {
+                    (true, None) => {
+                        let mut balances = [0i64; 2];
+                        for (i, account) in [&event.source, &event.target].into_iter().enumerate() {
+                            self.read(SELECT_BALANCE, &[account], |r| {
+                                balances[i] = r.get(0)?;
+                                Ok(())
+                            });
+                        }
+                        return DbOutcome::BalancesRead {
+                            source: balances[0],
+                            target: balances[1],
+                        };
+                    }
+                    (_, read) => read,
+                };
                 // Four statements: debit row, debit balance, credit row, credit balance.
                 let legs = [
                     ("debit", event.source.as_str(), -event.amount_minor),
@@ -448,10 +503,17 @@ impl Store {
                             ],
                         )
                     } else {
-                        self.write(UPDATE_BALANCE, &[&delta, &account])
-                            .inspect(|&n| {
-                                assert_eq!(n, 1, "account {account} exists in balance_projection")
-                            })
+                        match read {
+                            // Writes back an absolute value computed from the earlier read.
+                            Some((source, target)) => {
+                                let base = if direction == "debit" { source } else { target };
+                                self.write(SET_BALANCE, &[&(base + delta), &account])
+                            }
+                            None => self.write(UPDATE_BALANCE, &[&delta, &account]),
+                        }
+                        .inspect(|&n| {
+                            assert_eq!(n, 1, "account {account} exists in balance_projection")
+                        })
                     };
                     if let Err(e) = result {
                         return contention(&e, i)
@@ -569,6 +631,10 @@ impl Store {
             state.balances.insert(r.get(0)?, r.get(1)?);
             Ok(())
         });
+        self.read(LEDGER_BY_ACCOUNT, &[], |r| {
+            state.ledger_sums.insert(r.get(0)?, r.get(1)?);
+            Ok(())
+        });
         state
     }
 }
@@ -655,6 +721,7 @@ mod tests {
         Store::open_in_memory(
             &StoreConfig {
                 inbox_unique: unique,
+                effect: EffectMode::Atomic,
             },
             &accounts(),
         )
@@ -701,7 +768,8 @@ mod tests {
                 StoreOp::ApplyEffect {
                     event: &e,
                     fail_credit: false,
-                    done: 0
+                    done: 0,
+                    read: None,
                 },
                 2
             ),
@@ -731,6 +799,7 @@ mod tests {
                 event: &e,
                 fail_credit: false,
                 done: 0,
+                read: None,
             },
             3,
         );
@@ -751,7 +820,8 @@ mod tests {
                 StoreOp::ApplyEffect {
                     event: &e,
                     fail_credit: true,
-                    done: 0
+                    done: 0,
+                    read: None,
                 },
                 1
             ),
@@ -794,6 +864,7 @@ mod tests {
                 event: &e,
                 fail_credit: false,
                 done: 0,
+                read: None,
             },
             3,
         );
@@ -803,8 +874,8 @@ mod tests {
         let log = s.take_statements();
         assert_eq!(
             log.len(),
-            11,
-            "BEGIN, INSERT, 2×(INSERT, UPDATE), COMMIT, INSERT, 3 reads"
+            12,
+            "BEGIN, INSERT, 2×(INSERT, UPDATE), COMMIT, INSERT, 4 reads"
         );
         drop(s); // Its connection goes back to the pool and is reused below.
         let mut raw = store(true);
@@ -826,6 +897,40 @@ mod tests {
         let mut b = store(true);
         assert!(!b.in_transaction());
         assert!(b.committed_state().inbox.is_empty());
+    }
+
+    #[test]
+    fn a_read_modify_write_effect_writes_what_it_read_plus_the_amount() {
+        let e = event();
+        let config = StoreConfig {
+            effect: EffectMode::ReadModifyWrite,
+            ..StoreConfig::default()
+        };
+        let mut s = Store::open_in_memory(&config, &accounts()).unwrap();
+        let op = |read| StoreOp::ApplyEffect {
+            event: &e,
+            fail_credit: false,
+            done: 0,
+            read,
+        };
+        let read = s.execute(op(None), 1);
+        assert_eq!(
+            read,
+            DbOutcome::BalancesRead {
+                source: 100_000,
+                target: 100_000
+            }
+        );
+        // Values read earlier (stale, say) are written back as they are: that is the bug
+        // a read-modify-write has under concurrency.
+        assert_eq!(s.execute(op(Some((50_000, 70_000))), 2), DbOutcome::Applied);
+        let c = s.committed_state();
+        assert_eq!(c.balances["acc_00001"], 40_000);
+        assert_eq!(c.balances["acc_00002"], 80_000);
+        assert_eq!(
+            c.ledger_sums["acc_00001"], -10_000,
+            "the ledger says what really moved"
+        );
     }
 
     #[test]

@@ -110,6 +110,8 @@ struct World<'s> {
     past_before: Vec<bool>,
     /// Per consumer: whether the pending step was told to fail, once asked.
     decided_fail: Vec<Option<bool>>,
+    /// Per consumer: the balances a read-modify-write effect read on its first turn.
+    balances_read: Vec<Option<(i64, i64)>>,
     faults: FaultInjector,
     queue: EventQueue<Occurrence>,
     trace: Trace,
@@ -150,6 +152,7 @@ impl<'s> World<'s> {
             busy_progress: vec![0; n],
             past_before: vec![false; n],
             decided_fail: vec![None; n],
+            balances_read: vec![None; n],
             _dir: dir,
             faults: FaultInjector::new(scenario.faults.clone(), scenario.seed),
             queue: EventQueue::default(),
@@ -471,9 +474,15 @@ impl<'s> World<'s> {
         if let StepResult::Db(DbOutcome::Busy { done }) = result {
             self.busy_progress[c] = done;
             self.past_before[c] = true;
+        } else if let StepResult::Db(DbOutcome::BalancesRead { source, target }) = result {
+            // The first half of a read-modify-write: the step goes on next turn, and other
+            // consumers may write in between.
+            self.balances_read[c] = Some((source, target));
+            self.past_before[c] = true;
         } else {
             self.busy_progress[c] = 0;
             self.decided_fail[c] = None;
+            self.balances_read[c] = None;
             let completed = !matches!(
                 result,
                 StepResult::Failed | StepResult::Db(DbOutcome::StaleSnapshot)
@@ -526,6 +535,7 @@ impl<'s> World<'s> {
                     event,
                     fail_credit: fails,
                     done: self.busy_progress[c],
+                    read: self.balances_read[c],
                 },
                 now,
             )),
@@ -626,6 +636,7 @@ impl<'s> World<'s> {
         self.past_before[c] = false;
         self.decided_fail[c] = None;
         self.busy_progress[c] = 0;
+        self.balances_read[c] = None;
         self.broker.handle_consumer_crash(now, c);
         self.record(
             now,
