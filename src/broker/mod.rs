@@ -12,6 +12,7 @@
 //! while its first consumer may still be working on it: two consumers then handle it.
 
 use crate::model::{ConsumerId, EventIndex, Tick};
+use crate::sim::{SimRng, Stream};
 use serde::Serialize;
 use std::collections::VecDeque;
 
@@ -29,6 +30,10 @@ pub struct BrokerConfig {
     pub lease_ticks: Option<Tick>,
     /// What an ack for an earlier delivery of a message that was delivered again does.
     pub stale_ack: StaleAck,
+    /// Each time a message is published or released, it becomes visible after a delay
+    /// drawn from 0 to this many ticks, so deliveries can overtake each other. `None`: no
+    /// delay, publication order.
+    pub delivery_jitter_ticks: Option<Tick>,
 }
 
 /// Whether the broker honours an ack that names an earlier delivery.
@@ -49,6 +54,7 @@ impl Default for BrokerConfig {
             max_deliveries: None,
             lease_ticks: None,
             stale_ack: StaleAck::Reject,
+            delivery_jitter_ticks: None,
         }
     }
 }
@@ -137,14 +143,18 @@ pub enum AckOutcome {
 #[derive(Debug)]
 pub struct Broker {
     config: BrokerConfig,
+    /// Draws delivery delays; only used with `delivery_jitter_ticks`.
+    rng: SimRng,
     messages: Vec<Message>,
     ready: VecDeque<MessageId>,
     outputs: VecDeque<BrokerOutput>,
 }
 
 impl Broker {
-    pub fn new(config: BrokerConfig) -> Broker {
+    /// A broker whose random delays come from the broker stream of `seed`.
+    pub fn new(config: BrokerConfig, seed: u64) -> Broker {
         Broker {
+            rng: SimRng::new(seed, Stream::Broker),
             config,
             messages: Vec::new(),
             ready: VecDeque::new(),
@@ -153,7 +163,7 @@ impl Broker {
     }
 
     /// A producer publishes `event` (its `copy`-th publication). It is ready at once.
-    pub fn handle_publish(&mut self, _now: Tick, event: EventIndex, copy: u32) -> MessageId {
+    pub fn handle_publish(&mut self, now: Tick, event: EventIndex, copy: u32) -> MessageId {
         let id = self.messages.len();
         self.messages.push(Message {
             event,
@@ -161,9 +171,32 @@ impl Broker {
             state: MessageState::Ready,
             deliveries: 0,
         });
-        self.ready.push_back(id);
-        self.outputs.push_back(BrokerOutput::Ready { message: id });
+        match self.jitter() {
+            0 => {
+                self.ready.push_back(id);
+                self.outputs.push_back(BrokerOutput::Ready { message: id });
+            }
+            delay => self.wait_until(now + delay, id),
+        }
         id
+    }
+
+    /// A delivery delay drawn from `0..=delivery_jitter_ticks` (0 without jitter).
+    fn jitter(&mut self) -> Tick {
+        match self.config.delivery_jitter_ticks {
+            Some(max) => self.rng.below(max + 1),
+            None => 0,
+        }
+    }
+
+    /// `id` waits, not deliverable, until `at`.
+    fn wait_until(&mut self, at: Tick, id: MessageId) {
+        self.messages[id].state = MessageState::Redelivering { at };
+        self.outputs.push_back(BrokerOutput::Timer {
+            at,
+            message: id,
+            kind: TimerKind::Redeliver,
+        });
     }
 
     /// `consumer` asks for the next message; the oldest ready one is put in flight.
@@ -292,13 +325,8 @@ impl Broker {
                 .push_back(BrokerOutput::DeadLettered { message: id });
             return;
         }
-        let at = now + self.config.redelivery_delay_ticks;
-        m.state = MessageState::Redelivering { at };
-        self.outputs.push_back(BrokerOutput::Timer {
-            at,
-            message: id,
-            kind: TimerKind::Redeliver,
-        });
+        let at = now + self.config.redelivery_delay_ticks + self.jitter();
+        self.wait_until(at, id);
     }
 
     /// The broker's state as text, with times relative to `now`: two brokers with the same
@@ -335,7 +363,7 @@ mod tests {
     use super::*;
 
     fn broker() -> Broker {
-        Broker::new(BrokerConfig::default())
+        Broker::new(BrokerConfig::default(), 0)
     }
 
     fn drain(b: &mut Broker) -> Vec<BrokerOutput> {
@@ -422,10 +450,13 @@ mod tests {
 
     #[test]
     fn past_max_deliveries_a_released_message_is_dead_lettered() {
-        let mut b = Broker::new(BrokerConfig {
-            max_deliveries: Some(2),
-            ..BrokerConfig::default()
-        });
+        let mut b = Broker::new(
+            BrokerConfig {
+                max_deliveries: Some(2),
+                ..BrokerConfig::default()
+            },
+            0,
+        );
         b.handle_publish(0, 0, 0);
         b.handle_receive(1, 0).unwrap();
         b.handle_consumer_crash(2, 0);
@@ -445,10 +476,13 @@ mod tests {
 
     #[test]
     fn an_expired_lease_hands_the_message_to_another_consumer_while_the_first_works() {
-        let mut b = Broker::new(BrokerConfig {
-            lease_ticks: Some(5),
-            ..BrokerConfig::default()
-        });
+        let mut b = Broker::new(
+            BrokerConfig {
+                lease_ticks: Some(5),
+                ..BrokerConfig::default()
+            },
+            0,
+        );
         b.handle_publish(0, 0, 0);
         drain(&mut b);
         let first = b.handle_receive(1, 0).unwrap();
@@ -475,11 +509,14 @@ mod tests {
 
     #[test]
     fn a_broker_that_accepts_stale_acks_acks_on_the_first_consumers_word() {
-        let mut b = Broker::new(BrokerConfig {
-            lease_ticks: Some(5),
-            stale_ack: StaleAck::Accept,
-            ..BrokerConfig::default()
-        });
+        let mut b = Broker::new(
+            BrokerConfig {
+                lease_ticks: Some(5),
+                stale_ack: StaleAck::Accept,
+                ..BrokerConfig::default()
+            },
+            0,
+        );
         b.handle_publish(0, 0, 0);
         let first = b.handle_receive(1, 0).unwrap();
         b.handle_timer(6, 0, TimerKind::LeaseExpiry { attempt: 1 });
@@ -500,6 +537,45 @@ mod tests {
         assert!(
             !b.handle_duplicate_delivery(4, 0),
             "an acked message is never duplicated"
+        );
+    }
+
+    #[test]
+    fn delivery_jitter_reorders_deliveries_the_same_way_for_the_same_seed() {
+        let order = |seed| {
+            let mut b = Broker::new(
+                BrokerConfig {
+                    delivery_jitter_ticks: Some(20),
+                    ..BrokerConfig::default()
+                },
+                seed,
+            );
+            for e in 0..8 {
+                b.handle_publish(0, e, 0);
+            }
+            let mut timers: Vec<(Tick, MessageId)> = Vec::new();
+            while let Some(out) = b.poll_output() {
+                if let BrokerOutput::Timer { at, message, .. } = out {
+                    timers.push((at, message));
+                }
+            }
+            timers.sort();
+            for (at, m) in &timers {
+                b.handle_timer(*at, *m, TimerKind::Redeliver);
+            }
+            let mut delivered = Vec::new();
+            while let Some(d) = b.handle_receive(100, 0) {
+                delivered.push(d.event);
+            }
+            delivered
+        };
+        let a = order(1);
+        assert_eq!(a.len(), 8);
+        assert_eq!(a, order(1));
+        assert_ne!(
+            a,
+            (0..8).collect::<Vec<_>>(),
+            "some deliveries overtake others"
         );
     }
 

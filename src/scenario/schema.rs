@@ -103,6 +103,7 @@ pub struct RawBroker {
     pub max_deliveries: Option<u32>,
     pub lease_ticks: Option<u64>,
     pub stale_ack: Option<StaleAck>,
+    pub delivery_jitter_ticks: Option<u64>,
 }
 
 #[derive(Debug, Default, Deserialize)]

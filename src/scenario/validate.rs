@@ -113,6 +113,18 @@ impl Checker<'_> {
                     .map(|l| self.range("broker.lease_ticks", l, 1, bounds::MAX_DELAY_TICKS))
                     .transpose()?,
                 stale_ack: raw.broker.stale_ack.unwrap_or_default(),
+                delivery_jitter_ticks: raw
+                    .broker
+                    .delivery_jitter_ticks
+                    .map(|j| {
+                        self.range(
+                            "broker.delivery_jitter_ticks",
+                            j,
+                            0,
+                            bounds::MAX_DELAY_TICKS,
+                        )
+                    })
+                    .transpose()?,
             },
             consumer: ConsumerConfig {
                 restart_delay_ticks: self.range(

@@ -18,6 +18,8 @@ pub enum Stream {
     Faults,
     /// A sweep's per-seed fault rates (swarm testing).
     Swarm,
+    /// The broker's delivery delays.
+    Broker,
 }
 
 impl Stream {
@@ -26,6 +28,7 @@ impl Stream {
             Stream::Workload => 1,
             Stream::Faults => 2,
             Stream::Swarm => 3,
+            Stream::Broker => 4,
         }
     }
 }

@@ -144,7 +144,7 @@ impl<'s> World<'s> {
         }
         World {
             events: scenario.events(),
-            broker: Broker::new(scenario.broker.clone()),
+            broker: Broker::new(scenario.broker.clone(), scenario.seed),
             consumers: (0..n)
                 .map(|c| Consumer::new(c, scenario.protocol.clone()))
                 .collect(),
@@ -228,6 +228,9 @@ impl<'s> World<'s> {
                     if self.broker.handle_timer(now, m, kind) {
                         let d = self.message_ref(m);
                         let (action, what) = match kind {
+                            TimerKind::Redeliver if d.attempt == 0 => {
+                                ("visible", "ready after its delivery delay")
+                            }
                             TimerKind::Redeliver => ("requeue", "ready for redelivery"),
                             TimerKind::LeaseExpiry { .. } => (
                                 "lease expired",

@@ -231,6 +231,7 @@ proptest! {
     ) {
         let mut s = scenario("inbox", seed, events, plan, republish);
         s.consumers = consumers;
+        s.broker.delivery_jitter_ticks = Some(seed % 20);
         let a = run(&s);
         prop_assert_eq!(a.verdict.guarantee, Guarantee::ExactlyOnce, "{}", a.trace.hash_hex());
         prop_assert!(a.verdict.all_acked && a.verdict.conserved);
