@@ -11,7 +11,7 @@
 use crate::broker::{Message, MessageState};
 use crate::fault::CrashRecord;
 use crate::model::{
-    Account, BoundaryPoint, Event, EventIndex, ExternalEffect, Guarantee, Protocol, Step,
+    Account, BoundaryPoint, Event, EventIndex, EventType, ExternalEffect, Guarantee, Protocol, Step,
 };
 use crate::scenario::Expect;
 use crate::sim::StopReason;
@@ -28,6 +28,9 @@ pub enum Outcome {
     /// No effect, and the broker gave up on it: parked in the dead-letter queue for a
     /// person, which is not a silent loss.
     DeadLettered,
+    /// No effect: the projection rejected it (a completion that arrived before its
+    /// transfer's creation), and recorded the rejection.
+    Rejected,
 }
 
 impl Outcome {
@@ -37,6 +40,7 @@ impl Outcome {
             Outcome::Lost => "lost",
             Outcome::Duplicated => "duplicated",
             Outcome::DeadLettered => "dead-lettered",
+            Outcome::Rejected => "rejected",
         }
     }
 }
@@ -81,6 +85,8 @@ pub struct Verdict {
     /// Events with no effect that the broker dead-lettered: not lost silently, but not
     /// processed either; `all_acked` is false for them.
     pub dead_lettered: u64,
+    /// Events the projection rejected as out of order.
+    pub rejected: u64,
     pub guarantee: Guarantee,
     pub all_acked: bool,
     /// Balances sum to the opening total, every account's balance is its opening balance
@@ -127,11 +133,23 @@ pub fn check(o: &Observed<'_>) -> Verdict {
             .get(&e.event_id)
             .copied()
             .unwrap_or_default();
-        // An effect is a debit and a credit. If either half is missing the transfer did not
-        // happen as the business asked (lost, even if the other half is there: torn); if
-        // either half is there twice, it happened twice.
-        let effects = ledger.debits.max(ledger.credits);
-        let outcome = if ledger.debits.min(ledger.credits) == 0 {
+        let completion = e.event_type == EventType::TransferCompleted;
+        // An effect of a `TransferCreated` is a debit and a credit. If either half is
+        // missing the transfer did not happen as the business asked (lost, even if the other
+        // half is there: torn); if either half is there twice, it happened twice. The
+        // effect of a `TransferCompleted` is its `completion` row.
+        let (effects, whole) = if completion {
+            (ledger.completions, ledger.completions)
+        } else {
+            (
+                ledger.debits.max(ledger.credits),
+                ledger.debits.min(ledger.credits),
+            )
+        };
+        let rejected = o.committed.rejected.get(&e.event_id).copied().unwrap_or(0) > 0;
+        let outcome = if whole == 0 && effects == 0 && rejected {
+            Outcome::Rejected
+        } else if whole == 0 {
             Outcome::Lost
         } else if effects > 1 {
             Outcome::Duplicated
@@ -169,7 +187,7 @@ pub fn check(o: &Observed<'_>) -> Verdict {
             duplicates_discarded: o.duplicates_discarded[e.index],
             outcome,
             dead_lettered,
-            torn: ledger.debits != ledger.credits,
+            torn: !completion && ledger.debits != ledger.credits,
             acked,
             unacked_reason,
             crash_points: o
@@ -181,11 +199,12 @@ pub fn check(o: &Observed<'_>) -> Verdict {
         });
     }
     let count = |o: Outcome| reports.iter().filter(|r| r.outcome == o).count() as u64;
-    let (lost, duplicated, exactly_once, dead_lettered) = (
+    let (lost, duplicated, exactly_once, dead_lettered, rejected) = (
         count(Outcome::Lost),
         count(Outcome::Duplicated),
         count(Outcome::Once),
         count(Outcome::DeadLettered),
+        count(Outcome::Rejected),
     );
     let balance_total_minor = o.committed.balances.values().sum();
     let opening_total_minor = o.accounts.iter().map(|a| a.initial_balance_minor).sum();
@@ -211,6 +230,7 @@ pub fn check(o: &Observed<'_>) -> Verdict {
         duplicated,
         exactly_once,
         dead_lettered,
+        rejected,
         balance_total_minor,
         opening_total_minor,
     }
@@ -251,6 +271,7 @@ pub fn failed_expectations(expect: &Expect, v: &Verdict) -> Vec<String> {
     for (what, want, got) in [
         ("lost", expect.lost, v.lost),
         ("duplicated", expect.duplicated, v.duplicated),
+        ("rejected", expect.rejected, v.rejected),
     ] {
         if let Some(want) = want {
             if want != got {
@@ -280,7 +301,6 @@ pub fn failed_expectations(expect: &Expect, v: &Verdict) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::EventType;
     use crate::store::LedgerCounts;
 
     fn event(index: usize) -> Event {
@@ -315,6 +335,7 @@ mod tests {
                 LedgerCounts {
                     debits: *debits,
                     credits: *credits,
+                    completions: 0,
                 },
             );
         }
@@ -376,6 +397,7 @@ mod tests {
             guarantee: Some(Guarantee::ExactlyOnce),
             lost: Some(0),
             duplicated: Some(0),
+            rejected: None,
             all_acked: Some(true),
             conserved: Some(true),
             explore: Vec::new(),

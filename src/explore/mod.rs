@@ -73,6 +73,8 @@ pub struct Summary {
     pub duplicated_runs: u64,
     /// Runs in which the broker dead-lettered an event it never saw processed.
     pub dead_lettered_runs: u64,
+    /// Runs in which the projection rejected an event as out of order.
+    pub rejected_runs: u64,
     /// Runs that ended with some event not acked.
     pub unacked_runs: u64,
     /// Runs whose balances were not conserved (half an effect committed).
@@ -262,6 +264,7 @@ fn summarize(
         lost_runs,
         duplicated_runs,
         dead_lettered_runs: count(&|r| r.verdict.dead_lettered > 0),
+        rejected_runs: count(&|r| r.verdict.rejected > 0),
         unacked_runs: count(&|r| !r.verdict.all_acked),
         unconserved_runs: count(&|r| !r.verdict.conserved),
         limited_runs: count(&|r| r.stop != StopReason::Quiescent),
@@ -583,7 +586,10 @@ pub struct Interleavings {
     pub duplicated_runs: u64,
     /// Runs whose balances broke conservation (a lost update, a torn transfer).
     pub unconserved_runs: u64,
-    /// Runs that lost or duplicated an event, left one unacked, or broke conservation.
+    /// Runs in which the projection rejected an event as out of order.
+    pub rejected_runs: u64,
+    /// Runs that lost, duplicated or rejected an event, left one unacked, or broke
+    /// conservation.
     pub breaking_runs: u64,
     pub guarantee: Guarantee,
 }
@@ -654,7 +660,9 @@ pub fn interleavings(scenario: &Scenario, max_preemptions: usize, max_runs: u64)
             r.verdict.guarantee != Guarantee::ExactlyOnce
                 || !r.verdict.all_acked
                 || !r.verdict.conserved
+                || r.verdict.rejected > 0
         }),
+        rejected_runs: count(&|r| r.verdict.rejected > 0),
         guarantee: Guarantee::from_anomalies(lost_runs > 0, duplicated_runs > 0),
         unconserved_runs: count(&|r| !r.verdict.conserved),
         lost_runs,

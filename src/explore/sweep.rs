@@ -106,6 +106,7 @@ pub fn is_finding(r: &RunResult) -> bool {
     let v = &r.verdict;
     v.guarantee != Guarantee::ExactlyOnce
         || v.dead_lettered > 0
+        || v.rejected > 0
         || !v.all_acked
         || !v.conserved
         || r.stop != StopReason::Quiescent

@@ -6,13 +6,18 @@ use serde::Serialize;
 /// The kind of an event, stored in the inbox's `event_type` column.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub enum EventType {
+    /// Moves the money and records the transfer as created.
     TransferCreated,
+    /// Marks a created transfer completed; the projection rejects it for a transfer it does
+    /// not know, which is what makes this workload sensitive to order.
+    TransferCompleted,
 }
 
 impl EventType {
     pub fn as_str(self) -> &'static str {
         match self {
             EventType::TransferCreated => "TransferCreated",
+            EventType::TransferCompleted => "TransferCompleted",
         }
     }
 }

@@ -17,8 +17,8 @@ use serde::Serialize;
 pub struct Anomaly {
     pub event_id: String,
     pub event: usize,
-    /// `lost`, `duplicated`, `dead_lettered`, `torn` (debit without credit or the reverse),
-    /// or `unacked`.
+    /// `lost`, `duplicated`, `dead_lettered`, `rejected` (out of order), `torn` (debit
+    /// without credit or the reverse), or `unacked`.
     pub kind: &'static str,
     pub effects: u32,
     pub crash_points: Vec<BoundaryPoint>,
@@ -44,6 +44,10 @@ pub fn anomalies(events: &[EventReport]) -> Vec<Anomaly> {
             Outcome::Lost => push("lost", None),
             Outcome::Duplicated => push("duplicated", None),
             Outcome::DeadLettered => push("dead_lettered", e.unacked_reason.clone()),
+            Outcome::Rejected => push(
+                "rejected",
+                Some("the projection rejected it: its transfer was not created yet".into()),
+            ),
         }
         if e.torn {
             push(
@@ -86,6 +90,7 @@ pub struct RunJson {
     pub duplicated: u64,
     pub exactly_once: u64,
     pub dead_lettered: u64,
+    pub rejected: u64,
     pub guarantee: Guarantee,
     pub all_acked: bool,
     pub conserved: bool,
@@ -119,6 +124,7 @@ pub fn run_json(
         duplicated: v.duplicated,
         exactly_once: v.exactly_once,
         dead_lettered: v.dead_lettered,
+        rejected: v.rejected,
         guarantee: v.guarantee,
         all_acked: v.all_acked,
         conserved: v.conserved,
@@ -333,6 +339,7 @@ pub struct InterleavingsJson {
     pub lost_runs: u64,
     pub duplicated_runs: u64,
     pub unconserved_runs: u64,
+    pub rejected_runs: u64,
     pub guarantee: Guarantee,
     pub runs: Vec<InterleavingJson>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -356,6 +363,7 @@ pub fn interleavings_json(
         lost_runs: x.lost_runs,
         duplicated_runs: x.duplicated_runs,
         unconserved_runs: x.unconserved_runs,
+        rejected_runs: x.rejected_runs,
         guarantee: x.guarantee,
         runs: x
             .runs

@@ -98,8 +98,11 @@ pub fn run_text(
         v.exactly_once,
         v.lost,
         v.duplicated,
-        if v.dead_lettered > 0 {
-            format!(", {} dead-lettered", v.dead_lettered)
+        if v.dead_lettered + v.rejected > 0 {
+            format!(
+                ", {} dead-lettered, {} rejected as out of order",
+                v.dead_lettered, v.rejected
+            )
         } else {
             String::new()
         },
@@ -161,6 +164,7 @@ pub fn run_text(
                 Outcome::Lost => "LOST",
                 Outcome::Duplicated => "DUPLICATED",
                 Outcome::DeadLettered => "DEAD-LETTERED",
+                Outcome::Rejected => "REJECTED",
             },
             if e.external_effects > 0 {
                 format!(" (external effects: {})", e.external_effects)
@@ -199,6 +203,9 @@ pub fn run_text(
                 )
             }
             "duplicated" => format!("DUPLICATED: its effect is committed {} times", a.effects),
+            "rejected" => "REJECTED: a completion that arrived before its transfer was created; \
+                           the projection refused it and the transfer never completes"
+                .to_string(),
             "dead_lettered" => format!(
                 "DEAD-LETTERED: no effect committed; {}",
                 a.detail.as_deref().unwrap_or("")
@@ -614,11 +621,12 @@ pub fn interleavings_text(
     let _ = writeln!(
         out,
         "breaking   {} of {} interleavings break the protocol: {} lost an event, {} duplicated one, \
-         {} broke conservation",
+         {} rejected one as out of order, {} broke conservation",
         x.breaking_runs,
         x.runs.len(),
         x.lost_runs,
         x.duplicated_runs,
+        x.rejected_runs,
         x.unconserved_runs
     );
     let failing: Vec<(&crate::explore::InterleavedRun, &String)> = x
@@ -627,7 +635,7 @@ pub fn interleavings_text(
         .zip(replays)
         .filter(|(r, _)| {
             let v = &r.result.verdict;
-            v.guarantee != Guarantee::ExactlyOnce || !v.all_acked || !v.conserved
+            v.guarantee != Guarantee::ExactlyOnce || !v.all_acked || !v.conserved || v.rejected > 0
         })
         .collect();
     if !failing.is_empty() {

@@ -45,6 +45,9 @@ pub struct Workload {
     /// Events published a second time with the same `event_id` (the seeds' "exact
     /// duplicate"); an index may appear more than once.
     pub republish: Vec<EventIndex>,
+    /// Each transfer is two events, `TransferCreated` then `TransferCompleted` (so `events`
+    /// is even): a workload whose projection needs order.
+    pub lifecycle: bool,
 }
 
 impl Default for Workload {
@@ -55,6 +58,7 @@ impl Default for Workload {
             amount_minor: 10_000,
             initial_balance_minor: 1_000_000,
             republish: Vec::new(),
+            lifecycle: false,
         }
     }
 }
@@ -70,28 +74,42 @@ impl Workload {
             .collect()
     }
 
-    /// The `TransferCreated` events, drawn from the workload stream of `seed`: ids are
-    /// UUIDs, source and target two distinct accounts.
+    /// The events, drawn from the workload stream of `seed`: ids are UUIDs, source and
+    /// target two distinct accounts. With `lifecycle`, event 2i creates transfer i and event
+    /// 2i+1 completes it.
     pub fn events(&self, seed: u64) -> Vec<Event> {
         assert!(self.accounts >= 2, "a transfer needs two accounts");
+        assert!(!self.lifecycle || self.events % 2 == 0, "validated: pairs");
         let mut rng = SimRng::new(seed, Stream::Workload);
-        (0..self.events)
-            .map(|index| {
-                let event_id = rng.uuid();
-                let n = self.accounts as u64;
-                let source = rng.below(n);
-                let target = (source + 1 + rng.below(n - 1)) % n;
-                Event {
+        let mut events: Vec<Event> = Vec::with_capacity(self.events);
+        for index in 0..self.events {
+            let event_id = rng.uuid();
+            let n = self.accounts as u64;
+            let source = rng.below(n);
+            let target = (source + 1 + rng.below(n - 1)) % n;
+            let event = match events.last() {
+                Some(created) if self.lifecycle && index % 2 == 1 => Event {
+                    index,
+                    event_id,
+                    event_type: EventType::TransferCompleted,
+                    ..created.clone()
+                },
+                _ => Event {
                     index,
                     event_id,
                     event_type: EventType::TransferCreated,
-                    transfer_id: format!("tr_{index:05}"),
+                    transfer_id: format!(
+                        "tr_{:05}",
+                        if self.lifecycle { index / 2 } else { index }
+                    ),
                     source: format!("acc_{:05}", source + 1),
                     target: format!("acc_{:05}", target + 1),
                     amount_minor: self.amount_minor,
-                }
-            })
-            .collect()
+                },
+            };
+            events.push(event);
+        }
+        events
     }
 }
 
@@ -137,6 +155,8 @@ pub struct Expect {
     pub guarantee: Option<Guarantee>,
     pub lost: Option<u64>,
     pub duplicated: Option<u64>,
+    /// Events the projection rejects as out of order.
+    pub rejected: Option<u64>,
     pub all_acked: Option<bool>,
     pub conserved: Option<bool>,
     /// One object, or a list with one object per exploration depth.
@@ -200,6 +220,7 @@ pub struct ExploreExpect {
     pub lost_runs: Option<u64>,
     pub duplicated_runs: Option<u64>,
     pub dead_lettered_runs: Option<u64>,
+    pub rejected_runs: Option<u64>,
     pub unacked_runs: Option<u64>,
     pub unconserved_runs: Option<u64>,
 }

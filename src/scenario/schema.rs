@@ -87,6 +87,7 @@ pub struct RawWorkload {
     pub initial_balance_minor: Option<i64>,
     #[serde(default)]
     pub republish: Vec<u64>,
+    pub lifecycle: Option<bool>,
 }
 
 #[derive(Debug, Default, Deserialize)]

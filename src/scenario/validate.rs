@@ -231,12 +231,23 @@ impl Checker<'_> {
             .enumerate()
             .map(|(i, &e)| self.event_index(&format!("workload.republish[{i}]"), e, events))
             .collect::<Result<Vec<_>, _>>()?;
+        let lifecycle = raw.lifecycle.unwrap_or(false);
+        if lifecycle && events % 2 == 1 {
+            return Err(self.err(
+                "workload.events",
+                format!(
+                    "{events} is odd; with `lifecycle` each transfer is two events \
+                     (TransferCreated, TransferCompleted), so the count must be even"
+                ),
+            ));
+        }
         Ok(Workload {
             events,
             accounts,
             amount_minor,
             initial_balance_minor,
             republish,
+            lifecycle,
         })
     }
 

@@ -10,7 +10,7 @@
 //! a `SELECT` before it; `check_inbox` exists only so that protocols which do check first
 //! can be simulated and shown to be wrong.
 
-use crate::model::{Account, Event, Tick};
+use crate::model::{Account, Event, EventType, Tick};
 use rusqlite::types::{ToSqlOutput, Value};
 use rusqlite::{params, Connection, ErrorCode, ToSql, MAIN_DB};
 use serde::Serialize;
@@ -105,6 +105,11 @@ pub enum DbOutcome {
         source: i64,
         target: i64,
     },
+    /// A `TransferCompleted` for a transfer that is already completed: nothing to do.
+    AlreadyCompleted,
+    /// A `TransferCompleted` for a transfer the projection does not know: recorded in
+    /// `rejected_event`, no effect.
+    Rejected,
 }
 
 impl DbOutcome {
@@ -120,6 +125,10 @@ impl DbOutcome {
             DbOutcome::Committed => "COMMIT",
             DbOutcome::RolledBack => "ROLLBACK",
             DbOutcome::Busy { .. } => "SQLITE_BUSY: another connection holds the write lock; wait",
+            DbOutcome::AlreadyCompleted => "transfer already completed: nothing to do",
+            DbOutcome::Rejected => {
+                "rejected: completion of a transfer the projection does not know (yet)"
+            }
             DbOutcome::BalancesRead { .. } => {
                 "balances read; the write, computed from them, comes next turn"
             }
@@ -158,6 +167,8 @@ fn contention(e: &rusqlite::Error, done: u8) -> Option<DbOutcome> {
 pub struct LedgerCounts {
     pub debits: u32,
     pub credits: u32,
+    /// `completion` rows: a `TransferCompleted` that took effect.
+    pub completions: u32,
 }
 
 /// What is committed, read back with SQL as the business would read it.
@@ -170,6 +181,8 @@ pub struct CommittedState {
     pub balances: BTreeMap<String, i64>,
     /// Per account: the sum of its ledger rows (what its balance moved by, per the ledger).
     pub ledger_sums: BTreeMap<String, i64>,
+    /// Per `event_id`: how many times the projection rejected it.
+    pub rejected: BTreeMap<String, u32>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -220,8 +233,18 @@ const SELECT_BALANCE: &str = "SELECT balance_minor FROM balance_projection WHERE
 const SET_BALANCE: &str = "UPDATE balance_projection SET balance_minor = ?1 WHERE account = ?2";
 const LEDGER_BY_ACCOUNT: &str =
     "SELECT account, SUM(amount_minor) FROM ledger_entry GROUP BY account";
-const LEDGER_BY_EVENT: &str = "SELECT event_id, SUM(direction = 'debit'), SUM(direction = 'credit')
-     FROM ledger_entry GROUP BY event_id";
+const LEDGER_BY_EVENT: &str =
+    "SELECT event_id, SUM(direction = 'debit'), SUM(direction = 'credit'),
+     SUM(direction = 'completion') FROM ledger_entry GROUP BY event_id";
+const REJECTED_BY_EVENT: &str = "SELECT event_id, COUNT(*) FROM rejected_event GROUP BY event_id";
+const INSERT_TRANSFER: &str =
+    "INSERT OR IGNORE INTO transfer_state (transfer_id, status) VALUES (?1, 'created')";
+const COMPLETE_TRANSFER: &str = "UPDATE transfer_state SET status = 'completed'
+     WHERE transfer_id = ?1 AND status = 'created'";
+const TRANSFER_KNOWN: &str = "SELECT 1 FROM transfer_state WHERE transfer_id = ?1";
+const INSERT_REJECTED: &str =
+    "INSERT INTO rejected_event (event_id, transfer_id, reason, rejected_at)
+     VALUES (?1, ?2, 'completion of an unknown transfer', ?3)";
 const INBOX_BY_EVENT: &str = "SELECT event_id, COUNT(*) FROM processed_event GROUP BY event_id";
 const LEDGER_ROWS_OF_EVENT: &str = "SELECT COUNT(*) FROM ledger_entry WHERE event_id = ?1";
 const INBOX_ROWS_OF_EVENT: &str = "SELECT COUNT(*) FROM processed_event WHERE event_id = ?1";
@@ -297,13 +320,24 @@ fn build(conn: &Connection, config: &StoreConfig, accounts: &[Account]) -> rusql
              event_id     TEXT NOT NULL,
              transfer_id  TEXT NOT NULL,
              account      TEXT NOT NULL,
-             direction    TEXT NOT NULL CHECK (direction IN ('debit', 'credit')),
+             direction    TEXT NOT NULL
+                          CHECK (direction IN ('debit', 'credit', 'completion')),
              amount_minor INTEGER NOT NULL,
              applied_at   INTEGER NOT NULL
          );
          CREATE TABLE balance_projection (
              account       TEXT PRIMARY KEY,
              balance_minor INTEGER NOT NULL
+         );
+         CREATE TABLE transfer_state (
+             transfer_id TEXT PRIMARY KEY,
+             status      TEXT NOT NULL CHECK (status IN ('created', 'completed'))
+         );
+         CREATE TABLE rejected_event (
+             event_id    TEXT NOT NULL,
+             transfer_id TEXT NOT NULL,
+             reason      TEXT NOT NULL,
+             rejected_at INTEGER NOT NULL
          );"
     ))?;
     let mut insert =
@@ -463,6 +497,9 @@ impl Store {
                 done,
                 read,
             } => {
+                if event.event_type == EventType::TransferCompleted {
+                    return self.complete(event, done, now);
+                }
                 let rmw = self.effect == EffectMode::ReadModifyWrite;
                 let read = match (rmw, read) {
                     (true, None) => {
@@ -485,7 +522,7 @@ impl Store {
                     ("debit", event.source.as_str(), -event.amount_minor),
                     ("credit", event.target.as_str(), event.amount_minor),
                 ];
-                for i in done..4 {
+                for i in done.min(4)..4 {
                     let (direction, account, delta) = legs[usize::from(i / 2)];
                     if direction == "credit" && fail_credit {
                         return DbOutcome::CreditFailed;
@@ -520,6 +557,12 @@ impl Store {
                             .unwrap_or_else(|| panic!("{direction} of {}: {e}", event.event_id));
                     }
                 }
+                if done <= 4 {
+                    if let Err(e) = self.write(INSERT_TRANSFER, &[&event.transfer_id]) {
+                        return contention(&e, 4)
+                            .unwrap_or_else(|| panic!("transfer_state INSERT: {e}"));
+                    }
+                }
                 DbOutcome::Applied
             }
             StoreOp::Commit => {
@@ -549,6 +592,56 @@ impl Store {
 
     pub fn in_transaction(&self) -> bool {
         !self.conn().is_autocommit()
+    }
+
+    /// A `TransferCompleted`: marks its transfer completed and writes a `completion` ledger
+    /// row, or records a rejection if the transfer is unknown. `done`: 1 once the status
+    /// UPDATE took effect, 2 once the rejection was decided (for retries after busy).
+    fn complete(&mut self, event: &Event, done: u8, now: Tick) -> DbOutcome {
+        let busy = |e: rusqlite::Error, at: u8| {
+            contention(&e, at).unwrap_or_else(|| panic!("completion of {}: {e}", event.event_id))
+        };
+        let mut step = done;
+        if step == 0 {
+            match self.write(COMPLETE_TRANSFER, &[&event.transfer_id]) {
+                Ok(1) => step = 1,
+                Ok(_) => {
+                    let mut known = false;
+                    self.read(TRANSFER_KNOWN, &[&event.transfer_id], |_| {
+                        known = true;
+                        Ok(())
+                    });
+                    if known {
+                        return DbOutcome::AlreadyCompleted;
+                    }
+                    step = 2;
+                }
+                Err(e) => return busy(e, 0),
+            }
+        }
+        if step == 1 {
+            return match self.write(
+                INSERT_LEDGER,
+                &[
+                    &event.event_id,
+                    &event.transfer_id,
+                    &event.source,
+                    &"completion",
+                    &0i64,
+                    &(now as i64),
+                ],
+            ) {
+                Ok(_) => DbOutcome::Applied,
+                Err(e) => busy(e, 1),
+            };
+        }
+        match self.write(
+            INSERT_REJECTED,
+            &[&event.event_id, &event.transfer_id, &(now as i64)],
+        ) {
+            Ok(_) => DbOutcome::Rejected,
+            Err(e) => busy(e, 2),
+        }
     }
 
     /// `BEGIN`, `COMMIT` or `ROLLBACK`, prepared once per connection like every statement.
@@ -619,6 +712,7 @@ impl Store {
             let counts = LedgerCounts {
                 debits: r.get(1)?,
                 credits: r.get(2)?,
+                completions: r.get(3)?,
             };
             state.ledger.insert(r.get(0)?, counts);
             Ok(())
@@ -633,6 +727,10 @@ impl Store {
         });
         self.read(LEDGER_BY_ACCOUNT, &[], |r| {
             state.ledger_sums.insert(r.get(0)?, r.get(1)?);
+            Ok(())
+        });
+        self.read(REJECTED_BY_EVENT, &[], |r| {
+            state.rejected.insert(r.get(0)?, r.get(1)?);
             Ok(())
         });
         state
@@ -781,7 +879,8 @@ mod tests {
             c.ledger[&e.event_id],
             LedgerCounts {
                 debits: 1,
-                credits: 1
+                credits: 1,
+                completions: 0
             }
         );
         assert_eq!(c.balances["acc_00001"], 90_000);
@@ -832,7 +931,8 @@ mod tests {
             c.ledger[&e.event_id],
             LedgerCounts {
                 debits: 1,
-                credits: 0
+                credits: 0,
+                completions: 0
             }
         );
         assert_eq!(c.balances.values().sum::<i64>(), 190_000);
@@ -874,8 +974,8 @@ mod tests {
         let log = s.take_statements();
         assert_eq!(
             log.len(),
-            12,
-            "BEGIN, INSERT, 2×(INSERT, UPDATE), COMMIT, INSERT, 4 reads"
+            14,
+            "BEGIN, INSERT, 2×(INSERT, UPDATE), transfer_state INSERT, COMMIT, INSERT, 5 reads"
         );
         drop(s); // Its connection goes back to the pool and is reused below.
         let mut raw = store(true);
@@ -931,6 +1031,32 @@ mod tests {
             c.ledger_sums["acc_00001"], -10_000,
             "the ledger says what really moved"
         );
+    }
+
+    #[test]
+    fn a_completion_needs_its_transfer_and_is_rejected_without_it() {
+        let created = event();
+        let completed = Event {
+            index: 1,
+            event_id: "22222222-2222-4222-8222-222222222222".into(),
+            event_type: EventType::TransferCompleted,
+            ..event()
+        };
+        let apply = |e| StoreOp::ApplyEffect {
+            event: e,
+            fail_credit: false,
+            done: 0,
+            read: None,
+        };
+        let mut s = store(true);
+        assert_eq!(s.execute(apply(&completed), 1), DbOutcome::Rejected, "unknown transfer");
+        assert_eq!(s.execute(apply(&created), 2), DbOutcome::Applied);
+        assert_eq!(s.execute(apply(&completed), 3), DbOutcome::Applied);
+        assert_eq!(s.execute(apply(&completed), 4), DbOutcome::AlreadyCompleted);
+        let c = s.committed_state();
+        assert_eq!(c.ledger[&completed.event_id].completions, 1);
+        assert_eq!(c.rejected[&completed.event_id], 1);
+        assert_eq!(c.ledger_sums["acc_00001"], -10_000, "a completion moves no money");
     }
 
     #[test]

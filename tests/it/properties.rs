@@ -164,7 +164,7 @@ proptest! {
     ) {
         let s = scenario(&protocol, seed, events, plan, republish);
         let v = run(&s).verdict;
-        prop_assert_eq!(v.lost + v.duplicated + v.exactly_once + v.dead_lettered, events as u64);
+        prop_assert_eq!(v.lost + v.duplicated + v.exactly_once + v.dead_lettered + v.rejected, events as u64);
         prop_assert_eq!(v.guarantee, Guarantee::from_anomalies(v.lost > 0, v.duplicated > 0));
     }
 }
