@@ -176,6 +176,10 @@ pub struct SweepArgs {
     /// Each seed republishes 0 to this many events.
     #[arg(long, default_value_t = SwarmLimits::default().max_republishes)]
     pub max_republishes: u32,
+    /// Each seed loses 0 to this many acks and has the broker duplicate 0 to this many
+    /// deliveries.
+    #[arg(long, default_value_t = SwarmLimits::default().max_broker_faults)]
+    pub max_broker_faults: u32,
 }
 
 #[derive(Debug, Args)]
@@ -524,6 +528,7 @@ fn sweep(args: &SweepArgs) -> Result<(String, ExitCode), CliError> {
         max_crashes: explore_bound("--max-crashes", args.max_crashes, bounds::MAX_CRASHES)?,
         max_failures: explore_bound("--max-failures", args.max_failures, 100)?,
         max_republishes: explore_bound("--max-republishes", args.max_republishes, 100)?,
+        max_broker_faults: explore_bound("--max-broker-faults", args.max_broker_faults, 100)?,
     };
     if seeds.end - seeds.start == 1 {
         // One seed: the full report, which is what a replay command is for.
@@ -561,7 +566,7 @@ fn sweep(args: &SweepArgs) -> Result<(String, ExitCode), CliError> {
     };
     say(&format!(
         "sweeping {} seeds {}..{} of `{}` ({}), swarm limits: crash ≤ {} ppm per step, ≤ {} crashes, \
-         ≤ {} failed steps, ≤ {} republishes",
+         ≤ {} failed steps, ≤ {} republishes, ≤ {} lost acks and broker duplicates",
         total,
         seeds.start,
         seeds.end,
@@ -570,7 +575,8 @@ fn sweep(args: &SweepArgs) -> Result<(String, ExitCode), CliError> {
         limits.max_crash_ppm,
         limits.max_crashes,
         limits.max_failures,
-        limits.max_republishes
+        limits.max_republishes,
+        limits.max_broker_faults
     ));
     let mut findings = 0u64;
     let tick = || {

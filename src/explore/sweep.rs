@@ -7,8 +7,8 @@
 //! output is the same for any number of threads, and a finding is reported as soon as its
 //! chunk ends.
 
-use crate::fault::{FailSpec, FaultPlan, RandomCrash};
-use crate::model::{EventIndex, Guarantee, Step};
+use crate::fault::{DeliveryFault, FailSpec, FaultPlan, RandomCrash};
+use crate::model::{EventIndex, Guarantee, Step, Tick};
 use crate::scenario::Scenario;
 use crate::sim::{SimRng, StopReason, Stream};
 use crate::world::{self, RunOptions, RunResult};
@@ -32,6 +32,9 @@ pub struct SwarmLimits {
     pub max_failures: u32,
     /// A seed republishes 0 to this many events.
     pub max_republishes: u32,
+    /// A seed loses 0 to this many acks and has the broker duplicate 0 to this many
+    /// deliveries (with a lease, so that a lost ack is redelivered).
+    pub max_broker_faults: u32,
 }
 
 impl Default for SwarmLimits {
@@ -41,6 +44,7 @@ impl Default for SwarmLimits {
             max_crashes: 5,
             max_failures: 2,
             max_republishes: 2,
+            max_broker_faults: 2,
         }
     }
 }
@@ -50,6 +54,8 @@ impl Default for SwarmLimits {
 pub struct SwarmPlan {
     pub faults: FaultPlan,
     pub republish: Vec<EventIndex>,
+    /// The lease the broker gets when the seed loses acks (else the scenario's own).
+    pub lease_ticks: Option<Tick>,
 }
 
 /// Draws seed `seed`'s plan for `scenario` within `limits`, from the seed's swarm stream.
@@ -80,13 +86,30 @@ pub fn draw_plan(scenario: &Scenario, seed: u64, limits: &SwarmLimits) -> SwarmP
     let republish = (0..republishes)
         .map(|_| rng.below(events) as usize)
         .collect();
+    let broker_faults = |rng: &mut SimRng| -> Vec<DeliveryFault> {
+        (0..rng.below(u64::from(limits.max_broker_faults) + 1))
+            .map(|_| DeliveryFault {
+                event: Some(rng.below(events) as usize),
+                delivery: None,
+                times: 1,
+            })
+            .collect()
+    };
+    let lose_ack = broker_faults(&mut rng);
+    let duplicate_delivery = broker_faults(&mut rng);
+    // A lost ack is only ever redelivered through a lease; long enough that a live
+    // consumer never outlasts it.
+    let lease_ticks = (!lose_ack.is_empty()).then_some(50);
     SwarmPlan {
         faults: FaultPlan {
             random_crash: Some(random_crash),
             fail,
+            lose_ack,
+            duplicate_delivery,
             ..FaultPlan::default()
         },
         republish,
+        lease_ticks,
     }
 }
 
@@ -97,6 +120,9 @@ pub fn seeded(scenario: &Scenario, seed: u64, limits: &SwarmLimits) -> (Scenario
     s.seed = seed;
     s.faults = plan.faults.clone();
     s.workload.republish = plan.republish.clone();
+    if plan.lease_ticks.is_some() {
+        s.broker.lease_ticks = plan.lease_ticks;
+    }
     (s, plan)
 }
 
@@ -179,6 +205,7 @@ mod tests {
             max_crashes: 0,
             max_failures: 0,
             max_republishes: 0,
+            max_broker_faults: 0,
         };
         for seed in 0..20 {
             let (scenario, _) = seeded(&s, seed, &limits);

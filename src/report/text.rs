@@ -563,6 +563,14 @@ pub fn plan_text(plan: &SwarmPlan) -> String {
         let events: Vec<String> = plan.republish.iter().map(|e| format!("e{e}")).collect();
         parts.push(format!("republishes {}", events.join(", ")));
     }
+    for (what, faults) in [
+        ("loses the ack of", &plan.faults.lose_ack),
+        ("broker duplicates", &plan.faults.duplicate_delivery),
+    ] {
+        for f in faults.iter() {
+            parts.push(format!("{what} e{}", f.event.unwrap_or(0)));
+        }
+    }
     parts.join(", ")
 }
 

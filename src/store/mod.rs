@@ -1049,14 +1049,21 @@ mod tests {
             read: None,
         };
         let mut s = store(true);
-        assert_eq!(s.execute(apply(&completed), 1), DbOutcome::Rejected, "unknown transfer");
+        assert_eq!(
+            s.execute(apply(&completed), 1),
+            DbOutcome::Rejected,
+            "unknown transfer"
+        );
         assert_eq!(s.execute(apply(&created), 2), DbOutcome::Applied);
         assert_eq!(s.execute(apply(&completed), 3), DbOutcome::Applied);
         assert_eq!(s.execute(apply(&completed), 4), DbOutcome::AlreadyCompleted);
         let c = s.committed_state();
         assert_eq!(c.ledger[&completed.event_id].completions, 1);
         assert_eq!(c.rejected[&completed.event_id], 1);
-        assert_eq!(c.ledger_sums["acc_00001"], -10_000, "a completion moves no money");
+        assert_eq!(
+            c.ledger_sums["acc_00001"], -10_000,
+            "a completion moves no money"
+        );
     }
 
     #[test]

@@ -1,10 +1,12 @@
-//! One simulated run: the producer, the broker, the consumer and the store wired to the
-//! scheduler on virtual time, with the fault injector deciding at every step boundary.
+//! One simulated run: the producer, the broker, the consumers and their store connections
+//! wired to the scheduler on virtual time, with the fault injector deciding at every step
+//! boundary.
 //!
-//! This is the only module that knows all the actors. It turns the consumer's commands into
-//! calls on the broker and the store, feeds the answers back, records every step in the
-//! trace, and stops when nothing is left to do or a limit is reached. At the end the
-//! checker reads the committed database.
+//! This is the only module that knows all the actors. It turns each consumer's commands
+//! into calls on the broker and its store connection, feeds the answers back, records every
+//! step in the trace, takes the scheduling decisions when several consumers are due at
+//! once, and stops when nothing is left to do or a limit is reached. At the end the checker
+//! reads the committed database.
 
 use crate::broker::{
     AckOutcome, Broker, BrokerOutput, Delivery, MessageId, MessageState, TimerKind,
@@ -37,7 +39,7 @@ pub struct RunResult {
     pub trace: Trace,
     pub crashes: Vec<CrashRecord>,
     pub external_effects: Vec<ExternalEffect>,
-    /// Every boundary the consumer reached, in order: the candidates for a crash.
+    /// Every boundary a consumer reached, in order: the candidates for a crash.
     pub reached: Vec<BoundaryPoint>,
     pub steps: u64,
     pub end_tick: Tick,
