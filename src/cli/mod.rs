@@ -83,7 +83,7 @@ pub struct BenchArgs {
 
 /// Where the scenario comes from: a file, or a built-in protocol with default settings.
 #[derive(Debug, Args)]
-pub struct Source {
+pub struct ScenarioArgs {
     /// A scenario file (JSON).
     #[arg(value_name = "FILE", required_unless_present = "protocol")]
     pub file: Option<PathBuf>,
@@ -93,6 +93,13 @@ pub struct Source {
     /// With --protocol: how many events to publish.
     #[arg(long, requires = "protocol", default_value_t = 3)]
     pub events: u64,
+}
+
+/// A scenario and, optionally, another seed for it.
+#[derive(Debug, Args)]
+pub struct Source {
+    #[command(flatten)]
+    pub scenario: ScenarioArgs,
     /// Use this seed instead of the scenario's.
     #[arg(long)]
     pub seed: Option<u64>,
@@ -146,18 +153,12 @@ pub struct ExploreArgs {
     pub json: bool,
 }
 
+/// `sweep`: the scenario's protocol, workload, store and broker are used; its faults and
+/// republishes are replaced by each seed's draw.
 #[derive(Debug, Args)]
 pub struct SweepArgs {
-    /// A scenario file (JSON): its protocol, workload, store and broker; its faults and
-    /// republishes are replaced by each seed's draw.
-    #[arg(value_name = "FILE", required_unless_present = "protocol")]
-    pub file: Option<PathBuf>,
-    /// Instead of a file: a built-in protocol with default settings.
-    #[arg(long, conflicts_with = "file")]
-    pub protocol: Option<String>,
-    /// With --protocol: how many events to publish.
-    #[arg(long, requires = "protocol", default_value_t = 3)]
-    pub events: u64,
+    #[command(flatten)]
+    pub scenario: ScenarioArgs,
     /// The seeds to run, `A..B` (B excluded).
     #[arg(long, value_name = "A..B")]
     pub seeds: String,
@@ -273,11 +274,19 @@ fn to_json<T: serde::Serialize>(value: &T) -> String {
 }
 
 fn load(source: &Source) -> Result<(Scenario, Origin), CliError> {
-    let (mut scenario, origin) = match (&source.file, &source.protocol) {
-        (Some(path), _) => (
+    let (mut scenario, origin) = load_scenario(&source.scenario)?;
+    if let Some(seed) = source.seed {
+        scenario.seed = seed;
+    }
+    Ok((scenario, origin))
+}
+
+fn load_scenario(source: &ScenarioArgs) -> Result<(Scenario, Origin), CliError> {
+    match (&source.file, &source.protocol) {
+        (Some(path), _) => Ok((
             Scenario::from_file(path)?,
             Origin::File(path.display().to_string()),
-        ),
+        )),
         (None, Some(name)) => {
             let protocol = Protocol::built_in(name).ok_or_else(|| {
                 CliError::Usage(format!(
@@ -288,20 +297,16 @@ fn load(source: &Source) -> Result<(Scenario, Origin), CliError> {
             let events = events_arg("--events", source.events)?;
             let mut s = Scenario::new(protocol);
             s.workload.events = events;
-            (
+            Ok((
                 s,
                 Origin::BuiltIn {
                     protocol: name.clone(),
                     events,
                 },
-            )
+            ))
         }
         (None, None) => unreachable!("clap requires FILE or --protocol"),
-    };
-    if let Some(seed) = source.seed {
-        scenario.seed = seed;
     }
-    Ok((scenario, origin))
 }
 
 fn events_arg(flag: &str, events: u64) -> Result<usize, CliError> {
@@ -515,13 +520,7 @@ fn seed_range(text: &str) -> Result<std::ops::Range<u64>, CliError> {
 
 fn sweep(args: &SweepArgs) -> Result<(String, ExitCode), CliError> {
     use std::io::IsTerminal;
-    let source = Source {
-        file: args.file.clone(),
-        protocol: args.protocol.clone(),
-        events: args.events,
-        seed: None,
-    };
-    let (scenario, origin) = load(&source)?;
+    let (scenario, origin) = load_scenario(&args.scenario)?;
     let seeds = seed_range(&args.seeds)?;
     let limits = SwarmLimits {
         max_crash_ppm: explore_bound("--max-crash-ppm", args.max_crash_ppm, 1_000_000)?,

@@ -72,6 +72,9 @@ pub enum StoreOp<'a> {
         /// With [`EffectMode::ReadModifyWrite`]: the (source, target) balances read on the
         /// step's first turn; `None` on that first turn.
         read: Option<(i64, i64)>,
+        /// Record the transfer in `transfer_state` (the lifecycle workload needs it; the
+        /// plain workload skips the statement).
+        track_transfer: bool,
     },
     Commit,
     Rollback,
@@ -496,6 +499,7 @@ impl Store {
                 fail_credit,
                 done,
                 read,
+                track_transfer,
             } => {
                 if event.event_type == EventType::TransferCompleted {
                     return self.complete(event, done, now);
@@ -557,7 +561,7 @@ impl Store {
                             .unwrap_or_else(|| panic!("{direction} of {}: {e}", event.event_id));
                     }
                 }
-                if done <= 4 {
+                if track_transfer && done <= 4 {
                     if let Err(e) = self.write(INSERT_TRANSFER, &[&event.transfer_id]) {
                         return contention(&e, 4)
                             .unwrap_or_else(|| panic!("transfer_state INSERT: {e}"));
@@ -868,6 +872,7 @@ mod tests {
                     fail_credit: false,
                     done: 0,
                     read: None,
+                    track_transfer: true,
                 },
                 2
             ),
@@ -899,6 +904,7 @@ mod tests {
                 fail_credit: false,
                 done: 0,
                 read: None,
+                track_transfer: true,
             },
             3,
         );
@@ -921,6 +927,7 @@ mod tests {
                     fail_credit: true,
                     done: 0,
                     read: None,
+                    track_transfer: true,
                 },
                 1
             ),
@@ -965,6 +972,7 @@ mod tests {
                 fail_credit: false,
                 done: 0,
                 read: None,
+                track_transfer: true,
             },
             3,
         );
@@ -1012,6 +1020,7 @@ mod tests {
             fail_credit: false,
             done: 0,
             read,
+            track_transfer: false,
         };
         let read = s.execute(op(None), 1);
         assert_eq!(
@@ -1047,6 +1056,7 @@ mod tests {
             fail_credit: false,
             done: 0,
             read: None,
+            track_transfer: true,
         };
         let mut s = store(true);
         assert_eq!(

@@ -541,6 +541,7 @@ impl<'s> World<'s> {
                     fail_credit: fails,
                     done: self.busy_progress[c],
                     read: self.balances_read[c],
+                    track_transfer: self.scenario.workload.lifecycle,
                 },
                 now,
             )),
