@@ -1,4 +1,5 @@
-//! The broker: a queue with per-message acknowledgement, like RabbitMQ or SQS.
+//! The broker: a queue with per-message acknowledgement, like RabbitMQ or SQS, or a
+//! Kafka-style partitioned log with committed offsets ([`log`]).
 //!
 //! A sans-IO state machine. Every input is a `handle_*` call that takes the current virtual
 //! time; anything the broker needs from the outside world (a timer) comes out of
@@ -10,6 +11,10 @@
 //! or rejected it becomes ready again after `redelivery_delay_ticks`. With a lease (SQS's
 //! visibility timeout), an in-flight message whose lease expires is ready again at once,
 //! while its first consumer may still be working on it: two consumers then handle it.
+
+pub mod log;
+
+pub use log::{LogBroker, LogConfig, PartitionKey};
 
 use crate::model::{ConsumerId, EventIndex, Tick};
 use crate::sim::{SimRng, Stream};
@@ -34,6 +39,8 @@ pub struct BrokerConfig {
     /// drawn from 0 to this many ticks, so deliveries can overtake each other. `None`: no
     /// delay, publication order.
     pub delivery_jitter_ticks: Option<Tick>,
+    /// `Some`: a Kafka-style log instead of a queue (the queue's options do not apply).
+    pub log: Option<LogConfig>,
 }
 
 /// Whether the broker honours an ack that names an earlier delivery.
@@ -55,6 +62,7 @@ impl Default for BrokerConfig {
             lease_ticks: None,
             stale_ack: StaleAck::Reject,
             delivery_jitter_ticks: None,
+            log: None,
         }
     }
 }
@@ -140,8 +148,114 @@ pub enum AckOutcome {
     StaleAccepted,
 }
 
+/// The broker of a run: a queue, or a log.
 #[derive(Debug)]
-pub struct Broker {
+pub enum Broker {
+    /// Boxed: the queue carries its random stream and is much the larger of the two.
+    Queue(Box<QueueBroker>),
+    Log(LogBroker),
+}
+
+impl Broker {
+    /// The broker `config` describes, for `consumers` consumers; random delays come from the
+    /// broker stream of `seed`.
+    pub fn new(config: BrokerConfig, seed: u64, consumers: usize) -> Broker {
+        match config.log {
+            Some(log) => Broker::Log(LogBroker::new(log, consumers)),
+            None => Broker::Queue(Box::new(QueueBroker::new(config, seed))),
+        }
+    }
+
+    /// Publishes `event` (its `copy`-th publication); `key` chooses a log's partition.
+    pub fn handle_publish(
+        &mut self,
+        now: Tick,
+        event: EventIndex,
+        copy: u32,
+        key: &str,
+    ) -> MessageId {
+        match self {
+            Broker::Queue(q) => q.handle_publish(now, event, copy),
+            Broker::Log(l) => l.handle_publish(now, event, copy, key),
+        }
+    }
+
+    pub fn handle_receive(&mut self, now: Tick, consumer: ConsumerId) -> Option<Delivery> {
+        match self {
+            Broker::Queue(q) => q.handle_receive(now, consumer),
+            Broker::Log(l) => l.handle_receive(now, consumer),
+        }
+    }
+
+    pub fn handle_ack(&mut self, now: Tick, delivery: &Delivery) -> AckOutcome {
+        match self {
+            Broker::Queue(q) => q.handle_ack(now, delivery),
+            Broker::Log(l) => l.handle_ack(now, delivery),
+        }
+    }
+
+    pub fn handle_nack(&mut self, now: Tick, delivery: &Delivery) {
+        match self {
+            Broker::Queue(q) => q.handle_nack(now, delivery),
+            Broker::Log(l) => l.handle_nack(now, delivery),
+        }
+    }
+
+    pub fn handle_consumer_crash(&mut self, now: Tick, consumer: ConsumerId) {
+        match self {
+            Broker::Queue(q) => q.handle_consumer_crash(now, consumer),
+            Broker::Log(l) => l.handle_consumer_crash(now, consumer),
+        }
+    }
+
+    /// A crashed consumer is back (a log rebalances; a queue does not care).
+    pub fn handle_consumer_restart(&mut self, now: Tick, consumer: ConsumerId) {
+        if let Broker::Log(l) = self {
+            l.handle_consumer_restart(now, consumer);
+        }
+    }
+
+    /// A timer fires (a log sets none).
+    pub fn handle_timer(&mut self, now: Tick, message: MessageId, kind: TimerKind) -> bool {
+        match self {
+            Broker::Queue(q) => q.handle_timer(now, message, kind),
+            Broker::Log(_) => false,
+        }
+    }
+
+    /// The broker delivers `message` again while in flight (a queue's own duplicate).
+    pub fn handle_duplicate_delivery(&mut self, now: Tick, message: MessageId) -> bool {
+        match self {
+            Broker::Queue(q) => q.handle_duplicate_delivery(now, message),
+            Broker::Log(_) => false,
+        }
+    }
+
+    pub fn poll_output(&mut self) -> Option<BrokerOutput> {
+        match self {
+            Broker::Queue(q) => q.poll_output(),
+            Broker::Log(l) => l.poll_output(),
+        }
+    }
+
+    pub fn fingerprint(&self, now: Tick) -> String {
+        match self {
+            Broker::Queue(q) => q.fingerprint(now),
+            Broker::Log(l) => l.fingerprint(),
+        }
+    }
+
+    pub fn messages(&self) -> &[Message] {
+        match self {
+            Broker::Queue(q) => q.messages(),
+            Broker::Log(l) => l.messages(),
+        }
+    }
+}
+
+/// The queue broker.
+#[derive(Debug)]
+pub struct QueueBroker {
     config: BrokerConfig,
     /// Draws delivery delays; only used with `delivery_jitter_ticks`.
     rng: SimRng,
@@ -150,10 +264,10 @@ pub struct Broker {
     outputs: VecDeque<BrokerOutput>,
 }
 
-impl Broker {
-    /// A broker whose random delays come from the broker stream of `seed`.
-    pub fn new(config: BrokerConfig, seed: u64) -> Broker {
-        Broker {
+impl QueueBroker {
+    /// A queue whose random delays come from the broker stream of `seed`.
+    pub fn new(config: BrokerConfig, seed: u64) -> QueueBroker {
+        QueueBroker {
             rng: SimRng::new(seed, Stream::Broker),
             config,
             messages: Vec::new(),
@@ -352,21 +466,17 @@ impl Broker {
     pub fn messages(&self) -> &[Message] {
         &self.messages
     }
-
-    pub fn config(&self) -> &BrokerConfig {
-        &self.config
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn broker() -> Broker {
-        Broker::new(BrokerConfig::default(), 0)
+    fn broker() -> QueueBroker {
+        QueueBroker::new(BrokerConfig::default(), 0)
     }
 
-    fn drain(b: &mut Broker) -> Vec<BrokerOutput> {
+    fn drain(b: &mut QueueBroker) -> Vec<BrokerOutput> {
         std::iter::from_fn(|| b.poll_output()).collect()
     }
 
@@ -450,7 +560,7 @@ mod tests {
 
     #[test]
     fn past_max_deliveries_a_released_message_is_dead_lettered() {
-        let mut b = Broker::new(
+        let mut b = QueueBroker::new(
             BrokerConfig {
                 max_deliveries: Some(2),
                 ..BrokerConfig::default()
@@ -476,7 +586,7 @@ mod tests {
 
     #[test]
     fn an_expired_lease_hands_the_message_to_another_consumer_while_the_first_works() {
-        let mut b = Broker::new(
+        let mut b = QueueBroker::new(
             BrokerConfig {
                 lease_ticks: Some(5),
                 ..BrokerConfig::default()
@@ -509,7 +619,7 @@ mod tests {
 
     #[test]
     fn a_broker_that_accepts_stale_acks_acks_on_the_first_consumers_word() {
-        let mut b = Broker::new(
+        let mut b = QueueBroker::new(
             BrokerConfig {
                 lease_ticks: Some(5),
                 stale_ack: StaleAck::Accept,
@@ -543,7 +653,7 @@ mod tests {
     #[test]
     fn delivery_jitter_reorders_deliveries_the_same_way_for_the_same_seed() {
         let order = |seed| {
-            let mut b = Broker::new(
+            let mut b = QueueBroker::new(
                 BrokerConfig {
                     delivery_jitter_ticks: Some(20),
                     ..BrokerConfig::default()

@@ -3,7 +3,7 @@
 //! turned into a [`super::Scenario`] by `validate`.
 
 use super::Expect;
-use crate::broker::StaleAck;
+use crate::broker::{PartitionKey, StaleAck};
 use crate::store::EffectMode;
 use serde::Deserialize;
 
@@ -105,6 +105,19 @@ pub struct RawBroker {
     pub lease_ticks: Option<u64>,
     pub stale_ack: Option<StaleAck>,
     pub delivery_jitter_ticks: Option<u64>,
+    /// `queue` (default) or `log`.
+    pub kind: Option<BrokerKind>,
+    pub partitions: Option<u64>,
+    pub key: Option<PartitionKey>,
+    pub commit_every: Option<u32>,
+    pub auto_commit: Option<bool>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BrokerKind {
+    Queue,
+    Log,
 }
 
 #[derive(Debug, Default, Deserialize)]

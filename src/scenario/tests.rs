@@ -231,6 +231,26 @@ fn impossible_values_are_rejected_with_their_bounds() {
         &["event 5 does not exist"],
     );
     check_err(
+        r#"{"protocol": "inbox", "broker": {"partitions": 2}}"#,
+        "broker.partitions",
+        &["applies to `\"kind\": \"log\"` brokers only"],
+    );
+    check_err(
+        r#"{"protocol": "inbox", "broker": {"kind": "log", "lease_ticks": 5}}"#,
+        "broker.lease_ticks",
+        &["applies to queue brokers only"],
+    );
+    check_err(
+        r#"{"protocol": "inbox", "broker": {"kind": "log", "key": "customer"}}"#,
+        "broker.key",
+        &["unknown variant `customer`", "transfer_id"],
+    );
+    check_err(
+        r#"{"protocol": "inbox", "workload": {"events": 3, "lifecycle": true}}"#,
+        "workload.events",
+        &["3 is odd"],
+    );
+    check_err(
         r#"{"protocol": "inbox", "expect": {"interleavings": {"runs": 1, "breaking": 0}}}"#,
         "expect.interleavings.breaking",
         &["unknown field `breaking`", "breaking_runs"],

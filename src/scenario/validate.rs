@@ -3,7 +3,7 @@
 
 use super::schema::*;
 use super::{bounds, ConsumerConfig, Limits, Scenario, ScenarioError, Workload};
-use crate::broker::BrokerConfig;
+use crate::broker::{BrokerConfig, LogConfig};
 use crate::fault::{CrashSpec, DeliveryFault, FailSpec, FaultPlan, RandomCrash, StallSpec};
 use crate::model::{Boundary, Protocol, Step};
 use crate::store::StoreConfig;
@@ -61,6 +61,7 @@ impl Checker<'_> {
     fn scenario(&self, raw: RawScenario) -> Result<Scenario, ScenarioError> {
         let protocol = self.protocol(raw.protocol)?;
         let workload = self.workload(raw.workload)?;
+        let log = self.log(&raw.broker, &raw.faults)?;
         let faults = self.faults(raw.faults, &workload, &protocol)?;
         let d = Limits::default();
         let limits = Limits {
@@ -125,6 +126,7 @@ impl Checker<'_> {
                         )
                     })
                     .transpose()?,
+                log,
             },
             consumer: ConsumerConfig {
                 restart_delay_ticks: self.range(
@@ -148,6 +150,56 @@ impl Checker<'_> {
             expect,
             limits,
         })
+    }
+
+    /// The log broker's settings, when `broker.kind` is `log`; the queue's own options and
+    /// the queue-only faults are refused with it, and the log's options without it.
+    fn log(&self, b: &RawBroker, f: &RawFaults) -> Result<Option<LogConfig>, ScenarioError> {
+        if b.kind != Some(BrokerKind::Log) {
+            for (field, set) in [
+                ("broker.partitions", b.partitions.is_some()),
+                ("broker.key", b.key.is_some()),
+                ("broker.commit_every", b.commit_every.is_some()),
+                ("broker.auto_commit", b.auto_commit.is_some()),
+            ] {
+                if set {
+                    return Err(self.err(field, "applies to `\"kind\": \"log\"` brokers only"));
+                }
+            }
+            return Ok(None);
+        }
+        for (field, set) in [
+            ("broker.lease_ticks", b.lease_ticks.is_some()),
+            ("broker.stale_ack", b.stale_ack.is_some()),
+            ("broker.max_deliveries", b.max_deliveries.is_some()),
+            (
+                "broker.delivery_jitter_ticks",
+                b.delivery_jitter_ticks.is_some(),
+            ),
+            ("faults.lose_ack", !f.lose_ack.is_empty()),
+            (
+                "faults.duplicate_delivery",
+                !f.duplicate_delivery.is_empty(),
+            ),
+        ] {
+            if set {
+                return Err(self.err(
+                    field,
+                    "applies to queue brokers only; a log has offsets, not per-message acks",
+                ));
+            }
+        }
+        Ok(Some(LogConfig {
+            partitions: self.range("broker.partitions", b.partitions.unwrap_or(1), 1, 64)? as usize,
+            key: b.key.unwrap_or_default(),
+            commit_every: self.range(
+                "broker.commit_every",
+                b.commit_every.unwrap_or(1),
+                1,
+                bounds::MAX_EVENTS as u32,
+            )?,
+            auto_commit: b.auto_commit.unwrap_or(false),
+        }))
     }
 
     fn protocol(&self, raw: RawProtocol) -> Result<Protocol, ScenarioError> {

@@ -9,7 +9,7 @@
 //! reads the committed database.
 
 use crate::broker::{
-    AckOutcome, Broker, BrokerOutput, Delivery, MessageId, MessageState, TimerKind,
+    AckOutcome, Broker, BrokerOutput, Delivery, MessageId, MessageState, PartitionKey, TimerKind,
 };
 use crate::check::{self, Verdict};
 use crate::consumer::{Action, Consumer, StepResult};
@@ -146,7 +146,7 @@ impl<'s> World<'s> {
         }
         World {
             events: scenario.events(),
-            broker: Broker::new(scenario.broker.clone(), scenario.seed),
+            broker: Broker::new(scenario.broker.clone(), scenario.seed, n),
             consumers: (0..n)
                 .map(|c| Consumer::new(c, scenario.protocol.clone()))
                 .collect(),
@@ -217,6 +217,7 @@ impl<'s> World<'s> {
                 }
                 Occurrence::ConsumerRestart(c) => {
                     self.consumers[c].handle_restart();
+                    self.broker.handle_consumer_restart(now, c);
                     self.record(
                         now,
                         Actor::Consumer(c),
@@ -345,7 +346,13 @@ impl<'s> World<'s> {
         for event in order {
             let copy = copies[event];
             copies[event] += 1;
-            let m = self.broker.handle_publish(0, event, copy);
+            let e = &self.events[event];
+            let key = match self.scenario.broker.log.map(|l| l.key) {
+                Some(PartitionKey::AccountId) => e.source.clone(),
+                Some(PartitionKey::EventId) => e.event_id.clone(),
+                Some(PartitionKey::TransferId) | None => e.transfer_id.clone(),
+            };
+            let m = self.broker.handle_publish(0, event, copy, &key);
             let d = self.message_ref(m);
             let what = if copy == 0 {
                 "published"
@@ -438,7 +445,13 @@ impl<'s> World<'s> {
             Some(d) => d,
             None => match self.broker.handle_receive(now, c) {
                 Some(d) => {
-                    self.record(now, Actor::Broker, "deliver", Some(&d), "in flight".into());
+                    self.record(
+                        now,
+                        Actor::Broker,
+                        "deliver",
+                        Some(&d),
+                        format!("in flight to consumer{c}"),
+                    );
                     if self.faults.duplicates_delivery(&d)
                         && self.broker.handle_duplicate_delivery(now, d.message)
                     {
@@ -554,6 +567,9 @@ impl<'s> World<'s> {
             Step::Ack => {
                 let outcome = self.broker.handle_ack(now, d);
                 let text = match outcome {
+                    AckOutcome::Accepted if self.scenario.broker.log.is_some() => {
+                        "processed: counts towards the next offset commit"
+                    }
                     AckOutcome::Accepted => "acked: the broker forgets the message",
                     AckOutcome::AlreadyAcked => "already acked",
                     AckOutcome::Stale => "stale ack ignored: the message was delivered again",
@@ -649,7 +665,14 @@ impl<'s> World<'s> {
             Actor::Broker,
             "connection lost",
             None,
-            format!("consumer{c}'s unacked deliveries will be redelivered"),
+            if self.scenario.broker.log.is_some() {
+                format!(
+                    "consumer{c} left the group: its partitions are rebalanced and resume from \
+                     their committed offsets"
+                )
+            } else {
+                format!("consumer{c}'s unacked deliveries will be redelivered")
+            },
         );
         self.crashes.push(CrashRecord {
             tick: now,
