@@ -145,6 +145,10 @@ pub struct ExploreArgs {
     /// (default: the scenario's `expect.interleavings.max_preemptions`, else 2).
     #[arg(long, requires = "interleavings")]
     pub max_preemptions: Option<usize>,
+    /// With --interleavings: also every single crash point (each interleaving again with
+    /// one crash at each boundary the default schedule reached).
+    #[arg(long, requires = "interleavings")]
+    pub with_crashes: bool,
     /// With --interleavings: the most interleavings to run.
     #[arg(long, default_value_t = explore::DEFAULT_MAX_INTERLEAVINGS, requires = "interleavings")]
     pub max_interleavings: u64,
@@ -689,13 +693,24 @@ fn interleavings(
             args.max_interleavings
         )));
     }
-    let x = explore::interleavings(scenario, max_preemptions, args.max_interleavings);
+    let x = explore::interleavings(
+        scenario,
+        max_preemptions,
+        args.max_interleavings,
+        args.with_crashes,
+    );
     let replays: Vec<String> = x
         .runs
         .iter()
-        .map(|r| replay_with_schedule(origin.replay_command(scenario.seed, &[]), &r.schedule))
+        .map(|r| {
+            let crash: Vec<BoundaryPoint> = r.crash.into_iter().collect();
+            replay_with_schedule(origin.replay_command(scenario.seed, &crash), &r.schedule)
+        })
         .collect();
-    let failures = expect.map(|e| explore::failed_interleaving_expectations(e, &x));
+    // The expected counts are for the interleavings alone.
+    let failures = expect
+        .filter(|_| !args.with_crashes)
+        .map(|e| explore::failed_interleaving_expectations(e, &x));
     let held = held(&failures);
     let out = if args.json {
         to_json(&json::interleavings_json(scenario, &x, &replays, failures))

@@ -571,6 +571,8 @@ pub const DEFAULT_MAX_PREEMPTIONS: usize = 2;
 /// One interleaving: the scheduling choices that produced it and its result.
 #[derive(Debug)]
 pub struct InterleavedRun {
+    /// The single crash injected in this run, with `with_crashes` (none otherwise).
+    pub crash: Option<BoundaryPoint>,
     pub schedule: Vec<u32>,
     pub result: RunResult,
 }
@@ -579,6 +581,8 @@ pub struct InterleavedRun {
 #[derive(Debug)]
 pub struct Interleavings {
     pub max_preemptions: usize,
+    /// Whether each interleaving was also run with one crash at each boundary.
+    pub with_crashes: bool,
     pub runs: Vec<InterleavedRun>,
     /// Whether every interleaving was run (false: the bound stopped it).
     pub complete: bool,
@@ -602,7 +606,48 @@ pub struct Interleavings {
 /// and most concurrency bugs need only a few preemptions). At most `max_runs` run. The
 /// runs of one generation run in parallel and are collected in order, so the result does
 /// not depend on the number of threads.
-pub fn interleavings(scenario: &Scenario, max_preemptions: usize, max_runs: u64) -> Interleavings {
+///
+/// With `with_crashes`, the enumeration is repeated with one crash at each boundary the
+/// default schedule reached (the scenario's own planned and random crashes replaced): every
+/// interleaving, plus crash points. `max_runs` bounds the total.
+pub fn interleavings(
+    scenario: &Scenario,
+    max_preemptions: usize,
+    max_runs: u64,
+    with_crashes: bool,
+) -> Interleavings {
+    let mut runs: Vec<InterleavedRun> = Vec::new();
+    let mut complete = true;
+    if with_crashes {
+        let base = without_crashes(scenario);
+        let points = world::run_with(&base, RunOptions::default()).reached;
+        for crash in std::iter::once(None).chain(points.into_iter().map(Some)) {
+            let mut s = base.clone();
+            s.faults.crash = crash.iter().map(|p| CrashSpec::exactly(*p)).collect();
+            let room = max_runs.saturating_sub(runs.len() as u64);
+            if room == 0 {
+                complete = false;
+                break;
+            }
+            complete &= enumerate_schedules(&s, crash, max_preemptions, room, &mut runs);
+        }
+    } else {
+        complete = enumerate_schedules(scenario, None, max_preemptions, max_runs, &mut runs);
+    }
+    let mut x = summarize_interleavings(runs, complete, max_preemptions);
+    x.with_crashes = with_crashes;
+    x
+}
+
+/// Appends to `runs` every schedule of `scenario` within the preemption bound, at most
+/// `max_runs` of them; returns whether that was all of them.
+fn enumerate_schedules(
+    scenario: &Scenario,
+    crash: Option<BoundaryPoint>,
+    max_preemptions: usize,
+    max_runs: u64,
+    out: &mut Vec<InterleavedRun>,
+) -> bool {
     let options = RunOptions {
         hash_only: true,
         ..RunOptions::default()
@@ -642,6 +687,7 @@ pub fn interleavings(scenario: &Scenario, max_preemptions: usize, max_runs: u64)
                 }
             }
             runs.push(InterleavedRun {
+                crash,
                 schedule: taken,
                 result,
             });
@@ -651,6 +697,15 @@ pub fn interleavings(scenario: &Scenario, max_preemptions: usize, max_runs: u64)
         }
         generation = next;
     }
+    out.extend(runs);
+    complete
+}
+
+fn summarize_interleavings(
+    runs: Vec<InterleavedRun>,
+    complete: bool,
+    max_preemptions: usize,
+) -> Interleavings {
     let count =
         |f: &dyn Fn(&RunResult) -> bool| runs.iter().filter(|r| f(&r.result)).count() as u64;
     let lost_runs = count(&|r| r.verdict.lost > 0);
@@ -670,6 +725,7 @@ pub fn interleavings(scenario: &Scenario, max_preemptions: usize, max_runs: u64)
         runs,
         complete,
         max_preemptions,
+        with_crashes: false,
     }
 }
 

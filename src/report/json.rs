@@ -316,6 +316,9 @@ pub fn finding_json<'a>(scenario: &'a Scenario, f: &'a Finding, replay: String) 
 /// One interleaving in `explore --interleavings --json`.
 #[derive(Debug, Serialize)]
 pub struct InterleavingJson {
+    /// The crash injected in this run (with `--with-crashes`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub crash_point: Option<BoundaryPoint>,
     pub schedule: Vec<u32>,
     pub guarantee: Guarantee,
     pub lost: u64,
@@ -333,6 +336,7 @@ pub struct InterleavingsJson {
     pub protocol: String,
     pub consumers: usize,
     pub max_preemptions: usize,
+    pub with_crashes: bool,
     pub interleavings: u64,
     pub complete: bool,
     pub breaking_runs: u64,
@@ -357,6 +361,7 @@ pub fn interleavings_json(
         protocol: scenario.protocol.name.clone(),
         consumers: scenario.consumers,
         max_preemptions: x.max_preemptions,
+        with_crashes: x.with_crashes,
         interleavings: x.runs.len() as u64,
         complete: x.complete,
         breaking_runs: x.breaking_runs,
@@ -372,6 +377,7 @@ pub fn interleavings_json(
             .map(|(r, replay)| {
                 let v = &r.result.verdict;
                 InterleavingJson {
+                    crash_point: r.crash,
                     schedule: r.schedule.clone(),
                     guarantee: v.guarantee,
                     lost: v.lost,

@@ -615,10 +615,15 @@ pub fn interleavings_text(
     let mut out = header(scenario, false);
     let _ = writeln!(
         out,
-        "explored   {} interleavings of {} consumers' steps, departing from round-robin at most {} \
-         time(s){}",
+        "explored   {} interleavings of {} consumers' steps{}, departing from round-robin at most \
+         {} time(s){}",
         x.runs.len(),
         scenario.consumers,
+        if x.with_crashes {
+            ", each without a crash and with one crash at every boundary"
+        } else {
+            ""
+        },
         x.max_preemptions,
         if x.complete {
             " (all of them)"
@@ -667,7 +672,10 @@ pub fn interleavings_text(
                         .map(|a| format!("lost update on {a}")),
                 )
                 .collect();
-            let _ = writeln!(out, "  {}\n    {replay}", events.join(", "));
+            let crash = r
+                .crash
+                .map_or(String::new(), |p| format!(" (crash at {p})"));
+            let _ = writeln!(out, "  {}{crash}\n    {replay}", events.join(", "));
         }
         if failing.len() > FAILING_ROWS {
             let _ = writeln!(

@@ -701,3 +701,26 @@ fn interleavings_need_two_consumers() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("has one consumer"), "{}", stderr(&o));
 }
+
+#[test]
+fn interleavings_with_crash_points_keep_the_inbox_safe_and_break_check_then_act() {
+    let count = |file: &str| {
+        let out = json(&bin(&[
+            "explore",
+            file,
+            "--interleavings",
+            "--with-crashes",
+            "--json",
+        ]));
+        assert_eq!(out["complete"], true);
+        (
+            out["interleavings"].as_u64().unwrap(),
+            out["breaking_runs"].as_u64().unwrap(),
+        )
+    };
+    let (runs, broken) = count("scenarios/inbox-lease-expiry-two-consumers.json");
+    assert!(runs > 82, "more than the interleavings alone");
+    assert_eq!(broken, 0);
+    let (_, broken) = count("scenarios/check-then-act-lease-expiry-no-constraint.json");
+    assert!(broken > 0);
+}
