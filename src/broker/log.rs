@@ -170,18 +170,7 @@ impl LogBroker {
         part.position += 1;
         part.in_flight = Some(offset);
         let id = part.log[offset];
-        let m = &mut self.messages[id];
-        m.deliveries += 1;
-        m.state = MessageState::InFlight {
-            consumer,
-            attempt: m.deliveries,
-        };
-        let delivery = Delivery {
-            message: id,
-            event: m.event,
-            copy: m.copy,
-            attempt: m.deliveries,
-        };
+        let delivery = self.messages[id].hand_over(id, consumer);
         if self.config.auto_commit {
             self.commit(now, p);
         }

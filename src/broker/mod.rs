@@ -121,6 +121,23 @@ pub enum TimerKind {
     LeaseExpiry { attempt: u32 },
 }
 
+impl Message {
+    /// Delivers this message (`id`) to `consumer`: one more delivery, now in flight.
+    fn hand_over(&mut self, id: MessageId, consumer: ConsumerId) -> Delivery {
+        self.deliveries += 1;
+        self.state = MessageState::InFlight {
+            consumer,
+            attempt: self.deliveries,
+        };
+        Delivery {
+            message: id,
+            event: self.event,
+            copy: self.copy,
+            attempt: self.deliveries,
+        }
+    }
+}
+
 /// What the broker asks of the outside world.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BrokerOutput {
@@ -322,17 +339,7 @@ impl QueueBroker {
             MessageState::Ready,
             "only ready messages are queued"
         );
-        m.deliveries += 1;
-        m.state = MessageState::InFlight {
-            consumer,
-            attempt: m.deliveries,
-        };
-        let delivery = Delivery {
-            message: id,
-            event: m.event,
-            copy: m.copy,
-            attempt: m.deliveries,
-        };
+        let delivery = m.hand_over(id, consumer);
         if let Some(lease) = self.config.lease_ticks {
             self.outputs.push_back(BrokerOutput::Timer {
                 at: now + lease,
