@@ -185,6 +185,9 @@ pub struct SweepArgs {
     /// deliveries.
     #[arg(long, default_value_t = SwarmLimits::default().max_broker_faults)]
     pub max_broker_faults: u32,
+    /// Each seed's broker delays deliveries by up to 0 to this many ticks.
+    #[arg(long, default_value_t = SwarmLimits::default().max_jitter_ticks)]
+    pub max_jitter_ticks: u32,
 }
 
 #[derive(Debug, Args)]
@@ -532,6 +535,7 @@ fn sweep(args: &SweepArgs) -> Result<(String, ExitCode), CliError> {
         max_failures: explore_bound("--max-failures", args.max_failures, 100)?,
         max_republishes: explore_bound("--max-republishes", args.max_republishes, 100)?,
         max_broker_faults: explore_bound("--max-broker-faults", args.max_broker_faults, 100)?,
+        max_jitter_ticks: explore_bound("--max-jitter-ticks", args.max_jitter_ticks, 1_000_000)?,
     };
     if seeds.end - seeds.start == 1 {
         // One seed: the full report, which is what a replay command is for.

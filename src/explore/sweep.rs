@@ -7,6 +7,7 @@
 //! output is the same for any number of threads, and a finding is reported as soon as its
 //! chunk ends.
 
+use crate::broker::StaleAck;
 use crate::fault::{DeliveryFault, FailSpec, FaultPlan, RandomCrash};
 use crate::model::{EventIndex, Guarantee, Step, Tick};
 use crate::scenario::Scenario;
@@ -35,6 +36,8 @@ pub struct SwarmLimits {
     /// A seed loses 0 to this many acks and has the broker duplicate 0 to this many
     /// deliveries (with a lease, so that a lost ack is redelivered).
     pub max_broker_faults: u32,
+    /// A seed's broker delays deliveries by up to 0 to this many ticks (reordering them).
+    pub max_jitter_ticks: u32,
 }
 
 impl Default for SwarmLimits {
@@ -45,6 +48,7 @@ impl Default for SwarmLimits {
             max_failures: 2,
             max_republishes: 2,
             max_broker_faults: 2,
+            max_jitter_ticks: 20,
         }
     }
 }
@@ -56,6 +60,10 @@ pub struct SwarmPlan {
     pub republish: Vec<EventIndex>,
     /// The lease the broker gets when the seed loses acks (else the scenario's own).
     pub lease_ticks: Option<Tick>,
+    /// The broker's delivery jitter (0: none).
+    pub jitter_ticks: Tick,
+    /// Whether the broker accepts stale acks.
+    pub stale_ack: StaleAck,
 }
 
 /// Draws seed `seed`'s plan for `scenario` within `limits`, from the seed's swarm stream.
@@ -100,6 +108,12 @@ pub fn draw_plan(scenario: &Scenario, seed: u64, limits: &SwarmLimits) -> SwarmP
     // A lost ack is only ever redelivered through a lease; long enough that a live
     // consumer never outlasts it.
     let lease_ticks = (!lose_ack.is_empty()).then_some(50);
+    let jitter_ticks = rng.below(u64::from(limits.max_jitter_ticks) + 1);
+    let stale_ack = if rng.below(2) == 1 {
+        StaleAck::Accept
+    } else {
+        StaleAck::Reject
+    };
     SwarmPlan {
         faults: FaultPlan {
             random_crash: Some(random_crash),
@@ -110,6 +124,8 @@ pub fn draw_plan(scenario: &Scenario, seed: u64, limits: &SwarmLimits) -> SwarmP
         },
         republish,
         lease_ticks,
+        jitter_ticks,
+        stale_ack,
     }
 }
 
@@ -120,8 +136,18 @@ pub fn seeded(scenario: &Scenario, seed: u64, limits: &SwarmLimits) -> (Scenario
     s.seed = seed;
     s.faults = plan.faults.clone();
     s.workload.republish = plan.republish.clone();
-    if plan.lease_ticks.is_some() {
-        s.broker.lease_ticks = plan.lease_ticks;
+    // The queue's options; a log broker has none of them, and none of its faults.
+    if s.broker.log.is_none() {
+        if plan.lease_ticks.is_some() {
+            s.broker.lease_ticks = plan.lease_ticks;
+        }
+        if plan.jitter_ticks > 0 {
+            s.broker.delivery_jitter_ticks = Some(plan.jitter_ticks);
+        }
+        s.broker.stale_ack = plan.stale_ack;
+    } else {
+        s.faults.lose_ack.clear();
+        s.faults.duplicate_delivery.clear();
     }
     (s, plan)
 }
@@ -206,6 +232,7 @@ mod tests {
             max_failures: 0,
             max_republishes: 0,
             max_broker_faults: 0,
+            max_jitter_ticks: 0,
         };
         for seed in 0..20 {
             let (scenario, _) = seeded(&s, seed, &limits);

@@ -563,6 +563,15 @@ pub fn plan_text(plan: &SwarmPlan) -> String {
         let events: Vec<String> = plan.republish.iter().map(|e| format!("e{e}")).collect();
         parts.push(format!("republishes {}", events.join(", ")));
     }
+    if plan.jitter_ticks > 0 {
+        parts.push(format!(
+            "deliveries delayed up to {} ticks",
+            plan.jitter_ticks
+        ));
+    }
+    if plan.stale_ack == crate::broker::StaleAck::Accept {
+        parts.push("stale acks accepted".to_string());
+    }
     for (what, faults) in [
         ("loses the ack of", &plan.faults.lose_ack),
         ("broker duplicates", &plan.faults.duplicate_delivery),
