@@ -188,6 +188,10 @@ pub struct SweepArgs {
     /// Each seed's broker delays deliveries by up to 0 to this many ticks.
     #[arg(long, default_value_t = SwarmLimits::default().max_jitter_ticks)]
     pub max_jitter_ticks: u32,
+    /// Each seed may stall its consumer once for up to this many ticks (with a 50-tick
+    /// lease, so that leases expire while a consumer works).
+    #[arg(long, default_value_t = SwarmLimits::default().max_stall_ticks)]
+    pub max_stall_ticks: u32,
 }
 
 #[derive(Debug, Args)]
@@ -536,6 +540,7 @@ fn sweep(args: &SweepArgs) -> Result<(String, ExitCode), CliError> {
         max_republishes: explore_bound("--max-republishes", args.max_republishes, 100)?,
         max_broker_faults: explore_bound("--max-broker-faults", args.max_broker_faults, 100)?,
         max_jitter_ticks: explore_bound("--max-jitter-ticks", args.max_jitter_ticks, 1_000_000)?,
+        max_stall_ticks: explore_bound("--max-stall-ticks", args.max_stall_ticks, 1_000_000)?,
     };
     if seeds.end - seeds.start == 1 {
         // One seed: the full report, which is what a replay command is for.

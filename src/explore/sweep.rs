@@ -8,8 +8,8 @@
 //! chunk ends.
 
 use crate::broker::StaleAck;
-use crate::fault::{DeliveryFault, FailSpec, FaultPlan, RandomCrash};
-use crate::model::{EventIndex, Guarantee, Step, Tick};
+use crate::fault::{DeliveryFault, FailSpec, FaultPlan, RandomCrash, StallSpec};
+use crate::model::{Boundary, EventIndex, Guarantee, Step, Tick};
 use crate::scenario::Scenario;
 use crate::sim::{SimRng, StopReason, Stream};
 use crate::world::{self, RunOptions, RunResult};
@@ -38,6 +38,9 @@ pub struct SwarmLimits {
     pub max_broker_faults: u32,
     /// A seed's broker delays deliveries by up to 0 to this many ticks (reordering them).
     pub max_jitter_ticks: u32,
+    /// A seed may stall its consumer once for up to this many ticks, past the 50-tick lease
+    /// it then gets, so that the lease expires while the consumer still works (0: never).
+    pub max_stall_ticks: u32,
 }
 
 impl Default for SwarmLimits {
@@ -49,6 +52,7 @@ impl Default for SwarmLimits {
             max_republishes: 2,
             max_broker_faults: 2,
             max_jitter_ticks: 20,
+            max_stall_ticks: 80,
         }
     }
 }
@@ -107,7 +111,18 @@ pub fn draw_plan(scenario: &Scenario, seed: u64, limits: &SwarmLimits) -> SwarmP
     let duplicate_delivery = broker_faults(&mut rng);
     // A lost ack is only ever redelivered through a lease; long enough that a live
     // consumer never outlasts it.
-    let lease_ticks = (!lose_ack.is_empty()).then_some(50);
+    let stall: Vec<StallSpec> = if limits.max_stall_ticks > 0 && rng.below(2) == 1 {
+        let steps = &scenario.protocol.steps;
+        vec![StallSpec {
+            at: Boundary::before(steps[1 + rng.below(steps.len() as u64 - 1) as usize]),
+            event: Some(rng.below(events) as usize),
+            delivery: None,
+            ticks: 1 + rng.below(u64::from(limits.max_stall_ticks)),
+        }]
+    } else {
+        Vec::new()
+    };
+    let lease_ticks = (!lose_ack.is_empty() || !stall.is_empty()).then_some(50);
     let jitter_ticks = rng.below(u64::from(limits.max_jitter_ticks) + 1);
     let stale_ack = if rng.below(2) == 1 {
         StaleAck::Accept
@@ -120,6 +135,7 @@ pub fn draw_plan(scenario: &Scenario, seed: u64, limits: &SwarmLimits) -> SwarmP
             fail,
             lose_ack,
             duplicate_delivery,
+            stall,
             ..FaultPlan::default()
         },
         republish,
@@ -233,6 +249,7 @@ mod tests {
             max_republishes: 0,
             max_broker_faults: 0,
             max_jitter_ticks: 0,
+            max_stall_ticks: 0,
         };
         for seed in 0..20 {
             let (scenario, _) = seeded(&s, seed, &limits);

@@ -563,6 +563,14 @@ pub fn plan_text(plan: &SwarmPlan) -> String {
         let events: Vec<String> = plan.republish.iter().map(|e| format!("e{e}")).collect();
         parts.push(format!("republishes {}", events.join(", ")));
     }
+    for st in &plan.faults.stall {
+        parts.push(format!(
+            "stalls {} ticks at {} e{}",
+            st.ticks,
+            st.at,
+            st.event.unwrap_or(0)
+        ));
+    }
     if plan.jitter_ticks > 0 {
         parts.push(format!(
             "deliveries delayed up to {} ticks",
