@@ -12,7 +12,7 @@
 //! redelivers it. A crash loses everything volatile; on restart it goes back to `receive`.
 
 use crate::broker::{AckOutcome, Delivery};
-use crate::model::{ConsumerId, Protocol, Step};
+use crate::model::{Protocol, Step};
 use crate::store::DbOutcome;
 
 /// What the consumer wants done next.
@@ -91,32 +91,22 @@ pub enum Phase {
 
 #[derive(Clone, Debug)]
 pub struct Consumer {
-    id: ConsumerId,
     protocol: Protocol,
     phase: Phase,
     work: Option<Work>,
 }
 
 impl Consumer {
-    pub fn new(id: ConsumerId, protocol: Protocol) -> Consumer {
+    pub fn new(protocol: Protocol) -> Consumer {
         Consumer {
-            id,
             protocol,
             phase: Phase::Idle,
             work: None,
         }
     }
 
-    pub fn id(&self) -> ConsumerId {
-        self.id
-    }
-
     pub fn phase(&self) -> Phase {
         self.phase
-    }
-
-    pub fn protocol(&self) -> &Protocol {
-        &self.protocol
     }
 
     /// The delivery in hand, if any.
@@ -297,7 +287,7 @@ mod tests {
     }
 
     fn consumer(name: &str) -> Consumer {
-        Consumer::new(0, Protocol::built_in(name).unwrap())
+        Consumer::new(Protocol::built_in(name).unwrap())
     }
 
     /// Feeds `results` one by one and returns the actions the consumer asked for.

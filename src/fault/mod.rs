@@ -263,10 +263,6 @@ impl FaultInjector {
             self.fired, self.fails_left, self.random_crashes
         )
     }
-
-    pub fn plan(&self) -> &FaultPlan {
-        &self.plan
-    }
 }
 
 /// Uses up one of the first matching fault's remaining times.

@@ -148,7 +148,7 @@ impl<'s> World<'s> {
             events: scenario.events(),
             broker: Broker::new(scenario.broker.clone(), scenario.seed, n),
             consumers: (0..n)
-                .map(|c| Consumer::new(c, scenario.protocol.clone()))
+                .map(|_| Consumer::new(scenario.protocol.clone()))
                 .collect(),
             stores,
             busy_progress: vec![0; n],
