@@ -279,23 +279,29 @@ pub fn failed_expectations(expect: &Expect, v: &Verdict) -> Vec<String> {
             }
         }
     }
-    if let Some(want) = expect.all_acked {
-        if want != v.all_acked {
-            failed.push(format!(
-                "expected all_acked = {want}, observed {}",
-                v.all_acked
-            ));
-        }
-    }
-    if let Some(want) = expect.conserved {
-        if want != v.conserved {
-            failed.push(format!(
-                "expected conserved = {want}, observed {}",
-                v.conserved
-            ));
-        }
-    }
+    push_mismatches(
+        &mut failed,
+        &[
+            ("all_acked", expect.all_acked, v.all_acked),
+            ("conserved", expect.conserved, v.conserved),
+        ],
+    );
     failed
+}
+
+/// For each `(name, expected, observed)` with an expectation that does not hold, pushes
+/// `expected NAME = X, observed Y`.
+pub fn push_mismatches<T: PartialEq + Copy + std::fmt::Display>(
+    failed: &mut Vec<String>,
+    items: &[(&str, Option<T>, T)],
+) {
+    for &(what, want, got) in items {
+        if let Some(want) = want {
+            if want != got {
+                failed.push(format!("expected {what} = {want}, observed {got}"));
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -21,6 +21,7 @@
 
 pub mod sweep;
 
+use crate::check;
 use crate::fault::{Confirmed, CrashSpec};
 use crate::model::{Boundary, BoundaryPoint, Guarantee, Protocol, Step};
 use crate::scenario::Scenario;
@@ -514,24 +515,22 @@ pub fn failed_expectations(expect: &crate::scenario::Expect, s: &Summary) -> Vec
         }
     }
     if let Some(x) = at_depth {
-        for (what, want, got) in [
-            ("runs", x.runs, s.runs),
-            ("lost_runs", x.lost_runs, s.lost_runs),
-            ("duplicated_runs", x.duplicated_runs, s.duplicated_runs),
-            (
-                "dead_lettered_runs",
-                x.dead_lettered_runs,
-                s.dead_lettered_runs,
-            ),
-            ("unacked_runs", x.unacked_runs, s.unacked_runs),
-            ("unconserved_runs", x.unconserved_runs, s.unconserved_runs),
-        ] {
-            if let Some(want) = want {
-                if want != got {
-                    failed.push(format!("expected {what} = {want}, observed {got}"));
-                }
-            }
-        }
+        check::push_mismatches(
+            &mut failed,
+            &[
+                ("runs", x.runs, s.runs),
+                ("lost_runs", x.lost_runs, s.lost_runs),
+                ("duplicated_runs", x.duplicated_runs, s.duplicated_runs),
+                (
+                    "dead_lettered_runs",
+                    x.dead_lettered_runs,
+                    s.dead_lettered_runs,
+                ),
+                ("rejected_runs", x.rejected_runs, s.rejected_runs),
+                ("unacked_runs", x.unacked_runs, s.unacked_runs),
+                ("unconserved_runs", x.unconserved_runs, s.unconserved_runs),
+            ],
+        );
         return failed;
     }
     for (what, want, runs) in [
@@ -748,23 +747,13 @@ pub fn failed_interleaving_expectations(
             ));
         }
     }
-    for (what, want, got) in [
-        ("runs", expect.runs, x.runs.len() as u64),
-        ("breaking_runs", expect.breaking_runs, x.breaking_runs),
-    ] {
-        if let Some(want) = want {
-            if want != got {
-                failed.push(format!("expected {what} = {want}, observed {got}"));
-            }
-        }
-    }
-    if let Some(want) = expect.complete {
-        if want != x.complete {
-            failed.push(format!(
-                "expected complete = {want}, observed {}",
-                x.complete
-            ));
-        }
-    }
+    check::push_mismatches(
+        &mut failed,
+        &[
+            ("runs", expect.runs, x.runs.len() as u64),
+            ("breaking_runs", expect.breaking_runs, x.breaking_runs),
+        ],
+    );
+    check::push_mismatches(&mut failed, &[("complete", expect.complete, x.complete)]);
     failed
 }

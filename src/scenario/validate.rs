@@ -317,6 +317,34 @@ impl Checker<'_> {
         }
     }
 
+    /// `protocol` has no `step`, so a fault there could never happen.
+    fn missing_step(
+        &self,
+        field: impl Into<String>,
+        protocol: &Protocol,
+        step: Step,
+        consequence: &str,
+    ) -> ScenarioError {
+        self.err(
+            field,
+            format!(
+                "protocol `{}` has no step `{step}`{consequence}; its steps are {}",
+                protocol.name,
+                protocol.arrow_list()
+            ),
+        )
+    }
+
+    /// An optional event index, checked like [`Checker::event_index`].
+    fn opt_event(
+        &self,
+        field: &str,
+        e: Option<u64>,
+        events: usize,
+    ) -> Result<Option<usize>, ScenarioError> {
+        e.map(|e| self.event_index(field, e, events)).transpose()
+    }
+
     fn delivery(&self, field: &str, d: Option<u32>) -> Result<Option<u32>, ScenarioError> {
         match d {
             Some(0) => Err(self.err(field, "delivery attempts start at 1 (the first delivery)")),
@@ -341,21 +369,18 @@ impl Checker<'_> {
             let at =
                 Boundary::parse(&c.at).map_err(|m| self.err(format!("faults.crash[{i}].at"), m))?;
             if !protocol.has(at.step) {
-                return Err(self.err(
+                return Err(self.missing_step(
                     format!("faults.crash[{i}].at"),
-                    format!(
-                        "protocol `{}` has no step `{}`, so `{}` is never reached; its steps are {}",
-                        protocol.name,
-                        at.step,
-                        c.at,
-                        protocol.arrow_list()
-                    ),
+                    protocol,
+                    at.step,
+                    &format!(", so `{}` is never reached", c.at),
                 ));
             }
-            let event = c
-                .event
-                .map(|e| self.event_index(&format!("faults.crash[{i}].event"), e, workload.events))
-                .transpose()?;
+            let event = self.opt_event(
+                &format!("faults.crash[{i}].event"),
+                c.event,
+                workload.events,
+            )?;
             let copies = event.map_or(workload.republish.len(), |e| {
                 workload.republish.iter().filter(|&&r| r == e).count()
             });
@@ -414,23 +439,15 @@ impl Checker<'_> {
                 ));
             }
             if !protocol.has(step) {
-                return Err(self.err(
-                    &field,
-                    format!(
-                        "protocol `{}` has no step `{step}`; its steps are {}",
-                        protocol.name,
-                        protocol.arrow_list()
-                    ),
-                ));
+                return Err(self.missing_step(&field, protocol, step, ""));
             }
             fail.push(FailSpec {
                 step,
-                event: f
-                    .event
-                    .map(|e| {
-                        self.event_index(&format!("faults.fail[{i}].event"), e, workload.events)
-                    })
-                    .transpose()?,
+                event: self.opt_event(
+                    &format!("faults.fail[{i}].event"),
+                    f.event,
+                    workload.events,
+                )?,
                 delivery: self.delivery(&format!("faults.fail[{i}].delivery"), f.delivery)?,
                 times: self.range(
                     &format!("faults.fail[{i}].times"),
@@ -445,22 +462,11 @@ impl Checker<'_> {
             let field = format!("faults.stall[{i}]");
             let at = Boundary::parse(&st.at).map_err(|m| self.err(format!("{field}.at"), m))?;
             if !protocol.has(at.step) {
-                return Err(self.err(
-                    format!("{field}.at"),
-                    format!(
-                        "protocol `{}` has no step `{}`; its steps are {}",
-                        protocol.name,
-                        at.step,
-                        protocol.arrow_list()
-                    ),
-                ));
+                return Err(self.missing_step(format!("{field}.at"), protocol, at.step, ""));
             }
             stall.push(StallSpec {
                 at,
-                event: st
-                    .event
-                    .map(|e| self.event_index(&format!("{field}.event"), e, workload.events))
-                    .transpose()?,
+                event: self.opt_event(&format!("{field}.event"), st.event, workload.events)?,
                 delivery: self.delivery(&format!("{field}.delivery"), st.delivery)?,
                 ticks: self.range(
                     &format!("{field}.ticks"),
@@ -497,10 +503,7 @@ impl Checker<'_> {
             .map(|(i, f)| {
                 let field = format!("{name}[{i}]");
                 Ok(DeliveryFault {
-                    event: f
-                        .event
-                        .map(|e| self.event_index(&format!("{field}.event"), e, workload.events))
-                        .transpose()?,
+                    event: self.opt_event(&format!("{field}.event"), f.event, workload.events)?,
                     delivery: self.delivery(&format!("{field}.delivery"), f.delivery)?,
                     times: self.range(
                         &format!("{field}.times"),

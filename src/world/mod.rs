@@ -15,7 +15,7 @@ use crate::check::{self, Verdict};
 use crate::consumer::{Action, Consumer, StepResult};
 use crate::fault::{Confirmed, CrashCause, CrashRecord, FaultInjector};
 use crate::model::{
-    Boundary, BoundaryPoint, ConsumerId, Event, EventIndex, ExternalEffect, Step, Tick,
+    Account, Boundary, BoundaryPoint, ConsumerId, Event, EventIndex, ExternalEffect, Step, Tick,
 };
 use crate::scenario::Scenario;
 use crate::sim::{Actor, EventQueue, StopReason, Trace, TraceEntry};
@@ -99,6 +99,9 @@ struct World<'s> {
     /// Per event: how many deliveries were recognised as already processed.
     duplicates_discarded: Vec<u32>,
     events: Vec<Event>,
+    /// The accounts and opening balances, built once: the store's set-up and the checker
+    /// both need them.
+    accounts: Vec<Account>,
     broker: Broker,
     consumers: Vec<Consumer>,
     /// One connection per consumer (all to the same database when there are several).
@@ -146,6 +149,7 @@ impl<'s> World<'s> {
         }
         World {
             events: scenario.events(),
+            accounts,
             broker: Broker::new(scenario.broker.clone(), scenario.seed, n),
             consumers: (0..n)
                 .map(|_| Consumer::new(scenario.protocol.clone()))
@@ -268,7 +272,7 @@ impl<'s> World<'s> {
         let committed = self.stores[0].committed_state();
         let verdict = check::check(&check::Observed {
             events: &self.events,
-            accounts: &self.scenario.workload.accounts(),
+            accounts: &self.accounts,
             protocol: &self.scenario.protocol,
             committed: &committed,
             messages: self.broker.messages(),
