@@ -20,6 +20,8 @@ pub mod consumer;
 pub mod explore;
 pub mod fault;
 pub mod model;
+pub mod producer;
+pub mod relay;
 pub mod report;
 pub mod scenario;
 pub mod sim;

@@ -13,8 +13,10 @@
 //! while its first consumer may still be working on it: two consumers then handle it.
 
 pub mod log;
+pub mod output;
 
 pub use log::{LogBroker, LogConfig, PartitionKey};
+pub use output::{OutputRecord, OutputState, OutputTopic};
 
 use crate::model::{ConsumerId, EventIndex, Tick};
 use crate::sim::{SimRng, Stream};
@@ -41,6 +43,9 @@ pub struct BrokerConfig {
     pub delivery_jitter_ticks: Option<Tick>,
     /// `Some`: a Kafka-style log instead of a queue (the queue's options do not apply).
     pub log: Option<LogConfig>,
+    /// Consume-produce-commit inside the broker: a consumer's outputs commit atomically with
+    /// its ack (see [`output`]).
+    pub transactional: bool,
 }
 
 /// Whether the broker honours an ack that names an earlier delivery.
@@ -63,6 +68,7 @@ impl Default for BrokerConfig {
             stale_ack: StaleAck::Reject,
             delivery_jitter_ticks: None,
             log: None,
+            transactional: false,
         }
     }
 }

@@ -11,7 +11,8 @@
 use crate::broker::{Message, MessageState};
 use crate::fault::CrashRecord;
 use crate::model::{
-    Account, BoundaryPoint, Event, EventIndex, EventType, ExternalEffect, Guarantee, Protocol, Step,
+    Account, BoundaryPoint, Event, EventIndex, EventType, ExternalEffect, Guarantee, Protocol,
+    Scope, Step,
 };
 use crate::scenario::Expect;
 use crate::sim::StopReason;
@@ -31,6 +32,9 @@ pub enum Outcome {
     /// No effect: the projection rejected it (a completion that arrived before its
     /// transfer's creation), and recorded the rejection.
     Rejected,
+    /// Never reached the broker (the producer committed the transfer and died before
+    /// publishing): outside the consumer's scope, and lost per intent.
+    Unpublished,
 }
 
 impl Outcome {
@@ -41,6 +45,7 @@ impl Outcome {
             Outcome::Duplicated => "duplicated",
             Outcome::DeadLettered => "dead-lettered",
             Outcome::Rejected => "rejected",
+            Outcome::Unpublished => "unpublished",
         }
     }
 }
@@ -99,6 +104,124 @@ pub struct Verdict {
     /// External effects per event are reported, never part of the guarantee: they are
     /// outside the database's transaction.
     pub external_effects: u64,
+    /// The verdict per guarantee boundary: always the ledger per event (what `guarantee`
+    /// says), and the ledger per intent, the email and the output topic when the scenario
+    /// has them.
+    pub boundaries: Vec<ScopeVerdict>,
+    /// Per business intent (transfer), when the scenario judges intents.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub intents: Vec<IntentReport>,
+}
+
+/// One guarantee boundary's verdict: the seeds' "say what happens once, for what identity,
+/// within what boundary".
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct ScopeVerdict {
+    pub boundary: Scope,
+    pub guarantee: Guarantee,
+    pub once: u64,
+    pub lost: u64,
+    pub duplicated: u64,
+    /// Effects with nothing behind them (see [`crate::scenario::ScopeExpect::ghost`]).
+    pub ghost: u64,
+}
+
+impl ScopeVerdict {
+    fn new(boundary: Scope, counts: &[ScopeOutcome]) -> ScopeVerdict {
+        let n = |o: ScopeOutcome| counts.iter().filter(|&&c| c == o).count() as u64;
+        let (lost, duplicated, ghost) = (
+            n(ScopeOutcome::Lost),
+            n(ScopeOutcome::Duplicated),
+            n(ScopeOutcome::Ghost),
+        );
+        ScopeVerdict {
+            boundary,
+            // An effect with no cause is an effect too many: it breaks "never more than
+            // once" exactly as a duplicate does.
+            guarantee: Guarantee::from_anomalies(lost > 0, duplicated + ghost > 0),
+            once: n(ScopeOutcome::Once),
+            lost,
+            duplicated,
+            ghost,
+        }
+    }
+
+    /// `ledger per intent: at-least-once (2 once, 1 duplicated)`.
+    pub fn describe(&self) -> String {
+        let mut parts = vec![format!("{} once", self.once)];
+        for (n, what) in [
+            (self.lost, "lost"),
+            (self.duplicated, "duplicated"),
+            (self.ghost, "ghost"),
+        ] {
+            if n > 0 {
+                parts.push(format!("{n} {what}"));
+            }
+        }
+        format!(
+            "{}: {} ({})",
+            self.boundary.name(),
+            self.guarantee,
+            parts.join(", ")
+        )
+    }
+}
+
+/// How one unit fared within one boundary.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ScopeOutcome {
+    Once,
+    Lost,
+    Duplicated,
+    /// An effect that should not exist at all.
+    Ghost,
+    /// Nothing expected and nothing happened (e.g. a request that never committed).
+    NotApplicable,
+}
+
+impl ScopeOutcome {
+    /// From how many effects were expected (0 or 1) and how many happened.
+    fn of(expected: bool, effects: u32) -> ScopeOutcome {
+        match (expected, effects) {
+            (true, 0) => ScopeOutcome::Lost,
+            (true, 1) => ScopeOutcome::Once,
+            (true, _) => ScopeOutcome::Duplicated,
+            (false, 0) => ScopeOutcome::NotApplicable,
+            (false, _) => ScopeOutcome::Ghost,
+        }
+    }
+}
+
+/// One business intent (a transfer), end to end.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct IntentReport {
+    pub transfer_id: String,
+    /// The workload event that expresses it.
+    pub event: EventIndex,
+    /// Whether the producer committed the transfer (always, for a `direct` producer).
+    pub committed: bool,
+    /// Events published for it (distinct `event_id`s that reached the broker).
+    pub events: Vec<EventIndex>,
+    /// Times its money moved in the consumer's ledger.
+    pub effects: u32,
+    pub outcome: ScopeOutcome,
+}
+
+/// What the checker needs for the boundaries beyond the ledger per event.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ScopeInputs<'a> {
+    /// How many of the events are the workload's (the intents); the rest were minted.
+    pub intents: usize,
+    /// Whether to judge intents.
+    pub per_intent: bool,
+    /// The transfers the producer committed, when a producer process ran (`None`: every
+    /// intent is committed, as with a `direct` producer).
+    pub committed_intents: Option<&'a std::collections::BTreeSet<String>>,
+    /// `Some(idempotency_key)` when the protocol sends emails.
+    pub email: Option<bool>,
+    /// Committed outputs per event, when the protocol produces outputs.
+    pub outputs: Option<&'a [u32]>,
 }
 
 impl Verdict {
@@ -112,6 +235,7 @@ impl Verdict {
 
 /// What the checker looks at.
 pub struct Observed<'a> {
+    pub scopes: ScopeInputs<'a>,
     pub events: &'a [Event],
     pub accounts: &'a [Account],
     pub protocol: &'a Protocol,
@@ -157,7 +281,15 @@ pub fn check(o: &Observed<'_>) -> Verdict {
             Outcome::Once
         };
         let messages: Vec<&Message> = o.messages.iter().filter(|m| m.event == e.index).collect();
-        assert!(!messages.is_empty(), "every event was published");
+        let outcome = if messages.is_empty() {
+            assert!(
+                effects == 0,
+                "an event that was never published has no effect"
+            );
+            Outcome::Unpublished
+        } else {
+            outcome
+        };
         let dead_lettered = messages
             .iter()
             .any(|m| matches!(m.state, MessageState::DeadLettered { .. }));
@@ -198,6 +330,8 @@ pub fn check(o: &Observed<'_>) -> Verdict {
                 .collect(),
         });
     }
+    let intents = intent_reports(o, &reports);
+    let boundaries = scopes(o, &reports, &intents);
     let count = |o: Outcome| reports.iter().filter(|r| r.outcome == o).count() as u64;
     let (lost, duplicated, exactly_once, dead_lettered, rejected) = (
         count(Outcome::Lost),
@@ -225,6 +359,8 @@ pub fn check(o: &Observed<'_>) -> Verdict {
             && !reports.iter().any(|r| r.torn),
         drifted_accounts,
         external_effects: o.external_effects.len() as u64,
+        boundaries,
+        intents,
         events: reports,
         lost,
         duplicated,
@@ -233,6 +369,98 @@ pub fn check(o: &Observed<'_>) -> Verdict {
         rejected,
         balance_total_minor,
         opening_total_minor,
+    }
+}
+
+/// Per intent: was it committed by the producer, and how many times did its money move?
+fn intent_reports(o: &Observed<'_>, reports: &[EventReport]) -> Vec<IntentReport> {
+    if !o.scopes.per_intent {
+        return Vec::new();
+    }
+    o.events[..o.scopes.intents]
+        .iter()
+        .filter(|e| e.event_type == EventType::TransferCreated)
+        .map(|e| {
+            let ledger = o
+                .committed
+                .ledger_by_transfer
+                .get(&e.transfer_id)
+                .copied()
+                .unwrap_or_default();
+            // As per event: both halves or it did not happen; either half twice, twice.
+            let effects = if ledger.debits.min(ledger.credits) == 0 {
+                0
+            } else {
+                ledger.debits.max(ledger.credits)
+            };
+            let committed = o
+                .scopes
+                .committed_intents
+                .is_none_or(|c| c.contains(&e.transfer_id));
+            IntentReport {
+                transfer_id: e.transfer_id.clone(),
+                event: e.index,
+                committed,
+                events: reports
+                    .iter()
+                    .filter(|r| {
+                        r.transfer_id == e.transfer_id
+                            && o.events[r.event].event_type == EventType::TransferCreated
+                            && r.outcome != Outcome::Unpublished
+                    })
+                    .map(|r| r.event)
+                    .collect(),
+                effects,
+                outcome: ScopeOutcome::of(committed, effects),
+            }
+        })
+        .collect()
+}
+
+/// The per-boundary verdicts, the ledger per event first.
+fn scopes(o: &Observed<'_>, reports: &[EventReport], intents: &[IntentReport]) -> Vec<ScopeVerdict> {
+    {
+        let per_event: Vec<ScopeOutcome> = reports
+            .iter()
+            .filter_map(|r| match r.outcome {
+                Outcome::Once => Some(ScopeOutcome::Once),
+                Outcome::Duplicated => Some(ScopeOutcome::Duplicated),
+                Outcome::Lost => Some(ScopeOutcome::Lost),
+                // Parked or rejected events and never-published ones are reported on
+                // their own, not as this boundary's losses.
+                Outcome::DeadLettered | Outcome::Rejected | Outcome::Unpublished => None,
+            })
+            .collect();
+        let mut out = vec![ScopeVerdict::new(Scope::LedgerPerEvent, &per_event)];
+        if o.scopes.per_intent {
+            let outcomes: Vec<ScopeOutcome> = intents.iter().map(|i| i.outcome).collect();
+            out.push(ScopeVerdict::new(Scope::LedgerPerIntent, &outcomes));
+        }
+        if let Some(key) = o.scopes.email {
+            // One email per event whose effect committed; with an idempotency key the mail
+            // service sends each key once, however often it is handed the email.
+            let outcomes: Vec<ScopeOutcome> = reports
+                .iter()
+                .map(|r| {
+                    let sent = if key {
+                        r.external_effects.min(1)
+                    } else {
+                        r.external_effects
+                    };
+                    ScopeOutcome::of(r.effects > 0 && r.debits.min(r.credits) > 0, sent)
+                })
+                .collect();
+            out.push(ScopeVerdict::new(Scope::Email, &outcomes));
+        }
+        if let Some(outputs) = o.scopes.outputs {
+            let outcomes: Vec<ScopeOutcome> = reports
+                .iter()
+                .filter(|r| r.outcome != Outcome::Unpublished)
+                .map(|r| ScopeOutcome::of(true, outputs[r.event]))
+                .collect();
+            out.push(ScopeVerdict::new(Scope::OutputTopic, &outcomes));
+        }
+        out
     }
 }
 
@@ -286,6 +514,38 @@ pub fn failed_expectations(expect: &Expect, v: &Verdict) -> Vec<String> {
             ("conserved", expect.conserved, v.conserved),
         ],
     );
+    for (scope, want) in &expect.boundaries {
+        let Some(got) = v.boundaries.iter().find(|b| b.boundary == *scope) else {
+            failed.push(format!(
+                "expected a verdict for boundary {}, but this run has none (it has {})",
+                scope.key(),
+                v.boundaries
+                    .iter()
+                    .map(|b| b.boundary.key())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+            continue;
+        };
+        if let Some(g) = want.guarantee {
+            if g != got.guarantee {
+                failed.push(format!(
+                    "expected {}: {g}, observed {}",
+                    scope.name(),
+                    got.describe()
+                ));
+            }
+        }
+        let name = scope.key();
+        push_mismatches(
+            &mut failed,
+            &[
+                (&format!("{name}.lost"), want.lost, got.lost),
+                (&format!("{name}.duplicated"), want.duplicated, got.duplicated),
+                (&format!("{name}.ghost"), want.ghost, got.ghost),
+            ],
+        );
+    }
     failed
 }
 
@@ -352,6 +612,10 @@ mod tests {
         }];
         let messages: Vec<Message> = (0..ledger.len()).map(acked).collect();
         check(&Observed {
+            scopes: ScopeInputs {
+                intents: events.len(),
+                ..ScopeInputs::default()
+            },
             events: &events,
             accounts: &accounts,
             protocol: &Protocol::built_in("inbox").unwrap(),
@@ -408,6 +672,7 @@ mod tests {
             conserved: Some(true),
             explore: Vec::new(),
             interleavings: None,
+            boundaries: Default::default(),
         };
         assert_eq!(
             failed_expectations(&expect, &v),

@@ -210,12 +210,15 @@ impl Consumer {
                             | Step::InsertInbox
                             | Step::ApplyEffect
                             | Step::Commit
+                            | Step::EnqueueEmail
                     ),
                     "{step} is not a database step"
                 );
                 w.next += 1;
             }
-            (Action::Step(Step::ExternalEffect), StepResult::Done) => w.next += 1,
+            (Action::Step(Step::ExternalEffect | Step::ProduceOutput), StepResult::Done) => {
+                w.next += 1
+            }
             (action, result) => panic!("{action:?} answered with {result:?}"),
         }
         self.after_step();

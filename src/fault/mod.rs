@@ -94,6 +94,16 @@ pub struct FaultPlan {
     pub lose_ack: Vec<DeliveryFault>,
     /// The broker delivers the message again while the first delivery is in flight.
     pub duplicate_delivery: Vec<DeliveryFault>,
+    /// A producer's publish reaches the broker but its confirmation is lost: the producer
+    /// sees a timeout and publishes again.
+    pub publish_timeout: Vec<PublishFault>,
+}
+
+/// A fault on the producer's publication of one intent's event, `times` times.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct PublishFault {
+    pub event: Option<EventIndex>,
+    pub times: u32,
 }
 
 /// Why the consumer crashed where it did.
@@ -157,6 +167,7 @@ pub struct FaultInjector {
     stalls_fired: Vec<bool>,
     lose_ack_left: Vec<u32>,
     duplicate_left: Vec<u32>,
+    publish_timeout_left: Vec<u32>,
     random_crashes: u32,
     /// A random crash drawn for the "after" side of the step now running.
     pending_after: Option<BoundaryPoint>,
@@ -171,6 +182,7 @@ impl FaultInjector {
             stalls_fired: vec![false; plan.stall.len()],
             lose_ack_left: plan.lose_ack.iter().map(|f| f.times).collect(),
             duplicate_left: plan.duplicate_delivery.iter().map(|f| f.times).collect(),
+            publish_timeout_left: plan.publish_timeout.iter().map(|f| f.times).collect(),
             random_crashes: 0,
             pending_after: None,
             rng: SimRng::new(seed, Stream::Faults),
@@ -252,6 +264,21 @@ impl FaultInjector {
     /// Whether the broker delivers `d`'s message again right after delivering `d`.
     pub fn duplicates_delivery(&mut self, d: &Delivery) -> bool {
         use_up(&self.plan.duplicate_delivery, &mut self.duplicate_left, d)
+    }
+
+    /// Whether the producer's publication of intent `event`'s event times out (it reached
+    /// the broker; the confirmation did not come back).
+    pub fn publish_times_out(&mut self, event: EventIndex) -> bool {
+        let hit = (0..self.plan.publish_timeout.len()).find(|&i| {
+            self.publish_timeout_left[i] > 0
+                && self.plan.publish_timeout[i]
+                    .event
+                    .is_none_or(|e| e == event)
+        });
+        if let Some(i) = hit {
+            self.publish_timeout_left[i] -= 1;
+        }
+        hit.is_some()
     }
 
     /// What is left of the plan, as text: which planned crashes fired, which failures

@@ -10,7 +10,7 @@ mod protocol;
 mod workload;
 
 pub use point::{Boundary, BoundaryPoint, Side};
-pub use protocol::{BuiltIn, Protocol, ProtocolError, Step, BUILT_IN};
+pub use protocol::{BuiltIn, Protocol, ProtocolError, Step, StepActor, BUILT_IN};
 pub use workload::{Account, Event, EventType};
 
 /// Virtual time. One tick is the cost of one consumer step; nothing in the simulator reads
@@ -31,6 +31,45 @@ pub struct ExternalEffect {
     pub event: EventIndex,
     pub copy: u32,
     pub delivery: u32,
+}
+
+/// A guarantee's boundary (the seeds' *frontera*): what is counted, per what identity. A
+/// verdict is given per scope, because "exactly-once" without a scope says nothing.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Scope {
+    /// Ledger effects per published event (`event_id`): what an inbox protects.
+    LedgerPerEvent,
+    /// Ledger effects per business intent (`transfer_id`), against the transfers the
+    /// producer committed: end to end.
+    LedgerPerIntent,
+    /// Emails the mail service accepted, per event whose effect committed.
+    Email,
+    /// Committed messages on the broker's output topic, per event.
+    OutputTopic,
+}
+
+impl Scope {
+    pub fn name(self) -> &'static str {
+        match self {
+            Scope::LedgerPerEvent => "ledger per event",
+            Scope::LedgerPerIntent => "ledger per intent",
+            Scope::Email => "email",
+            Scope::OutputTopic => "output topic",
+        }
+    }
+
+    /// The JSON name (`ledger_per_event`, …).
+    pub fn key(self) -> &'static str {
+        match self {
+            Scope::LedgerPerEvent => "ledger_per_event",
+            Scope::LedgerPerIntent => "ledger_per_intent",
+            Scope::Email => "email",
+            Scope::OutputTopic => "output_topic",
+        }
+    }
 }
 
 /// What a run, or a set of runs, guarantees about effects per event, judged from the

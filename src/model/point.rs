@@ -48,7 +48,7 @@ impl Boundary {
         let step = Step::parse(step).ok_or_else(|| {
             format!(
                 "unknown step `{step}` in `{text}`; the steps are {}",
-                Step::allowed_names()
+                Step::all_names()
             )
         })?;
         Ok(Boundary { side, step })

@@ -26,10 +26,56 @@ pub enum Step {
     Ack,
     /// A side effect outside the database (an email): recorded, never rolled back.
     ExternalEffect,
+    /// `INSERT` the email to send into `email_outbox`, in the effect's transaction: the
+    /// email relay sends it after the commit, never for a rolled-back effect.
+    EnqueueEmail,
+    /// Publish a downstream message (`TransferApplied`) to the broker's output topic; with
+    /// a transactional broker it becomes visible only when the ack commits the broker's
+    /// transaction.
+    ProduceOutput,
+    /// Producer: `BEGIN`, then `INSERT` the transfer (and, with an outbox, its outbox row).
+    InsertTransfer,
+    /// Producer: commit the transfer's transaction.
+    CommitTransfer,
+    /// Producer: publish the transfer's event to the broker (a dual write).
+    Publish,
+    /// Outbox relay: read the oldest unsent outbox row and publish its event.
+    RelayPublish,
+    /// Outbox relay: mark that row sent.
+    MarkSent,
+    /// Email relay: read the oldest unsent email and send it to the mail service.
+    SendEmail,
+    /// Email relay: mark that email sent.
+    MarkEmailSent,
+}
+
+/// Which actor runs a step. Step names are unique across actors, so a crash point such as
+/// `after:publish e0 d1` names its actor without saying so.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StepActor {
+    Consumer,
+    Producer,
+    /// The producer's outbox relay.
+    Relay,
+    /// The consumer side's email relay.
+    EmailRelay,
+}
+
+impl StepActor {
+    pub fn name(self) -> &'static str {
+        match self {
+            StepActor::Consumer => "consumer",
+            StepActor::Producer => "producer",
+            StepActor::Relay => "relay",
+            StepActor::EmailRelay => "email relay",
+        }
+    }
 }
 
 impl Step {
-    pub const ALL: [Step; 8] = [
+    /// Every step, consumer steps first (in the order the matrix shows them).
+    pub const ALL: [Step; 17] = [
         Step::Receive,
         Step::Begin,
         Step::CheckInbox,
@@ -38,7 +84,26 @@ impl Step {
         Step::Commit,
         Step::Ack,
         Step::ExternalEffect,
+        Step::EnqueueEmail,
+        Step::ProduceOutput,
+        Step::InsertTransfer,
+        Step::CommitTransfer,
+        Step::Publish,
+        Step::RelayPublish,
+        Step::MarkSent,
+        Step::SendEmail,
+        Step::MarkEmailSent,
     ];
+
+    /// The actor that runs this step.
+    pub fn actor(self) -> StepActor {
+        match self {
+            Step::InsertTransfer | Step::CommitTransfer | Step::Publish => StepActor::Producer,
+            Step::RelayPublish | Step::MarkSent => StepActor::Relay,
+            Step::SendEmail | Step::MarkEmailSent => StepActor::EmailRelay,
+            _ => StepActor::Consumer,
+        }
+    }
 
     pub fn name(self) -> &'static str {
         match self {
@@ -50,6 +115,15 @@ impl Step {
             Step::Commit => "commit",
             Step::Ack => "ack",
             Step::ExternalEffect => "external_effect",
+            Step::EnqueueEmail => "enqueue_email",
+            Step::ProduceOutput => "produce_output",
+            Step::InsertTransfer => "insert_transfer",
+            Step::CommitTransfer => "commit_transfer",
+            Step::Publish => "publish",
+            Step::RelayPublish => "relay_publish",
+            Step::MarkSent => "mark_sent",
+            Step::SendEmail => "send_email",
+            Step::MarkEmailSent => "mark_email_sent",
         }
     }
 
@@ -57,9 +131,26 @@ impl Step {
         Step::ALL.into_iter().find(|s| s.name() == name)
     }
 
-    /// The names accepted by [`Step::parse`], for error messages.
+    /// The names of the consumer's steps (what a protocol may use), for error messages.
     pub fn allowed_names() -> String {
-        Step::ALL.map(Step::name).join(", ")
+        Step::ALL
+            .into_iter()
+            .filter(|s| s.actor() == StepActor::Consumer)
+            .map(Step::name)
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// Every step name [`Step::parse`] accepts, with its actor, for crash-point errors.
+    pub fn all_names() -> String {
+        Step::ALL
+            .into_iter()
+            .map(|s| match s.actor() {
+                StepActor::Consumer => s.name().to_string(),
+                actor => format!("{} ({})", s.name(), actor.name()),
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 }
 
@@ -99,6 +190,18 @@ pub enum ProtocolError {
     BeginWithoutCommit { at: usize },
     #[error("the protocol has no `apply_effect` step, so it has no business effect to check")]
     NoEffect,
+    #[error(
+        "`{step}` at {at} is a step of the {}, not of the consumer; the producer and the \
+         relays are set up in the scenario's `producer` section",
+        actor.name()
+    )]
+    NotAConsumerStep {
+        step: Step,
+        at: usize,
+        actor: StepActor,
+    },
+    #[error("`enqueue_email` at {at} must be inside the transaction (after `begin`, before `commit`): the outbox row commits with the effect or not at all")]
+    EnqueueOutsideTransaction { at: usize },
 }
 
 impl ProtocolError {
@@ -108,9 +211,10 @@ impl ProtocolError {
             ProtocolError::Empty | ProtocolError::NoEffect => None,
             ProtocolError::ReceiveNotFirst { .. } => Some(0),
             ProtocolError::Repeated { second, .. } => Some(*second),
-            ProtocolError::CommitWithoutBegin { at } | ProtocolError::BeginWithoutCommit { at } => {
-                Some(*at)
-            }
+            ProtocolError::CommitWithoutBegin { at }
+            | ProtocolError::BeginWithoutCommit { at }
+            | ProtocolError::NotAConsumerStep { at, .. }
+            | ProtocolError::EnqueueOutsideTransaction { at } => Some(*at),
         }
     }
 }
@@ -229,6 +333,17 @@ impl Protocol {
     /// every `begin` is committed; there is an `apply_effect` to check.
     pub fn validate(steps: &[Step]) -> Result<(), ProtocolError> {
         let first = *steps.first().ok_or(ProtocolError::Empty)?;
+        if let Some((at, step)) = steps
+            .iter()
+            .enumerate()
+            .find(|(_, s)| s.actor() != StepActor::Consumer)
+        {
+            return Err(ProtocolError::NotAConsumerStep {
+                step: *step,
+                at,
+                actor: step.actor(),
+            });
+        }
         if first != Step::Receive {
             return Err(ProtocolError::ReceiveNotFirst { found: first });
         }
@@ -251,6 +366,12 @@ impl Protocol {
         }
         if !steps.contains(&Step::ApplyEffect) {
             return Err(ProtocolError::NoEffect);
+        }
+        if let Some(at) = steps.iter().position(|s| *s == Step::EnqueueEmail) {
+            let inside = begin.is_some_and(|b| b < at) && commit.is_some_and(|c| at < c);
+            if !inside {
+                return Err(ProtocolError::EnqueueOutsideTransaction { at });
+            }
         }
         Ok(())
     }

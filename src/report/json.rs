@@ -44,6 +44,10 @@ pub fn anomalies(events: &[EventReport]) -> Vec<Anomaly> {
             Outcome::Lost => push("lost", None),
             Outcome::Duplicated => push("duplicated", None),
             Outcome::DeadLettered => push("dead_lettered", e.unacked_reason.clone()),
+            Outcome::Unpublished => push(
+                "unpublished",
+                Some("the producer committed its transfer but never published it".into()),
+            ),
             Outcome::Rejected => push(
                 "rejected",
                 Some("the projection rejected it: its transfer was not created yet".into()),

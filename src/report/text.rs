@@ -2,7 +2,7 @@
 
 use super::json::{anomalies, matrix_origin};
 use super::Origin;
-use crate::check::Outcome;
+use crate::check::{Outcome, ScopeOutcome};
 use crate::explore::sweep::{Finding, SwarmPlan};
 use crate::explore::{matrix_rows, Exploration, Interleavings, MatrixColumn};
 use crate::fault::CrashCause;
@@ -129,6 +129,14 @@ pub fn run_text(
             )
         }
     );
+    for (i, b) in v.boundaries.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "{}{}",
+            if i == 0 { "boundaries " } else { "           " },
+            b.describe()
+        );
+    }
     if v.external_effects > 0 {
         let repeated: Vec<String> = v
             .events
@@ -165,6 +173,7 @@ pub fn run_text(
                 Outcome::Duplicated => "DUPLICATED",
                 Outcome::DeadLettered => "DEAD-LETTERED",
                 Outcome::Rejected => "REJECTED",
+                Outcome::Unpublished => "UNPUBLISHED",
             },
             if e.external_effects > 0 {
                 format!(" (external effects: {})", e.external_effects)
@@ -206,6 +215,9 @@ pub fn run_text(
             "rejected" => "REJECTED: a completion that arrived before its transfer was created; \
                            the projection refused it and the transfer never completes"
                 .to_string(),
+            "unpublished" => "UNPUBLISHED: the producer committed its transfer but never \
+                              published it; no consumer can see it"
+                .to_string(),
             "dead_lettered" => format!(
                 "DEAD-LETTERED: no effect committed; {}",
                 a.detail.as_deref().unwrap_or("")
@@ -228,6 +240,29 @@ pub fn run_text(
             if i == 0 { "anomalies  " } else { "           " },
             a.event,
             a.event_id
+        );
+    }
+    for intent in &v.intents {
+        let what = match intent.outcome {
+            ScopeOutcome::Lost => "LOST: committed by the producer, its money never moved",
+            ScopeOutcome::Duplicated => "DUPLICATED: its money moved more than once",
+            ScopeOutcome::Ghost => {
+                "GHOST: its money moved, but the producer never committed the transfer"
+            }
+            ScopeOutcome::Once | ScopeOutcome::NotApplicable => continue,
+        };
+        let events: Vec<String> = intent.events.iter().map(|e| format!("e{e}")).collect();
+        let _ = writeln!(
+            out,
+            "intent     {} (e{}) {what} ({} time(s)); events published for it: {}",
+            intent.transfer_id,
+            intent.event,
+            intent.effects,
+            if events.is_empty() {
+                "none".to_string()
+            } else {
+                events.join(", ")
+            }
         );
     }
     let _ = writeln!(

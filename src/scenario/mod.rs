@@ -13,7 +13,11 @@ pub use error::ScenarioError;
 
 use crate::broker::BrokerConfig;
 use crate::fault::FaultPlan;
-use crate::model::{Account, Event, EventIndex, EventType, Guarantee, Protocol, Tick};
+use crate::model::{
+    Account, Event, EventIndex, EventType, Guarantee, Protocol, Scope, Step, StepActor, Tick,
+};
+use crate::producer::{Identity, ProducerConfig, ProducerMode};
+use std::collections::BTreeMap;
 use crate::sim::{SimRng, Stream};
 use crate::store::StoreConfig;
 use serde::{Deserialize, Serialize};
@@ -165,6 +169,32 @@ pub struct Expect {
     /// What `explore --interleavings` should find.
     #[serde(default)]
     pub interleavings: Option<InterleavingsExpect>,
+    /// Per guarantee boundary (`ledger_per_event`, `ledger_per_intent`, `email`,
+    /// `output_topic`): what the run's verdict for it should be.
+    #[serde(default)]
+    pub boundaries: BTreeMap<Scope, ScopeExpect>,
+}
+
+/// What one boundary's verdict should be.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScopeExpect {
+    pub guarantee: Option<Guarantee>,
+    pub lost: Option<u64>,
+    pub duplicated: Option<u64>,
+    /// Effects with nothing behind them: a ledger effect for a transfer the producer never
+    /// committed, an email for an effect that never committed.
+    pub ghost: Option<u64>,
+}
+
+/// Whether `step` is run by some actor, given a protocol and a producer configuration.
+pub fn runs_step(protocol: &Protocol, producer: &ProducerConfig, step: Step) -> bool {
+    match step.actor() {
+        StepActor::Consumer => protocol.has(step),
+        StepActor::Producer => producer.mode.steps().contains(&step),
+        StepActor::Relay => producer.mode == ProducerMode::Outbox,
+        StepActor::EmailRelay => protocol.has(Step::EnqueueEmail),
+    }
 }
 
 /// What `explore --interleavings` should find, in counts of interleavings.
@@ -245,9 +275,35 @@ pub struct Scenario {
     pub faults: FaultPlan,
     pub expect: Option<Expect>,
     pub limits: Limits,
+    /// How events get from the producer's database to the broker.
+    pub producer: ProducerConfig,
+    /// The mail service that receives the consumer's emails.
+    pub email: EmailConfig,
+}
+
+/// The mail service outside the consumer: it sends every email it is handed, unless the
+/// email carries an idempotency key (the `event_id`) it has seen before.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct EmailConfig {
+    pub idempotency_key: bool,
 }
 
 impl Scenario {
+    /// Whether some actor of this scenario runs `step`: the consumer's protocol, the
+    /// producer's mode, or the relay of an outbox that exists.
+    pub fn runs_step(&self, step: Step) -> bool {
+        runs_step(&self.protocol, &self.producer, step)
+    }
+
+    /// Whether the verdict judges effects per intent (`transfer_id`) as well as per event:
+    /// when a producer process runs, when republications mint new `event_id`s, or when the
+    /// ledger has a business key.
+    pub fn reports_intents(&self) -> bool {
+        self.producer.active()
+            || self.producer.identity == Identity::PerAttempt
+            || self.store.business_key_unique
+    }
+
     /// A scenario with every default and no faults, for building in code.
     pub fn new(protocol: Protocol) -> Scenario {
         Scenario {
@@ -263,6 +319,8 @@ impl Scenario {
             faults: FaultPlan::default(),
             expect: None,
             limits: Limits::default(),
+            producer: ProducerConfig::default(),
+            email: EmailConfig::default(),
         }
     }
 

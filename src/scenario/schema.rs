@@ -34,6 +34,32 @@ pub struct RawScenario {
     pub expect: Option<Expect>,
     #[serde(default)]
     pub limits: RawLimits,
+    #[serde(default)]
+    pub producer: RawProducer,
+    #[serde(default)]
+    pub email: RawEmail,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawProducer {
+    pub mode: Option<crate::producer::ProducerMode>,
+    pub identity: Option<crate::producer::Identity>,
+    pub database: Option<crate::producer::ProducerDatabase>,
+    pub retry: Option<bool>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawEmail {
+    pub idempotency_key: Option<bool>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawPublishFault {
+    pub event: Option<u64>,
+    pub times: Option<u32>,
 }
 
 #[derive(Debug)]
@@ -95,6 +121,7 @@ pub struct RawWorkload {
 pub struct RawStore {
     pub inbox_unique: Option<bool>,
     pub effect: Option<EffectMode>,
+    pub business_key_unique: Option<bool>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -111,6 +138,7 @@ pub struct RawBroker {
     pub key: Option<PartitionKey>,
     pub commit_every: Option<u32>,
     pub auto_commit: Option<bool>,
+    pub transactional: Option<bool>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
@@ -141,6 +169,8 @@ pub struct RawFaults {
     pub lose_ack: Vec<RawDeliveryFault>,
     #[serde(default)]
     pub duplicate_delivery: Vec<RawDeliveryFault>,
+    #[serde(default)]
+    pub publish_timeout: Vec<RawPublishFault>,
 }
 
 #[derive(Debug, Deserialize)]

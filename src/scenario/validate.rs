@@ -4,7 +4,10 @@
 use super::schema::*;
 use super::{bounds, ConsumerConfig, Limits, Scenario, ScenarioError, Workload};
 use crate::broker::{BrokerConfig, LogConfig};
-use crate::fault::{CrashSpec, DeliveryFault, FailSpec, FaultPlan, RandomCrash, StallSpec};
+use crate::fault::{
+    CrashSpec, DeliveryFault, FailSpec, FaultPlan, PublishFault, RandomCrash, StallSpec,
+};
+use crate::producer::{Identity, ProducerConfig};
 use crate::model::{Boundary, Protocol, Step};
 use crate::store::StoreConfig;
 
@@ -62,7 +65,40 @@ impl Checker<'_> {
         let protocol = self.protocol(raw.protocol)?;
         let workload = self.workload(raw.workload)?;
         let log = self.log(&raw.broker, &raw.faults)?;
-        let faults = self.faults(raw.faults, &workload, &protocol)?;
+        let producer = self.producer(&raw.producer)?;
+        let faults = self.faults(raw.faults, &workload, &protocol, &producer)?;
+        if raw.broker.transactional == Some(true) && log.is_some() {
+            return Err(self.err(
+                "broker.transactional",
+                "a transactional broker is modelled for the queue broker only; remove \
+                 `broker.kind: log` or `broker.transactional`",
+            ));
+        }
+        if raw.broker.transactional == Some(true) && !protocol.has(Step::ProduceOutput) {
+            return Err(self.err(
+                "broker.transactional",
+                format!(
+                    "protocol `{}` has no `produce_output` step, so the broker transaction \
+                     would have nothing in it; its steps are {}",
+                    protocol.name,
+                    protocol.arrow_list()
+                ),
+            ));
+        }
+        if raw.email.idempotency_key.is_some()
+            && !protocol.has(Step::ExternalEffect)
+            && !protocol.has(Step::EnqueueEmail)
+        {
+            return Err(self.err(
+                "email.idempotency_key",
+                format!(
+                    "protocol `{}` sends no email (no `external_effect` or `enqueue_email` \
+                     step); its steps are {}",
+                    protocol.name,
+                    protocol.arrow_list()
+                ),
+            ));
+        }
         let d = Limits::default();
         let limits = Limits {
             max_steps: self.range(
@@ -93,6 +129,11 @@ impl Checker<'_> {
             store: StoreConfig {
                 inbox_unique: raw.store.inbox_unique.unwrap_or(true),
                 effect: raw.store.effect.unwrap_or_default(),
+                business_key_unique: raw.store.business_key_unique.unwrap_or(false),
+            },
+            producer,
+            email: super::EmailConfig {
+                idempotency_key: raw.email.idempotency_key.unwrap_or(false),
             },
             broker: BrokerConfig {
                 redelivery_delay_ticks: self.range(
@@ -127,6 +168,7 @@ impl Checker<'_> {
                     })
                     .transpose()?,
                 log,
+                transactional: raw.broker.transactional.unwrap_or(false),
             },
             consumer: ConsumerConfig {
                 restart_delay_ticks: self.range(
@@ -325,6 +367,18 @@ impl Checker<'_> {
         step: Step,
         consequence: &str,
     ) -> ScenarioError {
+        if step.actor() != crate::model::StepActor::Consumer {
+            return self.err(
+                field,
+                format!(
+                    "`{step}` is a step of the {}, which this scenario does not run{consequence}; \
+                     `producer.mode` decides it (the producer runs in commit_then_publish, \
+                     publish_then_commit and outbox, the relay in outbox; the email relay runs \
+                     when the protocol has `enqueue_email`)",
+                    step.actor().name()
+                ),
+            );
+        }
         self.err(
             field,
             format!(
@@ -357,7 +411,14 @@ impl Checker<'_> {
         raw: RawFaults,
         workload: &Workload,
         protocol: &Protocol,
+        producer: &ProducerConfig,
     ) -> Result<FaultPlan, ScenarioError> {
+        // Events minted by a per-attempt identity are numbered after the workload's.
+        let crash_events = if producer.identity == Identity::PerAttempt {
+            bounds::MAX_EVENTS as usize * 2
+        } else {
+            workload.events
+        };
         if raw.crash.len() > bounds::MAX_CRASHES as usize {
             return Err(self.err(
                 "faults.crash",
@@ -368,7 +429,7 @@ impl Checker<'_> {
         for (i, c) in raw.crash.into_iter().enumerate() {
             let at =
                 Boundary::parse(&c.at).map_err(|m| self.err(format!("faults.crash[{i}].at"), m))?;
-            if !protocol.has(at.step) {
+            if !super::runs_step(protocol, producer, at.step) {
                 return Err(self.missing_step(
                     format!("faults.crash[{i}].at"),
                     protocol,
@@ -376,15 +437,12 @@ impl Checker<'_> {
                     &format!(", so `{}` is never reached", c.at),
                 ));
             }
-            let event = self.opt_event(
-                &format!("faults.crash[{i}].event"),
-                c.event,
-                workload.events,
-            )?;
+            let event =
+                self.opt_event(&format!("faults.crash[{i}].event"), c.event, crash_events)?;
             let copies = event.map_or(workload.republish.len(), |e| {
                 workload.republish.iter().filter(|&&r| r == e).count()
             });
-            if let Some(copy) = c.copy {
+            if let Some(copy) = c.copy.filter(|_| at.step.actor() == crate::model::StepActor::Consumer) {
                 if copy as usize > copies {
                     return Err(self.err(
                         format!("faults.crash[{i}].copy"),
@@ -432,6 +490,17 @@ impl Checker<'_> {
                     ),
                 )
             })?;
+            if step.actor() != crate::model::StepActor::Consumer {
+                return Err(self.err(
+                    &field,
+                    format!(
+                        "only consumer steps can be told to fail; `{step}` is the {}'s (crash \
+                         it with `faults.crash`, or time its publication out with \
+                         `faults.publish_timeout`)",
+                        step.actor().name()
+                    ),
+                ));
+            }
             if step == Step::Receive {
                 return Err(self.err(
                     &field,
@@ -482,6 +551,19 @@ impl Checker<'_> {
             raw.duplicate_delivery,
             workload,
         )?;
+        let mut publish_timeout = Vec::new();
+        for (i, f) in raw.publish_timeout.into_iter().enumerate() {
+            let field = format!("faults.publish_timeout[{i}]");
+            publish_timeout.push(PublishFault {
+                event: self.opt_event(&format!("{field}.event"), f.event, workload.events)?,
+                times: self.range(
+                    &format!("{field}.times"),
+                    f.times.unwrap_or(1),
+                    1,
+                    bounds::MAX_FAIL_TIMES,
+                )?,
+            });
+        }
         Ok(FaultPlan {
             crash,
             random_crash,
@@ -489,7 +571,33 @@ impl Checker<'_> {
             stall,
             lose_ack,
             duplicate_delivery,
+            publish_timeout,
         })
+    }
+
+    fn producer(&self, raw: &RawProducer) -> Result<ProducerConfig, ScenarioError> {
+        let d = ProducerConfig::default();
+        let config = ProducerConfig {
+            mode: raw.mode.unwrap_or(d.mode),
+            identity: raw.identity.unwrap_or(d.identity),
+            database: raw.database.unwrap_or(d.database),
+            retry: raw.retry.unwrap_or(d.retry),
+        };
+        if !config.active() {
+            for (field, set) in [
+                ("producer.database", raw.database.is_some()),
+                ("producer.retry", raw.retry.is_some()),
+            ] {
+                if set {
+                    return Err(self.err(
+                        field,
+                        "the `direct` producer has no process and no database; set \
+                         `producer.mode` to commit_then_publish, publish_then_commit or outbox",
+                    ));
+                }
+            }
+        }
+        Ok(config)
     }
 
     fn delivery_faults(

@@ -20,6 +20,8 @@ pub enum Stream {
     Swarm,
     /// The broker's delivery delays.
     Broker,
+    /// `event_id`s minted for republications under a per-attempt identity.
+    Identity,
 }
 
 impl Stream {
@@ -29,6 +31,7 @@ impl Stream {
             Stream::Faults => 2,
             Stream::Swarm => 3,
             Stream::Broker => 4,
+            Stream::Identity => 5,
         }
     }
 }

@@ -17,6 +17,10 @@ pub enum Actor {
     Producer,
     Broker,
     Consumer(ConsumerId),
+    /// The producer's outbox relay.
+    Relay,
+    /// The consumer side's email relay.
+    EmailRelay,
     Sim,
 }
 
@@ -26,6 +30,8 @@ impl fmt::Display for Actor {
             Actor::Producer => f.write_str("producer"),
             Actor::Broker => f.write_str("broker"),
             Actor::Consumer(id) => write!(f, "consumer{id}"),
+            Actor::Relay => f.write_str("relay"),
+            Actor::EmailRelay => f.write_str("email-relay"),
             Actor::Sim => f.write_str("sim"),
         }
     }

@@ -18,6 +18,9 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
+mod outbox;
+pub use outbox::{OutboxTable, TransferWrite};
+
 /// The store's settings.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct StoreConfig {
@@ -26,6 +29,9 @@ pub struct StoreConfig {
     pub inbox_unique: bool,
     /// How `apply_effect` updates `balance_projection`.
     pub effect: EffectMode,
+    /// Whether the ledger has a unique business key, `(transfer_id, direction)` for debits
+    /// and credits: one transfer moves money once, whatever `event_id`s carry it.
+    pub business_key_unique: bool,
 }
 
 /// How the effect updates balances.
@@ -45,6 +51,7 @@ impl Default for StoreConfig {
         StoreConfig {
             inbox_unique: true,
             effect: EffectMode::Atomic,
+            business_key_unique: false,
         }
     }
 }
@@ -78,6 +85,10 @@ pub enum StoreOp<'a> {
     },
     Commit,
     Rollback,
+    /// `INSERT INTO email_outbox …` for the event, stamped with virtual time.
+    EnqueueEmail {
+        event: &'a Event,
+    },
 }
 
 /// What the database answered.
@@ -113,6 +124,11 @@ pub enum DbOutcome {
     /// A `TransferCompleted` for a transfer the projection does not know: recorded in
     /// `rejected_event`, no effect.
     Rejected,
+    /// The ledger's business key (`transfer_id`) already has this transfer: another event
+    /// carried the same intent. Nothing of the effect happened.
+    BusinessDuplicate,
+    /// The email to send is in `email_outbox`, in the open transaction.
+    EmailQueued,
 }
 
 impl DbOutcome {
@@ -132,6 +148,11 @@ impl DbOutcome {
             DbOutcome::Rejected => {
                 "rejected: completion of a transfer the projection does not know (yet)"
             }
+            DbOutcome::BusinessDuplicate => {
+                "UNIQUE constraint failed on the ledger's transfer_id: this transfer was \
+                 already applied under another event_id"
+            }
+            DbOutcome::EmailQueued => "email queued in email_outbox (commits with the effect)",
             DbOutcome::BalancesRead { .. } => {
                 "balances read; the write, computed from them, comes next turn"
             }
@@ -143,7 +164,10 @@ impl DbOutcome {
 
     /// Whether the outcome says the event was processed before.
     pub fn is_duplicate(self) -> bool {
-        matches!(self, DbOutcome::Found | DbOutcome::Duplicate)
+        matches!(
+            self,
+            DbOutcome::Found | DbOutcome::Duplicate | DbOutcome::BusinessDuplicate
+        )
     }
 }
 
@@ -186,6 +210,9 @@ pub struct CommittedState {
     pub ledger_sums: BTreeMap<String, i64>,
     /// Per `event_id`: how many times the projection rejected it.
     pub rejected: BTreeMap<String, u32>,
+    /// Per `transfer_id`: its debit and credit rows, whatever events carried them (the
+    /// business intent's view).
+    pub ledger_by_transfer: BTreeMap<String, LedgerCounts>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -258,7 +285,9 @@ const BALANCES: &str = "SELECT account, balance_minor FROM balance_projection";
 /// scenario starts from the same database, so each is built once per thread (per thread,
 /// not per process: a shared map behind a lock made parallel runs wait on each other).
 /// The bytes are exactly what building would give, so this changes no run.
-type TemplateKey = (bool, Vec<(String, i64)>);
+/// Keyed by the whole store configuration as text, so that a setting that changes the
+/// schema can never be served another setting's template.
+type TemplateKey = (String, Vec<(String, i64)>);
 thread_local! {
     static TEMPLATES: RefCell<BTreeMap<TemplateKey, Rc<Vec<u8>>>> =
         const { RefCell::new(BTreeMap::new()) };
@@ -276,8 +305,8 @@ fn template(config: &StoreConfig, accounts: &[Account]) -> Result<Rc<Vec<u8>>, S
     let cached = TEMPLATES.with(|t| {
         t.borrow()
             .iter()
-            .find(|((unique, accs), _)| {
-                *unique == config.inbox_unique
+            .find(|((schema, accs), _)| {
+                *schema == format!("{config:?}")
                     && accs.len() == accounts.len()
                     && accs.iter().zip(accounts).all(|((name, balance), a)| {
                         *name == a.name && *balance == a.initial_balance_minor
@@ -292,7 +321,7 @@ fn template(config: &StoreConfig, accounts: &[Account]) -> Result<Rc<Vec<u8>>, S
             build(&built, config, accounts)?;
             let bytes = Rc::new(built.serialize(MAIN_DB)?.to_vec());
             let key: TemplateKey = (
-                config.inbox_unique,
+                format!("{config:?}"),
                 accounts
                     .iter()
                     .map(|a| (a.name.clone(), a.initial_balance_minor))
@@ -343,6 +372,10 @@ fn build(conn: &Connection, config: &StoreConfig, accounts: &[Account]) -> rusql
              rejected_at INTEGER NOT NULL
          );"
     ))?;
+    conn.execute_batch(outbox::SCHEMA)?;
+    if config.business_key_unique {
+        conn.execute_batch(outbox::BUSINESS_KEY)?;
+    }
     let mut insert =
         conn.prepare("INSERT INTO balance_projection (account, balance_minor) VALUES (?1, ?2)")?;
     for a in accounts {
@@ -556,9 +589,18 @@ impl Store {
                             assert_eq!(n, 1, "account {account} exists in balance_projection")
                         })
                     };
-                    if let Err(e) = result {
-                        return contention(&e, i)
-                            .unwrap_or_else(|| panic!("{direction} of {}: {e}", event.event_id));
+                    match result {
+                        Err(rusqlite::Error::SqliteFailure(f, _))
+                            if f.code == ErrorCode::ConstraintViolation && i % 2 == 0 =>
+                        {
+                            return DbOutcome::BusinessDuplicate;
+                        }
+                        Err(e) => {
+                            return contention(&e, i).unwrap_or_else(|| {
+                                panic!("{direction} of {}: {e}", event.event_id)
+                            })
+                        }
+                        Ok(_) => {}
                     }
                 }
                 if track_transfer && done <= 4 {
@@ -572,6 +614,16 @@ impl Store {
             StoreOp::Commit => {
                 assert!(!self.conn().is_autocommit(), "COMMIT outside a transaction");
                 self.control("COMMIT").unwrap_or(DbOutcome::Committed)
+            }
+            StoreOp::EnqueueEmail { event } => {
+                match self.write(
+                    outbox::INSERT_EMAIL,
+                    &[&event.event_id, &(event.index as i64), &(now as i64)],
+                ) {
+                    Ok(_) => DbOutcome::EmailQueued,
+                    Err(e) => contention(&e, 0)
+                        .unwrap_or_else(|| panic!("email_outbox INSERT: unexpected {e:?}")),
+                }
             }
             StoreOp::Rollback => {
                 assert!(
@@ -737,6 +789,15 @@ impl Store {
             state.rejected.insert(r.get(0)?, r.get(1)?);
             Ok(())
         });
+        self.read(outbox::LEDGER_BY_TRANSFER, &[], |r| {
+            let counts = LedgerCounts {
+                debits: r.get(1)?,
+                credits: r.get(2)?,
+                completions: r.get(3)?,
+            };
+            state.ledger_by_transfer.insert(r.get(0)?, counts);
+            Ok(())
+        });
         state
     }
 }
@@ -823,7 +884,7 @@ mod tests {
         Store::open_in_memory(
             &StoreConfig {
                 inbox_unique: unique,
-                effect: EffectMode::Atomic,
+                ..StoreConfig::default()
             },
             &accounts(),
         )
@@ -982,8 +1043,8 @@ mod tests {
         let log = s.take_statements();
         assert_eq!(
             log.len(),
-            14,
-            "BEGIN, INSERT, 2×(INSERT, UPDATE), transfer_state INSERT, COMMIT, INSERT, 5 reads"
+            15,
+            "BEGIN, INSERT, 2×(INSERT, UPDATE), transfer_state INSERT, COMMIT, INSERT, 6 reads"
         );
         drop(s); // Its connection goes back to the pool and is reused below.
         let mut raw = store(true);

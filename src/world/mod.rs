@@ -20,6 +20,14 @@ use crate::model::{
 use crate::scenario::Scenario;
 use crate::sim::{Actor, EventQueue, StopReason, Trace, TraceEntry};
 use crate::store::{DbOutcome, LoggedStatement, Store, StoreOp};
+use crate::{
+    broker::OutputTopic,
+    producer::{Identity, Producer, ProducerDatabase, ProducerMode},
+    relay::{Relay, RelayKind},
+    sim::SimRng,
+};
+
+mod upstream;
 
 /// How long one consumer step takes, in ticks.
 const STEP_TICKS: Tick = 1;
@@ -30,6 +38,10 @@ enum Occurrence {
     ConsumerTurn(ConsumerId),
     ConsumerRestart(ConsumerId),
     BrokerTimer(MessageId, TimerKind),
+    ProducerTurn,
+    ProducerRestart,
+    RelayTurn(usize),
+    RelayRestart(usize),
 }
 
 /// Everything a run produced.
@@ -54,6 +66,7 @@ pub struct RunResult {
     /// Every scheduling decision, in order (none with one consumer).
     pub decisions: Vec<Decision>,
 }
+
 
 /// What a run records beyond what every run records.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -124,8 +137,27 @@ struct World<'s> {
     external_effects: Vec<ExternalEffect>,
     reached: Vec<BoundaryPoint>,
     steps: u64,
-    /// The shared database file's directory, deleted when the run ends; declared after
-    /// `stores` so that the connections close first.
+    /// The producer process, unless the producer is `direct`.
+    producer: Option<Producer>,
+    /// The producer's connection (to its own database, or to the consumers').
+    producer_store: Option<Store>,
+    /// The producer's pending step passed its "before" boundary (it was busy).
+    producer_past_before: bool,
+    /// The outbox relays (events, emails) and their connections.
+    relays: Vec<Relay>,
+    relay_stores: Vec<Store>,
+    relay_past_before: Vec<bool>,
+    /// Per relay, per event: how many times it sent that event.
+    relay_sends: Vec<Vec<u32>>,
+    /// Per workload event (intent): how many times it was published.
+    intent_publications: Vec<u32>,
+    /// Per event: publications of its `event_id` so far (the broker's copy numbers).
+    copies: Vec<u32>,
+    /// `event_id`s minted under a per-attempt identity.
+    identity_rng: SimRng,
+    outputs: OutputTopic,
+    /// The database files' directory, deleted when the run ends; declared after every store
+    /// so that the connections close first.
     _dir: Option<tempfile::TempDir>,
 }
 
@@ -133,22 +165,79 @@ impl<'s> World<'s> {
     fn new(scenario: &'s Scenario, options: RunOptions, script: &'s [u32]) -> World<'s> {
         let accounts = scenario.workload.accounts();
         let n = scenario.consumers;
-        let (mut stores, dir) = if n == 1 {
-            let store = Store::open_in_memory(&scenario.store, &accounts)
-                .expect("an in-memory SQLite database can always be created");
-            (vec![store], None)
+        let producer = &scenario.producer;
+        let outbox = producer.mode == ProducerMode::Outbox;
+        let shared_producer = producer.active() && producer.database == ProducerDatabase::Shared;
+        let email_relay = scenario.protocol.has(Step::EnqueueEmail);
+        // Connections to the consumers' database: theirs, the email relay's, and the
+        // producer's and its relay's when the producer shares the file.
+        let extra = usize::from(email_relay) + usize::from(shared_producer) * (1 + usize::from(outbox));
+        let mut dir = None;
+        let mut stores = if n + extra == 1 {
+            vec![Store::open_in_memory(&scenario.store, &accounts)
+                .expect("an in-memory SQLite database can always be created")]
         } else {
-            // Several consumers need real multi-connection locking: a database file.
-            let dir = tempfile::tempdir().expect("a temporary directory for the database");
-            let stores = Store::open_shared(dir.path(), &scenario.store, &accounts, n)
-                .expect("a database file in a fresh temporary directory");
-            (stores, Some(dir))
+            // Several connections need real multi-connection locking: a database file.
+            let d = dir.get_or_insert_with(|| {
+                tempfile::tempdir().expect("a temporary directory for the database")
+            });
+            Store::open_shared(d.path(), &scenario.store, &accounts, n + extra)
+                .expect("a database file in a fresh temporary directory")
         };
+        let mut others = stores.split_off(n).into_iter();
+        let mut relays = Vec::new();
+        let mut relay_stores = Vec::new();
+        if email_relay {
+            relays.push(Relay::new(RelayKind::Emails));
+            relay_stores.push(others.next().expect("opened for the email relay"));
+        }
+        let producer_store = if !producer.active() {
+            None
+        } else {
+            let mut own = if shared_producer {
+                others.collect::<Vec<_>>()
+            } else {
+                // Its own database: a file of its own when the relay needs a second
+                // connection to it.
+                let d = dir.get_or_insert_with(|| {
+                    tempfile::tempdir().expect("a temporary directory for the database")
+                });
+                let path = d.path().join("producer");
+                std::fs::create_dir(&path).expect("a fresh directory");
+                let config = crate::store::StoreConfig::default();
+                Store::open_shared(&path, &config, &accounts, 1 + usize::from(outbox))
+                    .expect("the producer's database file")
+            };
+            if outbox {
+                relays.push(Relay::new(RelayKind::Events));
+                relay_stores.push(own.pop().expect("opened for the relay"));
+            }
+            Some(own.pop().expect("opened for the producer"))
+        };
+        let events = scenario.events();
         if options.record_statements {
             stores[0].record_statements();
         }
         World {
-            events: scenario.events(),
+            producer: producer.active().then(|| {
+                let intents = events
+                    .iter()
+                    .map(|e| e.index)
+                    .chain(scenario.workload.republish.iter().copied())
+                    .collect();
+                Producer::new(producer, intents)
+            }),
+            producer_store,
+            producer_past_before: false,
+            relay_past_before: vec![false; relays.len()],
+            relay_sends: vec![vec![0; events.len()]; relays.len()],
+            relays,
+            relay_stores,
+            intent_publications: vec![0; events.len()],
+            copies: vec![0; events.len()],
+            identity_rng: SimRng::new(scenario.seed, crate::sim::Stream::Identity),
+            outputs: OutputTopic::new(scenario.broker.transactional),
+            events,
             accounts,
             broker: Broker::new(scenario.broker.clone(), scenario.seed, n),
             consumers: (0..n)
@@ -196,7 +285,14 @@ impl<'s> World<'s> {
     }
 
     fn run(mut self) -> RunResult {
-        self.publish_all();
+        if self.producer.is_some() {
+            self.queue.push(0, Occurrence::ProducerTurn);
+        } else {
+            self.publish_all();
+        }
+        for r in 0..self.relays.len() {
+            self.queue.push(0, Occurrence::RelayTurn(r));
+        }
         for c in 0..self.consumers.len() {
             self.queue.push(0, Occurrence::ConsumerTurn(c));
         }
@@ -231,6 +327,15 @@ impl<'s> World<'s> {
                     );
                     self.queue.push(now, Occurrence::ConsumerTurn(c));
                 }
+                Occurrence::ProducerTurn | Occurrence::RelayTurn(_)
+                    if self.steps >= limits.max_steps =>
+                {
+                    break StopReason::StepLimit;
+                }
+                Occurrence::ProducerTurn => self.producer_turn(now),
+                Occurrence::RelayTurn(r) => self.relay_turn(now, r),
+                Occurrence::ProducerRestart => self.producer_restart(now),
+                Occurrence::RelayRestart(r) => self.relay_restart(now, r),
                 Occurrence::BrokerTimer(m, kind) => {
                     if self.broker.handle_timer(now, m, kind) {
                         let d = self.message_ref(m);
@@ -257,6 +362,17 @@ impl<'s> World<'s> {
                 _ => format!("tick limit {} reached", limits.max_ticks),
             };
             self.record(now, Actor::Sim, "stop", None, what);
+            if let Some(store) = &mut self.producer_store {
+                if store.drop_open_transaction() {
+                    self.record(
+                        now,
+                        Actor::Producer,
+                        "stop",
+                        None,
+                        "open transaction rolled back".into(),
+                    );
+                }
+            }
             for c in 0..self.stores.len() {
                 if self.stores[c].drop_open_transaction() {
                     self.record(
@@ -270,7 +386,23 @@ impl<'s> World<'s> {
             }
         }
         let committed = self.stores[0].committed_state();
+        let intents = self.scenario.workload.events;
+        let committed_intents = self.producer_store.as_mut().map(|s| s.committed_transfers());
+        let outputs = self.outputs.committed_per_event(self.events.len());
         let verdict = check::check(&check::Observed {
+            scopes: check::ScopeInputs {
+                intents,
+                per_intent: self.scenario.reports_intents(),
+                committed_intents: committed_intents.as_ref(),
+                email: (self.scenario.protocol.has(Step::ExternalEffect)
+                    || self.scenario.protocol.has(Step::EnqueueEmail))
+                .then_some(self.scenario.email.idempotency_key),
+                outputs: self
+                    .scenario
+                    .protocol
+                    .has(Step::ProduceOutput)
+                    .then_some(outputs.as_slice()),
+            },
             events: &self.events,
             accounts: &self.accounts,
             protocol: &self.scenario.protocol,
@@ -341,31 +473,84 @@ impl<'s> World<'s> {
         due[chosen as usize]
     }
 
-    /// The producer publishes every event at tick 0, then the republished copies.
+    /// A `direct` producer: every event is published at tick 0, then the republished
+    /// copies (each publication timing out as many times as the plan says).
     fn publish_all(&mut self) {
-        let mut copies = vec![0u32; self.events.len()];
         let order: Vec<EventIndex> = (0..self.events.len())
             .chain(self.scenario.workload.republish.iter().copied())
             .collect();
-        for event in order {
-            let copy = copies[event];
-            copies[event] += 1;
-            let e = &self.events[event];
-            let key = match self.scenario.broker.log.map(|l| l.key) {
-                Some(PartitionKey::AccountId) => e.source.clone(),
-                Some(PartitionKey::EventId) => e.event_id.clone(),
-                Some(PartitionKey::TransferId) | None => e.transfer_id.clone(),
-            };
-            let m = self.broker.handle_publish(0, event, copy, &key);
-            let d = self.message_ref(m);
-            let what = if copy == 0 {
-                "published"
-            } else {
-                "republished (same event_id)"
-            };
-            self.record(0, Actor::Producer, "publish", Some(&d), what.into());
+        for intent in order {
+            self.publish(0, intent, Actor::Producer);
+            while self.faults.publish_times_out(intent) {
+                self.record(
+                    0,
+                    Actor::Producer,
+                    "timeout",
+                    None,
+                    format!("no confirmation for e{intent}'s publication: publishing again"),
+                );
+                self.publish(0, intent, Actor::Producer);
+            }
         }
         self.drain_broker(0);
+    }
+
+    /// Publishes intent `intent`'s event: the same `event_id` every time under a stable
+    /// identity; under a per-attempt identity every publication after the first mints a
+    /// new event (same transfer, new `event_id`). Returns the event published.
+    fn publish(&mut self, now: Tick, intent: EventIndex, actor: Actor) -> EventIndex {
+        let first = self.intent_publications[intent] == 0;
+        self.intent_publications[intent] += 1;
+        let event = if !first && self.scenario.producer.identity == Identity::PerAttempt {
+            self.mint(intent)
+        } else {
+            intent
+        };
+        let copy = self.copies[event];
+        self.copies[event] += 1;
+        let e = &self.events[event];
+        let key = match self.scenario.broker.log.map(|l| l.key) {
+            Some(PartitionKey::AccountId) => e.source.clone(),
+            Some(PartitionKey::EventId) => e.event_id.clone(),
+            Some(PartitionKey::TransferId) | None => e.transfer_id.clone(),
+        };
+        let m = self.broker.handle_publish(now, event, copy, &key);
+        let d = self.message_ref(m);
+        let what = if event != intent {
+            format!(
+                "published with a new event_id for e{intent}'s transfer {}: a different event \
+                 to any inbox",
+                e.transfer_id
+            )
+        } else if copy == 0 {
+            "published".into()
+        } else {
+            "republished (same event_id)".into()
+        };
+        self.record(now, actor, "publish", Some(&d), what);
+        event
+    }
+
+    /// A new event for intent `intent`'s transfer with a fresh `event_id`, numbered after
+    /// every event so far.
+    fn mint(&mut self, intent: EventIndex) -> EventIndex {
+        assert!(
+            self.events.len() < crate::scenario::bounds::MAX_EVENTS as usize * 2,
+            "minted events are bounded by the crash and timeout budgets"
+        );
+        let index = self.events.len();
+        let event = Event {
+            index,
+            event_id: self.identity_rng.uuid(),
+            ..self.events[intent].clone()
+        };
+        self.events.push(event);
+        self.copies.push(0);
+        self.duplicates_discarded.push(0);
+        for sends in &mut self.relay_sends {
+            sends.push(0);
+        }
+        index
     }
 
     /// A delivery-shaped reference to a message, for the trace (attempt = deliveries so far).
@@ -430,6 +615,7 @@ impl<'s> World<'s> {
             Action::Nack => {
                 let d = command.delivery.expect("a nack names its delivery");
                 self.broker.handle_nack(now, &d);
+                self.outputs.handle_abort(c);
                 self.record(
                     now,
                     actor,
@@ -488,6 +674,9 @@ impl<'s> World<'s> {
             }
         }
         let (result, outcome) = self.perform(now, c, step, &delivery);
+        if result == StepResult::Db(DbOutcome::Committed) {
+            self.wake_relay(now, RelayKind::Emails);
+        }
         if matches!(result, StepResult::Db(o) if o.is_duplicate()) {
             self.duplicates_discarded[delivery.event] += 1;
         }
@@ -563,13 +752,32 @@ impl<'s> World<'s> {
                 now,
             )),
             Step::Commit => db(self.stores[c].execute(StoreOp::Commit, now)),
-            Step::Ack if self.faults.loses_ack(d) => (
-                StepResult::Acked(AckOutcome::Accepted),
-                "ack lost on the way: the consumer believes it acked, the broker never heard it"
-                    .into(),
-            ),
+            Step::Ack if self.faults.loses_ack(d) => {
+                // The broker never heard the ack, so its transaction does not commit.
+                self.outputs.handle_abort(c);
+                (
+                    StepResult::Acked(AckOutcome::Accepted),
+                    "ack lost on the way: the consumer believes it acked, the broker never \
+                     heard it"
+                        .into(),
+                )
+            }
             Step::Ack => {
                 let outcome = self.broker.handle_ack(now, d);
+                let settled = match outcome {
+                    AckOutcome::Accepted | AckOutcome::StaleAccepted => {
+                        self.outputs.handle_ack_accepted(c)
+                    }
+                    AckOutcome::Stale | AckOutcome::AlreadyAcked => self.outputs.handle_abort(c),
+                };
+                if settled > 0 {
+                    let what = if matches!(outcome, AckOutcome::Accepted | AckOutcome::StaleAccepted) {
+                        "the ack commits the broker transaction: its outputs become visible"
+                    } else {
+                        "the ack is refused: the broker transaction aborts with its outputs"
+                    };
+                    self.record(now, Actor::Broker, "transaction", Some(d), what.into());
+                }
                 let text = match outcome {
                     AckOutcome::Accepted if self.scenario.broker.log.is_some() => {
                         "processed: counts towards the next offset commit"
@@ -583,6 +791,23 @@ impl<'s> World<'s> {
                 };
                 (StepResult::Acked(outcome), text.into())
             }
+            Step::EnqueueEmail => db(self.stores[c].execute(StoreOp::EnqueueEmail { event }, now)),
+            Step::ProduceOutput => {
+                let text = match self.outputs.handle_produce(c, d.event) {
+                    crate::broker::OutputState::Staged => {
+                        "TransferApplied staged in the broker transaction (visible at the ack)"
+                    }
+                    _ => "TransferApplied published to the output topic (visible at once)",
+                };
+                (StepResult::Done, text.into())
+            }
+            Step::InsertTransfer
+            | Step::CommitTransfer
+            | Step::Publish
+            | Step::RelayPublish
+            | Step::MarkSent
+            | Step::SendEmail
+            | Step::MarkEmailSent => unreachable!("{step} is not a consumer step (validated)"),
             Step::ExternalEffect => {
                 self.external_effects.push(ExternalEffect {
                     tick: now,
@@ -659,6 +884,15 @@ impl<'s> World<'s> {
             );
         }
         self.consumers[c].handle_crash();
+        if self.outputs.handle_abort(c) > 0 {
+            self.record(
+                now,
+                Actor::Broker,
+                "abort",
+                Some(d),
+                "the broker transaction aborts: its staged outputs are discarded".into(),
+            );
+        }
         self.past_before[c] = false;
         self.decided_fail[c] = None;
         self.busy_progress[c] = 0;

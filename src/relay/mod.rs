@@ -1,0 +1,156 @@
+//! A relay: the process that drains an outbox table. It reads the oldest unsent row,
+//! sends it on (the producer's relay publishes an event to the broker; the email relay
+//! hands an email to the mail service), then marks the row sent.
+//!
+//! A sans-IO state machine. Its two steps are crash points: a crash after sending and
+//! before marking sends the same row again after the restart, which is why whatever
+//! receives from a relay must recognise a repeat (the consumer's inbox by `event_id`, the
+//! mail service by an idempotency key). The relay reads only committed rows, through its
+//! own connection, so it never sends something whose transaction rolls back.
+
+use crate::model::{EventIndex, Step};
+
+/// Which outbox a relay drains.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum RelayKind {
+    /// The producer's `outbox`, to the broker.
+    Events,
+    /// The consumer's `email_outbox`, to the mail service.
+    Emails,
+}
+
+impl RelayKind {
+    /// The relay's (send, mark) steps.
+    pub fn steps(self) -> (Step, Step) {
+        match self {
+            RelayKind::Events => (Step::RelayPublish, Step::MarkSent),
+            RelayKind::Emails => (Step::SendEmail, Step::MarkEmailSent),
+        }
+    }
+}
+
+/// What the relay wants done next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RelayCommand {
+    /// Read the oldest unsent row and send it.
+    Send,
+    /// Mark row `row` (for event `event`) sent.
+    Mark { row: i64, event: EventIndex },
+}
+
+/// The answer to a relay command.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RelayResult {
+    /// `Send`: row `row`, for event `event`, was sent.
+    Sent { row: i64, event: EventIndex },
+    /// `Send`: no unsent row; the relay waits to be woken.
+    Empty,
+    /// `Mark`: done.
+    Marked,
+    /// SQLite answered busy: the same command again later.
+    Busy,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    Idle,
+    Waiting,
+    Holding { row: i64, event: EventIndex },
+    Down,
+}
+
+#[derive(Clone, Debug)]
+pub struct Relay {
+    pub kind: RelayKind,
+    phase: Phase,
+}
+
+impl Relay {
+    pub fn new(kind: RelayKind) -> Relay {
+        Relay {
+            kind,
+            phase: Phase::Idle,
+        }
+    }
+
+    /// The next command, or `None` while waiting for rows or a restart.
+    pub fn poll_command(&self) -> Option<RelayCommand> {
+        match self.phase {
+            Phase::Idle => Some(RelayCommand::Send),
+            Phase::Holding { row, event } => Some(RelayCommand::Mark { row, event }),
+            Phase::Waiting | Phase::Down => None,
+        }
+    }
+
+    /// The step the next command is, for crash points.
+    pub fn next_step(&self) -> Option<Step> {
+        let (send, mark) = self.kind.steps();
+        self.poll_command().map(|c| match c {
+            RelayCommand::Send => send,
+            RelayCommand::Mark { .. } => mark,
+        })
+    }
+
+    pub fn handle_result(&mut self, result: RelayResult) {
+        let command = self.poll_command().expect("a result answers a command");
+        self.phase = match (command, result) {
+            (_, RelayResult::Busy) => self.phase,
+            (RelayCommand::Send, RelayResult::Sent { row, event }) => Phase::Holding { row, event },
+            (RelayCommand::Send, RelayResult::Empty) => Phase::Waiting,
+            (RelayCommand::Mark { .. }, RelayResult::Marked) => Phase::Idle,
+            (command, result) => panic!("{command:?} answered with {result:?}"),
+        };
+    }
+
+    /// New rows were committed. Returns whether the relay wants a turn.
+    pub fn handle_wake(&mut self) -> bool {
+        if self.phase == Phase::Waiting {
+            self.phase = Phase::Idle;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// The process dies: the row in hand is forgotten (it is still unsent in the table).
+    pub fn handle_crash(&mut self) {
+        assert_ne!(self.phase, Phase::Down, "a dead relay cannot crash");
+        self.phase = Phase::Down;
+    }
+
+    /// The process is back and starts from the table again.
+    pub fn handle_restart(&mut self) {
+        assert_eq!(self.phase, Phase::Down, "only a crashed relay restarts");
+        self.phase = Phase::Idle;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_relay_sends_marks_and_waits_when_the_table_is_empty() {
+        let mut r = Relay::new(RelayKind::Events);
+        assert_eq!(r.next_step(), Some(Step::RelayPublish));
+        r.handle_result(RelayResult::Sent { row: 7, event: 2 });
+        assert_eq!(r.poll_command(), Some(RelayCommand::Mark { row: 7, event: 2 }));
+        assert_eq!(r.next_step(), Some(Step::MarkSent));
+        r.handle_result(RelayResult::Marked);
+        r.handle_result(RelayResult::Empty);
+        assert_eq!(r.poll_command(), None);
+        assert!(r.handle_wake());
+        assert!(!r.handle_wake(), "already awake");
+    }
+
+    #[test]
+    fn a_crash_between_send_and_mark_sends_the_row_again() {
+        let mut r = Relay::new(RelayKind::Emails);
+        r.handle_result(RelayResult::Sent { row: 1, event: 0 });
+        r.handle_crash();
+        assert_eq!(r.poll_command(), None);
+        r.handle_restart();
+        assert_eq!(r.poll_command(), Some(RelayCommand::Send));
+        assert_eq!(r.next_step(), Some(Step::SendEmail));
+    }
+}

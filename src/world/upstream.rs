@@ -1,0 +1,351 @@
+//! The actors upstream and beside the consumers: the producer process and the outbox
+//! relays (the producer's, and the email relay on the consumer's side). Each runs on its own
+//! turns, one step per tick, with crash points before and after every step, like a
+//! consumer; a crash loses its volatile state and its open transaction, and it restarts
+//! after the consumer's restart delay.
+//!
+//! Their crash points are named by step (`after:commit_transfer e0 d1`); `e` is the intent
+//! (or the event an outbox row is for), `copy` counts earlier publications (or sends) of it,
+//! and for the producer `d` is the request's attempt.
+
+use super::{Occurrence, World, STEP_TICKS};
+use crate::fault::{Confirmed, CrashCause, CrashRecord};
+use crate::model::{Boundary, BoundaryPoint, EventIndex, ExternalEffect, Step, Tick};
+use crate::producer::{ProducerMode, ProducerResult};
+use crate::relay::{RelayCommand, RelayKind, RelayResult};
+use crate::sim::{Actor, TraceEntry};
+use crate::store::{OutboxTable, TransferWrite};
+
+/// Which side actor a crash point belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Side {
+    Producer,
+    Relay(usize),
+}
+
+impl World<'_> {
+    fn side_actor(&self, side: Side) -> Actor {
+        match side {
+            Side::Producer => Actor::Producer,
+            Side::Relay(r) => match self.relays[r].kind {
+                RelayKind::Events => Actor::Relay,
+                RelayKind::Emails => Actor::EmailRelay,
+            },
+        }
+    }
+
+    fn record_side(
+        &mut self,
+        now: Tick,
+        side: Side,
+        action: &'static str,
+        point: Option<&BoundaryPoint>,
+        outcome: String,
+    ) {
+        let actor = self.side_actor(side);
+        self.trace.record(TraceEntry {
+            tick: now,
+            actor,
+            action,
+            event: point.map(|p| p.event),
+            copy: point.map_or(0, |p| p.copy),
+            delivery: point.map_or(0, |p| p.delivery),
+            outcome,
+        });
+    }
+
+    /// One producer step, with its crash points.
+    pub(super) fn producer_turn(&mut self, now: Tick) {
+        let Some(command) = self.producer.as_ref().and_then(|p| p.poll_command()) else {
+            return;
+        };
+        self.steps += 1;
+        let intent = command.intent;
+        let point = |side| BoundaryPoint {
+            boundary: side,
+            event: intent,
+            copy: 0,
+            delivery: command.attempt,
+        };
+        let step = command.step;
+        let before = BoundaryPoint {
+            copy: self.intent_publications[intent],
+            ..point(Boundary::before(step))
+        };
+        if !std::mem::take(&mut self.producer_past_before) && self.side_crash(now, Side::Producer, before) {
+            return;
+        }
+        let outbox = self.scenario.producer.mode == ProducerMode::Outbox;
+        let store = self.producer_store.as_mut().expect("an active producer has a database");
+        let (result, outcome) = match step {
+            Step::InsertTransfer => match store.insert_transfer(&self.events[intent], outbox, now) {
+                TransferWrite::Recorded if outbox => (
+                    ProducerResult::Done,
+                    "BEGIN; transfer and outbox row inserted (uncommitted)".to_string(),
+                ),
+                TransferWrite::Recorded => (
+                    ProducerResult::Done,
+                    "BEGIN; transfer inserted (uncommitted)".into(),
+                ),
+                TransferWrite::AlreadyRecorded => (
+                    ProducerResult::AlreadyRecorded,
+                    "transfer already committed by an earlier attempt: the request is answered \
+                     from it, nothing else is done"
+                        .into(),
+                ),
+                TransferWrite::Busy => (
+                    ProducerResult::Busy,
+                    "SQLITE_BUSY: another connection holds the write lock; wait".into(),
+                ),
+            },
+            Step::CommitTransfer => {
+                if store.commit_transfer() {
+                    (ProducerResult::Done, "COMMIT".into())
+                } else {
+                    (
+                        ProducerResult::Busy,
+                        "SQLITE_BUSY on COMMIT; wait".into(),
+                    )
+                }
+            }
+            Step::Publish => {
+                let event = self.publish(now, intent, Actor::Producer);
+                self.drain_broker(now);
+                if self.faults.publish_times_out(intent) {
+                    (
+                        ProducerResult::Timeout,
+                        format!(
+                            "e{event} reached the broker, but the confirmation timed out: \
+                             publishing again"
+                        ),
+                    )
+                } else {
+                    (ProducerResult::Done, format!("e{event} confirmed by the broker"))
+                }
+            }
+            other => unreachable!("{other} is not a producer step"),
+        };
+        self.record_side(now, Side::Producer, step.name(), Some(&before), outcome);
+        let producer = self.producer.as_mut().expect("checked above");
+        producer.handle_result(result);
+        if result == ProducerResult::Busy {
+            self.producer_past_before = true;
+        } else {
+            if step == Step::CommitTransfer && outbox {
+                self.wake_relay(now, RelayKind::Events);
+            }
+            // The "after" point of a publish counts the publication it just made.
+            let after = BoundaryPoint {
+                boundary: Boundary::after(step),
+                ..before
+            };
+            if self.side_crash(now, Side::Producer, after) {
+                return;
+            }
+        }
+        if self.producer.as_ref().is_some_and(|p| p.poll_command().is_some()) {
+            self.queue.push(now + STEP_TICKS, Occurrence::ProducerTurn);
+        }
+    }
+
+    pub(super) fn producer_restart(&mut self, now: Tick) {
+        let producer = self.producer.as_mut().expect("only a producer restarts");
+        producer.handle_restart();
+        let what = if self.scenario.producer.retry {
+            "back; the client retries the request it got no answer for"
+        } else {
+            "back; the unanswered request is given up"
+        };
+        self.record_side(now, Side::Producer, "restart", None, what.into());
+        if self.producer.as_ref().is_some_and(|p| p.poll_command().is_some()) {
+            self.queue.push(now, Occurrence::ProducerTurn);
+        }
+    }
+
+    /// One relay step, with its crash points.
+    pub(super) fn relay_turn(&mut self, now: Tick, r: usize) {
+        let Some(command) = self.relays[r].poll_command() else {
+            return;
+        };
+        self.steps += 1;
+        let kind = self.relays[r].kind;
+        let (send, mark) = kind.steps();
+        let table = match kind {
+            RelayKind::Events => OutboxTable::Events,
+            RelayKind::Emails => OutboxTable::Emails,
+        };
+        let side = Side::Relay(r);
+        match command {
+            RelayCommand::Send => {
+                let Some((row, event)) = self.relay_stores[r].next_unsent(table) else {
+                    self.record_side(now, side, "poll", None, "outbox empty: waiting".into());
+                    self.relays[r].handle_result(RelayResult::Empty);
+                    return;
+                };
+                let point = self.relay_point(r, Boundary::before(send), event);
+                if self.side_crash(now, side, point) {
+                    return;
+                }
+                let outcome = match kind {
+                    RelayKind::Events => {
+                        let published = self.publish(now, event, Actor::Relay);
+                        self.drain_broker(now);
+                        format!("outbox row {row}: e{published} published")
+                    }
+                    RelayKind::Emails => {
+                        self.external_effects.push(ExternalEffect {
+                            tick: now,
+                            event,
+                            copy: self.relay_sends[r][event],
+                            delivery: 0,
+                        });
+                        let key = if self.scenario.email.idempotency_key {
+                            "with the event_id as idempotency key"
+                        } else {
+                            "without an idempotency key"
+                        };
+                        format!("email row {row} sent to the mail service, {key}")
+                    }
+                };
+                self.record_side(now, side, send.name(), Some(&point), outcome);
+                self.relays[r].handle_result(RelayResult::Sent { row, event });
+                self.relay_sends[r][event] += 1;
+                let after = BoundaryPoint {
+                    boundary: Boundary::after(send),
+                    ..point
+                };
+                if self.side_crash(now, side, after) {
+                    return;
+                }
+            }
+            RelayCommand::Mark { row, event } => {
+                // The mark belongs to the send just made: the same copy number.
+                let mut point = self.relay_point(r, Boundary::before(mark), event);
+                point.copy -= 1;
+                if !std::mem::take(&mut self.relay_past_before[r]) && self.side_crash(now, side, point) {
+                    return;
+                }
+                if !self.relay_stores[r].mark_sent(table, row) {
+                    self.record_side(now, side, mark.name(), Some(&point), "SQLITE_BUSY; wait".into());
+                    self.relays[r].handle_result(RelayResult::Busy);
+                    self.relay_past_before[r] = true;
+                } else {
+                    self.record_side(now, side, mark.name(), Some(&point), format!("row {row} marked sent"));
+                    self.relays[r].handle_result(RelayResult::Marked);
+                    let after = BoundaryPoint {
+                        boundary: Boundary::after(mark),
+                        ..point
+                    };
+                    if self.side_crash(now, side, after) {
+                        return;
+                    }
+                }
+            }
+        }
+        self.queue.push(now + STEP_TICKS, Occurrence::RelayTurn(r));
+    }
+
+    fn relay_point(&self, r: usize, boundary: Boundary, event: EventIndex) -> BoundaryPoint {
+        BoundaryPoint {
+            boundary,
+            event,
+            copy: self.relay_sends[r][event],
+            delivery: 1,
+        }
+    }
+
+    pub(super) fn relay_restart(&mut self, now: Tick, r: usize) {
+        self.relays[r].handle_restart();
+        self.record_side(
+            now,
+            Side::Relay(r),
+            "restart",
+            None,
+            "back; reads the outbox from its oldest unsent row".into(),
+        );
+        self.queue.push(now, Occurrence::RelayTurn(r));
+    }
+
+    /// New rows were committed to `kind`'s outbox: its relay, if waiting, takes a turn.
+    pub(super) fn wake_relay(&mut self, now: Tick, kind: RelayKind) {
+        for r in 0..self.relays.len() {
+            if self.relays[r].kind == kind && self.relays[r].handle_wake() {
+                self.queue.push(now, Occurrence::RelayTurn(r));
+            }
+        }
+    }
+
+    /// Records that a producer or relay reached `point`, and crashes it there if the fault
+    /// injector says so. Returns whether it crashed.
+    fn side_crash(&mut self, now: Tick, side: Side, point: BoundaryPoint) -> bool {
+        self.reached.push(point);
+        let Some(cause) = self.faults.crash_at(&point) else {
+            return false;
+        };
+        let dropped_transaction = match side {
+            Side::Producer => {
+                self.producer.as_mut().expect("a producer").handle_crash();
+                self.producer_past_before = false;
+                self.producer_store
+                    .as_mut()
+                    .expect("a producer database")
+                    .drop_open_transaction()
+            }
+            Side::Relay(r) => {
+                self.relays[r].handle_crash();
+                self.relay_past_before[r] = false;
+                false
+            }
+        };
+        // What the consumers' database holds for the event, read only when no consumer
+        // transaction is open on the connection used to read it (it would see its own
+        // uncommitted rows).
+        let event_id = self.events[point.event].event_id.clone();
+        let (ledger_rows, inbox_rows) = if self.stores[0].in_transaction() {
+            (0, 0)
+        } else {
+            self.stores[0].event_rows(&event_id)
+        };
+        let acked = self.broker.messages().iter().any(|m| {
+            m.event == point.event && matches!(m.state, crate::broker::MessageState::Acked { .. })
+        });
+        let why = match cause {
+            CrashCause::Planned(i) => format!("crash at {} (faults.crash[{i}])", point.boundary),
+            CrashCause::Random => format!("crash at {} (random)", point.boundary),
+        };
+        self.record_side(now, side, "crash", Some(&point), why);
+        if dropped_transaction {
+            self.record_side(
+                now,
+                side,
+                "crash",
+                Some(&point),
+                "open transaction rolled back by SQLite".into(),
+            );
+        }
+        self.crashes.push(CrashRecord {
+            tick: now,
+            point,
+            cause,
+            dropped_transaction,
+            confirmed: Confirmed {
+                ledger_rows,
+                inbox_rows,
+                acked,
+            },
+        });
+        let restart = now + self.scenario.consumer.restart_delay_ticks;
+        self.queue.push(
+            restart,
+            match side {
+                Side::Producer => Occurrence::ProducerRestart,
+                Side::Relay(r) => Occurrence::RelayRestart(r),
+            },
+        );
+        if self.options.fingerprints {
+            let state = self.fingerprint(now);
+            self.crash_states.push(state);
+        }
+        true
+    }
+}
