@@ -32,6 +32,10 @@ pub enum Outcome {
     /// No effect: the projection rejected it (a completion that arrived before its
     /// transfer's creation), and recorded the rejection.
     Rejected,
+    /// No effect of its own, because its transfer's money already moved under another
+    /// `event_id` and the ledger's business key refused a second time: one effect per
+    /// intent, by design.
+    SameIntent,
     /// Never reached the broker (the producer committed the transfer and died before
     /// publishing): outside the consumer's scope, and lost per intent.
     Unpublished,
@@ -46,6 +50,7 @@ impl Outcome {
             Outcome::DeadLettered => "dead-lettered",
             Outcome::Rejected => "rejected",
             Outcome::Unpublished => "unpublished",
+            Outcome::SameIntent => "same intent",
         }
     }
 }
@@ -215,6 +220,8 @@ pub struct ScopeInputs<'a> {
     pub intents: usize,
     /// Whether to judge intents.
     pub per_intent: bool,
+    /// Whether the ledger has the business key (a second event for a transfer is refused).
+    pub business_key: bool,
     /// The transfers the producer committed, when a producer process ran (`None`: every
     /// intent is committed, as with a `direct` producer).
     pub committed_intents: Option<&'a std::collections::BTreeSet<String>>,
@@ -281,6 +288,23 @@ pub fn check(o: &Observed<'_>) -> Verdict {
             Outcome::Once
         };
         let messages: Vec<&Message> = o.messages.iter().filter(|m| m.event == e.index).collect();
+        let by_transfer = o
+            .committed
+            .ledger_by_transfer
+            .get(&e.transfer_id)
+            .copied()
+            .unwrap_or_default();
+        let outcome = if outcome == Outcome::Lost
+            && o.scopes.business_key
+            && o.duplicates_discarded[e.index] > 0
+            && effects == 0
+            && !completion
+            && by_transfer.debits.min(by_transfer.credits) > 0
+        {
+            Outcome::SameIntent
+        } else {
+            outcome
+        };
         let outcome = if messages.is_empty() {
             assert!(
                 effects == 0,
@@ -418,7 +442,11 @@ fn intent_reports(o: &Observed<'_>, reports: &[EventReport]) -> Vec<IntentReport
 }
 
 /// The per-boundary verdicts, the ledger per event first.
-fn scopes(o: &Observed<'_>, reports: &[EventReport], intents: &[IntentReport]) -> Vec<ScopeVerdict> {
+fn scopes(
+    o: &Observed<'_>,
+    reports: &[EventReport],
+    intents: &[IntentReport],
+) -> Vec<ScopeVerdict> {
     {
         let per_event: Vec<ScopeOutcome> = reports
             .iter()
@@ -428,7 +456,10 @@ fn scopes(o: &Observed<'_>, reports: &[EventReport], intents: &[IntentReport]) -
                 Outcome::Lost => Some(ScopeOutcome::Lost),
                 // Parked or rejected events and never-published ones are reported on
                 // their own, not as this boundary's losses.
-                Outcome::DeadLettered | Outcome::Rejected | Outcome::Unpublished => None,
+                Outcome::DeadLettered
+                | Outcome::Rejected
+                | Outcome::Unpublished
+                | Outcome::SameIntent => None,
             })
             .collect();
         let mut out = vec![ScopeVerdict::new(Scope::LedgerPerEvent, &per_event)];
@@ -541,7 +572,11 @@ pub fn failed_expectations(expect: &Expect, v: &Verdict) -> Vec<String> {
             &mut failed,
             &[
                 (&format!("{name}.lost"), want.lost, got.lost),
-                (&format!("{name}.duplicated"), want.duplicated, got.duplicated),
+                (
+                    &format!("{name}.duplicated"),
+                    want.duplicated,
+                    got.duplicated,
+                ),
                 (&format!("{name}.ghost"), want.ghost, got.ghost),
             ],
         );

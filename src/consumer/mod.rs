@@ -73,6 +73,8 @@ struct Work {
     next: usize,
     in_transaction: bool,
     acked: bool,
+    /// `produce_output` ran for this delivery.
+    produced: bool,
     mode: Mode,
 }
 
@@ -128,6 +130,12 @@ impl Consumer {
                 let action = match w.mode {
                     Mode::Normal => Action::Step(self.protocol.steps[w.next]),
                     _ if w.in_transaction => Action::Rollback,
+                    // The event's result is recorded already; its output is derived from
+                    // the event, so it is emitted again, in this delivery's broker
+                    // transaction, before the ack confirms it.
+                    Mode::Duplicate if self.protocol.has(Step::ProduceOutput) && !w.produced => {
+                        Action::Step(Step::ProduceOutput)
+                    }
                     Mode::Duplicate => Action::Step(Step::Ack),
                     Mode::Failed => Action::Nack,
                 };
@@ -153,6 +161,7 @@ impl Consumer {
                         next: 1,
                         in_transaction: false,
                         acked: false,
+                        produced: false,
                         mode: Mode::Normal,
                     });
                     self.finish_if_done();
@@ -216,9 +225,13 @@ impl Consumer {
                 );
                 w.next += 1;
             }
-            (Action::Step(Step::ExternalEffect | Step::ProduceOutput), StepResult::Done) => {
-                w.next += 1
+            (Action::Step(Step::ProduceOutput), StepResult::Done) => {
+                w.produced = true;
+                if w.mode == Mode::Normal {
+                    w.next += 1;
+                }
             }
+            (Action::Step(Step::ExternalEffect), StepResult::Done) => w.next += 1,
             (action, result) => panic!("{action:?} answered with {result:?}"),
         }
         self.after_step();

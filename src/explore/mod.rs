@@ -23,7 +23,7 @@ pub mod sweep;
 
 use crate::check;
 use crate::fault::{Confirmed, CrashSpec};
-use crate::model::{Boundary, BoundaryPoint, Guarantee, Protocol, Step};
+use crate::model::{Boundary, BoundaryPoint, Guarantee, Protocol, Scope, Step};
 use crate::scenario::Scenario;
 use crate::sim::StopReason;
 use crate::world::{self, RunOptions, RunResult};
@@ -90,6 +90,59 @@ pub struct Summary {
     pub truncated: bool,
     /// The weakest guarantee over all runs.
     pub guarantee: Guarantee,
+    /// The other guarantee boundaries the scenario has, over all runs.
+    pub ledger_per_intent: Option<ScopeSummary>,
+    pub email: Option<ScopeSummary>,
+    pub output_topic: Option<ScopeSummary>,
+}
+
+/// One guarantee boundary over a set of runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct ScopeSummary {
+    /// The weakest over all runs.
+    pub guarantee: Guarantee,
+    /// Runs in which this boundary was not exactly-once.
+    pub broken_runs: u64,
+}
+
+impl Summary {
+    /// The boundaries beyond the ledger per event, with their summaries.
+    pub fn scopes(&self) -> Vec<(Scope, ScopeSummary)> {
+        [
+            (Scope::LedgerPerIntent, self.ledger_per_intent),
+            (Scope::Email, self.email),
+            (Scope::OutputTopic, self.output_topic),
+        ]
+        .into_iter()
+        .filter_map(|(scope, s)| s.map(|s| (scope, s)))
+        .collect()
+    }
+}
+
+/// A boundary's summary over `runs`, if their verdicts have that boundary.
+fn scope_summary(runs: &[&ExploredRun], scope: Scope) -> Option<ScopeSummary> {
+    let verdicts: Vec<&crate::check::ScopeVerdict> = runs
+        .iter()
+        .filter_map(|r| {
+            r.result
+                .verdict
+                .boundaries
+                .iter()
+                .find(|b| b.boundary == scope)
+        })
+        .collect();
+    if verdicts.is_empty() {
+        return None;
+    }
+    let lost = verdicts.iter().any(|v| v.lost > 0);
+    let extra = verdicts.iter().any(|v| v.duplicated + v.ghost > 0);
+    Some(ScopeSummary {
+        guarantee: Guarantee::from_anomalies(lost, extra),
+        broken_runs: verdicts
+            .iter()
+            .filter(|v| v.guarantee != Guarantee::ExactlyOnce)
+            .count() as u64,
+    })
 }
 
 #[derive(Debug)]
@@ -99,11 +152,15 @@ pub struct Exploration {
 }
 
 impl Exploration {
-    /// The runs that lost or duplicated an event.
+    /// The runs that lost or duplicated an event, at any guarantee boundary.
     pub fn failing(&self) -> impl Iterator<Item = &ExploredRun> {
-        self.runs
-            .iter()
-            .filter(|r| r.result.verdict.guarantee != Guarantee::ExactlyOnce)
+        self.runs.iter().filter(|r| {
+            r.result
+                .verdict
+                .boundaries
+                .iter()
+                .any(|b| b.guarantee != Guarantee::ExactlyOnce)
+        })
     }
 }
 
@@ -273,6 +330,9 @@ fn summarize(
         pruned_schedules,
         truncated,
         guarantee: Guarantee::from_anomalies(lost_runs > 0, duplicated_runs > 0),
+        ledger_per_intent: scope_summary(runs, Scope::LedgerPerIntent),
+        email: scope_summary(runs, Scope::Email),
+        output_topic: scope_summary(runs, Scope::OutputTopic),
     }
 }
 
@@ -531,6 +591,33 @@ pub fn failed_expectations(expect: &crate::scenario::Expect, s: &Summary) -> Vec
                 ("unconserved_runs", x.unconserved_runs, s.unconserved_runs),
             ],
         );
+        let scopes = s.scopes();
+        for (scope, want) in &x.boundaries {
+            let Some((_, got)) = scopes.iter().find(|(sc, _)| sc == scope) else {
+                failed.push(format!(
+                    "expected boundary {} in the exploration, but its runs have none",
+                    scope.key()
+                ));
+                continue;
+            };
+            if let Some(g) = want.guarantee {
+                if g != got.guarantee {
+                    failed.push(format!(
+                        "expected {}: {g} over all runs, observed {}",
+                        scope.name(),
+                        got.guarantee
+                    ));
+                }
+            }
+            check::push_mismatches(
+                &mut failed,
+                &[(
+                    &format!("{}.broken_runs", scope.key()),
+                    want.broken_runs,
+                    got.broken_runs,
+                )],
+            );
+        }
         return failed;
     }
     for (what, want, runs) in [

@@ -153,6 +153,8 @@ pub struct Producer {
     /// Index of the next step of the current request.
     step: usize,
     attempt: u32,
+    /// Whether the request in hand has had any step answered (so a crash interrupts it).
+    started: bool,
     phase: Phase,
 }
 
@@ -172,6 +174,7 @@ impl Producer {
             next: 0,
             step: 0,
             attempt: 1,
+            started: false,
             phase,
         }
     }
@@ -191,6 +194,7 @@ impl Producer {
 
     pub fn handle_result(&mut self, result: ProducerResult) {
         let command = self.poll_command().expect("a result answers a command");
+        self.started = true;
         match result {
             ProducerResult::Busy | ProducerResult::Timeout => {} // The same step again.
             ProducerResult::AlreadyRecorded => {
@@ -210,24 +214,34 @@ impl Producer {
         self.next += 1;
         self.step = 0;
         self.attempt = 1;
+        self.started = false;
         if self.next == self.intents.len() {
             self.phase = Phase::Finished;
         }
     }
 
-    /// The process dies, losing the request in hand.
+    /// The process dies, losing the request in hand (if it had started one; a crash right
+    /// after a request's last step interrupts nothing).
     pub fn handle_crash(&mut self) {
-        assert_eq!(self.phase, Phase::Working, "only a working producer crashes");
+        assert_ne!(self.phase, Phase::Down, "a dead producer cannot crash");
         self.phase = Phase::Down;
     }
 
-    /// The process is back. With `retry`, the client sends the unanswered request again
+    /// The process is back. With `retry`, the client sends the interrupted request again
     /// (from its first step); without, that request is given up and the next one comes.
     pub fn handle_restart(&mut self) {
         assert_eq!(self.phase, Phase::Down, "only a crashed producer restarts");
+        if self.next == self.intents.len() {
+            self.phase = Phase::Finished;
+            return;
+        }
         self.phase = Phase::Working;
+        if !self.started {
+            return;
+        }
         if self.retry {
             self.step = 0;
+            self.started = false;
             self.attempt += 1;
         } else {
             self.next_request();
@@ -294,8 +308,27 @@ mod tests {
     }
 
     #[test]
+    fn a_crash_between_requests_interrupts_nothing() {
+        use ProducerResult::Done;
+        let mut p = producer(ProducerMode::Outbox, true);
+        steps(&mut p, &[Done, Done]);
+        p.handle_crash();
+        p.handle_restart();
+        let c = p.poll_command().unwrap();
+        assert_eq!((c.step, c.intent, c.attempt), (Step::InsertTransfer, 1, 1));
+        steps(&mut p, &[Done, Done]);
+        p.handle_crash();
+        p.handle_restart();
+        assert!(
+            p.finished(),
+            "a crash after the last request leaves nothing to do"
+        );
+    }
+
+    #[test]
     fn a_crash_without_retry_gives_the_request_up() {
         let mut p = producer(ProducerMode::Outbox, false);
+        p.handle_result(ProducerResult::Done);
         p.handle_crash();
         p.handle_restart();
         let c = p.poll_command().unwrap();

@@ -134,7 +134,10 @@ mod tests {
         let mut r = Relay::new(RelayKind::Events);
         assert_eq!(r.next_step(), Some(Step::RelayPublish));
         r.handle_result(RelayResult::Sent { row: 7, event: 2 });
-        assert_eq!(r.poll_command(), Some(RelayCommand::Mark { row: 7, event: 2 }));
+        assert_eq!(
+            r.poll_command(),
+            Some(RelayCommand::Mark { row: 7, event: 2 })
+        );
         assert_eq!(r.next_step(), Some(Step::MarkSent));
         r.handle_result(RelayResult::Marked);
         r.handle_result(RelayResult::Empty);

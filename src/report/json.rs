@@ -40,7 +40,7 @@ pub fn anomalies(events: &[EventReport]) -> Vec<Anomaly> {
             })
         };
         match e.outcome {
-            Outcome::Once => {}
+            Outcome::Once | Outcome::SameIntent => {}
             Outcome::Lost => push("lost", None),
             Outcome::Duplicated => push("duplicated", None),
             Outcome::DeadLettered => push("dead_lettered", e.unacked_reason.clone()),

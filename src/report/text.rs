@@ -174,6 +174,7 @@ pub fn run_text(
                 Outcome::DeadLettered => "DEAD-LETTERED",
                 Outcome::Rejected => "REJECTED",
                 Outcome::Unpublished => "UNPUBLISHED",
+                Outcome::SameIntent => "same intent (business key)",
             },
             if e.external_effects > 0 {
                 format!(" (external effects: {})", e.external_effects)
@@ -391,6 +392,15 @@ pub fn explore_text(
                 .iter()
                 .filter(|e| e.outcome != Outcome::Once)
                 .map(|e| format!("e{} {}", e.event, e.outcome.name()))
+                .chain(
+                    r.result
+                        .verdict
+                        .boundaries
+                        .iter()
+                        .skip(1)
+                        .filter(|b| b.guarantee != Guarantee::ExactlyOnce)
+                        .map(|b| b.describe()),
+                )
                 .collect();
             let _ = writeln!(
                 out,
@@ -421,6 +431,16 @@ pub fn explore_text(
         s.unconserved_runs,
         s.limited_runs
     );
+    for (scope, b) in s.scopes() {
+        let _ = writeln!(
+            out,
+            "           {}: {} over all runs ({} of {} runs broke it)",
+            scope.name(),
+            b.guarantee,
+            b.broken_runs,
+            s.runs
+        );
+    }
     expectation_lines(&mut out, failures);
     out
 }

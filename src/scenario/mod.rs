@@ -17,10 +17,10 @@ use crate::model::{
     Account, Event, EventIndex, EventType, Guarantee, Protocol, Scope, Step, StepActor, Tick,
 };
 use crate::producer::{Identity, ProducerConfig, ProducerMode};
-use std::collections::BTreeMap;
 use crate::sim::{SimRng, Stream};
 use crate::store::StoreConfig;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::path::Path;
 
 /// The hard upper bounds on a scenario's values. A scenario beyond them is rejected before
@@ -187,6 +187,14 @@ pub struct ScopeExpect {
     pub ghost: Option<u64>,
 }
 
+/// What one boundary should show over an exploration's runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScopeRunsExpect {
+    pub guarantee: Option<Guarantee>,
+    pub broken_runs: Option<u64>,
+}
+
 /// Whether `step` is run by some actor, given a protocol and a producer configuration.
 pub fn runs_step(protocol: &Protocol, producer: &ProducerConfig, step: Step) -> bool {
     match step.actor() {
@@ -240,9 +248,13 @@ fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<ExploreExpe
 }
 
 /// What `explore --depth D` should find, in counts of runs (the crash-free run included).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ExploreExpect {
+    /// Per guarantee boundary beyond the ledger per event: its weakest guarantee over all
+    /// runs, and how many runs broke it.
+    #[serde(default)]
+    pub boundaries: BTreeMap<Scope, ScopeRunsExpect>,
     #[serde(default = "depth_one")]
     pub depth: usize,
     pub runs: Option<u64>,
@@ -296,11 +308,12 @@ impl Scenario {
     }
 
     /// Whether the verdict judges effects per intent (`transfer_id`) as well as per event:
-    /// when a producer process runs, when republications mint new `event_id`s, or when the
-    /// ledger has a business key.
+    /// when a producer process runs, when a publication can be repeated (a timeout) or mint
+    /// new `event_id`s, or when the ledger has a business key.
     pub fn reports_intents(&self) -> bool {
         self.producer.active()
             || self.producer.identity == Identity::PerAttempt
+            || !self.faults.publish_timeout.is_empty()
             || self.store.business_key_unique
     }
 

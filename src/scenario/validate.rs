@@ -7,8 +7,8 @@ use crate::broker::{BrokerConfig, LogConfig};
 use crate::fault::{
     CrashSpec, DeliveryFault, FailSpec, FaultPlan, PublishFault, RandomCrash, StallSpec,
 };
-use crate::producer::{Identity, ProducerConfig};
 use crate::model::{Boundary, Protocol, Step};
+use crate::producer::{Identity, ProducerConfig};
 use crate::store::StoreConfig;
 
 pub fn parse(text: &str, origin: &str) -> Result<Scenario, ScenarioError> {
@@ -442,7 +442,10 @@ impl Checker<'_> {
             let copies = event.map_or(workload.republish.len(), |e| {
                 workload.republish.iter().filter(|&&r| r == e).count()
             });
-            if let Some(copy) = c.copy.filter(|_| at.step.actor() == crate::model::StepActor::Consumer) {
+            if let Some(copy) = c
+                .copy
+                .filter(|_| at.step.actor() == crate::model::StepActor::Consumer)
+            {
                 if copy as usize > copies {
                     return Err(self.err(
                         format!("faults.crash[{i}].copy"),

@@ -86,7 +86,11 @@ impl Store {
     /// outbox row carrying `event.event_id`. A transfer that already exists rolls back.
     pub fn insert_transfer(&mut self, event: &Event, outbox: bool, now: Tick) -> TransferWrite {
         assert!(self.conn().is_autocommit(), "insert_transfer opens its own");
-        assert_eq!(self.control("BEGIN"), None, "a deferred BEGIN takes no lock");
+        assert_eq!(
+            self.control("BEGIN"),
+            None,
+            "a deferred BEGIN takes no lock"
+        );
         let result = self.write(
             INSERT_TRANSFER_ROW,
             &[
@@ -114,7 +118,9 @@ impl Store {
         };
         let answer = match answer {
             Ok(written) => return written,
-            Err(rusqlite::Error::SqliteFailure(f, _)) if f.code == ErrorCode::ConstraintViolation => {
+            Err(rusqlite::Error::SqliteFailure(f, _))
+                if f.code == ErrorCode::ConstraintViolation =>
+            {
                 TransferWrite::AlreadyRecorded
             }
             Err(e) => match contention(&e, 0) {
@@ -129,7 +135,10 @@ impl Store {
     /// The producer's `commit_transfer`: `true` once committed, `false` if SQLite answered
     /// busy (the transaction stays open; retry).
     pub fn commit_transfer(&mut self) -> bool {
-        assert!(!self.conn().is_autocommit(), "a transfer transaction is open");
+        assert!(
+            !self.conn().is_autocommit(),
+            "a transfer transaction is open"
+        );
         self.control("COMMIT").is_none()
     }
 
@@ -163,6 +172,29 @@ impl Store {
                 _ => panic!("outbox UPDATE: unexpected {e:?}"),
             },
         }
+    }
+
+    /// The outbox tables' contents as text without timestamps, for state fingerprints.
+    pub fn outbox_state(&self) -> String {
+        let mut out = String::new();
+        for sql in [
+            "SELECT transfer_id FROM transfer ORDER BY transfer_id",
+            "SELECT outbox_id, event_index, event_id, sent FROM outbox ORDER BY outbox_id",
+            "SELECT email_id, event_index, sent FROM email_outbox ORDER BY email_id",
+        ] {
+            let mut q = self.conn().prepare_cached(sql).expect("state query");
+            let columns = q.column_count();
+            let mut rows = q.query([]).expect("state query");
+            while let Some(row) = rows.next().expect("state row") {
+                for i in 0..columns {
+                    let v: rusqlite::types::Value = row.get(i).expect("state column");
+                    out.push_str(&format!("{v:?},"));
+                }
+                out.push(';');
+            }
+            out.push('|');
+        }
+        out
     }
 
     /// The transfers committed in this (producer's) database: the business intents.
@@ -213,7 +245,10 @@ mod tests {
         let (producer, relay) = conns.split_at_mut(1);
         let (producer, relay) = (&mut producer[0], &mut relay[0]);
         let e = event(0, "id-0");
-        assert_eq!(producer.insert_transfer(&e, true, 1), TransferWrite::Recorded);
+        assert_eq!(
+            producer.insert_transfer(&e, true, 1),
+            TransferWrite::Recorded
+        );
         assert_eq!(relay.next_unsent(OutboxTable::Events), None, "uncommitted");
         assert!(producer.commit_transfer());
         assert_eq!(relay.next_unsent(OutboxTable::Events), Some((1, 0)));

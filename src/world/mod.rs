@@ -67,7 +67,6 @@ pub struct RunResult {
     pub decisions: Vec<Decision>,
 }
 
-
 /// What a run records beyond what every run records.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct RunOptions {
@@ -171,7 +170,8 @@ impl<'s> World<'s> {
         let email_relay = scenario.protocol.has(Step::EnqueueEmail);
         // Connections to the consumers' database: theirs, the email relay's, and the
         // producer's and its relay's when the producer shares the file.
-        let extra = usize::from(email_relay) + usize::from(shared_producer) * (1 + usize::from(outbox));
+        let extra =
+            usize::from(email_relay) + usize::from(shared_producer) * (1 + usize::from(outbox));
         let mut dir = None;
         let mut stores = if n + extra == 1 {
             vec![Store::open_in_memory(&scenario.store, &accounts)
@@ -387,12 +387,16 @@ impl<'s> World<'s> {
         }
         let committed = self.stores[0].committed_state();
         let intents = self.scenario.workload.events;
-        let committed_intents = self.producer_store.as_mut().map(|s| s.committed_transfers());
+        let committed_intents = self
+            .producer_store
+            .as_mut()
+            .map(|s| s.committed_transfers());
         let outputs = self.outputs.committed_per_event(self.events.len());
         let verdict = check::check(&check::Observed {
             scopes: check::ScopeInputs {
                 intents,
                 per_intent: self.scenario.reports_intents(),
+                business_key: self.scenario.store.business_key_unique,
                 committed_intents: committed_intents.as_ref(),
                 email: (self.scenario.protocol.has(Step::ExternalEffect)
                     || self.scenario.protocol.has(Step::EnqueueEmail))
@@ -480,7 +484,7 @@ impl<'s> World<'s> {
             .chain(self.scenario.workload.republish.iter().copied())
             .collect();
         for intent in order {
-            self.publish(0, intent, Actor::Producer);
+            self.publish_recorded(intent);
             while self.faults.publish_times_out(intent) {
                 self.record(
                     0,
@@ -489,16 +493,28 @@ impl<'s> World<'s> {
                     None,
                     format!("no confirmation for e{intent}'s publication: publishing again"),
                 );
-                self.publish(0, intent, Actor::Producer);
+                self.publish_recorded(intent);
             }
         }
         self.drain_broker(0);
     }
 
+    /// A `direct` publication at tick 0, with its own trace line.
+    fn publish_recorded(&mut self, intent: EventIndex) {
+        let (event, what) = self.publish(0, intent);
+        let d = Delivery {
+            attempt: 0,
+            ..self.message_ref(self.broker.messages().len() - 1)
+        };
+        debug_assert_eq!(d.event, event);
+        self.record(0, Actor::Producer, "publish", Some(&d), what);
+    }
+
     /// Publishes intent `intent`'s event: the same `event_id` every time under a stable
     /// identity; under a per-attempt identity every publication after the first mints a
-    /// new event (same transfer, new `event_id`). Returns the event published.
-    fn publish(&mut self, now: Tick, intent: EventIndex, actor: Actor) -> EventIndex {
+    /// new event (same transfer, new `event_id`). Returns the event published and what
+    /// happened, for the publisher's trace line.
+    fn publish(&mut self, now: Tick, intent: EventIndex) -> (EventIndex, String) {
         let first = self.intent_publications[intent] == 0;
         self.intent_publications[intent] += 1;
         let event = if !first && self.scenario.producer.identity == Identity::PerAttempt {
@@ -514,8 +530,7 @@ impl<'s> World<'s> {
             Some(PartitionKey::EventId) => e.event_id.clone(),
             Some(PartitionKey::TransferId) | None => e.transfer_id.clone(),
         };
-        let m = self.broker.handle_publish(now, event, copy, &key);
-        let d = self.message_ref(m);
+        self.broker.handle_publish(now, event, copy, &key);
         let what = if event != intent {
             format!(
                 "published with a new event_id for e{intent}'s transfer {}: a different event \
@@ -527,8 +542,7 @@ impl<'s> World<'s> {
         } else {
             "republished (same event_id)".into()
         };
-        self.record(now, actor, "publish", Some(&d), what);
-        event
+        (event, what)
     }
 
     /// A new event for intent `intent`'s transfer with a fresh `event_id`, numbered after
@@ -771,11 +785,12 @@ impl<'s> World<'s> {
                     AckOutcome::Stale | AckOutcome::AlreadyAcked => self.outputs.handle_abort(c),
                 };
                 if settled > 0 {
-                    let what = if matches!(outcome, AckOutcome::Accepted | AckOutcome::StaleAccepted) {
-                        "the ack commits the broker transaction: its outputs become visible"
-                    } else {
-                        "the ack is refused: the broker transaction aborts with its outputs"
-                    };
+                    let what =
+                        if matches!(outcome, AckOutcome::Accepted | AckOutcome::StaleAccepted) {
+                            "the ack commits the broker transaction: its outputs become visible"
+                        } else {
+                            "the ack is refused: the broker transaction aborts with its outputs"
+                        };
                     self.record(now, Actor::Broker, "transaction", Some(d), what.into());
                 }
                 let text = match outcome {
@@ -947,6 +962,21 @@ impl<'s> World<'s> {
         out.push_str(&format!("#{}#", self.faults.fingerprint()));
         for x in &self.external_effects {
             out.push_str(&format!("{}.{};", x.event, x.copy));
+        }
+        // The producer, the relays and their tables, and the output topic decide the rest
+        // of the run as much as the consumers do.
+        out.push_str(&format!(
+            "#{:?}#{:?}#{:?}#{:?}#{:?}#{}#{:?}",
+            self.producer,
+            self.relays,
+            self.relay_sends,
+            self.intent_publications,
+            self.copies,
+            self.stores[0].outbox_state(),
+            self.outputs.records(),
+        ));
+        if let Some(store) = &self.producer_store {
+            out.push_str(&store.outbox_state());
         }
         out
     }

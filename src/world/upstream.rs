@@ -72,11 +72,16 @@ impl World<'_> {
             copy: self.intent_publications[intent],
             ..point(Boundary::before(step))
         };
-        if !std::mem::take(&mut self.producer_past_before) && self.side_crash(now, Side::Producer, before) {
+        if !std::mem::take(&mut self.producer_past_before)
+            && self.side_crash(now, Side::Producer, before)
+        {
             return;
         }
         let outbox = self.scenario.producer.mode == ProducerMode::Outbox;
-        let store = self.producer_store.as_mut().expect("an active producer has a database");
+        let store = self
+            .producer_store
+            .as_mut()
+            .expect("an active producer has a database");
         let (result, outcome) = match step {
             Step::InsertTransfer => match store.insert_transfer(&self.events[intent], outbox, now) {
                 TransferWrite::Recorded if outbox => (
@@ -102,25 +107,22 @@ impl World<'_> {
                 if store.commit_transfer() {
                     (ProducerResult::Done, "COMMIT".into())
                 } else {
-                    (
-                        ProducerResult::Busy,
-                        "SQLITE_BUSY on COMMIT; wait".into(),
-                    )
+                    (ProducerResult::Busy, "SQLITE_BUSY on COMMIT; wait".into())
                 }
             }
             Step::Publish => {
-                let event = self.publish(now, intent, Actor::Producer);
+                let (event, what) = self.publish(now, intent);
                 self.drain_broker(now);
                 if self.faults.publish_times_out(intent) {
                     (
                         ProducerResult::Timeout,
                         format!(
-                            "e{event} reached the broker, but the confirmation timed out: \
-                             publishing again"
+                            "e{event} {what}; it reached the broker, but the confirmation timed \
+                             out: the producer publishes again"
                         ),
                     )
                 } else {
-                    (ProducerResult::Done, format!("e{event} confirmed by the broker"))
+                    (ProducerResult::Done, format!("e{event} {what}: confirmed"))
                 }
             }
             other => unreachable!("{other} is not a producer step"),
@@ -143,7 +145,11 @@ impl World<'_> {
                 return;
             }
         }
-        if self.producer.as_ref().is_some_and(|p| p.poll_command().is_some()) {
+        if self
+            .producer
+            .as_ref()
+            .is_some_and(|p| p.poll_command().is_some())
+        {
             self.queue.push(now + STEP_TICKS, Occurrence::ProducerTurn);
         }
     }
@@ -157,7 +163,11 @@ impl World<'_> {
             "back; the unanswered request is given up"
         };
         self.record_side(now, Side::Producer, "restart", None, what.into());
-        if self.producer.as_ref().is_some_and(|p| p.poll_command().is_some()) {
+        if self
+            .producer
+            .as_ref()
+            .is_some_and(|p| p.poll_command().is_some())
+        {
             self.queue.push(now, Occurrence::ProducerTurn);
         }
     }
@@ -188,9 +198,9 @@ impl World<'_> {
                 }
                 let outcome = match kind {
                     RelayKind::Events => {
-                        let published = self.publish(now, event, Actor::Relay);
+                        let (published, what) = self.publish(now, event);
                         self.drain_broker(now);
-                        format!("outbox row {row}: e{published} published")
+                        format!("outbox row {row}: e{published} {what}")
                     }
                     RelayKind::Emails => {
                         self.external_effects.push(ExternalEffect {
@@ -222,15 +232,29 @@ impl World<'_> {
                 // The mark belongs to the send just made: the same copy number.
                 let mut point = self.relay_point(r, Boundary::before(mark), event);
                 point.copy -= 1;
-                if !std::mem::take(&mut self.relay_past_before[r]) && self.side_crash(now, side, point) {
+                if !std::mem::take(&mut self.relay_past_before[r])
+                    && self.side_crash(now, side, point)
+                {
                     return;
                 }
                 if !self.relay_stores[r].mark_sent(table, row) {
-                    self.record_side(now, side, mark.name(), Some(&point), "SQLITE_BUSY; wait".into());
+                    self.record_side(
+                        now,
+                        side,
+                        mark.name(),
+                        Some(&point),
+                        "SQLITE_BUSY; wait".into(),
+                    );
                     self.relays[r].handle_result(RelayResult::Busy);
                     self.relay_past_before[r] = true;
                 } else {
-                    self.record_side(now, side, mark.name(), Some(&point), format!("row {row} marked sent"));
+                    self.record_side(
+                        now,
+                        side,
+                        mark.name(),
+                        Some(&point),
+                        format!("row {row} marked sent"),
+                    );
                     self.relays[r].handle_result(RelayResult::Marked);
                     let after = BoundaryPoint {
                         boundary: Boundary::after(mark),

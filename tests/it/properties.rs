@@ -2,9 +2,13 @@
 //! `proptest-regressions/properties.txt`, which is committed, and replayed first.
 
 use delivery_sim::broker::{LogConfig, PartitionKey};
+use delivery_sim::check::ScopeVerdict;
 use delivery_sim::explore;
-use delivery_sim::fault::{CrashSpec, DeliveryFault, FailSpec, FaultPlan, RandomCrash};
-use delivery_sim::model::{Boundary, Step};
+use delivery_sim::fault::{
+    CrashSpec, DeliveryFault, FailSpec, FaultPlan, PublishFault, RandomCrash,
+};
+use delivery_sim::model::{Boundary, Scope, Step};
+use delivery_sim::producer::{Identity, ProducerConfig, ProducerDatabase, ProducerMode};
 use delivery_sim::{run, Guarantee, Protocol, Scenario};
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
@@ -342,4 +346,225 @@ fn hitting_the_tick_limit_is_reported() {
     let r = run(&s);
     assert_eq!(r.stop, delivery_sim::sim::StopReason::TickLimit);
     assert!(r.end_tick <= 100);
+}
+
+/// A protocol from step names, for the variants below.
+fn custom(name: &str, steps: &[Step]) -> Protocol {
+    Protocol::new(name, "", steps.to_vec()).expect("a valid protocol")
+}
+
+/// The verdict of `boundary`, which the run must have.
+fn scope(v: &delivery_sim::check::Verdict, boundary: Scope) -> ScopeVerdict {
+    *v.boundaries
+        .iter()
+        .find(|b| b.boundary == boundary)
+        .unwrap_or_else(|| panic!("the run has a {} verdict", boundary.name()))
+}
+
+/// Random crashes anywhere (producer, relays, consumer), plus planned ones at the given
+/// steps' boundaries.
+fn crashes_among(steps: Vec<Step>, events: usize) -> impl Strategy<Value = FaultPlan> {
+    let boundaries = Boundary::all_of(&steps);
+    let crash = (
+        proptest::sample::select(boundaries),
+        proptest::option::of(0..events),
+    )
+        .prop_map(|(at, event)| CrashSpec {
+            at,
+            event,
+            copy: None,
+            delivery: None,
+        });
+    (
+        proptest::collection::vec(crash, 0..3),
+        (0u32..=250_000, 0u32..=5),
+    )
+        .prop_map(|(crash, (ppm, max))| FaultPlan {
+            crash,
+            random_crash: Some(RandomCrash {
+                per_step_ppm: ppm,
+                max_crashes: max,
+            }),
+            ..FaultPlan::default()
+        })
+}
+
+fn outbox_case() -> impl Strategy<Value = (u64, usize, bool, bool, FaultPlan)> {
+    (1usize..=5).prop_flat_map(|events| {
+        let steps = [
+            Step::InsertTransfer,
+            Step::CommitTransfer,
+            Step::RelayPublish,
+            Step::MarkSent,
+            Step::Receive,
+            Step::Begin,
+            Step::InsertInbox,
+            Step::ApplyEffect,
+            Step::Commit,
+            Step::Ack,
+        ];
+        (
+            any::<u64>(),
+            Just(events),
+            any::<bool>(),
+            any::<bool>(),
+            crashes_among(steps.to_vec(), events),
+        )
+    })
+}
+
+proptest! {
+    #![proptest_config(config(64))]
+
+    /// Outbox plus inbox, end to end: whatever crashes hit the producer, its relay and the
+    /// consumer, every transfer the producer committed moves money exactly once, no money
+    /// moves for a transfer it did not commit, and every event ends acked. With the
+    /// producer's tables in their own database or in the consumer's.
+    #[test]
+    fn outbox_and_inbox_give_one_effect_per_intent_under_any_crashes(
+        (seed, events, shared, retry, plan) in outbox_case()
+    ) {
+        let mut s = scenario("inbox", seed, events, plan, vec![]);
+        s.producer = ProducerConfig {
+            mode: ProducerMode::Outbox,
+            database: if shared { ProducerDatabase::Shared } else { ProducerDatabase::Own },
+            retry,
+            ..ProducerConfig::default()
+        };
+        let r = run(&s);
+        let v = &r.verdict;
+        prop_assert_eq!(scope(v, Scope::LedgerPerEvent).guarantee, Guarantee::ExactlyOnce);
+        let intent = scope(v, Scope::LedgerPerIntent);
+        prop_assert_eq!(intent.guarantee, Guarantee::ExactlyOnce, "{}", r.trace.hash_hex());
+        prop_assert_eq!(intent.ghost, 0);
+        prop_assert!(v.all_acked);
+        prop_assert!(v.conserved);
+        if retry {
+            // A client that retries gets every request committed in the end.
+            prop_assert_eq!(intent.once, events as u64);
+        }
+        let again = run(&s);
+        prop_assert_eq!(again.trace.hash_hex(), r.trace.hash_hex());
+    }
+
+    /// A producer that mints a new event_id for each publication attempt, with timeouts and
+    /// crashes: the inbox sees new events, the ledger's business key still lets each
+    /// transfer move money once.
+    #[test]
+    fn the_business_key_keeps_one_effect_per_intent_under_unstable_identity(
+        seed in any::<u64>(),
+        events in 1usize..=5,
+        timeouts in proptest::collection::vec((proptest::option::of(0usize..5), 1u32..=2), 1..3),
+        plan in crashes_among(Protocol::built_in("inbox").unwrap().steps, 5),
+    ) {
+        let mut s = scenario("inbox", seed, events, plan, vec![]);
+        s.faults.crash.retain(|c| c.event.is_none_or(|e| e < events));
+        s.producer.identity = Identity::PerAttempt;
+        s.faults.publish_timeout = timeouts
+            .into_iter()
+            .map(|(event, times)| PublishFault { event: event.filter(|e| *e < events), times })
+            .collect();
+        s.store.business_key_unique = true;
+        let v = run(&s).verdict;
+        let intent = scope(&v, Scope::LedgerPerIntent);
+        prop_assert_eq!(intent.guarantee, Guarantee::ExactlyOnce);
+        prop_assert_eq!(intent.once, events as u64);
+        prop_assert!(v.all_acked && v.conserved);
+        // Without the business key the same plan duplicates every timed-out intent.
+        s.store.business_key_unique = false;
+        let unsafe_verdict = run(&s).verdict;
+        prop_assert!(scope(&unsafe_verdict, Scope::LedgerPerIntent).duplicated > 0);
+    }
+
+    /// The email through an outbox, with an idempotency key at the mail service: one email
+    /// per committed effect under any crashes of the consumer and of the email relay.
+    #[test]
+    fn the_email_outbox_with_a_key_sends_each_email_once(
+        seed in any::<u64>(),
+        events in 1usize..=5,
+        plan in crashes_among(vec![
+            Step::Receive, Step::Begin, Step::InsertInbox, Step::ApplyEffect,
+            Step::EnqueueEmail, Step::Commit, Step::Ack, Step::SendEmail, Step::MarkEmailSent,
+        ], 5),
+    ) {
+        let mut s = scenario("inbox", seed, events, plan, vec![]);
+        s.faults.crash.retain(|c| c.event.is_none_or(|e| e < events));
+        s.protocol = custom("inbox-email-outbox", &[
+            Step::Receive, Step::Begin, Step::InsertInbox, Step::ApplyEffect,
+            Step::EnqueueEmail, Step::Commit, Step::Ack,
+        ]);
+        s.email.idempotency_key = true;
+        let v = run(&s).verdict;
+        prop_assert_eq!(scope(&v, Scope::Email).guarantee, Guarantee::ExactlyOnce);
+        prop_assert_eq!(scope(&v, Scope::Email).once, events as u64);
+        prop_assert_eq!(v.guarantee, Guarantee::ExactlyOnce);
+    }
+
+    /// A transactional broker and an inbox: the output topic and the ledger both show each
+    /// event once, under any consumer crashes.
+    #[test]
+    fn a_transactional_broker_with_an_inbox_is_exactly_once_on_both_boundaries(
+        seed in any::<u64>(),
+        events in 1usize..=5,
+        plan in crashes_among(vec![
+            Step::Receive, Step::Begin, Step::InsertInbox, Step::ApplyEffect,
+            Step::Commit, Step::ProduceOutput, Step::Ack,
+        ], 5),
+    ) {
+        let mut s = scenario("inbox", seed, events, plan, vec![]);
+        s.faults.crash.retain(|c| c.event.is_none_or(|e| e < events));
+        s.protocol = custom("inbox-with-output", &[
+            Step::Receive, Step::Begin, Step::InsertInbox, Step::ApplyEffect,
+            Step::Commit, Step::ProduceOutput, Step::Ack,
+        ]);
+        s.broker.transactional = true;
+        let v = run(&s).verdict;
+        prop_assert_eq!(scope(&v, Scope::OutputTopic).guarantee, Guarantee::ExactlyOnce);
+        prop_assert_eq!(v.guarantee, Guarantee::ExactlyOnce);
+        prop_assert!(v.all_acked);
+    }
+}
+
+proptest! {
+    #![proptest_config(config(12))]
+
+    /// The unsafe variants, each caught by the checker at some single crash point: a dual
+    /// write loses an intent (commit first) or leaves a ghost (publish first, no retry); an
+    /// email sent after the commit is lost; an output without a broker transaction is
+    /// duplicated; a broker transaction does not stop the ledger from duplicating.
+    #[test]
+    fn every_unsafe_variant_has_a_crash_point_the_checker_catches(seed in any::<u64>(), events in 1usize..=3) {
+        let explored = |s: &Scenario, boundary: Scope| {
+            let x = explore::single_crash_points(s);
+            x.summary.scopes().into_iter().find(|(b, _)| *b == boundary).map(|(_, b)| b)
+        };
+        let mut s = scenario("inbox", seed, events, FaultPlan::default(), vec![]);
+        s.producer.mode = ProducerMode::CommitThenPublish;
+        let lost = explored(&s, Scope::LedgerPerIntent).unwrap();
+        prop_assert_eq!(lost.guarantee, Guarantee::AtMostOnce);
+        s.producer = ProducerConfig { mode: ProducerMode::PublishThenCommit, retry: false, ..ProducerConfig::default() };
+        prop_assert_eq!(explored(&s, Scope::LedgerPerIntent).unwrap().guarantee, Guarantee::AtLeastOnce);
+        s.producer = ProducerConfig { mode: ProducerMode::Outbox, ..ProducerConfig::default() };
+        prop_assert_eq!(explored(&s, Scope::LedgerPerIntent).unwrap().guarantee, Guarantee::ExactlyOnce);
+
+        let mut s = scenario("inbox", seed, events, FaultPlan::default(), vec![]);
+        s.protocol = custom("email-after-commit", &[
+            Step::Receive, Step::Begin, Step::InsertInbox, Step::ApplyEffect,
+            Step::Commit, Step::ExternalEffect, Step::Ack,
+        ]);
+        prop_assert_eq!(explored(&s, Scope::Email).unwrap().guarantee, Guarantee::AtMostOnce);
+
+        s.protocol = custom("output", &[
+            Step::Receive, Step::Begin, Step::InsertInbox, Step::ApplyEffect,
+            Step::Commit, Step::ProduceOutput, Step::Ack,
+        ]);
+        prop_assert_eq!(explored(&s, Scope::OutputTopic).unwrap().guarantee, Guarantee::AtLeastOnce);
+        s.protocol = custom("output-no-dedup", &[
+            Step::Receive, Step::Begin, Step::ApplyEffect, Step::Commit, Step::ProduceOutput, Step::Ack,
+        ]);
+        s.broker.transactional = true;
+        let x = explore::single_crash_points(&s);
+        prop_assert_eq!(x.summary.guarantee, Guarantee::AtLeastOnce);
+        prop_assert_eq!(x.summary.output_topic.unwrap().guarantee, Guarantee::ExactlyOnce);
+    }
 }
