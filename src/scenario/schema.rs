@@ -4,6 +4,7 @@
 
 use super::Expect;
 use crate::broker::{PartitionKey, StaleAck};
+use crate::consumer::CommitTimeoutStrategy;
 use crate::store::EffectMode;
 use serde::Deserialize;
 
@@ -87,6 +88,8 @@ pub struct RawWorkload {
     pub initial_balance_minor: Option<i64>,
     #[serde(default)]
     pub republish: Vec<u64>,
+    #[serde(default)]
+    pub republish_altered: Vec<u64>,
     pub lifecycle: Option<bool>,
 }
 
@@ -111,6 +114,7 @@ pub struct RawBroker {
     pub key: Option<PartitionKey>,
     pub commit_every: Option<u32>,
     pub auto_commit: Option<bool>,
+    pub replay_dead_letters_at_tick: Option<u64>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
@@ -124,6 +128,7 @@ pub enum BrokerKind {
 #[serde(deny_unknown_fields)]
 pub struct RawConsumer {
     pub restart_delay_ticks: Option<u64>,
+    pub on_commit_timeout: Option<CommitTimeoutStrategy>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -141,6 +146,16 @@ pub struct RawFaults {
     pub lose_ack: Vec<RawDeliveryFault>,
     #[serde(default)]
     pub duplicate_delivery: Vec<RawDeliveryFault>,
+    #[serde(default)]
+    pub commit_timeout: Vec<RawCommitTimeout>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawCommitTimeout {
+    pub event: Option<u64>,
+    pub delivery: Option<u32>,
+    pub applied: bool,
 }
 
 #[derive(Debug, Deserialize)]
@@ -183,6 +198,7 @@ pub struct RawFail {
     pub event: Option<u64>,
     pub delivery: Option<u32>,
     pub times: Option<u32>,
+    pub until_tick: Option<u64>,
 }
 
 #[derive(Debug, Default, Deserialize)]
