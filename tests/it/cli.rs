@@ -401,7 +401,7 @@ fn the_readme_scenario_example_is_a_real_scenario_file() {
 }
 
 /// Splits a replay command as a POSIX shell would, for the simple quoting `Origin` emits.
-fn shell_words(cmd: &str) -> Vec<String> {
+pub fn shell_words(cmd: &str) -> Vec<String> {
     let mut words = Vec::new();
     let mut word = String::new();
     let mut quoted = false;
