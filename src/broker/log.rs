@@ -135,12 +135,7 @@ impl LogBroker {
     ) -> MessageId {
         let id = self.messages.len();
         let p = partition_of(key, self.config.partitions);
-        self.messages.push(Message {
-            event,
-            copy,
-            state: MessageState::Ready,
-            deliveries: 0,
-        });
+        self.messages.push(Message::published(event, copy));
         self.place.push((p, self.partitions[p].log.len()));
         self.partitions[p].log.push(id);
         self.outputs.push_back(BrokerOutput::Ready { message: id });

@@ -11,6 +11,12 @@
 //! or rejected it becomes ready again after `redelivery_delay_ticks`. With a lease (SQS's
 //! visibility timeout), an in-flight message whose lease expires is ready again at once,
 //! while its first consumer may still be working on it: two consumers then handle it.
+//!
+//! After `max_deliveries` a released message is dead-lettered: parked, never delivered
+//! again, unless the dead-letter queue is replayed (`replay_dead_letters_at_tick`, what a
+//! person does once the bug that poisoned it is fixed): then every dead-lettered message is
+//! ready again, the same message with the same event, and its deliveries count afresh
+//! towards `max_deliveries` (attempt numbers go on, so every delivery keeps its own name).
 
 pub mod log;
 pub mod output;
@@ -46,6 +52,9 @@ pub struct BrokerConfig {
     /// Consume-produce-commit inside the broker: a consumer's outputs commit atomically with
     /// its ack (see [`output`]).
     pub transactional: bool,
+    /// At this virtual tick every dead-lettered message is made ready again (a replay of the
+    /// dead-letter queue). `None`: dead letters stay parked.
+    pub replay_dead_letters_at_tick: Option<Tick>,
 }
 
 /// Whether the broker honours an ack that names an earlier delivery.
@@ -69,6 +78,7 @@ impl Default for BrokerConfig {
             delivery_jitter_ticks: None,
             log: None,
             transactional: false,
+            replay_dead_letters_at_tick: None,
         }
     }
 }
@@ -103,7 +113,7 @@ pub enum MessageState {
         at: Tick,
     },
     /// Released after `max_deliveries` deliveries: parked for a person, never delivered
-    /// again.
+    /// again unless the dead-letter queue is replayed.
     DeadLettered {
         at: Tick,
     },
@@ -116,6 +126,11 @@ pub struct Message {
     pub state: MessageState,
     /// How many times it was delivered.
     pub deliveries: u32,
+    /// How many times it was replayed from the dead-letter queue.
+    pub dead_letter_replays: u32,
+    /// `deliveries` when it was last replayed from the dead-letter queue: only deliveries
+    /// since then count towards `max_deliveries`.
+    pub deliveries_before_replay: u32,
 }
 
 /// Why the broker set a timer.
@@ -128,6 +143,18 @@ pub enum TimerKind {
 }
 
 impl Message {
+    /// A message just published, ready and never delivered.
+    pub fn published(event: EventIndex, copy: u32) -> Message {
+        Message {
+            event,
+            copy,
+            state: MessageState::Ready,
+            deliveries: 0,
+            dead_letter_replays: 0,
+            deliveries_before_replay: 0,
+        }
+    }
+
     /// Delivers this message (`id`) to `consumer`: one more delivery, now in flight.
     fn hand_over(&mut self, id: MessageId, consumer: ConsumerId) -> Delivery {
         self.deliveries += 1;
@@ -157,6 +184,8 @@ pub enum BrokerOutput {
     Ready { message: MessageId },
     /// A message went to the dead-letter queue.
     DeadLettered { message: MessageId },
+    /// Call [`Broker::handle_dead_letter_replay`] at `at`.
+    DeadLetterReplayTimer { at: Tick },
 }
 
 /// What became of an ack.
@@ -246,6 +275,15 @@ impl Broker {
         }
     }
 
+    /// The dead-letter queue is replayed: returns the messages made ready again, in id
+    /// order (a log has no dead-letter queue).
+    pub fn handle_dead_letter_replay(&mut self, now: Tick) -> Vec<MessageId> {
+        match self {
+            Broker::Queue(q) => q.handle_dead_letter_replay(now),
+            Broker::Log(_) => Vec::new(),
+        }
+    }
+
     /// The broker delivers `message` again while in flight (a queue's own duplicate).
     pub fn handle_duplicate_delivery(&mut self, now: Tick, message: MessageId) -> bool {
         match self {
@@ -290,24 +328,23 @@ pub struct QueueBroker {
 impl QueueBroker {
     /// A queue whose random delays come from the broker stream of `seed`.
     pub fn new(config: BrokerConfig, seed: u64) -> QueueBroker {
+        let mut outputs = VecDeque::new();
+        if let Some(at) = config.replay_dead_letters_at_tick {
+            outputs.push_back(BrokerOutput::DeadLetterReplayTimer { at });
+        }
         QueueBroker {
             rng: SimRng::new(seed, Stream::Broker),
             config,
             messages: Vec::new(),
             ready: VecDeque::new(),
-            outputs: VecDeque::new(),
+            outputs,
         }
     }
 
     /// A producer publishes `event` (its `copy`-th publication). It is ready at once.
     pub fn handle_publish(&mut self, now: Tick, event: EventIndex, copy: u32) -> MessageId {
         let id = self.messages.len();
-        self.messages.push(Message {
-            event,
-            copy,
-            state: MessageState::Ready,
-            deliveries: 0,
-        });
+        self.messages.push(Message::published(event, copy));
         match self.jitter() {
             0 => {
                 self.ready.push_back(id);
@@ -430,6 +467,21 @@ impl QueueBroker {
         in_flight
     }
 
+    /// Every dead-lettered message is ready again, with a fresh count of deliveries towards
+    /// `max_deliveries`. Returns them, in id order.
+    pub fn handle_dead_letter_replay(&mut self, _now: Tick) -> Vec<MessageId> {
+        let dead: Vec<MessageId> = (0..self.messages.len())
+            .filter(|&id| matches!(self.messages[id].state, MessageState::DeadLettered { .. }))
+            .collect();
+        for &id in &dead {
+            let m = &mut self.messages[id];
+            m.dead_letter_replays += 1;
+            m.deliveries_before_replay = m.deliveries;
+            self.make_ready(id);
+        }
+        dead
+    }
+
     fn make_ready(&mut self, message: MessageId) {
         self.messages[message].state = MessageState::Ready;
         self.ready.push_back(message);
@@ -445,7 +497,7 @@ impl QueueBroker {
         if self
             .config
             .max_deliveries
-            .is_some_and(|max| m.deliveries >= max)
+            .is_some_and(|max| m.deliveries - m.deliveries_before_replay >= max)
         {
             m.state = MessageState::DeadLettered { at: now };
             self.outputs
@@ -471,6 +523,12 @@ impl QueueBroker {
                 MessageState::DeadLettered { .. } => "dead".to_string(),
             };
             out.push_str(&format!("{}.{}x{}:{state};", m.event, m.copy, m.deliveries));
+            if m.dead_letter_replays > 0 {
+                out.push_str(&format!(
+                    "replayed{}@{};",
+                    m.dead_letter_replays, m.deliveries_before_replay
+                ));
+            }
         }
         out.push_str(&format!("ready{:?}", self.ready));
         out
@@ -595,6 +653,51 @@ mod tests {
         );
         assert_eq!(b.messages()[0].state, MessageState::DeadLettered { at: 13 });
         assert_eq!(b.handle_receive(100, 0), None, "never delivered again");
+    }
+
+    #[test]
+    fn a_dead_letter_replay_makes_parked_messages_ready_with_a_fresh_budget() {
+        let mut b = QueueBroker::new(
+            BrokerConfig {
+                max_deliveries: Some(1),
+                replay_dead_letters_at_tick: Some(100),
+                ..BrokerConfig::default()
+            },
+            0,
+        );
+        assert_eq!(
+            drain(&mut b),
+            vec![BrokerOutput::DeadLetterReplayTimer { at: 100 }]
+        );
+        b.handle_publish(0, 0, 0);
+        b.handle_publish(0, 1, 0);
+        drain(&mut b);
+        let first = b.handle_receive(1, 0).unwrap();
+        b.handle_nack(2, &first);
+        assert_eq!(
+            drain(&mut b),
+            vec![BrokerOutput::DeadLettered { message: 0 }]
+        );
+        assert_eq!(b.handle_dead_letter_replay(50), vec![0]);
+        assert_eq!(drain(&mut b), vec![BrokerOutput::Ready { message: 0 }]);
+        let other = b.handle_receive(51, 0).unwrap();
+        assert_eq!(
+            other.event, 1,
+            "the replayed message queues behind the ready one"
+        );
+        let again = b.handle_receive(51, 0).unwrap();
+        assert_eq!(
+            (again.message, again.attempt),
+            (0, 2),
+            "the same message, its attempts numbered on"
+        );
+        assert_eq!(b.messages()[0].dead_letter_replays, 1);
+        b.handle_nack(52, &again);
+        assert!(
+            matches!(b.messages()[0].state, MessageState::DeadLettered { .. }),
+            "one fresh delivery, then parked again"
+        );
+        assert_eq!(b.handle_dead_letter_replay(60), vec![0]);
     }
 
     #[test]

@@ -7,6 +7,11 @@
 //! both there or neither), counts external effects separately (they are outside the
 //! database's guarantee), and checks liveness (every event acked when the run ended, or why
 //! not).
+//!
+//! Payload alerts (the same `event_id` with another payload, refused by the inbox) are read
+//! from their committed table and reported on their own, per event, with both payloads:
+//! never counted as duplicates discarded, never dropped. A copy with another payload that
+//! was applied (no inbox) shows as a duplicated effect whose amounts differ.
 
 use crate::broker::{Message, MessageState};
 use crate::fault::CrashRecord;
@@ -16,7 +21,7 @@ use crate::model::{
 };
 use crate::scenario::Expect;
 use crate::sim::StopReason;
-use crate::store::CommittedState;
+use crate::store::{CommittedState, PayloadAlertRow};
 use serde::Serialize;
 
 /// What happened to one event's business effect.
@@ -70,8 +75,16 @@ pub struct EventReport {
     pub external_effects: u32,
     /// Deliveries of it (every publication, every attempt).
     pub deliveries: u32,
-    /// Deliveries the consumer recognised as already processed and discarded.
+    /// Deliveries the consumer recognised as already processed and discarded (a copy with
+    /// another payload is not one of them: see `payload_alerts`).
     pub duplicates_discarded: u32,
+    /// The amount of each committed credit of it, in commit order: more than one amount
+    /// means a copy with another payload was applied.
+    pub amounts_minor: Vec<i64>,
+    /// Copies with its `event_id` and another payload, refused and alerted.
+    pub payload_alerts: Vec<PayloadAlert>,
+    /// How many times a publication of it was replayed from the dead-letter queue.
+    pub dead_letter_replays: u32,
     pub outcome: Outcome,
     /// Some publication of it went to the dead-letter queue.
     pub dead_lettered: bool,
@@ -83,6 +96,16 @@ pub struct EventReport {
     pub unacked_reason: Option<String>,
     /// The crashes that hit a delivery of this event.
     pub crash_points: Vec<BoundaryPoint>,
+}
+
+/// One committed payload alert: a copy of an event arrived with the event's `event_id` and
+/// another payload. The inbox kept `stored_payload`; `received_payload` was not applied.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PayloadAlert {
+    pub stored_payload: String,
+    pub received_payload: String,
+    /// Virtual time of the alert.
+    pub detected_at: u64,
 }
 
 /// The verdict of one run.
@@ -97,6 +120,8 @@ pub struct Verdict {
     pub dead_lettered: u64,
     /// Events the projection rejected as out of order.
     pub rejected: u64,
+    /// Committed payload alerts (same `event_id`, another payload), over all events.
+    pub payload_alerts: u64,
     pub guarantee: Guarantee,
     pub all_acked: bool,
     /// Balances sum to the opening total, every account's balance is its opening balance
@@ -232,11 +257,12 @@ pub struct ScopeInputs<'a> {
 }
 
 impl Verdict {
-    /// The events that were not applied exactly once, or are torn, or not acked.
+    /// The events that were not applied exactly once, or are torn, or not acked, or had a
+    /// copy with another payload.
     pub fn anomalies(&self) -> impl Iterator<Item = &EventReport> {
-        self.events
-            .iter()
-            .filter(|e| e.outcome != Outcome::Once || e.torn || !e.acked)
+        self.events.iter().filter(|e| {
+            e.outcome != Outcome::Once || e.torn || !e.acked || !e.payload_alerts.is_empty()
+        })
     }
 }
 
@@ -325,6 +351,17 @@ pub fn check(o: &Observed<'_>) -> Verdict {
         let acked = messages
             .iter()
             .all(|m| matches!(m.state, MessageState::Acked { .. }));
+        let payload_alerts = o
+            .committed
+            .payload_alerts
+            .iter()
+            .filter(|a| a.event_id == e.event_id)
+            .map(|a: &PayloadAlertRow| PayloadAlert {
+                stored_payload: a.stored_payload.clone(),
+                received_payload: a.received_payload.clone(),
+                detected_at: a.detected_at,
+            })
+            .collect();
         let unacked_reason = (!acked).then(|| unacked_reason(o, &messages));
         reports.push(EventReport {
             event: e.index,
@@ -341,6 +378,14 @@ pub fn check(o: &Observed<'_>) -> Verdict {
                 .count() as u32,
             deliveries: messages.iter().map(|m| m.deliveries).sum(),
             duplicates_discarded: o.duplicates_discarded[e.index],
+            amounts_minor: o
+                .committed
+                .credit_amounts
+                .get(&e.event_id)
+                .cloned()
+                .unwrap_or_default(),
+            payload_alerts,
+            dead_letter_replays: messages.iter().map(|m| m.dead_letter_replays).sum(),
             outcome,
             dead_lettered,
             torn: !completion && ledger.debits != ledger.credits,
@@ -376,6 +421,7 @@ pub fn check(o: &Observed<'_>) -> Verdict {
         .map(|a| a.name.clone())
         .collect();
     Verdict {
+        payload_alerts: o.committed.payload_alerts.len() as u64,
         guarantee: Guarantee::from_anomalies(lost > 0, duplicated > 0),
         all_acked: reports.iter().all(|r| r.acked),
         conserved: balance_total_minor == opening_total_minor
@@ -538,6 +584,14 @@ pub fn failed_expectations(expect: &Expect, v: &Verdict) -> Vec<String> {
             }
         }
     }
+    if let Some(want) = expect.payload_alerts {
+        if want != v.payload_alerts {
+            failed.push(format!(
+                "expected {want} payload alert(s), observed {}",
+                v.payload_alerts
+            ));
+        }
+    }
     push_mismatches(
         &mut failed,
         &[
@@ -622,6 +676,8 @@ mod tests {
             copy: 0,
             state: MessageState::Acked { at: 1 },
             deliveries: 1,
+            dead_letter_replays: 0,
+            deliveries_before_replay: 0,
         }
     }
 
@@ -696,6 +752,70 @@ mod tests {
     }
 
     #[test]
+    fn payload_alerts_are_reported_per_event_and_never_as_discarded_duplicates() {
+        let events: Vec<Event> = (0..2).map(event).collect();
+        let mut committed = CommittedState::default();
+        for i in 0..2 {
+            committed.ledger.insert(
+                format!("id-{i}"),
+                LedgerCounts {
+                    debits: 1,
+                    credits: 1,
+                    completions: 0,
+                },
+            );
+        }
+        committed.balances.insert("acc_00001".into(), 100);
+        committed.payload_alerts.push(PayloadAlertRow {
+            event_id: "id-1".into(),
+            stored_payload: "stored".into(),
+            received_payload: "received".into(),
+            detected_at: 9,
+        });
+        let accounts = [Account {
+            name: "acc_00001".into(),
+            initial_balance_minor: 100,
+        }];
+        let mut messages: Vec<Message> = (0..2).map(acked).collect();
+        messages[0].dead_letter_replays = 1;
+        let v = check(&Observed {
+            scopes: ScopeInputs {
+                intents: events.len(),
+                ..ScopeInputs::default()
+            },
+            events: &events,
+            accounts: &accounts,
+            protocol: &Protocol::built_in("inbox").unwrap(),
+            committed: &committed,
+            messages: &messages,
+            crashes: &[],
+            external_effects: &[],
+            duplicates_discarded: &[0, 0],
+            stop: StopReason::Quiescent,
+        });
+        assert_eq!(v.payload_alerts, 1);
+        assert_eq!(
+            v.guarantee,
+            Guarantee::ExactlyOnce,
+            "an alert is not a duplicate"
+        );
+        assert_eq!(v.events[1].payload_alerts[0].received_payload, "received");
+        assert_eq!(v.events[1].duplicates_discarded, 0);
+        assert!(v.events[0].payload_alerts.is_empty());
+        assert_eq!(v.events[0].dead_letter_replays, 1);
+        let anomalous: Vec<usize> = v.anomalies().map(|e| e.event).collect();
+        assert_eq!(anomalous, [1], "an alert is an anomaly, a replay is not");
+        let expect = Expect {
+            payload_alerts: Some(0),
+            ..Expect::default()
+        };
+        assert_eq!(
+            failed_expectations(&expect, &v),
+            ["expected 0 payload alert(s), observed 1"]
+        );
+    }
+
+    #[test]
     fn expectations_report_each_mismatch() {
         let v = verdict(&[(0, 0), (1, 1)], 100);
         let expect = Expect {
@@ -703,6 +823,7 @@ mod tests {
             lost: Some(0),
             duplicated: Some(0),
             rejected: None,
+            payload_alerts: None,
             all_acked: Some(true),
             conserved: Some(true),
             explore: Vec::new(),

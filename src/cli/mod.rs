@@ -1,6 +1,12 @@
 //! The command line: parses arguments (clap), turns them into a validated scenario, runs,
 //! prints, and maps the result to an exit code: 0 when expectations held (or there were
 //! none), 1 when one failed, 2 for a usage or input error.
+//!
+//! The checks a command makes (run a scenario and compare with its `expect`, explore it to
+//! a depth, enumerate its interleavings) are functions here that `run DIR` ([`folder`])
+//! calls for each file too, so a folder is checked exactly as its files are one by one.
+
+mod folder;
 
 use crate::check;
 use crate::explore;
@@ -9,7 +15,7 @@ use crate::fault::CrashSpec;
 use crate::model::{BoundaryPoint, Protocol};
 use crate::report::{json, markdown, text, Origin};
 use crate::scenario::{bounds, Scenario, ScenarioError};
-use crate::world;
+use crate::world::{self, RunResult};
 use clap::{Args, Parser, Subcommand};
 use std::io::Write;
 use std::path::PathBuf;
@@ -21,6 +27,7 @@ Examples:
   delivery-sim protocols                       the built-in protocols and their steps
   delivery-sim run scenarios/inbox-crash-between-commit-and-ack.json
   delivery-sim run scenarios/ack-first-crash-after-ack.json --trace
+  delivery-sim run scenarios/                  every scenario file, each checked against its expect
   delivery-sim explore scenarios/inbox-random-crashes-20-events.json --json
   delivery-sim run --protocol no-dedup --events 3 --crash 'after:commit e0 d1'
 
@@ -43,11 +50,19 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Run one scenario and report what happened to every event.
+    /// Run one scenario and report what happened to every event. Given a folder, run every
+    /// scenario file in it (`*.json`, in name order) and check each against its `expect`:
+    /// the run, every pinned exploration depth and the pinned interleavings; print one row
+    /// per file, the failures with their replay commands, and the totals.
     #[command(after_help = "Examples:
   delivery-sim run scenarios/no-dedup-crash-between-commit-and-ack.json
   delivery-sim run scenarios/inbox-exact-duplicate.json --seed 42 --json
-  delivery-sim run --protocol ack-first --crash 'after:ack e1 d1' --trace")]
+  delivery-sim run --protocol ack-first --crash 'after:ack e1 d1' --trace
+  delivery-sim run scenarios/
+  delivery-sim run scenarios/ --json
+
+With a folder, the exit code is 2 if any file is bad input (the others still run), else 1
+if any expectation failed, else 0.")]
     Run(RunArgs),
     /// Run a scenario once per single crash point (every boundary of every step of every
     /// delivery attempt the crash-free run reaches) and summarise.
@@ -84,7 +99,7 @@ pub struct BenchArgs {
 /// Where the scenario comes from: a file, or a built-in protocol with default settings.
 #[derive(Debug, Args)]
 pub struct ScenarioArgs {
-    /// A scenario file (JSON).
+    /// A scenario file (JSON); `run` also takes a folder of them.
     #[arg(value_name = "FILE", required_unless_present = "protocol")]
     pub file: Option<PathBuf>,
     /// Instead of a file: a built-in protocol with default settings and no faults.
@@ -294,6 +309,11 @@ fn load(source: &Source) -> Result<(Scenario, Origin), CliError> {
 
 fn load_scenario(source: &ScenarioArgs) -> Result<(Scenario, Origin), CliError> {
     match (&source.file, &source.protocol) {
+        (Some(path), _) if path.is_dir() => Err(CliError::Usage(format!(
+            "{} is a folder; `run` checks every scenario file in a folder, `explore` and \
+             `sweep` take one scenario file",
+            path.display()
+        ))),
         (Some(path), _) => Ok((
             Scenario::from_file(path)?,
             Origin::File(path.display().to_string()),
@@ -356,7 +376,33 @@ fn crash_override(scenario: &Scenario, points: &[String]) -> Result<Vec<Boundary
         .collect()
 }
 
+/// Runs `scenario` with the scheduling choices `schedule` (empty: the default schedule)
+/// and compares the run with the scenario's `expect`: the failed expectations, or `None`
+/// when it states none. What `run FILE` does, and the `run` check of `run DIR`.
+fn checked_run(scenario: &Scenario, schedule: &[u32]) -> (RunResult, Option<Vec<String>>) {
+    let result = world::run_scheduled(scenario, world::RunOptions::default(), schedule);
+    let failures = scenario
+        .expect
+        .as_ref()
+        .map(|e| check::failed_expectations(e, &result.verdict));
+    (result, failures)
+}
+
 fn run(args: &RunArgs) -> Result<(String, ExitCode), CliError> {
+    if let Some(path) = &args.source.scenario.file {
+        if path.is_dir() {
+            return folder::run_folder(path, args);
+        }
+        if !path.exists() && path.extension().is_none_or(|x| x != "json") {
+            // Without the `.json` it may as well have been meant as a folder: say neither
+            // was found rather than "cannot read the file".
+            return Err(CliError::Usage(format!(
+                "{}: no such file or folder; `run` takes a scenario file (.json) or a folder \
+                 of them",
+                path.display()
+            )));
+        }
+    }
     let (mut scenario, origin) = load(&args.source)?;
     let crashes = crash_override(&scenario, &args.crash)?;
     if !crashes.is_empty() {
@@ -367,7 +413,7 @@ fn run(args: &RunArgs) -> Result<(String, ExitCode), CliError> {
         Some(text) => parse_schedule(text)?,
         None => Vec::new(),
     };
-    let result = world::run_scheduled(&scenario, world::RunOptions::default(), &schedule);
+    let (result, failures) = checked_run(&scenario, &schedule);
     if let Some(d) = result
         .decisions
         .iter()
@@ -379,10 +425,6 @@ fn run(args: &RunArgs) -> Result<(String, ExitCode), CliError> {
             d.1, d.0.alternatives
         )));
     }
-    let failures = scenario
-        .expect
-        .as_ref()
-        .map(|e| check::failed_expectations(e, &result.verdict));
     let held = held(&failures);
     let mut out = String::new();
     for p in &crashes {
@@ -444,17 +486,29 @@ fn explore_options(
     })
 }
 
+/// Explores `scenario` to `depth` and compares the summary with its `expect` (the entry
+/// for that depth, else the top-level fields): the failed expectations, or `None` when it
+/// states none. What `explore FILE --depth D` does, and the `explore dD` check of `run DIR`.
+fn checked_exploration(
+    scenario: &Scenario,
+    depth: usize,
+    max_schedules: u64,
+) -> Result<(explore::Exploration, Option<Vec<String>>), CliError> {
+    let options = explore_options(scenario, depth, max_schedules)?;
+    let x = explore::explore(scenario, options);
+    let failures = scenario
+        .expect
+        .as_ref()
+        .map(|e| explore::failed_expectations(e, &x.summary));
+    Ok((x, failures))
+}
+
 fn explore(args: &ExploreArgs) -> Result<(String, ExitCode), CliError> {
     let (scenario, origin) = load(&args.source)?;
     if args.interleavings {
         return interleavings(args, &scenario, &origin);
     }
-    let options = explore_options(&scenario, args.depth, args.max_schedules)?;
-    let x = explore::explore(&scenario, options);
-    let failures = scenario
-        .expect
-        .as_ref()
-        .map(|e| explore::failed_expectations(e, &x.summary));
+    let (x, failures) = checked_exploration(&scenario, args.depth, args.max_schedules)?;
     let held = held(&failures);
     let out = if args.json {
         let expect = failures.map(json::ExpectJson::from_failures);
@@ -671,11 +725,17 @@ fn replay_with_schedule(command: String, schedule: &[u32]) -> String {
     }
 }
 
-fn interleavings(
-    args: &ExploreArgs,
+/// Enumerates the interleavings of `scenario`'s consumers up to `max_preemptions` (else the
+/// bound its `expect.interleavings` pins, else the default) and compares them with its
+/// `expect.interleavings` (not with `with_crashes`: the pinned counts are for the
+/// interleavings alone): the failed expectations, or `None` when it pins none. What
+/// `explore FILE --interleavings` does, and the `interleavings` check of `run DIR`.
+fn checked_interleavings(
     scenario: &Scenario,
-    origin: &Origin,
-) -> Result<(String, ExitCode), CliError> {
+    max_preemptions: Option<usize>,
+    max_interleavings: u64,
+    with_crashes: bool,
+) -> Result<(explore::Interleavings, Option<Vec<String>>), CliError> {
     if scenario.consumers < 2 {
         return Err(CliError::Usage(format!(
             "--interleavings: `{}` has one consumer, so its steps have one order; set \
@@ -687,8 +747,7 @@ fn interleavings(
         .expect
         .as_ref()
         .and_then(|e| e.interleavings.as_ref());
-    let max_preemptions = args
-        .max_preemptions
+    let max_preemptions = max_preemptions
         .or(expect.and_then(|e| e.max_preemptions))
         .unwrap_or(explore::DEFAULT_MAX_PREEMPTIONS);
     if max_preemptions > 8 {
@@ -696,18 +755,31 @@ fn interleavings(
             "--max-preemptions: {max_preemptions} is out of range; allowed: 0 to 8"
         )));
     }
-    if args.max_interleavings == 0 || args.max_interleavings > MAX_SCHEDULES_CEILING {
+    if max_interleavings == 0 || max_interleavings > MAX_SCHEDULES_CEILING {
         return Err(CliError::Usage(format!(
-            "--max-interleavings: {} is out of range; allowed: 1 to {MAX_SCHEDULES_CEILING}",
-            args.max_interleavings
+            "--max-interleavings: {max_interleavings} is out of range; allowed: 1 to \
+             {MAX_SCHEDULES_CEILING}"
         )));
     }
-    let x = explore::interleavings(
+    let x = explore::interleavings(scenario, max_preemptions, max_interleavings, with_crashes);
+    // The expected counts are for the interleavings alone.
+    let failures = expect
+        .filter(|_| !with_crashes)
+        .map(|e| explore::failed_interleaving_expectations(e, &x));
+    Ok((x, failures))
+}
+
+fn interleavings(
+    args: &ExploreArgs,
+    scenario: &Scenario,
+    origin: &Origin,
+) -> Result<(String, ExitCode), CliError> {
+    let (x, failures) = checked_interleavings(
         scenario,
-        max_preemptions,
+        args.max_preemptions,
         args.max_interleavings,
         args.with_crashes,
-    );
+    )?;
     let replays: Vec<String> = x
         .runs
         .iter()
@@ -716,10 +788,6 @@ fn interleavings(
             replay_with_schedule(origin.replay_command(scenario.seed, &crash), &r.schedule)
         })
         .collect();
-    // The expected counts are for the interleavings alone.
-    let failures = expect
-        .filter(|_| !args.with_crashes)
-        .map(|e| explore::failed_interleaving_expectations(e, &x));
     let held = held(&failures);
     let out = if args.json {
         to_json(&json::interleavings_json(scenario, &x, &replays, failures))

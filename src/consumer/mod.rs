@@ -10,10 +10,42 @@
 //! transaction and acks, if its protocol acks at all and has not yet. After a step fails,
 //! it rolls back and, unless it already acked, rejects the delivery so that the broker
 //! redelivers it. A crash loses everything volatile; on restart it goes back to `receive`.
+//!
+//! After a step reports the same `event_id` with another payload (a producer's corruption),
+//! it rolls back, records a payload alert in its own committed statement, and acks: the
+//! original was processed, the corrupt copy must not be. After a `COMMIT` that timed out
+//! it cannot know whether the commit happened, and follows its [`CommitTimeoutStrategy`].
 
 use crate::broker::{AckOutcome, Delivery};
 use crate::model::{Protocol, Step};
 use crate::store::DbOutcome;
+use serde::{Deserialize, Serialize};
+
+/// What the consumer does when its `COMMIT` times out, not knowing whether it happened.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CommitTimeoutStrategy {
+    /// Runs the transaction again from `begin`, blindly: safe only if the transaction
+    /// recognises its own earlier commit (a stable `event_id` in the inbox).
+    #[default]
+    Retry,
+    /// Treats the delivery as done and goes on (acks): loses the event if the commit did
+    /// not happen.
+    Abandon,
+    /// Looks the `event_id` up in the inbox (a `SELECT`): found means committed, so it goes
+    /// on; absent means not committed, so it runs the transaction again.
+    Lookup,
+}
+
+impl CommitTimeoutStrategy {
+    pub fn name(self) -> &'static str {
+        match self {
+            CommitTimeoutStrategy::Retry => "retry",
+            CommitTimeoutStrategy::Abandon => "abandon",
+            CommitTimeoutStrategy::Lookup => "lookup",
+        }
+    }
+}
 
 /// What the consumer wants done next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,6 +56,11 @@ pub enum Action {
     Rollback,
     /// Clean-up: reject the delivery after a failure so the broker redelivers it.
     Nack,
+    /// After a payload mismatch (and its rollback): record the alert, committed on its own.
+    RecordAlert,
+    /// After a commit timeout, with [`CommitTimeoutStrategy::Lookup`]: `SELECT` the inbox
+    /// for the event.
+    Lookup,
 }
 
 impl Action {
@@ -32,6 +69,8 @@ impl Action {
             Action::Step(s) => s.name(),
             Action::Rollback => "rollback",
             Action::Nack => "nack",
+            Action::RecordAlert => "record_alert",
+            Action::Lookup => "lookup",
         }
     }
 }
@@ -64,6 +103,13 @@ enum Mode {
     Duplicate,
     /// A step failed: roll back, reject, stop.
     Failed,
+    /// The inbox holds the event with another payload: roll back, record the alert (once
+    /// `alerted`), ack, stop.
+    PayloadMismatch {
+        alerted: bool,
+    },
+    /// The commit timed out: look the event up before deciding.
+    LookingUp,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -94,6 +140,7 @@ pub enum Phase {
 #[derive(Clone, Debug)]
 pub struct Consumer {
     protocol: Protocol,
+    on_commit_timeout: CommitTimeoutStrategy,
     phase: Phase,
     work: Option<Work>,
 }
@@ -102,9 +149,25 @@ impl Consumer {
     pub fn new(protocol: Protocol) -> Consumer {
         Consumer {
             protocol,
+            on_commit_timeout: CommitTimeoutStrategy::default(),
             phase: Phase::Idle,
             work: None,
         }
+    }
+
+    /// The same consumer, following `strategy` after a commit timeout.
+    pub fn with_commit_timeout_strategy(mut self, strategy: CommitTimeoutStrategy) -> Consumer {
+        self.on_commit_timeout = strategy;
+        self
+    }
+
+    /// The index of `step` in the protocol; only asked for steps a commit implies.
+    fn position(&self, step: Step) -> usize {
+        self.protocol
+            .steps
+            .iter()
+            .position(|s| *s == step)
+            .expect("a protocol that commits has begin and commit")
     }
 
     pub fn phase(&self) -> Phase {
@@ -138,6 +201,9 @@ impl Consumer {
                     }
                     Mode::Duplicate => Action::Step(Step::Ack),
                     Mode::Failed => Action::Nack,
+                    Mode::PayloadMismatch { alerted: false } => Action::RecordAlert,
+                    Mode::PayloadMismatch { alerted: true } => Action::Step(Step::Ack),
+                    Mode::LookingUp => Action::Lookup,
                 };
                 Some(Command {
                     action,
@@ -171,6 +237,15 @@ impl Consumer {
             }
             return;
         }
+        let commit_at = self
+            .protocol
+            .has(Step::Commit)
+            .then(|| self.position(Step::Commit));
+        let begin_at = self
+            .protocol
+            .has(Step::Begin)
+            .then(|| self.position(Step::Begin));
+        let strategy = self.on_commit_timeout;
         let w = self.work.as_mut().expect("working");
         match (command.action, result) {
             (Action::Step(_), StepResult::Failed) => {
@@ -187,11 +262,42 @@ impl Consumer {
             }
             (Action::Step(Step::Ack), StepResult::Acked(_)) => {
                 w.acked = true;
-                if w.mode == Mode::Duplicate {
+                if matches!(w.mode, Mode::Duplicate | Mode::PayloadMismatch { .. }) {
                     self.stop();
                     return;
                 }
                 w.next += 1;
+            }
+            (
+                Action::RecordAlert,
+                StepResult::Db(DbOutcome::AlertRecorded | DbOutcome::AlertExists),
+            ) => w.mode = Mode::PayloadMismatch { alerted: true },
+            // The commit timed out and the inbox has the event: it was committed.
+            (Action::Lookup, StepResult::Db(DbOutcome::Found)) => {
+                w.mode = Mode::Normal;
+                w.next = commit_at.expect("a lookup follows a commit") + 1;
+            }
+            // Not there: the commit did not happen; run the transaction again.
+            (Action::Lookup, StepResult::Db(DbOutcome::NotFound)) => {
+                w.mode = Mode::Normal;
+                w.next = begin_at.expect("a lookup follows a commit");
+            }
+            (Action::Lookup, StepResult::Db(DbOutcome::PayloadMismatch)) => {
+                w.mode = Mode::PayloadMismatch { alerted: false };
+            }
+            (Action::RecordAlert | Action::Lookup, StepResult::Db(DbOutcome::Busy { .. })) => {
+                return
+            }
+            (Action::Step(Step::Commit), StepResult::Db(DbOutcome::CommitTimeout)) => {
+                // Committed or rolled back, the transaction is over either way.
+                w.in_transaction = false;
+                match strategy {
+                    CommitTimeoutStrategy::Retry => {
+                        w.next = begin_at.expect("a protocol that commits begins")
+                    }
+                    CommitTimeoutStrategy::Abandon => w.next += 1,
+                    CommitTimeoutStrategy::Lookup => w.mode = Mode::LookingUp,
+                }
             }
             // SQLite answered busy: nothing happened; the same step runs again later. A
             // read-modify-write effect that has read goes on with its write later too.
@@ -208,6 +314,7 @@ impl Consumer {
                     DbOutcome::Begun => w.in_transaction = true,
                     DbOutcome::Committed => w.in_transaction = false,
                     DbOutcome::CreditFailed => w.mode = Mode::Failed,
+                    DbOutcome::PayloadMismatch => w.mode = Mode::PayloadMismatch { alerted: false },
                     o if o.is_duplicate() => w.mode = Mode::Duplicate,
                     _ => {}
                 }
@@ -243,6 +350,9 @@ impl Consumer {
         let w = self.work.expect("working");
         match w.mode {
             Mode::Duplicate if !w.in_transaction && (w.acked || !self.protocol.has(Step::Ack)) => {
+                self.stop()
+            }
+            Mode::PayloadMismatch { alerted: true } if w.acked || !self.protocol.has(Step::Ack) => {
                 self.stop()
             }
             Mode::Failed if !w.in_transaction && w.acked => self.stop(),
@@ -492,6 +602,184 @@ mod tests {
                 "nack"
             ]
         );
+    }
+
+    #[test]
+    fn a_payload_mismatch_rolls_back_records_an_alert_and_acks() {
+        let mut c = consumer("inbox");
+        let actions = drive(
+            &mut c,
+            &[
+                StepResult::Received(Some(delivery())),
+                StepResult::Db(DbOutcome::Begun),
+                StepResult::Db(DbOutcome::PayloadMismatch),
+                StepResult::Db(DbOutcome::RolledBack),
+                StepResult::Db(DbOutcome::Busy { done: 0 }),
+                StepResult::Db(DbOutcome::AlertExists),
+                StepResult::Acked(AckOutcome::Accepted),
+            ],
+        );
+        assert_eq!(
+            actions,
+            [
+                "receive",
+                "begin",
+                "insert_inbox",
+                "rollback",
+                "record_alert",
+                "record_alert",
+                "ack"
+            ],
+            "never applied; the alert is retried after busy, and an existing one is enough"
+        );
+        assert_eq!(c.phase(), Phase::Idle);
+    }
+
+    #[test]
+    fn a_payload_mismatch_found_by_a_read_needs_no_rollback() {
+        let mut c = consumer("check-then-act");
+        let actions = drive(
+            &mut c,
+            &[
+                StepResult::Received(Some(delivery())),
+                StepResult::Db(DbOutcome::PayloadMismatch),
+                StepResult::Db(DbOutcome::AlertRecorded),
+                StepResult::Acked(AckOutcome::Accepted),
+            ],
+        );
+        assert_eq!(actions, ["receive", "check_inbox", "record_alert", "ack"]);
+        assert_eq!(c.phase(), Phase::Idle);
+    }
+
+    #[test]
+    fn a_payload_mismatch_after_the_ack_stops_once_alerted() {
+        let mut c = consumer("inbox-ack-first");
+        let actions = drive(
+            &mut c,
+            &[
+                StepResult::Received(Some(delivery())),
+                StepResult::Acked(AckOutcome::Accepted),
+                StepResult::Db(DbOutcome::Begun),
+                StepResult::Db(DbOutcome::PayloadMismatch),
+                StepResult::Db(DbOutcome::RolledBack),
+                StepResult::Db(DbOutcome::AlertRecorded),
+            ],
+        );
+        assert_eq!(
+            actions,
+            [
+                "receive",
+                "ack",
+                "begin",
+                "insert_inbox",
+                "rollback",
+                "record_alert"
+            ]
+        );
+        assert_eq!(c.phase(), Phase::Idle);
+    }
+
+    fn with(name: &str, strategy: CommitTimeoutStrategy) -> Consumer {
+        consumer(name).with_commit_timeout_strategy(strategy)
+    }
+
+    /// Receive, begin, insert, apply, then a commit that times out.
+    fn up_to_a_commit_timeout() -> Vec<StepResult> {
+        vec![
+            StepResult::Received(Some(delivery())),
+            StepResult::Db(DbOutcome::Begun),
+            StepResult::Db(DbOutcome::Inserted),
+            StepResult::Db(DbOutcome::Applied),
+            StepResult::Db(DbOutcome::CommitTimeout),
+        ]
+    }
+
+    #[test]
+    fn after_a_commit_timeout_retry_runs_the_transaction_again_from_begin() {
+        let mut c = with("inbox", CommitTimeoutStrategy::Retry);
+        let mut results = up_to_a_commit_timeout();
+        results.extend([
+            StepResult::Db(DbOutcome::Begun),
+            StepResult::Db(DbOutcome::Duplicate),
+            StepResult::Db(DbOutcome::RolledBack),
+            StepResult::Acked(AckOutcome::Accepted),
+        ]);
+        let actions = drive(&mut c, &results);
+        assert_eq!(
+            &actions[4..],
+            ["commit", "begin", "insert_inbox", "rollback", "ack"],
+            "the retry's inbox INSERT recognises the commit that did happen"
+        );
+        assert_eq!(c.phase(), Phase::Idle);
+    }
+
+    #[test]
+    fn after_a_commit_timeout_abandon_goes_on_as_if_committed() {
+        let mut c = with("inbox", CommitTimeoutStrategy::Abandon);
+        let mut results = up_to_a_commit_timeout();
+        results.push(StepResult::Acked(AckOutcome::Accepted));
+        let actions = drive(&mut c, &results);
+        assert_eq!(&actions[4..], ["commit", "ack"]);
+        assert_eq!(c.phase(), Phase::Idle);
+    }
+
+    #[test]
+    fn after_a_commit_timeout_lookup_acks_if_found_and_retries_if_not() {
+        let mut found = with("inbox", CommitTimeoutStrategy::Lookup);
+        let mut results = up_to_a_commit_timeout();
+        results.extend([
+            StepResult::Db(DbOutcome::Found),
+            StepResult::Acked(AckOutcome::Accepted),
+        ]);
+        assert_eq!(
+            &drive(&mut found, &results)[4..],
+            ["commit", "lookup", "ack"]
+        );
+        assert_eq!(found.phase(), Phase::Idle);
+
+        let mut absent = with("inbox", CommitTimeoutStrategy::Lookup);
+        let mut results = up_to_a_commit_timeout();
+        results.extend([
+            StepResult::Db(DbOutcome::NotFound),
+            StepResult::Db(DbOutcome::Begun),
+            StepResult::Db(DbOutcome::Inserted),
+            StepResult::Db(DbOutcome::Applied),
+            StepResult::Db(DbOutcome::Committed),
+            StepResult::Acked(AckOutcome::Accepted),
+        ]);
+        assert_eq!(
+            &drive(&mut absent, &results)[4..],
+            [
+                "commit",
+                "lookup",
+                "begin",
+                "insert_inbox",
+                "apply_effect",
+                "commit",
+                "ack"
+            ]
+        );
+        assert_eq!(absent.phase(), Phase::Idle);
+    }
+
+    #[test]
+    fn a_commit_timeout_as_the_last_step_ends_the_delivery_when_found() {
+        // inbox-ack-first commits last: once the lookup finds the row there is nothing left.
+        let mut c = with("inbox-ack-first", CommitTimeoutStrategy::Lookup);
+        let actions = drive(
+            &mut c,
+            &[
+                StepResult::Received(Some(delivery())),
+                StepResult::Acked(AckOutcome::Accepted),
+                StepResult::Db(DbOutcome::Begun),
+                StepResult::Db(DbOutcome::Inserted),
+                StepResult::Db(DbOutcome::Applied),
+                StepResult::Db(DbOutcome::CommitTimeout),
+                StepResult::Db(DbOutcome::Found),
+            ],
+        );
+        assert_eq!(actions.last(), Some(&"lookup"));
+        assert_eq!(c.phase(), Phase::Idle);
     }
 
     #[test]

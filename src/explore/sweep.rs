@@ -92,6 +92,7 @@ pub fn draw_plan(scenario: &Scenario, seed: u64, limits: &SwarmLimits) -> SwarmP
             event: Some(rng.below(events) as usize),
             delivery: None,
             times: 1 + rng.below(3) as u32,
+            until_tick: None,
         })
         .collect();
     let republishes = rng.below(u64::from(limits.max_republishes) + 1);

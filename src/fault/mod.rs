@@ -1,5 +1,5 @@
 //! Faults: the plan of what goes wrong in a run, and the injector that decides, at each step
-//! boundary, whether the consumer crashes there or a step fails.
+//! boundary, whether the consumer crashes there, a step fails, or a commit's answer is lost.
 //!
 //! Faults are inputs to the simulation, never `Err`s: a crash is a transition of the
 //! consumer, a failed step is an answer the consumer must handle. Random faults draw from
@@ -48,14 +48,30 @@ pub struct RandomCrash {
     pub max_crashes: u32,
 }
 
-/// A step that returns an error instead of completing, `times` times. For `apply_effect`
-/// the debit runs and the credit fails, as in the seeds' "applyCredit fails".
+/// A step that returns an error instead of completing, `times` times, or (with
+/// `until_tick`) every time it runs before that virtual tick: a poison message, until the
+/// bug is fixed at `until_tick`. For `apply_effect` the debit runs and the credit fails, as
+/// in the seeds' "applyCredit fails".
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct FailSpec {
     pub step: Step,
     pub event: Option<EventIndex>,
     pub delivery: Option<u32>,
+    /// How many times it fails; ignored with `until_tick`.
     pub times: u32,
+    /// `Some(t)`: fails on every match before tick `t`, however many, and never after.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub until_tick: Option<Tick>,
+}
+
+/// The `COMMIT` of a delivery times out: the consumer never learns whether it happened.
+/// With `applied` it did (SQLite committed, the answer was lost); without, it did not (the
+/// transaction was rolled back). It fires once, at the first commit it matches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct CommitTimeoutSpec {
+    pub event: Option<EventIndex>,
+    pub delivery: Option<u32>,
+    pub applied: bool,
 }
 
 /// A consumer that stops for `ticks` at a boundary without crashing (a long GC pause, a
@@ -94,6 +110,8 @@ pub struct FaultPlan {
     pub lose_ack: Vec<DeliveryFault>,
     /// The broker delivers the message again while the first delivery is in flight.
     pub duplicate_delivery: Vec<DeliveryFault>,
+    /// Commits whose answer is lost.
+    pub commit_timeout: Vec<CommitTimeoutSpec>,
     /// A producer's publish reaches the broker but its confirmation is lost: the producer
     /// sees a timeout and publishes again.
     pub publish_timeout: Vec<PublishFault>,
@@ -168,6 +186,7 @@ pub struct FaultInjector {
     lose_ack_left: Vec<u32>,
     duplicate_left: Vec<u32>,
     publish_timeout_left: Vec<u32>,
+    timeouts_fired: Vec<bool>,
     random_crashes: u32,
     /// A random crash drawn for the "after" side of the step now running.
     pending_after: Option<BoundaryPoint>,
@@ -183,6 +202,7 @@ impl FaultInjector {
             lose_ack_left: plan.lose_ack.iter().map(|f| f.times).collect(),
             duplicate_left: plan.duplicate_delivery.iter().map(|f| f.times).collect(),
             publish_timeout_left: plan.publish_timeout.iter().map(|f| f.times).collect(),
+            timeouts_fired: vec![false; plan.commit_timeout.len()],
             random_crashes: 0,
             pending_after: None,
             rng: SimRng::new(seed, Stream::Faults),
@@ -226,21 +246,44 @@ impl FaultInjector {
         (0..self.plan.crash.len()).find(|&i| !self.fired[i] && self.plan.crash[i].matches(point))
     }
 
-    /// Whether `step` of `delivery` fails now (and uses up one of its failures if so).
-    pub fn fails(&mut self, step: Step, delivery: &Delivery) -> bool {
+    /// Whether `step` of `delivery` fails at tick `now` (and uses up one of its failures
+    /// if so; a failure `until_tick` is never used up, only outlived).
+    pub fn fails(&mut self, step: Step, delivery: &Delivery, now: Tick) -> bool {
         let hit = self.plan.fail.iter().enumerate().find(|(i, f)| {
-            self.fails_left[*i] > 0
+            f.until_tick.map_or(self.fails_left[*i] > 0, |t| now < t)
                 && f.step == step
                 && f.event.is_none_or(|e| e == delivery.event)
                 && f.delivery.is_none_or(|d| d == delivery.attempt)
         });
         match hit {
-            Some((i, _)) => {
-                self.fails_left[i] -= 1;
+            Some((i, f)) => {
+                if f.until_tick.is_none() {
+                    self.fails_left[i] -= 1;
+                }
                 true
             }
             None => false,
         }
+    }
+
+    /// The commit timeout planned for the commit of `d`, if one is left: its index and
+    /// whether the commit is applied. Nothing is used up until [`Self::fire_commit_timeout`]
+    /// (a commit that SQLite answers busy has not happened yet).
+    pub fn commit_timeout(&self, d: &Delivery) -> Option<(usize, bool)> {
+        (0..self.plan.commit_timeout.len())
+            .find(|&i| {
+                let t = &self.plan.commit_timeout[i];
+                !self.timeouts_fired[i]
+                    && t.event.is_none_or(|e| e == d.event)
+                    && t.delivery.is_none_or(|a| a == d.attempt)
+            })
+            .map(|i| (i, self.plan.commit_timeout[i].applied))
+    }
+
+    /// Commit timeout `i` happened.
+    pub fn fire_commit_timeout(&mut self, i: usize) {
+        assert!(!self.timeouts_fired[i], "a commit timeout fires once");
+        self.timeouts_fired[i] = true;
     }
 
     /// Whether the consumer stalls at `point`, and for how long.
@@ -286,8 +329,8 @@ impl FaultInjector {
     /// included, so fingerprints are only comparable for plans without random crashes.
     pub fn fingerprint(&self) -> String {
         format!(
-            "{:?}{:?}{}",
-            self.fired, self.fails_left, self.random_crashes
+            "{:?}{:?}{}{:?}",
+            self.fired, self.fails_left, self.random_crashes, self.timeouts_fired
         )
     }
 }
@@ -399,6 +442,7 @@ mod tests {
                 event: Some(0),
                 delivery: None,
                 times: 2,
+                until_tick: None,
             }],
             ..Default::default()
         };
@@ -409,10 +453,82 @@ mod tests {
             copy: 0,
             attempt: 1,
         };
-        assert!(!f.fails(Step::Commit, &d));
-        assert!(!f.fails(Step::ApplyEffect, &Delivery { event: 1, ..d }));
-        assert!(f.fails(Step::ApplyEffect, &d));
-        assert!(f.fails(Step::ApplyEffect, &d));
-        assert!(!f.fails(Step::ApplyEffect, &d));
+        assert!(!f.fails(Step::Commit, &d, 0));
+        assert!(!f.fails(Step::ApplyEffect, &Delivery { event: 1, ..d }, 0));
+        assert!(f.fails(Step::ApplyEffect, &d, 0));
+        assert!(f.fails(Step::ApplyEffect, &d, 0));
+        assert!(!f.fails(Step::ApplyEffect, &d, 0));
+    }
+
+    #[test]
+    fn a_poison_failure_fails_every_time_until_its_fix() {
+        let plan = FaultPlan {
+            fail: vec![FailSpec {
+                step: Step::Ack,
+                event: Some(1),
+                delivery: None,
+                times: 1,
+                until_tick: Some(50),
+            }],
+            ..Default::default()
+        };
+        let mut f = FaultInjector::new(plan, 0);
+        let d = Delivery {
+            message: 1,
+            event: 1,
+            copy: 0,
+            attempt: 1,
+        };
+        for (attempt, now) in [(1, 3), (2, 14), (3, 25), (4, 49)] {
+            assert!(
+                f.fails(Step::Ack, &Delivery { attempt, ..d }, now),
+                "t={now}"
+            );
+        }
+        assert!(
+            !f.fails(Step::Ack, &Delivery { attempt: 5, ..d }, 50),
+            "fixed"
+        );
+        assert!(!f.fails(Step::Ack, &Delivery { event: 0, ..d }, 3));
+    }
+
+    #[test]
+    fn a_commit_timeout_is_found_without_being_used_up_and_fires_once() {
+        let plan = FaultPlan {
+            commit_timeout: vec![
+                CommitTimeoutSpec {
+                    event: Some(0),
+                    delivery: None,
+                    applied: true,
+                },
+                CommitTimeoutSpec {
+                    event: Some(1),
+                    delivery: Some(2),
+                    applied: false,
+                },
+            ],
+            ..Default::default()
+        };
+        let mut f = FaultInjector::new(plan, 0);
+        let d = Delivery {
+            message: 0,
+            event: 0,
+            copy: 0,
+            attempt: 1,
+        };
+        assert_eq!(f.commit_timeout(&d), Some((0, true)));
+        assert_eq!(
+            f.commit_timeout(&d),
+            Some((0, true)),
+            "not used up by asking"
+        );
+        f.fire_commit_timeout(0);
+        assert_eq!(f.commit_timeout(&d), None);
+        let e1 = Delivery { event: 1, ..d };
+        assert_eq!(f.commit_timeout(&e1), None, "only the second delivery");
+        assert_eq!(
+            f.commit_timeout(&Delivery { attempt: 2, ..e1 }),
+            Some((1, false))
+        );
     }
 }

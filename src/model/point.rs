@@ -81,8 +81,9 @@ impl Serialize for Boundary {
 
 /// A boundary reached while handling one delivery: event `event`, publication `copy`
 /// (0 = the original, 1 = the first republish, …) and delivery attempt `delivery`
-/// (1 = first). Within one run each point is reached at most once, because a protocol
-/// runs each step at most once per delivery.
+/// (1 = first). A protocol runs each step once per delivery, so a point names one instant
+/// of a run; the one exception is a consumer that runs its transaction again after a commit
+/// timeout, and then the point names the first time the delivery reached the boundary.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct BoundaryPoint {
     pub boundary: Boundary,

@@ -42,3 +42,30 @@ pub struct Event {
     pub target: String,
     pub amount_minor: i64,
 }
+
+impl Event {
+    /// The event's payload as the producer serialises it: every field but the identity, in
+    /// a fixed order, so that equal payloads are equal text. The inbox stores it (and its
+    /// fingerprint) so that a copy with the same `event_id` and another payload is caught.
+    pub fn payload(&self) -> String {
+        format!(
+            "{{\"event_type\":\"{}\",\"transfer_id\":\"{}\",\"source\":\"{}\",\"target\":\"{}\",\"amount_minor\":{}}}",
+            self.event_type.as_str(),
+            self.transfer_id,
+            self.source,
+            self.target,
+            self.amount_minor
+        )
+    }
+
+    /// The event as a buggy producer republishes it the `k`-th time (k ≥ 1): the same
+    /// `event_id` with another payload, its amount multiplied by k + 1. Each altered copy
+    /// of one event differs from the original and from every other altered copy.
+    pub fn altered(&self, k: u32) -> Event {
+        assert!(k >= 1, "copy 0 of an alteration is the original");
+        Event {
+            amount_minor: self.amount_minor * (i64::from(k) + 1),
+            ..self.clone()
+        }
+    }
+}

@@ -18,18 +18,41 @@ pub struct Anomaly {
     pub event_id: String,
     pub event: usize,
     /// `lost`, `duplicated`, `dead_lettered`, `rejected` (out of order), `torn` (debit
-    /// without credit or the reverse), or `unacked`.
+    /// without credit or the reverse), `unacked`, or `payload_mismatch` (one per payload
+    /// alert: the same `event_id` arrived with another payload; it was refused and alerted,
+    /// not applied and not counted as a duplicate).
     pub kind: &'static str,
     pub effects: u32,
     pub crash_points: Vec<BoundaryPoint>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
+    /// `payload_mismatch`: the payload the inbox holds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stored_payload: Option<String>,
+    /// `payload_mismatch`: the payload of the refused copy.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub received_payload: Option<String>,
+}
+
+/// `committed amounts 10000, 20000: …` when an event's committed credits disagree on the
+/// amount (a copy with another payload was applied), else `None`.
+pub fn differing_amounts(e: &EventReport) -> Option<String> {
+    let first = *e.amounts_minor.first()?;
+    if e.amounts_minor.iter().all(|&a| a == first) {
+        return None;
+    }
+    let amounts: Vec<String> = e.amounts_minor.iter().map(|a| a.to_string()).collect();
+    Some(format!(
+        "committed amounts {}: a copy with the same event_id and another payload was applied",
+        amounts.join(", ")
+    ))
 }
 
 pub fn anomalies(events: &[EventReport]) -> Vec<Anomaly> {
     let mut out = Vec::new();
     for e in events {
-        let mut push = |kind, detail| {
+        let mut push_with = |kind, detail, payloads: Option<(String, String)>| {
+            let (stored_payload, received_payload) = payloads.unzip();
             out.push(Anomaly {
                 event_id: e.event_id.clone(),
                 event: e.event,
@@ -37,12 +60,26 @@ pub fn anomalies(events: &[EventReport]) -> Vec<Anomaly> {
                 effects: e.effects,
                 crash_points: e.crash_points.clone(),
                 detail,
+                stored_payload,
+                received_payload,
             })
         };
+        for a in &e.payload_alerts {
+            push_with(
+                "payload_mismatch",
+                Some(format!(
+                    "the same event_id arrived with another payload at t={}: refused and \
+                     alerted, not applied; stored {}, received {}",
+                    a.detected_at, a.stored_payload, a.received_payload
+                )),
+                Some((a.stored_payload.clone(), a.received_payload.clone())),
+            );
+        }
+        let mut push = |kind, detail| push_with(kind, detail, None);
         match e.outcome {
             Outcome::Once | Outcome::SameIntent => {}
             Outcome::Lost => push("lost", None),
-            Outcome::Duplicated => push("duplicated", None),
+            Outcome::Duplicated => push("duplicated", differing_amounts(e)),
             Outcome::DeadLettered => push("dead_lettered", e.unacked_reason.clone()),
             Outcome::Unpublished => push(
                 "unpublished",
@@ -95,6 +132,8 @@ pub struct RunJson {
     pub exactly_once: u64,
     pub dead_lettered: u64,
     pub rejected: u64,
+    /// Committed payload alerts: copies with a known `event_id` and another payload.
+    pub payload_alerts: u64,
     pub guarantee: Guarantee,
     pub all_acked: bool,
     pub conserved: bool,
@@ -129,6 +168,7 @@ pub fn run_json(
         exactly_once: v.exactly_once,
         dead_lettered: v.dead_lettered,
         rejected: v.rejected,
+        payload_alerts: v.payload_alerts,
         guarantee: v.guarantee,
         all_acked: v.all_acked,
         conserved: v.conserved,

@@ -5,6 +5,7 @@
 //! learning what at-most-once and at-least-once mean: every anomaly names the event, what
 //! the database holds for it, and the crashes that hit it.
 
+pub mod folder;
 pub mod json;
 pub mod markdown;
 pub mod text;
@@ -67,6 +68,24 @@ impl Origin {
         }
         cmd
     }
+
+    /// The exact command that explores the scenario with `seed` to `depth`.
+    pub fn explore_command(&self, seed: u64, depth: usize) -> String {
+        format!(
+            "delivery-sim explore {} --seed {seed} --depth {depth}",
+            self.arguments()
+        )
+    }
+
+    /// The exact command that enumerates the scenario's interleavings with `seed` up to
+    /// `max_preemptions` departures from round-robin.
+    pub fn interleavings_command(&self, seed: u64, max_preemptions: usize) -> String {
+        format!(
+            "delivery-sim explore {} --seed {seed} --interleavings --max-preemptions \
+             {max_preemptions}",
+            self.arguments()
+        )
+    }
 }
 
 /// Quotes `s` for a POSIX shell when it holds anything but the safe characters.
@@ -115,6 +134,14 @@ mod tests {
         assert_eq!(
             Origin::File("s.json".into()).sweep_replay_command(17, &limits),
             "delivery-sim sweep s.json --seeds 17..18 --max-crashes 9"
+        );
+        assert_eq!(
+            Origin::File("my dir/s.json".into()).explore_command(3, 2),
+            "delivery-sim explore 'my dir/s.json' --seed 3 --depth 2"
+        );
+        assert_eq!(
+            Origin::File("s.json".into()).interleavings_command(3, 1),
+            "delivery-sim explore s.json --seed 3 --interleavings --max-preemptions 1"
         );
     }
 }

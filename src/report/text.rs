@@ -1,6 +1,6 @@
 //! Text reports for people.
 
-use super::json::{anomalies, matrix_origin};
+use super::json::{anomalies, differing_amounts, matrix_origin};
 use super::Origin;
 use crate::check::{Outcome, ScopeOutcome};
 use crate::explore::sweep::{Finding, SwarmPlan};
@@ -62,10 +62,14 @@ pub fn run_text(
     let mut out = header(scenario, true);
     let _ = writeln!(
         out,
-        "run        seed {}, {} events ({} republished), {} steps, {} ticks, stopped: {}",
+        "run        seed {}, {} events ({} republished{}), {} steps, {} ticks, stopped: {}",
         scenario.seed,
         r.events.len(),
         scenario.workload.republish.len(),
+        match scenario.workload.republish_altered.len() {
+            0 => String::new(),
+            n => format!(", {n} with another payload"),
+        },
         r.steps,
         r.end_tick,
         stop_text(r.stop)
@@ -137,6 +141,14 @@ pub fn run_text(
             b.describe()
         );
     }
+    if v.payload_alerts > 0 {
+        let _ = writeln!(
+            out,
+            "alerts     {} payload alert(s): a copy arrived with a known event_id and another \
+             payload (producer corruption); refused, not applied, not counted as a duplicate",
+            v.payload_alerts
+        );
+    }
     if v.external_effects > 0 {
         let repeated: Vec<String> = v
             .events
@@ -182,6 +194,25 @@ pub fn run_text(
                 String::new()
             }
         );
+        // Only for the events they concern, so that other runs print as they always did.
+        let mut notes = Vec::new();
+        if differing_amounts(e).is_some() {
+            let amounts: Vec<String> = e.amounts_minor.iter().map(|a| a.to_string()).collect();
+            notes.push(format!("amounts {}", amounts.join(", ")));
+        }
+        if !e.payload_alerts.is_empty() {
+            notes.push(format!("payload alerts: {}", e.payload_alerts.len()));
+        }
+        if e.dead_letter_replays > 0 {
+            notes.push(format!(
+                "replayed from the dead-letter queue {} time(s)",
+                e.dead_letter_replays
+            ));
+        }
+        if !notes.is_empty() {
+            out.truncate(out.len() - 1);
+            let _ = writeln!(out, " ({})", notes.join("; "));
+        }
     }
     if v.events.len() > EVENT_ROWS {
         let _ = writeln!(
@@ -212,7 +243,16 @@ pub fn run_text(
                     }
                 )
             }
-            "duplicated" => format!("DUPLICATED: its effect is committed {} times", a.effects),
+            "duplicated" => format!(
+                "DUPLICATED: its effect is committed {} times{}",
+                a.effects,
+                a.detail
+                    .as_deref()
+                    .map_or(String::new(), |d| format!(" ({d})"))
+            ),
+            "payload_mismatch" => {
+                format!("PAYLOAD MISMATCH: {}", a.detail.as_deref().unwrap_or(""))
+            }
             "rejected" => "REJECTED: a completion that arrived before its transfer was created; \
                            the projection refused it and the transfer never completes"
                 .to_string(),

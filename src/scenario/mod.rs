@@ -12,6 +12,7 @@ mod validate;
 pub use error::ScenarioError;
 
 use crate::broker::BrokerConfig;
+use crate::consumer::CommitTimeoutStrategy;
 use crate::fault::FaultPlan;
 use crate::model::{
     Account, Event, EventIndex, EventType, Guarantee, Protocol, Scope, Step, StepActor, Tick,
@@ -49,6 +50,10 @@ pub struct Workload {
     /// Events published a second time with the same `event_id` (the seeds' "exact
     /// duplicate"); an index may appear more than once.
     pub republish: Vec<EventIndex>,
+    /// Events a buggy producer publishes again with the same `event_id` and another payload
+    /// (the k-th altered copy of an event carries k + 1 times its amount), after the exact
+    /// republishes. An index may appear more than once.
+    pub republish_altered: Vec<EventIndex>,
     /// Each transfer is two events, `TransferCreated` then `TransferCompleted` (so `events`
     /// is even): a workload whose projection needs order.
     pub lifecycle: bool,
@@ -62,6 +67,7 @@ impl Default for Workload {
             amount_minor: 10_000,
             initial_balance_minor: 1_000_000,
             republish: Vec::new(),
+            republish_altered: Vec::new(),
             lifecycle: false,
         }
     }
@@ -122,12 +128,15 @@ impl Workload {
 pub struct ConsumerConfig {
     /// How long a crashed consumer stays down before it restarts.
     pub restart_delay_ticks: Tick,
+    /// What the consumer does when a `COMMIT` times out (`faults.commit_timeout`).
+    pub on_commit_timeout: CommitTimeoutStrategy,
 }
 
 impl Default for ConsumerConfig {
     fn default() -> Self {
         ConsumerConfig {
             restart_delay_ticks: 5,
+            on_commit_timeout: CommitTimeoutStrategy::default(),
         }
     }
 }
@@ -161,6 +170,9 @@ pub struct Expect {
     pub duplicated: Option<u64>,
     /// Events the projection rejects as out of order.
     pub rejected: Option<u64>,
+    /// Committed `payload_alert` rows: copies with a known `event_id` and another payload.
+    #[serde(default)]
+    pub payload_alerts: Option<u64>,
     pub all_acked: Option<bool>,
     pub conserved: Option<bool>,
     /// One object, or a list with one object per exploration depth.

@@ -4,6 +4,7 @@
 
 use super::Expect;
 use crate::broker::{PartitionKey, StaleAck};
+use crate::consumer::CommitTimeoutStrategy;
 use crate::store::EffectMode;
 use serde::Deserialize;
 
@@ -113,6 +114,8 @@ pub struct RawWorkload {
     pub initial_balance_minor: Option<i64>,
     #[serde(default)]
     pub republish: Vec<u64>,
+    #[serde(default)]
+    pub republish_altered: Vec<u64>,
     pub lifecycle: Option<bool>,
 }
 
@@ -139,6 +142,7 @@ pub struct RawBroker {
     pub commit_every: Option<u32>,
     pub auto_commit: Option<bool>,
     pub transactional: Option<bool>,
+    pub replay_dead_letters_at_tick: Option<u64>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
@@ -152,6 +156,7 @@ pub enum BrokerKind {
 #[serde(deny_unknown_fields)]
 pub struct RawConsumer {
     pub restart_delay_ticks: Option<u64>,
+    pub on_commit_timeout: Option<CommitTimeoutStrategy>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -170,7 +175,17 @@ pub struct RawFaults {
     #[serde(default)]
     pub duplicate_delivery: Vec<RawDeliveryFault>,
     #[serde(default)]
+    pub commit_timeout: Vec<RawCommitTimeout>,
+    #[serde(default)]
     pub publish_timeout: Vec<RawPublishFault>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawCommitTimeout {
+    pub event: Option<u64>,
+    pub delivery: Option<u32>,
+    pub applied: bool,
 }
 
 #[derive(Debug, Deserialize)]
@@ -213,6 +228,7 @@ pub struct RawFail {
     pub event: Option<u64>,
     pub delivery: Option<u32>,
     pub times: Option<u32>,
+    pub until_tick: Option<u64>,
 }
 
 #[derive(Debug, Default, Deserialize)]

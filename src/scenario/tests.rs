@@ -284,3 +284,100 @@ fn workload_events_are_deterministic_and_move_money_between_distinct_accounts() 
     let ids: std::collections::BTreeSet<_> = a.iter().map(|e| &e.event_id).collect();
     assert_eq!(ids.len(), 50, "event ids are unique");
 }
+
+#[test]
+fn payload_mismatch_commit_timeout_and_dead_letter_replay_options_parse() {
+    let s = parse(
+        r#"{
+          "protocol": "inbox",
+          "workload": { "events": 3, "republish_altered": [1, 1] },
+          "consumer": { "on_commit_timeout": "lookup" },
+          "broker": { "max_deliveries": 3, "replay_dead_letters_at_tick": 100 },
+          "faults": {
+            "commit_timeout": [ { "event": 0, "applied": true }, { "delivery": 2, "applied": false } ],
+            "fail": [ { "at": "ack", "event": 1, "until_tick": 60 } ],
+            "crash": [ { "at": "before:ack", "event": 1, "copy": 2 } ]
+          },
+          "expect": { "payload_alerts": 2 }
+        }"#,
+    )
+    .unwrap();
+    assert_eq!(s.workload.republish_altered, vec![1, 1]);
+    assert_eq!(
+        s.consumer.on_commit_timeout,
+        crate::consumer::CommitTimeoutStrategy::Lookup
+    );
+    assert_eq!(s.broker.replay_dead_letters_at_tick, Some(100));
+    assert_eq!(s.faults.commit_timeout.len(), 2);
+    assert!(s.faults.commit_timeout[0].applied);
+    assert_eq!(s.faults.commit_timeout[1].delivery, Some(2));
+    assert_eq!(s.faults.fail[0].until_tick, Some(60));
+    assert_eq!(s.expect.unwrap().payload_alerts, Some(2));
+    let d = parse(r#"{"protocol": "inbox"}"#).unwrap();
+    assert_eq!(
+        d.consumer.on_commit_timeout,
+        crate::consumer::CommitTimeoutStrategy::Retry,
+        "retry is the default"
+    );
+}
+
+#[test]
+fn bad_payload_mismatch_commit_timeout_and_dead_letter_options_say_why() {
+    check_err(
+        r#"{"protocol": "inbox", "workload": {"events": 3, "republish_altered": [3]}}"#,
+        "workload.republish_altered[0]",
+        &["event 3 does not exist", "0 to 2"],
+    );
+    check_err(
+        r#"{"protocol": "inbox", "workload": {"republish_altered": [1]}, "expect": {"payload_alerts": 2}}"#,
+        "expect.payload_alerts",
+        &["2 is out of range", "0 to 1"],
+    );
+    check_err(
+        r#"{"protocol": "inbox", "consumer": {"on_commit_timeout": "hope"}}"#,
+        "consumer.on_commit_timeout",
+        &["unknown variant `hope`", "retry", "abandon", "lookup"],
+    );
+    check_err(
+        r#"{"protocol": "inbox", "faults": {"commit_timeout": [{"event": 0}]}}"#,
+        "faults.commit_timeout[0]",
+        &["missing field `applied`"],
+    );
+    check_err(
+        r#"{"protocol": "ack-first", "faults": {"commit_timeout": [{"event": 7, "applied": true}]}}"#,
+        "faults.commit_timeout[0].event",
+        &["event 7 does not exist"],
+    );
+    check_err(
+        r#"{"protocol": {"name": "p", "steps": ["receive", "apply_effect", "ack"]},
+            "faults": {"commit_timeout": [{"applied": true}]}}"#,
+        "faults.commit_timeout[0]",
+        &["has no step `commit`", "no commit can time out"],
+    );
+    check_err(
+        r#"{"protocol": "inbox", "faults": {"fail": [{"at": "ack", "times": 2, "until_tick": 9}]}}"#,
+        "faults.fail[0].until_tick",
+        &["`times`", "`until_tick`", "not both"],
+    );
+    check_err(
+        r#"{"protocol": "inbox", "faults": {"fail": [{"at": "ack", "until_tick": 0}]}}"#,
+        "faults.fail[0].until_tick",
+        &["allowed: 1 to"],
+    );
+    check_err(
+        r#"{"protocol": "inbox", "broker": {"replay_dead_letters_at_tick": 100}}"#,
+        "broker.replay_dead_letters_at_tick",
+        &["without `broker.max_deliveries`"],
+    );
+    check_err(
+        r#"{"protocol": "inbox", "broker": {"max_deliveries": 2, "replay_dead_letters_at_tick": 500},
+            "limits": {"max_ticks": 400}}"#,
+        "broker.replay_dead_letters_at_tick",
+        &["not before the run's tick limit", "400"],
+    );
+    check_err(
+        r#"{"protocol": "inbox", "broker": {"kind": "log", "replay_dead_letters_at_tick": 5}}"#,
+        "broker.replay_dead_letters_at_tick",
+        &["applies to queue brokers only"],
+    );
+}

@@ -5,7 +5,8 @@ use super::schema::*;
 use super::{bounds, ConsumerConfig, Limits, Scenario, ScenarioError, Workload};
 use crate::broker::{BrokerConfig, LogConfig};
 use crate::fault::{
-    CrashSpec, DeliveryFault, FailSpec, FaultPlan, PublishFault, RandomCrash, StallSpec,
+    CommitTimeoutSpec, CrashSpec, DeliveryFault, FailSpec, FaultPlan, PublishFault, RandomCrash,
+    StallSpec,
 };
 use crate::model::{Boundary, Protocol, Step};
 use crate::producer::{Identity, ProducerConfig};
@@ -121,7 +122,46 @@ impl Checker<'_> {
                     self.range(field, v, 0, workload.events as u64)?;
                 }
             }
+            if let Some(v) = e.payload_alerts {
+                self.range(
+                    "expect.payload_alerts",
+                    v,
+                    0,
+                    // Each altered copy is one payload more than the event had: at most one
+                    // alert each, whichever copy came first.
+                    workload.republish_altered.len() as u64,
+                )?;
+            }
         }
+        let replay_dead_letters_at_tick = raw
+            .broker
+            .replay_dead_letters_at_tick
+            .map(|t| {
+                if raw.broker.max_deliveries.is_none() {
+                    return Err(self.err(
+                        "broker.replay_dead_letters_at_tick",
+                        "nothing is ever dead-lettered without `broker.max_deliveries`; \
+                         set it too",
+                    ));
+                }
+                if t >= limits.max_ticks {
+                    return Err(self.err(
+                        "broker.replay_dead_letters_at_tick",
+                        format!(
+                            "{t} is not before the run's tick limit (limits.max_ticks = {}); \
+                             the replay would never happen",
+                            limits.max_ticks
+                        ),
+                    ));
+                }
+                self.range(
+                    "broker.replay_dead_letters_at_tick",
+                    t,
+                    1,
+                    bounds::MAX_TICKS,
+                )
+            })
+            .transpose()?;
         Ok(Scenario {
             name: raw.name.unwrap_or_else(|| protocol.name.clone()),
             description: raw.description.unwrap_or_default(),
@@ -168,6 +208,7 @@ impl Checker<'_> {
                     })
                     .transpose()?,
                 log,
+                replay_dead_letters_at_tick,
                 transactional: raw.broker.transactional.unwrap_or(false),
             },
             consumer: ConsumerConfig {
@@ -179,6 +220,7 @@ impl Checker<'_> {
                     0,
                     bounds::MAX_DELAY_TICKS,
                 )?,
+                on_commit_timeout: raw.consumer.on_commit_timeout.unwrap_or_default(),
             },
             consumers: self.range(
                 "consumers",
@@ -214,6 +256,10 @@ impl Checker<'_> {
             ("broker.lease_ticks", b.lease_ticks.is_some()),
             ("broker.stale_ack", b.stale_ack.is_some()),
             ("broker.max_deliveries", b.max_deliveries.is_some()),
+            (
+                "broker.replay_dead_letters_at_tick",
+                b.replay_dead_letters_at_tick.is_some(),
+            ),
             (
                 "broker.delivery_jitter_ticks",
                 b.delivery_jitter_ticks.is_some(),
@@ -325,6 +371,18 @@ impl Checker<'_> {
             .enumerate()
             .map(|(i, &e)| self.event_index(&format!("workload.republish[{i}]"), e, events))
             .collect::<Result<Vec<_>, _>>()?;
+        if raw.republish_altered.len() > bounds::MAX_REPUBLISH {
+            return Err(self.err(
+                "workload.republish_altered",
+                format!("at most {} altered republishes", bounds::MAX_REPUBLISH),
+            ));
+        }
+        let republish_altered = raw
+            .republish_altered
+            .iter()
+            .enumerate()
+            .map(|(i, &e)| self.event_index(&format!("workload.republish_altered[{i}]"), e, events))
+            .collect::<Result<Vec<_>, _>>()?;
         let lifecycle = raw.lifecycle.unwrap_or(false);
         if lifecycle && events % 2 == 1 {
             return Err(self.err(
@@ -341,6 +399,7 @@ impl Checker<'_> {
             amount_minor,
             initial_balance_minor,
             republish,
+            republish_altered,
             lifecycle,
         })
     }
@@ -439,8 +498,9 @@ impl Checker<'_> {
             }
             let event =
                 self.opt_event(&format!("faults.crash[{i}].event"), c.event, crash_events)?;
-            let copies = event.map_or(workload.republish.len(), |e| {
-                workload.republish.iter().filter(|&&r| r == e).count()
+            let republished = || workload.republish.iter().chain(&workload.republish_altered);
+            let copies = event.map_or(republished().count(), |e| {
+                republished().filter(|&&r| r == e).count()
             });
             if let Some(copy) = c
                 .copy
@@ -513,6 +573,13 @@ impl Checker<'_> {
             if !protocol.has(step) {
                 return Err(self.missing_step(&field, protocol, step, ""));
             }
+            if f.times.is_some() && f.until_tick.is_some() {
+                return Err(self.err(
+                    format!("faults.fail[{i}].until_tick"),
+                    "give `times` (fails that many times) or `until_tick` (fails every time \
+                     until that tick, a poison message until its fix), not both",
+                ));
+            }
             fail.push(FailSpec {
                 step,
                 event: self.opt_event(
@@ -527,6 +594,17 @@ impl Checker<'_> {
                     1,
                     bounds::MAX_FAIL_TIMES,
                 )?,
+                until_tick: f
+                    .until_tick
+                    .map(|t| {
+                        self.range(
+                            &format!("faults.fail[{i}].until_tick"),
+                            t,
+                            1,
+                            bounds::MAX_TICKS,
+                        )
+                    })
+                    .transpose()?,
             });
         }
         let mut stall = Vec::new();
@@ -554,6 +632,29 @@ impl Checker<'_> {
             raw.duplicate_delivery,
             workload,
         )?;
+        if raw.commit_timeout.len() > bounds::MAX_CRASHES as usize {
+            return Err(self.err(
+                "faults.commit_timeout",
+                format!("at most {} commit timeouts", bounds::MAX_CRASHES),
+            ));
+        }
+        let mut commit_timeout = Vec::new();
+        for (i, t) in raw.commit_timeout.into_iter().enumerate() {
+            let field = format!("faults.commit_timeout[{i}]");
+            if !protocol.has(Step::Commit) {
+                return Err(self.missing_step(
+                    field,
+                    protocol,
+                    Step::Commit,
+                    ", so no commit can time out",
+                ));
+            }
+            commit_timeout.push(CommitTimeoutSpec {
+                event: self.opt_event(&format!("{field}.event"), t.event, workload.events)?,
+                delivery: self.delivery(&format!("{field}.delivery"), t.delivery)?,
+                applied: t.applied,
+            });
+        }
         let mut publish_timeout = Vec::new();
         for (i, f) in raw.publish_timeout.into_iter().enumerate() {
             let field = format!("faults.publish_timeout[{i}]");
@@ -574,6 +675,7 @@ impl Checker<'_> {
             stall,
             lose_ack,
             duplicate_delivery,
+            commit_timeout,
             publish_timeout,
         })
     }

@@ -9,6 +9,13 @@
 //! A duplicate is recognised by the unique-constraint error of the inbox `INSERT`, never by
 //! a `SELECT` before it; `check_inbox` exists only so that protocols which do check first
 //! can be simulated and shown to be wrong.
+//!
+//! The inbox row keeps the event's payload and its fingerprint. When the `INSERT` hits the
+//! constraint (or `check_inbox` finds the row), the fingerprints are compared: the same
+//! `event_id` with another payload is not a duplicate but a producer's corruption, answered
+//! as [`DbOutcome::PayloadMismatch`]. The consumer then records a `payload_alert` row, in
+//! its own committed statement so that it survives crashes; a unique constraint on
+//! (`event_id`, received fingerprint) keeps a redelivery from recording it twice.
 
 use crate::model::{Account, Event, EventType, Tick};
 use rusqlite::types::{ToSqlOutput, Value};
@@ -60,12 +67,20 @@ impl Default for StoreConfig {
 #[derive(Clone, Copy, Debug)]
 pub enum StoreOp<'a> {
     Begin,
-    /// `SELECT 1 FROM processed_event WHERE event_id = ?`.
+    /// `SELECT payload_fingerprint FROM processed_event WHERE event_id = ?`; `event` is the
+    /// payload as received, compared with the stored one when the row is there.
     CheckInbox {
         event: &'a Event,
     },
-    /// `INSERT INTO processed_event …`, stamped with virtual time.
+    /// `INSERT INTO processed_event …` with the payload as received and its fingerprint,
+    /// stamped with virtual time.
     InsertInbox {
+        event: &'a Event,
+    },
+    /// Outside any transaction: `INSERT INTO payload_alert …` with the payload stored in the
+    /// inbox and `event`, the payload received. The alert's unique constraint answers a
+    /// second attempt for the same received payload.
+    RecordPayloadAlert {
         event: &'a Event,
     },
     /// Debit then credit, each a ledger row and an atomic balance update. With
@@ -129,6 +144,18 @@ pub enum DbOutcome {
     BusinessDuplicate,
     /// The email to send is in `email_outbox`, in the open transaction.
     EmailQueued,
+    /// The inbox already holds this `event_id` with another payload (found by the inbox
+    /// `INSERT`'s unique violation or by `check_inbox`): a producer's corruption, not a
+    /// duplicate. Nothing was written.
+    PayloadMismatch,
+    /// The `payload_alert` row was written and committed.
+    AlertRecorded,
+    /// The alert's unique constraint failed: this received payload was alerted before.
+    AlertExists,
+    /// Not an answer of SQLite but of the network between it and the consumer: the
+    /// `COMMIT` timed out, and the consumer cannot tell whether it happened. The world
+    /// gives it when the fault plan says so, after committing or rolling back for real.
+    CommitTimeout,
 }
 
 impl DbOutcome {
@@ -159,6 +186,15 @@ impl DbOutcome {
             DbOutcome::StaleSnapshot => {
                 "SQLITE_BUSY_SNAPSHOT: write on a stale snapshot; the transaction must roll back"
             }
+            DbOutcome::PayloadMismatch => {
+                "the inbox holds this event_id with another payload: producer corruption, \
+                 not a duplicate"
+            }
+            DbOutcome::AlertRecorded => "payload alert recorded and committed",
+            DbOutcome::AlertExists => {
+                "UNIQUE constraint failed: this payload was alerted before; no second alert"
+            }
+            DbOutcome::CommitTimeout => "COMMIT timed out: the outcome is unknown",
         }
     }
 
@@ -210,9 +246,37 @@ pub struct CommittedState {
     pub ledger_sums: BTreeMap<String, i64>,
     /// Per `event_id`: how many times the projection rejected it.
     pub rejected: BTreeMap<String, u32>,
+    /// Per `event_id`: the amount of each of its committed credit rows, in commit order
+    /// (a copy with another payload that was applied shows as another amount).
+    pub credit_amounts: BTreeMap<String, Vec<i64>>,
+    /// Every `payload_alert` row, in the order they were recorded.
+    pub payload_alerts: Vec<PayloadAlertRow>,
     /// Per `transfer_id`: its debit and credit rows, whatever events carried them (the
     /// business intent's view).
     pub ledger_by_transfer: BTreeMap<String, LedgerCounts>,
+}
+
+/// One committed `payload_alert` row: the same `event_id` arrived with another payload.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PayloadAlertRow {
+    pub event_id: String,
+    /// The payload the inbox row holds (what was processed).
+    pub stored_payload: String,
+    /// The payload of the copy that was refused.
+    pub received_payload: String,
+    /// Virtual time of the alert.
+    pub detected_at: Tick,
+}
+
+/// The fingerprint of a payload: FNV-1a (64 bit) of its text, in hex. Stable across
+/// platforms, like everything the store writes.
+pub fn payload_fingerprint(payload: &str) -> String {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in payload.bytes() {
+        hash ^= u64::from(b);
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("{hash:016x}")
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -251,9 +315,21 @@ pub struct LoggedStatement {
     pub kind: StatementKind,
 }
 
-const INSERT_INBOX: &str =
-    "INSERT INTO processed_event (event_id, event_type, processed_at) VALUES (?1, ?2, ?3)";
-const SELECT_INBOX: &str = "SELECT 1 FROM processed_event WHERE event_id = ?1 LIMIT 1";
+const INSERT_INBOX: &str = "INSERT INTO processed_event
+     (event_id, event_type, payload_fingerprint, payload, processed_at)
+     VALUES (?1, ?2, ?3, ?4, ?5)";
+const SELECT_INBOX: &str =
+    "SELECT payload_fingerprint FROM processed_event WHERE event_id = ?1 LIMIT 1";
+/// The stored payload is read by the statement itself, from the committed inbox row.
+const INSERT_ALERT: &str = "INSERT INTO payload_alert
+     (event_id, stored_payload, received_payload, received_fingerprint, detected_at)
+     VALUES (?1,
+             COALESCE((SELECT payload FROM processed_event WHERE event_id = ?1 LIMIT 1), ''),
+             ?2, ?3, ?4)";
+const PAYLOAD_ALERTS: &str = "SELECT event_id, stored_payload, received_payload, detected_at
+     FROM payload_alert ORDER BY alert_id";
+const CREDIT_AMOUNTS: &str = "SELECT event_id, amount_minor FROM ledger_entry
+     WHERE direction = 'credit' ORDER BY entry_id";
 const INSERT_LEDGER: &str = "INSERT INTO ledger_entry
      (event_id, transfer_id, account, direction, amount_minor, applied_at)
      VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
@@ -343,9 +419,20 @@ fn build(conn: &Connection, config: &StoreConfig, accounts: &[Account]) -> rusql
     };
     conn.execute_batch(&format!(
         "CREATE TABLE processed_event (
-             event_id     TEXT {inbox_key},
-             event_type   TEXT NOT NULL,
-             processed_at INTEGER NOT NULL
+             event_id            TEXT {inbox_key},
+             event_type          TEXT NOT NULL,
+             payload_fingerprint TEXT NOT NULL,
+             payload             TEXT NOT NULL,
+             processed_at        INTEGER NOT NULL
+         );
+         CREATE TABLE payload_alert (
+             alert_id             INTEGER PRIMARY KEY,
+             event_id             TEXT NOT NULL,
+             stored_payload       TEXT NOT NULL,
+             received_payload     TEXT NOT NULL,
+             received_fingerprint TEXT NOT NULL,
+             detected_at          INTEGER NOT NULL,
+             UNIQUE (event_id, received_fingerprint)
          );
          CREATE TABLE ledger_entry (
              entry_id     INTEGER PRIMARY KEY,
@@ -498,29 +585,35 @@ impl Store {
                 assert!(self.conn().is_autocommit(), "BEGIN inside a transaction");
                 self.control("BEGIN").unwrap_or(DbOutcome::Begun)
             }
-            StoreOp::CheckInbox { event } => {
-                let mut found = false;
-                self.read(SELECT_INBOX, &[&event.event_id], |_| {
-                    found = true;
-                    Ok(())
-                });
-                if found {
-                    DbOutcome::Found
-                } else {
-                    DbOutcome::NotFound
-                }
-            }
+            StoreOp::CheckInbox { event } => match self.stored_fingerprint(event) {
+                None => DbOutcome::NotFound,
+                Some(stored) if stored == payload_fingerprint(&event.payload()) => DbOutcome::Found,
+                Some(_) => DbOutcome::PayloadMismatch,
+            },
             StoreOp::InsertInbox { event } => {
+                let payload = event.payload();
+                let fingerprint = payload_fingerprint(&payload);
                 let result = self.write(
                     INSERT_INBOX,
-                    &[&event.event_id, &event.event_type.as_str(), &(now as i64)],
+                    &[
+                        &event.event_id,
+                        &event.event_type.as_str(),
+                        &fingerprint,
+                        &payload,
+                        &(now as i64),
+                    ],
                 );
                 match result {
                     Ok(1) => DbOutcome::Inserted,
                     Err(rusqlite::Error::SqliteFailure(e, _))
                         if e.code == ErrorCode::ConstraintViolation =>
                     {
-                        DbOutcome::Duplicate
+                        // The constraint said "already there"; only then is the stored
+                        // payload read, to tell a duplicate from a corruption.
+                        match self.stored_fingerprint(event) {
+                            Some(stored) if stored != fingerprint => DbOutcome::PayloadMismatch,
+                            _ => DbOutcome::Duplicate,
+                        }
                     }
                     Err(e) => contention(&e, 0)
                         .unwrap_or_else(|| panic!("inbox INSERT: unexpected {e:?}")),
@@ -611,6 +704,33 @@ impl Store {
                 }
                 DbOutcome::Applied
             }
+            StoreOp::RecordPayloadAlert { event } => {
+                assert!(
+                    self.conn().is_autocommit(),
+                    "an alert is committed on its own, after the rollback"
+                );
+                let payload = event.payload();
+                let result = self.write(
+                    INSERT_ALERT,
+                    &[
+                        &event.event_id,
+                        &payload,
+                        &payload_fingerprint(&payload),
+                        &(now as i64),
+                    ],
+                );
+                match result {
+                    Ok(1) => DbOutcome::AlertRecorded,
+                    Err(rusqlite::Error::SqliteFailure(e, _))
+                        if e.code == ErrorCode::ConstraintViolation =>
+                    {
+                        DbOutcome::AlertExists
+                    }
+                    Err(e) => contention(&e, 0)
+                        .unwrap_or_else(|| panic!("payload_alert INSERT: unexpected {e:?}")),
+                    Ok(n) => panic!("payload_alert INSERT changed {n} rows"),
+                }
+            }
             StoreOp::Commit => {
                 assert!(!self.conn().is_autocommit(), "COMMIT outside a transaction");
                 self.control("COMMIT").unwrap_or(DbOutcome::Committed)
@@ -633,6 +753,16 @@ impl Store {
                 self.control("ROLLBACK").unwrap_or(DbOutcome::RolledBack)
             }
         }
+    }
+
+    /// The payload fingerprint the inbox holds for `event`'s id, if a row is there.
+    fn stored_fingerprint(&mut self, event: &Event) -> Option<String> {
+        let mut stored = None;
+        self.read(SELECT_INBOX, &[&event.event_id], |r| {
+            stored = Some(r.get(0)?);
+            Ok(())
+        });
+        stored
     }
 
     /// The consumer's process died: its connection's open transaction, if any, is rolled
@@ -729,7 +859,12 @@ impl Store {
         let mut out = String::new();
         for (sql, columns) in [
             (
-                "SELECT event_id, COUNT(*) FROM processed_event GROUP BY event_id ORDER BY event_id",
+                "SELECT event_id, payload_fingerprint, COUNT(*) FROM processed_event
+                 GROUP BY 1, 2 ORDER BY 1, 2",
+                3,
+            ),
+            (
+                "SELECT event_id, received_fingerprint FROM payload_alert ORDER BY 1, 2",
                 2,
             ),
             (
@@ -796,6 +931,23 @@ impl Store {
                 completions: r.get(3)?,
             };
             state.ledger_by_transfer.insert(r.get(0)?, counts);
+            Ok(())
+        });
+        self.read(CREDIT_AMOUNTS, &[], |r| {
+            state
+                .credit_amounts
+                .entry(r.get(0)?)
+                .or_default()
+                .push(r.get(1)?);
+            Ok(())
+        });
+        self.read(PAYLOAD_ALERTS, &[], |r| {
+            state.payload_alerts.push(PayloadAlertRow {
+                event_id: r.get(0)?,
+                stored_payload: r.get(1)?,
+                received_payload: r.get(2)?,
+                detected_at: r.get::<_, i64>(3)? as Tick,
+            });
             Ok(())
         });
         state
@@ -1043,8 +1195,9 @@ mod tests {
         let log = s.take_statements();
         assert_eq!(
             log.len(),
-            15,
-            "BEGIN, INSERT, 2×(INSERT, UPDATE), transfer_state INSERT, COMMIT, INSERT, 6 reads"
+            18,
+            "BEGIN, INSERT, 2×(INSERT, UPDATE), transfer_state INSERT, COMMIT, INSERT and the \
+             read of the stored fingerprint it calls for, 8 reads"
         );
         drop(s); // Its connection goes back to the pool and is reused below.
         let mut raw = store(true);
@@ -1134,6 +1287,102 @@ mod tests {
         assert_eq!(
             c.ledger_sums["acc_00001"], -10_000,
             "a completion moves no money"
+        );
+    }
+
+    #[test]
+    fn the_same_event_id_with_another_payload_is_a_mismatch_not_a_duplicate() {
+        let mut s = store(true);
+        let e = event();
+        let altered = e.altered(1);
+        assert_eq!(
+            s.execute(StoreOp::InsertInbox { event: &e }, 1),
+            DbOutcome::Inserted
+        );
+        assert_eq!(
+            s.execute(StoreOp::InsertInbox { event: &e }, 2),
+            DbOutcome::Duplicate,
+            "the same payload is a plain duplicate"
+        );
+        let mismatch = s.execute(StoreOp::InsertInbox { event: &altered }, 3);
+        assert_eq!(mismatch, DbOutcome::PayloadMismatch);
+        assert!(!mismatch.is_duplicate(), "never counted as a duplicate");
+        assert_eq!(
+            s.execute(StoreOp::CheckInbox { event: &e }, 4),
+            DbOutcome::Found
+        );
+        assert_eq!(
+            s.execute(StoreOp::CheckInbox { event: &altered }, 5),
+            DbOutcome::PayloadMismatch,
+            "a read finds the corruption too"
+        );
+        assert_eq!(s.committed_state().inbox[&e.event_id], 1);
+    }
+
+    #[test]
+    fn a_payload_alert_is_committed_once_per_received_payload_with_both_payloads() {
+        let mut s = store(true);
+        let e = event();
+        s.execute(StoreOp::InsertInbox { event: &e }, 1);
+        let (twice, thrice) = (e.altered(1), e.altered(2));
+        let alert =
+            |s: &mut Store, event, now| s.execute(StoreOp::RecordPayloadAlert { event }, now);
+        assert_eq!(alert(&mut s, &twice, 2), DbOutcome::AlertRecorded);
+        assert_eq!(
+            alert(&mut s, &twice, 3),
+            DbOutcome::AlertExists,
+            "a redelivery of the same corrupt copy"
+        );
+        assert_eq!(alert(&mut s, &thrice, 4), DbOutcome::AlertRecorded);
+        let c = s.committed_state();
+        assert_eq!(c.payload_alerts.len(), 2);
+        let first = &c.payload_alerts[0];
+        assert_eq!(first.event_id, e.event_id);
+        assert_eq!(first.stored_payload, e.payload());
+        assert_eq!(first.received_payload, twice.payload());
+        assert!(first.received_payload.contains("\"amount_minor\":20000"));
+        assert_eq!(first.detected_at, 2);
+        assert_eq!(c.payload_alerts[1].received_payload, thrice.payload());
+    }
+
+    #[test]
+    fn committed_credit_amounts_show_an_applied_copy_with_another_payload() {
+        let mut s = store(true);
+        let e = event();
+        let apply = |s: &mut Store, event| {
+            s.execute(
+                StoreOp::ApplyEffect {
+                    event,
+                    fail_credit: false,
+                    done: 0,
+                    read: None,
+                    track_transfer: false,
+                },
+                1,
+            )
+        };
+        apply(&mut s, &e);
+        apply(&mut s, &e.altered(1));
+        let c = s.committed_state();
+        assert_eq!(c.credit_amounts[&e.event_id], [10_000, 20_000]);
+        assert_eq!(
+            c.balances.values().sum::<i64>(),
+            200_000,
+            "each copy moves money consistently"
+        );
+    }
+
+    #[test]
+    fn payload_fingerprints_are_stable_and_tell_payloads_apart() {
+        let e = event();
+        assert_eq!(payload_fingerprint("a"), "af63dc4c8601ec8c");
+        assert_eq!(
+            payload_fingerprint(&e.payload()),
+            payload_fingerprint(&e.payload())
+        );
+        assert_ne!(
+            payload_fingerprint(&e.payload()),
+            payload_fingerprint(&e.altered(1).payload())
         );
     }
 

@@ -12,7 +12,7 @@ use crate::broker::{
     AckOutcome, Broker, BrokerOutput, Delivery, MessageId, MessageState, PartitionKey, TimerKind,
 };
 use crate::check::{self, Verdict};
-use crate::consumer::{Action, Consumer, StepResult};
+use crate::consumer::{Action, CommitTimeoutStrategy, Consumer, StepResult};
 use crate::fault::{Confirmed, CrashCause, CrashRecord, FaultInjector};
 use crate::model::{
     Account, Boundary, BoundaryPoint, ConsumerId, Event, EventIndex, ExternalEffect, Step, Tick,
@@ -28,6 +28,7 @@ use crate::{
 };
 
 mod upstream;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// How long one consumer step takes, in ticks.
 const STEP_TICKS: Tick = 1;
@@ -42,6 +43,19 @@ enum Occurrence {
     ProducerRestart,
     RelayTurn(usize),
     RelayRestart(usize),
+    /// The broker's dead-letter queue is replayed.
+    DeadLetterReplay,
+}
+
+/// The event as delivery `d` carries it: the altered payload for an altered republish, the
+/// generated event otherwise. (A function of the two fields rather than a method, so that
+/// the store can be borrowed mutably next to it.)
+fn payload<'a>(
+    altered: &'a BTreeMap<(EventIndex, u32), Event>,
+    events: &'a [Event],
+    d: &Delivery,
+) -> &'a Event {
+    altered.get(&(d.event, d.copy)).unwrap_or(&events[d.event])
 }
 
 /// Everything a run produced.
@@ -111,6 +125,13 @@ struct World<'s> {
     /// Per event: how many deliveries were recognised as already processed.
     duplicates_discarded: Vec<u32>,
     events: Vec<Event>,
+    /// The payload of each altered republish, by (event, copy): the same `event_id` with
+    /// another payload. Every other message carries its event as generated.
+    altered: BTreeMap<(EventIndex, u32), Event>,
+    /// Once a consumer runs a transaction again after a commit timeout, the boundaries it
+    /// passes a second time are not new crash points: the set of points reached so far,
+    /// built then (and only then, so that runs without a retry pay nothing).
+    reached_seen: Option<BTreeSet<BoundaryPoint>>,
     /// The accounts and opening balances, built once: the store's set-up and the checker
     /// both need them.
     accounts: Vec<Account>,
@@ -238,10 +259,15 @@ impl<'s> World<'s> {
             identity_rng: SimRng::new(scenario.seed, crate::sim::Stream::Identity),
             outputs: OutputTopic::new(scenario.broker.transactional),
             events,
+            altered: BTreeMap::new(),
+            reached_seen: None,
             accounts,
             broker: Broker::new(scenario.broker.clone(), scenario.seed, n),
             consumers: (0..n)
-                .map(|_| Consumer::new(scenario.protocol.clone()))
+                .map(|_| {
+                    Consumer::new(scenario.protocol.clone())
+                        .with_commit_timeout_strategy(scenario.consumer.on_commit_timeout)
+                })
                 .collect(),
             stores,
             busy_progress: vec![0; n],
@@ -326,6 +352,30 @@ impl<'s> World<'s> {
                         "back to receive".into(),
                     );
                     self.queue.push(now, Occurrence::ConsumerTurn(c));
+                }
+                Occurrence::DeadLetterReplay => {
+                    let replayed = self.broker.handle_dead_letter_replay(now);
+                    if replayed.is_empty() {
+                        self.record(
+                            now,
+                            Actor::Broker,
+                            "dlq replay",
+                            None,
+                            "the dead-letter queue is empty: nothing to replay".into(),
+                        );
+                    }
+                    for m in replayed {
+                        let d = self.message_ref(m);
+                        self.record(
+                            now,
+                            Actor::Broker,
+                            "dlq replay",
+                            Some(&d),
+                            "back from the dead-letter queue, same event_id: ready again, its \
+                             deliveries counted afresh"
+                                .into(),
+                        );
+                    }
                 }
                 Occurrence::ProducerTurn | Occurrence::RelayTurn(_)
                     if self.steps >= limits.max_steps =>
@@ -478,12 +528,22 @@ impl<'s> World<'s> {
     }
 
     /// A `direct` producer: every event is published at tick 0, then the republished
-    /// copies (each publication timing out as many times as the plan says).
+    /// copies, then the altered ones (same `event_id`, another payload: a producer bug),
+    /// each publication timing out as many times as the plan says.
     fn publish_all(&mut self) {
-        let order: Vec<EventIndex> = (0..self.events.len())
+        let intents = self.scenario.workload.events;
+        let exact = self.scenario.workload.republish.len();
+        let mut alterations = vec![0u32; intents];
+        let order: Vec<EventIndex> = (0..intents)
             .chain(self.scenario.workload.republish.iter().copied())
+            .chain(self.scenario.workload.republish_altered.iter().copied())
             .collect();
-        for intent in order {
+        for (i, intent) in order.into_iter().enumerate() {
+            if i >= intents + exact {
+                alterations[intent] += 1;
+                let altered = self.events[intent].altered(alterations[intent]);
+                self.altered.insert((intent, self.copies[intent]), altered);
+            }
             self.publish_recorded(intent);
             while self.faults.publish_times_out(intent) {
                 self.record(
@@ -517,7 +577,11 @@ impl<'s> World<'s> {
     fn publish(&mut self, now: Tick, intent: EventIndex) -> (EventIndex, String) {
         let first = self.intent_publications[intent] == 0;
         self.intent_publications[intent] += 1;
-        let event = if !first && self.scenario.producer.identity == Identity::PerAttempt {
+        // An altered copy is the producer bug "same event_id, another payload": it keeps
+        // the id whatever the identity policy.
+        let altered = self.altered.contains_key(&(intent, self.copies[intent]));
+        let event = if !first && !altered && self.scenario.producer.identity == Identity::PerAttempt
+        {
             self.mint(intent)
         } else {
             intent
@@ -539,6 +603,12 @@ impl<'s> World<'s> {
             )
         } else if copy == 0 {
             "published".into()
+        } else if let Some(altered) = self.altered.get(&(event, copy)) {
+            format!(
+                "republished with the same event_id and ANOTHER payload (amount_minor {} \
+                 instead of {}): a producer bug",
+                altered.amount_minor, e.amount_minor
+            )
         } else {
             "republished (same event_id)".into()
         };
@@ -586,11 +656,22 @@ impl<'s> World<'s> {
                 }
                 BrokerOutput::DeadLettered { message } => {
                     let d = self.message_ref(message);
-                    let outcome = format!(
-                        "dead-lettered after {} deliveries: never delivered again",
-                        d.attempt
-                    );
+                    let outcome = if self.scenario.broker.replay_dead_letters_at_tick.is_some() {
+                        format!(
+                            "dead-lettered after {} deliveries: parked until the dead-letter \
+                             queue is replayed",
+                            d.attempt
+                        )
+                    } else {
+                        format!(
+                            "dead-lettered after {} deliveries: never delivered again",
+                            d.attempt
+                        )
+                    };
                     self.record(now, Actor::Broker, "dead-letter", Some(&d), outcome);
+                }
+                BrokerOutput::DeadLetterReplayTimer { at } => {
+                    self.queue.push(at, Occurrence::DeadLetterReplay)
                 }
                 BrokerOutput::Ready { .. } => {
                     for c in 0..self.consumers.len() {
@@ -621,6 +702,29 @@ impl<'s> World<'s> {
                     command.delivery.as_ref(),
                     outcome.describe().into(),
                 );
+                self.consumers[c].handle_result(StepResult::Db(outcome));
+                self.queue
+                    .push(now + STEP_TICKS, Occurrence::ConsumerTurn(c));
+                return;
+            }
+            Action::RecordAlert | Action::Lookup => {
+                let d = command
+                    .delivery
+                    .expect("an alert or a lookup names its delivery");
+                let event = payload(&self.altered, &self.events, &d);
+                let (op, name) = match command.action {
+                    Action::RecordAlert => (StoreOp::RecordPayloadAlert { event }, "alert"),
+                    _ => (StoreOp::CheckInbox { event }, "lookup"),
+                };
+                let outcome = self.stores[c].execute(op, now);
+                let text = match outcome {
+                    DbOutcome::Found => "inbox row found: the commit happened; go on",
+                    DbOutcome::NotFound => {
+                        "inbox row not found: the commit did not happen; run the transaction again"
+                    }
+                    o => o.describe(),
+                };
+                self.record(now, actor, name, Some(&d), text.into());
                 self.consumers[c].handle_result(StepResult::Db(outcome));
                 self.queue
                     .push(now + STEP_TICKS, Occurrence::ConsumerTurn(c));
@@ -740,7 +844,7 @@ impl<'s> World<'s> {
         let fails = match self.decided_fail[c] {
             Some(fails) => fails,
             None => {
-                let fails = self.faults.fails(step, d);
+                let fails = self.faults.fails(step, d, now);
                 self.decided_fail[c] = Some(fails);
                 fails
             }
@@ -748,7 +852,7 @@ impl<'s> World<'s> {
         if fails && step != Step::ApplyEffect {
             return (StepResult::Failed, "failed (injected): nothing done".into());
         }
-        let event = &self.events[d.event];
+        let event = payload(&self.altered, &self.events, d);
         let db = |outcome: DbOutcome| (StepResult::Db(outcome), outcome.describe().to_string());
         match step {
             Step::Receive => unreachable!("handled above"),
@@ -765,7 +869,53 @@ impl<'s> World<'s> {
                 },
                 now,
             )),
-            Step::Commit => db(self.stores[c].execute(StoreOp::Commit, now)),
+            Step::Commit => match self.faults.commit_timeout(d) {
+                None => db(self.stores[c].execute(StoreOp::Commit, now)),
+                Some((i, applied)) => {
+                    let op = if applied {
+                        StoreOp::Commit
+                    } else {
+                        StoreOp::Rollback
+                    };
+                    match self.stores[c].execute(op, now) {
+                        // Busy (or anything but done): nothing happened yet; the timeout
+                        // waits for the commit that really ends the transaction.
+                        other @ DbOutcome::Busy { .. } | other @ DbOutcome::StaleSnapshot => {
+                            db(other)
+                        }
+                        _ => {
+                            self.faults.fire_commit_timeout(i);
+                            if self.scenario.consumer.on_commit_timeout
+                                != CommitTimeoutStrategy::Abandon
+                                && self.reached_seen.is_none()
+                            {
+                                self.reached_seen = Some(self.reached.iter().copied().collect());
+                            }
+                            (
+                                StepResult::Db(DbOutcome::CommitTimeout),
+                                format!(
+                                    "COMMIT timed out (injected, faults.commit_timeout[{i}]): {}; \
+                                     the consumer cannot tell, and {}",
+                                    if applied {
+                                        "it DID commit, the answer was lost"
+                                    } else {
+                                        "it did NOT commit, SQLite rolled back"
+                                    },
+                                    match self.scenario.consumer.on_commit_timeout {
+                                        CommitTimeoutStrategy::Retry => {
+                                            "retries the transaction blindly"
+                                        }
+                                        CommitTimeoutStrategy::Abandon => "treats it as done",
+                                        CommitTimeoutStrategy::Lookup => {
+                                            "looks the event_id up before deciding"
+                                        }
+                                    }
+                                ),
+                            )
+                        }
+                    }
+                }
+            },
             Step::Ack if self.faults.loses_ack(d) => {
                 // The broker never heard the ack, so its transaction does not commit.
                 self.outputs.handle_abort(c);
@@ -870,7 +1020,14 @@ impl<'s> World<'s> {
             copy: d.copy,
             delivery: d.attempt,
         };
-        self.reached.push(point);
+        // After a retry some boundaries come again; only the first is a crash point.
+        let again = self
+            .reached_seen
+            .as_mut()
+            .is_some_and(|seen| !seen.insert(point));
+        if !again {
+            self.reached.push(point);
+        }
         let Some(cause) = self.faults.crash_at(&point) else {
             return false;
         };

@@ -401,7 +401,7 @@ fn the_readme_scenario_example_is_a_real_scenario_file() {
 }
 
 /// Splits a replay command as a POSIX shell would, for the simple quoting `Origin` emits.
-fn shell_words(cmd: &str) -> Vec<String> {
+pub fn shell_words(cmd: &str) -> Vec<String> {
     let mut words = Vec::new();
     let mut word = String::new();
     let mut quoted = false;
@@ -723,4 +723,279 @@ fn interleavings_with_crash_points_keep_the_inbox_safe_and_break_check_then_act(
     assert_eq!(broken, 0);
     let (_, broken) = count("scenarios/check-then-act-lease-expiry-no-constraint.json");
     assert!(broken > 0);
+}
+
+/// A temporary folder holding `files` (name, content).
+fn folder_of(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, content) in files {
+        std::fs::write(dir.path().join(name), content).unwrap();
+    }
+    dir
+}
+
+const GOOD: &str = r#"{"protocol": "inbox", "seed": 3,
+    "faults": {"crash": [{"at": "after:commit", "event": 1}]},
+    "expect": {"guarantee": "exactly-once", "lost": 0, "duplicated": 0,
+               "explore": [{"depth": 1, "guarantee": "exactly-once", "lost_runs": 0},
+                           {"depth": 2, "guarantee": "exactly-once", "duplicated_runs": 0}]}}"#;
+
+/// Claims that a lossy protocol is exactly-once.
+const WRONG: &str = r#"{"protocol": "ack-first", "faults": {"crash": [{"at": "after:ack", "event": 0}]},
+    "expect": {"guarantee": "exactly-once", "lost": 0}}"#;
+
+#[test]
+fn run_dir_checks_every_scenario_file_and_they_all_hold() {
+    let o = bin(&["run", "scenarios/"]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{}", stderr(&o));
+    let files = scenario_files();
+    for file in &files {
+        let name = file.trim_start_matches("scenarios/");
+        let row = out
+            .lines()
+            .find(|l| l.trim_start().starts_with(&format!("{name} ")))
+            .unwrap_or_else(|| panic!("no row for {name}:\n{out}"));
+        assert!(row.ends_with("  ok") && row.contains("run"), "{row}");
+    }
+    let n = files.len();
+    assert!(
+        out.ends_with(&format!(
+            "\n{n} scenarios: {n} held, 0 failed, 0 input errors\n"
+        )),
+        "{out}"
+    );
+}
+
+#[test]
+fn run_dir_json_lists_every_file_in_name_order_with_its_checks_and_its_runs_own_hash() {
+    let two_consumers =
+        std::fs::read_to_string(root().join("scenarios/inbox-lease-expiry-two-consumers.json"))
+            .unwrap();
+    let dir = folder_of(&[
+        ("c.json", WRONG),
+        ("a.json", &two_consumers),
+        ("b.json", GOOD),
+    ]);
+    let at = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let o = bin(&["run", dir.path().to_str().unwrap(), "--json"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let out = json(&o);
+    let entries = out["scenarios"].as_array().unwrap();
+    let listed: Vec<&str> = entries
+        .iter()
+        .map(|s| s["file"].as_str().unwrap())
+        .collect();
+    assert_eq!(listed, [at("a.json"), at("b.json"), at("c.json")]);
+    let results: Vec<&str> = entries
+        .iter()
+        .map(|s| s["result"].as_str().unwrap())
+        .collect();
+    assert_eq!(results, ["ok", "ok", "failed"]);
+    assert_eq!(
+        out["totals"],
+        serde_json::json!({"scenarios": 3, "held": 2, "failed": 1, "input_errors": 0})
+    );
+    let names = |entry: &Value| -> Vec<String> {
+        entry["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(names(&entries[0]).last().unwrap(), "interleavings");
+    assert_eq!(names(&entries[1]), ["run", "explore d1", "explore d2"]);
+    assert_eq!(names(&entries[2]), ["run"]);
+    for (entry, file) in entries.iter().zip(&listed) {
+        let alone = json(&bin(&["run", file, "--json"]));
+        assert_eq!(entry["trace_hash"], alone["trace_hash"], "{file}");
+        assert_eq!(entry["guarantee"], alone["guarantee"], "{file}");
+        assert_eq!(entry["protocol"], alone["protocol"], "{file}");
+    }
+    // Each check's replay command is the command that makes it alone, with the same result.
+    for check in entries[0]["checks"].as_array().unwrap() {
+        let replay = shell_words(check["replay"].as_str().unwrap());
+        let o = bin(&replay[1..].iter().map(String::as_str).collect::<Vec<_>>());
+        assert_eq!(o.status.code(), Some(0), "{replay:?}: {}", stdout(&o));
+    }
+}
+
+#[test]
+fn run_dir_output_does_not_depend_on_the_thread_count() {
+    let dir = folder_of(&[("a.json", GOOD), ("b.json", WRONG), ("c.json", GOOD)]);
+    let path = dir.path().to_str().unwrap();
+    for args in [vec!["run", path], vec!["run", path, "--json"]] {
+        let one = with_threads(&args, "1");
+        assert_eq!(one.status.code(), Some(1));
+        assert_eq!(one.stdout, with_threads(&args, "3").stdout, "{args:?}");
+    }
+}
+
+#[test]
+fn run_dir_with_a_wrong_expectation_exits_1_names_it_and_prints_its_replay() {
+    let dir = folder_of(&[("good.json", GOOD), ("wrong-claim.json", WRONG)]);
+    let path = dir.path().to_str().unwrap();
+    let o = bin(&["run", path]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}{}", stderr(&o));
+    let row = |name: &str| {
+        out.lines()
+            .find(|l| l.trim_start().starts_with(name))
+            .unwrap_or_else(|| panic!("no row for {name}:\n{out}"))
+            .to_string()
+    };
+    assert!(row("good.json").ends_with("  ok"), "{out}");
+    assert!(
+        row("wrong-claim.json")
+            .ends_with("FAILED run: expected guarantee exactly-once, observed at-most-once"),
+        "{out}"
+    );
+    let wrong = dir.path().join("wrong-claim.json");
+    let wrong = wrong.to_str().unwrap();
+    assert!(out.contains(&format!("\n{wrong} FAILED\n  run\n")), "{out}");
+    assert!(
+        out.contains("    - expected 0 lost event(s), observed 1\n"),
+        "{out}"
+    );
+    let replay = format!("delivery-sim run {wrong} --seed 0");
+    assert!(out.contains(&format!("    replay  {replay}\n")), "{out}");
+    assert!(out.ends_with("\n2 scenarios: 1 held, 1 failed, 0 input errors\n"));
+    // The replay command is the file's own `run`, which fails the same way.
+    let again = bin(&shell_words(&replay)[1..]
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>());
+    assert_eq!(again.status.code(), Some(1));
+
+    let out = json(&bin(&["run", path, "--json"]));
+    let wrong_entry = &out["scenarios"][1];
+    assert_eq!(wrong_entry["result"], "failed");
+    assert_eq!(wrong_entry["checks"][0]["replay"], replay);
+    assert!(wrong_entry["checks"][0]["failures"]
+        .as_array()
+        .unwrap()
+        .contains(&Value::from("expected 0 lost event(s), observed 1")));
+    assert_eq!(out["totals"]["failed"], 1);
+}
+
+#[test]
+fn run_dir_with_a_wrong_pinned_exploration_fails_that_check() {
+    let wrong_depth_2 = GOOD.replace(r#""duplicated_runs": 0"#, r#""runs": 1"#);
+    let dir = folder_of(&[("pinned.json", &wrong_depth_2)]);
+    let path = dir.path().to_str().unwrap();
+    let o = bin(&["run", path]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("FAILED explore d2: expected runs = 1, observed "),
+        "{out}"
+    );
+    let file = dir.path().join("pinned.json");
+    let replay = format!(
+        "delivery-sim explore {} --seed 3 --depth 2",
+        file.to_str().unwrap()
+    );
+    assert!(out.contains(&replay), "{out}");
+    let again = bin(&shell_words(&replay)[1..]
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>());
+    assert_eq!(
+        again.status.code(),
+        Some(1),
+        "the replay fails the same way"
+    );
+}
+
+#[test]
+fn run_dir_with_a_bad_file_exits_2_and_still_reports_the_good_ones() {
+    let dir = folder_of(&[
+        ("a-good.json", GOOD),
+        ("b-bad.json", "{\"protocol\": \"inbox\",\n \"attempts\": 3}"),
+        ("c-wrong.json", WRONG),
+        ("notes.txt", "not a scenario"),
+    ]);
+    std::fs::create_dir(dir.path().join("sub.json")).unwrap();
+    let path = dir.path().to_str().unwrap();
+    let o = bin(&["run", path]);
+    let out = stdout(&o);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "a bad file wins over a failure: {out}"
+    );
+    assert!(stderr(&o).contains("b-bad.json"), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("panicked"));
+    let rows: Vec<&str> = out.lines().filter(|l| l.starts_with("  ")).collect();
+    assert!(rows[1].trim_start().starts_with("a-good.json") && rows[1].ends_with("  ok"));
+    assert!(rows[2].trim_start().starts_with("b-bad.json") && rows[2].ends_with("  input error"));
+    assert!(rows[3].trim_start().starts_with("c-wrong.json") && rows[3].contains("FAILED"));
+    assert!(
+        out.contains("unknown field `attempts`") && out.contains("line 2"),
+        "the file's own error paragraph: {out}"
+    );
+    assert!(
+        !out.contains("notes.txt") && !out.contains("sub.json"),
+        "{out}"
+    );
+    assert!(
+        out.ends_with("\n3 scenarios: 1 held, 1 failed, 1 input error\n"),
+        "{out}"
+    );
+    let o = bin(&["run", path, "--json"]);
+    assert_eq!(o.status.code(), Some(2));
+    let out = json(&o);
+    assert_eq!(out["scenarios"][1]["result"], "input_error");
+    assert!(out["scenarios"][1]["error"]
+        .as_str()
+        .unwrap()
+        .contains("unknown field `attempts`"));
+    assert_eq!(out["scenarios"][0]["result"], "ok");
+}
+
+#[test]
+fn run_dir_refuses_one_file_flags_empty_and_missing_folders() {
+    let dir = folder_of(&[("a.json", GOOD)]);
+    let path = dir.path().to_str().unwrap();
+    for (flag, value) in [
+        ("--crash", Some("after:commit e0 d1")),
+        ("--schedule", Some("0,1")),
+        ("--trace", None),
+        ("--seed", Some("5")),
+    ] {
+        let mut args = vec!["run", path, flag];
+        args.extend(value);
+        let o = bin(&args);
+        assert_eq!(o.status.code(), Some(2), "{flag}");
+        let err = stderr(&o);
+        assert!(
+            err.starts_with(&format!("error: {flag} cannot be used with a folder")),
+            "{err}"
+        );
+        assert!(o.stdout.is_empty());
+    }
+    let o = bin(&["run", path, "--protocol", "inbox"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+
+    let empty = folder_of(&[("readme.txt", "no scenario here")]);
+    let o = bin(&["run", empty.path().to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("holds no scenario file (*.json)"),
+        "{}",
+        stderr(&o)
+    );
+
+    let o = bin(&["run", "no-such-folder/"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("no-such-folder/: no such file or folder"),
+        "{}",
+        stderr(&o)
+    );
+
+    let o = bin(&["explore", "scenarios/"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("is a folder"), "{}", stderr(&o));
 }

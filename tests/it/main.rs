@@ -3,6 +3,7 @@
 //! plans.
 
 mod cli;
+mod consumer_faults;
 mod golden;
 mod input_errors;
 mod properties;

@@ -2,10 +2,12 @@
 //! `proptest-regressions/properties.txt`, which is committed, and replayed first.
 
 use delivery_sim::broker::{LogConfig, PartitionKey};
+use delivery_sim::check::Outcome;
 use delivery_sim::check::ScopeVerdict;
+use delivery_sim::consumer::CommitTimeoutStrategy;
 use delivery_sim::explore;
 use delivery_sim::fault::{
-    CrashSpec, DeliveryFault, FailSpec, FaultPlan, PublishFault, RandomCrash,
+    CommitTimeoutSpec, CrashSpec, DeliveryFault, FailSpec, FaultPlan, PublishFault, RandomCrash,
 };
 use delivery_sim::model::{Boundary, Scope, Step};
 use delivery_sim::producer::{Identity, ProducerConfig, ProducerDatabase, ProducerMode};
@@ -54,6 +56,7 @@ fn plan(protocol: Protocol, events: usize) -> impl Strategy<Value = (FaultPlan, 
             event,
             delivery: None,
             times,
+            until_tick: None,
         });
     let random =
         proptest::option::of(
@@ -346,6 +349,241 @@ fn hitting_the_tick_limit_is_reported() {
     let r = run(&s);
     assert_eq!(r.stop, delivery_sim::sim::StopReason::TickLimit);
     assert!(r.end_tick <= 100);
+}
+
+/// An inbox case plus one to three altered republishes (same `event_id`, another payload).
+fn inbox_altered_case() -> impl Strategy<Value = (u64, usize, FaultPlan, Vec<usize>, Vec<usize>)> {
+    (1usize..=8).prop_flat_map(|events| {
+        (
+            any::<u64>(),
+            Just(events),
+            plan(Protocol::built_in("inbox").unwrap(), events),
+            proptest::collection::vec(0..events, 1..4),
+        )
+            .prop_map(|(seed, events, (plan, republish), altered)| {
+                (seed, events, plan, republish, altered)
+            })
+    })
+}
+
+proptest! {
+    #![proptest_config(config(128))]
+
+    /// Same `event_id`, another payload, under any fault plan: the inbox applies one payload
+    /// per event once, refuses every other payload with one committed alert each (whichever
+    /// copy came first), never counts an alert as a discarded duplicate, and acks everything.
+    #[test]
+    fn inbox_alerts_every_altered_copy_once_under_any_fault_plan(
+        (seed, events, plan, republish, altered) in inbox_altered_case()
+    ) {
+        let mut s = scenario("inbox", seed, events, plan, republish);
+        s.workload.republish_altered = altered.clone();
+        let r = run(&s);
+        let v = &r.verdict;
+        prop_assert_eq!(v.guarantee, Guarantee::ExactlyOnce, "{}", r.trace.hash_hex());
+        prop_assert!(v.all_acked && v.conserved);
+        prop_assert_eq!(v.payload_alerts, altered.len() as u64);
+        for e in &v.events {
+            let copies = altered.iter().filter(|&&a| a == e.event).count();
+            prop_assert_eq!(e.payload_alerts.len(), copies, "event {}", e.event);
+            prop_assert_eq!(e.inbox_rows, 1);
+            prop_assert_eq!(e.amounts_minor.len(), 1, "one payload applied, once");
+        }
+    }
+}
+
+/// Commit timeouts for `events` events: which commit, and whether it really happened.
+fn commit_timeouts(events: usize) -> impl Strategy<Value = Vec<CommitTimeoutSpec>> {
+    proptest::collection::vec(
+        (
+            proptest::option::of(0..events),
+            proptest::option::of(1u32..=2),
+            any::<bool>(),
+        )
+            .prop_map(|(event, delivery, applied)| CommitTimeoutSpec {
+                event,
+                delivery,
+                applied,
+            }),
+        1..4,
+    )
+}
+
+proptest! {
+    #![proptest_config(config(128))]
+
+    /// A commit whose answer is lost, under any other faults: with the inbox, retrying
+    /// blindly or looking the `event_id` up first both give one effect per event and ack
+    /// everything, whether the commit happened or not (the stable identity makes the retry
+    /// safe), with one consumer or several.
+    #[test]
+    fn inbox_with_retry_or_lookup_is_exactly_once_under_commit_timeouts(
+        (seed, events, plan, republish) in inbox_case(),
+        timeouts in commit_timeouts(8),
+        lookup in any::<bool>(),
+        consumers in 1usize..=2,
+    ) {
+        let mut s = scenario("inbox", seed, events, plan, republish);
+        s.faults.commit_timeout = timeouts
+            .into_iter()
+            .map(|t| CommitTimeoutSpec { event: t.event.map(|e| e % events), ..t })
+            .collect();
+        s.consumer.on_commit_timeout = if lookup {
+            CommitTimeoutStrategy::Lookup
+        } else {
+            CommitTimeoutStrategy::Retry
+        };
+        s.consumers = consumers;
+        let r = run(&s);
+        prop_assert_eq!(r.verdict.guarantee, Guarantee::ExactlyOnce, "{}", r.trace.hash_hex());
+        prop_assert!(r.verdict.all_acked && r.verdict.conserved);
+    }
+
+    /// Abandoning after a commit timeout never duplicates, even with the inbox; it can only
+    /// lose (the unsafe half, caught in `a_commit_timeout_shows_which_strategy_loses_and_which_duplicates`).
+    #[test]
+    fn abandoning_after_a_commit_timeout_never_duplicates(
+        (seed, events, plan, republish) in inbox_case(),
+        timeouts in commit_timeouts(8),
+    ) {
+        let mut s = scenario("inbox", seed, events, plan, republish);
+        s.faults.commit_timeout = timeouts
+            .into_iter()
+            .map(|t| CommitTimeoutSpec { event: t.event.map(|e| e % events), ..t })
+            .collect();
+        s.consumer.on_commit_timeout = CommitTimeoutStrategy::Abandon;
+        let v = run(&s).verdict;
+        prop_assert_eq!(v.duplicated, 0);
+        prop_assert!(v.conserved);
+    }
+}
+
+proptest! {
+    #![proptest_config(config(128))]
+
+    /// A poison message (some step of some event fails on every delivery until a fix),
+    /// dead-lettered after `max_deliveries`, then the dead-letter queue replayed after the
+    /// fix, with crashes, failures and republishes on top: the inbox never loses or
+    /// duplicates an effect, and an event with no effect is dead-lettered, never silently
+    /// lost. Without the crashes and broker faults everything ends applied once and acked.
+    #[test]
+    fn inbox_with_a_poison_message_and_a_dead_letter_replay_is_safe(
+        (seed, events, plan, republish) in inbox_case(),
+        step in proptest::sample::select(vec![
+            Step::Begin, Step::InsertInbox, Step::ApplyEffect, Step::Commit, Step::Ack,
+        ]),
+        poisoned in 0usize..8,
+        fix_tick in 1u64..200,
+        replay_after_fix_ticks in 0u64..200,
+        max_deliveries in 1u32..=4,
+        calm in any::<bool>(),
+    ) {
+        let mut s = scenario("inbox", seed, events, plan, republish);
+        if calm {
+            s.faults = FaultPlan::default();
+        }
+        s.faults.fail.push(FailSpec {
+            step,
+            event: Some(poisoned % events),
+            delivery: None,
+            times: 1,
+            until_tick: Some(fix_tick),
+        });
+        s.broker.max_deliveries = Some(max_deliveries);
+        s.broker.replay_dead_letters_at_tick = Some(fix_tick + replay_after_fix_ticks);
+        let r = run(&s);
+        let v = &r.verdict;
+        prop_assert_eq!(v.lost, 0, "{}", r.trace.hash_hex());
+        prop_assert_eq!(v.duplicated, 0, "{}", r.trace.hash_hex());
+        prop_assert!(v.conserved);
+        for e in &v.events {
+            if e.effects == 0 {
+                prop_assert_eq!(e.outcome, Outcome::DeadLettered);
+            }
+        }
+        if calm {
+            prop_assert!(v.all_acked, "{}", r.trace.hash_hex());
+            prop_assert_eq!(v.exactly_once, events as u64);
+        }
+    }
+}
+
+#[test]
+fn without_the_constraint_an_altered_copy_is_applied_and_the_checker_shows_both_amounts() {
+    let mut s = Scenario::new(Protocol::built_in("inbox").unwrap());
+    s.store.inbox_unique = false;
+    s.workload.republish_altered = vec![1];
+    let v = run(&s).verdict;
+    assert_eq!(v.duplicated, 1, "no constraint, no comparison, no alert");
+    assert_eq!(v.payload_alerts, 0);
+    assert_eq!(v.events[1].amounts_minor, [10_000, 20_000]);
+    assert_eq!(v.events[1].inbox_rows, 2);
+    assert!(v.conserved, "each copy moves its own amount consistently");
+}
+
+#[test]
+fn a_commit_timeout_shows_which_strategy_loses_and_which_duplicates() {
+    use CommitTimeoutStrategy::*;
+    // (protocol, strategy, applied) → event 0's outcome.
+    let table = [
+        ("inbox", Retry, true, Outcome::Once),
+        ("inbox", Retry, false, Outcome::Once),
+        ("inbox", Lookup, true, Outcome::Once),
+        ("inbox", Lookup, false, Outcome::Once),
+        ("inbox", Abandon, true, Outcome::Once),
+        ("inbox", Abandon, false, Outcome::Lost),
+        ("no-dedup", Retry, true, Outcome::Duplicated),
+        ("no-dedup", Retry, false, Outcome::Once),
+        ("no-dedup", Lookup, true, Outcome::Duplicated),
+        ("no-dedup", Lookup, false, Outcome::Once),
+        ("no-dedup", Abandon, true, Outcome::Once),
+        ("no-dedup", Abandon, false, Outcome::Lost),
+    ];
+    for (protocol, strategy, applied, want) in table {
+        let mut s = Scenario::new(Protocol::built_in(protocol).unwrap());
+        s.consumer.on_commit_timeout = strategy;
+        s.faults.commit_timeout = vec![CommitTimeoutSpec {
+            event: Some(0),
+            delivery: None,
+            applied,
+        }];
+        let v = run(&s).verdict;
+        assert_eq!(
+            v.events[0].outcome, want,
+            "{protocol}, {strategy:?}, applied: {applied}"
+        );
+        assert!(v.all_acked && v.conserved);
+        assert_eq!(v.exactly_once, 2 + u64::from(want == Outcome::Once));
+    }
+}
+
+#[test]
+fn replaying_dead_letters_without_an_inbox_duplicates_what_was_committed() {
+    let mut s = Scenario::new(Protocol::built_in("no-dedup").unwrap());
+    s.broker.max_deliveries = Some(1);
+    s.broker.replay_dead_letters_at_tick = Some(100);
+    s.faults.fail = vec![FailSpec {
+        step: Step::Ack,
+        event: Some(2),
+        delivery: None,
+        times: 1,
+        until_tick: Some(50),
+    }];
+    let v = run(&s).verdict;
+    assert_eq!(
+        v.events[2].outcome,
+        Outcome::Duplicated,
+        "the replay applied it again"
+    );
+    assert_eq!(v.events[2].effects, 2);
+    assert_eq!(v.events[2].dead_letter_replays, 1);
+    assert!(v.all_acked);
+    // The same with the inbox: the replay is absorbed.
+    s.protocol = Protocol::built_in("inbox").unwrap();
+    let v = run(&s).verdict;
+    assert_eq!(v.events[2].outcome, Outcome::Once);
+    assert_eq!(v.events[2].duplicates_discarded, 1);
+    assert!(v.all_acked);
 }
 
 /// A protocol from step names, for the variants below.

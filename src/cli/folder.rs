@@ -1,0 +1,219 @@
+//! `run DIR`: every scenario file of a folder, each checked as its own commands would check
+//! it. For each `*.json` file directly in the folder, in file-name order: the plain run with
+//! the scenario's own seed against its `expect` (as `run FILE`), each pinned exploration
+//! depth (`expect.explore`, as `explore FILE --depth D`), and the pinned interleavings
+//! (`expect.interleavings`, as `explore FILE --interleavings`).
+//!
+//! Files are checked in parallel (rayon) and collected in file-name order before anything
+//! is printed, so the output is the same for any number of threads. A bad file does not
+//! stop the others: it is reported as an input error, and the exit code is 2 if any file
+//! is bad input, else 1 if any expectation failed, else 0.
+
+use super::{
+    checked_exploration, checked_interleavings, checked_run, code, to_json, CliError, RunArgs,
+};
+use crate::explore;
+use crate::report::folder::{self, FileCheck, FileReport, FileResult, PlainRun, Totals};
+use crate::report::Origin;
+use crate::scenario::Scenario;
+use rayon::prelude::*;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Runs and checks every scenario file of `dir`, and prints the table (or the JSON).
+pub(super) fn run_folder(dir: &Path, args: &RunArgs) -> Result<(String, ExitCode), CliError> {
+    refuse_one_file_flags(dir, args)?;
+    let files = scenario_files(dir)?;
+    let reports: Vec<FileReport> = files.par_iter().map(|path| check_file(path)).collect();
+    let folder = dir.display().to_string();
+    let totals = Totals::of(&reports);
+    if totals.input_errors > 0 {
+        // The paragraphs themselves are in the report; stderr says that there are some, as
+        // every other input error of this command does.
+        let names: Vec<&str> = reports
+            .iter()
+            .filter(|r| r.result() == FileResult::InputError)
+            .map(|r| r.name.as_str())
+            .collect();
+        eprintln!(
+            "error: {} of {} scenario files in {folder} could not be checked (bad input): {}",
+            totals.input_errors,
+            totals.scenarios,
+            names.join(", ")
+        );
+    }
+    let out = if args.json {
+        to_json(&folder::folder_json(&folder, &reports))
+    } else {
+        folder::folder_text(&folder, &reports)
+    };
+    let exit = if totals.input_errors > 0 {
+        ExitCode::from(2)
+    } else {
+        code(totals.failed == 0)
+    };
+    Ok((out, exit))
+}
+
+/// Refuses the flags that choose how one scenario runs: with a folder they would apply to
+/// every file, whose expectations were written for its own seed, faults and schedule.
+fn refuse_one_file_flags(dir: &Path, args: &RunArgs) -> Result<(), CliError> {
+    let refuse = |flag: &str, why: &str| {
+        Err(CliError::Usage(format!(
+            "{flag} cannot be used with a folder ({}): {why}; give one scenario file to use it",
+            dir.display()
+        )))
+    };
+    if !args.crash.is_empty() {
+        return refuse(
+            "--crash",
+            "a crash point names an event and a step of one scenario, and would replace the \
+             planned crashes every file's expectations are written for",
+        );
+    }
+    if args.schedule.is_some() {
+        return refuse(
+            "--schedule",
+            "scheduling choices belong to one scenario's consumers",
+        );
+    }
+    if args.trace {
+        return refuse(
+            "--trace",
+            "the trace of every run of every file is too long to read; the table gives each \
+             run's trace hash",
+        );
+    }
+    if args.source.seed.is_some() {
+        return refuse(
+            "--seed",
+            "each file is run with its own seed, which its expectations are written for",
+        );
+    }
+    // `--protocol` with a path is refused by the argument parser already.
+    Ok(())
+}
+
+/// The `*.json` files directly in `dir` (not in its subfolders; hidden files left out, as
+/// a shell's `*.json` would), sorted by file name.
+fn scenario_files(dir: &Path) -> Result<Vec<PathBuf>, CliError> {
+    let cannot = |e: std::io::Error| {
+        CliError::Usage(format!("cannot read the folder {}: {e}", dir.display()))
+    };
+    let mut files: Vec<(std::ffi::OsString, PathBuf)> = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(cannot)? {
+        let entry = entry.map_err(cannot)?;
+        let name = entry.file_name();
+        let path = entry.path();
+        let hidden = name.as_encoded_bytes().starts_with(b".");
+        if !hidden && path.extension().is_some_and(|x| x == "json") && path.is_file() {
+            files.push((name, path));
+        }
+    }
+    if files.is_empty() {
+        return Err(CliError::Usage(format!(
+            "the folder {} holds no scenario file (*.json); give a folder of scenario files, \
+             or one scenario file",
+            dir.display()
+        )));
+    }
+    files.sort();
+    Ok(files.into_iter().map(|(_, path)| path).collect())
+}
+
+/// Loads one file and makes every check its `expect` asks for.
+fn check_file(path: &Path) -> FileReport {
+    let mut report = FileReport {
+        path: path.display().to_string(),
+        name: path
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
+        run: None,
+        checks: Vec::new(),
+        error: None,
+    };
+    let scenario = match Scenario::from_file(path) {
+        Ok(s) => s,
+        Err(e) => {
+            report.error = Some(e.to_string());
+            return report;
+        }
+    };
+    let origin = Origin::File(report.path.clone());
+    if let Err(e) = make_checks(&scenario, &origin, &mut report) {
+        report.error = Some(format!("{}: {e}", report.path));
+    }
+    report
+}
+
+/// The checks of one scenario, pushed onto `report` as they are made; stops at the first
+/// that is bad input and says which field asked for it.
+fn make_checks(
+    scenario: &Scenario,
+    origin: &Origin,
+    report: &mut FileReport,
+) -> Result<(), String> {
+    let refused = |field: &'static str, command: String| {
+        move |e: CliError| format!("field `{field}` asks for `{command}`, which is refused: {e}")
+    };
+    let seed = scenario.seed;
+    let (result, failures) = checked_run(scenario, &[]);
+    report.run = Some(PlainRun {
+        scenario: scenario.name.clone(),
+        protocol: scenario.protocol.name.clone(),
+        seed,
+        guarantee: result.verdict.guarantee,
+        trace_hash: result.trace.hash_hex(),
+    });
+    let Some(expect) = &scenario.expect else {
+        return Ok(());
+    };
+    // Each check function returns `None` only for a scenario without the expectation it
+    // compares with, and every check here is made because the scenario has one.
+    let mut push = |name: String, runs: Option<u64>, failures: Option<Vec<String>>, replay| {
+        assert!(failures.is_some(), "{name}: the scenario pins this check");
+        report.checks.push(FileCheck {
+            name,
+            runs,
+            failures: failures.unwrap_or_default(),
+            replay,
+        });
+    };
+    push(
+        "run".into(),
+        None,
+        failures,
+        origin.replay_command(seed, &[]),
+    );
+    let mut depths: Vec<usize> = expect.explore.iter().map(|x| x.depth).collect();
+    depths.sort_unstable();
+    depths.dedup();
+    for depth in depths {
+        let name = format!("explore d{depth}");
+        let (x, failures) =
+            checked_exploration(scenario, depth, explore::DEFAULT_MAX_SCHEDULES).map_err(
+                refused("expect.explore", format!("explore --depth {depth}")),
+            )?;
+        push(
+            name,
+            Some(x.summary.runs),
+            failures,
+            origin.explore_command(seed, depth),
+        );
+    }
+    if expect.interleavings.is_some() {
+        let (x, failures) =
+            checked_interleavings(scenario, None, explore::DEFAULT_MAX_INTERLEAVINGS, false)
+                .map_err(refused(
+                    "expect.interleavings",
+                    "explore --interleavings".into(),
+                ))?;
+        push(
+            "interleavings".into(),
+            Some(x.runs.len() as u64),
+            failures,
+            origin.interleavings_command(seed, x.max_preemptions),
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,354 @@
+//! The report of `run DIR`: one row per scenario file (its protocol, the guarantee its run
+//! showed, the checks made, the plain run's trace hash and the result), then each failure
+//! with the command that repeats the failing check, then the totals; as text, and as one
+//! JSON document for programs.
+//!
+//! The checks themselves are made by the command line with the same functions as `run
+//! FILE`, `explore FILE --depth D` and `explore FILE --interleavings`; this module only
+//! reads their outcomes, in the order it is given them (file-name order).
+
+use crate::model::Guarantee;
+use serde::Serialize;
+use std::fmt::Write as _;
+
+/// One check of one scenario file against its `expect`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct FileCheck {
+    /// `run`, `explore dD` (the `expect.explore` entry for depth D), or `interleavings`.
+    pub name: String,
+    /// How many runs the check made: the runs of the exploration or the interleavings
+    /// enumerated (none for `run`, which is one run).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub runs: Option<u64>,
+    /// The expectations that failed; empty when they all held.
+    pub failures: Vec<String>,
+    /// The command that repeats this check alone.
+    pub replay: String,
+}
+
+/// The scenario's plain run, as `run FILE` makes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlainRun {
+    pub scenario: String,
+    pub protocol: String,
+    pub seed: u64,
+    pub guarantee: Guarantee,
+    pub trace_hash: String,
+}
+
+/// Everything `run DIR` found about one scenario file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileReport {
+    /// The path the file was read from (the folder joined with its name).
+    pub path: String,
+    /// The file's name, without the folder.
+    pub name: String,
+    /// Absent when the file itself is bad input.
+    pub run: Option<PlainRun>,
+    /// The checks made, in order: `run`, each pinned depth from the shallowest, then
+    /// `interleavings`. Empty when the scenario has no `expect`.
+    pub checks: Vec<FileCheck>,
+    /// The one-paragraph error when the file, or one of its checks, is bad input; the
+    /// checks after it were not made.
+    pub error: Option<String>,
+}
+
+/// The result of one file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FileResult {
+    /// Every check's expectations held (or the scenario states none).
+    Ok,
+    /// Some expectation failed.
+    Failed,
+    /// The file, or a check it asks for, is bad input.
+    InputError,
+}
+
+impl FileReport {
+    pub fn result(&self) -> FileResult {
+        if self.error.is_some() {
+            FileResult::InputError
+        } else if self.checks.iter().any(|c| !c.failures.is_empty()) {
+            FileResult::Failed
+        } else {
+            FileResult::Ok
+        }
+    }
+
+    /// The first failing check and its first failed expectation.
+    fn first_failure(&self) -> Option<(&FileCheck, &str)> {
+        self.checks
+            .iter()
+            .find_map(|c| c.failures.first().map(|f| (c, f.as_str())))
+    }
+}
+
+/// How many files held, failed, and were bad input.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Totals {
+    pub scenarios: usize,
+    pub held: usize,
+    pub failed: usize,
+    pub input_errors: usize,
+}
+
+impl Totals {
+    pub fn of(files: &[FileReport]) -> Totals {
+        let mut t = Totals {
+            scenarios: files.len(),
+            ..Totals::default()
+        };
+        for f in files {
+            match f.result() {
+                FileResult::Ok => t.held += 1,
+                FileResult::Failed => t.failed += 1,
+                FileResult::InputError => t.input_errors += 1,
+            }
+        }
+        t
+    }
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// The totals line, e.g. `43 scenarios: 43 held, 0 failed, 0 input errors`.
+pub fn totals_line(t: &Totals) -> String {
+    format!(
+        "{}: {} held, {} failed, {}",
+        plural(t.scenarios, "scenario", "scenarios"),
+        t.held,
+        t.failed,
+        plural(t.input_errors, "input error", "input errors")
+    )
+}
+
+/// The text report of `run DIR` on the files of `folder`, in the order given.
+pub fn folder_text(folder: &str, files: &[FileReport]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "run {folder}: {}, each run with its own seed and checked against its expect \
+         (the run, every pinned exploration depth, the pinned interleavings)\n",
+        plural(files.len(), "scenario file", "scenario files")
+    );
+    let dash = || "-".to_string();
+    let rows: Vec<[String; 6]> = files
+        .iter()
+        .map(|f| {
+            let checks = if f.checks.is_empty() && f.error.is_none() {
+                "(no expect)".to_string()
+            } else if f.checks.is_empty() {
+                dash()
+            } else {
+                f.checks
+                    .iter()
+                    .map(|c| c.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            let result = match (f.result(), f.first_failure()) {
+                (FileResult::Failed, Some((check, line))) => {
+                    format!("FAILED {}: {line}", check.name)
+                }
+                (FileResult::InputError, _) => "input error".to_string(),
+                _ => "ok".to_string(),
+            };
+            [
+                f.name.clone(),
+                f.run.as_ref().map_or_else(dash, |r| r.protocol.clone()),
+                f.run
+                    .as_ref()
+                    .map_or_else(dash, |r| r.guarantee.to_string()),
+                checks,
+                f.run.as_ref().map_or_else(dash, |r| r.trace_hash.clone()),
+                result,
+            ]
+        })
+        .collect();
+    let header = [
+        "file",
+        "protocol",
+        "guarantee",
+        "checks",
+        "trace hash",
+        "result",
+    ];
+    let mut widths = header.map(|h| h.chars().count());
+    for row in &rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let line = |out: &mut String, cells: [&str; 6]| {
+        out.push(' ');
+        for (i, cell) in cells.iter().enumerate() {
+            // The last column is not padded, so no line ends in spaces.
+            if i + 1 == cells.len() {
+                let _ = write!(out, " {cell}");
+            } else {
+                let _ = write!(out, " {cell:<width$} ", width = widths[i]);
+            }
+        }
+        out.push('\n');
+    };
+    line(&mut out, header);
+    for row in &rows {
+        line(&mut out, row.each_ref().map(String::as_str));
+    }
+    for f in files {
+        match f.result() {
+            FileResult::Ok => {}
+            FileResult::Failed => {
+                let _ = writeln!(out, "\n{} FAILED", f.path);
+                for c in f.checks.iter().filter(|c| !c.failures.is_empty()) {
+                    let _ = writeln!(out, "  {}", c.name);
+                    for failure in &c.failures {
+                        let _ = writeln!(out, "    - {failure}");
+                    }
+                    let _ = writeln!(out, "    replay  {}", c.replay);
+                }
+            }
+            FileResult::InputError => {
+                let _ = writeln!(out, "\n{} input error", f.path);
+                if let Some(e) = &f.error {
+                    let _ = writeln!(out, "  {e}");
+                }
+            }
+        }
+    }
+    let _ = writeln!(out, "\n{}", totals_line(&Totals::of(files)));
+    out
+}
+
+/// One scenario file in `run DIR --json`.
+#[derive(Debug, Serialize)]
+pub struct FileJson<'a> {
+    pub file: &'a str,
+    pub result: FileResult,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scenario: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// The guarantee the plain run showed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub guarantee: Option<Guarantee>,
+    /// The plain run's trace hash.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trace_hash: Option<&'a str>,
+    pub checks: &'a [FileCheck],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<&'a str>,
+}
+
+/// `run DIR --json`.
+#[derive(Debug, Serialize)]
+pub struct FolderJson<'a> {
+    pub folder: &'a str,
+    pub scenarios: Vec<FileJson<'a>>,
+    pub totals: Totals,
+}
+
+pub fn folder_json<'a>(folder: &'a str, files: &'a [FileReport]) -> FolderJson<'a> {
+    FolderJson {
+        folder,
+        scenarios: files
+            .iter()
+            .map(|f| FileJson {
+                file: &f.path,
+                result: f.result(),
+                scenario: f.run.as_ref().map(|r| r.scenario.as_str()),
+                protocol: f.run.as_ref().map(|r| r.protocol.as_str()),
+                seed: f.run.as_ref().map(|r| r.seed),
+                guarantee: f.run.as_ref().map(|r| r.guarantee),
+                trace_hash: f.run.as_ref().map(|r| r.trace_hash.as_str()),
+                checks: &f.checks,
+                error: f.error.as_deref(),
+            })
+            .collect(),
+        totals: Totals::of(files),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(name: &str, failures: &[&str], error: Option<&str>) -> FileReport {
+        FileReport {
+            path: format!("dir/{name}"),
+            name: name.into(),
+            run: error.is_none().then(|| PlainRun {
+                scenario: name.trim_end_matches(".json").into(),
+                protocol: "inbox".into(),
+                seed: 7,
+                guarantee: Guarantee::ExactlyOnce,
+                trace_hash: "0123456789abcdef".into(),
+            }),
+            checks: if error.is_some() {
+                Vec::new()
+            } else {
+                vec![
+                    FileCheck {
+                        name: "run".into(),
+                        runs: None,
+                        failures: Vec::new(),
+                        replay: format!("delivery-sim run dir/{name} --seed 7"),
+                    },
+                    FileCheck {
+                        name: "explore d1".into(),
+                        runs: Some(31),
+                        failures: failures.iter().map(|f| f.to_string()).collect(),
+                        replay: format!("delivery-sim explore dir/{name} --seed 7 --depth 1"),
+                    },
+                ]
+            },
+            error: error.map(String::from),
+        }
+    }
+
+    #[test]
+    fn the_table_names_each_file_and_the_details_name_each_failure() {
+        let files = [
+            file("a.json", &[], None),
+            file("b.json", &["expected 30 runs, observed 31", "second"], None),
+            file("c.json", &[], Some("invalid scenario dir/c.json: bad")),
+        ];
+        let text = folder_text("dir/", &files);
+        assert_eq!(
+            text,
+            "run dir/: 3 scenario files, each run with its own seed and checked against its \
+             expect (the run, every pinned exploration depth, the pinned interleavings)
+
+  file    protocol  guarantee     checks           trace hash        result
+  a.json  inbox     exactly-once  run, explore d1  0123456789abcdef  ok
+  b.json  inbox     exactly-once  run, explore d1  0123456789abcdef  FAILED explore d1: expected 30 runs, observed 31
+  c.json  -         -             -                -                 input error
+
+dir/b.json FAILED
+  explore d1
+    - expected 30 runs, observed 31
+    - second
+    replay  delivery-sim explore dir/b.json --seed 7 --depth 1
+
+dir/c.json input error
+  invalid scenario dir/c.json: bad
+
+3 scenarios: 1 held, 1 failed, 1 input error
+"
+        );
+        let json = serde_json::to_value(folder_json("dir/", &files)).unwrap();
+        assert_eq!(
+            json["totals"],
+            serde_json::json!({"scenarios": 3, "held": 1, "failed": 1, "input_errors": 1})
+        );
+        assert_eq!(json["scenarios"][1]["result"], "failed");
+        assert_eq!(json["scenarios"][1]["checks"][1]["runs"], 31);
+        assert_eq!(json["scenarios"][2]["result"], "input_error");
+        assert!(json["scenarios"][2].get("trace_hash").is_none());
+    }
+}
