@@ -91,8 +91,11 @@ pub struct Summary {
     /// The weakest guarantee over all runs.
     pub guarantee: Guarantee,
     /// The other guarantee boundaries the scenario has, over all runs.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub ledger_per_intent: Option<ScopeSummary>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub email: Option<ScopeSummary>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub output_topic: Option<ScopeSummary>,
 }
 

@@ -2,7 +2,7 @@
 //! Field names are part of the interface; add fields, never rename them.
 
 use super::Origin;
-use crate::check::{EventReport, Outcome};
+use crate::check::{EventReport, IntentReport, Outcome, ScopeVerdict};
 use crate::explore::sweep::{Finding, SwarmPlan};
 use crate::explore::{Exploration, Interleavings, MatrixColumn, PointRow, Summary};
 use crate::fault::CrashRecord;
@@ -135,6 +135,12 @@ pub struct RunJson {
     /// Committed payload alerts: copies with a known `event_id` and another payload.
     pub payload_alerts: u64,
     pub guarantee: Guarantee,
+    /// The verdict per guarantee boundary, the ledger per event first: what this run's
+    /// guarantee covers, and what it does not.
+    pub boundaries: Vec<ScopeVerdict>,
+    /// Per business intent, when the scenario judges intents.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub intents: Vec<IntentReport>,
     pub all_acked: bool,
     pub conserved: bool,
     pub crashes: Vec<CrashRecord>,
@@ -170,6 +176,8 @@ pub fn run_json(
         rejected: v.rejected,
         payload_alerts: v.payload_alerts,
         guarantee: v.guarantee,
+        boundaries: v.boundaries.clone(),
+        intents: v.intents.clone(),
         all_acked: v.all_acked,
         conserved: v.conserved,
         crashes: result.crashes.clone(),

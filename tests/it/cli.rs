@@ -999,3 +999,60 @@ fn run_dir_refuses_one_file_flags_empty_and_missing_folders() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("is a folder"), "{}", stderr(&o));
 }
+
+/// Per-boundary verdicts are in both outputs: the text names each boundary with its
+/// guarantee, the JSON lists them, the ledger per event first.
+#[test]
+fn every_boundary_has_its_verdict_in_text_and_json() {
+    let file = "scenarios/inbox-email-crash-before-commit.json";
+    let text = stdout(&bin(&["run", file]));
+    assert!(
+        text.contains("boundaries ledger per event: exactly-once (3 once)\n           email: at-least-once (2 once, 1 duplicated)\n"),
+        "{text}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout(&bin(&["run", file, "--json"]))).unwrap();
+    let boundaries = json["boundaries"].as_array().unwrap();
+    assert_eq!(boundaries[0]["boundary"], "ledger_per_event");
+    assert_eq!(boundaries[1]["boundary"], "email");
+    assert_eq!(boundaries[1]["guarantee"], "at-least-once");
+    assert_eq!(boundaries[1]["duplicated"], 1);
+
+    let file = "scenarios/producer-commit-then-publish-crash-loses-intent.json";
+    let text = stdout(&bin(&["run", file]));
+    assert!(
+        text.contains("ledger per intent: at-most-once (2 once, 1 lost)"),
+        "{text}"
+    );
+    assert!(text.contains("intent     tr_00001 (e1) LOST"), "{text}");
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout(&bin(&["run", file, "--json"]))).unwrap();
+    assert_eq!(json["boundaries"][1]["boundary"], "ledger_per_intent");
+    assert_eq!(json["intents"][1]["outcome"], "lost");
+    assert_eq!(json["intents"][1]["committed"], true);
+    assert_eq!(json["event_reports"][1]["outcome"], "unpublished");
+}
+
+/// A pinned boundary that does not hold fails the run with exit 1 and says which.
+#[test]
+fn a_wrong_boundary_expectation_fails_and_names_the_boundary() {
+    let text = std::fs::read_to_string(
+        root().join("scenarios/inbox-email-outbox-without-key-duplicates.json"),
+    )
+    .unwrap();
+    let wrong = text.replace(
+        r#""guarantee": "at-least-once",
+        "lost": 0,
+        "duplicated": 1"#,
+        r#""guarantee": "exactly-once",
+        "lost": 0,
+        "duplicated": 1"#,
+    );
+    assert_ne!(wrong, text, "the expectation to corrupt is in the file");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("wrong.json");
+    std::fs::write(&path, wrong).unwrap();
+    let out = bin(&["run", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).contains("expected email: exactly-once, observed email: at-least-once"));
+}

@@ -135,3 +135,43 @@ fn usage_errors_exit_2() {
         assert!(!stderr(&o).contains("panicked"), "{args:?}");
     }
 }
+
+#[test]
+fn a_producer_step_in_a_consumer_protocol_says_whose_step_it_is() {
+    check(
+        "tests/bad/producer-step-in-protocol.json",
+        &["field `protocol.steps[4]`", "`publish`", "producer"],
+    );
+}
+
+#[test]
+fn an_unknown_producer_mode_lists_the_modes() {
+    check(
+        "tests/bad/unknown-producer-mode.json",
+        &["field `producer.mode`", "two_phase_commit", "outbox"],
+    );
+}
+
+#[test]
+fn a_crash_at_a_step_no_actor_runs_is_rejected() {
+    check(
+        "tests/bad/crash-at-a-producer-step-without-producer.json",
+        &["field `faults.crash[0].at`", "relay", "producer.mode"],
+    );
+}
+
+#[test]
+fn a_transactional_broker_needs_an_output() {
+    check(
+        "tests/bad/transactional-broker-without-output.json",
+        &["field `broker.transactional`", "produce_output"],
+    );
+}
+
+#[test]
+fn an_email_outbox_row_outside_the_transaction_is_rejected() {
+    check(
+        "tests/bad/email-outside-transaction.json",
+        &["field `protocol.steps[5]`", "inside the transaction"],
+    );
+}
