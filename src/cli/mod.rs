@@ -12,7 +12,8 @@ use crate::check;
 use crate::explore;
 use crate::explore::sweep::{self, SwarmLimits};
 use crate::fault::CrashSpec;
-use crate::model::{BoundaryPoint, Protocol};
+use crate::model::{BoundaryPoint, Protocol, StepActor};
+use crate::producer::Identity;
 use crate::report::{json, markdown, text, Origin};
 use crate::scenario::{bounds, Scenario, ScenarioError};
 use crate::world::{self, RunResult};
@@ -356,7 +357,17 @@ fn crash_override(scenario: &Scenario, points: &[String]) -> Result<Vec<Boundary
         .map(|text| {
             let p =
                 BoundaryPoint::parse(text).map_err(|e| CliError::Usage(format!("--crash: {e}")))?;
-            if !scenario.protocol.has(p.boundary.step) {
+            if !scenario.runs_step(p.boundary.step)
+                && p.boundary.step.actor() != StepActor::Consumer
+            {
+                return Err(CliError::Usage(format!(
+                    "--crash: `{}` is a step of the {}, which this scenario does not run \
+                     (see `producer.mode`)",
+                    p.boundary.step,
+                    p.boundary.step.actor().name()
+                )));
+            }
+            if !scenario.runs_step(p.boundary.step) {
                 return Err(CliError::Usage(format!(
                     "--crash: protocol `{}` has no step `{}`; its steps are {}",
                     scenario.protocol.name,
@@ -364,7 +375,9 @@ fn crash_override(scenario: &Scenario, points: &[String]) -> Result<Vec<Boundary
                     scenario.protocol.arrow_list()
                 )));
             }
-            if p.event >= scenario.workload.events {
+            // Events minted by a per-attempt identity are numbered after the workload's.
+            let minted = scenario.producer.identity == Identity::PerAttempt;
+            if p.event >= scenario.workload.events && !minted {
                 return Err(CliError::Usage(format!(
                     "--crash: event e{} does not exist; this scenario has e0 to e{}",
                     p.event,
