@@ -687,7 +687,7 @@ fn sweep(args: &SweepArgs) -> Result<(String, ExitCode), CliError> {
         bar.finish_and_clear();
     }
     let summary = format!(
-        "swept {total} seeds: {findings} failing (lost, duplicated, dead-lettered, torn, unacked or limited){}\n",
+        "swept {total} seeds: {findings} failing (lost, duplicated, dead-lettered, torn, unacked, limited, or broken at another boundary){}\n",
         args.out
             .as_ref()
             .map_or(String::new(), |p| format!("; findings written to {}", p.display()))

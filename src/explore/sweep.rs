@@ -169,11 +169,14 @@ pub fn seeded(scenario: &Scenario, seed: u64, limits: &SwarmLimits) -> (Scenario
     (s, plan)
 }
 
-/// Whether a run is a finding: anything short of one effect per event, every event acked,
-/// balances conserved, and no limit hit.
+/// Whether a run is a finding: anything short of one effect per event (and per intent,
+/// email and output, when the scenario has those boundaries), every event acked, balances
+/// conserved, and no limit hit.
 pub fn is_finding(r: &RunResult) -> bool {
     let v = &r.verdict;
-    v.guarantee != Guarantee::ExactlyOnce
+    v.boundaries
+        .iter()
+        .any(|b| b.guarantee != Guarantee::ExactlyOnce)
         || v.dead_lettered > 0
         || v.rejected > 0
         || !v.all_acked

@@ -704,6 +704,13 @@ pub fn finding_line(f: &Finding, replay: &str) -> String {
             what
         })
         .collect();
+    broke.extend(
+        v.boundaries
+            .iter()
+            .skip(1)
+            .filter(|b| b.guarantee != Guarantee::ExactlyOnce)
+            .map(|b| b.describe()),
+    );
     if f.result.stop != StopReason::Quiescent {
         broke.push(stop_text(f.result.stop).to_string());
     }
