@@ -856,28 +856,22 @@ impl Store {
     /// What is committed, as text without timestamps: two stores with the same logical
     /// state answer every later statement of a run the same way.
     pub fn logical_state(&self) -> String {
+        self.rows_as_text(&[
+            "SELECT event_id, payload_fingerprint, COUNT(*) FROM processed_event
+             GROUP BY 1, 2 ORDER BY 1, 2",
+            "SELECT event_id, received_fingerprint FROM payload_alert ORDER BY 1, 2",
+            "SELECT event_id, direction, account, amount_minor, COUNT(*) FROM ledger_entry
+             GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4",
+            "SELECT account, balance_minor FROM balance_projection ORDER BY account",
+        ])
+    }
+
+    /// Every row of every query, as text: the raw material of state fingerprints.
+    fn rows_as_text(&self, queries: &[&str]) -> String {
         let mut out = String::new();
-        for (sql, columns) in [
-            (
-                "SELECT event_id, payload_fingerprint, COUNT(*) FROM processed_event
-                 GROUP BY 1, 2 ORDER BY 1, 2",
-                3,
-            ),
-            (
-                "SELECT event_id, received_fingerprint FROM payload_alert ORDER BY 1, 2",
-                2,
-            ),
-            (
-                "SELECT event_id, direction, account, amount_minor, COUNT(*) FROM ledger_entry
-                 GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4",
-                5,
-            ),
-            (
-                "SELECT account, balance_minor FROM balance_projection ORDER BY account",
-                2,
-            ),
-        ] {
+        for sql in queries {
             let mut q = self.conn().prepare_cached(sql).expect("state query");
+            let columns = q.column_count();
             let mut rows = q.query([]).expect("state query");
             while let Some(row) = rows.next().expect("state row") {
                 for i in 0..columns {
@@ -1010,7 +1004,7 @@ mod tests {
     use super::*;
     use crate::model::EventType;
 
-    fn accounts() -> Vec<Account> {
+    pub(in crate::store) fn accounts() -> Vec<Account> {
         ["acc_00001", "acc_00002"]
             .iter()
             .map(|n| Account {

@@ -176,25 +176,11 @@ impl Store {
 
     /// The outbox tables' contents as text without timestamps, for state fingerprints.
     pub fn outbox_state(&self) -> String {
-        let mut out = String::new();
-        for sql in [
+        self.rows_as_text(&[
             "SELECT transfer_id FROM transfer ORDER BY transfer_id",
             "SELECT outbox_id, event_index, event_id, sent FROM outbox ORDER BY outbox_id",
             "SELECT email_id, event_index, sent FROM email_outbox ORDER BY email_id",
-        ] {
-            let mut q = self.conn().prepare_cached(sql).expect("state query");
-            let columns = q.column_count();
-            let mut rows = q.query([]).expect("state query");
-            while let Some(row) = rows.next().expect("state row") {
-                for i in 0..columns {
-                    let v: rusqlite::types::Value = row.get(i).expect("state column");
-                    out.push_str(&format!("{v:?},"));
-                }
-                out.push(';');
-            }
-            out.push('|');
-        }
-        out
+        ])
     }
 
     /// The transfers committed in this (producer's) database: the business intents.
@@ -212,18 +198,9 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Account, EventType};
+    use crate::model::EventType;
+    use crate::store::tests::accounts;
     use crate::store::{StoreConfig, StoreOp};
-
-    fn accounts() -> Vec<Account> {
-        ["acc_00001", "acc_00002"]
-            .iter()
-            .map(|n| Account {
-                name: n.to_string(),
-                initial_balance_minor: 100,
-            })
-            .collect()
-    }
 
     fn event(index: usize, event_id: &str) -> Event {
         Event {
