@@ -26,8 +26,9 @@ pub mod report;
 pub mod scenario;
 pub mod sim;
 pub mod store;
+pub mod testing;
 pub mod world;
 
-pub use model::{Guarantee, Protocol, Step};
+pub use model::{Guarantee, Protocol, Scope, Step};
 pub use scenario::Scenario;
 pub use world::{run, run_scheduled, run_with, RunOptions, RunResult};

@@ -349,6 +349,30 @@ impl Scenario {
         }
     }
 
+    /// This scenario with `events` workload events (builder style, for code).
+    pub fn with_events(mut self, events: usize) -> Scenario {
+        self.workload.events = events;
+        self
+    }
+
+    /// This scenario with seed `seed`.
+    pub fn with_seed(mut self, seed: u64) -> Scenario {
+        self.seed = seed;
+        self
+    }
+
+    /// This scenario with `consumers` consumer processes.
+    pub fn with_consumers(mut self, consumers: usize) -> Scenario {
+        self.consumers = consumers;
+        self
+    }
+
+    /// This scenario with fault plan `faults`.
+    pub fn with_faults(mut self, faults: FaultPlan) -> Scenario {
+        self.faults = faults;
+        self
+    }
+
     /// Reads and validates a scenario file.
     pub fn from_file(path: &Path) -> Result<Scenario, ScenarioError> {
         let origin = path.display().to_string();

@@ -6,5 +6,6 @@ mod cli;
 mod consumer_faults;
 mod golden;
 mod input_errors;
+mod library;
 mod properties;
 mod support;

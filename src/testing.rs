@@ -1,0 +1,357 @@
+//! Building blocks for your own tests: check that a protocol — a built-in one or yours —
+//! gives the guarantee you claim, at every crash point or under random fault plans, and get
+//! a minimal counterexample when it does not.
+//!
+//! Two ways in:
+//!
+//! - **Exhaustive**: [`check_guarantee`] explores every crash schedule up to a depth and
+//!   returns the first run that breaks the claim, as a [`Counterexample`].
+//! - **Property-based** (feature `proptest`, on by default): [`strategies`] generates fault
+//!   plans for a protocol; [`check_run`] judges one run. Inside `proptest!`, a failing case
+//!   is shrunk by proptest (fewer crashes, fewer failures, fewer events) and reported with
+//!   the crash points the run really hit.
+//!
+//! ```
+//! use delivery_sim::testing::check_guarantee;
+//! use delivery_sim::{Guarantee, Protocol, Scenario, Scope, Step};
+//!
+//! // Ack first, then do the work: a crash after the ack loses the event.
+//! let mine = Protocol::new(
+//!     "ack-early",
+//!     "acks as soon as it receives",
+//!     vec![Step::Receive, Step::Ack, Step::Begin, Step::ApplyEffect, Step::Commit],
+//! )
+//! .unwrap();
+//! let scenario = Scenario::new(mine).with_events(2).with_seed(7);
+//! let counterexample = check_guarantee(&scenario, 1, Scope::LedgerPerEvent, Guarantee::ExactlyOnce)
+//!     .unwrap_err();
+//! assert_eq!(counterexample.observed, Guarantee::AtMostOnce);
+//! assert_eq!(counterexample.crashes.len(), 1);
+//! assert_eq!(counterexample.crashes[0].to_string(), "after:ack e0 d1");
+//!
+//! // The same check on the inbox protocol holds at every single crash point.
+//! let inbox = Scenario::new(Protocol::built_in("inbox").unwrap()).with_events(2);
+//! assert!(check_guarantee(&inbox, 1, Scope::LedgerPerEvent, Guarantee::ExactlyOnce).is_ok());
+//! ```
+
+use crate::explore::{self, ExploreOptions};
+use crate::model::{BoundaryPoint, Guarantee, Scope};
+use crate::scenario::Scenario;
+use crate::world::{self, RunResult};
+use std::fmt;
+
+/// A run that breaks a claimed guarantee, with everything needed to see why and to replay
+/// it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Counterexample {
+    /// The scenario's name and its protocol's steps, for the report.
+    pub scenario: String,
+    pub protocol: String,
+    pub seed: u64,
+    pub events: usize,
+    /// The crash points the run hit, in order (planned or random alike).
+    pub crashes: Vec<BoundaryPoint>,
+    /// The other faults of the plan, one phrase each (`apply_effect fails for e1 ×2`).
+    pub other_faults: Vec<String>,
+    pub boundary: Scope,
+    pub claimed: Guarantee,
+    pub observed: Guarantee,
+    /// `ledger per event: at-most-once (1 once, 1 lost)` and the like, per boundary.
+    pub verdicts: Vec<String>,
+    /// The events that did not end once, e.g. `e0 lost`.
+    pub broken_events: Vec<String>,
+    pub trace_hash: String,
+    /// The run's trace, one line per entry, to read what happened.
+    pub trace: String,
+}
+
+impl Counterexample {
+    fn of(scenario: &Scenario, r: &RunResult, boundary: Scope, claimed: Guarantee) -> Self {
+        let v = &r.verdict;
+        let observed = v
+            .boundaries
+            .iter()
+            .find(|b| b.boundary == boundary)
+            .map_or(v.guarantee, |b| b.guarantee);
+        Counterexample {
+            scenario: scenario.name.clone(),
+            protocol: scenario.protocol.arrow_list(),
+            seed: scenario.seed,
+            events: scenario.workload.events,
+            crashes: r.crashes.iter().map(|c| c.point).collect(),
+            other_faults: other_faults(&scenario.faults),
+            boundary,
+            claimed,
+            observed,
+            verdicts: v.boundaries.iter().map(|b| b.describe()).collect(),
+            broken_events: v
+                .events
+                .iter()
+                .filter(|e| e.outcome != crate::check::Outcome::Once)
+                .map(|e| format!("e{} {}", e.event, e.outcome.name()))
+                .collect(),
+            trace_hash: r.trace.hash_hex(),
+            trace: crate::report::text::trace_text(r),
+        }
+    }
+
+    /// The `--crash` arguments that replay this run with `delivery-sim run`.
+    pub fn crash_arguments(&self) -> String {
+        self.crashes
+            .iter()
+            .map(|p| format!("--crash '{p}'"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+impl fmt::Display for Counterexample {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let crashes: Vec<String> = self.crashes.iter().map(|p| p.to_string()).collect();
+        writeln!(
+            f,
+            "claimed {} for {}, observed {}",
+            self.claimed,
+            self.boundary.name(),
+            self.observed
+        )?;
+        writeln!(f, "scenario  {} ({})", self.scenario, self.protocol)?;
+        writeln!(f, "seed      {}, {} event(s)", self.seed, self.events)?;
+        writeln!(
+            f,
+            "crashes   {}",
+            if crashes.is_empty() {
+                "none".to_string()
+            } else {
+                crashes.join(", ")
+            }
+        )?;
+        if !self.other_faults.is_empty() {
+            writeln!(f, "faults    {}", self.other_faults.join(", "))?;
+        }
+        writeln!(f, "events    {}", self.broken_events.join(", "))?;
+        for v in &self.verdicts {
+            writeln!(f, "verdict   {v}")?;
+        }
+        writeln!(f, "trace     hash {}", self.trace_hash)?;
+        write!(f, "{}", self.trace)
+    }
+}
+
+/// The faults of a plan other than crashes, in words.
+fn other_faults(plan: &crate::fault::FaultPlan) -> Vec<String> {
+    let which = |event: Option<usize>| event.map_or("any event".to_string(), |e| format!("e{e}"));
+    let mut out = Vec::new();
+    for f in &plan.fail {
+        let how_long = match f.until_tick {
+            Some(t) => format!("until t={t}"),
+            None => format!("×{}", f.times),
+        };
+        out.push(format!(
+            "{} fails for {} {how_long}",
+            f.step,
+            which(f.event)
+        ));
+    }
+    for f in &plan.lose_ack {
+        out.push(format!("ack of {} lost ×{}", which(f.event), f.times));
+    }
+    for f in &plan.duplicate_delivery {
+        out.push(format!("broker duplicates {} ×{}", which(f.event), f.times));
+    }
+    for f in &plan.publish_timeout {
+        out.push(format!(
+            "publication of {} times out ×{}",
+            which(f.event),
+            f.times
+        ));
+    }
+    for f in &plan.commit_timeout {
+        out.push(format!(
+            "commit of {} times out ({})",
+            which(f.event),
+            if f.applied {
+                "it did commit"
+            } else {
+                "it did not"
+            }
+        ));
+    }
+    for s in &plan.stall {
+        out.push(format!("stall at {} for {} ticks", s.at, s.ticks));
+    }
+    out
+}
+
+/// Whether `r` keeps `claimed` at `boundary` (a boundary the run does not have counts as
+/// kept: there is nothing there to break). Liveness counts too: an event never acked, or a
+/// run stopped by a limit, breaks any claim of exactly-once, which promises "finally once".
+fn keeps(r: &RunResult, boundary: Scope, claimed: Guarantee) -> bool {
+    let v = &r.verdict;
+    let Some(b) = v.boundaries.iter().find(|b| b.boundary == boundary) else {
+        return true;
+    };
+    let at_least_as_strong = match claimed {
+        Guarantee::ExactlyOnce => b.guarantee == Guarantee::ExactlyOnce,
+        Guarantee::AtLeastOnce => b.lost == 0,
+        Guarantee::AtMostOnce => b.duplicated + b.ghost == 0,
+        Guarantee::None => true,
+    };
+    let live = claimed != Guarantee::ExactlyOnce
+        || (v.all_acked && r.stop == crate::sim::StopReason::Quiescent);
+    at_least_as_strong && live
+}
+
+/// Runs `scenario` once, with its own fault plan, and checks `claimed` at `boundary`.
+pub fn check_run(
+    scenario: &Scenario,
+    boundary: Scope,
+    claimed: Guarantee,
+) -> Result<RunResult, Box<Counterexample>> {
+    let r = world::run(scenario);
+    if keeps(&r, boundary, claimed) {
+        Ok(r)
+    } else {
+        Err(Box::new(Counterexample::of(
+            scenario, &r, boundary, claimed,
+        )))
+    }
+}
+
+/// Explores every crash schedule of `scenario` up to `depth` crashes (the scenario's own
+/// planned and random crashes are replaced; its other faults stay) and checks `claimed` at
+/// `boundary` in every run. Returns the number of runs, or the first breaking run in
+/// schedule order (fewest crashes first, so the counterexample is as short as any).
+pub fn check_guarantee(
+    scenario: &Scenario,
+    depth: usize,
+    boundary: Scope,
+    claimed: Guarantee,
+) -> Result<u64, Box<Counterexample>> {
+    assert!(
+        (1..=explore::MAX_DEPTH).contains(&depth),
+        "depth 1 to {}",
+        explore::MAX_DEPTH
+    );
+    let x = explore::explore(
+        scenario,
+        ExploreOptions {
+            depth,
+            ..ExploreOptions::default()
+        },
+    );
+    match x.runs.iter().find(|r| !keeps(&r.result, boundary, claimed)) {
+        None => Ok(x.summary.runs),
+        Some(run) => {
+            // Explored runs keep only their trace hash; run the schedule again in full so
+            // the counterexample has its trace.
+            let mut s = scenario.clone();
+            s.faults.crash = run
+                .crashes
+                .iter()
+                .map(|p| crate::fault::CrashSpec::exactly(*p))
+                .collect();
+            s.faults.random_crash = None;
+            let full = world::run(&s);
+            assert_eq!(
+                full.trace.hash_hex(),
+                run.result.trace.hash_hex(),
+                "a schedule replays to the same trace"
+            );
+            Err(Box::new(Counterexample::of(&s, &full, boundary, claimed)))
+        }
+    }
+}
+
+/// [`check_guarantee`], panicking with the counterexample: for plain `#[test]`s.
+#[track_caller]
+pub fn assert_guarantee(scenario: &Scenario, depth: usize, boundary: Scope, claimed: Guarantee) {
+    if let Err(c) = check_guarantee(scenario, depth, boundary, claimed) {
+        panic!("{c}");
+    }
+}
+
+/// Proptest strategies for fault plans, so that a `proptest!` block can throw random crashes
+/// and failures at any protocol. They shrink towards fewer faults and earlier events.
+#[cfg(feature = "proptest")]
+pub mod strategies {
+    use crate::fault::{CrashSpec, DeliveryFault, FailSpec, FaultPlan, RandomCrash};
+    use crate::model::{Boundary, Protocol, Step};
+    use proptest::prelude::*;
+
+    /// Planned crashes at `protocol`'s step boundaries, for events below `events`: up to
+    /// `max_crashes` of them, each optionally pinned to an event and a delivery attempt.
+    pub fn crashes(
+        protocol: &Protocol,
+        events: usize,
+        max_crashes: usize,
+    ) -> impl Strategy<Value = Vec<CrashSpec>> {
+        assert!(events > 0, "a workload has events");
+        let crash = (
+            proptest::sample::select(Boundary::all_of(&protocol.steps)),
+            proptest::option::of(0..events),
+            proptest::option::of(1u32..=3),
+        )
+            .prop_map(|(at, event, delivery)| CrashSpec {
+                at,
+                event,
+                copy: None,
+                delivery,
+            });
+        proptest::collection::vec(crash, 0..=max_crashes)
+    }
+
+    /// A whole fault plan for `protocol` over `events` events: planned crashes, random
+    /// crashes (up to 30% per step, at most 6), failing steps, lost acks and the broker's
+    /// own duplicates.
+    pub fn fault_plan(protocol: &Protocol, events: usize) -> impl Strategy<Value = FaultPlan> {
+        let failable: Vec<Step> = protocol
+            .steps
+            .iter()
+            .copied()
+            .filter(|s| *s != Step::Receive)
+            .collect();
+        let fail = (
+            proptest::sample::select(failable),
+            proptest::option::of(0..events),
+            1u32..=3,
+        )
+            .prop_map(|(step, event, times)| FailSpec {
+                step,
+                event,
+                delivery: None,
+                times,
+                until_tick: None,
+            });
+        let random =
+            proptest::option::of(
+                (0u32..=300_000, 0u32..=6).prop_map(|(ppm, max)| RandomCrash {
+                    per_step_ppm: ppm,
+                    max_crashes: max,
+                }),
+            );
+        let delivery_fault =
+            (proptest::option::of(0..events), 1u32..=2).prop_map(|(event, times)| DeliveryFault {
+                event,
+                delivery: None,
+                times,
+            });
+        (
+            crashes(protocol, events, 3),
+            random,
+            proptest::collection::vec(fail, 0..3),
+            proptest::collection::vec(delivery_fault.clone(), 0..2),
+            proptest::collection::vec(delivery_fault, 0..2),
+        )
+            .prop_map(
+                |(crash, random_crash, fail, lose_ack, duplicate_delivery)| FaultPlan {
+                    crash,
+                    random_crash,
+                    fail,
+                    lose_ack,
+                    duplicate_delivery,
+                    ..FaultPlan::default()
+                },
+            )
+    }
+}
