@@ -524,7 +524,8 @@ fn scopes(
                     } else {
                         r.external_effects
                     };
-                    ScopeOutcome::of(r.effects > 0 && r.debits.min(r.credits) > 0, sent)
+                    let committed = matches!(r.outcome, Outcome::Once | Outcome::Duplicated);
+                    ScopeOutcome::of(committed, sent)
                 })
                 .collect();
             out.push(ScopeVerdict::new(Scope::Email, &outcomes));
@@ -838,5 +839,105 @@ mod tests {
             ]
         );
         assert!(failed_expectations(&Expect::default(), &v).is_empty());
+    }
+
+    /// Three intents: one applied once, one committed but never applied (lost), and one
+    /// applied that the producer never committed (a ghost); event 3 is a second event for
+    /// transfer 0 that the business key refused. Emails: one per applied event, two for
+    /// event 2 without a key.
+    #[test]
+    fn boundaries_judge_intents_against_committed_transfers_and_emails_against_effects() {
+        let mut events: Vec<Event> = (0..3).map(event).collect();
+        events.push(Event {
+            index: 3,
+            event_id: "id-3".into(),
+            ..event(0)
+        });
+        let mut committed = CommittedState::default();
+        let pair = LedgerCounts {
+            debits: 1,
+            credits: 1,
+            completions: 0,
+        };
+        for id in ["id-0", "id-2"] {
+            committed.ledger.insert(id.into(), pair);
+        }
+        committed.ledger_by_transfer.insert("tr_00000".into(), pair);
+        committed.ledger_by_transfer.insert("tr_00002".into(), pair);
+        committed.balances.insert("acc_00001".into(), 100);
+        let accounts = [Account {
+            name: "acc_00001".into(),
+            initial_balance_minor: 100,
+        }];
+        let producer_committed: std::collections::BTreeSet<String> =
+            ["tr_00000", "tr_00001"].map(String::from).into();
+        let messages: Vec<Message> = [0, 2, 3].map(acked).to_vec();
+        let email = |event, copy| ExternalEffect {
+            tick: 1,
+            event,
+            copy,
+            delivery: 1,
+        };
+        let emails = [email(0, 0), email(2, 0), email(2, 1)];
+        let observe = |key: bool| {
+            check(&Observed {
+                scopes: ScopeInputs {
+                    intents: 3,
+                    per_intent: true,
+                    business_key: true,
+                    committed_intents: Some(&producer_committed),
+                    email: Some(key),
+                    outputs: None,
+                },
+                events: &events,
+                accounts: &accounts,
+                protocol: &Protocol::built_in("inbox").unwrap(),
+                committed: &committed,
+                messages: &messages,
+                crashes: &[],
+                external_effects: &emails,
+                duplicates_discarded: &[0, 0, 0, 1],
+                stop: StopReason::Quiescent,
+            })
+        };
+        let v = observe(false);
+        let outcomes: Vec<Outcome> = v.events.iter().map(|e| e.outcome).collect();
+        assert_eq!(
+            outcomes,
+            [
+                Outcome::Once,
+                Outcome::Unpublished,
+                Outcome::Once,
+                Outcome::SameIntent
+            ]
+        );
+        assert_eq!(
+            v.guarantee,
+            Guarantee::ExactlyOnce,
+            "per event, nothing broke"
+        );
+        let intent: Vec<ScopeOutcome> = v.intents.iter().map(|i| i.outcome).collect();
+        assert_eq!(
+            intent,
+            [ScopeOutcome::Once, ScopeOutcome::Lost, ScopeOutcome::Ghost]
+        );
+        assert_eq!(v.intents[0].events, [0, 3]);
+        let scopes: Vec<(Scope, Guarantee)> = v
+            .boundaries
+            .iter()
+            .map(|b| (b.boundary, b.guarantee))
+            .collect();
+        assert_eq!(
+            scopes,
+            [
+                (Scope::LedgerPerEvent, Guarantee::ExactlyOnce),
+                (Scope::LedgerPerIntent, Guarantee::None),
+                (Scope::Email, Guarantee::AtLeastOnce),
+            ]
+        );
+        assert_eq!(v.boundaries[1].ghost, 1);
+        assert_eq!(v.boundaries[1].lost, 1);
+        let with_key = observe(true);
+        assert_eq!(with_key.boundaries[2].guarantee, Guarantee::ExactlyOnce);
     }
 }
