@@ -55,6 +55,9 @@ pub struct BrokerConfig {
     /// At this virtual tick every dead-lettered message is made ready again (a replay of the
     /// dead-letter queue). `None`: dead letters stay parked.
     pub replay_dead_letters_at_tick: Option<Tick>,
+    /// `Some(W)`: a replay window. The broker delivers every acked message once more, W
+    /// ticks after its ack, as a broker that keeps messages W ticks and replays them may.
+    pub late_redelivery_ticks: Option<Tick>,
 }
 
 /// Whether the broker honours an ack that names an earlier delivery.
@@ -79,6 +82,7 @@ impl Default for BrokerConfig {
             log: None,
             transactional: false,
             replay_dead_letters_at_tick: None,
+            late_redelivery_ticks: None,
         }
     }
 }
@@ -140,6 +144,9 @@ pub enum TimerKind {
     Redeliver,
     /// The lease of delivery `attempt` ends.
     LeaseExpiry { attempt: u32 },
+    /// An acked message comes back once, at the end of the replay window
+    /// (`late_redelivery_ticks` after its ack).
+    LateRedelivery,
 }
 
 impl Message {
@@ -321,6 +328,8 @@ pub struct QueueBroker {
     /// Draws delivery delays; only used with `delivery_jitter_ticks`.
     rng: SimRng,
     messages: Vec<Message>,
+    /// Per message: whether its late redelivery was scheduled (it comes back once only).
+    late_scheduled: Vec<bool>,
     ready: VecDeque<MessageId>,
     outputs: VecDeque<BrokerOutput>,
 }
@@ -336,6 +345,7 @@ impl QueueBroker {
             rng: SimRng::new(seed, Stream::Broker),
             config,
             messages: Vec::new(),
+            late_scheduled: Vec::new(),
             ready: VecDeque::new(),
             outputs,
         }
@@ -345,6 +355,7 @@ impl QueueBroker {
     pub fn handle_publish(&mut self, now: Tick, event: EventIndex, copy: u32) -> MessageId {
         let id = self.messages.len();
         self.messages.push(Message::published(event, copy));
+        self.late_scheduled.push(false);
         match self.jitter() {
             0 => {
                 self.ready.push_back(id);
@@ -397,7 +408,7 @@ impl QueueBroker {
 
     pub fn handle_ack(&mut self, now: Tick, delivery: &Delivery) -> AckOutcome {
         let m = &mut self.messages[delivery.message];
-        match m.state {
+        let outcome = match m.state {
             MessageState::Acked { .. } => AckOutcome::AlreadyAcked,
             MessageState::InFlight { attempt, .. } if attempt == delivery.attempt => {
                 m.state = MessageState::Acked { at: now };
@@ -412,6 +423,24 @@ impl QueueBroker {
                 AckOutcome::StaleAccepted
             }
             _ => AckOutcome::Stale,
+        };
+        if matches!(outcome, AckOutcome::Accepted | AckOutcome::StaleAccepted) {
+            self.schedule_late_redelivery(now, delivery.message);
+        }
+        outcome
+    }
+
+    /// With a replay window, the first ack of a message schedules its one late redelivery.
+    fn schedule_late_redelivery(&mut self, now: Tick, id: MessageId) {
+        let Some(window) = self.config.late_redelivery_ticks else {
+            return;
+        };
+        if !std::mem::replace(&mut self.late_scheduled[id], true) {
+            self.outputs.push_back(BrokerOutput::Timer {
+                at: now + window,
+                message: id,
+                kind: TimerKind::LateRedelivery,
+            });
         }
     }
 
@@ -448,6 +477,9 @@ impl QueueBroker {
             }
             (TimerKind::LeaseExpiry { attempt }, MessageState::InFlight { attempt: a, .. }) => {
                 attempt == a
+            }
+            (TimerKind::LateRedelivery, MessageState::Acked { .. }) => {
+                self.config.late_redelivery_ticks.is_some()
             }
             _ => false,
         };
@@ -531,6 +563,9 @@ impl QueueBroker {
             }
         }
         out.push_str(&format!("ready{:?}", self.ready));
+        if self.config.late_redelivery_ticks.is_some() {
+            out.push_str(&format!("late{:?}", self.late_scheduled));
+        }
         out
     }
 
@@ -802,6 +837,52 @@ mod tests {
             a,
             (0..8).collect::<Vec<_>>(),
             "some deliveries overtake others"
+        );
+    }
+
+    #[test]
+    fn with_a_replay_window_an_acked_message_comes_back_once_after_the_window() {
+        let mut b = QueueBroker::new(
+            BrokerConfig {
+                late_redelivery_ticks: Some(30),
+                ..BrokerConfig::default()
+            },
+            0,
+        );
+        b.handle_publish(0, 0, 0);
+        drain(&mut b);
+        let first = b.handle_receive(1, 0).unwrap();
+        assert_eq!(b.handle_ack(4, &first), AckOutcome::Accepted);
+        let late = BrokerOutput::Timer {
+            at: 34,
+            message: 0,
+            kind: TimerKind::LateRedelivery,
+        };
+        assert_eq!(drain(&mut b), vec![late]);
+        assert_eq!(b.handle_receive(20, 0), None, "acked until the window ends");
+        assert!(b.handle_timer(34, 0, TimerKind::LateRedelivery));
+        assert_eq!(drain(&mut b), vec![BrokerOutput::Ready { message: 0 }]);
+        let again = b.handle_receive(34, 0).unwrap();
+        assert_eq!((again.message, again.attempt), (0, 2));
+        assert_eq!(b.handle_ack(36, &again), AckOutcome::Accepted);
+        assert!(
+            drain(&mut b).is_empty(),
+            "once only: no second late redelivery"
+        );
+        assert_eq!(b.messages()[0].state, MessageState::Acked { at: 36 });
+    }
+
+    #[test]
+    fn without_a_replay_window_an_ack_schedules_nothing() {
+        let mut b = broker();
+        b.handle_publish(0, 0, 0);
+        drain(&mut b);
+        let d = b.handle_receive(1, 0).unwrap();
+        b.handle_ack(2, &d);
+        assert!(drain(&mut b).is_empty());
+        assert!(
+            !b.handle_timer(40, 0, TimerKind::LateRedelivery),
+            "a stray late timer changes nothing"
         );
     }
 

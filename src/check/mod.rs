@@ -17,7 +17,7 @@ use crate::broker::{Message, MessageState};
 use crate::fault::CrashRecord;
 use crate::model::{
     Account, BoundaryPoint, Event, EventIndex, EventType, ExternalEffect, Guarantee, Protocol,
-    Scope, Step,
+    Scope, Step, Tick,
 };
 use crate::scenario::Expect;
 use crate::sim::StopReason;
@@ -44,6 +44,9 @@ pub enum Outcome {
     /// Never reached the broker (the producer committed the transfer and died before
     /// publishing): outside the consumer's scope, and lost per intent.
     Unpublished,
+    /// No effect yet: a completion still waiting in `pending_event` for its transfer's
+    /// creation when the run ended (`store.out_of_order: buffer`). Not lost, not done.
+    Pending,
 }
 
 impl Outcome {
@@ -56,6 +59,7 @@ impl Outcome {
             Outcome::Rejected => "rejected",
             Outcome::Unpublished => "unpublished",
             Outcome::SameIntent => "same intent",
+            Outcome::Pending => "pending",
         }
     }
 }
@@ -96,6 +100,12 @@ pub struct EventReport {
     pub unacked_reason: Option<String>,
     /// The crashes that hit a delivery of this event.
     pub crash_points: Vec<BoundaryPoint>,
+    /// Its rows still waiting in `pending_event` (a buffered completion).
+    pub pending_rows: u32,
+    /// When the retention job first deleted its inbox row, if it did: a delivery after
+    /// that is no longer recognised as a duplicate.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub inbox_expired_at: Option<Tick>,
 }
 
 /// One committed payload alert: a copy of an event arrived with the event's `event_id` and
@@ -122,6 +132,8 @@ pub struct Verdict {
     pub rejected: u64,
     /// Committed payload alerts (same `event_id`, another payload), over all events.
     pub payload_alerts: u64,
+    /// Completions still buffered in `pending_event` at the end.
+    pub pending: u64,
     pub guarantee: Guarantee,
     pub all_acked: bool,
     /// Balances sum to the opening total, every account's balance is its opening balance
@@ -278,6 +290,8 @@ pub struct Observed<'a> {
     pub external_effects: &'a [ExternalEffect],
     /// Per event: deliveries the consumer recognised as already processed.
     pub duplicates_discarded: &'a [u32],
+    /// Per event: when the retention job first deleted its inbox row (empty: no retention).
+    pub inbox_expired_at: &'a [Option<Tick>],
     pub stop: StopReason,
 }
 
@@ -304,7 +318,10 @@ pub fn check(o: &Observed<'_>) -> Verdict {
             )
         };
         let rejected = o.committed.rejected.get(&e.event_id).copied().unwrap_or(0) > 0;
-        let outcome = if whole == 0 && effects == 0 && rejected {
+        let pending_rows = o.committed.pending.get(&e.event_id).copied().unwrap_or(0);
+        let outcome = if whole == 0 && effects == 0 && pending_rows > 0 {
+            Outcome::Pending
+        } else if whole == 0 && effects == 0 && rejected {
             Outcome::Rejected
         } else if whole == 0 {
             Outcome::Lost
@@ -397,17 +414,20 @@ pub fn check(o: &Observed<'_>) -> Verdict {
                 .filter(|c| c.point.event == e.index)
                 .map(|c| c.point)
                 .collect(),
+            pending_rows,
+            inbox_expired_at: o.inbox_expired_at.get(e.index).copied().flatten(),
         });
     }
     let intents = intent_reports(o, &reports);
     let boundaries = scopes(o, &reports, &intents);
     let count = |o: Outcome| reports.iter().filter(|r| r.outcome == o).count() as u64;
-    let (lost, duplicated, exactly_once, dead_lettered, rejected) = (
+    let (lost, duplicated, exactly_once, dead_lettered, rejected, pending) = (
         count(Outcome::Lost),
         count(Outcome::Duplicated),
         count(Outcome::Once),
         count(Outcome::DeadLettered),
         count(Outcome::Rejected),
+        count(Outcome::Pending),
     );
     let balance_total_minor = o.committed.balances.values().sum();
     let opening_total_minor = o.accounts.iter().map(|a| a.initial_balance_minor).sum();
@@ -437,6 +457,7 @@ pub fn check(o: &Observed<'_>) -> Verdict {
         exactly_once,
         dead_lettered,
         rejected,
+        pending,
         balance_total_minor,
         opening_total_minor,
     }
@@ -500,10 +521,11 @@ fn scopes(
                 Outcome::Once => Some(ScopeOutcome::Once),
                 Outcome::Duplicated => Some(ScopeOutcome::Duplicated),
                 Outcome::Lost => Some(ScopeOutcome::Lost),
-                // Parked or rejected events and never-published ones are reported on
-                // their own, not as this boundary's losses.
+                // Parked, rejected or still pending events and never-published ones are
+                // reported on their own, not as this boundary's losses.
                 Outcome::DeadLettered
                 | Outcome::Rejected
+                | Outcome::Pending
                 | Outcome::Unpublished
                 | Outcome::SameIntent => None,
             })
@@ -578,6 +600,7 @@ pub fn failed_expectations(expect: &Expect, v: &Verdict) -> Vec<String> {
         ("lost", expect.lost, v.lost),
         ("duplicated", expect.duplicated, v.duplicated),
         ("rejected", expect.rejected, v.rejected),
+        ("pending", expect.pending, v.pending),
     ] {
         if let Some(want) = want {
             if want != got {
@@ -716,6 +739,7 @@ mod tests {
             crashes: &[],
             external_effects: &[],
             duplicates_discarded: &vec![0; ledger.len()],
+            inbox_expired_at: &[],
             stop: StopReason::Quiescent,
         })
     }
@@ -792,6 +816,7 @@ mod tests {
             crashes: &[],
             external_effects: &[],
             duplicates_discarded: &[0, 0],
+            inbox_expired_at: &[],
             stop: StopReason::Quiescent,
         });
         assert_eq!(v.payload_alerts, 1);
@@ -825,11 +850,13 @@ mod tests {
             duplicated: Some(0),
             rejected: None,
             payload_alerts: None,
+            pending: None,
             all_acked: Some(true),
             conserved: Some(true),
             explore: Vec::new(),
             interleavings: None,
             boundaries: Default::default(),
+            smallest_safe_ttl: None,
         };
         assert_eq!(
             failed_expectations(&expect, &v),

@@ -135,6 +135,11 @@ pub struct RunArgs {
     /// Print every trace entry before the summary.
     #[arg(long)]
     pub trace: bool,
+    /// Use this inbox TTL instead of the scenario's (as `explore --smallest-safe-ttl`
+    /// prints it in replay commands); enables retention with the default cleanup schedule
+    /// if the scenario has none.
+    #[arg(long, value_name = "TICKS")]
+    pub inbox_ttl_ticks: Option<u64>,
     /// Scheduling choices for several consumers, as `explore --interleavings` prints them
     /// (e.g. 0,1,1): at the k-th tick where several consumers are due, the k-th number says
     /// which of them steps (0 = the first due; past the list, 0).
@@ -165,6 +170,12 @@ pub struct ExploreArgs {
     /// one crash at each boundary the default schedule reached).
     #[arg(long, requires = "interleavings")]
     pub with_crashes: bool,
+    /// Instead of one exploration: search the smallest inbox TTL (store.inbox_ttl_ticks)
+    /// for which no run duplicates an event, by bisection over ticks; each TTL is verified
+    /// by the scenario's own run and every schedule of up to --depth crashes (0: the own
+    /// run only).
+    #[arg(long, conflicts_with = "interleavings")]
+    pub smallest_safe_ttl: bool,
     /// With --interleavings: the most interleavings to run.
     #[arg(long, default_value_t = explore::DEFAULT_MAX_INTERLEAVINGS, requires = "interleavings")]
     pub max_interleavings: u64,
@@ -417,6 +428,15 @@ fn run(args: &RunArgs) -> Result<(String, ExitCode), CliError> {
         }
     }
     let (mut scenario, origin) = load(&args.source)?;
+    if let Some(ttl) = args.inbox_ttl_ticks {
+        if ttl > bounds::MAX_DELAY_TICKS {
+            return Err(CliError::Usage(format!(
+                "--inbox-ttl-ticks: {ttl} is out of range; allowed: 0 to {}",
+                bounds::MAX_DELAY_TICKS
+            )));
+        }
+        scenario = explore::retention::with_ttl(&scenario, ttl);
+    }
     let crashes = crash_override(&scenario, &args.crash)?;
     if !crashes.is_empty() {
         scenario.faults.crash = crashes.iter().map(|p| CrashSpec::exactly(*p)).collect();
@@ -458,7 +478,13 @@ fn run(args: &RunArgs) -> Result<(String, ExitCode), CliError> {
         out.push_str(&text::run_text(
             &scenario,
             &result,
-            &replay_with_schedule(origin.replay_command(scenario.seed, &crashes), &schedule),
+            &replay_with_schedule(
+                with_ttl_flag(
+                    origin.replay_command(scenario.seed, &crashes),
+                    args.inbox_ttl_ticks,
+                ),
+                &schedule,
+            ),
             failures.as_deref(),
         ));
     }
@@ -520,6 +546,9 @@ fn explore(args: &ExploreArgs) -> Result<(String, ExitCode), CliError> {
     let (scenario, origin) = load(&args.source)?;
     if args.interleavings {
         return interleavings(args, &scenario, &origin);
+    }
+    if args.smallest_safe_ttl {
+        return smallest_safe_ttl(args, &scenario, &origin);
     }
     let (x, failures) = checked_exploration(&scenario, args.depth, args.max_schedules)?;
     let held = held(&failures);
@@ -806,6 +835,56 @@ fn interleavings(
         to_json(&json::interleavings_json(scenario, &x, &replays, failures))
     } else {
         text::interleavings_text(scenario, &x, &replays, failures.as_deref())
+    };
+    Ok((out, code(held)))
+}
+
+/// `command` with `--inbox-ttl-ticks T` when a TTL overrides the scenario's.
+fn with_ttl_flag(command: String, ttl: Option<u64>) -> String {
+    match ttl {
+        Some(ttl) => format!("{command} --inbox-ttl-ticks {ttl}"),
+        None => command,
+    }
+}
+
+fn smallest_safe_ttl(
+    args: &ExploreArgs,
+    scenario: &Scenario,
+    origin: &Origin,
+) -> Result<(String, ExitCode), CliError> {
+    if scenario.store.retention.is_none() {
+        return Err(CliError::Usage(format!(
+            "--smallest-safe-ttl: `{}` has no inbox retention; set \"store\": {{\"inbox_ttl_ticks\": \
+             N}} (the search starts from N and keeps the cleanup schedule)",
+            scenario.name
+        )));
+    }
+    // Depth 0 verifies each TTL by the scenario's own run only; deeper, like `explore`.
+    if args.depth > 0 {
+        explore_options(scenario, args.depth, args.max_schedules)?;
+    }
+    let search = explore::retention::smallest_safe_ttl(scenario, args.depth);
+    let replay = search.largest_unsafe_failure().map(|(ttl, failing)| {
+        with_ttl_flag(
+            origin.replay_command(scenario.seed, &failing.crash_points),
+            Some(ttl),
+        )
+    });
+    let failures = scenario
+        .expect
+        .as_ref()
+        .and_then(|e| e.smallest_safe_ttl.as_ref())
+        .map(|e| explore::retention::failed_ttl_expectations(e, &search));
+    let held = held(&failures);
+    let out = if args.json {
+        to_json(&json::ttl_search_json(
+            scenario,
+            &search,
+            replay,
+            failures.map(json::ExpectJson::from_failures),
+        ))
+    } else {
+        text::ttl_search_text(scenario, &search, replay.as_deref(), failures.as_deref())
     };
     Ok((out, code(held)))
 }

@@ -19,6 +19,7 @@
 //! The scenario's own planned and random crashes are replaced; its step failures and
 //! republishes are kept.
 
+pub mod retention;
 pub mod sweep;
 
 use crate::check;
@@ -76,6 +77,8 @@ pub struct Summary {
     pub dead_lettered_runs: u64,
     /// Runs in which the projection rejected an event as out of order.
     pub rejected_runs: u64,
+    /// Runs that ended with a completion still buffered in `pending_event`.
+    pub pending_runs: u64,
     /// Runs that ended with some event not acked.
     pub unacked_runs: u64,
     /// Runs whose balances were not conserved (half an effect committed).
@@ -326,6 +329,7 @@ fn summarize(
         duplicated_runs,
         dead_lettered_runs: count(&|r| r.verdict.dead_lettered > 0),
         rejected_runs: count(&|r| r.verdict.rejected > 0),
+        pending_runs: count(&|r| r.verdict.pending > 0),
         unacked_runs: count(&|r| !r.verdict.all_acked),
         unconserved_runs: count(&|r| !r.verdict.conserved),
         limited_runs: count(&|r| r.stop != StopReason::Quiescent),
@@ -590,6 +594,7 @@ pub fn failed_expectations(expect: &crate::scenario::Expect, s: &Summary) -> Vec
                     s.dead_lettered_runs,
                 ),
                 ("rejected_runs", x.rejected_runs, s.rejected_runs),
+                ("pending_runs", x.pending_runs, s.pending_runs),
                 ("unacked_runs", x.unacked_runs, s.unacked_runs),
                 ("unconserved_runs", x.unconserved_runs, s.unconserved_runs),
             ],
@@ -681,8 +686,10 @@ pub struct Interleavings {
     pub unconserved_runs: u64,
     /// Runs in which the projection rejected an event as out of order.
     pub rejected_runs: u64,
-    /// Runs that lost, duplicated or rejected an event, left one unacked, or broke
-    /// conservation.
+    /// Runs that ended with a completion still buffered in `pending_event`.
+    pub pending_runs: u64,
+    /// Runs that lost, duplicated or rejected an event, left one unacked or pending, or
+    /// broke conservation.
     pub breaking_runs: u64,
     pub guarantee: Guarantee,
 }
@@ -805,8 +812,10 @@ fn summarize_interleavings(
                 || !r.verdict.all_acked
                 || !r.verdict.conserved
                 || r.verdict.rejected > 0
+                || r.verdict.pending > 0
         }),
         rejected_runs: count(&|r| r.verdict.rejected > 0),
+        pending_runs: count(&|r| r.verdict.pending > 0),
         guarantee: Guarantee::from_anomalies(lost_runs > 0, duplicated_runs > 0),
         unconserved_runs: count(&|r| !r.verdict.conserved),
         lost_runs,
@@ -842,6 +851,7 @@ pub fn failed_interleaving_expectations(
         &[
             ("runs", expect.runs, x.runs.len() as u64),
             ("breaking_runs", expect.breaking_runs, x.breaking_runs),
+            ("rejected_runs", expect.rejected_runs, x.rejected_runs),
         ],
     );
     check::push_mismatches(&mut failed, &[("complete", expect.complete, x.complete)]);

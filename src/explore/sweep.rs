@@ -179,6 +179,7 @@ pub fn is_finding(r: &RunResult) -> bool {
         .any(|b| b.guarantee != Guarantee::ExactlyOnce)
         || v.dead_lettered > 0
         || v.rejected > 0
+        || v.pending > 0
         || !v.all_acked
         || !v.conserved
         || r.stop != StopReason::Quiescent

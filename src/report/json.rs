@@ -3,6 +3,7 @@
 
 use super::Origin;
 use crate::check::{EventReport, IntentReport, Outcome, ScopeVerdict};
+use crate::explore::retention::TtlSearch;
 use crate::explore::sweep::{Finding, SwarmPlan};
 use crate::explore::{Exploration, Interleavings, MatrixColumn, PointRow, Summary};
 use crate::fault::CrashRecord;
@@ -17,10 +18,11 @@ use serde::Serialize;
 pub struct Anomaly {
     pub event_id: String,
     pub event: usize,
-    /// `lost`, `duplicated`, `dead_lettered`, `rejected` (out of order), `torn` (debit
-    /// without credit or the reverse), `unacked`, or `payload_mismatch` (one per payload
-    /// alert: the same `event_id` arrived with another payload; it was refused and alerted,
-    /// not applied and not counted as a duplicate).
+    /// `lost`, `duplicated`, `dead_lettered`, `rejected` (out of order), `pending` (a
+    /// completion still buffered), `torn` (debit without credit or the reverse),
+    /// `unacked`, or `payload_mismatch` (one per payload alert: the same `event_id`
+    /// arrived with another payload; it was refused and alerted, not applied and not
+    /// counted as a duplicate).
     pub kind: &'static str,
     pub effects: u32,
     pub crash_points: Vec<BoundaryPoint>,
@@ -79,7 +81,17 @@ pub fn anomalies(events: &[EventReport]) -> Vec<Anomaly> {
         match e.outcome {
             Outcome::Once | Outcome::SameIntent => {}
             Outcome::Lost => push("lost", None),
-            Outcome::Duplicated => push("duplicated", differing_amounts(e)),
+            Outcome::Duplicated => push(
+                "duplicated",
+                e.inbox_expired_at
+                    .map(|at| {
+                        format!(
+                            "its inbox row was deleted by the retention job at t={at}, so a \
+                             later delivery was not recognised as a duplicate"
+                        )
+                    })
+                    .or_else(|| differing_amounts(e)),
+            ),
             Outcome::DeadLettered => push("dead_lettered", e.unacked_reason.clone()),
             Outcome::Unpublished => push(
                 "unpublished",
@@ -88,6 +100,14 @@ pub fn anomalies(events: &[EventReport]) -> Vec<Anomaly> {
             Outcome::Rejected => push(
                 "rejected",
                 Some("the projection rejected it: its transfer was not created yet".into()),
+            ),
+            Outcome::Pending => push(
+                "pending",
+                Some(
+                    "still waiting in pending_event when the run ended: its transfer was \
+                     never created"
+                        .into(),
+                ),
             ),
         }
         if e.torn {
@@ -134,6 +154,8 @@ pub struct RunJson {
     pub rejected: u64,
     /// Committed payload alerts: copies with a known `event_id` and another payload.
     pub payload_alerts: u64,
+    /// Completions still buffered in `pending_event` at the end.
+    pub pending: u64,
     pub guarantee: Guarantee,
     /// The verdict per guarantee boundary, the ledger per event first: what this run's
     /// guarantee covers, and what it does not.
@@ -143,6 +165,8 @@ pub struct RunJson {
     pub intents: Vec<IntentReport>,
     pub all_acked: bool,
     pub conserved: bool,
+    /// Inbox rows the retention job deleted.
+    pub inbox_rows_deleted: u64,
     pub crashes: Vec<CrashRecord>,
     pub steps: u64,
     pub end_tick: u64,
@@ -175,11 +199,13 @@ pub fn run_json(
         dead_lettered: v.dead_lettered,
         rejected: v.rejected,
         payload_alerts: v.payload_alerts,
+        pending: v.pending,
         guarantee: v.guarantee,
         boundaries: v.boundaries.clone(),
         intents: v.intents.clone(),
         all_acked: v.all_acked,
         conserved: v.conserved,
+        inbox_rows_deleted: result.inbox_rows_deleted,
         crashes: result.crashes.clone(),
         steps: result.steps,
         end_tick: result.end_tick,
@@ -375,6 +401,8 @@ pub struct InterleavingJson {
     pub guarantee: Guarantee,
     pub lost: u64,
     pub duplicated: u64,
+    pub rejected: u64,
+    pub pending: u64,
     pub all_acked: bool,
     pub conserved: bool,
     pub trace_hash: String,
@@ -396,6 +424,7 @@ pub struct InterleavingsJson {
     pub duplicated_runs: u64,
     pub unconserved_runs: u64,
     pub rejected_runs: u64,
+    pub pending_runs: u64,
     pub guarantee: Guarantee,
     pub runs: Vec<InterleavingJson>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -421,6 +450,7 @@ pub fn interleavings_json(
         duplicated_runs: x.duplicated_runs,
         unconserved_runs: x.unconserved_runs,
         rejected_runs: x.rejected_runs,
+        pending_runs: x.pending_runs,
         guarantee: x.guarantee,
         runs: x
             .runs
@@ -434,6 +464,8 @@ pub fn interleavings_json(
                     guarantee: v.guarantee,
                     lost: v.lost,
                     duplicated: v.duplicated,
+                    rejected: v.rejected,
+                    pending: v.pending,
                     all_acked: v.all_acked,
                     conserved: v.conserved,
                     trace_hash: r.result.trace.hash_hex(),
@@ -442,5 +474,34 @@ pub fn interleavings_json(
             })
             .collect(),
         expect: failures.map(ExpectJson::from_failures),
+    }
+}
+
+/// `explore --smallest-safe-ttl --json`.
+#[derive(Debug, Serialize)]
+pub struct TtlSearchJson {
+    pub scenario: String,
+    pub protocol: String,
+    #[serde(flatten)]
+    pub search: TtlSearch,
+    /// The command replaying the largest unsafe TTL's failing run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replay: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expect: Option<ExpectJson>,
+}
+
+pub fn ttl_search_json(
+    scenario: &Scenario,
+    search: &TtlSearch,
+    replay: Option<String>,
+    expect: Option<ExpectJson>,
+) -> TtlSearchJson {
+    TtlSearchJson {
+        scenario: scenario.name.clone(),
+        protocol: scenario.protocol.name.clone(),
+        search: search.clone(),
+        replay,
+        expect,
     }
 }

@@ -3,6 +3,7 @@
 use super::json::{anomalies, differing_amounts, matrix_origin};
 use super::Origin;
 use crate::check::{Outcome, ScopeOutcome};
+use crate::explore::retention::TtlSearch;
 use crate::explore::sweep::{Finding, SwarmPlan};
 use crate::explore::{matrix_rows, Exploration, Interleavings, MatrixColumn};
 use crate::fault::CrashCause;
@@ -102,10 +103,16 @@ pub fn run_text(
         v.exactly_once,
         v.lost,
         v.duplicated,
-        if v.dead_lettered + v.rejected > 0 {
+        if v.dead_lettered + v.rejected + v.pending > 0 {
             format!(
-                ", {} dead-lettered, {} rejected as out of order",
-                v.dead_lettered, v.rejected
+                ", {} dead-lettered, {} rejected as out of order{}",
+                v.dead_lettered,
+                v.rejected,
+                if v.pending > 0 {
+                    format!(", {} still pending", v.pending)
+                } else {
+                    String::new()
+                }
             )
         } else {
             String::new()
@@ -149,6 +156,14 @@ pub fn run_text(
             v.payload_alerts
         );
     }
+    if let Some(ret) = scenario.store.retention {
+        let _ = writeln!(
+            out,
+            "retention  inbox TTL {} ticks, cleanup every {} ticks in batches of at most {}: \
+             {} inbox row(s) deleted",
+            ret.ttl_ticks, ret.cleanup_every_ticks, ret.batch, r.inbox_rows_deleted
+        );
+    }
     if v.external_effects > 0 {
         let repeated: Vec<String> = v
             .events
@@ -187,6 +202,7 @@ pub fn run_text(
                 Outcome::Rejected => "REJECTED",
                 Outcome::Unpublished => "UNPUBLISHED",
                 Outcome::SameIntent => "same intent (business key)",
+                Outcome::Pending => "PENDING",
             },
             if e.external_effects > 0 {
                 format!(" (external effects: {})", e.external_effects)
@@ -253,6 +269,9 @@ pub fn run_text(
             "payload_mismatch" => {
                 format!("PAYLOAD MISMATCH: {}", a.detail.as_deref().unwrap_or(""))
             }
+            "pending" => "PENDING: a completion still waiting in pending_event when the run \
+                          ended; its TransferCreated never took effect"
+                .to_string(),
             "rejected" => "REJECTED: a completion that arrived before its transfer was created; \
                            the projection refused it and the transfer never completes"
                 .to_string(),
@@ -753,13 +772,18 @@ pub fn interleavings_text(
     let _ = writeln!(
         out,
         "breaking   {} of {} interleavings break the protocol: {} lost an event, {} duplicated one, \
-         {} rejected one as out of order, {} broke conservation",
+         {} rejected one as out of order, {} broke conservation{}",
         x.breaking_runs,
         x.runs.len(),
         x.lost_runs,
         x.duplicated_runs,
         x.rejected_runs,
-        x.unconserved_runs
+        x.unconserved_runs,
+        if x.pending_runs > 0 {
+            format!(", {} ended with a completion still pending", x.pending_runs)
+        } else {
+            String::new()
+        }
     );
     let failing: Vec<(&crate::explore::InterleavedRun, &String)> = x
         .runs
@@ -767,7 +791,11 @@ pub fn interleavings_text(
         .zip(replays)
         .filter(|(r, _)| {
             let v = &r.result.verdict;
-            v.guarantee != Guarantee::ExactlyOnce || !v.all_acked || !v.conserved || v.rejected > 0
+            v.guarantee != Guarantee::ExactlyOnce
+                || !v.all_acked
+                || !v.conserved
+                || v.rejected > 0
+                || v.pending > 0
         })
         .collect();
     if !failing.is_empty() {
@@ -805,6 +833,115 @@ pub fn interleavings_text(
         }
     }
     let _ = writeln!(out, "\nsummary    {} over all interleavings", x.guarantee);
+    expectation_lines(&mut out, failures);
+    out
+}
+
+/// The result of `explore --smallest-safe-ttl`: every TTL tried, the answer, and the
+/// evidence for it (the largest unsafe TTL's failing run, with `replay`).
+pub fn ttl_search_text(
+    scenario: &Scenario,
+    x: &TtlSearch,
+    replay: Option<&str>,
+    failures: Option<&[String]>,
+) -> String {
+    let mut out = header(scenario, false);
+    let _ = writeln!(
+        out,
+        "searched   the smallest inbox TTL with no duplicated event; {}, cleanup every {} ticks \
+         in batches of at most {}; each TTL verified by the scenario's own run{}",
+        match x.window_ticks {
+            Some(w) => format!("broker replay window {w} ticks after each ack"),
+            None => "no broker replay window".to_string(),
+        },
+        x.cleanup_every_ticks,
+        x.cleanup_batch,
+        if x.depth == 0 {
+            String::new()
+        } else {
+            format!(" and every schedule of up to {} crash(es)", x.depth)
+        }
+    );
+    out.push_str("\n  ttl ticks  verdict  runs  duplicated runs\n");
+    for c in &x.candidates {
+        let _ = writeln!(
+            out,
+            "  {:>9}  {:<7}  {:>4}  {:>15}",
+            c.ttl_ticks,
+            if c.safe { "safe" } else { "UNSAFE" },
+            c.runs,
+            c.duplicated_runs
+        );
+    }
+    out.push('\n');
+    match x.smallest_safe_ttl_ticks {
+        Some(ttl) => {
+            let _ = writeln!(
+                out,
+                "smallest   {ttl} ticks{}",
+                match x.window_ticks {
+                    Some(w) if ttl >= w => format!(
+                        " = the {w}-tick replay window + {} ticks of lag: the inbox row is \
+                         written before the ack the window counts from, the replay is checked \
+                         after it is delivered{}",
+                        ttl - w,
+                        if x.depth > 0 {
+                            ", and a crash before the ack delays the ack"
+                        } else {
+                            ""
+                        }
+                    ),
+                    _ => String::new(),
+                }
+            );
+        }
+        None => {
+            let _ = writeln!(
+                out,
+                "smallest   NONE: every TTL up to {} ticks duplicates an event (the protocol \
+                 duplicates without any help from retention)",
+                crate::scenario::bounds::MAX_DELAY_TICKS
+            );
+        }
+    }
+    if let Some((ttl, failing)) = x.largest_unsafe_failure() {
+        let events: Vec<String> = failing
+            .duplicated_events
+            .iter()
+            .map(|e| format!("e{e}"))
+            .collect();
+        let _ = writeln!(
+            out,
+            "unsafe     {ttl} ticks: {} duplicated {}",
+            if failing.own_faults {
+                "the scenario's own run".to_string()
+            } else {
+                format!(
+                    "the run crashing at {}",
+                    schedule_text(&failing.crash_points)
+                )
+            },
+            events.join(", ")
+        );
+        if let Some(replay) = replay {
+            let _ = writeln!(out, "           {replay}");
+        }
+    }
+    let _ = writeln!(
+        out,
+        "boundary   {}",
+        match (x.boundary_verified, x.smallest_safe_ttl_ticks) {
+            (true, Some(0)) => "verified: even TTL 0 is safe".to_string(),
+            (true, Some(ttl)) => format!("verified: {} unsafe, {ttl} safe", ttl - 1),
+            _ => "NOT VERIFIED".to_string(),
+        }
+    );
+    let _ = writeln!(
+        out,
+        "runs       {} runs over {} candidate TTLs",
+        x.runs,
+        x.candidates.len()
+    );
     expectation_lines(&mut out, failures);
     out
 }

@@ -38,6 +38,8 @@ pub mod bounds {
     pub const MAX_STEPS: u64 = 10_000_000;
     pub const MAX_TICKS: u64 = 1_000_000_000;
     pub const MAX_AMOUNT_MINOR: i64 = 1_000_000_000_000;
+    /// The most inbox rows one run of the cleanup job deletes (the seeds' `LIMIT 10000`).
+    pub const MAX_CLEANUP_BATCH: u32 = 10_000;
 }
 
 /// The events published and the accounts they move money between.
@@ -130,6 +132,9 @@ pub struct ConsumerConfig {
     pub restart_delay_ticks: Tick,
     /// What the consumer does when a `COMMIT` times out (`faults.commit_timeout`).
     pub on_commit_timeout: CommitTimeoutStrategy,
+    /// How long a consumer waits after receiving a `TransferCompleted` before it processes
+    /// it, "to give the `TransferCreated` time" (a sleep, holding the delivery).
+    pub completion_delay_ticks: Tick,
 }
 
 impl Default for ConsumerConfig {
@@ -137,6 +142,7 @@ impl Default for ConsumerConfig {
         ConsumerConfig {
             restart_delay_ticks: 5,
             on_commit_timeout: CommitTimeoutStrategy::default(),
+            completion_delay_ticks: 0,
         }
     }
 }
@@ -173,6 +179,9 @@ pub struct Expect {
     /// Committed `payload_alert` rows: copies with a known `event_id` and another payload.
     #[serde(default)]
     pub payload_alerts: Option<u64>,
+    /// Completions still waiting in `pending_event` when the run ends.
+    #[serde(default)]
+    pub pending: Option<u64>,
     pub all_acked: Option<bool>,
     pub conserved: Option<bool>,
     /// One object, or a list with one object per exploration depth.
@@ -185,6 +194,9 @@ pub struct Expect {
     /// `output_topic`): what the run's verdict for it should be.
     #[serde(default)]
     pub boundaries: BTreeMap<Scope, ScopeExpect>,
+    /// What `explore --smallest-safe-ttl` should find.
+    #[serde(default)]
+    pub smallest_safe_ttl: Option<TtlExpect>,
 }
 
 /// What one boundary's verdict should be.
@@ -217,6 +229,19 @@ pub fn runs_step(protocol: &Protocol, producer: &ProducerConfig, step: Step) -> 
     }
 }
 
+/// What `explore --smallest-safe-ttl` should find.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TtlExpect {
+    /// The crash depth each candidate TTL is verified to (also the search's default).
+    #[serde(default = "depth_one")]
+    pub depth: usize,
+    /// The smallest safe TTL, in ticks.
+    pub ticks: Option<u64>,
+    /// How many runs the search took.
+    pub runs: Option<u64>,
+}
+
 /// What `explore --interleavings` should find, in counts of interleavings.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -226,6 +251,9 @@ pub struct InterleavingsExpect {
     pub max_preemptions: Option<usize>,
     pub runs: Option<u64>,
     pub breaking_runs: Option<u64>,
+    /// Interleavings in which the projection rejected an event as out of order.
+    #[serde(default)]
+    pub rejected_runs: Option<u64>,
     pub guarantee: Option<Guarantee>,
     pub complete: Option<bool>,
 }
@@ -249,7 +277,8 @@ fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<ExploreExpe
         match OneOrMany::deserialize(d).map_err(|_| {
             serde::de::Error::custom(
                 "expected an object {\"depth\", \"runs\", \"guarantee\", \"lost_runs\", \
-             \"duplicated_runs\", \"dead_lettered_runs\", \"unacked_runs\", \"unconserved_runs\"} \
+             \"duplicated_runs\", \"dead_lettered_runs\", \"rejected_runs\", \"pending_runs\", \
+             \"unacked_runs\", \"unconserved_runs\"} \
              or a list of them",
             )
         })? {
@@ -275,6 +304,8 @@ pub struct ExploreExpect {
     pub duplicated_runs: Option<u64>,
     pub dead_lettered_runs: Option<u64>,
     pub rejected_runs: Option<u64>,
+    #[serde(default)]
+    pub pending_runs: Option<u64>,
     pub unacked_runs: Option<u64>,
     pub unconserved_runs: Option<u64>,
 }

@@ -5,7 +5,7 @@
 use super::Expect;
 use crate::broker::{PartitionKey, StaleAck};
 use crate::consumer::CommitTimeoutStrategy;
-use crate::store::EffectMode;
+use crate::store::{EffectMode, OutOfOrder};
 use serde::Deserialize;
 
 #[derive(Debug, Deserialize)]
@@ -125,6 +125,10 @@ pub struct RawStore {
     pub inbox_unique: Option<bool>,
     pub effect: Option<EffectMode>,
     pub business_key_unique: Option<bool>,
+    pub inbox_ttl_ticks: Option<u64>,
+    pub cleanup_every_ticks: Option<u64>,
+    pub cleanup_batch: Option<u32>,
+    pub out_of_order: Option<OutOfOrder>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -143,6 +147,7 @@ pub struct RawBroker {
     pub auto_commit: Option<bool>,
     pub transactional: Option<bool>,
     pub replay_dead_letters_at_tick: Option<u64>,
+    pub late_redelivery_ticks: Option<u64>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
@@ -157,6 +162,7 @@ pub enum BrokerKind {
 pub struct RawConsumer {
     pub restart_delay_ticks: Option<u64>,
     pub on_commit_timeout: Option<CommitTimeoutStrategy>,
+    pub completion_delay_ticks: Option<u64>,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -10,7 +10,7 @@ use crate::fault::{
 };
 use crate::model::{Boundary, Protocol, Step};
 use crate::producer::{Identity, ProducerConfig};
-use crate::store::StoreConfig;
+use crate::store::{OutOfOrder, Retention, StoreConfig};
 
 pub fn parse(text: &str, origin: &str) -> Result<Scenario, ScenarioError> {
     let de = &mut serde_json::Deserializer::from_str(text);
@@ -115,6 +115,21 @@ impl Checker<'_> {
                 bounds::MAX_TICKS,
             )?,
         };
+        let retention = self.retention(&raw.store)?;
+        let (out_of_order, completion_delay_ticks) =
+            self.out_of_order(&raw.store, &raw.consumer, &workload)?;
+        let late_redelivery_ticks = raw
+            .broker
+            .late_redelivery_ticks
+            .map(|w| {
+                self.range(
+                    "broker.late_redelivery_ticks",
+                    w,
+                    1,
+                    bounds::MAX_DELAY_TICKS,
+                )
+            })
+            .transpose()?;
         let expect = raw.expect;
         if let Some(e) = &expect {
             for (field, v) in [("expect.lost", e.lost), ("expect.duplicated", e.duplicated)] {
@@ -170,6 +185,8 @@ impl Checker<'_> {
                 inbox_unique: raw.store.inbox_unique.unwrap_or(true),
                 effect: raw.store.effect.unwrap_or_default(),
                 business_key_unique: raw.store.business_key_unique.unwrap_or(false),
+                out_of_order,
+                retention,
             },
             producer,
             email: super::EmailConfig {
@@ -210,6 +227,7 @@ impl Checker<'_> {
                 log,
                 replay_dead_letters_at_tick,
                 transactional: raw.broker.transactional.unwrap_or(false),
+                late_redelivery_ticks,
             },
             consumer: ConsumerConfig {
                 restart_delay_ticks: self.range(
@@ -221,6 +239,7 @@ impl Checker<'_> {
                     bounds::MAX_DELAY_TICKS,
                 )?,
                 on_commit_timeout: raw.consumer.on_commit_timeout.unwrap_or_default(),
+                completion_delay_ticks,
             },
             consumers: self.range(
                 "consumers",
@@ -234,6 +253,81 @@ impl Checker<'_> {
             expect,
             limits,
         })
+    }
+
+    /// The inbox retention policy, when `store.inbox_ttl_ticks` is given; its schedule and
+    /// batch are refused without it.
+    fn retention(&self, st: &RawStore) -> Result<Option<Retention>, ScenarioError> {
+        let Some(ttl) = st.inbox_ttl_ticks else {
+            for (field, set) in [
+                (
+                    "store.cleanup_every_ticks",
+                    st.cleanup_every_ticks.is_some(),
+                ),
+                ("store.cleanup_batch", st.cleanup_batch.is_some()),
+            ] {
+                if set {
+                    return Err(self.err(
+                        field,
+                        "configures the inbox cleanup job, which runs only with \
+                         `store.inbox_ttl_ticks`",
+                    ));
+                }
+            }
+            return Ok(None);
+        };
+        Ok(Some(Retention {
+            ttl_ticks: self.range("store.inbox_ttl_ticks", ttl, 0, bounds::MAX_DELAY_TICKS)?,
+            cleanup_every_ticks: self.range(
+                "store.cleanup_every_ticks",
+                st.cleanup_every_ticks
+                    .unwrap_or(Retention::DEFAULT_CLEANUP_EVERY_TICKS),
+                1,
+                bounds::MAX_DELAY_TICKS,
+            )?,
+            batch: self.range(
+                "store.cleanup_batch",
+                st.cleanup_batch.unwrap_or(Retention::DEFAULT_BATCH),
+                1,
+                bounds::MAX_CLEANUP_BATCH,
+            )?,
+        }))
+    }
+
+    /// How completions that arrive before their transfer are handled: both options only
+    /// mean something for the lifecycle workload.
+    fn out_of_order(
+        &self,
+        st: &RawStore,
+        c: &RawConsumer,
+        workload: &Workload,
+    ) -> Result<(OutOfOrder, u64), ScenarioError> {
+        if !workload.lifecycle {
+            for (field, set) in [
+                ("store.out_of_order", st.out_of_order.is_some()),
+                (
+                    "consumer.completion_delay_ticks",
+                    c.completion_delay_ticks.is_some(),
+                ),
+            ] {
+                if set {
+                    return Err(self.err(
+                        field,
+                        "applies to the lifecycle workload only (`workload.lifecycle`: true), \
+                         where a TransferCompleted can arrive before its TransferCreated",
+                    ));
+                }
+            }
+        }
+        Ok((
+            st.out_of_order.unwrap_or_default(),
+            self.range(
+                "consumer.completion_delay_ticks",
+                c.completion_delay_ticks.unwrap_or(0),
+                0,
+                bounds::MAX_DELAY_TICKS,
+            )?,
+        ))
     }
 
     /// The log broker's settings, when `broker.kind` is `log`; the queue's own options and
@@ -263,6 +357,10 @@ impl Checker<'_> {
             (
                 "broker.delivery_jitter_ticks",
                 b.delivery_jitter_ticks.is_some(),
+            ),
+            (
+                "broker.late_redelivery_ticks",
+                b.late_redelivery_ticks.is_some(),
             ),
             ("faults.lose_ack", !f.lose_ack.is_empty()),
             (

@@ -21,6 +21,8 @@ pub enum Actor {
     Relay,
     /// The consumer side's email relay.
     EmailRelay,
+    /// The inbox retention job, on its own connection.
+    Cleanup,
     Sim,
 }
 
@@ -32,6 +34,7 @@ impl fmt::Display for Actor {
             Actor::Consumer(id) => write!(f, "consumer{id}"),
             Actor::Relay => f.write_str("relay"),
             Actor::EmailRelay => f.write_str("email-relay"),
+            Actor::Cleanup => f.write_str("cleanup"),
             Actor::Sim => f.write_str("sim"),
         }
     }

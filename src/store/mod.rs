@@ -16,6 +16,12 @@
 //! as [`DbOutcome::PayloadMismatch`]. The consumer then records a `payload_alert` row, in
 //! its own committed statement so that it survives crashes; a unique constraint on
 //! (`event_id`, received fingerprint) keeps a redelivery from recording it twice.
+//!
+//! Two optional policies live here too. Inbox retention: a cleanup job deletes inbox rows
+//! older than a TTL in bounded batches ([`Store::delete_expired_inbox`]), on its own
+//! connection. Out-of-order completions: with [`OutOfOrder::Buffer`], a completion for a
+//! transfer the projection does not know yet waits in `pending_event` and is applied in the
+//! transaction that creates its transfer.
 
 use crate::model::{Account, Event, EventType, Tick};
 use rusqlite::types::{ToSqlOutput, Value};
@@ -39,6 +45,57 @@ pub struct StoreConfig {
     /// Whether the ledger has a unique business key, `(transfer_id, direction)` for debits
     /// and credits: one transfer moves money once, whatever `event_id`s carry it.
     pub business_key_unique: bool,
+    /// What a completion for a transfer the projection does not know does.
+    pub out_of_order: OutOfOrder,
+    /// `Some`: a cleanup job deletes inbox rows older than a TTL.
+    pub retention: Option<Retention>,
+}
+
+/// What the projection does with a `TransferCompleted` whose transfer it does not know.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OutOfOrder {
+    /// Records it in `rejected_event` and applies nothing: the transfer never completes.
+    #[default]
+    Reject,
+    /// Keeps it in `pending_event` (in the same transaction as its inbox row); the
+    /// transaction that creates the transfer applies it and deletes the pending row.
+    Buffer,
+}
+
+/// The inbox retention policy: a periodic job that deletes inbox rows older than
+/// `ttl_ticks`, at most `batch` rows per run, as the seeds propose.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Retention {
+    /// Rows whose `processed_at` is more than this many ticks in the past are deleted.
+    pub ttl_ticks: Tick,
+    /// How often the job runs.
+    pub cleanup_every_ticks: Tick,
+    /// The most rows one run of the job deletes.
+    pub batch: u32,
+}
+
+impl Retention {
+    pub const DEFAULT_CLEANUP_EVERY_TICKS: Tick = 5;
+    pub const DEFAULT_BATCH: u32 = 1_000;
+
+    /// A TTL with the default schedule and batch.
+    pub fn with_ttl(ttl_ticks: Tick) -> Retention {
+        Retention {
+            ttl_ticks,
+            cleanup_every_ticks: Retention::DEFAULT_CLEANUP_EVERY_TICKS,
+            batch: Retention::DEFAULT_BATCH,
+        }
+    }
+}
+
+/// What one run of the cleanup job did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CleanupOutcome {
+    /// It deleted the rows of these events (none: no row was old enough).
+    Deleted(Vec<String>),
+    /// Another connection held the write lock: nothing was deleted; try again later.
+    Busy,
 }
 
 /// How the effect updates balances.
@@ -59,6 +116,8 @@ impl Default for StoreConfig {
             inbox_unique: true,
             effect: EffectMode::Atomic,
             business_key_unique: false,
+            out_of_order: OutOfOrder::Reject,
+            retention: None,
         }
     }
 }
@@ -156,6 +215,12 @@ pub enum DbOutcome {
     /// `COMMIT` timed out, and the consumer cannot tell whether it happened. The world
     /// gives it when the fault plan says so, after committing or rolling back for real.
     CommitTimeout,
+    /// A `TransferCompleted` for a transfer the projection does not know, with
+    /// [`OutOfOrder::Buffer`]: kept in `pending_event`, no effect yet.
+    Buffered,
+    /// A `TransferCreated` applied, and with it the completion that waited in
+    /// `pending_event` for it.
+    AppliedWithPending,
 }
 
 impl DbOutcome {
@@ -180,6 +245,12 @@ impl DbOutcome {
                  already applied under another event_id"
             }
             DbOutcome::EmailQueued => "email queued in email_outbox (commits with the effect)",
+            DbOutcome::Buffered => {
+                "transfer not known yet: completion kept in pending_event until it is created"
+            }
+            DbOutcome::AppliedWithPending => {
+                "debit and credit applied, and the completion that waited in pending_event"
+            }
             DbOutcome::BalancesRead { .. } => {
                 "balances read; the write, computed from them, comes next turn"
             }
@@ -246,6 +317,8 @@ pub struct CommittedState {
     pub ledger_sums: BTreeMap<String, i64>,
     /// Per `event_id`: how many times the projection rejected it.
     pub rejected: BTreeMap<String, u32>,
+    /// Per `event_id`: its rows still waiting in `pending_event`.
+    pub pending: BTreeMap<String, u32>,
     /// Per `event_id`: the amount of each of its committed credit rows, in commit order
     /// (a copy with another payload that was applied shows as another amount).
     pub credit_amounts: BTreeMap<String, Vec<i64>>,
@@ -296,6 +369,7 @@ pub struct Store {
     /// (in-memory ones do; connections to a shared file are closed).
     pooled: bool,
     effect: EffectMode,
+    out_of_order: OutOfOrder,
 }
 
 /// How a logged statement was run.
@@ -351,6 +425,21 @@ const TRANSFER_KNOWN: &str = "SELECT 1 FROM transfer_state WHERE transfer_id = ?
 const INSERT_REJECTED: &str =
     "INSERT INTO rejected_event (event_id, transfer_id, reason, rejected_at)
      VALUES (?1, ?2, 'completion of an unknown transfer', ?3)";
+const INSERT_PENDING: &str =
+    "INSERT INTO pending_event (event_id, transfer_id, event_type, buffered_at)
+     VALUES (?1, ?2, ?3, ?4)";
+/// The completions that waited for this transfer take effect: one `completion` row each.
+const APPLY_PENDING: &str = "INSERT INTO ledger_entry
+     (event_id, transfer_id, account, direction, amount_minor, applied_at)
+     SELECT event_id, transfer_id, ?2, 'completion', 0, ?3
+     FROM pending_event WHERE transfer_id = ?1 ORDER BY rowid";
+const DELETE_PENDING: &str = "DELETE FROM pending_event WHERE transfer_id = ?1";
+const PENDING_BY_EVENT: &str = "SELECT event_id, COUNT(*) FROM pending_event GROUP BY event_id";
+/// The seeds' bounded batch: the oldest-by-rowid rows past the TTL, at most `?2` of them.
+const DELETE_EXPIRED_INBOX: &str = "DELETE FROM processed_event WHERE rowid IN
+     (SELECT rowid FROM processed_event WHERE processed_at < ?1 LIMIT ?2)
+     RETURNING event_id";
+const INBOX_AGES: &str = "SELECT event_id, processed_at FROM processed_event ORDER BY event_id";
 const INBOX_BY_EVENT: &str = "SELECT event_id, COUNT(*) FROM processed_event GROUP BY event_id";
 const LEDGER_ROWS_OF_EVENT: &str = "SELECT COUNT(*) FROM ledger_entry WHERE event_id = ?1";
 const INBOX_ROWS_OF_EVENT: &str = "SELECT COUNT(*) FROM processed_event WHERE event_id = ?1";
@@ -457,7 +546,17 @@ fn build(conn: &Connection, config: &StoreConfig, accounts: &[Account]) -> rusql
              transfer_id TEXT NOT NULL,
              reason      TEXT NOT NULL,
              rejected_at INTEGER NOT NULL
-         );"
+         );
+         -- Completions that arrived before their transfer (out_of_order: buffer). No key on
+         -- event_id: the inbox is what deduplicates, and without it a redelivered
+         -- completion is buffered twice and applied twice, as it would be in production.
+         CREATE TABLE pending_event (
+             event_id    TEXT NOT NULL,
+             transfer_id TEXT NOT NULL,
+             event_type  TEXT NOT NULL,
+             buffered_at INTEGER NOT NULL
+         );
+         CREATE INDEX pending_event_by_transfer ON pending_event (transfer_id);"
     ))?;
     conn.execute_batch(outbox::SCHEMA)?;
     if config.business_key_unique {
@@ -486,6 +585,7 @@ impl Store {
             log: None,
             pooled: true,
             effect: config.effect,
+            out_of_order: config.out_of_order,
         })
     }
 
@@ -518,6 +618,7 @@ impl Store {
                     log: None,
                     pooled: false,
                     effect: config.effect,
+                    out_of_order: config.out_of_order,
                 })
             })
             .collect()
@@ -702,6 +803,9 @@ impl Store {
                             .unwrap_or_else(|| panic!("transfer_state INSERT: {e}"));
                     }
                 }
+                if track_transfer && self.out_of_order == OutOfOrder::Buffer {
+                    return self.release_pending(event, done, now);
+                }
                 DbOutcome::Applied
             }
             StoreOp::RecordPayloadAlert { event } => {
@@ -821,6 +925,20 @@ impl Store {
                 Err(e) => busy(e, 1),
             };
         }
+        if self.out_of_order == OutOfOrder::Buffer {
+            return match self.write(
+                INSERT_PENDING,
+                &[
+                    &event.event_id,
+                    &event.transfer_id,
+                    &event.event_type.as_str(),
+                    &(now as i64),
+                ],
+            ) {
+                Ok(_) => DbOutcome::Buffered,
+                Err(e) => busy(e, 2),
+            };
+        }
         match self.write(
             INSERT_REJECTED,
             &[&event.event_id, &event.transfer_id, &(now as i64)],
@@ -828,6 +946,87 @@ impl Store {
             Ok(_) => DbOutcome::Rejected,
             Err(e) => busy(e, 2),
         }
+    }
+
+    /// After a `TransferCreated` with [`OutOfOrder::Buffer`]: applies the completions that
+    /// waited in `pending_event` for its transfer (a `completion` row each, the transfer
+    /// marked completed) and deletes them, in the creation's own transaction. Three
+    /// statements, each atomic: `done` 5, 6 and 7 resume after busy at the one that was
+    /// refused (6 and 7 only happen when some completion was waiting).
+    fn release_pending(&mut self, event: &Event, done: u8, now: Tick) -> DbOutcome {
+        let busy = |e: rusqlite::Error, at: u8| {
+            contention(&e, at)
+                .unwrap_or_else(|| panic!("pending completions of {}: {e}", event.transfer_id))
+        };
+        if done <= 5 {
+            match self.write(
+                APPLY_PENDING,
+                &[&event.transfer_id, &event.source, &(now as i64)],
+            ) {
+                Ok(0) => return DbOutcome::Applied,
+                Ok(_) => {}
+                Err(e) => return busy(e, 5),
+            }
+        }
+        if done <= 6 {
+            if let Err(e) = self.write(COMPLETE_TRANSFER, &[&event.transfer_id]) {
+                return busy(e, 6);
+            }
+        }
+        match self.write(DELETE_PENDING, &[&event.transfer_id]) {
+            Ok(_) => DbOutcome::AppliedWithPending,
+            Err(e) => busy(e, 7),
+        }
+    }
+
+    /// The cleanup job, at virtual time `now`: deletes at most `batch` inbox rows whose
+    /// `processed_at` is more than `ttl_ticks` ago, in one autocommitted statement (the
+    /// seeds' bounded batch). Returns how many it deleted, or busy if another connection
+    /// holds the write lock.
+    /// (`RETURNING` names the events whose rows went, for the report.)
+    pub fn delete_expired_inbox(
+        &mut self,
+        now: Tick,
+        ttl_ticks: Tick,
+        batch: u32,
+    ) -> CleanupOutcome {
+        assert!(
+            self.conn().is_autocommit(),
+            "the cleanup job runs no transaction"
+        );
+        let cutoff = now as i64 - ttl_ticks as i64;
+        let params: [&dyn ToSql; 2] = [&cutoff, &i64::from(batch)];
+        self.remember(DELETE_EXPIRED_INBOX, &params, StatementKind::Query);
+        let deleted = (|| {
+            let mut stmt = self.conn().prepare_cached(DELETE_EXPIRED_INBOX)?;
+            let mut rows = stmt.query(&params[..])?;
+            let mut ids = Vec::new();
+            while let Some(r) = rows.next()? {
+                ids.push(r.get(0)?);
+            }
+            Ok(ids)
+        })();
+        match deleted {
+            Ok(ids) => CleanupOutcome::Deleted(ids),
+            Err(e) => match contention(&e, 0) {
+                Some(_) => CleanupOutcome::Busy,
+                None => panic!("inbox cleanup: {e}"),
+            },
+        }
+    }
+
+    /// Every inbox row's age at `now`, as text: with retention, two states with the same
+    /// rows but different ages have different futures.
+    pub fn inbox_ages(&self, now: Tick) -> String {
+        let mut out = String::new();
+        let mut q = self.conn().prepare_cached(INBOX_AGES).expect("ages query");
+        let mut rows = q.query([]).expect("ages query");
+        while let Some(r) = rows.next().expect("ages row") {
+            let id: String = r.get(0).expect("event_id");
+            let at: i64 = r.get(1).expect("processed_at");
+            out.push_str(&format!("{id}@{};", now as i64 - at));
+        }
+        out
     }
 
     /// `BEGIN`, `COMMIT` or `ROLLBACK`, prepared once per connection like every statement.
@@ -863,6 +1062,8 @@ impl Store {
             "SELECT event_id, direction, account, amount_minor, COUNT(*) FROM ledger_entry
              GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4",
             "SELECT account, balance_minor FROM balance_projection ORDER BY account",
+            "SELECT event_id, transfer_id, COUNT(*) FROM pending_event
+             GROUP BY 1, 2 ORDER BY 1, 2",
         ])
     }
 
@@ -942,6 +1143,10 @@ impl Store {
                 received_payload: r.get(2)?,
                 detected_at: r.get::<_, i64>(3)? as Tick,
             });
+            Ok(())
+        });
+        self.read(PENDING_BY_EVENT, &[], |r| {
+            state.pending.insert(r.get(0)?, r.get(1)?);
             Ok(())
         });
         state
@@ -1189,9 +1394,9 @@ mod tests {
         let log = s.take_statements();
         assert_eq!(
             log.len(),
-            18,
+            19,
             "BEGIN, INSERT, 2×(INSERT, UPDATE), transfer_state INSERT, COMMIT, INSERT and the \
-             read of the stored fingerprint it calls for, 8 reads"
+             read of the stored fingerprint it calls for, 9 reads"
         );
         drop(s); // Its connection goes back to the pool and is reused below.
         let mut raw = store(true);
@@ -1282,6 +1487,160 @@ mod tests {
             c.ledger_sums["acc_00001"], -10_000,
             "a completion moves no money"
         );
+    }
+
+    fn completed_of(created: &Event) -> Event {
+        Event {
+            index: 1,
+            event_id: "22222222-2222-4222-8222-222222222222".into(),
+            event_type: EventType::TransferCompleted,
+            ..created.clone()
+        }
+    }
+
+    fn apply(e: &Event) -> StoreOp<'_> {
+        StoreOp::ApplyEffect {
+            event: e,
+            fail_credit: false,
+            done: 0,
+            read: None,
+            track_transfer: true,
+        }
+    }
+
+    fn buffering_store() -> Store {
+        let config = StoreConfig {
+            out_of_order: OutOfOrder::Buffer,
+            ..StoreConfig::default()
+        };
+        Store::open_in_memory(&config, &accounts()).unwrap()
+    }
+
+    #[test]
+    fn a_buffered_completion_waits_and_is_applied_by_its_creations_transaction() {
+        let created = event();
+        let completed = completed_of(&created);
+        let mut s = buffering_store();
+        s.execute(StoreOp::Begin, 1);
+        s.execute(StoreOp::InsertInbox { event: &completed }, 2);
+        assert_eq!(s.execute(apply(&completed), 3), DbOutcome::Buffered);
+        s.execute(StoreOp::Commit, 4);
+        let c = s.committed_state();
+        assert_eq!(
+            c.pending[&completed.event_id], 1,
+            "committed with its inbox row"
+        );
+        assert!(c.rejected.is_empty() && !c.ledger.contains_key(&completed.event_id));
+
+        s.execute(StoreOp::Begin, 5);
+        assert_eq!(s.execute(apply(&created), 6), DbOutcome::AppliedWithPending);
+        // Rolled back: the pending row is still there, nothing applied.
+        s.execute(StoreOp::Rollback, 7);
+        assert_eq!(s.committed_state().pending[&completed.event_id], 1);
+
+        s.execute(StoreOp::Begin, 8);
+        assert_eq!(s.execute(apply(&created), 9), DbOutcome::AppliedWithPending);
+        s.execute(StoreOp::Commit, 10);
+        let c = s.committed_state();
+        assert!(
+            c.pending.is_empty(),
+            "the pending row went with the creation"
+        );
+        assert_eq!(c.ledger[&completed.event_id].completions, 1);
+        assert_eq!(c.ledger[&created.event_id].debits, 1);
+        assert_eq!(
+            s.execute(apply(&completed), 11),
+            DbOutcome::AlreadyCompleted,
+            "a late copy of the completion finds the transfer completed"
+        );
+    }
+
+    #[test]
+    fn a_creation_with_nothing_pending_is_a_plain_apply_and_reject_mode_never_buffers() {
+        let created = event();
+        let completed = completed_of(&created);
+        let mut s = buffering_store();
+        assert_eq!(s.execute(apply(&created), 1), DbOutcome::Applied);
+        assert_eq!(s.execute(apply(&completed), 2), DbOutcome::Applied);
+        let mut r = store(true);
+        assert_eq!(r.execute(apply(&completed), 1), DbOutcome::Rejected);
+        assert!(r.committed_state().pending.is_empty());
+    }
+
+    #[test]
+    fn without_the_inbox_a_completion_buffered_twice_is_applied_twice() {
+        let created = event();
+        let completed = completed_of(&created);
+        let mut s = buffering_store();
+        assert_eq!(s.execute(apply(&completed), 1), DbOutcome::Buffered);
+        assert_eq!(s.execute(apply(&completed), 2), DbOutcome::Buffered);
+        assert_eq!(s.execute(apply(&created), 3), DbOutcome::AppliedWithPending);
+        assert_eq!(
+            s.committed_state().ledger[&completed.event_id].completions,
+            2
+        );
+    }
+
+    #[test]
+    fn the_cleanup_deletes_rows_older_than_the_ttl_in_bounded_batches() {
+        let mut s = store(true);
+        let ids: Vec<Event> = (0..5)
+            .map(|i| Event {
+                event_id: format!("id-{i}"),
+                ..event()
+            })
+            .collect();
+        for (i, e) in ids.iter().enumerate() {
+            s.execute(StoreOp::InsertInbox { event: e }, i as Tick * 10);
+        }
+        // At t=35 with a TTL of 10, rows stamped before t=25 are expired: 0, 10 and 20.
+        let deleted =
+            |ids: &[&str]| CleanupOutcome::Deleted(ids.iter().map(|i| i.to_string()).collect());
+        assert_eq!(
+            s.delete_expired_inbox(35, 10, 2),
+            deleted(&["id-0", "id-1"])
+        );
+        assert_eq!(s.delete_expired_inbox(35, 10, 2), deleted(&["id-2"]));
+        assert_eq!(s.delete_expired_inbox(35, 10, 2), deleted(&[]));
+        let left: Vec<String> = s.committed_state().inbox.into_keys().collect();
+        assert_eq!(left, ["id-3", "id-4"]);
+        assert_eq!(s.inbox_ages(35), "id-3@5;id-4@-5;");
+        // A row exactly TTL old is kept; one tick older is not.
+        assert_eq!(s.delete_expired_inbox(40, 10, 10), deleted(&[]));
+        assert_eq!(s.delete_expired_inbox(41, 10, 10), deleted(&["id-3"]));
+        // Before the TTL has passed since t=0, nothing can be old enough.
+        let mut fresh = store(true);
+        fresh.execute(StoreOp::InsertInbox { event: &ids[0] }, 0);
+        assert_eq!(fresh.delete_expired_inbox(3, 10, 10), deleted(&[]));
+    }
+
+    #[test]
+    fn the_cleanup_is_busy_while_a_consumer_holds_the_write_lock() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut stores =
+            Store::open_shared(dir.path(), &StoreConfig::default(), &accounts(), 2).unwrap();
+        let e = event();
+        stores[0].execute(StoreOp::InsertInbox { event: &e }, 0);
+        stores[0].execute(StoreOp::Begin, 20);
+        stores[0].execute(
+            StoreOp::InsertInbox {
+                event: &Event {
+                    event_id: "other".into(),
+                    ..event()
+                },
+            },
+            21,
+        );
+        assert_eq!(
+            stores[1].delete_expired_inbox(30, 10, 10),
+            CleanupOutcome::Busy
+        );
+        stores[0].execute(StoreOp::Commit, 22);
+        assert_eq!(
+            stores[1].delete_expired_inbox(30, 10, 10),
+            CleanupOutcome::Deleted(vec![e.event_id.clone()])
+        );
+        assert_eq!(stores[0].committed_state().inbox.len(), 1);
     }
 
     #[test]

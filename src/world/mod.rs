@@ -15,11 +15,12 @@ use crate::check::{self, Verdict};
 use crate::consumer::{Action, CommitTimeoutStrategy, Consumer, StepResult};
 use crate::fault::{Confirmed, CrashCause, CrashRecord, FaultInjector};
 use crate::model::{
-    Account, Boundary, BoundaryPoint, ConsumerId, Event, EventIndex, ExternalEffect, Step, Tick,
+    Account, Boundary, BoundaryPoint, ConsumerId, Event, EventIndex, EventType, ExternalEffect,
+    Step, Tick,
 };
 use crate::scenario::Scenario;
 use crate::sim::{Actor, EventQueue, StopReason, Trace, TraceEntry};
-use crate::store::{DbOutcome, LoggedStatement, Store, StoreOp};
+use crate::store::{CleanupOutcome, DbOutcome, LoggedStatement, Store, StoreOp};
 use crate::{
     broker::OutputTopic,
     producer::{Identity, Producer, ProducerDatabase, ProducerMode},
@@ -45,6 +46,8 @@ enum Occurrence {
     RelayRestart(usize),
     /// The broker's dead-letter queue is replayed.
     DeadLetterReplay,
+    /// A run of the inbox retention job.
+    Cleanup,
 }
 
 /// The event as delivery `d` carries it: the altered payload for an altered republish, the
@@ -79,6 +82,8 @@ pub struct RunResult {
     pub statements: Vec<LoggedStatement>,
     /// Every scheduling decision, in order (none with one consumer).
     pub decisions: Vec<Decision>,
+    /// Inbox rows the retention job deleted (0 without retention).
+    pub inbox_rows_deleted: u64,
 }
 
 /// What a run records beyond what every run records.
@@ -139,6 +144,11 @@ struct World<'s> {
     consumers: Vec<Consumer>,
     /// One connection per consumer (all to the same database when there are several).
     stores: Vec<Store>,
+    /// The retention job's own connection to the same database, with retention.
+    cleanup_store: Option<Store>,
+    /// Per event: when the retention job first deleted its inbox row.
+    inbox_expired_at: Vec<Option<Tick>>,
+    inbox_rows_deleted: u64,
     /// Per consumer: statements of a multi-statement step already done before SQLite
     /// answered busy, and whether the step now being retried already passed its "before"
     /// boundary.
@@ -191,8 +201,11 @@ impl<'s> World<'s> {
         let email_relay = scenario.protocol.has(Step::EnqueueEmail);
         // Connections to the consumers' database: theirs, the email relay's, and the
         // producer's and its relay's when the producer shares the file.
-        let extra =
-            usize::from(email_relay) + usize::from(shared_producer) * (1 + usize::from(outbox));
+        // The retention job has a connection of its own too.
+        let retention = scenario.store.retention.is_some();
+        let extra = usize::from(retention)
+            + usize::from(email_relay)
+            + usize::from(shared_producer) * (1 + usize::from(outbox));
         let mut dir = None;
         let mut stores = if n + extra == 1 {
             vec![Store::open_in_memory(&scenario.store, &accounts)
@@ -206,6 +219,7 @@ impl<'s> World<'s> {
                 .expect("a database file in a fresh temporary directory")
         };
         let mut others = stores.split_off(n).into_iter();
+        let cleanup_store = retention.then(|| others.next().expect("opened for the cleanup job"));
         let mut relays = Vec::new();
         let mut relay_stores = Vec::new();
         if email_relay {
@@ -270,6 +284,9 @@ impl<'s> World<'s> {
                 })
                 .collect(),
             stores,
+            cleanup_store,
+            inbox_expired_at: vec![None; scenario.workload.events],
+            inbox_rows_deleted: 0,
             busy_progress: vec![0; n],
             past_before: vec![false; n],
             decided_fail: vec![None; n],
@@ -321,6 +338,9 @@ impl<'s> World<'s> {
         }
         for c in 0..self.consumers.len() {
             self.queue.push(0, Occurrence::ConsumerTurn(c));
+        }
+        if let Some(r) = self.scenario.store.retention {
+            self.queue.push(r.cleanup_every_ticks, Occurrence::Cleanup);
         }
         let limits = self.scenario.limits;
         let mut now = 0;
@@ -399,10 +419,16 @@ impl<'s> World<'s> {
                                 "unacked past its lease: ready again while its consumer may \
                                  still be working on it",
                             ),
+                            TimerKind::LateRedelivery => (
+                                "late replay",
+                                "acked, and ready again at the end of the broker's replay \
+                                 window (broker.late_redelivery_ticks)",
+                            ),
                         };
                         self.record(now, Actor::Broker, action, Some(&d), what.into());
                     }
                 }
+                Occurrence::Cleanup => self.cleanup(now),
             }
             self.drain_broker(now);
         };
@@ -465,6 +491,7 @@ impl<'s> World<'s> {
             crashes: &self.crashes,
             external_effects: &self.external_effects,
             duplicates_discarded: &self.duplicates_discarded,
+            inbox_expired_at: &self.inbox_expired_at,
             stop,
         });
         RunResult {
@@ -480,6 +507,67 @@ impl<'s> World<'s> {
             crash_states: self.crash_states,
             statements: self.stores[0].take_statements(),
             decisions: self.decisions,
+            inbox_rows_deleted: self.inbox_rows_deleted,
+        }
+    }
+
+    /// One run of the inbox retention job: a bounded `DELETE` of rows older than the TTL,
+    /// on its own connection. It runs again `cleanup_every_ticks` later (the next tick after
+    /// a full batch, which may have left more behind), but only while something else is
+    /// pending: alone, it would keep the run alive forever.
+    fn cleanup(&mut self, now: Tick) {
+        let r = self
+            .scenario
+            .store
+            .retention
+            .expect("the job is scheduled only with retention");
+        let store = self
+            .cleanup_store
+            .as_mut()
+            .expect("retention opens the job's connection");
+        let next = match store.delete_expired_inbox(now, r.ttl_ticks, r.batch) {
+            CleanupOutcome::Deleted(ids) if ids.is_empty() => now + r.cleanup_every_ticks,
+            CleanupOutcome::Deleted(ids) => {
+                let n = ids.len() as u32;
+                self.inbox_rows_deleted += u64::from(n);
+                let mut names = Vec::new();
+                for id in &ids {
+                    if let Some(e) = self.events.iter().position(|e| &e.event_id == id) {
+                        self.inbox_expired_at[e].get_or_insert(now);
+                        names.push(format!("e{e}"));
+                    }
+                }
+                self.record(
+                    now,
+                    Actor::Cleanup,
+                    "delete expired",
+                    None,
+                    format!(
+                        "deleted {n} inbox row(s) processed before t={} (TTL {} ticks): {}",
+                        now as i64 - r.ttl_ticks as i64,
+                        r.ttl_ticks,
+                        names.join(", ")
+                    ),
+                );
+                if n == r.batch {
+                    now + 1
+                } else {
+                    now + r.cleanup_every_ticks
+                }
+            }
+            CleanupOutcome::Busy => {
+                self.record(
+                    now,
+                    Actor::Cleanup,
+                    "delete expired",
+                    None,
+                    "SQLITE_BUSY: a consumer holds the write lock; nothing deleted".into(),
+                );
+                now + r.cleanup_every_ticks
+            }
+        };
+        if !self.queue.is_empty() {
+            self.queue.push(next, Occurrence::Cleanup);
         }
     }
 
@@ -631,6 +719,7 @@ impl<'s> World<'s> {
         self.events.push(event);
         self.copies.push(0);
         self.duplicates_discarded.push(0);
+        self.inbox_expired_at.push(None);
         for sends in &mut self.relay_sends {
             sends.push(0);
         }
@@ -825,8 +914,33 @@ impl<'s> World<'s> {
                 }
             }
         }
+        let delay = self.completion_delay(now, c, step, &delivery);
         self.queue
-            .push(now + STEP_TICKS, Occurrence::ConsumerTurn(c));
+            .push(now + STEP_TICKS + delay, Occurrence::ConsumerTurn(c));
+    }
+
+    /// With `consumer.completion_delay_ticks`: a consumer that just received a
+    /// `TransferCompleted` sleeps that long before processing it, holding the delivery,
+    /// "to give the TransferCreated time". Returns the ticks it sleeps.
+    fn completion_delay(&mut self, now: Tick, c: ConsumerId, step: Step, d: &Delivery) -> Tick {
+        let delay = self.scenario.consumer.completion_delay_ticks;
+        if step != Step::Receive
+            || delay == 0
+            || self.events[d.event].event_type != EventType::TransferCompleted
+        {
+            return 0;
+        }
+        self.record(
+            now,
+            Actor::Consumer(c),
+            "sleep",
+            Some(d),
+            format!(
+                "a TransferCompleted: sleeps {delay} ticks to give its TransferCreated time, \
+                 holding the delivery"
+            ),
+        );
+        delay
     }
 
     /// Performs one protocol step against the broker, the store or the outside world.
@@ -1107,6 +1221,10 @@ impl<'s> World<'s> {
     /// consumer, what is left of the fault plan, and the external effects so far.
     fn fingerprint(&self, now: Tick) -> String {
         let mut out = self.stores[0].logical_state();
+        if self.scenario.store.retention.is_some() {
+            // Which rows the retention job deletes next depends on their ages.
+            out.push_str(&self.stores[0].inbox_ages(now));
+        }
         out.push('#');
         out.push_str(&self.broker.fingerprint(now));
         out.push('#');
