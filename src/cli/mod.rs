@@ -467,9 +467,9 @@ fn run(args: &RunArgs) -> Result<(String, ExitCode), CliError> {
     }
     if args.json {
         let expect = failures.map(json::ExpectJson::from_failures);
-        out.push_str(&to_json(&json::run_json(
-            &scenario, &result, &origin, &crashes, expect,
-        )));
+        let mut report = json::run_json(&scenario, &result, &origin, &crashes, expect);
+        report.replay = with_ttl_flag(report.replay, args.inbox_ttl_ticks);
+        out.push_str(&to_json(&report));
     } else {
         if args.trace {
             out.push_str(&text::trace_text(&result));

@@ -480,12 +480,20 @@ pub fn explore_text(
     let _ = writeln!(
         out,
         "\nsummary    {}: {} of {} runs lost an event, {} duplicated one, {} dead-lettered one; \
-         {} left an event unacked; {} broke conservation; {} hit a limit",
+         {}{} left an event unacked; {} broke conservation; {} hit a limit",
         s.guarantee,
         s.lost_runs,
         s.runs,
         s.duplicated_runs,
         s.dead_lettered_runs,
+        if s.rejected_runs + s.pending_runs > 0 {
+            format!(
+                "{} rejected one as out of order, {} ended with a completion still pending; ",
+                s.rejected_runs, s.pending_runs
+            )
+        } else {
+            String::new()
+        },
         s.unacked_runs,
         s.unconserved_runs,
         s.limited_runs

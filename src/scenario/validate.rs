@@ -132,7 +132,12 @@ impl Checker<'_> {
             .transpose()?;
         let expect = raw.expect;
         if let Some(e) = &expect {
-            for (field, v) in [("expect.lost", e.lost), ("expect.duplicated", e.duplicated)] {
+            for (field, v) in [
+                ("expect.lost", e.lost),
+                ("expect.duplicated", e.duplicated),
+                ("expect.rejected", e.rejected),
+                ("expect.pending", e.pending),
+            ] {
                 if let Some(v) = v {
                     self.range(field, v, 0, workload.events as u64)?;
                 }
