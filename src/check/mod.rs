@@ -842,6 +842,81 @@ mod tests {
     }
 
     #[test]
+    fn a_completion_still_buffered_is_pending_not_lost_nor_once() {
+        let created = event(0);
+        let completed = Event {
+            index: 1,
+            event_id: "id-1".into(),
+            event_type: EventType::TransferCompleted,
+            ..created.clone()
+        };
+        let events = [created, completed];
+        let mut committed = CommittedState::default();
+        committed.pending.insert("id-1".into(), 1);
+        committed.balances.insert("acc_00001".into(), 100);
+        let accounts = [Account {
+            name: "acc_00001".into(),
+            initial_balance_minor: 100,
+        }];
+        let mut messages: Vec<Message> = (0..2).map(acked).collect();
+        messages[0].state = MessageState::DeadLettered { at: 3 };
+        let v = check(&Observed {
+            events: &events,
+            accounts: &accounts,
+            protocol: &Protocol::built_in("inbox").unwrap(),
+            committed: &committed,
+            messages: &messages,
+            crashes: &[],
+            external_effects: &[],
+            duplicates_discarded: &[0, 0],
+            inbox_expired_at: &[],
+            stop: StopReason::Quiescent,
+        });
+        assert_eq!(v.events[1].outcome, Outcome::Pending);
+        assert_eq!(v.events[1].pending_rows, 1);
+        assert_eq!((v.pending, v.lost, v.exactly_once), (1, 0, 0));
+        assert_eq!(v.events[0].outcome, Outcome::DeadLettered);
+        assert!(v.anomalies().any(|e| e.outcome == Outcome::Pending));
+        let expect = Expect {
+            pending: Some(0),
+            ..Expect::default()
+        };
+        assert_eq!(
+            failed_expectations(&expect, &v),
+            ["expected 0 pending event(s), observed 1"]
+        );
+    }
+
+    #[test]
+    fn a_duplicate_after_its_inbox_row_expired_says_when() {
+        let events = [event(0)];
+        let mut committed = CommittedState::default();
+        committed.ledger.insert(
+            "id-0".into(),
+            LedgerCounts {
+                debits: 2,
+                credits: 2,
+                completions: 0,
+            },
+        );
+        committed.balances.insert("acc_00001".into(), 100);
+        let v = check(&Observed {
+            events: &events,
+            accounts: &[],
+            protocol: &Protocol::built_in("inbox").unwrap(),
+            committed: &committed,
+            messages: &[acked(0)],
+            crashes: &[],
+            external_effects: &[],
+            duplicates_discarded: &[0],
+            inbox_expired_at: &[Some(35)],
+            stop: StopReason::Quiescent,
+        });
+        assert_eq!(v.events[0].outcome, Outcome::Duplicated);
+        assert_eq!(v.events[0].inbox_expired_at, Some(35));
+    }
+
+    #[test]
     fn expectations_report_each_mismatch() {
         let v = verdict(&[(0, 0), (1, 1)], 100);
         let expect = Expect {

@@ -258,6 +258,99 @@ fn impossible_values_are_rejected_with_their_bounds() {
 }
 
 #[test]
+fn retention_and_out_of_order_options_are_bounded_and_checked_together() {
+    check_err(
+        r#"{"protocol": "inbox", "store": {"cleanup_every_ticks": 5}}"#,
+        "store.cleanup_every_ticks",
+        &["only with `store.inbox_ttl_ticks`"],
+    );
+    check_err(
+        r#"{"protocol": "inbox", "store": {"cleanup_batch": 5}}"#,
+        "store.cleanup_batch",
+        &["only with `store.inbox_ttl_ticks`"],
+    );
+    check_err(
+        r#"{"protocol": "inbox", "store": {"inbox_ttl_ticks": 1000001}}"#,
+        "store.inbox_ttl_ticks",
+        &["allowed: 0 to 1000000"],
+    );
+    check_err(
+        r#"{"protocol": "inbox", "store": {"inbox_ttl_ticks": 5, "cleanup_every_ticks": 0}}"#,
+        "store.cleanup_every_ticks",
+        &["allowed: 1 to"],
+    );
+    check_err(
+        r#"{"protocol": "inbox", "store": {"inbox_ttl_ticks": 5, "cleanup_batch": 10001}}"#,
+        "store.cleanup_batch",
+        &["allowed: 1 to 10000"],
+    );
+    check_err(
+        r#"{"protocol": "inbox", "broker": {"late_redelivery_ticks": 0}}"#,
+        "broker.late_redelivery_ticks",
+        &["allowed: 1 to"],
+    );
+    check_err(
+        r#"{"protocol": "inbox", "broker": {"kind": "log", "late_redelivery_ticks": 5}}"#,
+        "broker.late_redelivery_ticks",
+        &["applies to queue brokers only"],
+    );
+    check_err(
+        r#"{"protocol": "inbox", "store": {"out_of_order": "buffer"}}"#,
+        "store.out_of_order",
+        &["lifecycle workload only"],
+    );
+    check_err(
+        r#"{"protocol": "inbox", "workload": {"events": 2, "lifecycle": true},
+            "store": {"out_of_order": "wait"}}"#,
+        "store.out_of_order",
+        &["unknown variant `wait`", "buffer"],
+    );
+    check_err(
+        r#"{"protocol": "inbox", "consumer": {"completion_delay_ticks": 5}}"#,
+        "consumer.completion_delay_ticks",
+        &["lifecycle workload only"],
+    );
+    check_err(
+        r#"{"protocol": "inbox", "workload": {"events": 2, "lifecycle": true},
+            "consumer": {"completion_delay_ticks": 1000001}}"#,
+        "consumer.completion_delay_ticks",
+        &["allowed: 0 to 1000000"],
+    );
+    check_err(
+        r#"{"protocol": "inbox", "expect": {"pending": 4}}"#,
+        "expect.pending",
+        &["0 to 3"],
+    );
+    check_err(
+        r#"{"protocol": "inbox", "expect": {"smallest_safe_ttl": {"tick": 5}}}"#,
+        "expect.smallest_safe_ttl.tick",
+        &["unknown field `tick`", "ticks"],
+    );
+    let s = parse(
+        r#"{"protocol": "inbox", "workload": {"events": 2, "lifecycle": true},
+            "store": {"inbox_ttl_ticks": 0, "out_of_order": "buffer"},
+            "broker": {"late_redelivery_ticks": 40},
+            "consumer": {"completion_delay_ticks": 3},
+            "expect": {"pending": 0, "smallest_safe_ttl": {"ticks": 45}}}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        s.store.retention,
+        Some(crate::store::Retention {
+            ttl_ticks: 0,
+            cleanup_every_ticks: 5,
+            batch: 1000
+        }),
+        "the job's schedule and batch have defaults"
+    );
+    assert_eq!(s.store.out_of_order, crate::store::OutOfOrder::Buffer);
+    assert_eq!(s.broker.late_redelivery_ticks, Some(40));
+    assert_eq!(s.consumer.completion_delay_ticks, 3);
+    let ttl = s.expect.unwrap().smallest_safe_ttl.unwrap();
+    assert_eq!((ttl.depth, ttl.ticks, ttl.runs), (1, Some(45), None));
+}
+
+#[test]
 fn a_missing_file_names_the_file() {
     let e = Scenario::from_file(std::path::Path::new("no/such/file.json")).unwrap_err();
     let text = e.to_string();
