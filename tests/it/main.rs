@@ -8,4 +8,5 @@ mod golden;
 mod input_errors;
 mod library;
 mod properties;
+mod retention_order;
 mod support;
