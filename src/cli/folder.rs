@@ -1,8 +1,9 @@
 //! `run DIR`: every scenario file of a folder, each checked as its own commands would check
 //! it. For each `*.json` file directly in the folder, in file-name order: the plain run with
 //! the scenario's own seed against its `expect` (as `run FILE`), each pinned exploration
-//! depth (`expect.explore`, as `explore FILE --depth D`), and the pinned interleavings
-//! (`expect.interleavings`, as `explore FILE --interleavings`).
+//! depth (`expect.explore`, as `explore FILE --depth D`), the pinned interleavings
+//! (`expect.interleavings`, as `explore FILE --interleavings`), and the pinned smallest
+//! safe TTL (`expect.smallest_safe_ttl`, as `explore FILE --smallest-safe-ttl --depth D`).
 //!
 //! Files are checked in parallel (rayon) and collected in file-name order before anything
 //! is printed, so the output is the same for any number of threads. A bad file does not
@@ -10,7 +11,8 @@
 //! is bad input, else 1 if any expectation failed, else 0.
 
 use super::{
-    checked_exploration, checked_interleavings, checked_run, code, to_json, CliError, RunArgs,
+    checked_exploration, checked_interleavings, checked_run, checked_ttl_search, code, to_json,
+    CliError, RunArgs,
 };
 use crate::explore;
 use crate::report::folder::{self, FileCheck, FileReport, FileResult, PlainRun, Totals};
@@ -82,6 +84,13 @@ fn refuse_one_file_flags(dir: &Path, args: &RunArgs) -> Result<(), CliError> {
             "--trace",
             "the trace of every run of every file is too long to read; the table gives each \
              run's trace hash",
+        );
+    }
+    if args.inbox_ttl_ticks.is_some() {
+        return refuse(
+            "--inbox-ttl-ticks",
+            "each file is run with its own retention policy, which its expectations are \
+             written for",
         );
     }
     if args.source.seed.is_some() {
@@ -213,6 +222,21 @@ fn make_checks(
             Some(x.runs.len() as u64),
             failures,
             origin.interleavings_command(seed, x.max_preemptions),
+        );
+    }
+    if let Some(ttl) = &expect.smallest_safe_ttl {
+        let (search, failures) =
+            checked_ttl_search(scenario, ttl.depth, explore::DEFAULT_MAX_SCHEDULES).map_err(
+                refused(
+                    "expect.smallest_safe_ttl",
+                    format!("explore --smallest-safe-ttl --depth {}", ttl.depth),
+                ),
+            )?;
+        push(
+            "smallest safe TTL".into(),
+            Some(search.runs),
+            failures,
+            origin.ttl_search_command(seed, ttl.depth),
         );
     }
     Ok(())

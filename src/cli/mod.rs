@@ -53,7 +53,8 @@ pub struct Cli {
 pub enum Command {
     /// Run one scenario and report what happened to every event. Given a folder, run every
     /// scenario file in it (`*.json`, in name order) and check each against its `expect`:
-    /// the run, every pinned exploration depth and the pinned interleavings; print one row
+    /// the run, every pinned exploration depth, the pinned interleavings and the pinned
+    /// smallest safe TTL; print one row
     /// per file, the failures with their replay commands, and the totals.
     #[command(after_help = "Examples:
   delivery-sim run scenarios/no-dedup-crash-between-commit-and-ack.json
@@ -847,11 +848,15 @@ fn with_ttl_flag(command: String, ttl: Option<u64>) -> String {
     }
 }
 
-fn smallest_safe_ttl(
-    args: &ExploreArgs,
+/// Searches `scenario`'s smallest safe inbox TTL, each candidate verified to crash depth
+/// `depth` (0: its own run only), and compares the result with its
+/// `expect.smallest_safe_ttl`: the failed expectations, or `None` when it pins none. What
+/// `explore FILE --smallest-safe-ttl` does, and the `smallest safe TTL` check of `run DIR`.
+fn checked_ttl_search(
     scenario: &Scenario,
-    origin: &Origin,
-) -> Result<(String, ExitCode), CliError> {
+    depth: usize,
+    max_schedules: u64,
+) -> Result<(explore::retention::TtlSearch, Option<Vec<String>>), CliError> {
     if scenario.store.retention.is_none() {
         return Err(CliError::Usage(format!(
             "--smallest-safe-ttl: `{}` has no inbox retention; set \"store\": {{\"inbox_ttl_ticks\": \
@@ -860,21 +865,30 @@ fn smallest_safe_ttl(
         )));
     }
     // Depth 0 verifies each TTL by the scenario's own run only; deeper, like `explore`.
-    if args.depth > 0 {
-        explore_options(scenario, args.depth, args.max_schedules)?;
+    if depth > 0 {
+        explore_options(scenario, depth, max_schedules)?;
     }
-    let search = explore::retention::smallest_safe_ttl(scenario, args.depth);
+    let search = explore::retention::smallest_safe_ttl(scenario, depth);
+    let failures = scenario
+        .expect
+        .as_ref()
+        .and_then(|e| e.smallest_safe_ttl.as_ref())
+        .map(|e| explore::retention::failed_ttl_expectations(e, &search));
+    Ok((search, failures))
+}
+
+fn smallest_safe_ttl(
+    args: &ExploreArgs,
+    scenario: &Scenario,
+    origin: &Origin,
+) -> Result<(String, ExitCode), CliError> {
+    let (search, failures) = checked_ttl_search(scenario, args.depth, args.max_schedules)?;
     let replay = search.largest_unsafe_failure().map(|(ttl, failing)| {
         with_ttl_flag(
             origin.replay_command(scenario.seed, &failing.crash_points),
             Some(ttl),
         )
     });
-    let failures = scenario
-        .expect
-        .as_ref()
-        .and_then(|e| e.smallest_safe_ttl.as_ref())
-        .map(|e| explore::retention::failed_ttl_expectations(e, &search));
     let held = held(&failures);
     let out = if args.json {
         to_json(&json::ttl_search_json(

@@ -131,7 +131,8 @@ pub fn folder_text(folder: &str, files: &[FileReport]) -> String {
     let _ = writeln!(
         out,
         "run {folder}: {}, each run with its own seed and checked against its expect \
-         (the run, every pinned exploration depth, the pinned interleavings)\n",
+         (the run, every pinned exploration depth, the pinned interleavings and smallest safe \
+         TTL)\n",
         plural(files.len(), "scenario file", "scenario files")
     );
     let dash = || "-".to_string();
@@ -322,7 +323,8 @@ mod tests {
         assert_eq!(
             text,
             "run dir/: 3 scenario files, each run with its own seed and checked against its \
-             expect (the run, every pinned exploration depth, the pinned interleavings)
+             expect (the run, every pinned exploration depth, the pinned interleavings and \
+             smallest safe TTL)
 
   file    protocol  guarantee     checks           trace hash        result
   a.json  inbox     exactly-once  run, explore d1  0123456789abcdef  ok

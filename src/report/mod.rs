@@ -77,6 +77,15 @@ impl Origin {
         )
     }
 
+    /// The exact command that searches the scenario's smallest safe inbox TTL with `seed`,
+    /// each candidate verified to crash depth `depth`.
+    pub fn ttl_search_command(&self, seed: u64, depth: usize) -> String {
+        format!(
+            "delivery-sim explore {} --seed {seed} --smallest-safe-ttl --depth {depth}",
+            self.arguments()
+        )
+    }
+
     /// The exact command that enumerates the scenario's interleavings with `seed` up to
     /// `max_preemptions` departures from round-robin.
     pub fn interleavings_command(&self, seed: u64, max_preemptions: usize) -> String {

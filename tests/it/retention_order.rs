@@ -315,3 +315,30 @@ fn with_one_consumer_a_sleep_changes_nothing_and_the_buffer_everything() {
     );
     assert!(trace.contains("and the completion that waited in pending_event"));
 }
+
+#[test]
+fn run_dir_checks_the_pinned_smallest_safe_ttl_and_says_when_it_is_wrong() {
+    let dir = std::env::temp_dir().join(format!("delivery-sim-ttl-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut s = spec("scenarios/inbox-retention-ttl-shorter-than-window.json");
+    let file = dir.join("ttl.json");
+    std::fs::write(&file, s.to_string()).unwrap();
+    let out = json(&bin(&["run", dir.to_str().unwrap(), "--json"]));
+    let checks = out["scenarios"][0]["checks"].as_array().unwrap();
+    let ttl = checks
+        .iter()
+        .find(|c| c["name"] == "smallest safe TTL")
+        .expect("the pinned search is one of the checks");
+    assert_eq!(ttl["failures"].as_array().unwrap().len(), 0);
+    // A wrong pin fails the folder (exit 1) and names what differed.
+    s["expect"]["smallest_safe_ttl"]["ticks"] = 54.into();
+    std::fs::write(&file, s.to_string()).unwrap();
+    let o = bin(&["run", dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("expected smallest_safe_ttl.ticks = 54, observed 55"),
+        "{}",
+        stdout(&o)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
