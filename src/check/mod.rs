@@ -861,6 +861,10 @@ mod tests {
         let mut messages: Vec<Message> = (0..2).map(acked).collect();
         messages[0].state = MessageState::DeadLettered { at: 3 };
         let v = check(&Observed {
+            scopes: ScopeInputs {
+                intents: events.len(),
+                ..ScopeInputs::default()
+            },
             events: &events,
             accounts: &accounts,
             protocol: &Protocol::built_in("inbox").unwrap(),
@@ -901,6 +905,10 @@ mod tests {
         );
         committed.balances.insert("acc_00001".into(), 100);
         let v = check(&Observed {
+            scopes: ScopeInputs {
+                intents: events.len(),
+                ..ScopeInputs::default()
+            },
             events: &events,
             accounts: &[],
             protocol: &Protocol::built_in("inbox").unwrap(),
