@@ -1007,6 +1007,7 @@ mod tests {
                 crashes: &[],
                 external_effects: &emails,
                 duplicates_discarded: &[0, 0, 0, 1],
+                inbox_expired_at: &[],
                 stop: StopReason::Quiescent,
             })
         };
