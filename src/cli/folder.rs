@@ -93,6 +93,12 @@ fn refuse_one_file_flags(dir: &Path, args: &RunArgs) -> Result<(), CliError> {
              written for",
         );
     }
+    if args.diagram.is_some() {
+        return refuse(
+            "--diagram",
+            "a diagram draws one run; the table gives each file's verdict",
+        );
+    }
     if args.source.seed.is_some() {
         return refuse(
             "--seed",

@@ -14,7 +14,7 @@ use crate::explore::sweep::{self, SwarmLimits};
 use crate::fault::CrashSpec;
 use crate::model::{BoundaryPoint, Protocol, StepActor};
 use crate::producer::Identity;
-use crate::report::{json, markdown, text, Origin};
+use crate::report::{diagram, json, markdown, text, Origin};
 use crate::scenario::{bounds, Scenario, ScenarioError};
 use crate::world::{self, RunResult};
 use clap::{Args, Parser, Subcommand};
@@ -146,6 +146,39 @@ pub struct RunArgs {
     /// which of them steps (0 = the first due; past the list, 0).
     #[arg(long, value_name = "CHOICES")]
     pub schedule: Option<String>,
+    /// Instead of the text report, draw the run: `mermaid` prints a Mermaid sequenceDiagram
+    /// (paste it into Markdown in a ```mermaid block), `svg` a standalone SVG with one lane
+    /// per actor. Each event is coloured by its outcome (once, lost, duplicated).
+    #[arg(long, value_enum, value_name = "FORMAT", conflicts_with_all = ["json", "trace"])]
+    pub diagram: Option<DiagramFormat>,
+    /// With --diagram: `full` draws every step; `compact` folds the routine steps of events
+    /// processed once into notes; `auto` is compact past 60 rows.
+    #[arg(
+        long,
+        value_enum,
+        value_name = "DETAIL",
+        default_value = "auto",
+        requires = "diagram"
+    )]
+    pub diagram_detail: DiagramDetail,
+    /// With --diagram: write the diagram to this file instead of printing it.
+    #[arg(long, value_name = "FILE", requires = "diagram")]
+    pub out: Option<PathBuf>,
+}
+
+/// `run --diagram`: the diagram's format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum DiagramFormat {
+    Mermaid,
+    Svg,
+}
+
+/// `run --diagram-detail`: how much of the run to draw.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum DiagramDetail {
+    Auto,
+    Full,
+    Compact,
 }
 
 #[derive(Debug, Args)]
@@ -466,7 +499,32 @@ fn run(args: &RunArgs) -> Result<(String, ExitCode), CliError> {
             eprintln!("warning: --crash '{p}' was never reached in this run");
         }
     }
-    if args.json {
+    if let Some(format) = args.diagram {
+        let detail = match args.diagram_detail {
+            DiagramDetail::Auto => diagram::Detail::Auto,
+            DiagramDetail::Full => diagram::Detail::Full,
+            DiagramDetail::Compact => diagram::Detail::Compact,
+        };
+        let d = diagram::build(&scenario, &result, detail);
+        let drawn = match format {
+            DiagramFormat::Mermaid => d.mermaid(),
+            DiagramFormat::Svg => d.svg(),
+        };
+        match &args.out {
+            Some(path) => {
+                std::fs::write(path, &drawn).map_err(|e| {
+                    CliError::Usage(format!("--out: cannot write {}: {e}", path.display()))
+                })?;
+                out.push_str(&format!(
+                    "wrote {} ({} rows, {} bytes)\n",
+                    path.display(),
+                    d.rows.len(),
+                    drawn.len()
+                ));
+            }
+            None => out.push_str(&drawn),
+        }
+    } else if args.json {
         let expect = failures.map(json::ExpectJson::from_failures);
         let mut report = json::run_json(&scenario, &result, &origin, &crashes, expect);
         report.replay = with_ttl_flag(report.replay, args.inbox_ttl_ticks);
