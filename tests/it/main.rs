@@ -4,6 +4,7 @@
 
 mod cli;
 mod consumer_faults;
+mod diagram;
 mod golden;
 mod input_errors;
 mod library;
