@@ -10,13 +10,15 @@
 //! Layers, from the core outwards (each depends only on those before it):
 //! [`model`] and [`sim`] (vocabulary, queue, randomness, trace); the actors [`broker`],
 //! [`consumer`], [`store`] and the [`fault`] injector; [`scenario`]; [`check`]; [`world`]
-//! (one run); [`explore`]; [`report`]; [`cli`].
+//! (one run); [`explore`]; [`crosscheck`] (the simulation against a real process); [`report`];
+//! [`cli`].
 
 pub mod bench;
 pub mod broker;
 pub mod check;
 pub mod cli;
 pub mod consumer;
+pub mod crosscheck;
 pub mod explore;
 pub mod fault;
 pub mod model;

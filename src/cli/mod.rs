@@ -6,6 +6,7 @@
 //! a depth, enumerate its interleavings) are functions here that `run DIR` ([`folder`])
 //! calls for each file too, so a folder is checked exactly as its files are one by one.
 
+mod crosscheck;
 mod folder;
 
 use crate::check;
@@ -86,8 +87,24 @@ if any expectation failed, else 0.")]
     Matrix(MatrixArgs),
     /// List the built-in protocols with their steps.
     Protocols,
-    /// Measure the simulator's speed against raw SQLite, the matrix, explore's growth and
-    /// sweep's parallel speed-up; print the figures as Markdown.
+    /// Cross-check the simulator's crash model against reality: for the crash-free run
+    /// and every single crash point, run the scenario once simulated and once with a real
+    /// consumer process on a real SQLite file, killed with SIGKILL at the crash point;
+    /// compare the two (the consumer's steps, what was committed at the crash, the
+    /// verdict) and time them. One consumer, the queue broker.
+    #[command(after_help = "Examples:
+  delivery-sim crosscheck scenarios/crosscheck-inbox-3-events.json
+  delivery-sim crosscheck --protocol no-dedup --events 3 --json
+
+Exit codes: 0 = every point matches, 1 = some point differs (both sides are shown),
+2 = usage or input error, or a scenario crosscheck cannot run (it says why).")]
+    Crosscheck(crosscheck::CrosscheckArgs),
+    /// The consumer process of `crosscheck` (internal: spoken to over stdin and stdout).
+    #[command(name = "__consumer", hide = true)]
+    Consumer,
+    /// Measure the simulator's speed against raw SQLite, the matrix, explore's growth,
+    /// sweep's parallel speed-up, and crosscheck's real runs against simulated ones; print
+    /// the figures as Markdown.
     Bench(BenchArgs),
 }
 
@@ -311,6 +328,8 @@ pub fn execute(command: &Command) -> Result<(String, ExitCode), CliError> {
         Command::Explore(args) => explore(args),
         Command::Matrix(args) => matrix(args),
         Command::Sweep(args) => sweep(args),
+        Command::Crosscheck(args) => crosscheck::crosscheck(args),
+        Command::Consumer => Ok((String::new(), crate::crosscheck::child::main())),
         Command::Bench(args) => {
             let report = crate::bench::run();
             if let Some(dir) = &args.out {

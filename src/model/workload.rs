@@ -1,10 +1,10 @@
 //! The business events the producer publishes: `TransferCreated`, a move of money from
 //! one account to another, identified by a stable `event_id`.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The kind of an event, stored in the inbox's `event_type` column.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum EventType {
     /// Moves the money and records the transfer as created.
     TransferCreated,
@@ -23,7 +23,7 @@ impl EventType {
 }
 
 /// An account of the balance projection, with the balance it starts the run with.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Account {
     pub name: String,
     pub initial_balance_minor: i64,
@@ -32,7 +32,7 @@ pub struct Account {
 /// One published fact: "transfer `transfer_id` moved `amount_minor` from `source` to
 /// `target`". The `event_id` is a UUID derived from the run's seed, so it is the same for
 /// every run of the same scenario and seed.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Event {
     pub index: usize,
     pub event_id: String,

@@ -192,6 +192,7 @@ impl Checker<'_> {
                 business_key_unique: raw.store.business_key_unique.unwrap_or(false),
                 out_of_order,
                 retention,
+                ..StoreConfig::default()
             },
             producer,
             email: super::EmailConfig {

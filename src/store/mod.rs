@@ -35,7 +35,7 @@ mod outbox;
 pub use outbox::{OutboxTable, TransferWrite};
 
 /// The store's settings.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct StoreConfig {
     /// Whether `processed_event.event_id` is the primary key. `false` shows what the
     /// constraint protects: the inbox `INSERT` then never reports a duplicate.
@@ -49,6 +49,11 @@ pub struct StoreConfig {
     pub out_of_order: OutOfOrder,
     /// `Some`: a cleanup job deletes inbox rows older than a TTL.
     pub retention: Option<Retention>,
+    /// What a simulated crash does to the open transaction. Never set by a scenario: only
+    /// `crosscheck`'s hidden `--wrong-model` sets [`CrashModel::KeepUncommitted`], to show
+    /// that the cross-check catches a wrong model.
+    #[serde(skip)]
+    pub crash_model: CrashModel,
 }
 
 /// What the projection does with a `TransferCompleted` whose transfer it does not know.
@@ -65,7 +70,7 @@ pub enum OutOfOrder {
 
 /// The inbox retention policy: a periodic job that deletes inbox rows older than
 /// `ttl_ticks`, at most `batch` rows per run, as the seeds propose.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Retention {
     /// Rows whose `processed_at` is more than this many ticks in the past are deleted.
     pub ttl_ticks: Tick,
@@ -98,6 +103,16 @@ pub enum CleanupOutcome {
     Busy,
 }
 
+/// What the simulation says a consumer crash does to its open SQLite transaction.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CrashModel {
+    /// SQLite rolls it back, as it does when a connection's process dies: the model.
+    #[default]
+    RollBack,
+    /// Deliberately wrong, for tests only: the uncommitted writes are kept (committed).
+    KeepUncommitted,
+}
+
 /// How the effect updates balances.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -118,6 +133,7 @@ impl Default for StoreConfig {
             business_key_unique: false,
             out_of_order: OutOfOrder::Reject,
             retention: None,
+            crash_model: CrashModel::RollBack,
         }
     }
 }
@@ -370,6 +386,7 @@ pub struct Store {
     pooled: bool,
     effect: EffectMode,
     out_of_order: OutOfOrder,
+    crash_model: CrashModel,
 }
 
 /// How a logged statement was run.
@@ -586,6 +603,7 @@ impl Store {
             pooled: true,
             effect: config.effect,
             out_of_order: config.out_of_order,
+            crash_model: config.crash_model,
         })
     }
 
@@ -619,9 +637,38 @@ impl Store {
                     pooled: false,
                     effect: config.effect,
                     out_of_order: config.out_of_order,
+                    crash_model: config.crash_model,
                 })
             })
             .collect()
+    }
+
+    /// One connection to the database file at `path`, as a real consumer process opens
+    /// it: the file is created from the template (schema and opening balances) if it does
+    /// not exist yet, and opened in WAL mode with `synchronous=FULL`, so that a commit is on
+    /// disk before it returns. Opening a file that a killed process left behind is how
+    /// SQLite recovers: the WAL's committed frames are kept, anything after the last commit
+    /// frame is ignored. Used by `crosscheck`, whose consumer is a real child process.
+    pub fn open_file(
+        path: &std::path::Path,
+        config: &StoreConfig,
+        accounts: &[Account],
+    ) -> Result<Store, StoreError> {
+        if !path.exists() {
+            std::fs::write(path, template(config, accounts)?.as_slice())?;
+        }
+        let conn = Connection::open(path)?;
+        let mode: String = conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))?;
+        assert_eq!(mode, "wal", "a file database accepts WAL");
+        conn.execute_batch("PRAGMA synchronous=FULL")?;
+        Ok(Store {
+            conn: Some(conn),
+            log: None,
+            pooled: false,
+            effect: config.effect,
+            out_of_order: config.out_of_order,
+            crash_model: config.crash_model,
+        })
     }
 
     fn conn(&self) -> &Connection {
@@ -876,7 +923,15 @@ impl Store {
         if self.conn().is_autocommit() {
             return false;
         }
-        assert_eq!(self.control("ROLLBACK"), None, "ROLLBACK is never busy");
+        match self.crash_model {
+            CrashModel::RollBack => {
+                assert_eq!(self.control("ROLLBACK"), None, "ROLLBACK is never busy")
+            }
+            // The deliberately wrong model: what was written survives the crash.
+            CrashModel::KeepUncommitted => {
+                assert_eq!(self.control("COMMIT"), None, "a lone connection commits")
+            }
+        }
         true
     }
 
@@ -1749,5 +1804,62 @@ mod tests {
             .query_row("SELECT processed_at FROM processed_event", [], |r| r.get(0))
             .unwrap();
         assert_eq!(at, 42);
+    }
+
+    #[test]
+    fn a_file_database_is_created_once_in_wal_mode_and_reopened_with_its_committed_rows() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("consumer.sqlite");
+        let config = StoreConfig::default();
+        let e = event();
+        {
+            let mut s = Store::open_file(&path, &config, &accounts()).unwrap();
+            assert_eq!(s.execute(StoreOp::Begin, 1), DbOutcome::Begun);
+            s.execute(StoreOp::InsertInbox { event: &e }, 2);
+            assert_eq!(s.execute(StoreOp::Commit, 3), DbOutcome::Committed);
+            let mode: String = s
+                .conn()
+                .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+                .unwrap();
+            assert_eq!(mode, "wal");
+            let sync: i64 = s
+                .conn()
+                .query_row("PRAGMA synchronous", [], |r| r.get(0))
+                .unwrap();
+            assert_eq!(sync, 2, "FULL");
+            // Left open: closing the connection rolls it back.
+            s.execute(StoreOp::Begin, 4);
+            s.execute(
+                StoreOp::InsertInbox {
+                    event: &Event {
+                        event_id: "other".into(),
+                        ..e.clone()
+                    },
+                },
+                5,
+            );
+        }
+        let mut again = Store::open_file(&path, &config, &accounts()).unwrap();
+        let state = again.committed_state();
+        assert_eq!(state.inbox.get(&e.event_id), Some(&1));
+        assert_eq!(state.inbox.len(), 1, "the uncommitted row is gone");
+        assert_eq!(state.balances.len(), 2, "the accounts were created once");
+    }
+
+    #[test]
+    fn a_crash_rolls_the_open_transaction_back_and_the_wrong_model_keeps_it() {
+        let e = event();
+        for (model, kept) in [(CrashModel::RollBack, 0), (CrashModel::KeepUncommitted, 1)] {
+            let config = StoreConfig {
+                crash_model: model,
+                ..StoreConfig::default()
+            };
+            let mut s = Store::open_in_memory(&config, &accounts()).unwrap();
+            s.execute(StoreOp::Begin, 1);
+            s.execute(StoreOp::InsertInbox { event: &e }, 2);
+            assert!(s.drop_open_transaction());
+            assert!(!s.drop_open_transaction(), "nothing open any more");
+            assert_eq!(s.event_rows(&e.event_id), (0, kept), "{model:?}");
+        }
     }
 }

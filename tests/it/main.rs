@@ -4,6 +4,7 @@
 
 mod cli;
 mod consumer_faults;
+mod crosscheck;
 mod diagram;
 mod golden;
 mod input_errors;
