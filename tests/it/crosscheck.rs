@@ -161,7 +161,7 @@ fn what_one_real_process_cannot_reproduce_is_refused_with_a_reason() {
             "scenarios/inbox-lease-expiry-two-consumers.json",
             "2 consumers",
         ),
-        ("scenarios/log-rebalance-after-crash.json", "log broker"),
+        ("scenarios/log-auto-commit-loses.json", "log broker"),
         (
             "scenarios/producer-commit-then-publish-crash-loses-intent.json",
             "producer process",
