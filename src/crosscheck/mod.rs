@@ -1024,6 +1024,9 @@ mod tests {
         let mut rmw = scenario("no-dedup");
         rmw.store.effect = EffectMode::ReadModifyWrite;
         assert!(refusal(&rmw).unwrap().contains("read-modify-write"));
+        let mut ttl = scenario("inbox");
+        ttl.store.retention = Some(crate::store::Retention::with_ttl(50));
+        assert!(refusal(&ttl).unwrap().contains("retention"));
     }
 
     #[test]
