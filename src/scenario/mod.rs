@@ -8,6 +8,7 @@
 mod error;
 mod schema;
 mod validate;
+mod write;
 
 pub use error::ScenarioError;
 
@@ -171,31 +172,41 @@ impl Default for Limits {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Expect {
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub guarantee: Option<Guarantee>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub lost: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub duplicated: Option<u64>,
     /// Events the projection rejects as out of order.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub rejected: Option<u64>,
     /// Committed `payload_alert` rows: copies with a known `event_id` and another payload.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub payload_alerts: Option<u64>,
     /// Completions still waiting in `pending_event` when the run ends.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pending: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub all_acked: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub conserved: Option<bool>,
     /// One object, or a list with one object per exploration depth.
-    #[serde(default, deserialize_with = "one_or_many")]
+    #[serde(
+        default,
+        deserialize_with = "one_or_many",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub explore: Vec<ExploreExpect>,
     /// What `explore --interleavings` should find.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interleavings: Option<InterleavingsExpect>,
     /// Per guarantee boundary (`ledger_per_event`, `ledger_per_intent`, `email`,
     /// `output_topic`): what the run's verdict for it should be.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub boundaries: BTreeMap<Scope, ScopeExpect>,
     /// What `explore --smallest-safe-ttl` should find.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub smallest_safe_ttl: Option<TtlExpect>,
 }
 
@@ -203,11 +214,15 @@ pub struct Expect {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ScopeExpect {
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub guarantee: Option<Guarantee>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub lost: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub duplicated: Option<u64>,
     /// Effects with nothing behind them: a ledger effect for a transfer the producer never
     /// committed, an email for an effect that never committed.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub ghost: Option<u64>,
 }
 
@@ -215,7 +230,9 @@ pub struct ScopeExpect {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ScopeRunsExpect {
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub guarantee: Option<Guarantee>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub broken_runs: Option<u64>,
 }
 
@@ -237,8 +254,10 @@ pub struct TtlExpect {
     #[serde(default = "depth_one")]
     pub depth: usize,
     /// The smallest safe TTL, in ticks.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub ticks: Option<u64>,
     /// How many runs the search took.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub runs: Option<u64>,
 }
 
@@ -248,13 +267,18 @@ pub struct TtlExpect {
 pub struct InterleavingsExpect {
     /// The preemption bound these counts are for (also the default bound for this
     /// scenario's `explore --interleavings`).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub max_preemptions: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub runs: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub breaking_runs: Option<u64>,
     /// Interleavings in which the projection rejected an event as out of order.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rejected_runs: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub guarantee: Option<Guarantee>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub complete: Option<bool>,
 }
 
@@ -294,19 +318,27 @@ fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<ExploreExpe
 pub struct ExploreExpect {
     /// Per guarantee boundary beyond the ledger per event: its weakest guarantee over all
     /// runs, and how many runs broke it.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub boundaries: BTreeMap<Scope, ScopeRunsExpect>,
     #[serde(default = "depth_one")]
     pub depth: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub runs: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub guarantee: Option<Guarantee>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub lost_runs: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub duplicated_runs: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub dead_lettered_runs: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub rejected_runs: Option<u64>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pending_runs: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub unacked_runs: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub unconserved_runs: Option<u64>,
 }
 
