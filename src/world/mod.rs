@@ -114,7 +114,9 @@ pub fn run_scheduled(scenario: &Scenario, options: RunOptions, script: &[u32]) -
 }
 
 /// A scheduling decision: several consumers could take a step at the same tick; one did
-/// (`chosen`, an index into them in queue order) and the others waited a tick.
+/// (`chosen`, an index into them in queue order) and the others waited a tick. A script's
+/// choice that names no alternative (`chosen >= alternatives`) is recorded as given and run
+/// as 0, for the caller to refuse.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Decision {
     pub chosen: u32,
@@ -596,15 +598,18 @@ impl<'s> World<'s> {
             return first;
         }
         let k = self.decisions.len();
-        let chosen = self.script.get(k).copied().unwrap_or(0);
-        assert!(
-            (chosen as usize) < due.len(),
-            "a script names an existing alternative"
-        );
+        let requested = self.script.get(k).copied().unwrap_or(0);
+        // A script is input (`--schedule`, a replay token): a choice naming no alternative
+        // is recorded as asked, so that the caller can refuse it, and run as the default.
         self.decisions.push(Decision {
-            chosen,
+            chosen: requested,
             alternatives: due.len() as u32,
         });
+        let chosen = if (requested as usize) < due.len() {
+            requested
+        } else {
+            0
+        };
         // The others wait a tick, queued before the chosen one's next turn.
         for (i, &c) in due.iter().enumerate() {
             if i != chosen as usize {
