@@ -10,6 +10,8 @@ mod schema;
 mod validate;
 mod write;
 
+pub mod token;
+
 pub use error::ScenarioError;
 
 use crate::broker::BrokerConfig;
