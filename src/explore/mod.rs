@@ -20,6 +20,7 @@
 //! republishes are kept.
 
 pub mod retention;
+pub mod shrink;
 pub mod sweep;
 
 use crate::check;

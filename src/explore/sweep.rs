@@ -7,6 +7,7 @@
 //! output is the same for any number of threads, and a finding is reported as soon as its
 //! chunk ends.
 
+use super::shrink::{shrink, ShrinkOptions, Shrunk};
 use crate::broker::StaleAck;
 use crate::fault::{DeliveryFault, FailSpec, FaultPlan, RandomCrash, StallSpec};
 use crate::model::{Boundary, EventIndex, Guarantee, Step, Tick};
@@ -191,6 +192,26 @@ pub struct Finding {
     pub seed: u64,
     pub plan: SwarmPlan,
     pub result: RunResult,
+}
+
+/// The exact scenario of finding `f` (its seed's plan applied), named after the seed.
+pub fn finding_scenario(scenario: &Scenario, f: &Finding, limits: &SwarmLimits) -> Scenario {
+    let (mut s, _) = seeded(scenario, f.seed, limits);
+    s.name = format!("{}-seed{}", scenario.name, f.seed);
+    s
+}
+
+/// Shrinks finding `f` to a minimal run that fails the same way (see
+/// [`super::shrink`]); the shrunk scenario is named after the seed.
+pub fn shrink_finding(
+    scenario: &Scenario,
+    f: &Finding,
+    limits: &SwarmLimits,
+    options: ShrinkOptions,
+) -> Shrunk {
+    let mut s = finding_scenario(scenario, f, limits);
+    s.name.push_str("-shrunk");
+    shrink(&s, &[], options).expect("a finding fails")
 }
 
 /// Runs seeds `seeds` (a chunk) in parallel and returns the findings in seed order.
