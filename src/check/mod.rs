@@ -587,6 +587,39 @@ fn unacked_reason(o: &Observed<'_>, messages: &[&Message]) -> String {
     }
 }
 
+/// The expectations that pin `v` as observed: the guarantee, the counts, the acks,
+/// conservation, and every boundary's verdict. A scenario with this `expect` holds while its
+/// run comes out exactly so; [`failed_expectations`] finds nothing against `v`.
+pub fn pinned_expect(v: &Verdict, altered_republishes: usize) -> Expect {
+    Expect {
+        guarantee: Some(v.guarantee),
+        lost: Some(v.lost),
+        duplicated: Some(v.duplicated),
+        rejected: Some(v.rejected),
+        // Only a workload with altered copies can have alerts (and may pin them).
+        payload_alerts: (altered_republishes > 0).then_some(v.payload_alerts),
+        all_acked: Some(v.all_acked),
+        conserved: Some(v.conserved),
+        boundaries: v
+            .boundaries
+            .iter()
+            .skip(1)
+            .map(|b| {
+                (
+                    b.boundary,
+                    crate::scenario::ScopeExpect {
+                        guarantee: Some(b.guarantee),
+                        lost: Some(b.lost),
+                        duplicated: Some(b.duplicated),
+                        ghost: Some(b.ghost),
+                    },
+                )
+            })
+            .collect(),
+        ..Expect::default()
+    }
+}
+
 /// Compares a verdict with what the scenario expects. Returns one line per failed
 /// expectation; empty means it held.
 pub fn failed_expectations(expect: &Expect, v: &Verdict) -> Vec<String> {

@@ -44,6 +44,9 @@ pub(super) fn run_folder(dir: &Path, args: &RunArgs) -> Result<(String, ExitCode
             names.join(", ")
         );
     }
+    if let Some(junit) = &args.junit {
+        super::write_junit(junit, &format!("delivery-sim run {folder}"), &reports)?;
+    }
     let out = if args.json {
         to_json(&folder::folder_json(&folder, &reports))
     } else {

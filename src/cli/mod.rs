@@ -11,16 +11,20 @@ mod folder;
 
 use crate::check;
 use crate::explore;
+use crate::explore::shrink::{self, FailureSignature, ShrinkOptions, Shrunk};
 use crate::explore::sweep::{self, SwarmLimits};
 use crate::fault::CrashSpec;
 use crate::model::{BoundaryPoint, Protocol, StepActor};
 use crate::producer::Identity;
-use crate::report::{diagram, json, markdown, text, Origin};
+use crate::report::folder::{FileCheck, FileReport, PlainRun};
+use crate::report::{diagram, json, junit, markdown, text, token_command, Origin};
+use crate::scenario::token::{self, TokenError};
 use crate::scenario::{bounds, Scenario, ScenarioError};
 use crate::world::{self, RunResult};
 use clap::{Args, Parser, Subcommand};
+use rayon::prelude::*;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 const EXAMPLES: &str = "\
@@ -106,6 +110,48 @@ Exit codes: 0 = every point matches, 1 = some point differs (both sides are show
     /// sweep's parallel speed-up, and crosscheck's real runs against simulated ones; print
     /// the figures as Markdown.
     Bench(BenchArgs),
+    /// Run the exact run of a replay token (as `sweep` prints for each finding, shrunk) and
+    /// report it as `run` does, with the same trace hash. Exit code 1 when the run breaks a
+    /// property (as the finding did), 0 when it does not.
+    #[command(after_help = "Examples:
+  delivery-sim replay ds1:eyJuYW1lIjoi…            (the token as sweep printed it)
+  delivery-sim replay ds1:eyJuYW1lIjoi… --trace
+  delivery-sim replay ds1:eyJuYW1lIjoi… --scenario-out scenarios/my-regression.json
+
+--scenario-out writes the run as a scenario file whose `expect` pins the failure as
+observed: `delivery-sim run` on it exits 0 while the run fails exactly so, and 1 once it
+changes (a regression scenario for the bug).")]
+    Replay(ReplayArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish or powershell).
+    #[command(after_help = "Examples:
+  delivery-sim completions bash > ~/.local/share/bash-completion/completions/delivery-sim
+  delivery-sim completions zsh > ~/.zfunc/_delivery-sim      (with fpath+=~/.zfunc)
+  delivery-sim completions fish > ~/.config/fish/completions/delivery-sim.fish")]
+    Completions(CompletionsArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// The replay token (starts with `ds1:`).
+    #[arg(value_name = "TOKEN")]
+    pub token: String,
+    /// Print the result as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Print every trace entry before the summary.
+    #[arg(long)]
+    pub trace: bool,
+    /// Also write the run as a scenario file, with an `expect` block pinning the failure as
+    /// observed.
+    #[arg(long, value_name = "FILE")]
+    pub scenario_out: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 #[derive(Debug, Args)]
@@ -181,6 +227,10 @@ pub struct RunArgs {
     /// With --diagram: write the diagram to this file instead of printing it.
     #[arg(long, value_name = "FILE", requires = "diagram")]
     pub out: Option<PathBuf>,
+    /// Also write the checks as JUnit XML to this file (one test case per check of each
+    /// scenario; written whole or not at all).
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
 }
 
 /// `run --diagram`: the diagram's format.
@@ -270,7 +320,22 @@ pub struct SweepArgs {
     /// lease, so that leases expire while a consumer works).
     #[arg(long, default_value_t = SwarmLimits::default().max_stall_ticks)]
     pub max_stall_ticks: u32,
+    /// Do not shrink findings (each still gets the replay token of its exact run).
+    #[arg(long)]
+    pub no_shrink: bool,
+    /// The most simulator runs shrinking one finding may spend.
+    #[arg(long, default_value_t = shrink::DEFAULT_MAX_RUNS, value_name = "RUNS")]
+    pub shrink_runs: u64,
+    /// Shrink only the first this many findings; later ones get the token of their exact
+    /// run.
+    #[arg(long, default_value_t = DEFAULT_SHRINK_FINDINGS, value_name = "N")]
+    pub shrink_findings: u64,
 }
+
+/// How many findings of one sweep are shrunk by default: enough for every distinct bug a
+/// sweep usually finds, few enough that a sweep over a broken protocol (where most seeds
+/// fail) does not spend most of its time shrinking the same bug again.
+pub const DEFAULT_SHRINK_FINDINGS: u64 = 100;
 
 #[derive(Debug, Args)]
 pub struct MatrixArgs {
@@ -299,6 +364,8 @@ pub enum CliError {
     Scenario(#[from] ScenarioError),
     #[error("{0}")]
     Usage(String),
+    #[error("{0}")]
+    Token(#[from] TokenError),
 }
 
 /// Parses the process arguments, runs, prints, and returns the exit code.
@@ -330,6 +397,14 @@ pub fn execute(command: &Command) -> Result<(String, ExitCode), CliError> {
         Command::Sweep(args) => sweep(args),
         Command::Crosscheck(args) => crosscheck::crosscheck(args),
         Command::Consumer => Ok((String::new(), crate::crosscheck::child::main())),
+        Command::Replay(args) => replay(args),
+        Command::Completions(args) => {
+            use clap::CommandFactory;
+            let mut out = Vec::new();
+            clap_complete::generate(args.shell, &mut Cli::command(), "delivery-sim", &mut out);
+            let text = String::from_utf8(out).expect("completion scripts are UTF-8");
+            Ok((text, ExitCode::SUCCESS))
+        }
         Command::Bench(args) => {
             let report = crate::bench::run();
             if let Some(dir) = &args.out {
@@ -480,7 +555,27 @@ fn run(args: &RunArgs) -> Result<(String, ExitCode), CliError> {
             )));
         }
     }
-    let (mut scenario, origin) = load(&args.source)?;
+    let (mut scenario, origin) = match load(&args.source) {
+        Ok(loaded) => loaded,
+        Err(e) => {
+            // The CI job that reads the report learns of the bad input from it too.
+            if let (Some(junit), Some(path)) = (&args.junit, &args.source.scenario.file) {
+                let report = FileReport {
+                    path: path.display().to_string(),
+                    name: file_name(path),
+                    run: None,
+                    checks: Vec::new(),
+                    error: Some(e.to_string()),
+                };
+                write_junit(
+                    junit,
+                    &format!("delivery-sim run {}", path.display()),
+                    &[report],
+                )?;
+            }
+            return Err(e);
+        }
+    };
     if let Some(ttl) = args.inbox_ttl_ticks {
         if ttl > bounds::MAX_DELAY_TICKS {
             return Err(CliError::Usage(format!(
@@ -500,16 +595,41 @@ fn run(args: &RunArgs) -> Result<(String, ExitCode), CliError> {
         None => Vec::new(),
     };
     let (result, failures) = checked_run(&scenario, &schedule);
-    if let Some(d) = result
-        .decisions
-        .iter()
-        .zip(&schedule)
-        .find(|(d, &c)| c >= d.alternatives)
-    {
-        return Err(CliError::Usage(format!(
-            "--schedule: choice {} at a decision with {} alternatives",
-            d.1, d.0.alternatives
-        )));
+    refuse_unknown_choices(&result, &schedule, "--schedule")?;
+    let replay = replay_with_schedule(
+        with_ttl_flag(
+            origin.replay_command(scenario.seed, &crashes),
+            args.inbox_ttl_ticks,
+        ),
+        &schedule,
+    );
+    if let Some(junit) = &args.junit {
+        let (path, name) = match &origin {
+            Origin::File(path) => (path.clone(), file_name(Path::new(path))),
+            Origin::BuiltIn { .. } => (scenario.name.clone(), scenario.name.clone()),
+        };
+        let report = FileReport {
+            path,
+            name,
+            run: Some(PlainRun {
+                scenario: scenario.name.clone(),
+                protocol: scenario.protocol.name.clone(),
+                seed: scenario.seed,
+                guarantee: result.verdict.guarantee,
+                trace_hash: result.trace.hash_hex(),
+            }),
+            checks: failures
+                .iter()
+                .map(|f| FileCheck {
+                    name: "run".into(),
+                    runs: None,
+                    failures: f.clone(),
+                    replay: replay.clone(),
+                })
+                .collect(),
+            error: None,
+        };
+        write_junit(junit, &replay, &[report])?;
     }
     let held = held(&failures);
     let mut out = String::new();
@@ -556,13 +676,7 @@ fn run(args: &RunArgs) -> Result<(String, ExitCode), CliError> {
         out.push_str(&text::run_text(
             &scenario,
             &result,
-            &replay_with_schedule(
-                with_ttl_flag(
-                    origin.replay_command(scenario.seed, &crashes),
-                    args.inbox_ttl_ticks,
-                ),
-                &schedule,
-            ),
+            &replay,
             failures.as_deref(),
         ));
     }
@@ -716,6 +830,17 @@ fn sweep(args: &SweepArgs) -> Result<(String, ExitCode), CliError> {
         max_jitter_ticks: explore_bound("--max-jitter-ticks", args.max_jitter_ticks, 1_000_000)?,
         max_stall_ticks: explore_bound("--max-stall-ticks", args.max_stall_ticks, 1_000_000)?,
     };
+    if args.shrink_runs < 2 || args.shrink_runs > MAX_SHRINK_RUNS {
+        return Err(CliError::Usage(format!(
+            "--shrink-runs: {} is out of range; allowed: 2 to {MAX_SHRINK_RUNS}",
+            args.shrink_runs
+        )));
+    }
+    let shrink_options = ShrinkOptions {
+        max_runs: args.shrink_runs,
+    };
+    // How many findings to shrink, if any.
+    let shrinking = (!args.no_shrink).then_some(args.shrink_findings);
     if seeds.end - seeds.start == 1 {
         // One seed: the full report, which is what a replay command is for.
         let (s, plan) = sweep::seeded(&scenario, seeds.start, &limits);
@@ -723,7 +848,17 @@ fn sweep(args: &SweepArgs) -> Result<(String, ExitCode), CliError> {
         let mut out = format!("sweep seed {}: {}\n", seeds.start, text::plan_text(&plan));
         let replay = origin.sweep_replay_command(seeds.start, &limits);
         out.push_str(&text::run_text(&s, &result, &replay, None));
-        return Ok((out, code(!sweep::is_finding(&result))));
+        let failing = sweep::is_finding(&result);
+        if failing && shrinking.is_some() {
+            let f = sweep::Finding {
+                seed: seeds.start,
+                plan,
+                result,
+            };
+            let shrunk = sweep::shrink_finding(&scenario, &f, &limits, shrink_options);
+            out.push_str(&format!("\n{}\n", text::shrunk_lines(&shrunk)));
+        }
+        return Ok((out, code(!failing)));
     }
     let mut jsonl = match &args.out {
         Some(path) => Some(std::fs::File::create(path).map_err(|e| {
@@ -752,7 +887,7 @@ fn sweep(args: &SweepArgs) -> Result<(String, ExitCode), CliError> {
     };
     say(&format!(
         "sweeping {} seeds {}..{} of `{}` ({}), swarm limits: crash ≤ {} ppm per step, ≤ {} crashes, \
-         ≤ {} failed steps, ≤ {} republishes, ≤ {} lost acks and broker duplicates",
+         ≤ {} failed steps, ≤ {} republishes, ≤ {} lost acks and broker duplicates; {}",
         total,
         seeds.start,
         seeds.end,
@@ -762,9 +897,17 @@ fn sweep(args: &SweepArgs) -> Result<(String, ExitCode), CliError> {
         limits.max_crashes,
         limits.max_failures,
         limits.max_republishes,
-        limits.max_broker_faults
+        limits.max_broker_faults,
+        match shrinking {
+            Some(n) => format!(
+                "shrinking the first {n} findings, ≤ {} runs each",
+                shrink_options.max_runs
+            ),
+            None => "not shrinking findings".to_string(),
+        }
     ));
     let mut findings = 0u64;
+    let mut shrunk_findings = 0u64;
     let tick = || {
         if let Some(bar) = &bar {
             bar.inc(1);
@@ -773,13 +916,36 @@ fn sweep(args: &SweepArgs) -> Result<(String, ExitCode), CliError> {
     let mut start = seeds.start;
     while start < seeds.end {
         let end = (start + sweep::CHUNK).min(seeds.end);
-        for f in sweep::sweep_chunk(&scenario, start..end, &limits, &tick) {
+        let found = sweep::sweep_chunk(&scenario, start..end, &limits, &tick);
+        // The chunk's findings are shrunk in parallel, each on its own, and printed in seed
+        // order.
+        let shrunk: Vec<Option<Shrunk>> = found
+            .par_iter()
+            .enumerate()
+            .map(|(i, f)| {
+                shrinking
+                    .filter(|&n| findings + (i as u64) < n)
+                    .map(|_| sweep::shrink_finding(&scenario, f, &limits, shrink_options))
+            })
+            .collect();
+        for (f, shrunk) in found.iter().zip(shrunk) {
             findings += 1;
             let replay = origin.sweep_replay_command(f.seed, &limits);
-            say(&text::finding_line(&f, &replay));
+            let exact = token::encode(&sweep::finding_scenario(&scenario, f, &limits), &[]);
+            say(&format!(
+                "{}\n{}",
+                text::finding_line(f, &replay),
+                match &shrunk {
+                    Some(s) => {
+                        shrunk_findings += 1;
+                        text::shrunk_lines(s)
+                    }
+                    None => format!("    {}", token_command(&exact)),
+                }
+            ));
             if let Some(file) = &mut jsonl {
-                let line = serde_json::to_string(&json::finding_json(&scenario, &f, replay))
-                    .expect("findings serialize");
+                let finding = json::finding_json(&scenario, f, replay, exact, shrunk.as_ref());
+                let line = serde_json::to_string(&finding).expect("findings serialize");
                 writeln!(file, "{line}")
                     .and_then(|_| file.flush())
                     .map_err(|e| CliError::Usage(format!("--out: cannot write: {e}")))?;
@@ -794,13 +960,123 @@ fn sweep(args: &SweepArgs) -> Result<(String, ExitCode), CliError> {
         bar.finish_and_clear();
     }
     let summary = format!(
-        "swept {total} seeds: {findings} failing (lost, duplicated, dead-lettered, torn, unacked, limited, or broken at another boundary){}\n",
+        "swept {total} seeds: {findings} failing (lost, duplicated, dead-lettered, torn, unacked, limited, or broken at another boundary){}{}\n",
+        if shrunk_findings > 0 {
+            format!("; {shrunk_findings} shrunk (replay each with `delivery-sim replay TOKEN`)")
+        } else {
+            String::new()
+        },
         args.out
             .as_ref()
             .map_or(String::new(), |p| format!("; findings written to {}", p.display()))
     );
     Ok((summary, code(findings == 0)))
 }
+
+/// `replay TOKEN`: the exact run of a token, reported as `run` reports it.
+fn replay(args: &ReplayArgs) -> Result<(String, ExitCode), CliError> {
+    let token::Replay { scenario, schedule } = token::decode(&args.token)?;
+    let result = world::run_scheduled(&scenario, world::RunOptions::default(), &schedule);
+    refuse_unknown_choices(&result, &schedule, "the replay token's schedule")?;
+    let token = args.token.trim();
+    let command = token_command(token);
+    let failure = FailureSignature::of(&result);
+    if let Some(path) = &args.scenario_out {
+        let mut file = scenario.clone();
+        file.description = text::regression_description(&result, &failure, token, &schedule);
+        file.expect = Some(check::pinned_expect(
+            &result.verdict,
+            scenario.workload.republish_altered.len(),
+        ));
+        let json = file.to_json();
+        // What is written must load, and hold against the run it pins.
+        let back = Scenario::from_json(&json, &path.display().to_string())?;
+        assert!(
+            back == file
+                && check::failed_expectations(
+                    back.expect.as_ref().expect("pinned"),
+                    &result.verdict
+                )
+                .is_empty(),
+            "a pinned scenario loads and holds"
+        );
+        write_atomically(path, &json, "--scenario-out")?;
+    }
+    let mut out = String::new();
+    if args.json {
+        let mut j = json::run_json(&scenario, &result, &Origin::File(String::new()), &[], None);
+        j.replay = command;
+        out.push_str(&to_json(&j));
+    } else {
+        if args.trace {
+            out.push_str(&text::trace_text(&result));
+            out.push('\n');
+        }
+        out.push_str(&text::run_text(&scenario, &result, &command, None));
+        if let Some(path) = &args.scenario_out {
+            out.push_str(&format!(
+                "wrote {} (its expect pins this run: {})\n",
+                path.display(),
+                failure
+            ));
+        }
+    }
+    Ok((out, code(failure.is_empty())))
+}
+
+/// Writes the JUnit report of `reports` to `path` (`--junit`), atomically.
+fn write_junit(path: &Path, name: &str, reports: &[FileReport]) -> Result<(), CliError> {
+    write_atomically(path, &junit::junit_xml(name, reports), "--junit")
+}
+
+/// A path's file name, for a report row.
+fn file_name(path: &Path) -> String {
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
+}
+
+/// A scheduling choice that named no alternative is bad input.
+fn refuse_unknown_choices(
+    result: &RunResult,
+    schedule: &[u32],
+    what: &str,
+) -> Result<(), CliError> {
+    match result
+        .decisions
+        .iter()
+        .zip(schedule)
+        .find(|(d, &c)| c >= d.alternatives)
+    {
+        Some((d, c)) => Err(CliError::Usage(format!(
+            "{what}: choice {c} at a decision with {} alternatives",
+            d.alternatives
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// Writes `content` to `path` whole or not at all: into a temporary file beside it, then
+/// renamed over it, so that a reader (a CI job collecting reports) never sees half a file.
+fn write_atomically(path: &Path, content: &str, flag: &str) -> Result<(), CliError> {
+    let cannot = |e: &dyn std::fmt::Display| {
+        CliError::Usage(format!("{flag}: cannot write {}: {e}", path.display()))
+    };
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let mut file = tempfile::NamedTempFile::new_in(dir).map_err(|e| cannot(&e))?;
+    file.write_all(content.as_bytes())
+        .and_then(|_| file.flush())
+        .map_err(|e| cannot(&e))?;
+    file.persist(path).map_err(|e| cannot(&e.error))?;
+    Ok(())
+}
+
+/// The hard ceiling on `--shrink-runs`.
+const MAX_SHRINK_RUNS: u64 = 1_000_000;
 
 fn explore_bound(flag: &str, value: u32, max: u32) -> Result<u32, CliError> {
     if value > max {

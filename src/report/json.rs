@@ -4,6 +4,7 @@
 use super::Origin;
 use crate::check::{EventReport, IntentReport, Outcome, ScopeVerdict};
 use crate::explore::retention::TtlSearch;
+use crate::explore::shrink::{FailureSignature, RunSize, Shrunk};
 use crate::explore::sweep::{Finding, SwarmPlan};
 use crate::explore::{Exploration, Interleavings, MatrixColumn, PointRow, Summary};
 use crate::fault::CrashRecord;
@@ -368,11 +369,68 @@ pub struct FindingJson<'a> {
     pub anomalies: Vec<Anomaly>,
     pub trace_hash: String,
     pub replay: String,
+    /// The properties the run broke (`lost`, `duplicated`, `unacked`, …).
+    pub failure: FailureSignature,
+    /// The replay token of this exact run.
+    pub token: String,
+    /// The minimal run that fails the same way, when the finding was shrunk.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shrunk: Option<ShrunkJson>,
 }
 
-pub fn finding_json<'a>(scenario: &'a Scenario, f: &'a Finding, replay: String) -> FindingJson<'a> {
+/// A shrunk failing run: how far it shrank, and the run itself as a token and as a
+/// scenario file.
+#[derive(Debug, Serialize)]
+pub struct ShrunkJson {
+    pub failure: FailureSignature,
+    pub original: RunSize,
+    pub size: RunSize,
+    /// Simulator runs the shrink spent.
+    pub runs: u64,
+    /// Whether the run budget stopped the shrink (a smaller run may exist).
+    pub exhausted: bool,
+    pub crashes: Vec<CrashRecord>,
+    pub schedule: Vec<u32>,
+    pub trace_hash: String,
+    pub token: String,
+    pub replay: String,
+    /// The shrunk scenario, as a scenario file would hold it.
+    pub scenario: serde_json::Value,
+}
+
+impl ShrunkJson {
+    pub fn of(s: &Shrunk) -> ShrunkJson {
+        let token = s.token();
+        ShrunkJson {
+            failure: s.signature.clone(),
+            original: s.original,
+            size: s.size,
+            runs: s.runs,
+            exhausted: s.exhausted,
+            crashes: s.result.crashes.clone(),
+            schedule: s.schedule.clone(),
+            trace_hash: s.result.trace.hash_hex(),
+            replay: super::token_command(&token),
+            token,
+            scenario: serde_json::from_str(&s.scenario.to_json()).expect("written JSON parses"),
+        }
+    }
+}
+
+/// One sweep finding as a JSON line: `replay` is the sweep command of its seed, `token` the
+/// replay token of its exact run, `shrunk` its shrunk run if it was shrunk.
+pub fn finding_json<'a>(
+    scenario: &'a Scenario,
+    f: &'a Finding,
+    replay: String,
+    token: String,
+    shrunk: Option<&Shrunk>,
+) -> FindingJson<'a> {
     let v = &f.result.verdict;
     FindingJson {
+        failure: FailureSignature::of(&f.result),
+        token,
+        shrunk: shrunk.map(ShrunkJson::of),
         seed: f.seed,
         scenario: &scenario.name,
         protocol: &scenario.protocol.name,

@@ -9,6 +9,7 @@ pub mod crosscheck;
 pub mod diagram;
 pub mod folder;
 pub mod json;
+pub mod junit;
 pub mod markdown;
 pub mod text;
 
@@ -51,6 +52,21 @@ impl Origin {
                 "--max-republishes",
                 limits.max_republishes,
                 d.max_republishes,
+            ),
+            (
+                "--max-broker-faults",
+                limits.max_broker_faults,
+                d.max_broker_faults,
+            ),
+            (
+                "--max-jitter-ticks",
+                limits.max_jitter_ticks,
+                d.max_jitter_ticks,
+            ),
+            (
+                "--max-stall-ticks",
+                limits.max_stall_ticks,
+                d.max_stall_ticks,
             ),
         ] {
             if value != default {
@@ -97,6 +113,12 @@ impl Origin {
             self.arguments()
         )
     }
+}
+
+/// The command that replays the run of a replay token. Tokens hold only letters, digits,
+/// `-`, `_` and the `ds1:` prefix, so the command needs no quoting.
+pub fn token_command(token: &str) -> String {
+    format!("delivery-sim replay {token}")
 }
 
 /// Quotes `s` for a POSIX shell when it holds anything but the safe characters.

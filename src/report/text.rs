@@ -4,6 +4,7 @@ use super::json::{anomalies, differing_amounts, matrix_origin};
 use super::Origin;
 use crate::check::{Outcome, ScopeOutcome};
 use crate::explore::retention::TtlSearch;
+use crate::explore::shrink::Shrunk;
 use crate::explore::sweep::{Finding, SwarmPlan};
 use crate::explore::{matrix_rows, Exploration, Interleavings, MatrixColumn};
 use crate::fault::CrashCause;
@@ -749,6 +750,79 @@ pub fn finding_line(f: &Finding, replay: &str) -> String {
         f.result.crashes.len(),
         replay
     )
+}
+
+/// A finding's shrunk run, under its finding line: how small it got, from what, in how many
+/// runs, how it fails, its crashes, and the command that replays it.
+pub fn shrunk_lines(s: &Shrunk) -> String {
+    let crashes: Vec<String> = s
+        .result
+        .crashes
+        .iter()
+        .map(|c| c.point.to_string())
+        .collect();
+    format!(
+        "    shrunk to {} in {} runs{} (from {}): {}{}\n    {}",
+        s.size.describe(),
+        s.runs,
+        if s.exhausted {
+            ", the budget (a smaller run may exist)"
+        } else {
+            ""
+        },
+        s.original.describe(),
+        s.signature,
+        if crashes.is_empty() {
+            String::new()
+        } else {
+            format!("; crash at {}", crashes.join(", then "))
+        },
+        super::token_command(&s.token())
+    )
+}
+
+/// The description of a regression scenario written from a replay token: where it came
+/// from, how its run fails, and what its `expect` block is for.
+pub fn regression_description(
+    r: &RunResult,
+    failure: &crate::explore::shrink::FailureSignature,
+    token: &str,
+    schedule: &[u32],
+) -> String {
+    let v = &r.verdict;
+    let events: Vec<String> = v
+        .events
+        .iter()
+        .filter(|e| e.outcome != Outcome::Once)
+        .map(|e| format!("e{} {}", e.event, e.outcome.name()))
+        .collect();
+    let crashes: Vec<String> = r.crashes.iter().map(|c| c.point.to_string()).collect();
+    let mut text = format!(
+        "Regression scenario written by `delivery-sim replay --scenario-out` from a replay \
+         token. Its run fails this way: {failure}{}{}. The expect block pins the run as \
+         observed, so `delivery-sim run` on this file exits 0 while the run still comes out \
+         exactly so, and 1 once it changes (the protocol fixed, or the simulator changed).",
+        if events.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", events.join(", "))
+        },
+        if crashes.is_empty() {
+            String::new()
+        } else {
+            format!(", with a crash at {}", crashes.join(", then "))
+        },
+    );
+    if let Some(last) = schedule.iter().rposition(|&c| c != 0) {
+        let list: Vec<String> = schedule[..=last].iter().map(|c| c.to_string()).collect();
+        text.push_str(&format!(
+            " Its consumers' scheduling choices are not part of a scenario file: run it with \
+             `--schedule {}`.",
+            list.join(",")
+        ));
+    }
+    text.push_str(&format!(" Replay token: {token}"));
+    text
 }
 
 /// The summary of an interleaving exploration.
