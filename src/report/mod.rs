@@ -168,6 +168,22 @@ mod tests {
             Origin::File("s.json".into()).sweep_replay_command(17, &limits),
             "delivery-sim sweep s.json --seeds 17..18 --max-crashes 9"
         );
+        let quiet = SwarmLimits {
+            max_broker_faults: 0,
+            max_jitter_ticks: 0,
+            max_stall_ticks: 0,
+            ..SwarmLimits::default()
+        };
+        assert_eq!(
+            Origin::File("s.json".into()).sweep_replay_command(1, &quiet),
+            "delivery-sim sweep s.json --seeds 1..2 --max-broker-faults 0 --max-jitter-ticks 0 \
+             --max-stall-ticks 0"
+        );
+        assert_eq!(
+            token_command("ds1:abc"),
+            "delivery-sim replay ds1:abc",
+            "a token needs no quoting"
+        );
         assert_eq!(
             Origin::File("my dir/s.json".into()).explore_command(3, 2),
             "delivery-sim explore 'my dir/s.json' --seed 3 --depth 2"

@@ -11,4 +11,5 @@ mod input_errors;
 mod library;
 mod properties;
 mod retention_order;
+mod shrink;
 mod support;
