@@ -36,6 +36,10 @@ Examples:
   delivery-sim run scenarios/                  every scenario file, each checked against its expect
   delivery-sim explore scenarios/inbox-random-crashes-20-events.json --json
   delivery-sim run --protocol no-dedup --events 3 --crash 'after:commit e0 d1'
+  delivery-sim sweep --protocol no-dedup --events 20 --seeds 0..100   findings, shrunk, with tokens
+  delivery-sim replay ds1:…                    the exact run of a token that sweep printed
+  delivery-sim run scenarios/ --junit report.xml
+  delivery-sim completions bash                a shell completion script
 
 Exit codes: 0 = expectations held (or none given), 1 = an expectation failed,
 2 = usage or input error.";
@@ -78,11 +82,16 @@ if any expectation failed, else 0.")]
   delivery-sim explore --protocol effect-then-mark --events 2 --json")]
     Explore(ExploreArgs),
     /// Random fault plans, swarm style: each seed draws its own fault rates, then runs.
-    /// Prints each failing seed with its replay command as soon as its chunk ends.
+    /// Prints each failing seed with its replay command as soon as its chunk ends, shrunk to
+    /// a minimal run that fails the same way, with that run's replay token.
     #[command(after_help = "Examples:
   delivery-sim sweep scenarios/inbox-random-crashes-20-events.json --seeds 0..10000
   delivery-sim sweep --protocol no-dedup --events 5 --seeds 0..1000 --out findings.jsonl
-  delivery-sim sweep --protocol no-dedup --events 5 --seeds 3..4      (one seed: full report)")]
+  delivery-sim sweep --protocol no-dedup --events 5 --seeds 3..4      (one seed: full report)
+  delivery-sim sweep --protocol no-dedup --events 20 --seeds 0..100 --no-shrink
+
+Shrinking spends at most --shrink-runs simulator runs per finding, for the first
+--shrink-findings findings; `delivery-sim replay TOKEN` replays a printed token.")]
     Sweep(SweepArgs),
     /// Every built-in protocol against every single crash point, as a table.
     #[command(after_help = "Examples:

@@ -418,3 +418,35 @@ fn completions_for_each_shell_name_the_subcommands() {
     let o = bin(&["completions", "tcsh"]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn the_readme_shows_a_real_shrunk_sweep_and_its_replay() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let mut args = vec![
+        "sweep",
+        "--protocol",
+        "no-dedup",
+        "--events",
+        "20",
+        "--seeds",
+        "9..16",
+    ];
+    args.extend(CRASHES_ONLY);
+    let sweep = stdout(&bin(&args));
+    assert!(
+        readme.contains(&format!(
+            "$ cargo run --release -- {}\n{sweep}```",
+            args.join(" ")
+        )),
+        "README's sweep output is stale: paste the output of `cargo run --release -- {}`",
+        args.join(" ")
+    );
+    let token = token_of(sweep.lines().rfind(|l| l.contains("ds1:")).unwrap());
+    let replay = stdout(&bin(&["replay", token]));
+    assert!(
+        readme.contains(&format!(
+            "$ cargo run --release -- replay {token}\n{replay}```"
+        )),
+        "README's replay output is stale"
+    );
+}
