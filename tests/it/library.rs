@@ -99,3 +99,22 @@ fn check_run_judges_one_run_with_its_own_faults() {
     assert!(check_run(&s, Scope::LedgerPerEvent, Guarantee::AtLeastOnce).is_ok());
     assert!(check_run(&s, Scope::LedgerPerEvent, Guarantee::AtMostOnce).is_err());
 }
+
+/// A counterexample is shrunk, and its replay token runs the very same run through the
+/// binary: the same trace hash.
+#[test]
+fn a_counterexample_is_shrunk_and_its_token_replays_the_same_run() {
+    let s = Scenario::new(Protocol::built_in("no-dedup").unwrap())
+        .with_events(4)
+        .with_seed(11);
+    let c = check_guarantee(&s, 1, Scope::LedgerPerEvent, Guarantee::ExactlyOnce).unwrap_err();
+    assert_eq!(c.events, 1, "shrunk to one event: {c}");
+    assert_eq!(c.crashes.len(), 1);
+    assert!(c
+        .shrunk_from
+        .as_deref()
+        .is_some_and(|f| f.starts_with("4 events")));
+    let out = bin(&["replay", &c.token, "--json"]);
+    assert_eq!(out.status.code(), Some(1), "the replayed run still fails");
+    assert_eq!(json(&out)["trace_hash"], c.trace_hash.as_str());
+}
