@@ -326,7 +326,25 @@ pub mod strategies {
 
     /// A whole fault plan for `protocol` over `events` events: planned crashes, random
     /// crashes (up to 30% per step, at most 6), failing steps, lost acks and the broker's
-    /// own duplicates.
+    /// own duplicates. With lost acks in the plan, give the broker a lease
+    /// (`broker.lease_ticks`), or a delivery whose ack was lost stays in flight forever.
+    ///
+    /// ```
+    /// use delivery_sim::testing::{check_run, strategies};
+    /// use delivery_sim::{Guarantee, Protocol, Scenario, Scope};
+    /// use proptest::test_runner::{Config, TestCaseError, TestRunner};
+    ///
+    /// let inbox = Protocol::built_in("inbox").unwrap();
+    /// let mut runner = TestRunner::new(Config { cases: 32, ..Config::default() });
+    /// let result = runner.run(&strategies::fault_plan(&inbox, 2), |plan| {
+    ///     let mut s = Scenario::new(inbox.clone()).with_events(2).with_faults(plan);
+    ///     s.broker.lease_ticks = Some(50);
+    ///     check_run(&s, Scope::LedgerPerEvent, Guarantee::ExactlyOnce)
+    ///         .map(|_| ())
+    ///         .map_err(|c| TestCaseError::fail(c.to_string()))
+    /// });
+    /// assert!(result.is_ok(), "the inbox holds under any plan: {result:?}");
+    /// ```
     pub fn fault_plan(protocol: &Protocol, events: usize) -> impl Strategy<Value = FaultPlan> {
         let failable: Vec<Step> = protocol
             .steps
