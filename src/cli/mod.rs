@@ -112,9 +112,6 @@ Shrinking spends at most --shrink-runs simulator runs per finding, for the first
 Exit codes: 0 = every point matches, 1 = some point differs (both sides are shown),
 2 = usage or input error, or a scenario crosscheck cannot run (it says why).")]
     Crosscheck(crosscheck::CrosscheckArgs),
-    /// The consumer process of `crosscheck` (internal: spoken to over stdin and stdout).
-    #[command(name = "__consumer", hide = true)]
-    Consumer,
     /// Measure the simulator's speed against raw SQLite, the matrix, explore's growth,
     /// sweep's parallel speed-up, and crosscheck's real runs against simulated ones; print
     /// the figures as Markdown.
@@ -379,6 +376,14 @@ pub enum CliError {
 
 /// Parses the process arguments, runs, prints, and returns the exit code.
 pub fn main() -> ExitCode {
+    // `crosscheck`'s consumer process is this binary too, started as `delivery-sim
+    // __consumer`; it is no command of the tool, so clap (help, completions) never sees it.
+    if std::env::args_os()
+        .nth(1)
+        .is_some_and(|a| a == crate::crosscheck::CHILD_COMMAND)
+    {
+        return crate::crosscheck::child::main();
+    }
     let cli = Cli::parse();
     match execute(&cli.command) {
         Ok((output, code)) => {
@@ -405,7 +410,6 @@ pub fn execute(command: &Command) -> Result<(String, ExitCode), CliError> {
         Command::Matrix(args) => matrix(args),
         Command::Sweep(args) => sweep(args),
         Command::Crosscheck(args) => crosscheck::crosscheck(args),
-        Command::Consumer => Ok((String::new(), crate::crosscheck::child::main())),
         Command::Replay(args) => replay(args),
         Command::Completions(args) => {
             use clap::CommandFactory;

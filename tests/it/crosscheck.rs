@@ -209,4 +209,7 @@ fn the_consumer_mode_is_hidden_from_the_help() {
     assert!(!help.contains("__consumer"), "{help}");
     let help = stdout(&bin(&["crosscheck", "--help"]));
     assert!(!help.contains("wrong-model"), "{help}");
+    let completions = stdout(&bin(&["completions", "bash"]));
+    assert!(completions.contains("crosscheck"));
+    assert!(!completions.contains("__consumer"));
 }
