@@ -183,6 +183,7 @@ const EXPLORE_RUN: RunOptions = RunOptions {
     fingerprints: true,
     hash_only: true,
     record_statements: false,
+    narrate: false,
 };
 
 /// Runs `base` with a crash at each point of `schedule`, and checks they all fired.
@@ -358,7 +359,12 @@ pub struct Recovery {
 
 impl Recovery {
     fn of(run: &RunResult) -> Recovery {
-        let crash = run.crashes.first().expect("a single-crash run");
+        Recovery::after(run, run.crashes.first().expect("a single-crash run"))
+    }
+
+    /// What happened to `crash`'s event after it, by the end of `run` (one of its
+    /// crashes): how `explain` fills the failure-point table of a run with any crashes.
+    pub fn after(run: &RunResult, crash: &crate::fault::CrashRecord) -> Recovery {
         let event = &run.verdict.events[crash.point.event];
         let before = crash.confirmed.ledger_rows.div_ceil(2);
         Recovery {

@@ -87,6 +87,7 @@ const SEARCH_RUN: RunOptions = RunOptions {
     fingerprints: false,
     hash_only: true,
     record_statements: false,
+    narrate: false,
 };
 
 /// `scenario` with its inbox TTL set to `ttl` (its cleanup schedule kept).

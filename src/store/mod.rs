@@ -387,6 +387,10 @@ pub struct Store {
     effect: EffectMode,
     out_of_order: OutOfOrder,
     crash_model: CrashModel,
+    /// Whether the open transaction has run a write (kept for narration: only then may the
+    /// connection be read mid-transaction without taking a snapshot that would change how
+    /// SQLite answers its later writes).
+    wrote_in_transaction: bool,
 }
 
 /// How a logged statement was run.
@@ -604,6 +608,7 @@ impl Store {
             effect: config.effect,
             out_of_order: config.out_of_order,
             crash_model: config.crash_model,
+            wrote_in_transaction: false,
         })
     }
 
@@ -638,6 +643,7 @@ impl Store {
                     effect: config.effect,
                     out_of_order: config.out_of_order,
                     crash_model: config.crash_model,
+                    wrote_in_transaction: false,
                 })
             })
             .collect()
@@ -668,6 +674,7 @@ impl Store {
             effect: config.effect,
             out_of_order: config.out_of_order,
             crash_model: config.crash_model,
+            wrote_in_transaction: false,
         })
     }
 
@@ -702,7 +709,15 @@ impl Store {
     /// Runs a write (or a transaction statement) through the statement cache.
     fn write(&mut self, sql: &'static str, params: &[&dyn ToSql]) -> rusqlite::Result<usize> {
         self.remember(sql, params, StatementKind::Execute);
-        self.conn().prepare_cached(sql)?.execute(params)
+        let result = self
+            .conn()
+            .prepare_cached(sql)
+            .and_then(|mut statement| statement.execute(params));
+        // A write that succeeded inside a transaction holds the write lock until the
+        // transaction ends; `BEGIN` itself writes nothing.
+        self.wrote_in_transaction = !self.conn().is_autocommit()
+            && (self.wrote_in_transaction || (result.is_ok() && sql != "BEGIN"));
+        result
     }
 
     /// Runs a query and hands every row to `row`.
@@ -1148,6 +1163,43 @@ impl Store {
             self.conn().is_autocommit(),
             "the checker reads committed state only"
         );
+        self.read_state()
+    }
+
+    /// For narration during a run: the committed state read through this connection, or
+    /// `None` when it has a transaction open (it would see its own writes). The reads are
+    /// not logged with the run's statements.
+    pub fn committed_snapshot(&mut self) -> Option<CommittedState> {
+        if !self.conn().is_autocommit() {
+            return None;
+        }
+        let log = self.log.take();
+        let state = self.read_state();
+        self.log = log;
+        Some(state)
+    }
+
+    /// For narration during a run: what this connection's open transaction sees, that is
+    /// the committed rows plus its own uncommitted writes, in the shape of the committed
+    /// state. `None` when no transaction is open; `Some(None)` when one is open and has
+    /// written nothing yet. In that case it is deliberately not read: a read would give a
+    /// deferred transaction its snapshot early, and a later write could then fail with
+    /// `SQLITE_BUSY_SNAPSHOT` where the run without narration succeeds.
+    pub fn open_transaction_view(&mut self) -> Option<Option<CommittedState>> {
+        if self.conn().is_autocommit() {
+            return None;
+        }
+        if !self.wrote_in_transaction {
+            return Some(None);
+        }
+        let log = self.log.take();
+        let state = self.read_state();
+        self.log = log;
+        Some(Some(state))
+    }
+
+    /// Every committed-state query, through this connection as it is.
+    fn read_state(&mut self) -> CommittedState {
         let mut state = CommittedState::default();
         self.read(LEDGER_BY_EVENT, &[], |r| {
             let counts = LedgerCounts {

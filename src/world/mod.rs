@@ -28,7 +28,9 @@ use crate::{
     sim::SimRng,
 };
 
+mod snapshot;
 mod upstream;
+pub use snapshot::{OpenTransaction, Snapshot};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// How long one consumer step takes, in ticks.
@@ -84,6 +86,8 @@ pub struct RunResult {
     pub decisions: Vec<Decision>,
     /// Inbox rows the retention job deleted (0 without retention).
     pub inbox_rows_deleted: u64,
+    /// With [`RunOptions::narrate`]: the state after each trace entry, one per entry.
+    pub snapshots: Vec<Snapshot>,
 }
 
 /// What a run records beyond what every run records.
@@ -95,6 +99,9 @@ pub struct RunOptions {
     pub hash_only: bool,
     /// Keep every SQL statement the run sent to SQLite (for the raw-SQLite baseline).
     pub record_statements: bool,
+    /// Record a [`Snapshot`] of the broker and the database after every trace entry (for
+    /// `explain`). Needs the trace's entries, so not with `hash_only`.
+    pub narrate: bool,
 }
 
 /// Runs `scenario` to the end and checks it.
@@ -129,6 +136,7 @@ struct World<'s> {
     decisions: Vec<Decision>,
     options: RunOptions,
     crash_states: Vec<String>,
+    snapshots: Vec<Snapshot>,
     /// Per event: how many deliveries were recognised as already processed.
     duplicates_discarded: Vec<u32>,
     events: Vec<Event>,
@@ -195,6 +203,10 @@ struct World<'s> {
 
 impl<'s> World<'s> {
     fn new(scenario: &'s Scenario, options: RunOptions, script: &'s [u32]) -> World<'s> {
+        assert!(
+            !(options.narrate && options.hash_only),
+            "narration needs the trace's entries"
+        );
         let accounts = scenario.workload.accounts();
         let n = scenario.consumers;
         let producer = &scenario.producer;
@@ -306,6 +318,7 @@ impl<'s> World<'s> {
             decisions: Vec::new(),
             options,
             crash_states: Vec::new(),
+            snapshots: Vec::new(),
             duplicates_discarded: vec![0; scenario.workload.events],
         }
     }
@@ -327,6 +340,7 @@ impl<'s> World<'s> {
             delivery: d.map_or(0, |d| d.attempt),
             outcome,
         });
+        self.snapshot();
     }
 
     fn run(mut self) -> RunResult {
@@ -510,6 +524,7 @@ impl<'s> World<'s> {
             statements: self.stores[0].take_statements(),
             decisions: self.decisions,
             inbox_rows_deleted: self.inbox_rows_deleted,
+            snapshots: self.snapshots,
         }
     }
 

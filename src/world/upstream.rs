@@ -52,6 +52,7 @@ impl World<'_> {
             delivery: point.map_or(0, |p| p.delivery),
             outcome,
         });
+        self.snapshot();
     }
 
     /// One producer step, with its crash points.
