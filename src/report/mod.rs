@@ -7,10 +7,13 @@
 
 pub mod crosscheck;
 pub mod diagram;
+pub mod explain;
 pub mod folder;
 pub mod json;
 pub mod junit;
+pub mod lang;
 pub mod markdown;
+pub mod paint;
 pub mod text;
 
 use crate::explore::sweep::SwarmLimits;

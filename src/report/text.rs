@@ -1,13 +1,14 @@
 //! Text reports for people.
 
 use super::json::{anomalies, differing_amounts, matrix_origin};
+use super::lang::{Lang, RunLabel};
+use super::paint::Paint;
 use super::Origin;
 use crate::check::{Outcome, ScopeOutcome};
 use crate::explore::retention::TtlSearch;
 use crate::explore::shrink::Shrunk;
 use crate::explore::sweep::{Finding, SwarmPlan};
 use crate::explore::{matrix_rows, Exploration, Interleavings, MatrixColumn};
-use crate::fault::CrashCause;
 use crate::model::{BoundaryPoint, Guarantee, BUILT_IN};
 use crate::scenario::Scenario;
 use crate::sim::StopReason;
@@ -26,11 +27,18 @@ fn stop_text(stop: StopReason) -> &'static str {
 }
 
 fn expectation_lines(out: &mut String, failures: Option<&[String]>) {
+    expectation_lines_in(Lang::En, Paint::OFF, out, failures);
+}
+
+fn expectation_lines_in(l: Lang, paint: Paint, out: &mut String, failures: Option<&[String]>) {
+    let label = pad(l.run_label(RunLabel::Expect));
     match failures {
         None => {}
-        Some([]) => out.push_str("expect     held\n"),
+        Some([]) => {
+            let _ = writeln!(out, "{label}{}", paint.good(l.expect_held()));
+        }
         Some(failures) => {
-            out.push_str("expect     FAILED\n");
+            let _ = writeln!(out, "{label}{}", paint.bad(l.expect_failed()));
             for f in failures {
                 let _ = writeln!(out, "           - {f}");
             }
@@ -38,15 +46,29 @@ fn expectation_lines(out: &mut String, failures: Option<&[String]>) {
     }
 }
 
+/// A label of the run report, padded to its column.
+fn pad(label: &str) -> String {
+    format!("{label:<11}")
+}
+
 /// The scenario's name (and description) and its protocol's steps.
 fn header(scenario: &Scenario, with_description: bool) -> String {
-    let mut out = format!("scenario   {}\n", scenario.name);
+    header_in(Lang::En, scenario, with_description)
+}
+
+fn header_in(l: Lang, scenario: &Scenario, with_description: bool) -> String {
+    let mut out = format!(
+        "{}{}\n",
+        pad(l.run_label(RunLabel::Scenario)),
+        scenario.name
+    );
     if with_description && !scenario.description.is_empty() {
         let _ = writeln!(out, "           {}", scenario.description);
     }
     let _ = writeln!(
         out,
-        "protocol   {}: {}",
+        "{}{}: {}",
+        pad(l.run_label(RunLabel::Protocol)),
         scenario.protocol.name,
         scenario.protocol.arrow_list()
     );
@@ -60,109 +82,97 @@ pub fn run_text(
     replay: &str,
     failures: Option<&[String]>,
 ) -> String {
+    run_text_in(Lang::En, Paint::OFF, scenario, r, replay, failures)
+}
+
+/// [`run_text`] in language `l`, painted with `paint`. In English without paint it is
+/// exactly [`run_text`].
+pub fn run_text_in(
+    l: Lang,
+    paint: Paint,
+    scenario: &Scenario,
+    r: &RunResult,
+    replay: &str,
+    failures: Option<&[String]>,
+) -> String {
     let v = &r.verdict;
-    let mut out = header(scenario, true);
+    let mut out = header_in(l, scenario, true);
     let _ = writeln!(
         out,
-        "run        seed {}, {} events ({} republished{}), {} steps, {} ticks, stopped: {}",
-        scenario.seed,
-        r.events.len(),
-        scenario.workload.republish.len(),
-        match scenario.workload.republish_altered.len() {
-            0 => String::new(),
-            n => format!(", {n} with another payload"),
-        },
-        r.steps,
-        r.end_tick,
-        stop_text(r.stop)
+        "{}{}",
+        pad(l.run_label(RunLabel::Run)),
+        l.run_line(
+            scenario.seed,
+            r.events.len(),
+            scenario.workload.republish.len(),
+            scenario.workload.republish_altered.len(),
+            r.steps,
+            r.end_tick,
+            r.stop
+        )
     );
     if r.crashes.is_empty() {
-        out.push_str("crashes    none\n");
-    }
-    for (i, c) in r.crashes.iter().enumerate() {
-        let cause = match c.cause {
-            CrashCause::Planned(i) => format!("faults.crash[{i}]"),
-            CrashCause::Random => "random".into(),
-        };
         let _ = writeln!(
             out,
-            "{}{} at t={} ({cause}){}",
-            if i == 0 { "crashes    " } else { "           " },
-            c.point,
-            c.tick,
-            if c.dropped_transaction {
-                "; SQLite rolled back the open transaction"
-            } else {
-                ""
-            }
+            "{}{}",
+            pad(l.run_label(RunLabel::Crashes)),
+            l.crashes_none()
         );
     }
+    for (i, c) in r.crashes.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "{}{}",
+            if i == 0 {
+                pad(l.run_label(RunLabel::Crashes))
+            } else {
+                pad("")
+            },
+            l.crash_line(&c.point.to_string(), c.tick, c.cause, c.dropped_transaction)
+        );
+    }
+    let guarantee = if v.guarantee == Guarantee::ExactlyOnce {
+        paint.good(v.guarantee.name())
+    } else {
+        paint.bad(v.guarantee.name())
+    };
     let _ = writeln!(
         out,
-        "verdict    {}: {} once, {} lost, {} duplicated{}; {}; {}",
-        v.guarantee,
-        v.exactly_once,
-        v.lost,
-        v.duplicated,
-        if v.dead_lettered + v.rejected + v.pending > 0 {
-            format!(
-                ", {} dead-lettered, {} rejected as out of order{}",
-                v.dead_lettered,
-                v.rejected,
-                if v.pending > 0 {
-                    format!(", {} still pending", v.pending)
-                } else {
-                    String::new()
-                }
-            )
-        } else {
-            String::new()
-        },
-        if v.all_acked {
-            "all acked"
-        } else {
-            "NOT ALL ACKED"
-        },
-        if v.conserved {
-            "balances conserved".to_string()
-        } else {
-            format!(
-                "BALANCES NOT CONSERVED (total {} minor units, opening {}{})",
-                v.balance_total_minor,
-                v.opening_total_minor,
-                if v.drifted_accounts.is_empty() {
-                    String::new()
-                } else {
-                    format!(
-                        "; the balance of {} disagrees with its ledger rows: an update was lost",
-                        v.drifted_accounts.join(", ")
-                    )
-                }
-            )
-        }
+        "{}{}",
+        pad(l.run_label(RunLabel::Verdict)),
+        l.verdict_line(v, &guarantee)
     );
     for (i, b) in v.boundaries.iter().enumerate() {
         let _ = writeln!(
             out,
             "{}{}",
-            if i == 0 { "boundaries " } else { "           " },
-            b.describe()
+            if i == 0 {
+                pad(l.run_label(RunLabel::Boundaries))
+            } else {
+                pad("")
+            },
+            l.describe_scope(b)
         );
     }
     if v.payload_alerts > 0 {
         let _ = writeln!(
             out,
-            "alerts     {} payload alert(s): a copy arrived with a known event_id and another \
-             payload (producer corruption); refused, not applied, not counted as a duplicate",
-            v.payload_alerts
+            "{}{}",
+            pad(l.run_label(RunLabel::Alerts)),
+            l.alerts_line(v.payload_alerts)
         );
     }
     if let Some(ret) = scenario.store.retention {
         let _ = writeln!(
             out,
-            "retention  inbox TTL {} ticks, cleanup every {} ticks in batches of at most {}: \
-             {} inbox row(s) deleted",
-            ret.ttl_ticks, ret.cleanup_every_ticks, ret.batch, r.inbox_rows_deleted
+            "{}{}",
+            pad(l.run_label(RunLabel::Retention)),
+            l.retention_line(
+                ret.ttl_ticks,
+                ret.cleanup_every_ticks,
+                ret.batch,
+                r.inbox_rows_deleted
+            )
         );
     }
     if v.external_effects > 0 {
@@ -174,19 +184,19 @@ pub fn run_text(
             .collect();
         let _ = writeln!(
             out,
-            "external   {} external effect(s), outside the database's guarantee{}",
-            v.external_effects,
-            if repeated.is_empty() {
-                String::new()
-            } else {
-                format!("; sent more than once: {}", repeated.join(", "))
-            }
+            "{}{}",
+            pad(l.run_label(RunLabel::External)),
+            l.external_line(v.external_effects, &repeated)
         );
     }
-    out.push_str(
-        "events     #    event_id                              effects  inbox  acked  outcome\n",
+    let _ = writeln!(
+        out,
+        "{}{}",
+        pad(l.run_label(RunLabel::Events)),
+        l.events_header()
     );
     for e in v.events.iter().take(EVENT_ROWS) {
+        let outcome = l.outcome(e.outcome);
         let _ = writeln!(
             out,
             "           e{:<4}{}  {:>7}  {:>5}  {:<5}  {}{}",
@@ -194,19 +204,14 @@ pub fn run_text(
             e.event_id,
             e.effects,
             e.inbox_rows,
-            if e.acked { "yes" } else { "NO" },
-            match e.outcome {
-                Outcome::Once => "once",
-                Outcome::Lost => "LOST",
-                Outcome::Duplicated => "DUPLICATED",
-                Outcome::DeadLettered => "DEAD-LETTERED",
-                Outcome::Rejected => "REJECTED",
-                Outcome::Unpublished => "UNPUBLISHED",
-                Outcome::SameIntent => "same intent (business key)",
-                Outcome::Pending => "PENDING",
+            l.yes_no(e.acked),
+            if e.outcome == Outcome::Once {
+                outcome
+            } else {
+                paint.bad(&outcome)
             },
             if e.external_effects > 0 {
-                format!(" (external effects: {})", e.external_effects)
+                l.external_note(e.external_effects)
             } else {
                 String::new()
             }
@@ -215,16 +220,13 @@ pub fn run_text(
         let mut notes = Vec::new();
         if differing_amounts(e).is_some() {
             let amounts: Vec<String> = e.amounts_minor.iter().map(|a| a.to_string()).collect();
-            notes.push(format!("amounts {}", amounts.join(", ")));
+            notes.push(l.note_amounts(&amounts.join(", ")));
         }
         if !e.payload_alerts.is_empty() {
-            notes.push(format!("payload alerts: {}", e.payload_alerts.len()));
+            notes.push(l.note_alerts(e.payload_alerts.len()));
         }
         if e.dead_letter_replays > 0 {
-            notes.push(format!(
-                "replayed from the dead-letter queue {} time(s)",
-                e.dead_letter_replays
-            ));
+            notes.push(l.note_replays(e.dead_letter_replays));
         }
         if !notes.is_empty() {
             out.truncate(out.len() - 1);
@@ -234,106 +236,55 @@ pub fn run_text(
     if v.events.len() > EVENT_ROWS {
         let _ = writeln!(
             out,
-            "           … {} more events (see --json)",
-            v.events.len() - EVENT_ROWS
+            "           {}",
+            l.more_events(v.events.len() - EVENT_ROWS)
         );
     }
     let anomalies = anomalies(&v.events);
     if anomalies.is_empty() {
-        out.push_str("anomalies  none\n");
-    }
-    for (i, a) in anomalies.iter().enumerate() {
-        let what = match a.kind {
-            "lost" => {
-                let e = &v.events[a.event];
-                format!(
-                    "LOST: {}{}",
-                    if a.effects == 0 {
-                        "no effect committed"
-                    } else {
-                        "only half of its transfer committed"
-                    },
-                    if e.acked {
-                        ", and it is acked: the broker will never deliver it again"
-                    } else {
-                        ""
-                    }
-                )
-            }
-            "duplicated" => format!(
-                "DUPLICATED: its effect is committed {} times{}",
-                a.effects,
-                a.detail
-                    .as_deref()
-                    .map_or(String::new(), |d| format!(" ({d})"))
-            ),
-            "payload_mismatch" => {
-                format!("PAYLOAD MISMATCH: {}", a.detail.as_deref().unwrap_or(""))
-            }
-            "pending" => "PENDING: a completion still waiting in pending_event when the run \
-                          ended; its TransferCreated never took effect"
-                .to_string(),
-            "rejected" => "REJECTED: a completion that arrived before its transfer was created; \
-                           the projection refused it and the transfer never completes"
-                .to_string(),
-            "unpublished" => "UNPUBLISHED: the producer committed its transfer but never \
-                              published it; no consumer can see it"
-                .to_string(),
-            "dead_lettered" => format!(
-                "DEAD-LETTERED: no effect committed; {}",
-                a.detail.as_deref().unwrap_or("")
-            ),
-            "torn" => format!(
-                "TORN: half an effect committed ({})",
-                a.detail.as_deref().unwrap_or("")
-            ),
-            _ => format!("UNACKED: {}", a.detail.as_deref().unwrap_or("")),
-        };
-        let crashes = if a.crash_points.is_empty() {
-            "no crash hit it".to_string()
-        } else {
-            let points: Vec<String> = a.crash_points.iter().map(|p| p.to_string()).collect();
-            format!("crash points: {}", points.join(", "))
-        };
         let _ = writeln!(
             out,
-            "{}event {} ({}) {what}; {crashes}",
-            if i == 0 { "anomalies  " } else { "           " },
-            a.event,
-            a.event_id
+            "{}{}",
+            pad(l.run_label(RunLabel::Anomalies)),
+            l.anomalies_none()
+        );
+    }
+    for (i, a) in anomalies.iter().enumerate() {
+        let what = l.run_anomaly(a, &v.events[a.event]);
+        let points: Vec<String> = a.crash_points.iter().map(|p| p.to_string()).collect();
+        let _ = writeln!(
+            out,
+            "{}{}",
+            if i == 0 {
+                pad(l.run_label(RunLabel::Anomalies))
+            } else {
+                pad("")
+            },
+            paint.bad(&l.anomaly_line(a.event, &a.event_id, &what, &points))
         );
     }
     for intent in &v.intents {
-        let what = match intent.outcome {
-            ScopeOutcome::Lost => "LOST: committed by the producer, its money never moved",
-            ScopeOutcome::Duplicated => "DUPLICATED: its money moved more than once",
-            ScopeOutcome::Ghost => {
-                "GHOST: its money moved, but the producer never committed the transfer"
-            }
-            ScopeOutcome::Once | ScopeOutcome::NotApplicable => continue,
-        };
-        let events: Vec<String> = intent.events.iter().map(|e| format!("e{e}")).collect();
+        if matches!(
+            intent.outcome,
+            ScopeOutcome::Once | ScopeOutcome::NotApplicable
+        ) {
+            continue;
+        }
         let _ = writeln!(
             out,
-            "intent     {} (e{}) {what} ({} time(s)); events published for it: {}",
-            intent.transfer_id,
-            intent.event,
-            intent.effects,
-            if events.is_empty() {
-                "none".to_string()
-            } else {
-                events.join(", ")
-            }
+            "{}{}",
+            pad(l.run_label(RunLabel::Intent)),
+            l.intent_line(intent)
         );
     }
     let _ = writeln!(
         out,
-        "trace      hash {} ({} entries)",
-        r.trace.hash_hex(),
-        r.trace.len()
+        "{}{}",
+        pad(l.run_label(RunLabel::Trace)),
+        l.trace_line(&r.trace.hash_hex(), r.trace.len())
     );
-    expectation_lines(&mut out, failures);
-    let _ = writeln!(out, "replay     {replay}");
+    expectation_lines_in(l, paint, &mut out, failures);
+    let _ = writeln!(out, "{}{replay}", pad(l.run_label(RunLabel::Replay)));
     out
 }
 
