@@ -17,11 +17,13 @@ use crate::fault::CrashSpec;
 use crate::model::{BoundaryPoint, Protocol, StepActor};
 use crate::producer::Identity;
 use crate::report::folder::{FileCheck, FileReport, PlainRun};
-use crate::report::{diagram, json, junit, markdown, text, token_command, Origin};
+use crate::report::lang::Lang;
+use crate::report::paint::Paint;
+use crate::report::{diagram, explain, json, junit, markdown, text, token_command, Origin};
 use crate::scenario::token::{self, TokenError};
 use crate::scenario::{bounds, Scenario, ScenarioError};
 use crate::world::{self, RunResult};
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use rayon::prelude::*;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -33,6 +35,7 @@ Examples:
   delivery-sim protocols                       the built-in protocols and their steps
   delivery-sim run scenarios/inbox-crash-between-commit-and-ack.json
   delivery-sim run scenarios/ack-first-crash-after-ack.json --trace
+  delivery-sim explain scenarios/ack-first-crash-after-ack.json --lang es
   delivery-sim run scenarios/                  every scenario file, each checked against its expect
   delivery-sim explore scenarios/inbox-random-crashes-20-events.json --json
   delivery-sim run --protocol no-dedup --events 3 --crash 'after:commit e0 d1'
@@ -75,6 +78,18 @@ pub enum Command {
 With a folder, the exit code is 2 if any file is bad input (the others still run), else 1
 if any expectation failed, else 0.")]
     Run(RunArgs),
+    /// Tell one run step by step, for a learner: what each step did and why it matters, the
+    /// broker's and the database's state after it (and what an open transaction holds), then
+    /// every anomaly in plain words and the run's failure-point table (point of failure,
+    /// confirmed state, recovery, outcome). In English or Spanish.
+    #[command(after_help = "Examples:
+  delivery-sim explain scenarios/inbox-crash-between-commit-and-ack.json
+  delivery-sim explain scenarios/ack-first-crash-after-ack.json --lang es
+  delivery-sim explain --protocol no-dedup --events 2 --crash 'after:commit e0 d1'
+
+The language is --lang, else the environment's (LC_ALL, LC_MESSAGES, LANG: es* is Spanish),
+else English. Colours only on a terminal, and never with NO_COLOR set.")]
+    Explain(ExplainArgs),
     /// Run a scenario once per single crash point (every boundary of every step of every
     /// delivery attempt the crash-free run reaches) and summarise.
     #[command(after_help = "Examples:
@@ -237,6 +252,10 @@ pub struct RunArgs {
     /// scenario; written whole or not at all).
     #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,
+    /// The language of the text report (default: the environment's, else English). The
+    /// JSON is the same in every language.
+    #[arg(long, value_enum, value_name = "LANG")]
+    pub lang: Option<LangArg>,
 }
 
 /// `run --diagram`: the diagram's format.
@@ -252,6 +271,35 @@ pub enum DiagramDetail {
     Auto,
     Full,
     Compact,
+}
+
+/// A report language on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum LangArg {
+    /// English.
+    En,
+    /// Spanish (español rioplatense, as the course it comes from).
+    Es,
+}
+
+/// `explain`: the scenario source, crashes and schedule as `run` takes them.
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    #[command(flatten)]
+    pub source: Source,
+    /// Crash exactly here instead of the scenario's planned and random crashes, written as
+    /// explore prints it (e.g. 'after:commit e0 d1'). Repeat for several crashes.
+    #[arg(long, value_name = "POINT")]
+    pub crash: Vec<String>,
+    /// Scheduling choices for several consumers, as `run --schedule` takes them.
+    #[arg(long, value_name = "CHOICES")]
+    pub schedule: Option<String>,
+    /// Use this inbox TTL instead of the scenario's, as `run --inbox-ttl-ticks` does.
+    #[arg(long, value_name = "TICKS")]
+    pub inbox_ttl_ticks: Option<u64>,
+    /// The language of the narration (default: the environment's, else English).
+    #[arg(long, value_enum, value_name = "LANG")]
+    pub lang: Option<LangArg>,
 }
 
 #[derive(Debug, Args)]
@@ -406,6 +454,7 @@ pub fn execute(command: &Command) -> Result<(String, ExitCode), CliError> {
     match command {
         Command::Protocols => Ok((text::protocols_text(), ExitCode::SUCCESS)),
         Command::Run(args) => run(args),
+        Command::Explain(args) => explain_command(args),
         Command::Explore(args) => explore(args),
         Command::Matrix(args) => matrix(args),
         Command::Sweep(args) => sweep(args),
@@ -589,15 +638,7 @@ fn run(args: &RunArgs) -> Result<(String, ExitCode), CliError> {
             return Err(e);
         }
     };
-    if let Some(ttl) = args.inbox_ttl_ticks {
-        if ttl > bounds::MAX_DELAY_TICKS {
-            return Err(CliError::Usage(format!(
-                "--inbox-ttl-ticks: {ttl} is out of range; allowed: 0 to {}",
-                bounds::MAX_DELAY_TICKS
-            )));
-        }
-        scenario = explore::retention::with_ttl(&scenario, ttl);
-    }
+    ttl_override(&mut scenario, args.inbox_ttl_ticks)?;
     let crashes = crash_override(&scenario, &args.crash)?;
     if !crashes.is_empty() {
         scenario.faults.crash = crashes.iter().map(|p| CrashSpec::exactly(*p)).collect();
@@ -608,7 +649,7 @@ fn run(args: &RunArgs) -> Result<(String, ExitCode), CliError> {
         None => Vec::new(),
     };
     let (result, failures) = checked_run(&scenario, &schedule);
-    refuse_unknown_choices(&result, &schedule, "--schedule")?;
+    reached(&result, &crashes, &schedule)?;
     let replay = replay_with_schedule(
         with_ttl_flag(
             origin.replay_command(scenario.seed, &crashes),
@@ -646,11 +687,6 @@ fn run(args: &RunArgs) -> Result<(String, ExitCode), CliError> {
     }
     let held = held(&failures);
     let mut out = String::new();
-    for p in &crashes {
-        if !result.crashes.iter().any(|c| c.point == *p) {
-            eprintln!("warning: --crash '{p}' was never reached in this run");
-        }
-    }
     if let Some(format) = args.diagram {
         let detail = match args.diagram_detail {
             DiagramDetail::Auto => diagram::Detail::Auto,
@@ -686,7 +722,9 @@ fn run(args: &RunArgs) -> Result<(String, ExitCode), CliError> {
             out.push_str(&text::trace_text(&result));
             out.push('\n');
         }
-        out.push_str(&text::run_text(
+        out.push_str(&text::run_text_in(
+            language(args.lang),
+            stdout_paint(),
             &scenario,
             &result,
             &replay,
@@ -694,6 +732,101 @@ fn run(args: &RunArgs) -> Result<(String, ExitCode), CliError> {
         ));
     }
     Ok((out, code(held)))
+}
+
+/// Checks a run against the `--schedule` and `--crash` it was given: a choice past a
+/// decision's alternatives is a usage error; a crash point never reached is a warning.
+fn reached(
+    result: &RunResult,
+    crashes: &[BoundaryPoint],
+    schedule: &[u32],
+) -> Result<(), CliError> {
+    refuse_unknown_choices(result, schedule, "--schedule")?;
+    for p in crashes {
+        if !result.crashes.iter().any(|c| c.point == *p) {
+            eprintln!("warning: --crash '{p}' was never reached in this run");
+        }
+    }
+    Ok(())
+}
+
+/// `--lang` if given, else the environment's language, else English.
+fn language(arg: Option<LangArg>) -> Lang {
+    match arg {
+        Some(LangArg::En) => Lang::En,
+        Some(LangArg::Es) => Lang::Es,
+        None => Lang::from_env(|name| std::env::var(name).ok()),
+    }
+}
+
+/// Colours when stdout is a terminal and `NO_COLOR` is unset or empty; never in a pipe,
+/// so never in tests.
+fn stdout_paint() -> Paint {
+    use std::io::IsTerminal;
+    let no_color = std::env::var_os("NO_COLOR").map(|v| v.to_string_lossy().into_owned());
+    Paint::new(Paint::wanted(
+        std::io::stdout().is_terminal(),
+        no_color.as_deref(),
+    ))
+}
+
+/// `explain FILE`: one run, narrated.
+fn explain_command(args: &ExplainArgs) -> Result<(String, ExitCode), CliError> {
+    if let Some(path) = &args.source.scenario.file {
+        if path.is_dir() {
+            return Err(CliError::Usage(format!(
+                "{} is a folder; `explain` tells one run: give it one scenario file",
+                path.display()
+            )));
+        }
+    }
+    let (mut scenario, origin) = load(&args.source)?;
+    ttl_override(&mut scenario, args.inbox_ttl_ticks)?;
+    let crashes = crash_override(&scenario, &args.crash)?;
+    if !crashes.is_empty() {
+        scenario.faults.crash = crashes.iter().map(|p| CrashSpec::exactly(*p)).collect();
+        scenario.faults.random_crash = None;
+    }
+    let schedule = match &args.schedule {
+        Some(text) => parse_schedule(text)?,
+        None => Vec::new(),
+    };
+    let options = world::RunOptions {
+        narrate: true,
+        ..world::RunOptions::default()
+    };
+    let result = world::run_scheduled(&scenario, options, &schedule);
+    reached(&result, &crashes, &schedule)?;
+    let failures = scenario
+        .expect
+        .as_ref()
+        .map(|e| check::failed_expectations(e, &result.verdict));
+    let lang = language(args.lang);
+    let run = replay_with_schedule(
+        with_ttl_flag(
+            origin.replay_command(scenario.seed, &crashes),
+            args.inbox_ttl_ticks,
+        ),
+        &schedule,
+    );
+    // The same run, told again: the replay command with `explain` and the language.
+    let replay = format!(
+        "{} --lang {}",
+        run.replacen("delivery-sim run ", "delivery-sim explain ", 1),
+        match lang {
+            Lang::En => "en",
+            Lang::Es => "es",
+        }
+    );
+    let out = explain::explain_text(
+        &scenario,
+        &result,
+        &replay,
+        failures.as_deref(),
+        lang,
+        stdout_paint(),
+    );
+    Ok((out, code(held(&failures))))
 }
 
 /// The hard ceiling on `--max-schedules`.
@@ -880,8 +1013,13 @@ fn sweep(args: &SweepArgs) -> Result<(String, ExitCode), CliError> {
         None => None,
     };
     let total = seeds.end - seeds.start;
+    // The bar, and the findings printed above it, go to stdout, and only when stdout is a
+    // terminal: a pipe gets plain lines, and a redirected stderr cannot swallow findings.
     let bar = std::io::stdout().is_terminal().then(|| {
-        let bar = indicatif::ProgressBar::new(total);
+        let bar = indicatif::ProgressBar::with_draw_target(
+            Some(total),
+            indicatif::ProgressDrawTarget::stdout(),
+        );
         bar.set_style(
             indicatif::ProgressStyle::with_template(
                 "{bar:30} {pos}/{len} runs, {per_sec}, {msg}, ETA {eta}",
@@ -1207,6 +1345,20 @@ fn interleavings(
 }
 
 /// `command` with `--inbox-ttl-ticks T` when a TTL overrides the scenario's.
+/// `--inbox-ttl-ticks`: the scenario with that inbox TTL, retention enabled if needed.
+fn ttl_override(scenario: &mut Scenario, ttl: Option<u64>) -> Result<(), CliError> {
+    if let Some(ttl) = ttl {
+        if ttl > bounds::MAX_DELAY_TICKS {
+            return Err(CliError::Usage(format!(
+                "--inbox-ttl-ticks: {ttl} is out of range; allowed: 0 to {}",
+                bounds::MAX_DELAY_TICKS
+            )));
+        }
+        *scenario = explore::retention::with_ttl(scenario, ttl);
+    }
+    Ok(())
+}
+
 fn with_ttl_flag(command: String, ttl: Option<u64>) -> String {
     match ttl {
         Some(ttl) => format!("{command} --inbox-ttl-ticks {ttl}"),
