@@ -6,6 +6,7 @@ mod cli;
 mod consumer_faults;
 mod crosscheck;
 mod diagram;
+mod explain;
 mod golden;
 mod input_errors;
 mod library;

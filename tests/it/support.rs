@@ -7,11 +7,16 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Runs the built binary with `args` from the crate root.
+/// Runs the built binary with `args` from the crate root, with no locale in the
+/// environment: text reports follow `LC_ALL`/`LC_MESSAGES`/`LANG`, and the tests compare
+/// the English ones.
 pub fn bin(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_delivery-sim"))
         .args(args)
         .current_dir(root())
+        .env_remove("LC_ALL")
+        .env_remove("LC_MESSAGES")
+        .env_remove("LANG")
         .output()
         .expect("the binary runs")
 }
