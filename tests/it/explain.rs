@@ -490,3 +490,32 @@ fn golden_explain_in_english_and_spanish() {
         }
     }
 }
+
+/// The README's two excerpts are cut from what `explain` prints: each piece between `…`
+/// lines is in the golden file of its run and language, verbatim.
+#[test]
+fn the_readme_explain_excerpts_are_real_output() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    for (scenario, lang) in [
+        ("inbox-crash-between-commit-and-ack", "en"),
+        ("ack-first-crash-after-ack", "es"),
+    ] {
+        let command = format!("explain scenarios/{scenario}.json --lang {lang}`");
+        let block = readme
+            .split(&command)
+            .nth(1)
+            .and_then(|rest| rest.split("```text\n").nth(1))
+            .and_then(|rest| rest.split("```\n").next())
+            .unwrap_or_else(|| panic!("README has no excerpt after `{command}`"));
+        let golden = std::fs::read_to_string(
+            root().join(format!("tests/golden/explain-{scenario}.{lang}.txt")),
+        )
+        .unwrap();
+        for piece in block.split("…\n").filter(|p| !p.trim().is_empty()) {
+            assert!(
+                golden.contains(piece),
+                "README's excerpt of `{scenario}` ({lang}) is stale:\n{piece}"
+            );
+        }
+    }
+}
