@@ -7,11 +7,12 @@ use delivery_sim::check::ScopeVerdict;
 use delivery_sim::consumer::CommitTimeoutStrategy;
 use delivery_sim::explore;
 use delivery_sim::fault::{
-    CommitTimeoutSpec, CrashSpec, DeliveryFault, FailSpec, FaultPlan, PublishFault, RandomCrash,
+    CommitTimeoutSpec, CrashSpec, FailSpec, FaultPlan, PublishFault, RandomCrash,
 };
 use delivery_sim::model::{Boundary, Scope, Step, Tick};
 use delivery_sim::producer::{Identity, ProducerConfig, ProducerDatabase, ProducerMode};
 use delivery_sim::store::{OutOfOrder, Retention};
+use delivery_sim::testing::strategies;
 use delivery_sim::{run, Guarantee, Protocol, Scenario};
 use proptest::prelude::*;
 use proptest::test_runner::{FileFailurePersistence, RngSeed};
@@ -36,75 +37,14 @@ fn config(cases: u32) -> ProptestConfig {
     }
 }
 
-/// A fault plan for `protocol` over `events` events: planned crashes at its boundaries,
-/// random crashes, step failures, and republishes.
+/// A fault plan for `protocol` over `events` events (the library's strategy, which users'
+/// property tests use too: planned and random crashes, step failures, lost acks, broker
+/// duplicates), and republishes.
 fn plan(protocol: Protocol, events: usize) -> impl Strategy<Value = (FaultPlan, Vec<usize>)> {
-    let boundaries = Boundary::all_of(&protocol.steps);
-    let failable: Vec<Step> = protocol
-        .steps
-        .iter()
-        .copied()
-        .filter(|s| *s != Step::Receive)
-        .collect();
-    let crash = (
-        proptest::sample::select(boundaries),
-        proptest::option::of(0..events),
-        proptest::option::of(1u32..=3),
-    )
-        .prop_map(|(at, event, delivery)| CrashSpec {
-            at,
-            event,
-            copy: None,
-            delivery,
-        });
-    let fail = (
-        proptest::sample::select(failable),
-        proptest::option::of(0..events),
-        1u32..=3,
-    )
-        .prop_map(|(step, event, times)| FailSpec {
-            step,
-            event,
-            delivery: None,
-            times,
-            until_tick: None,
-        });
-    let random =
-        proptest::option::of(
-            (0u32..=300_000, 0u32..=6).prop_map(|(ppm, max)| RandomCrash {
-                per_step_ppm: ppm,
-                max_crashes: max,
-            }),
-        );
-    let delivery_fault =
-        (proptest::option::of(0..events), 1u32..=2).prop_map(|(event, times)| DeliveryFault {
-            event,
-            delivery: None,
-            times,
-        });
     (
-        proptest::collection::vec(crash, 0..4),
-        random,
-        proptest::collection::vec(fail, 0..3),
+        strategies::fault_plan(&protocol, events),
         proptest::collection::vec(0..events, 0..3),
-        proptest::collection::vec(delivery_fault.clone(), 0..2),
-        proptest::collection::vec(delivery_fault, 0..2),
     )
-        .prop_map(
-            |(crash, random_crash, fail, republish, lose_ack, duplicate_delivery)| {
-                (
-                    FaultPlan {
-                        crash,
-                        random_crash,
-                        fail,
-                        lose_ack,
-                        duplicate_delivery,
-                        ..FaultPlan::default()
-                    },
-                    republish,
-                )
-            },
-        )
 }
 
 fn scenario(

@@ -1,3 +1,5 @@
+//! Unit tests of the diagram model and its two renderings.
+
 use super::*;
 use crate::fault::CrashSpec;
 use crate::model::{BoundaryPoint, Protocol};
