@@ -19,7 +19,7 @@ use crate::model::{
     Account, BoundaryPoint, Event, EventIndex, EventType, ExternalEffect, Guarantee, Protocol,
     Scope, Step, Tick,
 };
-use crate::scenario::Expect;
+use crate::scenario::{Expect, Limits};
 use crate::sim::StopReason;
 use crate::store::{CommittedState, PayloadAlertRow};
 use serde::Serialize;
@@ -569,6 +569,7 @@ fn unacked_reason(o: &Observed<'_>, messages: &[&Message]) -> String {
         StopReason::Quiescent => None,
         StopReason::StepLimit => Some("the step limit stopped the run"),
         StopReason::TickLimit => Some("the tick limit stopped the run"),
+        StopReason::TraceLimit => Some("the trace limit stopped the run"),
     };
     let m = messages
         .iter()
@@ -618,6 +619,44 @@ pub fn pinned_expect(v: &Verdict, altered_republishes: usize) -> Expect {
             .collect(),
         ..Expect::default()
     }
+}
+
+/// The liveness outcome of a run that a limit stopped: which limit, and the events it left
+/// unacked (the stuck ones, at most 20 named). `None` when the run ended by itself. Every
+/// run is expected to end by itself, stated or not, so this is a failed expectation.
+pub fn liveness_failure(stop: StopReason, limits: &Limits, v: &Verdict) -> Option<String> {
+    let limit = match stop {
+        StopReason::Quiescent => return None,
+        StopReason::StepLimit => {
+            format!("the step limit (limits.max_steps = {})", limits.max_steps)
+        }
+        StopReason::TickLimit => {
+            format!("the tick limit (limits.max_ticks = {})", limits.max_ticks)
+        }
+        StopReason::TraceLimit => format!(
+            "the trace limit ({} entries, scenario::bounds::MAX_TRACE_ENTRIES)",
+            crate::scenario::bounds::MAX_TRACE_ENTRIES
+        ),
+    };
+    const NAMED: usize = 20;
+    let stuck: Vec<String> = v
+        .events
+        .iter()
+        .filter(|e| !e.acked)
+        .map(|e| format!("e{}", e.event))
+        .collect();
+    let which = match stuck.len() {
+        0 => "every event was acked, but work was still scheduled".to_string(),
+        n if n <= NAMED => format!("{n} event(s) stuck unacked: {}", stuck.join(", ")),
+        n => format!(
+            "{n} event(s) stuck unacked: {}, and {} more",
+            stuck[..NAMED].join(", "),
+            n - NAMED
+        ),
+    };
+    Some(format!(
+        "liveness: {limit} stopped the run before it ended by itself; {which}"
+    ))
 }
 
 /// Compares a verdict with what the scenario expects. Returns one line per failed

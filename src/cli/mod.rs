@@ -6,8 +6,10 @@
 //! a depth, enumerate its interleavings) are functions here that `run DIR` ([`folder`])
 //! calls for each file too, so a folder is checked exactly as its files are one by one.
 
+mod atomic;
 mod crosscheck;
 mod folder;
+mod interrupt;
 
 use crate::check;
 use crate::explore;
@@ -351,6 +353,10 @@ pub struct SweepArgs {
     /// Write each finding as a JSON line to this file, flushed as it is found.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+    /// With --out: add to the file instead of replacing it (to resume an interrupted sweep
+    /// into the same file, as its resume command does).
+    #[arg(long, requires = "out")]
+    pub append: bool,
     /// Each seed's crash probability per step is drawn from 0 to this (parts per million).
     #[arg(long, default_value_t = SwarmLimits::default().max_crash_ppm)]
     pub max_crash_ppm: u32,
@@ -472,7 +478,7 @@ pub fn execute(command: &Command) -> Result<(String, ExitCode), CliError> {
             if let Some(dir) = &args.out {
                 let path = dir.join("BENCHMARKS.md");
                 std::fs::create_dir_all(dir)
-                    .and_then(|_| std::fs::write(&path, &report))
+                    .and_then(|_| atomic::write(&path, report.as_bytes()))
                     .map_err(|e| {
                         CliError::Usage(format!("--out: cannot write {}: {e}", path.display()))
                     })?;
@@ -553,6 +559,13 @@ fn events_arg(flag: &str, events: u64) -> Result<usize, CliError> {
 }
 
 fn crash_override(scenario: &Scenario, points: &[String]) -> Result<Vec<BoundaryPoint>, CliError> {
+    if points.len() > bounds::MAX_CRASHES as usize {
+        return Err(CliError::Usage(format!(
+            "--crash: {} crash points is over the limit of {} (as for faults.crash)",
+            points.len(),
+            bounds::MAX_CRASHES
+        )));
+    }
     points
         .iter()
         .map(|text| {
@@ -592,13 +605,17 @@ fn crash_override(scenario: &Scenario, points: &[String]) -> Result<Vec<Boundary
 
 /// Runs `scenario` with the scheduling choices `schedule` (empty: the default schedule)
 /// and compares the run with the scenario's `expect`: the failed expectations, or `None`
-/// when it states none. What `run FILE` does, and the `run` check of `run DIR`.
+/// when it states none. What `run FILE` does, and the `run` check of `run DIR`. A run that
+/// a limit stopped fails liveness, an expectation every run has, stated or not.
 fn checked_run(scenario: &Scenario, schedule: &[u32]) -> (RunResult, Option<Vec<String>>) {
     let result = world::run_scheduled(scenario, world::RunOptions::default(), schedule);
-    let failures = scenario
+    let mut failures = scenario
         .expect
         .as_ref()
         .map(|e| check::failed_expectations(e, &result.verdict));
+    if let Some(stuck) = check::liveness_failure(result.stop, &scenario.limits, &result.verdict) {
+        failures.get_or_insert_with(Vec::new).push(stuck);
+    }
     (result, failures)
 }
 
@@ -700,7 +717,7 @@ fn run(args: &RunArgs) -> Result<(String, ExitCode), CliError> {
         };
         match &args.out {
             Some(path) => {
-                std::fs::write(path, &drawn).map_err(|e| {
+                atomic::write(path, drawn.as_bytes()).map_err(|e| {
                     CliError::Usage(format!("--out: cannot write {}: {e}", path.display()))
                 })?;
                 out.push_str(&format!(
@@ -888,15 +905,21 @@ fn explore(args: &ExploreArgs) -> Result<(String, ExitCode), CliError> {
     if args.smallest_safe_ttl {
         return smallest_safe_ttl(args, &scenario, &origin);
     }
+    interrupt::install();
     let (x, failures) = checked_exploration(&scenario, args.depth, args.max_schedules)?;
     let held = held(&failures);
+    let code = if x.summary.interrupted {
+        interrupt::exit_code()
+    } else {
+        code(held)
+    };
     let out = if args.json {
         let expect = failures.map(json::ExpectJson::from_failures);
         to_json(&json::explore_json(&scenario, &x, &origin, expect))
     } else {
         text::explore_text(&scenario, &x, &origin, failures.as_deref())
     };
-    Ok((out, code(held)))
+    Ok((out, code))
 }
 
 fn matrix(args: &MatrixArgs) -> Result<(String, ExitCode), CliError> {
@@ -919,7 +942,7 @@ fn matrix(args: &MatrixArgs) -> Result<(String, ExitCode), CliError> {
     if let Some(dir) = &args.out {
         let write = |name: &str, content: &str| -> Result<PathBuf, CliError> {
             let path = dir.join(name);
-            std::fs::write(&path, content).map_err(|e| {
+            atomic::write(&path, content.as_bytes()).map_err(|e| {
                 CliError::Usage(format!("--out: cannot write {}: {e}", path.display()))
             })?;
             Ok(path)
@@ -1007,11 +1030,20 @@ fn sweep(args: &SweepArgs) -> Result<(String, ExitCode), CliError> {
         return Ok((out, code(!failing)));
     }
     let mut jsonl = match &args.out {
-        Some(path) => Some(std::fs::File::create(path).map_err(|e| {
-            CliError::Usage(format!("--out: cannot create {}: {e}", path.display()))
-        })?),
+        Some(path) => Some(
+            std::fs::OpenOptions::new()
+                .create(true)
+                .write(true)
+                .append(args.append)
+                .truncate(!args.append)
+                .open(path)
+                .map_err(|e| {
+                    CliError::Usage(format!("--out: cannot create {}: {e}", path.display()))
+                })?,
+        ),
         None => None,
     };
+    interrupt::install();
     let total = seeds.end - seeds.start;
     // The bar, and the findings printed above it, go to stdout, and only when stdout is a
     // terminal: a pipe gets plain lines, and a redirected stderr cannot swallow findings.
@@ -1067,7 +1099,8 @@ fn sweep(args: &SweepArgs) -> Result<(String, ExitCode), CliError> {
     let mut start = seeds.start;
     while start < seeds.end {
         let end = (start + sweep::CHUNK).min(seeds.end);
-        let found = sweep::sweep_chunk(&scenario, start..end, &limits, &tick);
+        let chunk = sweep::sweep_chunk_until_interrupted(&scenario, start..end, &limits, &tick);
+        let found = chunk.findings;
         // The chunk's findings are shrunk in parallel, each on its own, and printed in seed
         // order.
         let shrunk: Vec<Option<Shrunk>> = found
@@ -1105,10 +1138,34 @@ fn sweep(args: &SweepArgs) -> Result<(String, ExitCode), CliError> {
                 bar.set_message(format!("{findings} findings"));
             }
         }
-        start = end;
+        start = chunk.done_until;
+        if start < end {
+            break;
+        }
     }
     if let Some(bar) = &bar {
         bar.finish_and_clear();
+    }
+    if start < seeds.end {
+        // Interrupted: every seed before `start` ran and its findings are written; the
+        // resume command runs the rest into the same file.
+        let mut resume = origin.sweep_command(start..seeds.end, &limits);
+        if let Some(path) = &args.out {
+            resume.push_str(&format!(
+                " --out {} --append",
+                crate::report::shell_quote(&path.display().to_string())
+            ));
+        }
+        let summary = format!(
+            "interrupted after {} of {total} seeds ({}..{start} ran): {findings} failing so far{}\n\
+             resume with: {resume}\n",
+            start - seeds.start,
+            seeds.start,
+            args.out
+                .as_ref()
+                .map_or(String::new(), |p| format!("; findings written to {}", p.display()))
+        );
+        return Ok((summary, interrupt::exit_code()));
     }
     let summary = format!(
         "swept {total} seeds: {findings} failing (lost, duplicated, dead-lettered, torn, unacked, limited, or broken at another boundary){}{}\n",
@@ -1297,9 +1354,10 @@ fn checked_interleavings(
     let max_preemptions = max_preemptions
         .or(expect.and_then(|e| e.max_preemptions))
         .unwrap_or(explore::DEFAULT_MAX_PREEMPTIONS);
-    if max_preemptions > 8 {
+    if max_preemptions > bounds::MAX_PREEMPTIONS {
         return Err(CliError::Usage(format!(
-            "--max-preemptions: {max_preemptions} is out of range; allowed: 0 to 8"
+            "--max-preemptions: {max_preemptions} is out of range; allowed: 0 to {}",
+            bounds::MAX_PREEMPTIONS
         )));
     }
     if max_interleavings == 0 || max_interleavings > MAX_SCHEDULES_CEILING {

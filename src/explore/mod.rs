@@ -19,6 +19,7 @@
 //! The scenario's own planned and random crashes are replaced; its step failures and
 //! republishes are kept.
 
+pub mod interrupt;
 pub mod retention;
 pub mod shrink;
 pub mod sweep;
@@ -34,7 +35,7 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 
 /// The deepest exploration accepted.
-pub const MAX_DEPTH: usize = 4;
+pub const MAX_DEPTH: usize = crate::scenario::bounds::MAX_DEPTH;
 /// The most schedules one exploration runs; beyond it the exploration stops, says so, and
 /// the summary is marked truncated.
 pub const DEFAULT_MAX_SCHEDULES: u64 = 1_000_000;
@@ -90,8 +91,13 @@ pub struct Summary {
     pub equivalent_runs: u64,
     /// Extensions of those runs that were not run, because the earlier run's were.
     pub pruned_schedules: u64,
-    /// Whether `max_schedules` stopped the exploration before it was complete.
+    /// Whether `max_schedules` (or an interruption) stopped the exploration before it was
+    /// complete.
     pub truncated: bool,
+    /// Whether an interruption (Ctrl-C, [`interrupt`]) stopped it: the runs are a prefix of
+    /// the schedules, in schedule order.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
     /// The weakest guarantee over all runs.
     pub guarantee: Guarantee,
     /// The other guarantee boundaries the scenario has, over all runs.
@@ -235,6 +241,7 @@ pub fn explore(scenario: &Scenario, options: ExploreOptions) -> Exploration {
     let mut seen: BTreeMap<String, usize> = BTreeMap::new();
     let mut pruned_schedules = 0u64;
     let mut truncated = false;
+    let mut interrupted = false;
     for level in 1..=options.depth {
         let mut schedules: Vec<Vec<BoundaryPoint>> = frontier
             .iter()
@@ -252,10 +259,20 @@ pub fn explore(scenario: &Scenario, options: ExploreOptions) -> Exploration {
             schedules.truncate(room);
             truncated = true;
         }
-        let results: Vec<RunResult> = schedules
+        // A schedule not started when an interruption is requested is not run; the level
+        // keeps the prefix of its schedules that all ran, so the summary is the summary of
+        // a smaller exploration, never of a gappy one.
+        let results: Vec<Option<RunResult>> = schedules
             .par_iter()
-            .map(|schedule| run_schedule(&base, schedule))
+            .map(|schedule| (!interrupt::requested()).then(|| run_schedule(&base, schedule)))
             .collect();
+        let done = results.iter().take_while(|r| r.is_some()).count();
+        if done < schedules.len() {
+            schedules.truncate(done);
+            truncated = true;
+            interrupted = true;
+        }
+        let results = results.into_iter().map_while(|r| r);
         frontier.clear();
         for (crashes, result) in schedules.into_iter().zip(results) {
             let index = runs.len();
@@ -289,12 +306,13 @@ pub fn explore(scenario: &Scenario, options: ExploreOptions) -> Exploration {
             break;
         }
     }
-    let summary = summarize(
+    let mut summary = summarize(
         &runs.iter().collect::<Vec<_>>(),
         options.depth,
         pruned_schedules,
         truncated,
     );
+    summary.interrupted = interrupted;
     Exploration { runs, summary }
 }
 
@@ -338,6 +356,7 @@ fn summarize(
         equivalent_runs: runs.iter().filter(|r| r.equivalent_to.is_some()).count() as u64,
         pruned_schedules,
         truncated,
+        interrupted: false,
         guarantee: Guarantee::from_anomalies(lost_runs > 0, duplicated_runs > 0),
         ledger_per_intent: scope_summary(runs, Scope::LedgerPerIntent),
         email: scope_summary(runs, Scope::Email),

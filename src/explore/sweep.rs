@@ -221,20 +221,50 @@ pub fn sweep_chunk(
     limits: &SwarmLimits,
     on_run: &(dyn Fn() + Sync),
 ) -> Vec<Finding> {
+    sweep_chunk_until_interrupted(scenario, seeds, limits, on_run).findings
+}
+
+/// What a chunk ran: every seed of `seeds.start..done_until`, and their findings in seed
+/// order. `done_until` is the chunk's end unless an interruption was requested.
+#[derive(Debug)]
+pub struct Chunk {
+    pub findings: Vec<Finding>,
+    pub done_until: u64,
+}
+
+/// [`sweep_chunk`], stopping early when an interruption is requested
+/// ([`super::interrupt`]): a seed not started by then is not run, and only the seeds
+/// before the first such seed count, so that resuming from `done_until` runs every other
+/// seed exactly once (seeds after it that did run are run again on resumption, with the
+/// same result: a run is a pure function of its seed).
+pub fn sweep_chunk_until_interrupted(
+    scenario: &Scenario,
+    seeds: std::ops::Range<u64>,
+    limits: &SwarmLimits,
+    on_run: &(dyn Fn() + Sync),
+) -> Chunk {
     let options = RunOptions {
         hash_only: true,
         ..RunOptions::default()
     };
-    let results: Vec<Option<Finding>> = seeds
+    let start = seeds.start;
+    let results: Vec<Option<Option<Finding>>> = seeds
         .into_par_iter()
         .map(|seed| {
+            if super::interrupt::requested() {
+                return None;
+            }
             let (s, plan) = seeded(scenario, seed, limits);
             let result = world::run_with(&s, options);
             on_run();
-            is_finding(&result).then_some(Finding { seed, plan, result })
+            Some(is_finding(&result).then_some(Finding { seed, plan, result }))
         })
         .collect();
-    results.into_iter().flatten().collect()
+    let done = results.iter().take_while(|r| r.is_some()).count();
+    Chunk {
+        findings: results.into_iter().map_while(|r| r).flatten().collect(),
+        done_until: start + done as u64,
+    }
 }
 
 #[cfg(test)]

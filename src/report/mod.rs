@@ -41,10 +41,17 @@ impl Origin {
 
     /// The exact command that replays seed `seed` of a sweep with `limits`.
     pub fn sweep_replay_command(&self, seed: u64, limits: &SwarmLimits) -> String {
+        self.sweep_command(seed..seed + 1, limits)
+    }
+
+    /// The exact command that sweeps `seeds` with `limits` (every limit that is not the
+    /// default is named, so the seeds draw the same plans).
+    pub fn sweep_command(&self, seeds: std::ops::Range<u64>, limits: &SwarmLimits) -> String {
         let mut cmd = format!(
-            "delivery-sim sweep {} --seeds {seed}..{}",
+            "delivery-sim sweep {} --seeds {}..{}",
             self.arguments(),
-            seed + 1
+            seeds.start,
+            seeds.end
         );
         let d = SwarmLimits::default();
         for (flag, value, default) in [
@@ -125,7 +132,7 @@ pub fn token_command(token: &str) -> String {
 }
 
 /// Quotes `s` for a POSIX shell when it holds anything but the safe characters.
-fn shell_quote(s: &str) -> String {
+pub(crate) fn shell_quote(s: &str) -> String {
     let safe = |c: char| c.is_ascii_alphanumeric() || "-_./:=@%+,".contains(c);
     if !s.is_empty() && s.chars().all(safe) {
         s.to_string()

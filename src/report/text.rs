@@ -23,6 +23,7 @@ fn stop_text(stop: StopReason) -> &'static str {
         StopReason::Quiescent => "nothing left to do",
         StopReason::StepLimit => "STEP LIMIT REACHED",
         StopReason::TickLimit => "TICK LIMIT REACHED",
+        StopReason::TraceLimit => "TRACE LIMIT REACHED",
     }
 }
 
@@ -346,7 +347,15 @@ pub fn explore_text(
             s.equivalent_runs, s.pruned_schedules
         );
     }
-    if s.truncated {
+    if s.interrupted {
+        let _ = writeln!(
+            out,
+            "INTERRUPTED  Ctrl-C stopped the exploration after {} runs, a prefix of its \
+             schedules in order: the counts above are for those runs only; explore has no \
+             partial resume, rerun the same command for the whole (it is deterministic)",
+            s.runs
+        );
+    } else if s.truncated {
         let _ = writeln!(
             out,
             "TRUNCATED  the schedule limit stopped the exploration before it was complete"

@@ -7,6 +7,7 @@
 
 mod error;
 mod schema;
+mod strict;
 mod validate;
 mod write;
 
@@ -28,21 +29,51 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 /// The hard upper bounds on a scenario's values. A scenario beyond them is rejected before
-/// the run, with the bound in the message.
+/// the run, with the bound in the message. README's "Limits" table lists them with the
+/// command-line flags' bounds (which sit next to their flags in `cli`); a test keeps the
+/// two in step.
 pub mod bounds {
+    /// Workload events: each is a row in several tables and a line in reports; 10,000
+    /// events run in seconds.
     pub const MAX_EVENTS: u64 = 10_000;
     pub const MAX_ACCOUNTS: u64 = 10_000;
+    /// Republished copies, exact or altered, each list.
     pub const MAX_REPUBLISH: usize = 10_000;
+    /// Every delay, lease, stall, TTL and window in ticks.
     pub const MAX_DELAY_TICKS: u64 = 1_000_000;
+    /// Planned crashes (and commit timeouts), and a random-crash budget.
     pub const MAX_CRASHES: u32 = 1_000;
     pub const MAX_DELIVERIES: u32 = 1_000;
+    /// Consumer processes: each has its own SQLite connection, and interleavings grow
+    /// exponentially with them.
     pub const MAX_CONSUMERS: usize = 8;
+    /// How many times one fault repeats (`times`).
     pub const MAX_FAIL_TIMES: u32 = 1_000;
+    /// Entries of each other fault list (`fail`, `stall`, `lose_ack`, `duplicate_delivery`,
+    /// `publish_timeout`): each is checked at every boundary, so the list is kept short.
+    pub const MAX_FAULT_SPECS: usize = 1_000;
+    /// Consumer steps of one run (`limits.max_steps`).
     pub const MAX_STEPS: u64 = 10_000_000;
+    /// Virtual time of one run (`limits.max_ticks`).
     pub const MAX_TICKS: u64 = 1_000_000_000;
     pub const MAX_AMOUNT_MINOR: i64 = 1_000_000_000_000;
+    /// Partitions of a log broker.
+    pub const MAX_PARTITIONS: u64 = 64;
+    /// Crash depth of an exploration (`explore --depth`, `expect.explore[].depth`): the
+    /// schedules grow as the number of crash points to this power.
+    pub const MAX_DEPTH: usize = 4;
+    /// Preemptions of an interleaving exploration (`--max-preemptions`,
+    /// `expect.interleavings.max_preemptions`).
+    pub const MAX_PREEMPTIONS: usize = 8;
+    /// Trace entries of one run: past it the run stops (`trace_limit`) and reports the
+    /// events it left unacked, so that a run allowed millions of steps cannot fill the
+    /// memory with its trace (an entry is about 150 bytes: at most ~300 MB).
+    pub const MAX_TRACE_ENTRIES: usize = 2_000_000;
     /// The most inbox rows one run of the cleanup job deletes (the seeds' `LIMIT 10000`).
     pub const MAX_CLEANUP_BATCH: u32 = 10_000;
+    /// The largest scenario file (1 MiB): the examples are a few kilobytes, and every list
+    /// in one is bounded anyway; this keeps a wrong file (a log, a dump) from being read whole.
+    pub const MAX_SCENARIO_BYTES: usize = 1 << 20;
 }
 
 /// The events published and the accounts they move money between.
@@ -348,6 +379,24 @@ fn depth_one() -> usize {
     1
 }
 
+/// The error for a file that is not UTF-8, at the line and column of its first bad byte
+/// (columns count characters, as serde_json's do).
+fn not_utf8(origin: &str, bytes: &[u8], e: std::str::Utf8Error) -> ScenarioError {
+    let good = &bytes[..e.valid_up_to()];
+    let line = 1 + good.iter().filter(|&&b| b == b'\n').count();
+    let line_start = good.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let column = 1 + String::from_utf8_lossy(&good[line_start..]).chars().count();
+    ScenarioError {
+        origin: origin.to_string(),
+        location: Some((line, column)),
+        field: None,
+        message: format!(
+            "byte 0x{:02x} is not valid UTF-8; a scenario file is UTF-8 JSON",
+            bytes[e.valid_up_to()]
+        ),
+    }
+}
+
 /// A validated scenario.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Scenario {
@@ -438,11 +487,22 @@ impl Scenario {
         self
     }
 
-    /// Reads and validates a scenario file.
+    /// Reads and validates a scenario file. At most [`bounds::MAX_SCENARIO_BYTES`] (and one
+    /// byte more, to know it is too long) are read, so a huge file is refused, not loaded.
     pub fn from_file(path: &Path) -> Result<Scenario, ScenarioError> {
+        use std::io::Read;
         let origin = path.display().to_string();
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| ScenarioError::whole(&origin, format!("cannot read the file: {e}")))?;
+        let cannot =
+            |e: std::io::Error| ScenarioError::whole(&origin, format!("cannot read the file: {e}"));
+        let mut bytes = Vec::new();
+        std::fs::File::open(path)
+            .and_then(|f| {
+                f.take(bounds::MAX_SCENARIO_BYTES as u64 + 1)
+                    .read_to_end(&mut bytes)
+            })
+            .map_err(cannot)?;
+        let text = String::from_utf8(bytes)
+            .map_err(|e| not_utf8(&origin, e.as_bytes(), e.utf8_error()))?;
         Scenario::from_json(&text, &origin)
     }
 

@@ -13,17 +13,38 @@ use crate::producer::{Identity, ProducerConfig};
 use crate::store::{OutOfOrder, Retention, StoreConfig};
 
 pub fn parse(text: &str, origin: &str) -> Result<Scenario, ScenarioError> {
-    let de = &mut serde_json::Deserializer::from_str(text);
-    let raw: RawScenario = serde_path_to_error::deserialize(de).map_err(|e| {
+    if text.len() > bounds::MAX_SCENARIO_BYTES {
+        return Err(ScenarioError::whole(
+            origin,
+            format!(
+                "{} bytes is over the limit of {} bytes for a scenario file (the largest \
+                 example is a few kilobytes; every list in a scenario has its own bound)",
+                text.len(),
+                bounds::MAX_SCENARIO_BYTES
+            ),
+        ));
+    }
+    let located = |e: serde_path_to_error::Error<serde_json::Error>| {
         let path = e.path().to_string();
         let inner = e.into_inner();
+        let message = strip_location(&inner.to_string());
+        // A repeated key is named in the field path, after the object that repeats it.
+        let field = match super::strict::duplicate_key_of(&message) {
+            Some(key) if path.is_empty() || path == "." => key.to_string(),
+            Some(key) => format!("{path}.{key}"),
+            None => path,
+        };
         ScenarioError {
             origin: origin.to_string(),
             location: (inner.line() > 0).then(|| (inner.line(), inner.column())),
-            field: Some(path),
-            message: strip_location(&inner.to_string()),
+            field: Some(field),
+            message,
         }
-    })?;
+    };
+    let de = &mut serde_json::Deserializer::from_str(text);
+    let raw: RawScenario = serde_path_to_error::deserialize(de).map_err(located)?;
+    // serde refuses a repeated struct field but keeps a map's last value; refuse both.
+    super::strict::unique_keys(text).map_err(located)?;
     Checker { origin }.scenario(raw)
 }
 
@@ -132,6 +153,7 @@ impl Checker<'_> {
             .transpose()?;
         let expect = raw.expect;
         if let Some(e) = &expect {
+            self.expect_bounds(e)?;
             for (field, v) in [
                 ("expect.lost", e.lost),
                 ("expect.duplicated", e.duplicated),
@@ -261,6 +283,56 @@ impl Checker<'_> {
         })
     }
 
+    /// The exploration settings an `expect` block pins are the ones `run DIR` explores
+    /// with: bounded here, at load, with their field, rather than refused later as flags.
+    fn expect_bounds(&self, e: &super::Expect) -> Result<(), ScenarioError> {
+        for (i, x) in e.explore.iter().enumerate() {
+            let field = format!("expect.explore[{i}].depth");
+            self.range(&field, x.depth, 1, bounds::MAX_DEPTH)?;
+            if let Some(j) = e.explore[..i].iter().position(|y| y.depth == x.depth) {
+                return Err(self.err(
+                    field,
+                    format!(
+                        "depth {} is already pinned by expect.explore[{j}]; one entry per \
+                         depth, or one of them would never be checked",
+                        x.depth
+                    ),
+                ));
+            }
+        }
+        if let Some(p) = e.interleavings.and_then(|x| x.max_preemptions) {
+            self.range(
+                "expect.interleavings.max_preemptions",
+                p,
+                0,
+                bounds::MAX_PREEMPTIONS,
+            )?;
+        }
+        if let Some(t) = e.smallest_safe_ttl {
+            self.range(
+                "expect.smallest_safe_ttl.depth",
+                t.depth,
+                0,
+                bounds::MAX_DEPTH,
+            )?;
+        }
+        Ok(())
+    }
+
+    /// At most `max` entries in the list `field`.
+    fn at_most(&self, field: &str, len: usize, max: usize) -> Result<(), ScenarioError> {
+        if len > max {
+            return Err(self.err(
+                field,
+                format!(
+                    "{len} entries is over the limit of {max}; each is checked at every step \
+                     boundary (scenario::bounds)"
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     /// The inbox retention policy, when `store.inbox_ttl_ticks` is given; its schedule and
     /// batch are refused without it.
     fn retention(&self, st: &RawStore) -> Result<Option<Retention>, ScenarioError> {
@@ -382,7 +454,12 @@ impl Checker<'_> {
             }
         }
         Ok(Some(LogConfig {
-            partitions: self.range("broker.partitions", b.partitions.unwrap_or(1), 1, 64)? as usize,
+            partitions: self.range(
+                "broker.partitions",
+                b.partitions.unwrap_or(1),
+                1,
+                bounds::MAX_PARTITIONS,
+            )? as usize,
             key: b.key.unwrap_or_default(),
             commit_every: self.range(
                 "broker.commit_every",
@@ -644,6 +721,23 @@ impl Checker<'_> {
                 )?,
             }),
         };
+        self.at_most("faults.fail", raw.fail.len(), bounds::MAX_FAULT_SPECS)?;
+        self.at_most("faults.stall", raw.stall.len(), bounds::MAX_FAULT_SPECS)?;
+        self.at_most(
+            "faults.lose_ack",
+            raw.lose_ack.len(),
+            bounds::MAX_FAULT_SPECS,
+        )?;
+        self.at_most(
+            "faults.duplicate_delivery",
+            raw.duplicate_delivery.len(),
+            bounds::MAX_FAULT_SPECS,
+        )?;
+        self.at_most(
+            "faults.publish_timeout",
+            raw.publish_timeout.len(),
+            bounds::MAX_FAULT_SPECS,
+        )?;
         let mut fail = Vec::new();
         for (i, f) in raw.fail.into_iter().enumerate() {
             let field = format!("faults.fail[{i}].at");

@@ -23,4 +23,7 @@ pub enum StopReason {
     StepLimit,
     /// `limits.max_ticks` was reached.
     TickLimit,
+    /// The trace reached `scenario::bounds::MAX_TRACE_ENTRIES` entries (a memory bound for
+    /// runs whose step limit alone would allow a huge trace).
+    TraceLimit,
 }

@@ -18,7 +18,7 @@ use crate::model::{
     Account, Boundary, BoundaryPoint, ConsumerId, Event, EventIndex, EventType, ExternalEffect,
     Step, Tick,
 };
-use crate::scenario::Scenario;
+use crate::scenario::{bounds, Scenario};
 use crate::sim::{Actor, EventQueue, StopReason, Trace, TraceEntry};
 use crate::store::{CleanupOutcome, DbOutcome, LoggedStatement, Store, StoreOp};
 use crate::{
@@ -368,6 +368,9 @@ impl<'s> World<'s> {
             if at > limits.max_ticks {
                 break StopReason::TickLimit;
             }
+            if self.trace.len() >= bounds::MAX_TRACE_ENTRIES {
+                break StopReason::TraceLimit;
+            }
             now = at;
             match occurrence {
                 Occurrence::ConsumerTurn(c) => {
@@ -451,6 +454,9 @@ impl<'s> World<'s> {
         if stop != StopReason::Quiescent {
             let what = match stop {
                 StopReason::StepLimit => format!("step limit {} reached", limits.max_steps),
+                StopReason::TraceLimit => {
+                    format!("trace limit {} entries reached", bounds::MAX_TRACE_ENTRIES)
+                }
                 _ => format!("tick limit {} reached", limits.max_ticks),
             };
             self.record(now, Actor::Sim, "stop", None, what);

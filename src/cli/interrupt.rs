@@ -1,0 +1,31 @@
+//! Ctrl-C during `sweep` and `explore`: the first one asks the search to stop after the
+//! runs in progress ([`crate::explore::interrupt`]), so that every finding already found is
+//! written and the command can say how far it got and how to resume; a second one quits at
+//! once, for a user who cannot wait for the runs in progress.
+//!
+//! The `ctrlc` crate runs the handler on a thread of its own, so the handler may print and
+//! exit; on Windows it catches Ctrl-C too.
+
+use crate::explore::interrupt;
+use std::process::ExitCode;
+
+/// The exit code of an interrupted command: 128 + SIGINT, as shells report it.
+pub const EXIT_CODE: u8 = 130;
+
+/// Installs the handler (once per process; later calls do nothing).
+pub fn install() {
+    let _ = ctrlc::set_handler(|| {
+        if interrupt::requested() {
+            eprintln!("interrupted again: quitting now");
+            std::process::exit(i32::from(EXIT_CODE));
+        }
+        eprintln!(
+            "interrupt: stopping after the runs in progress (press Ctrl-C again to quit at once)"
+        );
+        interrupt::request();
+    });
+}
+
+pub fn exit_code() -> ExitCode {
+    ExitCode::from(EXIT_CODE)
+}
