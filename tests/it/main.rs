@@ -9,6 +9,7 @@ mod diagram;
 mod explain;
 mod golden;
 mod input_errors;
+mod input_fuzz;
 mod library;
 mod properties;
 mod retention_order;
