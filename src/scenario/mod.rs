@@ -382,13 +382,9 @@ fn depth_one() -> usize {
 /// The error for a file that is not UTF-8, at the line and column of its first bad byte
 /// (columns count characters, as serde_json's do).
 fn not_utf8(origin: &str, bytes: &[u8], e: std::str::Utf8Error) -> ScenarioError {
-    let good = &bytes[..e.valid_up_to()];
-    let line = 1 + good.iter().filter(|&&b| b == b'\n').count();
-    let line_start = good.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-    let column = 1 + String::from_utf8_lossy(&good[line_start..]).chars().count();
     ScenarioError {
         origin: origin.to_string(),
-        location: Some((line, column)),
+        location: Some(validate::position(bytes, e.valid_up_to())),
         field: None,
         message: format!(
             "byte 0x{:02x} is not valid UTF-8; a scenario file is UTF-8 JSON",
@@ -501,9 +497,18 @@ impl Scenario {
                     .read_to_end(&mut bytes)
             })
             .map_err(cannot)?;
-        let text = String::from_utf8(bytes)
-            .map_err(|e| not_utf8(&origin, e.as_bytes(), e.utf8_error()))?;
-        Scenario::from_json(&text, &origin)
+        Scenario::from_bytes(&bytes, &origin)
+    }
+
+    /// Parses and validates a scenario file's bytes (UTF-8 JSON); `origin` names it in
+    /// errors. What [`Scenario::from_file`] does after reading, and what the fuzz target in
+    /// `fuzz/` feeds.
+    pub fn from_bytes(bytes: &[u8], origin: &str) -> Result<Scenario, ScenarioError> {
+        if bytes.len() > bounds::MAX_SCENARIO_BYTES {
+            return Err(validate::too_long(bytes, origin));
+        }
+        let text = std::str::from_utf8(bytes).map_err(|e| not_utf8(origin, bytes, e))?;
+        Scenario::from_json(text, origin)
     }
 
     /// Parses and validates scenario JSON; `origin` names it in errors.

@@ -14,15 +14,7 @@ use crate::store::{OutOfOrder, Retention, StoreConfig};
 
 pub fn parse(text: &str, origin: &str) -> Result<Scenario, ScenarioError> {
     if text.len() > bounds::MAX_SCENARIO_BYTES {
-        return Err(ScenarioError::whole(
-            origin,
-            format!(
-                "{} bytes is over the limit of {} bytes for a scenario file (the largest \
-                 example is a few kilobytes; every list in a scenario has its own bound)",
-                text.len(),
-                bounds::MAX_SCENARIO_BYTES
-            ),
-        ));
+        return Err(too_long(text.as_bytes(), origin));
     }
     let located = |e: serde_path_to_error::Error<serde_json::Error>| {
         let path = e.path().to_string();
@@ -46,6 +38,38 @@ pub fn parse(text: &str, origin: &str) -> Result<Scenario, ScenarioError> {
     // serde refuses a repeated struct field but keeps a map's last value; refuse both.
     super::strict::unique_keys(text).map_err(located)?;
     Checker { origin }.scenario(raw)
+}
+
+/// The error for a scenario `bytes` long, over [`bounds::MAX_SCENARIO_BYTES`], located
+/// where it goes past the bound.
+pub fn too_long(bytes: &[u8], origin: &str) -> ScenarioError {
+    ScenarioError {
+        origin: origin.to_string(),
+        location: Some(position(bytes, bounds::MAX_SCENARIO_BYTES)),
+        field: None,
+        message: format!(
+            "{} bytes is over the limit of {} bytes for a scenario file, which this line \
+             crosses (the largest example is a few kilobytes; every list in a scenario has \
+             its own bound)",
+            bytes.len(),
+            bounds::MAX_SCENARIO_BYTES
+        ),
+    }
+}
+
+/// The line and column (1-based, columns in characters as serde_json counts them) of byte
+/// `offset` of `bytes`.
+pub fn position(bytes: &[u8], offset: usize) -> (usize, usize) {
+    let before = &bytes[..offset.min(bytes.len())];
+    let line = 1 + before.iter().filter(|&&b| b == b'\n').count();
+    let line_start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    let column = 1 + String::from_utf8_lossy(&before[line_start..])
+        .chars()
+        .count();
+    (line, column)
 }
 
 /// serde_json appends " at line L column C" to its messages; we print the location once,

@@ -201,6 +201,22 @@ struct World<'s> {
     _dir: Option<tempfile::TempDir>,
 }
 
+/// A directory for a run's database files, readable by this user only (tempfile creates
+/// directories with the default mode otherwise), under the system's temporary directory
+/// (`TMPDIR`), deleted when the run ends.
+fn private_tempdir() -> tempfile::TempDir {
+    let mut builder = tempfile::Builder::new();
+    builder.prefix("delivery-sim-");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o700));
+    }
+    builder
+        .tempdir()
+        .expect("a temporary directory for the database")
+}
+
 impl<'s> World<'s> {
     fn new(scenario: &'s Scenario, options: RunOptions, script: &'s [u32]) -> World<'s> {
         assert!(
@@ -226,9 +242,7 @@ impl<'s> World<'s> {
                 .expect("an in-memory SQLite database can always be created")]
         } else {
             // Several connections need real multi-connection locking: a database file.
-            let d = dir.get_or_insert_with(|| {
-                tempfile::tempdir().expect("a temporary directory for the database")
-            });
+            let d = dir.get_or_insert_with(|| private_tempdir());
             Store::open_shared(d.path(), &scenario.store, &accounts, n + extra)
                 .expect("a database file in a fresh temporary directory")
         };
@@ -248,9 +262,7 @@ impl<'s> World<'s> {
             } else {
                 // Its own database: a file of its own when the relay needs a second
                 // connection to it.
-                let d = dir.get_or_insert_with(|| {
-                    tempfile::tempdir().expect("a temporary directory for the database")
-                });
+                let d = dir.get_or_insert_with(|| private_tempdir());
                 let path = d.path().join("producer");
                 std::fs::create_dir(&path).expect("a fresh directory");
                 let config = crate::store::StoreConfig::default();
@@ -1280,5 +1292,25 @@ impl<'s> World<'s> {
             out.push_str(&store.outbox_state());
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_runs_database_directory_is_private_and_removed_with_the_run() {
+        let dir = private_tempdir();
+        let path = dir.path().to_path_buf();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o700, "owner only");
+        }
+        std::fs::write(path.join("delivery-sim.sqlite"), b"x").unwrap();
+        drop(dir);
+        assert!(!path.exists());
     }
 }

@@ -573,5 +573,11 @@ fn deep_nesting_and_huge_files_are_refused_without_exhausting_the_stack_or_memor
     std::fs::write(&path, &huge).unwrap();
     let o = bin(&["run", &path.display().to_string()]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("1048577 bytes is over the limit of 1048576 bytes"));
+    assert!(
+        stderr(&o).contains(
+            "at line 1, column 1048577: 1048577 bytes is over the limit of 1048576 bytes"
+        ),
+        "{}",
+        stderr(&o)
+    );
 }

@@ -8,6 +8,7 @@ mod crosscheck;
 mod diagram;
 mod explain;
 mod golden;
+mod hardening;
 mod input_errors;
 mod input_fuzz;
 mod library;
