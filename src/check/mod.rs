@@ -1123,4 +1123,358 @@ mod tests {
         let with_key = observe(true);
         assert_eq!(with_key.boundaries[2].guarantee, Guarantee::ExactlyOnce);
     }
+
+    /// `verdict`, with the broker's messages, the stop reason and the protocol given.
+    fn verdict_with(
+        ledger: &[(u32, u32)],
+        messages: &[Message],
+        stop: StopReason,
+        protocol: &str,
+    ) -> Verdict {
+        let events: Vec<Event> = (0..ledger.len()).map(event).collect();
+        let mut committed = CommittedState::default();
+        for (i, (debits, credits)) in ledger.iter().enumerate() {
+            committed.ledger.insert(
+                format!("id-{i}"),
+                LedgerCounts {
+                    debits: *debits,
+                    credits: *credits,
+                    completions: 0,
+                },
+            );
+        }
+        committed.balances.insert("acc_00001".into(), 100);
+        let accounts = [Account {
+            name: "acc_00001".into(),
+            initial_balance_minor: 100,
+        }];
+        check(&Observed {
+            scopes: ScopeInputs {
+                intents: events.len(),
+                ..ScopeInputs::default()
+            },
+            events: &events,
+            accounts: &accounts,
+            protocol: &Protocol::built_in(protocol).unwrap(),
+            committed: &committed,
+            messages,
+            crashes: &[],
+            external_effects: &[],
+            duplicates_discarded: &vec![0; ledger.len()],
+            inbox_expired_at: &[],
+            stop,
+        })
+    }
+
+    fn message(event: usize, state: MessageState, deliveries: u32) -> Message {
+        Message {
+            event,
+            copy: 0,
+            state,
+            deliveries,
+            dead_letter_replays: 0,
+            deliveries_before_replay: 0,
+        }
+    }
+
+    #[test]
+    fn every_outcome_has_its_own_name() {
+        let names: Vec<&str> = [
+            Outcome::Once,
+            Outcome::Lost,
+            Outcome::Duplicated,
+            Outcome::DeadLettered,
+            Outcome::Rejected,
+            Outcome::Unpublished,
+            Outcome::SameIntent,
+            Outcome::Pending,
+        ]
+        .map(Outcome::name)
+        .to_vec();
+        assert_eq!(
+            names,
+            [
+                "once",
+                "lost",
+                "duplicated",
+                "dead-lettered",
+                "rejected",
+                "unpublished",
+                "same intent",
+                "pending"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_boundary_is_described_with_its_non_zero_counts_only() {
+        use ScopeOutcome::*;
+        let v = ScopeVerdict::new(Scope::Email, &[Once, Once, Duplicated, NotApplicable]);
+        assert_eq!(v.describe(), "email: at-least-once (2 once, 1 duplicated)");
+        let v = ScopeVerdict::new(Scope::LedgerPerIntent, &[Lost, Ghost, Once]);
+        assert_eq!(
+            v.describe(),
+            "ledger per intent: none (1 once, 1 lost, 1 ghost)"
+        );
+        assert_eq!(
+            v.guarantee,
+            Guarantee::None,
+            "a ghost is one effect too many"
+        );
+        let v = ScopeVerdict::new(Scope::OutputTopic, &[Once]);
+        assert_eq!(v.describe(), "output topic: exactly-once (1 once)");
+        assert_eq!((v.once, v.lost, v.duplicated, v.ghost), (1, 0, 0, 0));
+    }
+
+    #[test]
+    fn a_units_outcome_follows_from_what_was_expected_and_what_happened() {
+        use ScopeOutcome::*;
+        let cases = [
+            (true, 0, Lost),
+            (true, 1, Once),
+            (true, 2, Duplicated),
+            (true, 7, Duplicated),
+            (false, 0, NotApplicable),
+            (false, 1, Ghost),
+            (false, 3, Ghost),
+        ];
+        for (expected, effects, outcome) in cases {
+            assert_eq!(
+                ScopeOutcome::of(expected, effects),
+                outcome,
+                "{expected} {effects}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_unacked_event_says_why_a_limit_a_dead_letter_or_a_protocol_without_ack() {
+        let at = |m: MessageState, stop, protocol| {
+            let v = verdict_with(&[(1, 1)], &[message(0, m, 3)], stop, protocol);
+            assert!(!v.all_acked && !v.events[0].acked);
+            v.events[0].unacked_reason.clone().unwrap()
+        };
+        let in_flight = MessageState::InFlight {
+            consumer: 0,
+            attempt: 1,
+        };
+        assert_eq!(
+            at(in_flight, StopReason::StepLimit, "inbox"),
+            "the step limit stopped the run before it was acked"
+        );
+        assert_eq!(
+            at(in_flight, StopReason::TickLimit, "inbox"),
+            "the tick limit stopped the run before it was acked"
+        );
+        assert_eq!(
+            at(in_flight, StopReason::TraceLimit, "inbox"),
+            "the trace limit stopped the run before it was acked"
+        );
+        assert_eq!(
+            at(
+                MessageState::DeadLettered { at: 4 },
+                StopReason::StepLimit,
+                "inbox"
+            ),
+            "dead-lettered after 3 deliveries (broker.max_deliveries)"
+        );
+        assert_eq!(
+            at(MessageState::Ready, StopReason::Quiescent, "inbox"),
+            "left Ready with nothing more to run"
+        );
+        assert_eq!(
+            at(in_flight, StopReason::Quiescent, "inbox"),
+            "left InFlight { consumer: 0, attempt: 1 } with nothing more to run"
+        );
+        let mut no_ack = Protocol::built_in("inbox").unwrap();
+        no_ack.steps.retain(|s| *s != Step::Ack);
+        assert!(!no_ack.has(Step::Ack));
+        // A protocol without an ack leaves its deliveries in flight forever.
+        let events: Vec<Event> = vec![event(0)];
+        let mut committed = CommittedState::default();
+        committed.balances.insert("acc_00001".into(), 100);
+        let v = check(&Observed {
+            scopes: ScopeInputs {
+                intents: 1,
+                ..ScopeInputs::default()
+            },
+            events: &events,
+            accounts: &[Account {
+                name: "acc_00001".into(),
+                initial_balance_minor: 100,
+            }],
+            protocol: &no_ack,
+            committed: &committed,
+            messages: &[message(0, in_flight, 1)],
+            crashes: &[],
+            external_effects: &[],
+            duplicates_discarded: &[0],
+            inbox_expired_at: &[],
+            stop: StopReason::Quiescent,
+        });
+        assert_eq!(
+            v.events[0].unacked_reason.as_deref(),
+            Some("in flight forever: the protocol has no ack step")
+        );
+        // Acked events have no reason.
+        let v = verdict_with(
+            &[(1, 1)],
+            &[message(0, MessageState::Acked { at: 2 }, 1)],
+            StopReason::StepLimit,
+            "inbox",
+        );
+        assert!(v.all_acked && v.events[0].unacked_reason.is_none());
+    }
+
+    #[test]
+    fn a_limit_stop_fails_liveness_naming_the_stuck_events_and_a_quiet_end_does_not() {
+        let limits = Limits {
+            max_steps: 12,
+            max_ticks: 500,
+        };
+        let in_flight = MessageState::InFlight {
+            consumer: 0,
+            attempt: 1,
+        };
+        let acked = MessageState::Acked { at: 1 };
+        let messages: Vec<Message> = [acked, in_flight, acked, MessageState::Ready]
+            .into_iter()
+            .enumerate()
+            .map(|(i, m)| message(i, m, 1))
+            .collect();
+        let v = verdict_with(&[(1, 1); 4], &messages, StopReason::StepLimit, "inbox");
+        assert_eq!(liveness_failure(StopReason::Quiescent, &limits, &v), None);
+        assert_eq!(
+            liveness_failure(StopReason::StepLimit, &limits, &v).unwrap(),
+            "liveness: the step limit (limits.max_steps = 12) stopped the run before it ended \
+             by itself; 2 event(s) stuck unacked: e1, e3"
+        );
+        assert_eq!(
+            liveness_failure(StopReason::TickLimit, &limits, &v).unwrap(),
+            "liveness: the tick limit (limits.max_ticks = 500) stopped the run before it ended \
+             by itself; 2 event(s) stuck unacked: e1, e3"
+        );
+        assert!(liveness_failure(StopReason::TraceLimit, &limits, &v)
+            .unwrap()
+            .starts_with("liveness: the trace limit (2000000 entries"));
+        // Every event acked, but a limit still stopped the run.
+        let all: Vec<Message> = (0..4).map(|i| message(i, acked, 1)).collect();
+        let v = verdict_with(&[(1, 1); 4], &all, StopReason::TickLimit, "inbox");
+        assert!(liveness_failure(StopReason::TickLimit, &limits, &v)
+            .unwrap()
+            .ends_with("every event was acked, but work was still scheduled"));
+        // Twenty are named, the rest counted.
+        let stuck: Vec<Message> = (0..25).map(|i| message(i, in_flight, 1)).collect();
+        let v = verdict_with(&[(1, 1); 25], &stuck, StopReason::StepLimit, "inbox");
+        let named: Vec<String> = (0..20).map(|i| format!("e{i}")).collect();
+        assert!(liveness_failure(StopReason::StepLimit, &limits, &v)
+            .unwrap()
+            .ends_with(&format!(
+                "25 event(s) stuck unacked: {}, and 5 more",
+                named.join(", ")
+            )));
+        let twenty: Vec<Message> = (0..20).map(|i| message(i, in_flight, 1)).collect();
+        let v = verdict_with(&[(1, 1); 20], &twenty, StopReason::StepLimit, "inbox");
+        assert!(liveness_failure(StopReason::StepLimit, &limits, &v)
+            .unwrap()
+            .ends_with(&format!("20 event(s) stuck unacked: {}", named.join(", "))));
+    }
+
+    #[test]
+    fn each_failed_expectation_is_one_line_and_a_held_one_none() {
+        let v = verdict(&[(1, 1), (0, 0), (2, 2)], 100);
+        assert!(failed_expectations(&Expect::default(), &v).is_empty());
+        let held = Expect {
+            guarantee: Some(Guarantee::None),
+            lost: Some(1),
+            duplicated: Some(1),
+            rejected: Some(0),
+            pending: Some(0),
+            payload_alerts: Some(0),
+            all_acked: Some(true),
+            conserved: Some(true),
+            ..Expect::default()
+        };
+        assert_eq!(failed_expectations(&held, &v), Vec::<String>::new());
+        let wrong = Expect {
+            guarantee: Some(Guarantee::ExactlyOnce),
+            lost: Some(0),
+            duplicated: Some(2),
+            rejected: Some(1),
+            pending: Some(3),
+            payload_alerts: Some(1),
+            all_acked: Some(false),
+            conserved: Some(false),
+            ..Expect::default()
+        };
+        assert_eq!(
+            failed_expectations(&wrong, &v),
+            [
+                "expected guarantee exactly-once, observed none",
+                "expected 0 lost event(s), observed 1",
+                "expected 2 duplicated event(s), observed 1",
+                "expected 1 rejected event(s), observed 0",
+                "expected 3 pending event(s), observed 0",
+                "expected 1 payload alert(s), observed 0",
+                "expected all_acked = false, observed true",
+                "expected conserved = false, observed true",
+            ]
+        );
+    }
+
+    #[test]
+    fn boundary_expectations_name_the_boundary_and_a_missing_one_lists_those_there_are() {
+        let v = verdict(&[(1, 1), (0, 0)], 100);
+        let mut boundaries = std::collections::BTreeMap::new();
+        boundaries.insert(
+            Scope::LedgerPerEvent,
+            crate::scenario::ScopeExpect {
+                guarantee: Some(Guarantee::AtMostOnce),
+                lost: Some(1),
+                duplicated: Some(0),
+                ghost: Some(0),
+            },
+        );
+        let held = Expect {
+            boundaries: boundaries.clone(),
+            ..Expect::default()
+        };
+        assert!(failed_expectations(&held, &v).is_empty());
+        boundaries.insert(
+            Scope::LedgerPerEvent,
+            crate::scenario::ScopeExpect {
+                guarantee: Some(Guarantee::ExactlyOnce),
+                lost: Some(0),
+                duplicated: Some(1),
+                ghost: Some(2),
+            },
+        );
+        boundaries.insert(Scope::Email, crate::scenario::ScopeExpect::default());
+        let wrong = Expect {
+            boundaries,
+            ..Expect::default()
+        };
+        assert_eq!(
+            failed_expectations(&wrong, &v),
+            [
+                "expected ledger per event: exactly-once, observed ledger per event: \
+                 at-most-once (1 once, 1 lost)",
+                "expected ledger_per_event.lost = 0, observed 1",
+                "expected ledger_per_event.duplicated = 1, observed 0",
+                "expected ledger_per_event.ghost = 2, observed 0",
+                "expected a verdict for boundary email, but this run has none (it has \
+                 ledger_per_event)",
+            ]
+        );
+    }
+
+    #[test]
+    fn push_mismatches_names_only_the_stated_expectations_that_differ() {
+        let mut failed = Vec::new();
+        push_mismatches(
+            &mut failed,
+            &[("a", Some(1), 1), ("b", Some(2), 3), ("c", None, 4)],
+        );
+        assert_eq!(failed, ["expected b = 2, observed 3"]);
+    }
 }
