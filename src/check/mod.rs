@@ -1477,4 +1477,198 @@ mod tests {
         );
         assert_eq!(failed, ["expected b = 2, observed 3"]);
     }
+
+    /// Six events, one per way of not being "once", through `check` itself: rejected,
+    /// pending, dead-lettered, unpublished, the same intent (refused by the business key)
+    /// and a completion applied once; plus what each report counts.
+    #[test]
+    fn every_outcome_is_classified_from_rows_and_messages_and_reported_with_its_counts() {
+        let mut events: Vec<Event> = (0..7).map(event).collect();
+        events[5].event_type = EventType::TransferCompleted;
+        events[6].transfer_id = events[0].transfer_id.clone();
+        let mut committed = CommittedState::default();
+        let counts = |debits, credits, completions| LedgerCounts {
+            debits,
+            credits,
+            completions,
+        };
+        committed.ledger.insert("id-0".into(), counts(1, 1, 0));
+        committed.rejected.insert("id-1".into(), 1);
+        committed.pending.insert("id-2".into(), 2);
+        committed.ledger.insert("id-5".into(), counts(0, 0, 1));
+        committed
+            .ledger_by_transfer
+            .insert(events[0].transfer_id.clone(), counts(1, 1, 0));
+        committed.inbox.insert("id-0".into(), 1);
+        committed.credit_amounts.insert("id-0".into(), vec![10]);
+        committed.payload_alerts.push(PayloadAlertRow {
+            event_id: "id-0".into(),
+            stored_payload: "a".into(),
+            received_payload: "b".into(),
+            detected_at: 9,
+        });
+        // acc_00001 paid 10 out, acc_00002 did not get it: both drift, the total does not.
+        committed.ledger_sums.insert("acc_00001".into(), -10);
+        committed.balances.insert("acc_00001".into(), 90);
+        committed.balances.insert("acc_00002".into(), 110);
+        let accounts = [
+            Account {
+                name: "acc_00001".into(),
+                initial_balance_minor: 100,
+            },
+            Account {
+                name: "acc_00002".into(),
+                initial_balance_minor: 100,
+            },
+        ];
+        let acked = MessageState::Acked { at: 1 };
+        let mut messages = vec![
+            message(0, acked, 2),
+            message(0, acked, 1),
+            message(1, acked, 1),
+            message(2, acked, 1),
+            message(3, MessageState::DeadLettered { at: 4 }, 3),
+            message(5, acked, 1),
+            message(6, acked, 1),
+        ];
+        messages[1].copy = 1;
+        messages[1].dead_letter_replays = 1;
+        let crash = |event| CrashRecord {
+            tick: 3,
+            point: BoundaryPoint {
+                boundary: crate::model::Boundary::after(Step::Commit),
+                event,
+                copy: 0,
+                delivery: 1,
+            },
+            cause: crate::fault::CrashCause::Planned(0),
+            dropped_transaction: false,
+            confirmed: crate::fault::Confirmed {
+                ledger_rows: 0,
+                inbox_rows: 0,
+                acked: false,
+            },
+        };
+        let effect = |event| ExternalEffect {
+            tick: 2,
+            event,
+            copy: 0,
+            delivery: 1,
+        };
+        let v = check(&Observed {
+            scopes: ScopeInputs {
+                intents: events.len(),
+                business_key: true,
+                ..ScopeInputs::default()
+            },
+            events: &events,
+            accounts: &accounts,
+            protocol: &Protocol::built_in("inbox").unwrap(),
+            committed: &committed,
+            messages: &messages,
+            crashes: &[crash(0), crash(0), crash(3)],
+            external_effects: &[effect(0), effect(0), effect(5)],
+            duplicates_discarded: &[0, 0, 0, 0, 0, 0, 1],
+            inbox_expired_at: &[Some(7), None],
+            stop: StopReason::Quiescent,
+        });
+        let outcomes: Vec<Outcome> = v.events.iter().map(|e| e.outcome).collect();
+        assert_eq!(
+            outcomes,
+            [
+                Outcome::Once,
+                Outcome::Rejected,
+                Outcome::Pending,
+                Outcome::DeadLettered,
+                Outcome::Unpublished,
+                Outcome::Once,
+                Outcome::SameIntent,
+            ]
+        );
+        assert_eq!(
+            (
+                v.exactly_once,
+                v.lost,
+                v.duplicated,
+                v.rejected,
+                v.pending,
+                v.dead_lettered
+            ),
+            (2, 0, 0, 1, 1, 1)
+        );
+        assert_eq!(v.guarantee, Guarantee::ExactlyOnce);
+        let e0 = &v.events[0];
+        assert_eq!((e0.deliveries, e0.dead_letter_replays), (3, 1));
+        assert_eq!((e0.external_effects, e0.inbox_rows), (2, 1));
+        assert_eq!(e0.crash_points.len(), 2);
+        assert_eq!(e0.amounts_minor, [10]);
+        assert_eq!(e0.payload_alerts.len(), 1);
+        assert_eq!(e0.inbox_expired_at, Some(7));
+        assert_eq!(v.events[1].inbox_expired_at, None);
+        assert_eq!(v.events[2].pending_rows, 2);
+        assert_eq!(v.events[3].crash_points.len(), 1);
+        assert!(v.events[3].dead_lettered && !v.events[3].acked);
+        assert_eq!(v.events[5].effects, 1);
+        assert!(
+            !v.events[5].torn,
+            "a completion has no debit and credit to tear"
+        );
+        assert_eq!(v.events[6].duplicates_discarded, 1);
+        assert_eq!((v.payload_alerts, v.external_effects), (1, 3));
+        // Unacked (dead-lettered, unpublished has no message so is acked vacuously), not
+        // once, or alerted: the anomalies.
+        let anomalies: Vec<usize> = v.anomalies().map(|e| e.event).collect();
+        assert_eq!(anomalies, [0, 1, 2, 3, 4, 6]);
+        assert!(!v.all_acked);
+        assert_eq!(v.drifted_accounts, ["acc_00002"]);
+        assert!(!v.conserved, "a drifted account breaks conservation");
+        assert_eq!((v.balance_total_minor, v.opening_total_minor), (200, 200));
+    }
+
+    #[test]
+    fn only_a_lost_event_refused_by_the_business_key_is_the_same_intent() {
+        // The conditions one by one: each missing one leaves the event lost.
+        let run = |business_key: bool, discarded: u32, other_half: (u32, u32)| {
+            let mut events: Vec<Event> = (0..2).map(event).collect();
+            events[1].transfer_id = events[0].transfer_id.clone();
+            let mut committed = CommittedState::default();
+            committed.balances.insert("acc_00001".into(), 100);
+            committed.ledger_by_transfer.insert(
+                events[0].transfer_id.clone(),
+                LedgerCounts {
+                    debits: other_half.0,
+                    credits: other_half.1,
+                    completions: 0,
+                },
+            );
+            let messages: Vec<Message> = (0..2).map(acked).collect();
+            check(&Observed {
+                scopes: ScopeInputs {
+                    intents: 2,
+                    business_key,
+                    ..ScopeInputs::default()
+                },
+                events: &events,
+                accounts: &[Account {
+                    name: "acc_00001".into(),
+                    initial_balance_minor: 100,
+                }],
+                protocol: &Protocol::built_in("inbox").unwrap(),
+                committed: &committed,
+                messages: &messages,
+                crashes: &[],
+                external_effects: &[],
+                duplicates_discarded: &[0, discarded],
+                inbox_expired_at: &[],
+                stop: StopReason::Quiescent,
+            })
+            .events[1]
+                .outcome
+        };
+        assert_eq!(run(true, 1, (1, 1)), Outcome::SameIntent);
+        assert_eq!(run(false, 1, (1, 1)), Outcome::Lost);
+        assert_eq!(run(true, 0, (1, 1)), Outcome::Lost);
+        assert_eq!(run(true, 1, (1, 0)), Outcome::Lost);
+        assert_eq!(run(true, 1, (0, 1)), Outcome::Lost);
+    }
 }
