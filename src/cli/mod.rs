@@ -1268,19 +1268,8 @@ fn refuse_unknown_choices(
 /// Writes `content` to `path` whole or not at all: into a temporary file beside it, then
 /// renamed over it, so that a reader (a CI job collecting reports) never sees half a file.
 fn write_atomically(path: &Path, content: &str, flag: &str) -> Result<(), CliError> {
-    let cannot = |e: &dyn std::fmt::Display| {
-        CliError::Usage(format!("{flag}: cannot write {}: {e}", path.display()))
-    };
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let mut file = tempfile::NamedTempFile::new_in(dir).map_err(|e| cannot(&e))?;
-    file.write_all(content.as_bytes())
-        .and_then(|_| file.flush())
-        .map_err(|e| cannot(&e))?;
-    file.persist(path).map_err(|e| cannot(&e.error))?;
-    Ok(())
+    atomic::write(path, content.as_bytes())
+        .map_err(|e| CliError::Usage(format!("{flag}: cannot write {}: {e}", path.display())))
 }
 
 /// The hard ceiling on `--shrink-runs`.

@@ -242,7 +242,7 @@ impl<'s> World<'s> {
                 .expect("an in-memory SQLite database can always be created")]
         } else {
             // Several connections need real multi-connection locking: a database file.
-            let d = dir.get_or_insert_with(|| private_tempdir());
+            let d = dir.get_or_insert_with(private_tempdir);
             Store::open_shared(d.path(), &scenario.store, &accounts, n + extra)
                 .expect("a database file in a fresh temporary directory")
         };
@@ -262,7 +262,7 @@ impl<'s> World<'s> {
             } else {
                 // Its own database: a file of its own when the relay needs a second
                 // connection to it.
-                let d = dir.get_or_insert_with(|| private_tempdir());
+                let d = dir.get_or_insert_with(private_tempdir);
                 let path = d.path().join("producer");
                 std::fs::create_dir(&path).expect("a fresh directory");
                 let config = crate::store::StoreConfig::default();

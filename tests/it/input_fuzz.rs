@@ -313,7 +313,7 @@ fn mutate(scenario: &Value, pick: prop::sample::Index, m: &Mutation) -> Vec<u8> 
             while !t.is_char_boundary(cut) {
                 cut -= 1;
             }
-            t[..cut].as_bytes().to_vec()
+            t.as_bytes()[..cut].to_vec()
         }
         Mutation::NotUtf8(per_mille, bytes) => {
             let t = text(&v, None).into_bytes();
