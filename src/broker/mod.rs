@@ -903,4 +903,96 @@ mod tests {
             }]
         );
     }
+
+    /// The run's `Broker` hands every input to its queue or its log, and answers for the
+    /// log where a log has nothing (no timers, no dead letters, no duplicates of its own).
+    #[test]
+    fn the_broker_dispatches_to_its_queue_or_answers_for_its_log() {
+        let drain = |b: &mut Broker| std::iter::from_fn(|| b.poll_output()).count();
+        let mut q = Broker::new(
+            BrokerConfig {
+                max_deliveries: Some(1),
+                ..BrokerConfig::default()
+            },
+            0,
+            1,
+        );
+        let m = q.handle_publish(0, 0, 0, "k");
+        assert_eq!(drain(&mut q), 1, "the publication's output comes through");
+        let d = q.handle_receive(1, 0).unwrap();
+        assert!(q.handle_duplicate_delivery(1, m), "in flight: duplicated");
+        let copy = q.handle_receive(1, 0).unwrap();
+        assert_eq!((copy.message, copy.attempt), (m, 2));
+        assert_eq!(q.handle_ack(2, &copy), AckOutcome::Accepted);
+        assert!(!q.handle_duplicate_delivery(3, m), "acked: not duplicated");
+        assert_eq!(q.handle_ack(3, &d), AckOutcome::AlreadyAcked);
+        // A second message, dead-lettered by a crash past max_deliveries, then replayed.
+        let m2 = q.handle_publish(4, 1, 0, "k");
+        let _ = q.handle_receive(4, 0).unwrap();
+        q.handle_consumer_crash(5, 0);
+        q.handle_consumer_restart(6, 0);
+        assert!(matches!(
+            q.messages()[m2].state,
+            MessageState::DeadLettered { .. }
+        ));
+        drain(&mut q);
+        let before = q.fingerprint(7);
+        assert_eq!(q.handle_dead_letter_replay(7), vec![m2]);
+        assert_ne!(q.fingerprint(7), before);
+        assert_eq!(q.messages()[m2].state, MessageState::Ready);
+        assert_eq!(q.handle_dead_letter_replay(8), Vec::<MessageId>::new());
+        let again = q.handle_receive(8, 0).unwrap();
+        q.handle_nack(9, &again);
+        assert!(
+            matches!(q.messages()[m2].state, MessageState::DeadLettered { .. }),
+            "the replay's fresh budget of one delivery is spent"
+        );
+        assert!(
+            !q.handle_timer(19, m2, TimerKind::Redeliver),
+            "nothing to redeliver"
+        );
+        let mut timed = Broker::new(BrokerConfig::default(), 0, 1);
+        let m = timed.handle_publish(0, 0, 0, "k");
+        let _ = timed.handle_receive(1, 0).unwrap();
+        timed.handle_consumer_crash(2, 0);
+        assert!(
+            timed.handle_timer(12, m, TimerKind::Redeliver),
+            "ready again"
+        );
+
+        let mut log = Broker::new(
+            BrokerConfig {
+                log: Some(LogConfig::default()),
+                ..BrokerConfig::default()
+            },
+            0,
+            1,
+        );
+        let m = log.handle_publish(0, 0, 0, "k");
+        assert!(drain(&mut log) > 0);
+        let d = log.handle_receive(1, 0).unwrap();
+        assert!(
+            !log.handle_duplicate_delivery(1, m),
+            "a log does not duplicate"
+        );
+        assert!(
+            !log.handle_timer(1, m, TimerKind::Redeliver),
+            "a log has no timers"
+        );
+        assert_eq!(log.handle_dead_letter_replay(2), Vec::<MessageId>::new());
+        // Its only consumer crashes: no owner, nothing to receive until it restarts.
+        log.handle_consumer_crash(2, 0);
+        assert_eq!(log.handle_receive(3, 0), None);
+        let before = log.fingerprint(3);
+        log.handle_consumer_restart(4, 0);
+        assert_ne!(log.fingerprint(4), before, "the restart rebalanced");
+        let again = log.handle_receive(4, 0).unwrap();
+        assert_eq!((again.message, again.attempt), (m, 2));
+        assert_eq!(log.handle_ack(5, &again), AckOutcome::Accepted);
+        assert!(matches!(
+            log.messages()[m].state,
+            MessageState::Acked { .. }
+        ));
+        let _ = d;
+    }
 }
