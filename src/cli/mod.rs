@@ -1150,6 +1150,18 @@ fn sweep(args: &SweepArgs) -> Result<(String, ExitCode), CliError> {
         // Interrupted: every seed before `start` ran and its findings are written; the
         // resume command runs the rest into the same file.
         let mut resume = origin.sweep_command(start..seeds.end, &limits);
+        // The resumed sweep shrinks only the findings this one had left to shrink, so that
+        // the two together print and write what one uninterrupted sweep would have.
+        match shrinking.map(|n| n.saturating_sub(findings)) {
+            None | Some(0) => resume.push_str(" --no-shrink"),
+            Some(n) if n != DEFAULT_SHRINK_FINDINGS => {
+                resume.push_str(&format!(" --shrink-findings {n}"))
+            }
+            Some(_) => {}
+        }
+        if !args.no_shrink && args.shrink_runs != shrink::DEFAULT_MAX_RUNS {
+            resume.push_str(&format!(" --shrink-runs {}", args.shrink_runs));
+        }
         if let Some(path) = &args.out {
             resume.push_str(&format!(
                 " --out {} --append",

@@ -197,19 +197,24 @@ fn ctrl_c_during_a_sweep_keeps_every_finding_and_the_resume_command_completes_th
         .iter()
         .find_map(|l| l.strip_prefix("resume with: "))
         .unwrap_or_else(|| panic!("no resume command: {lines:?}"));
+    // The findings found so far used up some of the 100 to shrink: the rest go on.
+    let printed = lines.iter().filter(|l| l.starts_with("seed ")).count() as u64;
+    let shrink = match 100u64.saturating_sub(printed) {
+        0 => " --no-shrink".to_string(),
+        n => format!(" --shrink-findings {n}"),
+    };
     assert_eq!(
         resume,
         format!(
-            "delivery-sim sweep --protocol no-dedup --events 5 --seeds {ran}..10000000 --out \
-             {out_arg} --append"
+            "delivery-sim sweep --protocol no-dedup --events 5 --seeds {ran}..10000000{shrink} \
+             --out {out_arg} --append"
         )
     );
 
     // The file is valid JSON Lines, one line per finding printed, every finding of the
     // seeds that ran: the same bytes as an uninterrupted sweep of them.
     let written = std::fs::read_to_string(&out).unwrap();
-    let printed = lines.iter().filter(|l| l.starts_with("seed ")).count();
-    assert_eq!(written.lines().count(), printed);
+    assert_eq!(written.lines().count() as u64, printed);
     for line in written.lines() {
         let v: serde_json::Value = serde_json::from_str(line).unwrap();
         assert!(v["seed"].as_u64().unwrap() < ran);
@@ -225,10 +230,12 @@ fn ctrl_c_during_a_sweep_keeps_every_finding_and_the_resume_command_completes_th
     assert!(fresh_text.starts_with(&written));
     // Resuming (over the next 300 seeds) appends exactly the rest.
     let rest = format!("{ran}..{}", ran + 300);
-    let o = bin(&[
-        "sweep", source[0], source[1], source[2], source[3], "--seeds", &rest, "--out", &out_arg,
-        "--append",
-    ]);
+    let mut resumed: Vec<&str> = vec!["sweep"];
+    resumed.extend(source);
+    resumed.extend(["--seeds", &rest]);
+    resumed.extend(shrink.split_whitespace());
+    resumed.extend(["--out", &out_arg, "--append"]);
+    let o = bin(&resumed);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert_eq!(std::fs::read_to_string(&out).unwrap(), fresh_text);
 
