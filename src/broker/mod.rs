@@ -995,4 +995,51 @@ mod tests {
         ));
         let _ = d;
     }
+
+    #[test]
+    fn an_ack_for_a_dead_lettered_message_is_stale_even_when_stale_acks_are_accepted() {
+        let mut b = QueueBroker::new(
+            BrokerConfig {
+                max_deliveries: Some(1),
+                stale_ack: StaleAck::Accept,
+                ..BrokerConfig::default()
+            },
+            0,
+        );
+        b.handle_publish(0, 0, 0);
+        let d = b.handle_receive(1, 0).unwrap();
+        b.handle_consumer_crash(2, 0);
+        assert!(matches!(
+            b.messages()[0].state,
+            MessageState::DeadLettered { at: 2 }
+        ));
+        assert_eq!(b.handle_ack(3, &d), AckOutcome::Stale);
+        assert!(
+            matches!(b.messages()[0].state, MessageState::DeadLettered { .. }),
+            "parked for a person, not acked by a late consumer"
+        );
+    }
+
+    #[test]
+    fn jitter_draws_every_delay_from_zero_to_its_maximum_inclusive() {
+        let mut b = QueueBroker::new(
+            BrokerConfig {
+                delivery_jitter_ticks: Some(1),
+                ..BrokerConfig::default()
+            },
+            0,
+        );
+        let mut delays = std::collections::BTreeSet::new();
+        for event in 0..40 {
+            b.handle_publish(10, event, 0);
+            for out in drain(&mut b) {
+                match out {
+                    BrokerOutput::Ready { .. } => delays.insert(0),
+                    BrokerOutput::Timer { at, .. } => delays.insert(at - 10),
+                    other => panic!("a publication outputs {other:?}"),
+                };
+            }
+        }
+        assert_eq!(delays.into_iter().collect::<Vec<_>>(), [0, 1]);
+    }
 }
