@@ -34,18 +34,56 @@ impl ScenarioError {
     }
 }
 
+/// `text` with its control characters escaped (`\n`, `\u{1b}`): a key or a value quoted
+/// from the file may contain them, and the error must stay one line and must not drive the
+/// terminal.
+struct OneLine<'a>(&'a str);
+
+impl fmt::Display for OneLine<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for c in self.0.chars() {
+            if c.is_control() {
+                write!(f, "{}", c.escape_default())?;
+            } else {
+                write!(f, "{c}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
 impl fmt::Display for ScenarioError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "invalid scenario {}", self.origin)?;
+        write!(f, "invalid scenario {}", OneLine(&self.origin))?;
         if let Some((line, column)) = self.location {
             write!(f, " at line {line}, column {column}")?;
         }
         if let Some(field) = &self.field {
             if !field.is_empty() && field != "." {
-                write!(f, ", field `{field}`")?;
+                write!(f, ", field `{}`", OneLine(field))?;
             }
         }
-        write!(f, ": {}", self.message)
+        write!(f, ": {}", OneLine(&self.message))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_characters_from_the_file_are_escaped_so_the_error_stays_one_line() {
+        let e = ScenarioError {
+            origin: "a\nb.json".into(),
+            location: Some((3, 16)),
+            field: Some("descriptio\n".into()),
+            message: "unknown field `descriptio\n`, or \u{1b}[31mred\u{1b}[0m".into(),
+        };
+        assert_eq!(
+            e.to_string(),
+            "invalid scenario a\\nb.json at line 3, column 16, field `descriptio\\n`: unknown \
+             field `descriptio\\n`, or \\u{1b}[31mred\\u{1b}[0m"
+        );
     }
 }
 
