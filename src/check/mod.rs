@@ -1671,4 +1671,46 @@ mod tests {
         assert_eq!(run(true, 1, (1, 0)), Outcome::Lost);
         assert_eq!(run(true, 1, (0, 1)), Outcome::Lost);
     }
+
+    #[test]
+    fn the_output_topic_judges_published_events_only() {
+        // Event 0 produced one output, event 1 two, event 2 none, event 3 was never
+        // published (no message): it is not the output topic's loss.
+        let events: Vec<Event> = (0..4).map(event).collect();
+        let mut committed = CommittedState::default();
+        committed.balances.insert("acc_00001".into(), 100);
+        let messages: Vec<Message> = (0..3).map(acked).collect();
+        let outputs = [1, 2, 0, 0];
+        let v = check(&Observed {
+            scopes: ScopeInputs {
+                intents: 4,
+                outputs: Some(&outputs),
+                ..ScopeInputs::default()
+            },
+            events: &events,
+            accounts: &[Account {
+                name: "acc_00001".into(),
+                initial_balance_minor: 100,
+            }],
+            protocol: &Protocol::built_in("inbox").unwrap(),
+            committed: &committed,
+            messages: &messages,
+            crashes: &[],
+            external_effects: &[],
+            duplicates_discarded: &[0; 4],
+            inbox_expired_at: &[],
+            stop: StopReason::Quiescent,
+        });
+        assert_eq!(v.events[3].outcome, Outcome::Unpublished);
+        let topic = v
+            .boundaries
+            .iter()
+            .find(|b| b.boundary == Scope::OutputTopic)
+            .unwrap();
+        assert_eq!(
+            (topic.once, topic.duplicated, topic.lost, topic.ghost),
+            (1, 1, 1, 0)
+        );
+        assert_eq!(topic.guarantee, Guarantee::None);
+    }
 }
