@@ -1042,4 +1042,80 @@ mod tests {
         }
         assert_eq!(delays.into_iter().collect::<Vec<_>>(), [0, 1]);
     }
+
+    #[test]
+    fn a_replayed_dead_letter_gets_a_fresh_delivery_budget() {
+        let mut b = QueueBroker::new(
+            BrokerConfig {
+                max_deliveries: Some(2),
+                ..BrokerConfig::default()
+            },
+            0,
+        );
+        b.handle_publish(0, 0, 0);
+        b.handle_receive(1, 0).unwrap();
+        b.handle_consumer_crash(2, 0);
+        b.handle_timer(12, 0, TimerKind::Redeliver);
+        b.handle_receive(12, 0).unwrap();
+        b.handle_consumer_crash(13, 0);
+        assert!(matches!(
+            b.messages()[0].state,
+            MessageState::DeadLettered { .. }
+        ));
+        assert_eq!(b.handle_dead_letter_replay(20), vec![0]);
+        b.handle_receive(20, 0).unwrap();
+        b.handle_consumer_crash(21, 0);
+        assert_eq!(
+            b.messages()[0].state,
+            MessageState::Redelivering { at: 31 },
+            "one delivery since the replay, of two allowed"
+        );
+        b.handle_timer(31, 0, TimerKind::Redeliver);
+        b.handle_receive(31, 0).unwrap();
+        b.handle_consumer_crash(32, 0);
+        assert!(matches!(
+            b.messages()[0].state,
+            MessageState::DeadLettered { at: 32 }
+        ));
+    }
+
+    #[test]
+    fn the_fingerprint_is_the_state_relative_to_now() {
+        let crashed_at = |t: Tick| {
+            let mut b = broker();
+            b.handle_publish(t, 0, 0);
+            b.handle_receive(t + 1, 0).unwrap();
+            b.handle_consumer_crash(t + 2, 0);
+            drain(&mut b);
+            b
+        };
+        let early = crashed_at(0);
+        let late = crashed_at(100);
+        assert_eq!(
+            early.fingerprint(2),
+            late.fingerprint(102),
+            "shifted in time"
+        );
+        assert_eq!(early.fingerprint(2), "0.0x1:redeliver+10;ready[]");
+        assert_ne!(early.fingerprint(2), early.fingerprint(3));
+        let mut acked = broker();
+        acked.handle_publish(0, 0, 0);
+        let d = acked.handle_receive(1, 0).unwrap();
+        acked.handle_ack(2, &d);
+        assert_ne!(acked.fingerprint(2), early.fingerprint(2));
+        // A dead letter, before and after its replay.
+        let mut dead = QueueBroker::new(
+            BrokerConfig {
+                max_deliveries: Some(1),
+                ..BrokerConfig::default()
+            },
+            0,
+        );
+        dead.handle_publish(0, 0, 0);
+        dead.handle_receive(1, 0).unwrap();
+        dead.handle_consumer_crash(2, 0);
+        assert_eq!(dead.fingerprint(2), "0.0x1:dead;ready[]");
+        dead.handle_dead_letter_replay(3);
+        assert_eq!(dead.fingerprint(3), "0.0x1:ready;replayed1@1;ready[0]");
+    }
 }
