@@ -1350,6 +1350,68 @@ mod tests {
     }
 
     #[test]
+    fn lock_contention_is_a_scheduling_outcome_and_anything_else_is_not() {
+        let failure = |code| rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(code), None);
+        assert_eq!(
+            contention(&failure(rusqlite::ffi::SQLITE_BUSY_SNAPSHOT), 3),
+            Some(DbOutcome::StaleSnapshot)
+        );
+        assert_eq!(
+            contention(&failure(rusqlite::ffi::SQLITE_BUSY), 3),
+            Some(DbOutcome::Busy { done: 3 })
+        );
+        assert_eq!(
+            contention(&failure(rusqlite::ffi::SQLITE_LOCKED), 0),
+            Some(DbOutcome::Busy { done: 0 })
+        );
+        assert_eq!(
+            contention(&failure(rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE), 0),
+            None
+        );
+        assert_eq!(contention(&rusqlite::Error::InvalidQuery, 0), None);
+    }
+
+    #[test]
+    fn the_template_cache_gives_each_configuration_and_set_of_accounts_its_own_database() {
+        // Alternating on one thread (one cache): each store gets its own schema, never a
+        // cached neighbour's.
+        for _ in 0..2 {
+            for unique in [true, false] {
+                let mut s = store(unique);
+                let e = event();
+                s.execute(StoreOp::InsertInbox { event: &e }, 1);
+                let second = s.execute(StoreOp::InsertInbox { event: &e }, 2);
+                let want = if unique {
+                    DbOutcome::Duplicate
+                } else {
+                    DbOutcome::Inserted
+                };
+                assert_eq!(second, want, "inbox_unique = {unique}");
+            }
+        }
+        let balances = |accounts: &[Account]| {
+            Store::open_in_memory(&StoreConfig::default(), accounts)
+                .unwrap()
+                .committed_state()
+                .balances
+        };
+        let mut a = accounts();
+        assert_eq!(balances(&a)["acc_00002"], 100_000);
+        a[1].initial_balance_minor = 7;
+        assert_eq!(balances(&a)["acc_00002"], 7, "another opening balance");
+        a[1].name = "acc_00009".into();
+        let b = balances(&a);
+        assert_eq!((b.get("acc_00009"), b.get("acc_00002")), (Some(&7), None));
+        a.pop();
+        assert_eq!(balances(&a).len(), 1, "fewer accounts");
+        assert_eq!(
+            balances(&accounts())["acc_00002"],
+            100_000,
+            "the first again"
+        );
+    }
+
+    #[test]
     fn the_second_inbox_insert_is_a_duplicate_by_constraint() {
         let mut s = store(true);
         let e = event();
