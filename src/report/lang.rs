@@ -2237,6 +2237,13 @@ impl Lang {
                 "El evento {ev} nunca recibió ack: antes, la corrida se detuvo por su límite de \
                  ticks."
             ),
+            (Lang::En, StopReason::TraceLimit, _) => {
+                format!("Event {ev} was never acked: the run stopped at its trace limit first.")
+            }
+            (Lang::Es, StopReason::TraceLimit, _) => format!(
+                "El evento {ev} nunca recibió ack: antes, la corrida se detuvo por su límite de \
+                 traza."
+            ),
             (Lang::En, StopReason::Quiescent, false) => format!(
                 "Event {ev} was never acked: the protocol has no ack step, so it stays in flight \
                  forever."
@@ -2498,6 +2505,8 @@ impl Lang {
             (Lang::Es, StopReason::Quiescent) => "no quedaba nada por hacer",
             (Lang::Es, StopReason::StepLimit) => "SE ALCANZÓ EL LÍMITE DE PASOS",
             (Lang::Es, StopReason::TickLimit) => "SE ALCANZÓ EL LÍMITE DE TICKS",
+            (Lang::En, StopReason::TraceLimit) => "TRACE LIMIT REACHED",
+            (Lang::Es, StopReason::TraceLimit) => "SE ALCANZÓ EL LÍMITE DE TRAZA",
         }
     }
 
