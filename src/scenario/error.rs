@@ -67,6 +67,8 @@ impl fmt::Display for ScenarioError {
     }
 }
 
+impl std::error::Error for ScenarioError {}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -87,4 +89,3 @@ mod tests {
     }
 }
 
-impl std::error::Error for ScenarioError {}
