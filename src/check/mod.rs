@@ -1713,4 +1713,25 @@ mod tests {
         );
         assert_eq!(topic.guarantee, Guarantee::None);
     }
+
+    #[test]
+    fn an_event_applied_once_but_never_acked_is_an_anomaly() {
+        let in_flight = MessageState::InFlight {
+            consumer: 0,
+            attempt: 1,
+        };
+        let v = verdict_with(
+            &[(1, 1), (1, 1)],
+            &[
+                message(0, in_flight, 1),
+                message(1, MessageState::Acked { at: 1 }, 1),
+            ],
+            StopReason::Quiescent,
+            "inbox",
+        );
+        assert_eq!(v.events[0].outcome, Outcome::Once);
+        assert!(!v.events[0].torn && !v.events[0].acked);
+        let anomalies: Vec<usize> = v.anomalies().map(|e| e.event).collect();
+        assert_eq!(anomalies, [0]);
+    }
 }
