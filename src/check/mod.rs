@@ -1734,4 +1734,83 @@ mod tests {
         let anomalies: Vec<usize> = v.anomalies().map(|e| e.event).collect();
         assert_eq!(anomalies, [0]);
     }
+
+    #[test]
+    fn a_pinned_expect_states_every_count_of_the_verdict_and_holds_only_against_it() {
+        // Event 0 once, event 1 lost, event 2 duplicated, event 3 unacked; an output topic.
+        let in_flight = MessageState::InFlight {
+            consumer: 0,
+            attempt: 1,
+        };
+        let acked = MessageState::Acked { at: 1 };
+        let events: Vec<Event> = (0..4).map(event).collect();
+        let mut committed = CommittedState::default();
+        for (i, n) in [(0, 1), (2, 2), (3, 1)] {
+            committed.ledger.insert(
+                format!("id-{i}"),
+                LedgerCounts {
+                    debits: n,
+                    credits: n,
+                    completions: 0,
+                },
+            );
+        }
+        committed.balances.insert("acc_00001".into(), 100);
+        let messages = [
+            message(0, acked, 1),
+            message(1, acked, 1),
+            message(2, acked, 1),
+            message(3, in_flight, 1),
+        ];
+        let outputs = [1, 0, 1, 1];
+        let v = check(&Observed {
+            scopes: ScopeInputs {
+                intents: 4,
+                outputs: Some(&outputs),
+                ..ScopeInputs::default()
+            },
+            events: &events,
+            accounts: &[Account {
+                name: "acc_00001".into(),
+                initial_balance_minor: 100,
+            }],
+            protocol: &Protocol::built_in("inbox").unwrap(),
+            committed: &committed,
+            messages: &messages,
+            crashes: &[],
+            external_effects: &[],
+            duplicates_discarded: &[0; 4],
+            inbox_expired_at: &[],
+            stop: StopReason::Quiescent,
+        });
+        let pinned = pinned_expect(&v, 0);
+        assert_eq!(pinned.guarantee, Some(Guarantee::None));
+        assert_eq!(
+            (pinned.lost, pinned.duplicated, pinned.rejected),
+            (Some(1), Some(1), Some(0))
+        );
+        assert_eq!(
+            (pinned.all_acked, pinned.conserved),
+            (Some(false), Some(true))
+        );
+        assert_eq!(
+            pinned.payload_alerts, None,
+            "no altered copies: alerts not pinned"
+        );
+        assert_eq!(pinned_expect(&v, 2).payload_alerts, Some(0));
+        assert_eq!(
+            pinned.boundaries.keys().copied().collect::<Vec<_>>(),
+            [Scope::OutputTopic],
+            "the ledger per event is the top level's"
+        );
+        let topic = pinned.boundaries[&Scope::OutputTopic];
+        assert_eq!(
+            (topic.guarantee, topic.lost, topic.duplicated, topic.ghost),
+            (Some(Guarantee::AtMostOnce), Some(1), Some(0), Some(0))
+        );
+        assert!(failed_expectations(&pinned, &v).is_empty());
+        // Against another verdict, it fails.
+        let other = verdict(&[(1, 1), (1, 1), (1, 1), (1, 1)], 100);
+        assert!(!failed_expectations(&pinned, &other).is_empty());
+    }
 }
