@@ -1784,6 +1784,40 @@ mod tests {
     }
 
     #[test]
+    fn an_inbox_insert_blocked_by_another_writer_is_busy_not_a_duplicate() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut stores =
+            Store::open_shared(dir.path(), &StoreConfig::default(), &accounts(), 2).unwrap();
+        let e = event();
+        stores[0].execute(StoreOp::Begin, 1);
+        assert_eq!(
+            stores[0].execute(StoreOp::InsertInbox { event: &e }, 1),
+            DbOutcome::Inserted
+        );
+        stores[1].execute(StoreOp::Begin, 2);
+        let other = Event {
+            event_id: "other".into(),
+            ..event()
+        };
+        assert_eq!(
+            stores[1].execute(StoreOp::InsertInbox { event: &other }, 2),
+            DbOutcome::Busy { done: 0 }
+        );
+    }
+
+    #[test]
+    fn a_single_connection_file_database_is_in_wal_mode_too() {
+        let dir = tempfile::tempdir().unwrap();
+        let stores =
+            Store::open_shared(dir.path(), &StoreConfig::default(), &accounts(), 1).unwrap();
+        let mode: String = stores[0]
+            .conn()
+            .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(mode, "wal");
+    }
+
+    #[test]
     fn the_cleanup_is_busy_while_a_consumer_holds_the_write_lock() {
         let dir = tempfile::tempdir().unwrap();
         let mut stores =
