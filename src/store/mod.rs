@@ -1402,6 +1402,23 @@ mod tests {
         a[1].name = "acc_00009".into();
         let b = balances(&a);
         assert_eq!((b.get("acc_00009"), b.get("acc_00002")), (Some(&7), None));
+        // Every name differs, or every balance: still another database.
+        let renamed: Vec<Account> = accounts()
+            .into_iter()
+            .map(|x| Account {
+                name: format!("{}x", x.name),
+                ..x
+            })
+            .collect();
+        assert!(balances(&renamed).contains_key("acc_00001x"));
+        let richer: Vec<Account> = accounts()
+            .into_iter()
+            .map(|x| Account {
+                initial_balance_minor: 5,
+                ..x
+            })
+            .collect();
+        assert_eq!(balances(&richer)["acc_00001"], 5);
         a.pop();
         assert_eq!(balances(&a).len(), 1, "fewer accounts");
         assert_eq!(
@@ -1409,6 +1426,32 @@ mod tests {
             100_000,
             "the first again"
         );
+    }
+
+    #[test]
+    fn an_open_transaction_is_viewed_only_once_it_has_written() {
+        let mut s = store(true);
+        let e = event();
+        assert_eq!(s.open_transaction_view(), None, "no transaction");
+        s.execute(StoreOp::Begin, 1);
+        assert_eq!(
+            s.open_transaction_view(),
+            Some(None),
+            "BEGIN writes nothing"
+        );
+        s.execute(StoreOp::InsertInbox { event: &e }, 1);
+        let view = s.open_transaction_view().unwrap().unwrap();
+        assert_eq!(view.inbox[&e.event_id], 1, "its own write");
+        s.execute(StoreOp::Commit, 2);
+        assert_eq!(s.open_transaction_view(), None);
+        // The next transaction starts unwritten again, and a refused write writes nothing.
+        s.execute(StoreOp::Begin, 3);
+        assert_eq!(s.open_transaction_view(), Some(None));
+        assert_eq!(
+            s.execute(StoreOp::InsertInbox { event: &e }, 3),
+            DbOutcome::Duplicate
+        );
+        assert_eq!(s.open_transaction_view(), Some(None), "the insert failed");
     }
 
     #[test]
