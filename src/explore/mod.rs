@@ -227,6 +227,16 @@ pub fn single_crash_points(scenario: &Scenario) -> Exploration {
 
 /// Every schedule of up to `options.depth` crashes, as described in the module docs.
 pub fn explore(scenario: &Scenario, options: ExploreOptions) -> Exploration {
+    explore_until(scenario, options, &interrupt::requested)
+}
+
+/// [`explore`], asking `stop` before each schedule whether to stop (the process-wide
+/// interruption for `explore`; a test's own condition in tests).
+fn explore_until(
+    scenario: &Scenario,
+    options: ExploreOptions,
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Exploration {
     assert!(
         (1..=MAX_DEPTH).contains(&options.depth),
         "depth is validated by the caller"
@@ -264,7 +274,7 @@ pub fn explore(scenario: &Scenario, options: ExploreOptions) -> Exploration {
         // a smaller exploration, never of a gappy one.
         let results: Vec<Option<RunResult>> = schedules
             .par_iter()
-            .map(|schedule| (!interrupt::requested()).then(|| run_schedule(&base, schedule)))
+            .map(|schedule| (!stop()).then(|| run_schedule(&base, schedule)))
             .collect();
         let done = results.iter().take_while(|r| r.is_some()).count();
         if done < schedules.len() {
@@ -882,4 +892,43 @@ pub fn failed_interleaving_expectations(
     );
     check::push_mismatches(&mut failed, &[("complete", expect.complete, x.complete)]);
     failed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    /// Each level's schedules run in parallel; an interruption keeps, per level, the
+    /// schedules before the first one not started: the runs are a prefix of the whole
+    /// exploration's, in order, and the summary says it was interrupted.
+    #[test]
+    fn an_interrupted_exploration_is_a_prefix_of_the_whole_and_says_so() {
+        let s = Scenario::new(Protocol::built_in("no-dedup").unwrap()).with_events(2);
+        let options = ExploreOptions {
+            depth: 2,
+            max_schedules: DEFAULT_MAX_SCHEDULES,
+        };
+        let whole = explore_until(&s, options, &|| false);
+        assert!(!whole.summary.interrupted && !whole.summary.truncated);
+        let crashes = |x: &Exploration| -> Vec<Vec<BoundaryPoint>> {
+            x.runs.iter().map(|r| r.crashes.clone()).collect()
+        };
+        for after in [0, 5, 30] {
+            let started = AtomicU64::new(0);
+            let stop = || started.fetch_add(1, Ordering::SeqCst) >= after;
+            let x = explore_until(&s, options, &stop);
+            assert!(
+                x.summary.interrupted && x.summary.truncated,
+                "after {after}"
+            );
+            assert!(x.runs.len() < whole.runs.len());
+            assert_eq!(x.summary.runs, x.runs.len() as u64);
+            assert_eq!(
+                crashes(&x),
+                crashes(&whole)[..x.runs.len()],
+                "after {after}: a prefix in schedule order"
+            );
+        }
+    }
 }

@@ -243,6 +243,23 @@ pub fn sweep_chunk_until_interrupted(
     limits: &SwarmLimits,
     on_run: &(dyn Fn() + Sync),
 ) -> Chunk {
+    sweep_chunk_until(
+        scenario,
+        seeds,
+        limits,
+        on_run,
+        &super::interrupt::requested,
+    )
+}
+
+/// [`sweep_chunk_until_interrupted`], asking `stop` before each seed whether to stop.
+fn sweep_chunk_until(
+    scenario: &Scenario,
+    seeds: std::ops::Range<u64>,
+    limits: &SwarmLimits,
+    on_run: &(dyn Fn() + Sync),
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Chunk {
     let options = RunOptions {
         hash_only: true,
         ..RunOptions::default()
@@ -251,7 +268,7 @@ pub fn sweep_chunk_until_interrupted(
     let results: Vec<Option<Option<Finding>>> = seeds
         .into_par_iter()
         .map(|seed| {
-            if super::interrupt::requested() {
+            if stop() {
                 return None;
             }
             let (s, plan) = seeded(scenario, seed, limits);
@@ -327,5 +344,35 @@ mod tests {
         let mut s = Scenario::new(Protocol::built_in("inbox").unwrap());
         s.workload.events = 5;
         assert!(sweep_chunk(&s, 0..64, &limits, &|| {}).is_empty());
+    }
+
+    #[test]
+    fn an_interrupted_chunk_reports_exactly_the_findings_of_the_seeds_before_its_end() {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        let limits = SwarmLimits::default();
+        let mut s = Scenario::new(Protocol::built_in("no-dedup").unwrap());
+        s.workload.events = 5;
+        let whole = sweep_chunk(&s, 0..64, &limits, &|| {});
+        assert!(whole.len() > 10);
+        for after in [0, 1, 17, 40] {
+            // Stop once `after` seeds have been started, whichever threads started them.
+            let started = AtomicU64::new(0);
+            let stop = || started.fetch_add(1, Ordering::SeqCst) >= after;
+            let chunk = sweep_chunk_until(&s, 0..64, &limits, &|| {}, &stop);
+            assert!(chunk.done_until <= 64);
+            let expected: Vec<u64> = whole
+                .iter()
+                .map(|f| f.seed)
+                .filter(|&seed| seed < chunk.done_until)
+                .collect();
+            let got: Vec<u64> = chunk.findings.iter().map(|f| f.seed).collect();
+            assert_eq!(got, expected, "stopped after {after}: a prefix, no gap");
+            if after == 0 {
+                assert_eq!(chunk.done_until, 0);
+            }
+        }
+        let never = sweep_chunk_until(&s, 0..64, &limits, &|| {}, &|| false);
+        assert_eq!(never.done_until, 64);
+        assert_eq!(never.findings.len(), whole.len());
     }
 }
