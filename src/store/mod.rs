@@ -1849,6 +1849,41 @@ mod tests {
     }
 
     #[test]
+    fn an_effect_or_an_alert_blocked_by_another_writer_is_busy_not_a_duplicate() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut stores = Store::open_shared(
+            dir.path(),
+            &StoreConfig {
+                business_key_unique: true,
+                ..StoreConfig::default()
+            },
+            &accounts(),
+            2,
+        )
+        .unwrap();
+        let e = event();
+        stores[0].execute(StoreOp::Begin, 1);
+        stores[0].execute(StoreOp::InsertInbox { event: &e }, 1);
+        let other = Event {
+            event_id: "other".into(),
+            transfer_id: "tr_00009".into(),
+            ..event()
+        };
+        stores[1].execute(StoreOp::Begin, 2);
+        assert_eq!(
+            stores[1].execute(apply(&other), 2),
+            DbOutcome::Busy { done: 0 },
+            "the ledger insert waits for the lock; it is no business duplicate"
+        );
+        stores[1].execute(StoreOp::Rollback, 2);
+        assert_eq!(
+            stores[1].execute(StoreOp::RecordPayloadAlert { event: &other }, 3),
+            DbOutcome::Busy { done: 0 },
+            "the alert insert waits for the lock; no alert exists"
+        );
+    }
+
+    #[test]
     fn a_single_connection_file_database_is_in_wal_mode_too() {
         let dir = tempfile::tempdir().unwrap();
         let stores =
