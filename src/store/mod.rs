@@ -1884,6 +1884,78 @@ mod tests {
     }
 
     #[test]
+    fn the_logical_state_is_what_is_committed_without_the_times() {
+        let e = event();
+        let mut early = store(true);
+        let mut late = store(true);
+        assert_eq!(early.logical_state(), late.logical_state());
+        assert!(
+            early.logical_state().contains("acc_00001"),
+            "balances are in it"
+        );
+        early.execute(StoreOp::InsertInbox { event: &e }, 1);
+        assert_ne!(early.logical_state(), late.logical_state());
+        late.execute(StoreOp::InsertInbox { event: &e }, 900);
+        assert_eq!(
+            early.logical_state(),
+            late.logical_state(),
+            "ticks are not in it"
+        );
+    }
+
+    #[test]
+    fn a_committed_snapshot_is_taken_only_outside_a_transaction() {
+        let e = event();
+        let mut s = store(true);
+        s.execute(StoreOp::InsertInbox { event: &e }, 1);
+        let snapshot = s.committed_snapshot().unwrap();
+        assert_eq!(snapshot.inbox[&e.event_id], 1);
+        assert_eq!(snapshot.balances, s.committed_state().balances);
+        s.execute(StoreOp::Begin, 2);
+        assert_eq!(s.committed_snapshot(), None);
+    }
+
+    #[test]
+    fn only_a_pooled_connection_without_a_transaction_goes_back_to_the_idle_pool() {
+        // A thread of its own: the pool is per thread.
+        std::thread::spawn(|| {
+            let idle = || IDLE.with(|i| i.borrow().len());
+            IDLE.with(|i| i.borrow_mut().clear());
+            let dir = tempfile::tempdir().unwrap();
+            drop(Store::open_shared(dir.path(), &StoreConfig::default(), &accounts(), 2).unwrap());
+            assert_eq!(idle(), 0, "file connections are closed");
+            let mut open = store(true);
+            open.execute(StoreOp::Begin, 1);
+            open.execute(StoreOp::InsertInbox { event: &event() }, 1);
+            drop(open);
+            assert_eq!(idle(), 1, "rolled back, then pooled");
+            let many: Vec<Store> = (0..MAX_IDLE + 2).map(|_| store(true)).collect();
+            assert_eq!(idle(), 0, "each open takes an idle connection");
+            drop(many);
+            assert_eq!(idle(), MAX_IDLE, "the pool keeps at most MAX_IDLE");
+            let mut reused = store(true);
+            assert!(reused.committed_state().inbox.is_empty(), "afresh");
+            assert_eq!(idle(), MAX_IDLE - 1);
+        })
+        .join()
+        .unwrap();
+    }
+
+    #[test]
+    #[should_panic(expected = "ROLLBACK")]
+    fn replaying_a_statement_that_fails_other_than_by_a_constraint_is_a_bug() {
+        let s = store(true);
+        replay_statements(
+            &s,
+            &[LoggedStatement {
+                sql: "ROLLBACK",
+                params: Vec::new(),
+                kind: StatementKind::Execute,
+            }],
+        );
+    }
+
+    #[test]
     fn a_single_connection_file_database_is_in_wal_mode_too() {
         let dir = tempfile::tempdir().unwrap();
         let stores =
