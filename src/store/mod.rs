@@ -2160,4 +2160,52 @@ mod tests {
             assert_eq!(s.event_rows(&e.event_id), (0, kept), "{model:?}");
         }
     }
+
+    #[test]
+    fn the_business_key_guards_each_leg_and_a_credit_row_alone_is_a_business_duplicate() {
+        // The simulator always writes a transfer's debit before its credit, so a business
+        // key violation normally comes from the debit. A credit row already there on its
+        // own (written by another system sharing the ledger) must be refused the same way,
+        // not taken for a bug.
+        let config = StoreConfig {
+            business_key_unique: true,
+            ..StoreConfig::default()
+        };
+        let mut s = Store::open_in_memory(&config, &accounts()).unwrap();
+        let e = event();
+        s.conn()
+            .execute(
+                INSERT_LEDGER,
+                rusqlite::params!["elsewhere", e.transfer_id, e.target, "credit", 1, 0],
+            )
+            .unwrap();
+        s.execute(StoreOp::Begin, 1);
+        assert_eq!(s.execute(apply(&e), 2), DbOutcome::BusinessDuplicate);
+        s.execute(StoreOp::Rollback, 3);
+        let c = s.committed_state();
+        assert!(!c.ledger.contains_key(&e.event_id), "the debit rolled back");
+        assert_eq!(c.balances["acc_00001"], 100_000);
+    }
+
+    #[test]
+    fn a_transfer_state_row_is_written_only_when_the_lifecycle_needs_it() {
+        let transfers = |s: &Store| -> i64 {
+            s.conn()
+                .query_row("SELECT COUNT(*) FROM transfer_state", [], |r| r.get(0))
+                .unwrap()
+        };
+        for track_transfer in [false, true] {
+            let mut s = store(true);
+            let e = event();
+            let op = StoreOp::ApplyEffect {
+                event: &e,
+                fail_credit: false,
+                done: 0,
+                read: None,
+                track_transfer,
+            };
+            assert_eq!(s.execute(op, 1), DbOutcome::Applied);
+            assert_eq!(transfers(&s), i64::from(track_transfer), "{track_transfer}");
+        }
+    }
 }
