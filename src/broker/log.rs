@@ -182,12 +182,13 @@ impl LogBroker {
                 o
             }
         });
-        if upto > part.committed {
-            for offset in part.committed..upto {
-                self.messages[part.log[offset]].state = MessageState::Acked { at: now };
-            }
-            part.committed = upto;
+        // A commit never goes back: the position and the message in flight are never
+        // behind the committed offset (a rebalance resets the position to it).
+        assert!(upto >= part.committed, "partition {p} commits backwards");
+        for offset in part.committed..upto {
+            self.messages[part.log[offset]].state = MessageState::Acked { at: now };
         }
+        part.committed = upto;
         part.uncommitted = 0;
     }
 
@@ -400,5 +401,122 @@ mod tests {
             .map(|i| partition_of(&format!("tr_{i:05}"), 4))
             .collect();
         assert_eq!(spread.len(), 4);
+    }
+
+    #[test]
+    fn an_idle_poll_commits_the_pollers_own_partitions_and_no_others() {
+        // Two partitions, one per consumer; a commit only on an idle poll. In a consumer
+        // group each member commits its own assignment: consumer 0 running out of work
+        // says nothing about what consumer 1 has processed.
+        let mut b = log(2, 2, 100);
+        let key_of = |p: usize| {
+            (0..)
+                .map(|i| format!("tr_{i:05}"))
+                .find(|k| partition_of(k, 2) == p)
+                .unwrap()
+        };
+        b.handle_publish(0, 0, 0, &key_of(0));
+        b.handle_publish(0, 1, 0, &key_of(1));
+        for consumer in [0, 1] {
+            let d = b.handle_receive(1, consumer).unwrap();
+            assert_eq!(d.event, consumer, "partition p belongs to consumer p");
+            assert_eq!(b.handle_ack(2, &d), AckOutcome::Accepted);
+        }
+        let acked = |b: &LogBroker| {
+            b.messages()
+                .iter()
+                .map(|m| matches!(m.state, MessageState::Acked { .. }))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(acked(&b), [false, false], "processed, not yet committed");
+        assert_eq!(b.handle_receive(3, 0), None);
+        assert_eq!(
+            acked(&b),
+            [true, false],
+            "consumer 0 committed its own only"
+        );
+        assert_eq!(b.handle_receive(4, 1), None);
+        assert_eq!(acked(&b), [true, true]);
+    }
+
+    #[test]
+    fn an_ack_from_an_earlier_attempt_is_stale_even_while_its_offset_is_in_flight_again() {
+        let mut b = log(1, 1, 1);
+        b.handle_publish(0, 0, 0, "k");
+        let first = b.handle_receive(1, 0).unwrap();
+        b.handle_consumer_crash(2, 0);
+        b.handle_consumer_restart(3, 0);
+        let second = b.handle_receive(4, 0).unwrap();
+        assert_eq!((second.event, second.attempt), (0, 2));
+        assert_eq!(
+            b.handle_ack(5, &first),
+            AckOutcome::Stale,
+            "the same offset is in flight, but for another attempt"
+        );
+        assert_eq!(b.handle_ack(6, &second), AckOutcome::Accepted);
+    }
+
+    #[test]
+    fn under_auto_commit_the_ack_of_the_message_in_hand_frees_its_partition() {
+        let mut b = LogBroker::new(
+            LogConfig {
+                auto_commit: true,
+                ..LogConfig::default()
+            },
+            1,
+        );
+        b.handle_publish(0, 0, 0, "k");
+        b.handle_publish(0, 1, 0, "k");
+        let d = b.handle_receive(1, 0).unwrap();
+        assert!(
+            matches!(b.messages()[0].state, MessageState::Acked { at: 1 }),
+            "committed when handed over"
+        );
+        assert_eq!(b.handle_receive(2, 0), None, "the next waits for the ack");
+        assert_eq!(b.handle_ack(3, &d), AckOutcome::Accepted);
+        assert_eq!(b.handle_receive(4, 0).unwrap().event, 1);
+    }
+
+    #[test]
+    fn a_nack_hands_the_same_offset_over_again_and_a_nack_out_of_turn_does_nothing() {
+        let mut b = log(1, 1, 1);
+        b.handle_publish(0, 0, 0, "k");
+        b.handle_publish(0, 1, 0, "k");
+        let d = b.handle_receive(1, 0).unwrap();
+        while b.poll_output().is_some() {}
+        b.handle_nack(2, &d);
+        assert_eq!(b.messages()[0].state, MessageState::Ready);
+        assert_eq!(
+            b.poll_output(),
+            Some(BrokerOutput::Ready { message: d.message })
+        );
+        let again = b.handle_receive(3, 0).unwrap();
+        assert_eq!((again.event, again.attempt), (0, 2));
+        assert_eq!(b.handle_ack(4, &again), AckOutcome::Accepted);
+        b.handle_nack(5, &d);
+        assert!(matches!(
+            b.messages()[0].state,
+            MessageState::Acked { at: 4 }
+        ));
+        assert_eq!(b.poll_output(), None, "nothing to read again");
+        assert_eq!(b.handle_receive(6, 0).unwrap().event, 1);
+
+        // Under auto-commit the message was committed when handed over: a nack reads it
+        // again, and it stays committed.
+        let mut a = LogBroker::new(
+            LogConfig {
+                auto_commit: true,
+                ..LogConfig::default()
+            },
+            1,
+        );
+        a.handle_publish(0, 0, 0, "k");
+        let d = a.handle_receive(1, 0).unwrap();
+        a.handle_nack(2, &d);
+        assert!(matches!(
+            a.messages()[0].state,
+            MessageState::Acked { at: 1 }
+        ));
+        assert_eq!(a.handle_receive(3, 0).unwrap().attempt, 2);
     }
 }

@@ -123,4 +123,29 @@ mod tests {
         assert_eq!(t.handle_ack_accepted(1), 1, "only consumer 1's outputs");
         assert_eq!(t.committed_per_event(2), [1, 0]);
     }
+
+    #[test]
+    fn the_topic_keeps_every_record_in_order_aborted_ones_included() {
+        // The report draws the output lane from these records, so an aborted output must
+        // stay listed (it was produced, then discarded) rather than vanish.
+        let mut t = OutputTopic::new(true);
+        t.handle_produce(0, 0);
+        t.handle_abort(0);
+        t.handle_produce(1, 0);
+        t.handle_ack_accepted(1);
+        t.handle_produce(0, 1);
+        let record = |event, consumer, state| OutputRecord {
+            event,
+            consumer,
+            state,
+        };
+        assert_eq!(
+            t.records(),
+            [
+                record(0, 0, OutputState::Aborted),
+                record(0, 1, OutputState::Committed),
+                record(1, 0, OutputState::Staged),
+            ]
+        );
+    }
 }

@@ -278,4 +278,45 @@ mod tests {
         }
         assert_eq!(s.committed_state().ledger_by_transfer["tr_00000"].debits, 2);
     }
+
+    #[test]
+    fn without_the_outbox_a_transfer_writes_no_outbox_row() {
+        for outbox in [false, true] {
+            let mut s = Store::open_in_memory(&StoreConfig::default(), &accounts()).unwrap();
+            let e = event(0, "id-0");
+            assert_eq!(s.insert_transfer(&e, outbox, 1), TransferWrite::Recorded);
+            assert!(s.commit_transfer());
+            assert_eq!(
+                s.next_unsent(OutboxTable::Events).is_some(),
+                outbox,
+                "outbox: {outbox}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_transfer_blocked_by_another_writer_is_busy_not_already_recorded() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut conns =
+            Store::open_shared(dir.path(), &StoreConfig::default(), &accounts(), 2).unwrap();
+        let (first, second) = conns.split_at_mut(1);
+        let (first, second) = (&mut first[0], &mut second[0]);
+        let other = Event {
+            transfer_id: "tr_00009".into(),
+            ..event(1, "id-1")
+        };
+        assert_eq!(
+            first.insert_transfer(&other, true, 1),
+            TransferWrite::Recorded
+        );
+        let e = event(0, "id-0");
+        assert_eq!(
+            second.insert_transfer(&e, true, 2),
+            TransferWrite::Busy,
+            "the write lock is held: the transfer is not known to exist"
+        );
+        assert!(!second.in_transaction(), "the busy attempt rolled back");
+        assert!(first.commit_transfer());
+        assert_eq!(second.insert_transfer(&e, true, 3), TransferWrite::Recorded);
+    }
 }
