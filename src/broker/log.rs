@@ -290,6 +290,17 @@ mod tests {
         )
     }
 
+    /// One partition, one consumer, and the offset committed when a message is handed over.
+    fn auto_commit_log() -> LogBroker {
+        LogBroker::new(
+            LogConfig {
+                auto_commit: true,
+                ..LogConfig::default()
+            },
+            1,
+        )
+    }
+
     #[test]
     fn one_partition_is_read_in_order_one_message_at_a_time() {
         let mut b = log(1, 1, 1);
@@ -339,13 +350,7 @@ mod tests {
 
     #[test]
     fn auto_commit_acks_on_hand_over_so_a_crash_loses_the_message() {
-        let mut b = LogBroker::new(
-            LogConfig {
-                auto_commit: true,
-                ..LogConfig::default()
-            },
-            1,
-        );
+        let mut b = auto_commit_log();
         b.handle_publish(0, 0, 0, "k");
         b.handle_publish(0, 1, 0, "k");
         b.handle_receive(1, 0).unwrap();
@@ -458,13 +463,7 @@ mod tests {
 
     #[test]
     fn under_auto_commit_the_ack_of_the_message_in_hand_frees_its_partition() {
-        let mut b = LogBroker::new(
-            LogConfig {
-                auto_commit: true,
-                ..LogConfig::default()
-            },
-            1,
-        );
+        let mut b = auto_commit_log();
         b.handle_publish(0, 0, 0, "k");
         b.handle_publish(0, 1, 0, "k");
         let d = b.handle_receive(1, 0).unwrap();
@@ -503,13 +502,7 @@ mod tests {
 
         // Under auto-commit the message was committed when handed over: a nack reads it
         // again, and it stays committed.
-        let mut a = LogBroker::new(
-            LogConfig {
-                auto_commit: true,
-                ..LogConfig::default()
-            },
-            1,
-        );
+        let mut a = auto_commit_log();
         a.handle_publish(0, 0, 0, "k");
         let d = a.handle_receive(1, 0).unwrap();
         a.handle_nack(2, &d);

@@ -582,6 +582,17 @@ mod tests {
         QueueBroker::new(BrokerConfig::default(), 0)
     }
 
+    /// A broker that dead-letters a message released a second time.
+    fn two_delivery_broker() -> QueueBroker {
+        QueueBroker::new(
+            BrokerConfig {
+                max_deliveries: Some(2),
+                ..BrokerConfig::default()
+            },
+            0,
+        )
+    }
+
     fn drain(b: &mut QueueBroker) -> Vec<BrokerOutput> {
         std::iter::from_fn(|| b.poll_output()).collect()
     }
@@ -666,13 +677,7 @@ mod tests {
 
     #[test]
     fn past_max_deliveries_a_released_message_is_dead_lettered() {
-        let mut b = QueueBroker::new(
-            BrokerConfig {
-                max_deliveries: Some(2),
-                ..BrokerConfig::default()
-            },
-            0,
-        );
+        let mut b = two_delivery_broker();
         b.handle_publish(0, 0, 0);
         b.handle_receive(1, 0).unwrap();
         b.handle_consumer_crash(2, 0);
@@ -1045,13 +1050,7 @@ mod tests {
 
     #[test]
     fn a_replayed_dead_letter_gets_a_fresh_delivery_budget() {
-        let mut b = QueueBroker::new(
-            BrokerConfig {
-                max_deliveries: Some(2),
-                ..BrokerConfig::default()
-            },
-            0,
-        );
+        let mut b = two_delivery_broker();
         b.handle_publish(0, 0, 0);
         b.handle_receive(1, 0).unwrap();
         b.handle_consumer_crash(2, 0);

@@ -260,24 +260,11 @@ fn runs_leave_nothing_in_the_temporary_directory() {
         "scenarios/outbox-relay-crash-inbox-absorbs.json",
         "scenarios/inbox-email-outbox-idempotency-key.json",
     ];
-    let in_tmp = |args: &[&str]| {
-        let o = Command::new(env!("CARGO_BIN_EXE_delivery-sim"))
-            .args(args)
-            .current_dir(root())
-            .env("TMPDIR", tmp.path())
-            .output()
-            .unwrap();
-        assert!(
-            matches!(o.status.code(), Some(0 | 1)),
-            "{args:?}: {}",
-            stderr(&o)
-        );
-    };
     for file in files {
         assert!(root().join(file).exists(), "{file}");
-        in_tmp(&["run", file]);
-        in_tmp(&["explore", file]);
-        in_tmp(&["sweep", file, "--seeds", "0..20"]);
+        run_with_tmpdir(&root(), tmp.path(), &["run", file]);
+        run_with_tmpdir(&root(), tmp.path(), &["explore", file]);
+        run_with_tmpdir(&root(), tmp.path(), &["sweep", file, "--seeds", "0..20"]);
     }
     let left: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().collect();
     assert!(left.is_empty(), "left behind: {left:?}");
@@ -305,21 +292,27 @@ fn no_scenario_field_is_used_as_a_path() {
         vec!["sweep", "s.json", "--seeds", "0..5"],
         vec!["run", "s.json", "--diagram", "svg"],
     ] {
-        let o = Command::new(env!("CARGO_BIN_EXE_delivery-sim"))
-            .args(&args)
-            .current_dir(&cwd)
-            .env("TMPDIR", dir.path())
-            .output()
-            .unwrap();
-        assert!(
-            matches!(o.status.code(), Some(0 | 1)),
-            "{args:?}: {}",
-            stderr(&o)
-        );
+        run_with_tmpdir(&cwd, dir.path(), &args);
     }
     let mut left: Vec<String> = walk(dir.path());
     left.sort();
     assert_eq!(left, ["cwd", "cwd/s.json"]);
+}
+
+/// Runs the binary in `cwd` with `TMPDIR` set to `tmp`; it must hold or fail an
+/// expectation (exit 0 or 1), never refuse its input.
+fn run_with_tmpdir(cwd: &Path, tmp: &Path, args: &[&str]) {
+    let o = Command::new(env!("CARGO_BIN_EXE_delivery-sim"))
+        .args(args)
+        .current_dir(cwd)
+        .env("TMPDIR", tmp)
+        .output()
+        .unwrap();
+    assert!(
+        matches!(o.status.code(), Some(0 | 1)),
+        "{args:?}: {}",
+        stderr(&o)
+    );
 }
 
 fn walk(dir: &Path) -> Vec<String> {
