@@ -415,10 +415,10 @@ mod tests {
         // says nothing about what consumer 1 has processed.
         let mut b = log(2, 2, 100);
         let key_of = |p: usize| {
-            (0..)
+            (0..100)
                 .map(|i| format!("tr_{i:05}"))
                 .find(|k| partition_of(k, 2) == p)
-                .unwrap()
+                .expect("a key for each of two partitions among 100")
         };
         b.handle_publish(0, 0, 0, &key_of(0));
         b.handle_publish(0, 1, 0, &key_of(1));
