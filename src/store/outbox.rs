@@ -319,4 +319,30 @@ mod tests {
         assert!(first.commit_transfer());
         assert_eq!(second.insert_transfer(&e, true, 3), TransferWrite::Recorded);
     }
+
+    #[test]
+    fn the_outbox_state_tells_committed_changes_apart_and_ignores_times() {
+        // The explorer prunes runs whose states are equal: a transfer recorded or an
+        // outbox row sent must change the state, and the tick it happened at must not.
+        let open = || Store::open_in_memory(&StoreConfig::default(), &accounts()).unwrap();
+        let (mut early, mut late) = (open(), open());
+        let empty = early.outbox_state();
+        let e = event(0, "id-0");
+        for (store, now) in [(&mut early, 1), (&mut late, 7)] {
+            assert_eq!(
+                store.insert_transfer(&e, true, now),
+                TransferWrite::Recorded
+            );
+            assert!(store.commit_transfer());
+        }
+        let recorded = early.outbox_state();
+        assert_ne!(recorded, empty);
+        assert_eq!(recorded, late.outbox_state(), "times are not part of it");
+        assert!(early.mark_sent(OutboxTable::Events, 1));
+        assert_ne!(early.outbox_state(), recorded, "sent or not");
+        assert_eq!(
+            early.committed_transfers(),
+            BTreeSet::from(["tr_00000".to_string()])
+        );
+    }
 }
