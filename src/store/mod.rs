@@ -2042,7 +2042,13 @@ mod tests {
                     .collect()
             };
             let template_rows = rows(&store(true));
+            IDLE.with(|i| i.borrow_mut().truncate(1));
             let mut s = store(true);
+            assert_eq!(
+                IDLE.with(|i| i.borrow().len()),
+                0,
+                "s has the pooled connection"
+            );
             let e = event();
             s.execute(StoreOp::Begin, 1);
             s.execute(StoreOp::InsertInbox { event: &e }, 1);
@@ -2055,8 +2061,14 @@ mod tests {
             );
             assert!(s.commit_transfer());
             assert_ne!(rows(&s), template_rows);
+            let changes_at_drop = s.conn().total_changes();
             drop(s);
             let again = store(true);
+            assert!(
+                again.conn().total_changes() > changes_at_drop,
+                "the same connection, emptied by statements (which keeps its prepared \
+                 statements), not given a new copy of the template"
+            );
             assert_eq!(again.logical_state(), fresh);
             assert_eq!(
                 rows(&again),
