@@ -258,20 +258,37 @@ impl LogBroker {
     pub fn messages(&self) -> &[Message] {
         &self.messages
     }
+}
 
-    /// The partitions' state as text (times are not involved).
-    pub fn fingerprint(&self) -> String {
-        let mut out = String::new();
-        for (p, part) in self.partitions.iter().enumerate() {
-            out.push_str(&format!(
-                "p{p}:{}/{}/{:?}/{}/{:?};",
-                part.committed, part.position, part.in_flight, part.uncommitted, part.owner
-            ));
+impl crate::sim::Fingerprint for LogBroker {
+    fn fingerprint(&self, now: Tick, h: &mut crate::sim::StateHasher) {
+        let LogBroker {
+            config: _,    // Configuration: the same for every run of a scenario.
+            consumers: _, // Configuration.
+            alive,
+            partitions,
+            messages,
+            place,
+            outputs,
+        } = self;
+        h.value(&(alive, place));
+        h.value(&partitions.len());
+        for part in partitions {
+            let Partition {
+                log,
+                committed,
+                position,
+                in_flight,
+                uncommitted,
+                owner,
+            } = part;
+            h.value(&(log, committed, position, in_flight, uncommitted, owner));
         }
-        for m in &self.messages {
-            out.push_str(&format!("{}x{};", m.event, m.deliveries));
+        h.value(&messages.len());
+        for m in messages {
+            super::message_fingerprint(m, now, h);
         }
-        out
+        super::outputs_fingerprint(outputs, now, h);
     }
 }
 

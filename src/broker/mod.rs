@@ -25,6 +25,7 @@ pub use log::{LogBroker, LogConfig, PartitionKey};
 pub use output::{OutputRecord, OutputState, OutputTopic};
 
 use crate::model::{ConsumerId, EventIndex, Tick};
+use crate::sim::{Fingerprint, StateHasher};
 use crate::sim::{SimRng, Stream};
 use serde::Serialize;
 use std::collections::VecDeque;
@@ -92,7 +93,7 @@ pub type MessageId = usize;
 
 /// What a consumer receives: the event, which publication of it, and the attempt number
 /// (1 for the first delivery of this message).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct Delivery {
     pub message: MessageId,
     pub event: EventIndex,
@@ -138,7 +139,7 @@ pub struct Message {
 }
 
 /// Why the broker set a timer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum TimerKind {
     /// A released message becomes ready again.
     Redeliver,
@@ -213,6 +214,91 @@ pub enum Broker {
     /// Boxed: the queue carries its random stream and is much the larger of the two.
     Queue(Box<QueueBroker>),
     Log(LogBroker),
+}
+
+impl Fingerprint for Broker {
+    fn fingerprint(&self, now: Tick, h: &mut StateHasher) {
+        match self {
+            Broker::Queue(q) => {
+                h.section("queue");
+                q.fingerprint(now, h);
+            }
+            Broker::Log(l) => {
+                h.section("log");
+                l.fingerprint(now, h);
+            }
+        }
+    }
+}
+
+/// A message's state, with the instants that decide its future relative to `now`.
+fn message_fingerprint(m: &Message, now: Tick, h: &mut StateHasher) {
+    let Message {
+        event,
+        copy,
+        state,
+        deliveries,
+        dead_letter_replays,
+        deliveries_before_replay,
+    } = m;
+    h.value(&(
+        event,
+        copy,
+        deliveries,
+        dead_letter_replays,
+        deliveries_before_replay,
+    ));
+    match *state {
+        MessageState::Ready => h.value(&0u8),
+        MessageState::InFlight { consumer, attempt } => h.value(&(1u8, consumer, attempt)),
+        MessageState::Redelivering { at } => {
+            h.value(&2u8);
+            h.instant(at, now); // Its timer checks it.
+        }
+        // When it was acked or parked is read by reports only: nothing later depends on it.
+        MessageState::Acked { at: _ } => h.value(&3u8),
+        MessageState::DeadLettered { at: _ } => h.value(&4u8),
+    }
+}
+
+/// Outputs not yet drained by the world (a crash can come between a broker call and the
+/// drain), with their instants relative to `now`.
+fn outputs_fingerprint(outputs: &VecDeque<BrokerOutput>, now: Tick, h: &mut StateHasher) {
+    h.value(&outputs.len());
+    for o in outputs {
+        match *o {
+            BrokerOutput::Timer { at, message, kind } => {
+                h.value(&(0u8, message, kind));
+                h.instant(at, now);
+            }
+            BrokerOutput::Ready { message } => h.value(&(1u8, message)),
+            BrokerOutput::DeadLettered { message } => h.value(&(2u8, message)),
+            BrokerOutput::DeadLetterReplayTimer { at } => {
+                h.value(&3u8);
+                h.instant(at, now);
+            }
+        }
+    }
+}
+
+impl Fingerprint for QueueBroker {
+    fn fingerprint(&self, now: Tick, h: &mut StateHasher) {
+        let QueueBroker {
+            config: _, // Configuration: the same for every run of a scenario.
+            rng,
+            messages,
+            late_scheduled,
+            ready,
+            outputs,
+        } = self;
+        rng.fingerprint(now, h);
+        h.value(&messages.len());
+        for m in messages {
+            message_fingerprint(m, now, h);
+        }
+        h.value(&(late_scheduled, ready));
+        outputs_fingerprint(outputs, now, h);
+    }
 }
 
 impl Broker {
@@ -303,13 +389,6 @@ impl Broker {
         match self {
             Broker::Queue(q) => q.poll_output(),
             Broker::Log(l) => l.poll_output(),
-        }
-    }
-
-    pub fn fingerprint(&self, now: Tick) -> String {
-        match self {
-            Broker::Queue(q) => q.fingerprint(now),
-            Broker::Log(l) => l.fingerprint(),
         }
     }
 
@@ -540,35 +619,6 @@ impl QueueBroker {
         self.wait_until(at, id);
     }
 
-    /// The broker's state as text, with times relative to `now`: two brokers with the same
-    /// fingerprint behave the same from now on, shifted in time.
-    pub fn fingerprint(&self, now: Tick) -> String {
-        let mut out = String::new();
-        for m in &self.messages {
-            let state = match m.state {
-                MessageState::Ready => "ready".to_string(),
-                MessageState::InFlight { consumer, attempt } => {
-                    format!("flight{consumer}/{attempt}")
-                }
-                MessageState::Redelivering { at } => format!("redeliver+{}", at - now),
-                MessageState::Acked { .. } => "acked".to_string(),
-                MessageState::DeadLettered { .. } => "dead".to_string(),
-            };
-            out.push_str(&format!("{}.{}x{}:{state};", m.event, m.copy, m.deliveries));
-            if m.dead_letter_replays > 0 {
-                out.push_str(&format!(
-                    "replayed{}@{};",
-                    m.dead_letter_replays, m.deliveries_before_replay
-                ));
-            }
-        }
-        out.push_str(&format!("ready{:?}", self.ready));
-        if self.config.late_redelivery_ticks.is_some() {
-            out.push_str(&format!("late{:?}", self.late_scheduled));
-        }
-        out
-    }
-
     pub fn messages(&self) -> &[Message] {
         &self.messages
     }
@@ -577,6 +627,7 @@ impl QueueBroker {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::fingerprint::digest_of;
 
     fn broker() -> QueueBroker {
         QueueBroker::new(BrokerConfig::default(), 0)
@@ -941,9 +992,9 @@ mod tests {
             MessageState::DeadLettered { .. }
         ));
         drain(&mut q);
-        let before = q.fingerprint(7);
+        let before = digest_of(&q, 7);
         assert_eq!(q.handle_dead_letter_replay(7), vec![m2]);
-        assert_ne!(q.fingerprint(7), before);
+        assert_ne!(digest_of(&q, 7), before);
         assert_eq!(q.messages()[m2].state, MessageState::Ready);
         assert_eq!(q.handle_dead_letter_replay(8), Vec::<MessageId>::new());
         let again = q.handle_receive(8, 0).unwrap();
@@ -988,9 +1039,9 @@ mod tests {
         // Its only consumer crashes: no owner, nothing to receive until it restarts.
         log.handle_consumer_crash(2, 0);
         assert_eq!(log.handle_receive(3, 0), None);
-        let before = log.fingerprint(3);
+        let before = digest_of(&log, 3);
         log.handle_consumer_restart(4, 0);
-        assert_ne!(log.fingerprint(4), before, "the restart rebalanced");
+        assert_ne!(digest_of(&log, 4), before, "the restart rebalanced");
         let again = log.handle_receive(4, 0).unwrap();
         assert_eq!((again.message, again.attempt), (m, 2));
         assert_eq!(log.handle_ack(5, &again), AckOutcome::Accepted);
@@ -1091,17 +1142,27 @@ mod tests {
         let early = crashed_at(0);
         let late = crashed_at(100);
         assert_eq!(
-            early.fingerprint(2),
-            late.fingerprint(102),
+            digest_of(&early, 2),
+            digest_of(&late, 102),
             "shifted in time"
         );
-        assert_eq!(early.fingerprint(2), "0.0x1:redeliver+10;ready[]");
-        assert_ne!(early.fingerprint(2), early.fingerprint(3));
+        assert_ne!(digest_of(&early, 2), digest_of(&early, 3));
         let mut acked = broker();
         acked.handle_publish(0, 0, 0);
         let d = acked.handle_receive(1, 0).unwrap();
         acked.handle_ack(2, &d);
-        assert_ne!(acked.fingerprint(2), early.fingerprint(2));
+        assert_ne!(digest_of(&acked, 2), digest_of(&early, 2));
+        // When it was acked is history: two brokers acked at different times, seen at
+        // the same distance from their publication, are the same.
+        let acked_at = |ack: Tick| {
+            let mut b = broker();
+            b.handle_publish(0, 0, 0);
+            let d = b.handle_receive(1, 0).unwrap();
+            b.handle_ack(ack, &d);
+            drain(&mut b);
+            b
+        };
+        assert_eq!(digest_of(&acked_at(2), 9), digest_of(&acked_at(5), 9));
         // A dead letter, before and after its replay.
         let mut dead = QueueBroker::new(
             BrokerConfig {
@@ -1113,8 +1174,37 @@ mod tests {
         dead.handle_publish(0, 0, 0);
         dead.handle_receive(1, 0).unwrap();
         dead.handle_consumer_crash(2, 0);
-        assert_eq!(dead.fingerprint(2), "0.0x1:dead;ready[]");
+        let parked = digest_of(&dead, 2);
         dead.handle_dead_letter_replay(3);
-        assert_eq!(dead.fingerprint(3), "0.0x1:ready;replayed1@1;ready[0]");
+        assert_ne!(
+            digest_of(&dead, 3),
+            parked,
+            "replayed: ready again, counted afresh"
+        );
+    }
+
+    #[test]
+    fn the_fingerprint_sees_the_random_stream_and_undrained_outputs() {
+        let jittery = || {
+            QueueBroker::new(
+                BrokerConfig {
+                    delivery_jitter_ticks: Some(5),
+                    ..BrokerConfig::default()
+                },
+                0,
+            )
+        };
+        let (mut a, b) = (jittery(), jittery());
+        let _ = a.rng.next_u64();
+        assert_ne!(digest_of(&a, 0), digest_of(&b, 0), "one draw further");
+        let (mut with, mut without) = (broker(), broker());
+        with.handle_publish(0, 0, 0);
+        without.handle_publish(0, 0, 0);
+        drain(&mut without);
+        assert_ne!(
+            digest_of(&with, 0),
+            digest_of(&without, 0),
+            "a Ready still to drain"
+        );
     }
 }

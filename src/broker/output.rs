@@ -11,7 +11,7 @@ use crate::model::{ConsumerId, EventIndex};
 use serde::Serialize;
 
 /// Where an output message is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum OutputState {
     /// Produced inside an open broker transaction: invisible to readers until it commits.
@@ -22,7 +22,7 @@ pub enum OutputState {
     Aborted,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct OutputRecord {
     pub event: EventIndex,
     pub consumer: ConsumerId,
@@ -34,6 +34,16 @@ pub struct OutputRecord {
 pub struct OutputTopic {
     transactional: bool,
     records: Vec<OutputRecord>,
+}
+
+impl crate::sim::Fingerprint for OutputTopic {
+    fn fingerprint(&self, _now: crate::model::Tick, h: &mut crate::sim::StateHasher) {
+        let OutputTopic {
+            transactional: _, // Configuration: the same for every run of a scenario.
+            records,
+        } = self;
+        h.value(records);
+    }
 }
 
 impl OutputTopic {

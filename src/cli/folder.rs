@@ -209,7 +209,7 @@ fn make_checks(
     for depth in depths {
         let name = format!("explore d{depth}");
         let (x, failures) =
-            checked_exploration(scenario, depth, explore::DEFAULT_MAX_SCHEDULES).map_err(
+            checked_exploration(scenario, depth, explore::DEFAULT_MAX_SCHEDULES, true).map_err(
                 refused("expect.explore", format!("explore --depth {depth}")),
             )?;
         push(

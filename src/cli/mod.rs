@@ -315,6 +315,11 @@ pub struct ExploreArgs {
     /// Refuse explorations estimated to need more schedules than this.
     #[arg(long, default_value_t = explore::DEFAULT_MAX_SCHEDULES)]
     pub max_schedules: u64,
+    /// Run every schedule, also those whose state after their last crash equals an
+    /// earlier run's (by default those are reported as `≡` that run and not extended):
+    /// the slow, obvious exploration that the pruned one must agree with.
+    #[arg(long, conflicts_with_all = ["interleavings", "smallest_safe_ttl"])]
+    pub no_prune: bool,
     /// Instead of crash points: every interleaving of the consumers' steps (with the
     /// scenario's own faults), up to --max-preemptions departures from round-robin.
     #[arg(long, conflicts_with = "depth")]
@@ -877,6 +882,7 @@ fn explore_options(
     Ok(explore::ExploreOptions {
         depth,
         max_schedules,
+        prune: true,
     })
 }
 
@@ -887,8 +893,12 @@ fn checked_exploration(
     scenario: &Scenario,
     depth: usize,
     max_schedules: u64,
+    prune: bool,
 ) -> Result<(explore::Exploration, Option<Vec<String>>), CliError> {
-    let options = explore_options(scenario, depth, max_schedules)?;
+    let options = explore::ExploreOptions {
+        prune,
+        ..explore_options(scenario, depth, max_schedules)?
+    };
     let x = explore::explore(scenario, options);
     let failures = scenario
         .expect
@@ -906,7 +916,8 @@ fn explore(args: &ExploreArgs) -> Result<(String, ExitCode), CliError> {
         return smallest_safe_ttl(args, &scenario, &origin);
     }
     interrupt::install();
-    let (x, failures) = checked_exploration(&scenario, args.depth, args.max_schedules)?;
+    let (x, failures) =
+        checked_exploration(&scenario, args.depth, args.max_schedules, !args.no_prune)?;
     // The counts of an interrupted exploration are a prefix's: not compared with `expect`.
     let failures = failures.filter(|_| !x.summary.interrupted);
     let held = held(&failures);

@@ -96,7 +96,7 @@ pub enum StepResult {
     Done,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Mode {
     Normal,
     /// The event was processed before: roll back, ack, stop.
@@ -112,7 +112,7 @@ enum Mode {
     LookingUp,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 struct Work {
     delivery: Delivery,
     /// Index of the next protocol step.
@@ -125,7 +125,7 @@ struct Work {
 }
 
 /// The consumer's volatile state.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Phase {
     /// Will `receive` on its next turn.
     Idle,
@@ -143,6 +143,18 @@ pub struct Consumer {
     on_commit_timeout: CommitTimeoutStrategy,
     phase: Phase,
     work: Option<Work>,
+}
+
+impl crate::sim::Fingerprint for Consumer {
+    fn fingerprint(&self, _now: crate::model::Tick, h: &mut crate::sim::StateHasher) {
+        let Consumer {
+            protocol: _,          // Configuration: the same for every run of a scenario.
+            on_commit_timeout: _, // Configuration.
+            phase,
+            work,
+        } = self;
+        h.value(&(phase, work));
+    }
 }
 
 impl Consumer {

@@ -20,6 +20,7 @@
 //! republishes are kept.
 
 pub mod interrupt;
+mod prune;
 pub mod retention;
 pub mod shrink;
 pub mod sweep;
@@ -47,6 +48,9 @@ pub struct ExploreOptions {
     pub depth: usize,
     /// The most schedules to run.
     pub max_schedules: u64,
+    /// Whether schedules equivalent to earlier ones are pruned (`explore --no-prune` runs
+    /// every one of them).
+    pub prune: bool,
 }
 
 impl Default for ExploreOptions {
@@ -54,6 +58,7 @@ impl Default for ExploreOptions {
         ExploreOptions {
             depth: 1,
             max_schedules: DEFAULT_MAX_SCHEDULES,
+            prune: true,
         }
     }
 }
@@ -241,6 +246,31 @@ fn explore_until(
         (1..=MAX_DEPTH).contains(&options.depth),
         "depth is validated by the caller"
     );
+    // Each pass takes back the prunings the limits did not allow; every pass runs at least
+    // one more schedule for real than the one before, so this ends.
+    let mut unprunable = std::collections::BTreeSet::new();
+    loop {
+        let x = explore_pass(scenario, options, stop, &unprunable);
+        let taken_back = prune::unproven(&x.runs, options.depth, &scenario.limits);
+        if taken_back.is_empty() {
+            return x;
+        }
+        let before = unprunable.len();
+        unprunable.extend(taken_back);
+        assert!(
+            unprunable.len() > before,
+            "a pruning taken back is not pruned again"
+        );
+    }
+}
+
+/// One exploration, pruning every equivalent schedule except those in `unprunable`.
+fn explore_pass(
+    scenario: &Scenario,
+    options: ExploreOptions,
+    stop: &(dyn Fn() -> bool + Sync),
+    unprunable: &std::collections::BTreeSet<Vec<BoundaryPoint>>,
+) -> Exploration {
     let base = without_crashes(scenario);
     let mut runs = vec![ExploredRun {
         crashes: Vec::new(),
@@ -248,7 +278,7 @@ fn explore_until(
         equivalent_to: None,
     }];
     let mut frontier = vec![0usize];
-    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    let mut seen: BTreeMap<crate::sim::Digest, usize> = BTreeMap::new();
     let mut pruned_schedules = 0u64;
     let mut truncated = false;
     let mut interrupted = false;
@@ -289,16 +319,19 @@ fn explore_until(
             let state = result
                 .crash_states
                 .last()
-                .expect("a crash leaves a fingerprint")
-                .clone();
-            // With several consumers, other consumers' open transactions and snapshots are
-            // not in the fingerprint, so equal fingerprints do not prove equal futures.
-            let equivalent_to = match seen.get(&state).filter(|_| scenario.consumers == 1) {
-                Some(&earlier) => Some(earlier),
-                None => {
-                    seen.insert(state, index);
-                    None
-                }
+                .expect("a crash leaves its state");
+            // No digest (an open transaction somewhere) proves nothing: such a run is
+            // always extended.
+            let equivalent_to = match state.digest.filter(|_| options.prune) {
+                None => None,
+                Some(digest) => match seen.get(&digest) {
+                    Some(&earlier) if !unprunable.contains(&crashes) => Some(earlier),
+                    Some(_) => None,
+                    None => {
+                        seen.insert(digest, index);
+                        None
+                    }
+                },
             };
             let run = ExploredRun {
                 crashes,
@@ -907,7 +940,7 @@ mod tests {
         let s = Scenario::new(Protocol::built_in("no-dedup").unwrap()).with_events(2);
         let options = ExploreOptions {
             depth: 2,
-            max_schedules: DEFAULT_MAX_SCHEDULES,
+            ..ExploreOptions::default()
         };
         let whole = explore_until(&s, options, &|| false);
         assert!(!whole.summary.interrupted && !whole.summary.truncated);

@@ -144,6 +144,7 @@ pub fn verify(scenario: &Scenario, ttl: Tick, depth: usize) -> TtlCandidate {
         ExploreOptions {
             depth,
             max_schedules: DEFAULT_MAX_SCHEDULES,
+            prune: true,
         },
     );
     let failing = x

@@ -323,15 +323,131 @@ impl FaultInjector {
         }
         hit.is_some()
     }
+}
 
-    /// What is left of the plan, as text: which planned crashes fired, which failures
-    /// remain, how many random crashes happened. The random stream's position is not
-    /// included, so fingerprints are only comparable for plans without random crashes.
-    pub fn fingerprint(&self) -> String {
-        format!(
-            "{:?}{:?}{}{:?}",
-            self.fired, self.fails_left, self.random_crashes, self.timeouts_fired
-        )
+/// What is left of the plan: the faults that can still fire, in plan order (a fault is
+/// always the first one left that matches, so the order of those left is what decides),
+/// with what each has left, and the random stream's position. Faults used up or outlived
+/// are left out: they fire no more, so two runs that used up different ones have the same
+/// future.
+impl crate::sim::Fingerprint for FaultInjector {
+    fn fingerprint(&self, now: Tick, h: &mut crate::sim::StateHasher) {
+        let FaultInjector {
+            plan,
+            fired,
+            fails_left,
+            stalls_fired,
+            lose_ack_left,
+            duplicate_left,
+            publish_timeout_left,
+            timeouts_fired,
+            random_crashes,
+            pending_after,
+            rng,
+        } = self;
+        let FaultPlan {
+            crash,
+            random_crash,
+            fail,
+            stall,
+            lose_ack,
+            duplicate_delivery,
+            commit_timeout,
+            publish_timeout,
+        } = plan;
+        h.section("crash");
+        for (spec, fired) in crash.iter().zip(fired) {
+            if !fired {
+                let CrashSpec {
+                    at,
+                    event,
+                    copy,
+                    delivery,
+                } = spec;
+                h.value(&(at, event, copy, delivery));
+            }
+        }
+        h.section("random");
+        h.value(&(
+            random_crash.map(|r| (r.per_step_ppm, r.max_crashes)),
+            random_crashes,
+        ));
+        h.value(pending_after);
+        rng.fingerprint(now, h);
+        h.section("fail");
+        for (spec, left) in fail.iter().zip(fails_left) {
+            let FailSpec {
+                step,
+                event,
+                delivery,
+                times: _,
+                until_tick,
+            } = spec;
+            match until_tick {
+                // Fails on every match before `t`: what decides is how long that still is.
+                Some(t) if *t > now => {
+                    h.value(&(step, event, delivery));
+                    h.instant(*t, now);
+                }
+                Some(_) => {}
+                None if *left > 0 => h.value(&(step, event, delivery, left)),
+                None => {}
+            }
+        }
+        h.section("stall");
+        for (spec, fired) in stall.iter().zip(stalls_fired) {
+            if !fired {
+                let StallSpec {
+                    at,
+                    event,
+                    delivery,
+                    ticks,
+                } = spec;
+                h.value(&(at, event, delivery, ticks));
+            }
+        }
+        h.section("lose_ack");
+        #[cfg(test)]
+        let lose_ack_left: &[u32] = if h.omit_lose_ack_budget {
+            &[] // The deliberately broken fingerprint of `explore::tests`.
+        } else {
+            lose_ack_left
+        };
+        delivery_faults(lose_ack, lose_ack_left, h);
+        h.section("duplicate_delivery");
+        delivery_faults(duplicate_delivery, duplicate_left, h);
+        h.section("commit_timeout");
+        for (spec, fired) in commit_timeout.iter().zip(timeouts_fired) {
+            if !fired {
+                let CommitTimeoutSpec {
+                    event,
+                    delivery,
+                    applied,
+                } = spec;
+                h.value(&(event, delivery, applied));
+            }
+        }
+        h.section("publish_timeout");
+        for (spec, left) in publish_timeout.iter().zip(publish_timeout_left) {
+            let PublishFault { event, times: _ } = spec;
+            if *left > 0 {
+                h.value(&(event, left));
+            }
+        }
+    }
+}
+
+/// The delivery faults with times left, and how many.
+fn delivery_faults(faults: &[DeliveryFault], left: &[u32], h: &mut crate::sim::StateHasher) {
+    for (spec, left) in faults.iter().zip(left) {
+        let DeliveryFault {
+            event,
+            delivery,
+            times: _,
+        } = spec;
+        if *left > 0 {
+            h.value(&(event, delivery, left));
+        }
     }
 }
 

@@ -135,7 +135,7 @@ pub enum ProducerResult {
     Timeout,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Phase {
     Working,
     Down,
@@ -156,6 +156,22 @@ pub struct Producer {
     /// Whether the request in hand has had any step answered (so a crash interrupts it).
     started: bool,
     phase: Phase,
+}
+
+impl crate::sim::Fingerprint for Producer {
+    fn fingerprint(&self, _now: crate::model::Tick, h: &mut crate::sim::StateHasher) {
+        let Producer {
+            mode: _,  // Configuration: the same for every run of a scenario.
+            retry: _, // Configuration.
+            intents,
+            next,
+            step,
+            attempt,
+            started,
+            phase,
+        } = self;
+        h.value(&(intents, next, step, attempt, started, phase));
+    }
 }
 
 impl Producer {
@@ -185,6 +201,11 @@ impl Producer {
             intent: self.intents[self.next],
             attempt: self.attempt,
         })
+    }
+
+    /// The position of the request in hand among all requests (0 = the first).
+    pub fn request(&self) -> usize {
+        self.next
     }
 
     /// Whether every request has been handled.

@@ -11,7 +11,7 @@
 use crate::model::{EventIndex, Step};
 
 /// Which outbox a relay drains.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum RelayKind {
     /// The producer's `outbox`, to the broker.
     Events,
@@ -51,7 +51,7 @@ pub enum RelayResult {
     Busy,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Phase {
     Idle,
     Waiting,
@@ -63,6 +63,13 @@ enum Phase {
 pub struct Relay {
     pub kind: RelayKind,
     phase: Phase,
+}
+
+impl crate::sim::Fingerprint for Relay {
+    fn fingerprint(&self, _now: crate::model::Tick, h: &mut crate::sim::StateHasher) {
+        let Relay { kind, phase } = self;
+        h.value(&(kind, phase));
+    }
 }
 
 impl Relay {

@@ -5,16 +5,18 @@
 //! the actors to this machinery. Nothing here reads a clock, spawns a thread or iterates a
 //! hash map: a run is a pure function of its scenario and seed.
 
+pub mod fingerprint;
 pub mod queue;
 pub mod rng;
 pub mod trace;
 
+pub use fingerprint::{Digest, Fingerprint, StateHasher};
 pub use queue::EventQueue;
 pub use rng::{SimRng, Stream};
 pub use trace::{Actor, Trace, TraceEntry};
 
 /// Why the run stopped.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StopReason {
     /// Nothing left to do: every consumer waits and no timer is pending.

@@ -89,6 +89,24 @@ impl<T> EventQueue<T> {
     }
 }
 
+/// The pending occurrences in the order they will run, each with its distance from `now`.
+/// Sequence numbers are left out: every later push comes after every pending entry of its
+/// tick, so the order of the pending ones is all that decides ties.
+impl<T: std::hash::Hash> crate::sim::Fingerprint for EventQueue<T> {
+    fn fingerprint(&self, now: Tick, h: &mut crate::sim::StateHasher) {
+        let EventQueue {
+            heap: _,
+            next_seq: _,
+        } = self; // Both read through `pending`.
+        let pending = self.pending();
+        h.value(&pending.len());
+        for (at, item) in pending {
+            h.instant(at, now);
+            h.value(item);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -66,6 +66,16 @@ impl SimRng {
         self.below(1_000_000) < u64::from(ppm)
     }
 
+    /// Where this stream stands: its key, its stream number and how many words it has
+    /// given. Two generators in the same position draw the same values from now on.
+    pub fn position(&self) -> ([u8; 32], u64, u128) {
+        (
+            self.0.get_seed(),
+            self.0.get_stream(),
+            self.0.get_word_pos(),
+        )
+    }
+
     /// A version-4 UUID built from 16 random bytes, as text.
     pub fn uuid(&mut self) -> String {
         let mut bytes = [0u8; 16];
@@ -85,9 +95,31 @@ impl SimRng {
     }
 }
 
+impl crate::sim::Fingerprint for SimRng {
+    fn fingerprint(&self, _now: crate::model::Tick, h: &mut crate::sim::StateHasher) {
+        let SimRng(rng) = self;
+        h.value(&(rng.get_seed(), rng.get_stream(), rng.get_word_pos()));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_fingerprint_is_the_streams_position() {
+        use crate::sim::fingerprint::digest_of;
+        let mut a = SimRng::new(7, Stream::Broker);
+        let b = SimRng::new(7, Stream::Broker);
+        assert_eq!(digest_of(&a, 0), digest_of(&b, 5), "time plays no part");
+        a.next_u64();
+        assert_ne!(digest_of(&a, 0), digest_of(&b, 0), "one draw further");
+        assert_ne!(
+            digest_of(&SimRng::new(7, Stream::Faults), 0),
+            digest_of(&b, 0),
+            "another stream"
+        );
+    }
 
     #[test]
     fn streams_are_reproducible_and_independent() {

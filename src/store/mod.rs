@@ -24,11 +24,13 @@
 //! transaction that creates its transfer.
 
 use crate::model::{Account, Event, EventType, Tick};
+use crate::sim::StateHasher;
 use rusqlite::types::{ToSqlOutput, Value};
 use rusqlite::{params, Connection, ErrorCode, ToSql, MAIN_DB};
 use serde::Serialize;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
+use std::hash::Hasher as _;
 use std::rc::Rc;
 
 mod outbox;
@@ -461,7 +463,6 @@ const PENDING_BY_EVENT: &str = "SELECT event_id, COUNT(*) FROM pending_event GRO
 const DELETE_EXPIRED_INBOX: &str = "DELETE FROM processed_event WHERE rowid IN
      (SELECT rowid FROM processed_event WHERE processed_at < ?1 LIMIT ?2)
      RETURNING event_id";
-const INBOX_AGES: &str = "SELECT event_id, processed_at FROM processed_event ORDER BY event_id";
 const INBOX_BY_EVENT: &str = "SELECT event_id, COUNT(*) FROM processed_event GROUP BY event_id";
 const LEDGER_ROWS_OF_EVENT: &str = "SELECT COUNT(*) FROM ledger_entry WHERE event_id = ?1";
 const INBOX_ROWS_OF_EVENT: &str = "SELECT COUNT(*) FROM processed_event WHERE event_id = ?1";
@@ -1162,20 +1163,6 @@ impl Store {
         }
     }
 
-    /// Every inbox row's age at `now`, as text: with retention, two states with the same
-    /// rows but different ages have different futures.
-    pub fn inbox_ages(&self, now: Tick) -> String {
-        let mut out = String::new();
-        let mut q = self.conn().prepare_cached(INBOX_AGES).expect("ages query");
-        let mut rows = q.query([]).expect("ages query");
-        while let Some(r) = rows.next().expect("ages row") {
-            let id: String = r.get(0).expect("event_id");
-            let at: i64 = r.get(1).expect("processed_at");
-            out.push_str(&format!("{id}@{};", now as i64 - at));
-        }
-        out
-    }
-
     /// `BEGIN`, `COMMIT` or `ROLLBACK`, prepared once per connection like every statement.
     /// Returns the contention outcome if SQLite answered busy.
     fn control(&mut self, sql: &'static str) -> Option<DbOutcome> {
@@ -1199,38 +1186,77 @@ impl Store {
         counts
     }
 
-    /// What is committed, as text without timestamps: two stores with the same logical
-    /// state answer every later statement of a run the same way.
-    pub fn logical_state(&self) -> String {
-        self.rows_as_text(&[
-            "SELECT event_id, payload_fingerprint, COUNT(*) FROM processed_event
-             GROUP BY 1, 2 ORDER BY 1, 2",
-            "SELECT event_id, received_fingerprint FROM payload_alert ORDER BY 1, 2",
-            "SELECT event_id, direction, account, amount_minor, COUNT(*) FROM ledger_entry
-             GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4",
-            "SELECT account, balance_minor FROM balance_projection ORDER BY account",
-            "SELECT event_id, transfer_id, COUNT(*) FROM pending_event
-             GROUP BY 1, 2 ORDER BY 1, 2",
-        ])
+    /// Feeds every committed row of every table of this connection's database (the schema
+    /// read from `sqlite_master`, so a table or a column added later is in it without
+    /// anyone remembering to add it here), with its rowid, in rowid order (which is the
+    /// order of a scan, as in the retention job's `DELETE`).
+    ///
+    /// Instant columns (named `*_at`) are history: no statement of a run reads them, except
+    /// the retention job, which compares `processed_at` with the clock. So `processed_at`
+    /// is fed relative to `now` when `ages_matter` (with retention), and every other
+    /// instant is left out; the store's unit test `only_processed_at_is_read_by_a_later_statement`
+    /// keeps that true of the statements.
+    pub fn fingerprint_database(&self, now: Tick, ages_matter: bool, h: &mut StateHasher) {
+        let Store {
+            conn: _, // Read below, through its committed rows.
+            log: _,  // Recording of statements, for the benchmark.
+            pooled: _,
+            effect: _, // Configuration: the same for every run of a scenario.
+            out_of_order: _,
+            crash_model: _,
+            wrote_in_transaction,
+        } = self;
+        let conn = self.conn();
+        assert!(
+            conn.is_autocommit() && !wrote_in_transaction,
+            "only a database with no open transaction on this connection is fingerprinted"
+        );
+        let mut tables = conn
+            .prepare_cached("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+            .expect("the schema query");
+        let names: Vec<String> = tables
+            .query_map([], |r| r.get(0))
+            .expect("the schema query")
+            .collect::<Result<_, _>>()
+            .expect("table names");
+        for table in names {
+            h.section(&table);
+            let sql = format!("SELECT rowid, * FROM \"{table}\" ORDER BY rowid");
+            let mut q = conn.prepare_cached(&sql).expect("a table scan");
+            let columns: Vec<String> = q.column_names().iter().map(|c| c.to_string()).collect();
+            let mut rows = q.query([]).expect("a table scan");
+            while let Some(row) = rows.next().expect("a row") {
+                h.write_u8(0xfe);
+                for (i, name) in columns.iter().enumerate() {
+                    let v: Value = row.get(i).expect("a column");
+                    if name.ends_with("_at") {
+                        if name == "processed_at" && ages_matter {
+                            let Value::Integer(at) = v else {
+                                panic!("processed_at is an integer tick")
+                            };
+                            h.instant(at as Tick, now);
+                        }
+                        continue;
+                    }
+                    match v {
+                        Value::Null => h.value(&0u8),
+                        Value::Integer(x) => h.value(&(1u8, x)),
+                        Value::Real(x) => h.value(&(2u8, x.to_bits())),
+                        Value::Text(s) => h.value(&(3u8, s)),
+                        Value::Blob(b) => h.value(&(4u8, b)),
+                    }
+                }
+            }
+        }
     }
 
-    /// Every row of every query, as text: the raw material of state fingerprints.
-    fn rows_as_text(&self, queries: &[&str]) -> String {
-        let mut out = String::new();
-        for sql in queries {
-            let mut q = self.conn().prepare_cached(sql).expect("state query");
-            let columns = q.column_count();
-            let mut rows = q.query([]).expect("state query");
-            while let Some(row) = rows.next().expect("state row") {
-                for i in 0..columns {
-                    let v: rusqlite::types::Value = row.get(i).expect("state column");
-                    out.push_str(&format!("{v:?},"));
-                }
-                out.push(';');
-            }
-            out.push('|');
-        }
-        out
+    /// The digest of this connection's committed database, times relative to `now`, with
+    /// the inbox's ages (as with retention).
+    #[cfg(test)]
+    pub(crate) fn digest(&self, now: Tick) -> crate::sim::Digest {
+        let mut h = StateHasher::default();
+        self.fingerprint_database(now, true, &mut h);
+        h.digest()
     }
 
     /// Reads what is committed. It must not be called with a transaction open, because the
@@ -1892,7 +1918,12 @@ mod tests {
         assert_eq!(s.delete_expired_inbox(35, 10, 2), deleted(&[]));
         let left: Vec<String> = s.committed_state().inbox.into_keys().collect();
         assert_eq!(left, ["id-3", "id-4"]);
-        assert_eq!(s.inbox_ages(35), "id-3@5;id-4@-5;");
+        // The ages of what is left decide what goes next: part of the state.
+        let mut older = s.digest(35);
+        assert_ne!(older, s.digest(36));
+        assert_eq!(older, s.digest(35));
+        older = s.digest(36);
+        assert_ne!(older, s.digest(35));
         // A row exactly TTL old is kept; one tick older is not.
         assert_eq!(s.delete_expired_inbox(40, 10, 10), deleted(&[]));
         assert_eq!(s.delete_expired_inbox(41, 10, 10), deleted(&["id-3"]));
@@ -1960,23 +1991,83 @@ mod tests {
     }
 
     #[test]
-    fn the_logical_state_is_what_is_committed_without_the_times() {
+    fn the_database_digest_is_every_committed_row_with_ages_relative_to_now() {
         let e = event();
         let mut early = store(true);
         let mut late = store(true);
-        assert_eq!(early.logical_state(), late.logical_state());
-        assert!(
-            early.logical_state().contains("acc_00001"),
-            "balances are in it"
-        );
+        assert_eq!(early.digest(0), late.digest(0));
         early.execute(StoreOp::InsertInbox { event: &e }, 1);
-        assert_ne!(early.logical_state(), late.logical_state());
+        assert_ne!(early.digest(0), late.digest(0));
         late.execute(StoreOp::InsertInbox { event: &e }, 900);
-        assert_eq!(
-            early.logical_state(),
-            late.logical_state(),
-            "ticks are not in it"
-        );
+        assert_eq!(early.digest(5), late.digest(904), "the same ages");
+        assert_ne!(early.digest(5), late.digest(905), "other ages");
+        // Without retention the inbox's ages play no part, nor any other instant.
+        let plain = |s: &Store, now| {
+            let mut h = StateHasher::default();
+            s.fingerprint_database(now, false, &mut h);
+            h.digest()
+        };
+        assert_eq!(plain(&early, 5), plain(&late, 905));
+        // Every table is in it, whatever its name: a balance, a rejection, a row of a
+        // table no code here knows of.
+        let before = plain(&early, 5);
+        early
+            .conn()
+            .execute_batch("CREATE TABLE added_later (x INTEGER)")
+            .unwrap();
+        assert_ne!(plain(&early, 5), before, "a new table");
+        let empty = plain(&early, 5);
+        early
+            .conn()
+            .execute_batch("INSERT INTO added_later VALUES (1)")
+            .unwrap();
+        assert_ne!(plain(&early, 5), empty, "a row of it");
+        let one = plain(&early, 5);
+        early
+            .conn()
+            .execute_batch(
+                "UPDATE balance_projection SET balance_minor = balance_minor + 1 WHERE rowid = 1",
+            )
+            .unwrap();
+        assert_ne!(plain(&early, 5), one, "a balance");
+    }
+
+    /// Instants are left out of the database digest because no statement of a run reads
+    /// them, except the retention job's `processed_at`: keep it so. Every statement the
+    /// store runs is in this file as a constant; an `_at` column may appear only where it
+    /// is written (an `INSERT`'s column list), in the retention job's statements, or in
+    /// the checker's read of payload alerts.
+    #[test]
+    fn only_processed_at_is_read_by_a_later_statement() {
+        let source = [include_str!("mod.rs"), include_str!("outbox.rs")].concat();
+        let statements = source
+            .split("const ")
+            .skip(1)
+            .filter_map(|c| c.split_once(": &str = "))
+            .map(|(name, rest)| (name, rest.split("\";").next().unwrap_or("")));
+        let mut checked = 0;
+        for (name, sql) in statements {
+            checked += 1;
+            let reads_an_instant = sql
+                .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .any(|w| w.ends_with("_at") && w != "processed_at");
+            let writes = sql
+                .trim_start_matches('"')
+                .trim_start()
+                .starts_with("INSERT")
+                || sql.contains("CREATE TABLE");
+            assert!(
+                !reads_an_instant || writes || name == "PAYLOAD_ALERTS",
+                "{name} reads an instant column: feed it to the digest (fingerprint_database)"
+            );
+            if sql.contains("processed_at") && !writes {
+                assert!(
+                    name == "DELETE_EXPIRED_INBOX",
+                    "{name} reads processed_at outside the retention job"
+                );
+            }
+        }
+        assert!(checked > 10, "the statements were found");
     }
 
     #[test]
@@ -2022,7 +2113,7 @@ mod tests {
         // A thread of its own: the pool is per thread.
         std::thread::spawn(|| {
             IDLE.with(|i| i.borrow_mut().clear());
-            let fresh = store(true).logical_state();
+            let fresh = store(true).digest(0);
             let rows = |s: &Store| -> Vec<(String, i64)> {
                 let tables: Vec<String> = s
                     .conn()
@@ -2069,7 +2160,7 @@ mod tests {
                 "the same connection, emptied by statements (which keeps its prepared \
                  statements), not given a new copy of the template"
             );
-            assert_eq!(again.logical_state(), fresh);
+            assert_eq!(again.digest(0), fresh);
             assert_eq!(
                 rows(&again),
                 template_rows,

@@ -55,6 +55,26 @@ impl World<'_> {
         self.snapshot();
     }
 
+    /// The copy number that names the producer's next crash point for `intent`: its
+    /// publications so far, as a republished copy is named, but never a number an earlier
+    /// request of the same intent already used. (A request that died without publishing
+    /// left the count where it was; the next request's points would otherwise have the
+    /// same names as its, and a crash planned at one would fire at the other.)
+    fn producer_copy(&mut self, intent: EventIndex) -> u32 {
+        let request = self
+            .producer
+            .as_ref()
+            .map_or(0, crate::producer::Producer::request);
+        let names = &mut self.producer_names;
+        if names.request != Some(request) {
+            names.request = Some(request);
+            names.floor[intent] = names.used[intent].map_or(0, |u| u + 1);
+        }
+        let copy = self.intent_publications[intent].max(names.floor[intent]);
+        names.used[intent] = Some(names.used[intent].map_or(copy, |u| u.max(copy)));
+        copy
+    }
+
     /// One producer step, with its crash points.
     pub(super) fn producer_turn(&mut self, now: Tick) {
         let Some(command) = self.producer.as_ref().and_then(|p| p.poll_command()) else {
@@ -70,7 +90,7 @@ impl World<'_> {
         };
         let step = command.step;
         let before = BoundaryPoint {
-            copy: self.intent_publications[intent],
+            copy: self.producer_copy(intent),
             ..point(Boundary::before(step))
         };
         if !std::mem::take(&mut self.producer_past_before)
@@ -367,10 +387,7 @@ impl World<'_> {
                 Side::Relay(r) => Occurrence::RelayRestart(r),
             },
         );
-        if self.options.fingerprints {
-            let state = self.fingerprint(now);
-            self.crash_states.push(state);
-        }
+        self.record_crash_state(now);
         true
     }
 }

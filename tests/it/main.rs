@@ -16,3 +16,4 @@ mod properties;
 mod retention_order;
 mod shrink;
 mod support;
+mod tidy;
