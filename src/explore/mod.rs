@@ -10,11 +10,11 @@
 //! Schedules are explored level by level; the runs of a level run in parallel and are
 //! collected in schedule order, so the output does not depend on the number of threads.
 //! Two schedules whose whole simulation state is identical right after their last crash
-//! (committed rows, broker, pending timers, consumer, remaining faults, with times relative
-//! to the crash) have the same future, shifted in time; the later one is reported as
-//! equivalent and its extensions are not run (with one consumer only: with several, open
-//! transactions and snapshots of the others are not in the fingerprint, so nothing is
-//! pruned). Every reported run was really run.
+//! (the digest of every component, `sim::fingerprint`, with times relative to the crash)
+//! have the same future, shifted in time; the later one is reported as equivalent and its
+//! extensions are not run, unless the limits could tell the two futures apart, which
+//! `explore::prune` checks after the fact. `prune: false` (`--no-prune`) runs every schedule.
+//! Every reported run was really run.
 //!
 //! The scenario's own planned and random crashes are replaced; its step failures and
 //! republishes are kept.
@@ -265,7 +265,7 @@ fn explore_until(
 }
 
 /// One exploration, pruning every equivalent schedule except those in `unprunable`.
-fn explore_pass(
+pub(crate) fn explore_pass(
     scenario: &Scenario,
     options: ExploreOptions,
     stop: &(dyn Fn() -> bool + Sync),
