@@ -13,6 +13,7 @@ mod input_errors;
 mod input_fuzz;
 mod library;
 mod properties;
+mod prune;
 mod retention_order;
 mod shrink;
 mod support;
