@@ -11,6 +11,13 @@ use proptest::strategy::ValueTree;
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
 
+const PRODUCER_MODES: [&str; 4] = [
+    "direct",
+    "commit_then_publish",
+    "publish_then_commit",
+    "outbox",
+];
+
 const PROTOCOLS: [&str; 7] = [
     "ack-first",
     "no-dedup",
@@ -50,10 +57,14 @@ fn faults(events: u64, queue: bool) -> impl Strategy<Value = Value> {
         .prop_map(|(at, event, ticks)| json!({"at": at, "event": event, "ticks": ticks}));
     let delivery_fault = move || {
         (event(), delivery(), 1u32..=2)
-            .prop_map(|(event, delivery, times)| json!({"event": event, "delivery": delivery, "times": times}))
+            .prop_map(|(event, delivery, times)| {
+                json!({"event": event, "delivery": delivery, "times": times})
+            })
     };
     let commit_timeout = (event(), delivery(), any::<bool>())
-        .prop_map(|(event, delivery, applied)| json!({"event": event, "delivery": delivery, "applied": applied}));
+        .prop_map(|(event, delivery, applied)| {
+            json!({"event": event, "delivery": delivery, "applied": applied})
+        });
     let publish_timeout =
         (event(), 1u32..=2).prop_map(|(event, times)| json!({"event": event, "times": times}));
     (
@@ -163,14 +174,15 @@ fn scenario() -> impl Strategy<Value = (Value, usize)> {
     // Three events at depth 2 is thousands of runs with several connections: at depth 2,
     // one or two events.
     let size = prop_oneof![(1u64..=3, Just(1usize)), (1u64..=2, Just(2usize)),];
-    (size, 1u64..=2, protocol()).prop_flat_map(|((events, depth), consumers, (protocol, outputs))| {
-        broker(outputs).prop_flat_map(move |broker| {
-        let queue = broker.get("kind").is_none();
-        let protocol = protocol.clone();
-        (
+    (size, 1u64..=2, protocol()).prop_flat_map(
+        |((events, depth), consumers, (protocol, outputs))| {
+            broker(outputs).prop_flat_map(move |broker| {
+                let queue = broker.get("kind").is_none();
+                let protocol = protocol.clone();
+                (
             Just(broker),
             faults(events, queue),
-            prop::sample::select(vec!["direct", "commit_then_publish", "publish_then_commit", "outbox"]),
+            prop::sample::select(PRODUCER_MODES.to_vec()),
             any::<bool>(),
             prop::option::of(0..events),
             0u64..1000,
@@ -187,7 +199,7 @@ fn scenario() -> impl Strategy<Value = (Value, usize)> {
                     "seed": seed,
                     "protocol": protocol.clone(),
                     "consumers": consumers,
-                    "workload": {"events": events, "republish": republish.into_iter().collect::<Vec<_>>()},
+                    "workload": {"events": events, "republish": Vec::from_iter(republish)},
                     "broker": broker,
                     "producer": producer,
                     "faults": faults,
@@ -197,8 +209,9 @@ fn scenario() -> impl Strategy<Value = (Value, usize)> {
                 merge(&mut s, extras);
                 (s, depth)
             })
-        })
-    })
+            })
+        },
+    )
 }
 
 /// Removes the `null`s a generated object carries for absent options.
