@@ -84,17 +84,6 @@ impl StateHasher {
         self.write_i128(i128::from(at) - i128::from(now));
     }
 
-    /// An optional instant, relative to `now`.
-    pub fn instant_opt(&mut self, at: Option<Tick>, now: Tick) {
-        match at {
-            None => self.write_u8(0),
-            Some(at) => {
-                self.write_u8(1);
-                self.instant(at, now);
-            }
-        }
-    }
-
     /// The 128-bit digest of everything fed so far.
     pub fn digest(&self) -> Digest {
         (u128::from(self.high.finish()) << 64) | u128::from(self.low.finish())
@@ -102,6 +91,7 @@ impl StateHasher {
 }
 
 /// The digest of one component alone (tests compare components this way).
+#[cfg(test)]
 pub fn digest_of<T: Fingerprint + ?Sized>(value: &T, now: Tick) -> Digest {
     let mut h = StateHasher::default();
     value.fingerprint(now, &mut h);

@@ -66,16 +66,6 @@ impl SimRng {
         self.below(1_000_000) < u64::from(ppm)
     }
 
-    /// Where this stream stands: its key, its stream number and how many words it has
-    /// given. Two generators in the same position draw the same values from now on.
-    pub fn position(&self) -> ([u8; 32], u64, u128) {
-        (
-            self.0.get_seed(),
-            self.0.get_stream(),
-            self.0.get_word_pos(),
-        )
-    }
-
     /// A version-4 UUID built from 16 random bytes, as text.
     pub fn uuid(&mut self) -> String {
         let mut bytes = [0u8; 16];
@@ -98,6 +88,8 @@ impl SimRng {
 impl crate::sim::Fingerprint for SimRng {
     fn fingerprint(&self, _now: crate::model::Tick, h: &mut crate::sim::StateHasher) {
         let SimRng(rng) = self;
+        // Its key, stream number and how many words it has given: two generators in the
+        // same position draw the same values from now on.
         h.value(&(rng.get_seed(), rng.get_stream(), rng.get_word_pos()));
     }
 }

@@ -1347,12 +1347,12 @@ impl<'s> World<'s> {
             outputs,
             _dir: _,
         } = self;
-        let connections = stores
+        let mut connections = stores
             .iter()
             .chain(cleanup_store)
             .chain(producer_store)
             .chain(relay_stores);
-        if connections.clone().any(|s| s.in_transaction()) {
+        if connections.any(|s| s.in_transaction()) {
             return None;
         }
         let mut h = StateHasher::default();
