@@ -528,3 +528,18 @@ fn a_pruning_the_limits_do_not_allow_is_taken_back() {
         "no limit where the unchecked pruning was wrong ({taken_back} taken back)"
     );
 }
+
+/// Found by the property: a producer request that died before publishing gave the next
+/// request of the same intent crash points of the same names, a crash planned at one fired
+/// at the other, and the exploration's rerun assertion panicked.
+#[test]
+fn a_producer_request_that_died_unpublished_does_not_lend_its_names_to_the_next() {
+    let text = json!({"name": "r", "seed": 0, "protocol": "no-dedup",
+        "broker": {"kind": "log", "partitions": 1, "commit_every": 1, "auto_commit": false},
+        "producer": {"mode": "commit_then_publish"},
+        "workload": {"events": 1, "republish": [0]},
+        "limits": {"max_steps": 400, "max_ticks": 400}})
+    .to_string();
+    let s = Scenario::from_json(&text, "test").unwrap();
+    assert_eq!(disagreement(&s, 2), None);
+}
