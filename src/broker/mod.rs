@@ -550,10 +550,9 @@ impl QueueBroker {
     pub fn handle_timer(&mut self, now: Tick, message: MessageId, kind: TimerKind) -> bool {
         let m = &mut self.messages[message];
         let due = match (kind, m.state) {
-            (TimerKind::Redeliver, MessageState::Redelivering { at }) => {
-                assert_eq!(at, now, "a redelivery timer fires when it was set for");
-                true
-            }
+            // A message can leave its wait before the timer fires (a stale ack accepted
+            // meanwhile) and wait again later: only the timer of its current wait is due.
+            (TimerKind::Redeliver, MessageState::Redelivering { at }) => at == now,
             (TimerKind::LeaseExpiry { attempt }, MessageState::InFlight { attempt: a, .. }) => {
                 attempt == a
             }
@@ -822,6 +821,37 @@ mod tests {
             !b.handle_timer(11, 0, TimerKind::LeaseExpiry { attempt: 2 }),
             "a lease ending after the ack changes nothing"
         );
+    }
+
+    #[test]
+    fn the_timer_of_a_wait_cut_short_by_a_stale_ack_is_not_due_in_a_later_wait() {
+        // Found by the pruning property (seed 13, 512 cases, release): acked (stale,
+        // accepted) while waiting out its redelivery delay, replayed, released again: the
+        // first wait's timer fires during the second wait, which panicked.
+        let mut b = QueueBroker::new(
+            BrokerConfig {
+                stale_ack: StaleAck::Accept,
+                late_redelivery_ticks: Some(1),
+                redelivery_delay_ticks: 10,
+                ..BrokerConfig::default()
+            },
+            0,
+        );
+        b.handle_publish(0, 0, 0);
+        let first = b.handle_receive(0, 0).unwrap();
+        b.handle_nack(1, &first);
+        assert_eq!(b.messages()[0].state, MessageState::Redelivering { at: 11 });
+        assert_eq!(b.handle_ack(2, &first), AckOutcome::StaleAccepted);
+        assert!(b.handle_timer(3, 0, TimerKind::LateRedelivery));
+        let second = b.handle_receive(3, 0).unwrap();
+        b.handle_nack(4, &second);
+        assert_eq!(b.messages()[0].state, MessageState::Redelivering { at: 14 });
+        assert!(
+            !b.handle_timer(11, 0, TimerKind::Redeliver),
+            "the first wait's timer"
+        );
+        assert!(b.handle_timer(14, 0, TimerKind::Redeliver));
+        assert_eq!(b.messages()[0].state, MessageState::Ready);
     }
 
     #[test]

@@ -251,9 +251,12 @@ fn explore_until(
         "depth is validated by the caller"
     );
     // Each pass takes back the prunings the limits did not allow; every pass runs at least
-    // one more schedule for real than the one before, so this ends.
+    // one more schedule for real than the one before. Near a limit, each pass can uncover
+    // new prunings that fail in turn, so after a few passes the exploration runs every
+    // schedule instead: no pruning at all needs no proof, and it is bounded like any
+    // exploration by `max_schedules`.
     let mut unprunable = std::collections::BTreeSet::new();
-    loop {
+    for _ in 0..MAX_PRUNING_PASSES {
         let x = explore_pass(scenario, options, stop, &unprunable);
         let taken_back = prune::unproven(&x.runs, options.depth, &scenario.limits);
         if taken_back.is_empty() {
@@ -266,7 +269,15 @@ fn explore_until(
             "a pruning taken back is not pruned again"
         );
     }
+    let every = ExploreOptions {
+        prune: false,
+        ..options
+    };
+    explore_pass(scenario, every, stop, &unprunable)
 }
+
+/// How many pruned passes an exploration makes before it runs every schedule.
+const MAX_PRUNING_PASSES: usize = 3;
 
 /// One exploration, pruning every equivalent schedule except those in `unprunable`.
 pub(crate) fn explore_pass(

@@ -338,6 +338,9 @@ proptest! {
     #![proptest_config(ProptestConfig {
         cases: cases(),
         max_global_rejects: 100_000,
+        // The same cases on every run, as the other properties here: a CI run's time and
+        // outcome do not depend on a random draw (DS_PRUNE_SEED picks other cases).
+        rng_seed: proptest::test_runner::RngSeed::Fixed(knob("DS_PRUNE_SEED", 13)),
         failure_persistence: Some(Box::new(
             proptest::test_runner::FileFailurePersistence::SourceParallel("proptest-regressions"),
         )),
