@@ -212,8 +212,9 @@ fn other_faults(plan: &crate::fault::FaultPlan) -> Vec<String> {
 }
 
 /// Whether `r` keeps `claimed` at `boundary` (a boundary the run does not have counts as
-/// kept: there is nothing there to break). Liveness counts too: an event never acked, or a
-/// run stopped by a limit, breaks any claim of exactly-once, which promises "finally once".
+/// kept: there is nothing there to break). Liveness counts too: a run that cannot finish
+/// breaks any claim, and an event never acked breaks exactly-once, which promises "finally
+/// once".
 fn keeps(r: &RunResult, boundary: Scope, claimed: Guarantee) -> bool {
     let v = &r.verdict;
     let Some(b) = v.boundaries.iter().find(|b| b.boundary == boundary) else {
@@ -221,12 +222,13 @@ fn keeps(r: &RunResult, boundary: Scope, claimed: Guarantee) -> bool {
     };
     let at_least_as_strong = match claimed {
         Guarantee::ExactlyOnce => b.guarantee == Guarantee::ExactlyOnce,
-        Guarantee::AtLeastOnce => b.lost == 0,
+        Guarantee::AtLeastOnce => b.lost + b.stuck + b.wrong_effect == 0,
         Guarantee::AtMostOnce => b.duplicated + b.ghost == 0,
         Guarantee::None => true,
     };
-    let live = claimed != Guarantee::ExactlyOnce
-        || (v.all_acked && r.stop == crate::sim::StopReason::Quiescent);
+    // A run that cannot finish fails whatever is claimed (the one definition, in
+    // `check::failure`); exactly-once also promises every event acked.
+    let live = !r.failure().fails_liveness() && (claimed != Guarantee::ExactlyOnce || v.all_acked);
     at_least_as_strong && live
 }
 

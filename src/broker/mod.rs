@@ -202,7 +202,8 @@ pub enum AckOutcome {
     Accepted,
     /// The message was acked before; nothing changes.
     AlreadyAcked,
-    /// The ack names an attempt that is no longer the one in flight; it was ignored.
+    /// The ack names an attempt after which the message was delivered again (or released
+    /// to the dead-letter queue, or for redelivery); it was ignored.
     Stale,
     /// The ack names an earlier attempt, and the broker (`stale_ack: accept`) took it.
     StaleAccepted,
@@ -494,6 +495,14 @@ impl QueueBroker {
                 AckOutcome::Accepted
             }
             MessageState::DeadLettered { .. } => AckOutcome::Stale,
+            // Its lease ended (or the broker duplicated it) but nobody has received it
+            // since: the delivery being acked is still the latest, so the ack is good, as
+            // an SQS receipt handle stays valid until the message is received again.
+            MessageState::Ready if m.deliveries == delivery.attempt => {
+                self.ready.retain(|&r| r != delivery.message);
+                m.state = MessageState::Acked { at: now };
+                AckOutcome::Accepted
+            }
             _ if self.config.stale_ack == StaleAck::Accept => {
                 if m.state == MessageState::Ready {
                     self.ready.retain(|&r| r != delivery.message);
@@ -821,6 +830,28 @@ mod tests {
             !b.handle_timer(11, 0, TimerKind::LeaseExpiry { attempt: 2 }),
             "a lease ending after the ack changes nothing"
         );
+    }
+
+    #[test]
+    fn an_ack_after_the_lease_ended_is_good_until_the_message_is_received_again() {
+        let mut b = QueueBroker::new(
+            BrokerConfig {
+                lease_ticks: Some(2),
+                ..BrokerConfig::default()
+            },
+            0,
+        );
+        b.handle_publish(0, 0, 0);
+        let first = b.handle_receive(1, 0).unwrap();
+        assert!(b.handle_timer(3, 0, TimerKind::LeaseExpiry { attempt: 1 }));
+        assert_eq!(b.messages()[0].state, MessageState::Ready);
+        assert_eq!(
+            b.handle_ack(4, &first),
+            AckOutcome::Accepted,
+            "nobody received it since: the first delivery is still the latest"
+        );
+        assert_eq!(b.handle_receive(5, 1), None, "taken out of the ready queue");
+        assert_eq!(b.messages()[0].state, MessageState::Acked { at: 4 });
     }
 
     #[test]

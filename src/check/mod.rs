@@ -19,21 +19,42 @@ use crate::model::{
     Account, BoundaryPoint, Event, EventIndex, EventType, ExternalEffect, Guarantee, Protocol,
     Scope, Step, Tick,
 };
-use crate::scenario::{Expect, Limits};
+use crate::scenario::Expect;
 use crate::sim::StopReason;
 use crate::store::{CommittedState, PayloadAlertRow};
 use serde::Serialize;
+
+pub mod failure;
+pub use failure::{liveness_failure, FailureKind, FailureSignature};
 
 /// What happened to one event's business effect.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
+    /// One committed effect, with the event's own payload, and nothing left to redo it.
     Once,
+    /// No effect, and nothing in the system will ever redo it: acked, or its offset
+    /// committed past it.
     Lost,
     Duplicated,
-    /// No effect, and the broker gave up on it: parked in the dead-letter queue for a
-    /// person, which is not a silent loss.
+    /// No effect, and the broker gave up on it: parked in the dead-letter queue. Lost, as
+    /// far as the guarantee goes (the scenario replays nothing); a person can recover it by
+    /// replaying the dead-letter queue, which a silent loss does not allow.
     DeadLettered,
+    /// Not resolved: the broker still holds it (unacked, or not yet delivered behind an
+    /// offset nobody committed) and the run could not finish it, because a limit stopped
+    /// the healing phase or nothing was left to run. A liveness failure: neither lost nor
+    /// once, and no claim of more than at-most-once holds for it.
+    Stuck,
+    /// One effect, but with another payload than the event's: a copy with the same
+    /// `event_id` and an altered payload was applied instead of the original, which the
+    /// inbox then refused. The event's own effect never happened. (Also any effect of an
+    /// event the scenario declares invalid.)
+    WrongEffect,
+    /// The scenario declares its payload invalid (`workload.invalid`), and it correctly
+    /// ended with no effect, refused and no longer held (dead-lettered for a person, or
+    /// acked). Not a valid event, so not part of the guarantee.
+    Invalid,
     /// No effect: the projection rejected it (a completion that arrived before its
     /// transfer's creation), and recorded the rejection.
     Rejected,
@@ -56,6 +77,9 @@ impl Outcome {
             Outcome::Lost => "lost",
             Outcome::Duplicated => "duplicated",
             Outcome::DeadLettered => "dead-lettered",
+            Outcome::Stuck => "stuck",
+            Outcome::WrongEffect => "wrong effect",
+            Outcome::Invalid => "invalid",
             Outcome::Rejected => "rejected",
             Outcome::Unpublished => "unpublished",
             Outcome::SameIntent => "same intent",
@@ -82,6 +106,8 @@ pub struct EventReport {
     /// Deliveries the consumer recognised as already processed and discarded (a copy with
     /// another payload is not one of them: see `payload_alerts`).
     pub duplicates_discarded: u32,
+    /// The amount of its own payload.
+    pub amount_minor: i64,
     /// The amount of each committed credit of it, in commit order: more than one amount
     /// means a copy with another payload was applied.
     pub amounts_minor: Vec<i64>,
@@ -114,6 +140,9 @@ pub struct EventReport {
 pub struct PayloadAlert {
     pub stored_payload: String,
     pub received_payload: String,
+    /// The refused payload is the event's own: an altered copy was applied before it (see
+    /// [`Outcome::WrongEffect`]).
+    pub refused_genuine: bool,
     /// Virtual time of the alert.
     pub detected_at: u64,
 }
@@ -122,12 +151,20 @@ pub struct PayloadAlert {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Verdict {
     pub events: Vec<EventReport>,
+    /// Events with no effect that nothing will redo, the dead-lettered ones included.
     pub lost: u64,
     pub duplicated: u64,
     pub exactly_once: u64,
-    /// Events with no effect that the broker dead-lettered: not lost silently, but not
-    /// processed either; `all_acked` is false for them.
+    /// Of the lost events, those the broker dead-lettered: not lost silently (replaying
+    /// the dead-letter queue would recover them), but not processed either.
     pub dead_lettered: u64,
+    /// Events the run could not resolve (see [`Outcome::Stuck`]): a liveness failure.
+    pub stuck: u64,
+    /// Events applied with an altered copy's payload instead of their own.
+    pub wrong_effects: u64,
+    /// Events declared invalid that correctly ended with no effect: shown apart, not part
+    /// of the guarantee.
+    pub invalid: u64,
     /// Events the projection rejected as out of order.
     pub rejected: u64,
     /// Committed payload alerts (same `event_id`, another payload), over all events.
@@ -166,25 +203,37 @@ pub struct ScopeVerdict {
     pub duplicated: u64,
     /// Effects with nothing behind them (see [`crate::scenario::ScopeExpect::ghost`]).
     pub ghost: u64,
+    /// Units not resolved when the run ended: a liveness failure.
+    pub stuck: u64,
+    /// Units applied with another payload than their own.
+    pub wrong_effect: u64,
 }
 
 impl ScopeVerdict {
     fn new(boundary: Scope, counts: &[ScopeOutcome]) -> ScopeVerdict {
         let n = |o: ScopeOutcome| counts.iter().filter(|&&c| c == o).count() as u64;
-        let (lost, duplicated, ghost) = (
+        let (lost, duplicated, ghost, stuck, wrong_effect) = (
             n(ScopeOutcome::Lost),
             n(ScopeOutcome::Duplicated),
             n(ScopeOutcome::Ghost),
+            n(ScopeOutcome::Stuck),
+            n(ScopeOutcome::WrongEffect),
         );
         ScopeVerdict {
             boundary,
             // An effect with no cause is an effect too many: it breaks "never more than
-            // once" exactly as a duplicate does.
-            guarantee: Guarantee::from_anomalies(lost > 0, duplicated + ghost > 0),
+            // once" exactly as a duplicate does. A unit stuck, or whose own effect never
+            // happened, breaks "finally once" as a loss does.
+            guarantee: Guarantee::from_anomalies(
+                lost + stuck + wrong_effect > 0,
+                duplicated + ghost > 0,
+            ),
             once: n(ScopeOutcome::Once),
             lost,
             duplicated,
             ghost,
+            stuck,
+            wrong_effect,
         }
     }
 
@@ -195,6 +244,8 @@ impl ScopeVerdict {
             (self.lost, "lost"),
             (self.duplicated, "duplicated"),
             (self.ghost, "ghost"),
+            (self.stuck, "stuck"),
+            (self.wrong_effect, "wrong effect"),
         ] {
             if n > 0 {
                 parts.push(format!("{n} {what}"));
@@ -218,6 +269,10 @@ pub enum ScopeOutcome {
     Duplicated,
     /// An effect that should not exist at all.
     Ghost,
+    /// Not resolved when the run ended (see [`Outcome::Stuck`]).
+    Stuck,
+    /// One effect, with another payload than the unit's own.
+    WrongEffect,
     /// Nothing expected and nothing happened (e.g. a request that never committed).
     NotApplicable,
 }
@@ -293,6 +348,8 @@ pub struct Observed<'a> {
     /// Per event: when the retention job first deleted its inbox row (empty: no retention).
     pub inbox_expired_at: &'a [Option<Tick>],
     pub stop: StopReason,
+    /// Per event: its payload is invalid (`workload.invalid`); empty: none is.
+    pub invalid: &'a [bool],
 }
 
 pub fn check(o: &Observed<'_>) -> Verdict {
@@ -365,6 +422,27 @@ pub fn check(o: &Observed<'_>) -> Verdict {
         } else {
             outcome
         };
+        // Still the broker's to deliver: neither acked (or committed past) nor parked.
+        let held = messages.iter().any(|m| {
+            !matches!(
+                m.state,
+                MessageState::Acked { .. } | MessageState::DeadLettered { .. }
+            )
+        });
+        let outcome = match outcome {
+            Outcome::Lost | Outcome::DeadLettered if held => Outcome::Stuck,
+            // One effect, but a limit stopped the run while the broker still held it: it
+            // may yet be delivered and applied again.
+            Outcome::Once if held && o.stop != StopReason::Quiescent => Outcome::Stuck,
+            Outcome::Once if wrong_amount(e, o.committed) => Outcome::WrongEffect,
+            other => other,
+        };
+        let outcome = match outcome {
+            _ if !o.invalid.get(e.index).copied().unwrap_or(false) => outcome,
+            Outcome::Stuck | Outcome::Unpublished => outcome,
+            _ if effects > 0 => Outcome::WrongEffect,
+            _ => Outcome::Invalid,
+        };
         let acked = messages
             .iter()
             .all(|m| matches!(m.state, MessageState::Acked { .. }));
@@ -376,6 +454,7 @@ pub fn check(o: &Observed<'_>) -> Verdict {
             .map(|a: &PayloadAlertRow| PayloadAlert {
                 stored_payload: a.stored_payload.clone(),
                 received_payload: a.received_payload.clone(),
+                refused_genuine: a.received_payload == e.payload(),
                 detected_at: a.detected_at,
             })
             .collect();
@@ -395,6 +474,7 @@ pub fn check(o: &Observed<'_>) -> Verdict {
                 .count() as u32,
             deliveries: messages.iter().map(|m| m.deliveries).sum(),
             duplicates_discarded: o.duplicates_discarded[e.index],
+            amount_minor: e.amount_minor,
             amounts_minor: o
                 .committed
                 .credit_amounts
@@ -421,14 +501,18 @@ pub fn check(o: &Observed<'_>) -> Verdict {
     let intents = intent_reports(o, &reports);
     let boundaries = scopes(o, &reports, &intents);
     let count = |o: Outcome| reports.iter().filter(|r| r.outcome == o).count() as u64;
-    let (lost, duplicated, exactly_once, dead_lettered, rejected, pending) = (
-        count(Outcome::Lost),
+    let (duplicated, exactly_once, dead_lettered, rejected, pending, stuck, wrong_effects) = (
         count(Outcome::Duplicated),
         count(Outcome::Once),
         count(Outcome::DeadLettered),
         count(Outcome::Rejected),
         count(Outcome::Pending),
+        count(Outcome::Stuck),
+        count(Outcome::WrongEffect),
     );
+    let invalid = count(Outcome::Invalid);
+    // A dead-lettered event is lost: nothing in the run redoes it.
+    let lost = count(Outcome::Lost) + dead_lettered;
     let balance_total_minor = o.committed.balances.values().sum();
     let opening_total_minor = o.accounts.iter().map(|a| a.initial_balance_minor).sum();
     let drifted_accounts: Vec<String> = o
@@ -442,7 +526,9 @@ pub fn check(o: &Observed<'_>) -> Verdict {
         .collect();
     Verdict {
         payload_alerts: o.committed.payload_alerts.len() as u64,
-        guarantee: Guarantee::from_anomalies(lost > 0, duplicated > 0),
+        // "Finally once" needs progress: an event stuck, or whose own effect never
+        // happened, is not once, whatever else was avoided.
+        guarantee: Guarantee::from_anomalies(lost + stuck + wrong_effects > 0, duplicated > 0),
         all_acked: reports.iter().all(|r| r.acked),
         conserved: balance_total_minor == opening_total_minor
             && drifted_accounts.is_empty()
@@ -456,11 +542,24 @@ pub fn check(o: &Observed<'_>) -> Verdict {
         duplicated,
         exactly_once,
         dead_lettered,
+        stuck,
+        wrong_effects,
+        invalid,
         rejected,
         pending,
         balance_total_minor,
         opening_total_minor,
     }
+}
+
+/// Whether `e`'s one committed credit carries another amount than `e` itself: an altered
+/// copy (the only payload field an alteration changes is the amount) was applied.
+fn wrong_amount(e: &Event, committed: &CommittedState) -> bool {
+    e.event_type == EventType::TransferCreated
+        && committed
+            .credit_amounts
+            .get(&e.event_id)
+            .is_some_and(|a| a.iter().any(|&x| x != e.amount_minor))
 }
 
 /// Per intent: was it committed by the producer, and how many times did its money move?
@@ -488,24 +587,42 @@ fn intent_reports(o: &Observed<'_>, reports: &[EventReport]) -> Vec<IntentReport
                 .scopes
                 .committed_intents
                 .is_none_or(|c| c.contains(&e.transfer_id));
+            let events: Vec<&EventReport> = reports
+                .iter()
+                .filter(|r| {
+                    r.transfer_id == e.transfer_id
+                        && o.events[r.event].event_type == EventType::TransferCreated
+                        && r.outcome != Outcome::Unpublished
+                })
+                .collect();
+            // An invalid transfer is owed no effect: one would be a ghost.
+            let owed = committed && !o.invalid.get(e.index).copied().unwrap_or(false);
+            let outcome = match ScopeOutcome::of(owed, effects) {
+                // Not moved yet, but an event of it is still the broker's: not lost.
+                ScopeOutcome::Lost if events.iter().any(|r| r.outcome == Outcome::Stuck) => {
+                    ScopeOutcome::Stuck
+                }
+                other => other,
+            };
             IntentReport {
                 transfer_id: e.transfer_id.clone(),
                 event: e.index,
                 committed,
-                events: reports
-                    .iter()
-                    .filter(|r| {
-                        r.transfer_id == e.transfer_id
-                            && o.events[r.event].event_type == EventType::TransferCreated
-                            && r.outcome != Outcome::Unpublished
-                    })
-                    .map(|r| r.event)
-                    .collect(),
+                events: events.iter().map(|r| r.event).collect(),
                 effects,
-                outcome: ScopeOutcome::of(committed, effects),
+                outcome,
             }
         })
         .collect()
+}
+
+/// Whether `r`'s business effect committed, whole: a debit and a credit, or a completion.
+fn applied(o: &Observed<'_>, r: &EventReport) -> bool {
+    if o.events[r.event].event_type == EventType::TransferCompleted {
+        r.effects > 0
+    } else {
+        r.debits.min(r.credits) > 0
+    }
 }
 
 /// The per-boundary verdicts, the ledger per event first.
@@ -520,11 +637,13 @@ fn scopes(
             .filter_map(|r| match r.outcome {
                 Outcome::Once => Some(ScopeOutcome::Once),
                 Outcome::Duplicated => Some(ScopeOutcome::Duplicated),
-                Outcome::Lost => Some(ScopeOutcome::Lost),
-                // Parked, rejected or still pending events and never-published ones are
-                // reported on their own, not as this boundary's losses.
-                Outcome::DeadLettered
-                | Outcome::Rejected
+                Outcome::Lost | Outcome::DeadLettered => Some(ScopeOutcome::Lost),
+                Outcome::Stuck => Some(ScopeOutcome::Stuck),
+                Outcome::WrongEffect => Some(ScopeOutcome::WrongEffect),
+                // Rejected or still pending events and never-published ones are reported
+                // on their own, not as this boundary's losses.
+                Outcome::Rejected
+                | Outcome::Invalid
                 | Outcome::Pending
                 | Outcome::Unpublished
                 | Outcome::SameIntent => None,
@@ -546,8 +665,7 @@ fn scopes(
                     } else {
                         r.external_effects
                     };
-                    let committed = matches!(r.outcome, Outcome::Once | Outcome::Duplicated);
-                    ScopeOutcome::of(committed, sent)
+                    ScopeOutcome::of(applied(o, r), sent)
                 })
                 .collect();
             out.push(ScopeVerdict::new(Scope::Email, &outcomes));
@@ -556,7 +674,10 @@ fn scopes(
             let outcomes: Vec<ScopeOutcome> = reports
                 .iter()
                 .filter(|r| r.outcome != Outcome::Unpublished)
-                .map(|r| ScopeOutcome::of(true, outputs[r.event]))
+                // An output is owed for an applied event only: one for an event whose
+                // effect never committed (a broker transaction that committed while the
+                // database's did not) is a ghost.
+                .map(|r| ScopeOutcome::of(applied(o, r), outputs[r.event]))
                 .collect();
             out.push(ScopeVerdict::new(Scope::OutputTopic, &outcomes));
         }
@@ -619,44 +740,6 @@ pub fn pinned_expect(v: &Verdict, altered_republishes: usize) -> Expect {
             .collect(),
         ..Expect::default()
     }
-}
-
-/// The liveness outcome of a run that a limit stopped: which limit, and the events it left
-/// unacked (the stuck ones, at most 20 named). `None` when the run ended by itself. Every
-/// run is expected to end by itself, stated or not, so this is a failed expectation.
-pub fn liveness_failure(stop: StopReason, limits: &Limits, v: &Verdict) -> Option<String> {
-    let limit = match stop {
-        StopReason::Quiescent => return None,
-        StopReason::StepLimit => {
-            format!("the step limit (limits.max_steps = {})", limits.max_steps)
-        }
-        StopReason::TickLimit => {
-            format!("the tick limit (limits.max_ticks = {})", limits.max_ticks)
-        }
-        StopReason::TraceLimit => format!(
-            "the trace limit ({} entries, scenario::bounds::MAX_TRACE_ENTRIES)",
-            crate::scenario::bounds::MAX_TRACE_ENTRIES
-        ),
-    };
-    const NAMED: usize = 20;
-    let stuck: Vec<String> = v
-        .events
-        .iter()
-        .filter(|e| !e.acked)
-        .map(|e| format!("e{}", e.event))
-        .collect();
-    let which = match stuck.len() {
-        0 => "every event was acked, but work was still scheduled".to_string(),
-        n if n <= NAMED => format!("{n} event(s) stuck unacked: {}", stuck.join(", ")),
-        n => format!(
-            "{n} event(s) stuck unacked: {}, and {} more",
-            stuck[..NAMED].join(", "),
-            n - NAMED
-        ),
-    };
-    Some(format!(
-        "liveness: {limit} stopped the run before it ended by itself; {which}"
-    ))
 }
 
 /// Compares a verdict with what the scenario expects. Returns one line per failed
@@ -813,6 +896,7 @@ mod tests {
             duplicates_discarded: &vec![0; ledger.len()],
             inbox_expired_at: &[],
             stop: StopReason::Quiescent,
+            invalid: &[],
         })
     }
 
@@ -890,6 +974,7 @@ mod tests {
             duplicates_discarded: &[0, 0],
             inbox_expired_at: &[],
             stop: StopReason::Quiescent,
+            invalid: &[],
         });
         assert_eq!(v.payload_alerts, 1);
         assert_eq!(
@@ -947,10 +1032,12 @@ mod tests {
             duplicates_discarded: &[0, 0],
             inbox_expired_at: &[],
             stop: StopReason::Quiescent,
+            invalid: &[],
         });
         assert_eq!(v.events[1].outcome, Outcome::Pending);
         assert_eq!(v.events[1].pending_rows, 1);
-        assert_eq!((v.pending, v.lost, v.exactly_once), (1, 0, 0));
+        // e0, dead-lettered and never replayed, is lost; e1 is pending, not lost.
+        assert_eq!((v.pending, v.lost, v.exactly_once), (1, 1, 0));
         assert_eq!(v.events[0].outcome, Outcome::DeadLettered);
         assert!(v.anomalies().any(|e| e.outcome == Outcome::Pending));
         let expect = Expect {
@@ -991,6 +1078,7 @@ mod tests {
             duplicates_discarded: &[0],
             inbox_expired_at: &[Some(35)],
             stop: StopReason::Quiescent,
+            invalid: &[],
         });
         assert_eq!(v.events[0].outcome, Outcome::Duplicated);
         assert_eq!(v.events[0].inbox_expired_at, Some(35));
@@ -1081,6 +1169,7 @@ mod tests {
                 duplicates_discarded: &[0, 0, 0, 1],
                 inbox_expired_at: &[],
                 stop: StopReason::Quiescent,
+                invalid: &[],
             })
         };
         let v = observe(false);
@@ -1163,6 +1252,35 @@ mod tests {
             duplicates_discarded: &vec![0; ledger.len()],
             inbox_expired_at: &[],
             stop,
+            invalid: &[],
+        })
+    }
+
+    /// The verdict on `events` (one account, no crashes, no external effects, quiescent)
+    /// with these committed rows, messages, boundaries and invalid flags.
+    fn judged(
+        events: &[Event],
+        committed: &CommittedState,
+        messages: &[Message],
+        scopes: ScopeInputs<'_>,
+        invalid: &[bool],
+    ) -> Verdict {
+        check(&Observed {
+            scopes,
+            events,
+            accounts: &[Account {
+                name: "acc_00001".into(),
+                initial_balance_minor: 100,
+            }],
+            protocol: &Protocol::built_in("inbox").unwrap(),
+            committed,
+            messages,
+            crashes: &[],
+            external_effects: &[],
+            duplicates_discarded: &vec![0; events.len()],
+            inbox_expired_at: &[],
+            stop: StopReason::Quiescent,
+            invalid,
         })
     }
 
@@ -1178,6 +1296,98 @@ mod tests {
     }
 
     #[test]
+    fn progress_outcomes_are_classified_and_keep_the_guarantee_below_exactly_once() {
+        let in_flight = MessageState::InFlight {
+            consumer: 0,
+            attempt: 1,
+        };
+        let acked = MessageState::Acked { at: 1 };
+        let parked = MessageState::DeadLettered { at: 1 };
+        // Quiescent: e0 once, e1 never delivered (held, no effect) is stuck, e2 parked is
+        // dead-lettered and lost, e3 applied and in flight forever is once (unacked).
+        let v = verdict_with(
+            &[(1, 1), (0, 0), (0, 0), (1, 1)],
+            &[
+                message(0, acked, 1),
+                message(1, MessageState::Ready, 0),
+                message(2, parked, 2),
+                message(3, in_flight, 1),
+            ],
+            StopReason::Quiescent,
+            "inbox",
+        );
+        let outcomes: Vec<Outcome> = v.events.iter().map(|e| e.outcome).collect();
+        assert_eq!(
+            outcomes,
+            [
+                Outcome::Once,
+                Outcome::Stuck,
+                Outcome::DeadLettered,
+                Outcome::Once
+            ]
+        );
+        assert_eq!((v.lost, v.dead_lettered, v.stuck), (1, 1, 1));
+        assert_eq!(v.guarantee, Guarantee::AtMostOnce);
+        assert_eq!(v.boundaries[0].stuck, 1);
+        // Only stuck: still not exactly-once.
+        let v = verdict_with(
+            &[(1, 1), (0, 0)],
+            &[message(0, acked, 1), message(1, MessageState::Ready, 0)],
+            StopReason::Quiescent,
+            "inbox",
+        );
+        assert_eq!(
+            (v.lost, v.stuck, v.guarantee),
+            (0, 1, Guarantee::AtMostOnce)
+        );
+        // A limit stopped the run: one effect, still held, may yet be applied again.
+        let v = verdict_with(
+            &[(1, 1)],
+            &[message(0, in_flight, 1)],
+            StopReason::StepLimit,
+            "inbox",
+        );
+        assert_eq!(v.events[0].outcome, Outcome::Stuck);
+    }
+
+    #[test]
+    fn an_altered_payload_applied_instead_is_a_wrong_effect_and_an_invalid_one_is_apart() {
+        let events: Vec<Event> = (0..2).map(event).collect();
+        let mut committed = CommittedState::default();
+        committed.balances.insert("acc_00001".into(), 100);
+        committed.ledger.insert(
+            "id-0".into(),
+            LedgerCounts {
+                debits: 1,
+                credits: 1,
+                completions: 0,
+            },
+        );
+        committed
+            .credit_amounts
+            .insert("id-0".into(), vec![events[0].amount_minor * 2]);
+        let acked = MessageState::Acked { at: 1 };
+        let parked = MessageState::DeadLettered { at: 1 };
+        let messages = [message(0, acked, 1), message(1, parked, 2)];
+        let scopes = ScopeInputs {
+            intents: 2,
+            ..ScopeInputs::default()
+        };
+        let judge = |invalid: &[bool]| judged(&events, &committed, &messages, scopes, invalid);
+        let v = judge(&[]);
+        assert_eq!(v.events[0].outcome, Outcome::WrongEffect);
+        assert_eq!(v.events[1].outcome, Outcome::DeadLettered);
+        assert_eq!((v.wrong_effects, v.lost), (1, 1));
+        assert_eq!(v.guarantee, Guarantee::AtMostOnce);
+        // e1 declared invalid: parked with no effect is its correct end, outside the
+        // guarantee; the wrong effect still counts.
+        let v = judge(&[false, true]);
+        assert_eq!(v.events[1].outcome, Outcome::Invalid);
+        assert_eq!((v.invalid, v.lost), (1, 0));
+        assert_eq!(v.guarantee, Guarantee::AtMostOnce);
+    }
+
+    #[test]
     fn every_outcome_has_its_own_name() {
         let names: Vec<&str> = [
             Outcome::Once,
@@ -1188,6 +1398,9 @@ mod tests {
             Outcome::Unpublished,
             Outcome::SameIntent,
             Outcome::Pending,
+            Outcome::Stuck,
+            Outcome::WrongEffect,
+            Outcome::Invalid,
         ]
         .map(Outcome::name)
         .to_vec();
@@ -1201,7 +1414,10 @@ mod tests {
                 "rejected",
                 "unpublished",
                 "same intent",
-                "pending"
+                "pending",
+                "stuck",
+                "wrong effect",
+                "invalid"
             ]
         );
     }
@@ -1311,6 +1527,7 @@ mod tests {
             duplicates_discarded: &[0],
             inbox_expired_at: &[],
             stop: StopReason::Quiescent,
+            invalid: &[],
         });
         assert_eq!(
             v.events[0].unacked_reason.as_deref(),
@@ -1328,7 +1545,7 @@ mod tests {
 
     #[test]
     fn a_limit_stop_fails_liveness_naming_the_stuck_events_and_a_quiet_end_does_not() {
-        let limits = Limits {
+        let limits = crate::scenario::Limits {
             max_steps: 12,
             max_ticks: 500,
         };
@@ -1342,42 +1559,54 @@ mod tests {
             .enumerate()
             .map(|(i, m)| message(i, m, 1))
             .collect();
+        let quiet = verdict_with(&[(1, 1); 4], &messages, StopReason::Quiescent, "inbox");
+        assert_eq!(quiet.stuck, 0, "one effect each, and nothing left to run");
+        assert_eq!(
+            liveness_failure(StopReason::Quiescent, false, &limits, &quiet),
+            None
+        );
         let v = verdict_with(&[(1, 1); 4], &messages, StopReason::StepLimit, "inbox");
-        assert_eq!(liveness_failure(StopReason::Quiescent, &limits, &v), None);
         assert_eq!(
-            liveness_failure(StopReason::StepLimit, &limits, &v).unwrap(),
+            v.stuck, 2,
+            "held when a limit stopped the run: not resolved"
+        );
+        assert_eq!(
+            liveness_failure(StopReason::StepLimit, false, &limits, &v).unwrap(),
             "liveness: the step limit (limits.max_steps = 12) stopped the run before it ended \
-             by itself; 2 event(s) stuck unacked: e1, e3"
+             by itself; 2 event(s) unresolved, still held by the broker: e1, e3"
         );
         assert_eq!(
-            liveness_failure(StopReason::TickLimit, &limits, &v).unwrap(),
+            liveness_failure(StopReason::TickLimit, false, &limits, &v).unwrap(),
             "liveness: the tick limit (limits.max_ticks = 500) stopped the run before it ended \
-             by itself; 2 event(s) stuck unacked: e1, e3"
+             by itself; 2 event(s) unresolved, still held by the broker: e1, e3"
         );
-        assert!(liveness_failure(StopReason::TraceLimit, &limits, &v)
+        assert!(liveness_failure(StopReason::TraceLimit, false, &limits, &v)
             .unwrap()
             .starts_with("liveness: the trace limit (2000000 entries"));
         // Every event acked, but a limit still stopped the run.
         let all: Vec<Message> = (0..4).map(|i| message(i, acked, 1)).collect();
         let v = verdict_with(&[(1, 1); 4], &all, StopReason::TickLimit, "inbox");
-        assert!(liveness_failure(StopReason::TickLimit, &limits, &v)
+        assert!(liveness_failure(StopReason::TickLimit, false, &limits, &v)
             .unwrap()
-            .ends_with("every event was acked, but work was still scheduled"));
+            .ends_with("every event was resolved, but work was still scheduled"));
         // Twenty are named, the rest counted.
         let stuck: Vec<Message> = (0..25).map(|i| message(i, in_flight, 1)).collect();
         let v = verdict_with(&[(1, 1); 25], &stuck, StopReason::StepLimit, "inbox");
         let named: Vec<String> = (0..20).map(|i| format!("e{i}")).collect();
-        assert!(liveness_failure(StopReason::StepLimit, &limits, &v)
+        assert!(liveness_failure(StopReason::StepLimit, false, &limits, &v)
             .unwrap()
             .ends_with(&format!(
-                "25 event(s) stuck unacked: {}, and 5 more",
+                "25 event(s) unresolved, still held by the broker: {}, and 5 more",
                 named.join(", ")
             )));
         let twenty: Vec<Message> = (0..20).map(|i| message(i, in_flight, 1)).collect();
         let v = verdict_with(&[(1, 1); 20], &twenty, StopReason::StepLimit, "inbox");
-        assert!(liveness_failure(StopReason::StepLimit, &limits, &v)
+        assert!(liveness_failure(StopReason::StepLimit, false, &limits, &v)
             .unwrap()
-            .ends_with(&format!("20 event(s) stuck unacked: {}", named.join(", "))));
+            .ends_with(&format!(
+                "20 event(s) unresolved, still held by the broker: {}",
+                named.join(", ")
+            )));
     }
 
     #[test]
@@ -1571,6 +1800,7 @@ mod tests {
             duplicates_discarded: &[0, 0, 0, 0, 0, 0, 1],
             inbox_expired_at: &[Some(7), None],
             stop: StopReason::Quiescent,
+            invalid: &[],
         });
         let outcomes: Vec<Outcome> = v.events.iter().map(|e| e.outcome).collect();
         assert_eq!(
@@ -1594,9 +1824,10 @@ mod tests {
                 v.pending,
                 v.dead_lettered
             ),
-            (2, 0, 0, 1, 1, 1)
+            (2, 1, 0, 1, 1, 1),
+            "the dead-lettered event is counted as lost"
         );
-        assert_eq!(v.guarantee, Guarantee::ExactlyOnce);
+        assert_eq!(v.guarantee, Guarantee::AtMostOnce);
         let e0 = &v.events[0];
         assert_eq!((e0.deliveries, e0.dead_letter_replays), (3, 1));
         assert_eq!((e0.external_effects, e0.inbox_rows), (2, 1));
@@ -1661,6 +1892,7 @@ mod tests {
                 duplicates_discarded: &[0, discarded],
                 inbox_expired_at: &[],
                 stop: StopReason::Quiescent,
+                invalid: &[],
             })
             .events[1]
                 .outcome
@@ -1680,6 +1912,16 @@ mod tests {
         let mut committed = CommittedState::default();
         committed.balances.insert("acc_00001".into(), 100);
         let messages: Vec<Message> = (0..3).map(acked).collect();
+        for i in 0..3 {
+            committed.ledger.insert(
+                format!("id-{i}"),
+                LedgerCounts {
+                    debits: 1,
+                    credits: 1,
+                    completions: 0,
+                },
+            );
+        }
         let outputs = [1, 2, 0, 0];
         let v = check(&Observed {
             scopes: ScopeInputs {
@@ -1700,6 +1942,7 @@ mod tests {
             duplicates_discarded: &[0; 4],
             inbox_expired_at: &[],
             stop: StopReason::Quiescent,
+            invalid: &[],
         });
         assert_eq!(v.events[3].outcome, Outcome::Unpublished);
         let topic = v
@@ -1712,6 +1955,35 @@ mod tests {
             (1, 1, 1, 0)
         );
         assert_eq!(topic.guarantee, Guarantee::None);
+    }
+
+    #[test]
+    fn an_output_for_an_event_whose_effect_never_committed_is_a_ghost() {
+        // e0 applied with its output; e1 acked and its output committed by the broker, but
+        // its database transaction never committed.
+        let events: Vec<Event> = (0..2).map(event).collect();
+        let mut committed = CommittedState::default();
+        committed.balances.insert("acc_00001".into(), 100);
+        committed.ledger.insert(
+            "id-0".into(),
+            LedgerCounts {
+                debits: 1,
+                credits: 1,
+                completions: 0,
+            },
+        );
+        let messages: Vec<Message> = (0..2).map(acked).collect();
+        let scopes = ScopeInputs {
+            intents: 2,
+            outputs: Some(&[1, 1]),
+            ..ScopeInputs::default()
+        };
+        let v = judged(&events, &committed, &messages, scopes, &[]);
+        assert_eq!(v.events[1].outcome, Outcome::Lost);
+        let topic = v.boundaries[1];
+        assert_eq!(topic.boundary, Scope::OutputTopic);
+        assert_eq!((topic.once, topic.ghost, topic.lost), (1, 1, 0));
+        assert_eq!(topic.guarantee, Guarantee::AtLeastOnce);
     }
 
     #[test]
@@ -1782,6 +2054,7 @@ mod tests {
             duplicates_discarded: &[0; 4],
             inbox_expired_at: &[],
             stop: StopReason::Quiescent,
+            invalid: &[],
         });
         let pinned = pinned_expect(&v, 0);
         assert_eq!(pinned.guarantee, Some(Guarantee::None));
@@ -1806,7 +2079,8 @@ mod tests {
         let topic = pinned.boundaries[&Scope::OutputTopic];
         assert_eq!(
             (topic.guarantee, topic.lost, topic.duplicated, topic.ghost),
-            (Some(Guarantee::AtMostOnce), Some(1), Some(0), Some(0))
+            (Some(Guarantee::ExactlyOnce), Some(0), Some(0), Some(0)),
+            "e1, never applied, owes no output"
         );
         assert!(failed_expectations(&pinned, &v).is_empty());
         // Against another verdict, it fails.

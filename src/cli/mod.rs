@@ -13,7 +13,7 @@ mod interrupt;
 
 use crate::check;
 use crate::explore;
-use crate::explore::shrink::{self, FailureSignature, ShrinkOptions, Shrunk};
+use crate::explore::shrink::{self, ShrinkOptions, Shrunk};
 use crate::explore::sweep::{self, SwarmLimits};
 use crate::fault::CrashSpec;
 use crate::model::{BoundaryPoint, Protocol, StepActor};
@@ -614,14 +614,22 @@ fn crash_override(scenario: &Scenario, points: &[String]) -> Result<Vec<Boundary
 /// a limit stopped fails liveness, an expectation every run has, stated or not.
 fn checked_run(scenario: &Scenario, schedule: &[u32]) -> (RunResult, Option<Vec<String>>) {
     let result = world::run_scheduled(scenario, world::RunOptions::default(), schedule);
+    let failures = run_failures(scenario, &result);
+    (result, failures)
+}
+
+/// How `result` fails `scenario`: its expectations that did not hold, and its liveness
+/// failure, which every scenario expects not to have; `None` when it states nothing and
+/// finished. `run` and `explain` judge a run so.
+fn run_failures(scenario: &Scenario, result: &RunResult) -> Option<Vec<String>> {
     let mut failures = scenario
         .expect
         .as_ref()
         .map(|e| check::failed_expectations(e, &result.verdict));
-    if let Some(stuck) = check::liveness_failure(result.stop, &scenario.limits, &result.verdict) {
+    if let Some(stuck) = result.liveness_failure(&scenario.limits) {
         failures.get_or_insert_with(Vec::new).push(stuck);
     }
-    (result, failures)
+    failures
 }
 
 fn run(args: &RunArgs) -> Result<(String, ExitCode), CliError> {
@@ -819,10 +827,7 @@ fn explain_command(args: &ExplainArgs) -> Result<(String, ExitCode), CliError> {
     };
     let result = world::run_scheduled(&scenario, options, &schedule);
     reached(&result, &crashes, &schedule)?;
-    let failures = scenario
-        .expect
-        .as_ref()
-        .map(|e| check::failed_expectations(e, &result.verdict));
+    let failures = run_failures(&scenario, &result);
     let lang = language(args.lang);
     let run = replay_with_schedule(
         with_ttl_flag(
@@ -900,11 +905,26 @@ fn checked_exploration(
         ..explore_options(scenario, depth, max_schedules)?
     };
     let x = explore::explore(scenario, options);
-    let failures = scenario
+    let mut failures = scenario
         .expect
         .as_ref()
         .map(|e| explore::failed_expectations(e, &x.summary));
+    if x.summary.liveness_failed_runs > 0 {
+        failures
+            .get_or_insert_with(Vec::new)
+            .push(liveness_line(x.summary.liveness_failed_runs, x.runs.len()));
+    }
     Ok((x, failures))
+}
+
+/// The failure of an exploration some of whose runs could not finish: every run is
+/// expected to, stated or not.
+fn liveness_line(failed: u64, runs: usize) -> String {
+    format!(
+        "liveness: {failed} of {runs} runs could not finish (an event stuck, or a limit \
+         stopped the healing phase); they are listed first among the failing runs, each with \
+         the command that replays it"
+    )
 }
 
 fn explore(args: &ExploreArgs) -> Result<(String, ExitCode), CliError> {
@@ -1213,7 +1233,7 @@ fn replay(args: &ReplayArgs) -> Result<(String, ExitCode), CliError> {
     refuse_unknown_choices(&result, &schedule, "the replay token's schedule")?;
     let token = args.token.trim();
     let command = token_command(token);
-    let failure = FailureSignature::of(&result);
+    let failure = result.failure();
     if let Some(path) = &args.scenario_out {
         let mut file = scenario.clone();
         file.description = text::regression_description(&result, &failure, token, &schedule);
@@ -1382,9 +1402,14 @@ fn checked_interleavings(
     }
     let x = explore::interleavings(scenario, max_preemptions, max_interleavings, with_crashes);
     // The expected counts are for the interleavings alone.
-    let failures = expect
+    let mut failures = expect
         .filter(|_| !with_crashes)
         .map(|e| explore::failed_interleaving_expectations(e, &x));
+    if x.liveness_failed_runs > 0 {
+        failures
+            .get_or_insert_with(Vec::new)
+            .push(liveness_line(x.liveness_failed_runs, x.runs.len()));
+    }
     Ok((x, failures))
 }
 

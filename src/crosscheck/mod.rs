@@ -88,6 +88,10 @@ pub fn refusal(s: &Scenario) -> Option<String> {
             .into()
     } else if !s.faults.stall.is_empty() {
         "it stalls the consumer (`faults.stall`); crosscheck's consumer never pauses".into()
+    } else if !s.workload.invalid.is_empty() {
+        "it declares invalid payloads (`workload.invalid`), which the simulated consumer \
+         refuses before applying; crosscheck's child process has no such validation"
+            .into()
     } else {
         return None;
     };
@@ -665,6 +669,7 @@ impl<'s> Driver<'s> {
         let s = self.scenario;
         let outputs = self.outputs.committed_per_event(self.events.len());
         let verdict = check::check(&check::Observed {
+            invalid: &[], // Refused above: no invalid payloads here.
             scopes: check::ScopeInputs {
                 intents: s.workload.events,
                 per_intent: s.reports_intents(),

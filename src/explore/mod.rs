@@ -78,10 +78,18 @@ pub struct ExploredRun {
 pub struct Summary {
     pub depth: usize,
     pub runs: u64,
+    /// Runs that lost an event (a dead-lettered one included).
     pub lost_runs: u64,
     pub duplicated_runs: u64,
     /// Runs in which the broker dead-lettered an event it never saw processed.
     pub dead_lettered_runs: u64,
+    /// Runs with an event stuck: not resolved when the run ended.
+    pub stuck_runs: u64,
+    /// Runs that applied an altered copy's payload instead of an event's own.
+    pub wrong_effect_runs: u64,
+    /// Runs that failed liveness (an event stuck, or a limit stopped the healing phase):
+    /// each fails the exploration, whatever the scenario expects.
+    pub liveness_failed_runs: u64,
     /// Runs in which the projection rejected an event as out of order.
     pub rejected_runs: u64,
     /// Runs that ended with a completion still buffered in `pending_event`.
@@ -176,13 +184,14 @@ pub struct Exploration {
 impl Exploration {
     /// The runs that lost or duplicated an event, at any guarantee boundary.
     pub fn failing(&self) -> impl Iterator<Item = &ExploredRun> {
-        self.runs.iter().filter(|r| {
-            r.result
-                .verdict
-                .boundaries
-                .iter()
-                .any(|b| b.guarantee != Guarantee::ExactlyOnce)
-        })
+        self.runs.iter().filter(|r| !r.result.failure().is_empty())
+    }
+
+    /// The runs that failed liveness, each of which fails the exploration.
+    pub fn not_live(&self) -> impl Iterator<Item = &ExploredRun> {
+        self.runs
+            .iter()
+            .filter(|r| r.result.failure().fails_liveness())
     }
 }
 
@@ -407,6 +416,9 @@ fn summarize(
         lost_runs,
         duplicated_runs,
         dead_lettered_runs: count(&|r| r.verdict.dead_lettered > 0),
+        stuck_runs: count(&|r| r.verdict.stuck > 0),
+        wrong_effect_runs: count(&|r| r.verdict.wrong_effects > 0),
+        liveness_failed_runs: count(&|r| r.failure().fails_liveness()),
         rejected_runs: count(&|r| r.verdict.rejected > 0),
         pending_runs: count(&|r| r.verdict.pending > 0),
         unacked_runs: count(&|r| !r.verdict.all_acked),
@@ -417,7 +429,7 @@ fn summarize(
         truncated,
         interrupted: false,
         no_prune: false,
-        guarantee: Guarantee::from_anomalies(lost_runs > 0, duplicated_runs > 0),
+        guarantee: Guarantee::weakest(runs.iter().map(|r| r.result.verdict.guarantee)),
         ledger_per_intent: scope_summary(runs, Scope::LedgerPerIntent),
         email: scope_summary(runs, Scope::Email),
         output_topic: scope_summary(runs, Scope::OutputTopic),
@@ -539,11 +551,13 @@ impl MatrixColumn {
     }
 
     /// Whether every depth showed the guarantee the protocol is documented with (true for
-    /// protocols that are not built in).
+    /// protocols that are not built in), and every run finished.
     pub fn as_documented(&self) -> bool {
-        self.protocol
-            .known_crash_guarantee()
-            .is_none_or(|g| self.summaries.iter().all(|s| s.guarantee == g))
+        self.summaries.iter().all(|s| s.liveness_failed_runs == 0)
+            && self
+                .protocol
+                .known_crash_guarantee()
+                .is_none_or(|g| self.summaries.iter().all(|s| s.guarantee == g))
     }
 }
 
@@ -776,12 +790,15 @@ pub struct Interleavings {
     pub duplicated_runs: u64,
     /// Runs whose balances broke conservation (a lost update, a torn transfer).
     pub unconserved_runs: u64,
+    /// Runs that failed liveness: each fails the exploration.
+    pub liveness_failed_runs: u64,
     /// Runs in which the projection rejected an event as out of order.
     pub rejected_runs: u64,
     /// Runs that ended with a completion still buffered in `pending_event`.
     pub pending_runs: u64,
-    /// Runs that lost, duplicated or rejected an event, left one unacked or pending, or
-    /// broke conservation.
+    /// Runs that failed (see [`crate::check::failure`]): lost, duplicated, left stuck,
+    /// wrongly applied or rejected an event, left one unacked or pending, broke
+    /// conservation or a boundary, or could not finish.
     pub breaking_runs: u64,
     pub guarantee: Guarantee,
 }
@@ -899,16 +916,11 @@ fn summarize_interleavings(
     let lost_runs = count(&|r| r.verdict.lost > 0);
     let duplicated_runs = count(&|r| r.verdict.duplicated > 0);
     Interleavings {
-        breaking_runs: count(&|r| {
-            r.verdict.guarantee != Guarantee::ExactlyOnce
-                || !r.verdict.all_acked
-                || !r.verdict.conserved
-                || r.verdict.rejected > 0
-                || r.verdict.pending > 0
-        }),
+        breaking_runs: count(&|r| !r.failure().is_empty()),
+        liveness_failed_runs: count(&|r| r.failure().fails_liveness()),
         rejected_runs: count(&|r| r.verdict.rejected > 0),
         pending_runs: count(&|r| r.verdict.pending > 0),
-        guarantee: Guarantee::from_anomalies(lost_runs > 0, duplicated_runs > 0),
+        guarantee: Guarantee::weakest(runs.iter().map(|r| r.result.verdict.guarantee)),
         unconserved_runs: count(&|r| !r.verdict.conserved),
         lost_runs,
         duplicated_runs,

@@ -63,8 +63,11 @@ fn same_when_shifted(run: &ExploredRun, shift: Shift, limits: &Limits) -> bool {
     }
     let r = &run.result;
     // Each limit is checked as the world checks it, before an occurrence, against values
-    // that only grow, so the final values bound every check.
+    // that only grow, so the final values bound every check. A healed run reached a limit
+    // of its faulty phase: where its healing began depends on where it stood, so moved, it
+    // may heal elsewhere.
     r.stop == StopReason::Quiescent
+        && r.healed.is_none()
         && i128::from(r.end_tick) + shift.ticks <= i128::from(limits.max_ticks)
         && i128::from(r.steps) + shift.steps < i128::from(limits.max_steps)
         && r.trace.len() as i128 + shift.trace_entries < bounds::MAX_TRACE_ENTRIES as i128

@@ -21,131 +21,16 @@
 //! scenario is always a valid scenario file and a replay token. Nothing is random: the
 //! same input gives the same shrunk run.
 
-use crate::check::Verdict;
 use crate::fault::{CrashSpec, FaultPlan};
-use crate::model::{EventIndex, Guarantee, Scope};
+use crate::model::EventIndex;
 use crate::scenario::{token, Scenario};
-use crate::sim::StopReason;
 use crate::world::{self, RunOptions, RunResult};
-use serde::{Serialize, Serializer};
-use std::collections::BTreeSet;
-use std::fmt;
+use serde::Serialize;
 
 /// The default run budget of one shrink.
 pub const DEFAULT_MAX_RUNS: u64 = 300;
 
-/// One way a run fails: what `sweep` counts as a finding, one property at a time.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum FailureKind {
-    /// An event with no committed effect (ledger per event).
-    Lost,
-    /// An event whose effect committed more than once (ledger per event).
-    Duplicated,
-    /// An event the broker dead-lettered without its effect.
-    DeadLettered,
-    /// An event the projection rejected as out of order.
-    Rejected,
-    /// Balances not conserved: a torn effect or a lost update.
-    Unconserved,
-    /// An event never acked.
-    Unacked,
-    /// The run hit its step or tick limit.
-    Limited,
-    /// A guarantee boundary not exactly-once for another reason than the two above: any
-    /// boundary beyond the ledger per event, or the ledger per event broken by ghosts.
-    Broken(Scope),
-}
-
-impl FailureKind {
-    /// The JSON name: `lost`, `dead_lettered`, `broken_email`, …
-    pub fn key(self) -> String {
-        match self {
-            FailureKind::Lost => "lost".into(),
-            FailureKind::Duplicated => "duplicated".into(),
-            FailureKind::DeadLettered => "dead_lettered".into(),
-            FailureKind::Rejected => "rejected".into(),
-            FailureKind::Unconserved => "unconserved".into(),
-            FailureKind::Unacked => "unacked".into(),
-            FailureKind::Limited => "limited".into(),
-            FailureKind::Broken(scope) => format!("broken_{}", scope.key()),
-        }
-    }
-}
-
-impl fmt::Display for FailureKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            FailureKind::Lost => f.write_str("lost"),
-            FailureKind::Duplicated => f.write_str("duplicated"),
-            FailureKind::DeadLettered => f.write_str("dead-lettered"),
-            FailureKind::Rejected => f.write_str("rejected"),
-            FailureKind::Unconserved => f.write_str("unconserved"),
-            FailureKind::Unacked => f.write_str("unacked"),
-            FailureKind::Limited => f.write_str("limited"),
-            FailureKind::Broken(scope) => write!(f, "{} broken", scope.name()),
-        }
-    }
-}
-
-impl Serialize for FailureKind {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.key())
-    }
-}
-
-/// How a run fails: the set of properties it breaks. Two runs fail "the same way" when
-/// their signatures are equal; an empty signature is a run that does not fail.
-#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(transparent)]
-pub struct FailureSignature(pub BTreeSet<FailureKind>);
-
-impl FailureSignature {
-    /// The properties `r` breaks. Not empty exactly when `sweep` reports `r` as a finding.
-    pub fn of(r: &RunResult) -> FailureSignature {
-        let v: &Verdict = &r.verdict;
-        let mut kinds = BTreeSet::new();
-        if v.lost > 0 {
-            kinds.insert(FailureKind::Lost);
-        }
-        if v.duplicated > 0 {
-            kinds.insert(FailureKind::Duplicated);
-        }
-        for b in &v.boundaries {
-            let explained = b.boundary == Scope::LedgerPerEvent && (v.lost > 0 || v.duplicated > 0);
-            if b.guarantee != Guarantee::ExactlyOnce && !explained {
-                kinds.insert(FailureKind::Broken(b.boundary));
-            }
-        }
-        for (broken, kind) in [
-            (v.dead_lettered > 0, FailureKind::DeadLettered),
-            (v.rejected > 0, FailureKind::Rejected),
-            (!v.conserved, FailureKind::Unconserved),
-            (!v.all_acked, FailureKind::Unacked),
-            (r.stop != StopReason::Quiescent, FailureKind::Limited),
-        ] {
-            if broken {
-                kinds.insert(kind);
-            }
-        }
-        FailureSignature(kinds)
-    }
-
-    /// Whether the run broke nothing.
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-}
-
-impl fmt::Display for FailureSignature {
-    /// `duplicated, unacked`, or `nothing` for a run that does not fail.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.0.is_empty() {
-            return f.write_str("nothing");
-        }
-        let names: Vec<String> = self.0.iter().map(|k| k.to_string()).collect();
-        f.write_str(&names.join(", "))
-    }
-}
+pub use crate::check::failure::{FailureKind, FailureSignature};
 
 /// How big a failing run is, compared field by field in this order: what shrinking
 /// minimises.
@@ -269,11 +154,11 @@ impl Shrunk {
 /// (the same [`FailureSignature`]); `None` if the run does not fail.
 pub fn shrink(scenario: &Scenario, schedule: &[u32], options: ShrinkOptions) -> Option<Shrunk> {
     let first = world::run_scheduled(scenario, hash_only(), schedule);
-    let signature = FailureSignature::of(&first);
+    let signature = first.failure();
     if signature.is_empty() {
         return None;
     }
-    let same = |r: &RunResult| FailureSignature::of(r) == signature;
+    let same = |r: &RunResult| r.failure() == signature;
     shrink_from(scenario, schedule, first, options, &same)
 }
 
@@ -348,7 +233,7 @@ fn shrink_from(
         best.trace_hash,
         "a run is a pure function of its scenario and schedule"
     );
-    let signature = FailureSignature::of(&result);
+    let signature = result.failure();
     Some(Shrunk {
         scenario: best.scenario,
         schedule: best.schedule,
@@ -639,7 +524,11 @@ pub fn without_events(scenario: &Scenario, from: EventIndex, to: EventIndex) -> 
     let moved = |e: EventIndex| if e >= to { e - gone } else { e };
     let mut s = scenario.clone();
     s.workload.events -= gone;
-    for list in [&mut s.workload.republish, &mut s.workload.republish_altered] {
+    for list in [
+        &mut s.workload.republish,
+        &mut s.workload.republish_altered,
+        &mut s.workload.invalid,
+    ] {
         list.retain(|&e| keep(e));
         list.iter_mut().for_each(|e| *e = moved(*e));
     }
@@ -684,7 +573,7 @@ mod tests {
         for seed in 0..40 {
             let (scenario, _) = sweep::seeded(&s, seed, &SwarmLimits::default());
             let r = world::run(&scenario);
-            assert_eq!(FailureSignature::of(&r).is_empty(), !sweep::is_finding(&r));
+            assert_eq!(r.failure().is_empty(), !sweep::is_finding(&r));
         }
     }
 
@@ -765,7 +654,7 @@ mod tests {
             until_tick: None,
         }];
         let shrunk = shrink(&s, &[], ShrinkOptions::default()).unwrap();
-        assert_eq!(shrunk.signature, FailureSignature::of(&world::run(&s)));
+        assert_eq!(shrunk.signature, world::run(&s).failure());
         assert_eq!(shrunk.size.events, 1);
         assert!(
             shrunk.scenario.faults.fail.is_empty(),

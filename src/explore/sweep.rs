@@ -10,9 +10,9 @@
 use super::shrink::{shrink, ShrinkOptions, Shrunk};
 use crate::broker::StaleAck;
 use crate::fault::{DeliveryFault, FailSpec, FaultPlan, RandomCrash, StallSpec};
-use crate::model::{Boundary, EventIndex, Guarantee, Step, Tick};
+use crate::model::{Boundary, EventIndex, Step, Tick};
 use crate::scenario::Scenario;
-use crate::sim::{SimRng, StopReason, Stream};
+use crate::sim::{SimRng, Stream};
 use crate::world::{self, RunOptions, RunResult};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -170,20 +170,11 @@ pub fn seeded(scenario: &Scenario, seed: u64, limits: &SwarmLimits) -> (Scenario
     (s, plan)
 }
 
-/// Whether a run is a finding: anything short of one effect per event (and per intent,
-/// email and output, when the scenario has those boundaries), every event acked, balances
-/// conserved, and no limit hit.
+/// Whether a run is a finding: it breaks anything of one effect per event (and per
+/// intent, email and output, when the scenario has those boundaries), every event acked,
+/// balances conserved, and the run finished (see [`crate::check::failure`]).
 pub fn is_finding(r: &RunResult) -> bool {
-    let v = &r.verdict;
-    v.boundaries
-        .iter()
-        .any(|b| b.guarantee != Guarantee::ExactlyOnce)
-        || v.dead_lettered > 0
-        || v.rejected > 0
-        || v.pending > 0
-        || !v.all_acked
-        || !v.conserved
-        || r.stop != StopReason::Quiescent
+    !r.failure().is_empty()
 }
 
 /// One failing seed.

@@ -210,6 +210,12 @@ impl FaultInjector {
         }
     }
 
+    /// The healing phase begins: no fault of the plan fires any more (and none is left to
+    /// fingerprint).
+    pub fn heal(&mut self) {
+        *self = FaultInjector::new(FaultPlan::default(), 0);
+    }
+
     /// Called at every boundary the consumer reaches; says whether it crashes there.
     /// Planned crashes take precedence; random draws happen once per step, at its
     /// "before" boundary, so the number of draws does not depend on where crashes land.

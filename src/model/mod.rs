@@ -99,6 +99,16 @@ impl Guarantee {
         }
     }
 
+    /// The weakest of `all`: what holds of every one (exactly-once for none).
+    pub fn weakest(all: impl IntoIterator<Item = Guarantee>) -> Guarantee {
+        let (mut loses, mut duplicates) = (false, false);
+        for g in all {
+            loses |= matches!(g, Guarantee::AtMostOnce | Guarantee::None);
+            duplicates |= matches!(g, Guarantee::AtLeastOnce | Guarantee::None);
+        }
+        Guarantee::from_anomalies(loses, duplicates)
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Guarantee::ExactlyOnce => "exactly-once",

@@ -379,6 +379,14 @@ impl<'a> Narrator<'a> {
                 (l.cleanup_deleted(events, ttl), false)
             }
             Actor::Cleanup => (l.cleanup_busy(), false),
+            Actor::Sim if entry.action == "heal" => (
+                l.healing_begins(
+                    entry.outcome.starts_with("step limit"),
+                    self.scenario.limits.max_steps,
+                    self.scenario.limits.max_ticks,
+                ),
+                true,
+            ),
             Actor::Sim => (l.run_stopped(entry.outcome.starts_with("step limit")), true),
         }
     }
@@ -408,6 +416,9 @@ impl<'a> Narrator<'a> {
         }
         if o.starts_with("failed (injected)") {
             return (l.step_failed(&who, entry.action, &ev), true);
+        }
+        if o.starts_with("refused: the payload is invalid") {
+            return (l.payload_refused(&who, &ev), true);
         }
         if is(DbOutcome::PayloadMismatch) {
             self.refused.insert(key);
@@ -1128,7 +1139,10 @@ fn anomalies_section(out: &mut String, n: &Narrator<'_>, paint: Paint) {
                 events.len() > 1,
             ),
             ScopeOutcome::Ghost => l.intent_ghost(&intent.transfer_id),
-            ScopeOutcome::Once | ScopeOutcome::NotApplicable => continue,
+            ScopeOutcome::Stuck => l.intent_stuck(&intent.transfer_id),
+            ScopeOutcome::WrongEffect | ScopeOutcome::Once | ScopeOutcome::NotApplicable => {
+                continue
+            }
         };
         sentences.push(s);
     }

@@ -68,11 +68,16 @@ pub fn anomalies(events: &[EventReport]) -> Vec<Anomaly> {
             })
         };
         for a in &e.payload_alerts {
+            let whose = if a.refused_genuine {
+                "the event's own payload was the one refused: an altered copy came first"
+            } else {
+                "the refused one is an altered copy"
+            };
             push_with(
                 "payload_mismatch",
                 Some(format!(
                     "the same event_id arrived with another payload at t={}: refused and \
-                     alerted, not applied; stored {}, received {}",
+                     alerted, not applied; stored {}, received {} ({whose})",
                     a.detected_at, a.stored_payload, a.received_payload
                 )),
                 Some((a.stored_payload.clone(), a.received_payload.clone())),
@@ -93,7 +98,45 @@ pub fn anomalies(events: &[EventReport]) -> Vec<Anomaly> {
                     })
                     .or_else(|| differing_amounts(e)),
             ),
-            Outcome::DeadLettered => push("dead_lettered", e.unacked_reason.clone()),
+            Outcome::DeadLettered => push(
+                "dead_lettered",
+                Some(format!(
+                    "{}: lost, unless the dead-letter queue is replayed, which this run did \
+                     not do",
+                    e.unacked_reason.as_deref().unwrap_or("dead-lettered")
+                )),
+            ),
+            Outcome::Invalid => push(
+                "invalid",
+                Some(format!(
+                    "the scenario declares its payload invalid (workload.invalid): refused on \
+                     every delivery and never applied, as it should be{}",
+                    if e.dead_lettered {
+                        "; in the dead-letter queue for a person"
+                    } else {
+                        ""
+                    }
+                )),
+            ),
+            Outcome::Stuck => push(
+                "stuck",
+                Some(format!(
+                    "not resolved when the run ended ({} effect(s)): {}",
+                    e.effects,
+                    e.unacked_reason
+                        .as_deref()
+                        .unwrap_or("the broker still holds it")
+                )),
+            ),
+            Outcome::WrongEffect => push(
+                "wrong_effect",
+                Some(format!(
+                    "applied with amount {} instead of its own {}: a copy with the same \
+                     event_id and an altered payload arrived first",
+                    e.amounts_minor.first().copied().unwrap_or_default(),
+                    e.amount_minor
+                )),
+            ),
             Outcome::Unpublished => push(
                 "unpublished",
                 Some("the producer committed its transfer but never published it".into()),
@@ -117,7 +160,12 @@ pub fn anomalies(events: &[EventReport]) -> Vec<Anomaly> {
                 Some(format!("{} debit(s), {} credit(s)", e.debits, e.credits)),
             );
         }
-        if !e.acked && e.outcome != Outcome::DeadLettered {
+        if !e.acked
+            && !matches!(
+                e.outcome,
+                Outcome::DeadLettered | Outcome::Stuck | Outcome::Invalid
+            )
+        {
             push("unacked", e.unacked_reason.clone());
         }
     }
@@ -151,7 +199,14 @@ pub struct RunJson {
     pub lost: u64,
     pub duplicated: u64,
     pub exactly_once: u64,
+    /// Of the lost events, those the broker dead-lettered.
     pub dead_lettered: u64,
+    /// Events not resolved when the run ended: a liveness failure.
+    pub stuck: u64,
+    /// Events applied with an altered copy's payload instead of their own.
+    pub wrong_effects: u64,
+    /// Events declared invalid (`workload.invalid`) that correctly ended with no effect.
+    pub invalid: u64,
     pub rejected: u64,
     /// Committed payload alerts: copies with a known `event_id` and another payload.
     pub payload_alerts: u64,
@@ -172,6 +227,10 @@ pub struct RunJson {
     pub steps: u64,
     pub end_tick: u64,
     pub stop: StopReason,
+    /// Where a limit stopped the faulty phase and the healing phase, every fault off,
+    /// began; absent when the faulty phase ended by itself.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub healed: Option<crate::world::Heal>,
     pub trace_hash: String,
     pub anomalies: Vec<Anomaly>,
     pub event_reports: Vec<EventReport>,
@@ -198,6 +257,9 @@ pub fn run_json(
         duplicated: v.duplicated,
         exactly_once: v.exactly_once,
         dead_lettered: v.dead_lettered,
+        stuck: v.stuck,
+        wrong_effects: v.wrong_effects,
+        invalid: v.invalid,
         rejected: v.rejected,
         payload_alerts: v.payload_alerts,
         pending: v.pending,
@@ -211,6 +273,7 @@ pub fn run_json(
         steps: result.steps,
         end_tick: result.end_tick,
         stop: result.stop,
+        healed: result.healed,
         trace_hash: result.trace.hash_hex(),
         anomalies: anomalies(&v.events),
         event_reports: v.events.clone(),
@@ -428,7 +491,7 @@ pub fn finding_json<'a>(
 ) -> FindingJson<'a> {
     let v = &f.result.verdict;
     FindingJson {
-        failure: FailureSignature::of(&f.result),
+        failure: f.result.failure(),
         token,
         shrunk: shrunk.map(ShrunkJson::of),
         seed: f.seed,

@@ -111,6 +111,15 @@ pub enum TxItem {
 }
 
 /// `n one` or `n many`.
+/// `, 2 stuck, 1 invalid` (with `sep` ", "): each count that is not zero, with its words.
+pub(crate) fn nonzero(sep: &str, counts: &[(u64, &str)]) -> String {
+    counts
+        .iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, what)| format!("{sep}{n} {what}"))
+        .collect()
+}
+
 fn pl(n: impl Into<u64>, one: &str, many: &str) -> String {
     let n = n.into();
     format!("{n} {}", if n == 1 { one } else { many })
@@ -213,7 +222,10 @@ impl Lang {
             Outcome::Once => ("once", "una vez"),
             Outcome::Lost => ("LOST", "PERDIDO"),
             Outcome::Duplicated => ("DUPLICATED", "DUPLICADO"),
-            Outcome::DeadLettered => ("DEAD-LETTERED", "EN LA DLQ"),
+            Outcome::DeadLettered => ("DEAD-LETTERED (lost)", "EN LA DLQ (perdido)"),
+            Outcome::Stuck => ("STUCK", "ATASCADO"),
+            Outcome::WrongEffect => ("WRONG EFFECT", "EFECTO ERRÓNEO"),
+            Outcome::Invalid => ("invalid (refused)", "inválido (rechazado)"),
             Outcome::Rejected => ("REJECTED", "RECHAZADO"),
             Outcome::Unpublished => ("UNPUBLISHED", "NO PUBLICADO"),
             Outcome::SameIntent => (
@@ -248,6 +260,8 @@ impl Lang {
                     (b.lost, "perdido", "perdidos"),
                     (b.duplicated, "duplicado", "duplicados"),
                     (b.ghost, "fantasma", "fantasmas"),
+                    (b.stuck, "atascado", "atascados"),
+                    (b.wrong_effect, "efecto erróneo", "efectos erróneos"),
                 ] {
                     if n > 0 {
                         parts.push(pl(n, one, many));
@@ -1279,6 +1293,20 @@ impl Lang {
         }
     }
 
+    /// The consumer refuses an invalid payload (`workload.invalid`) before applying it.
+    pub fn payload_refused(self, who: &str, ev: &str) -> String {
+        match self {
+            Lang::En => format!(
+                "{who} refuses {ev}: its payload is invalid (workload.invalid), so nothing is \
+                 applied; the delivery is rejected, as it will be every time."
+            ),
+            Lang::Es => format!(
+                "{who} rechaza {ev}: su payload es inválido (workload.invalid), así que no se \
+                 aplica nada; la entrega se rechaza, como cada vez."
+            ),
+        }
+    }
+
     /// An entry no other message describes: said as the trace says it.
     pub fn fallback(self, who: &str, action: &str, outcome: &str) -> String {
         format!("{}: {action} ({outcome}).", cap(who))
@@ -1523,6 +1551,26 @@ impl Lang {
         match self {
             Lang::En => format!("SQLite rolls back the open transaction of {who}."),
             Lang::Es => format!("SQLite revierte la transacción abierta {}.", de(who)),
+        }
+    }
+
+    /// The faulty phase ended at a limit; the healing phase, with every fault off, begins.
+    pub fn healing_begins(self, step_limit: bool, steps: u64, ticks: u64) -> String {
+        match self {
+            Lang::En => format!(
+                "The faulty phase ends at its {} limit with work left. The healing phase \
+                 begins: every fault is off from here (no crash, no failed step, no lost ack), \
+                 for up to {steps} more steps and {ticks} more ticks; whatever is still \
+                 unresolved at its end is stuck.",
+                if step_limit { "step" } else { "tick" }
+            ),
+            Lang::Es => format!(
+                "La fase con fallas termina en su límite de {} con trabajo pendiente. Empieza \
+                 la fase de recuperación: desde aquí no hay ninguna falla (ni caídas, ni pasos \
+                 que fallan, ni acks perdidos), durante hasta {steps} pasos y {ticks} ticks \
+                 más; lo que siga sin resolver al final queda atascado.",
+                if step_limit { "pasos" } else { "ticks" }
+            ),
         }
     }
 
@@ -2302,6 +2350,20 @@ impl Lang {
         }
     }
 
+    pub fn intent_stuck(self, transfer: &str) -> String {
+        match self {
+            Lang::En => format!(
+                "Transfer {transfer}'s money has not moved, and the broker still holds its \
+                 event: the run ended before anything resolved it, a liveness failure."
+            ),
+            Lang::Es => format!(
+                "El dinero de la transferencia {transfer} no se movió, y el broker todavía \
+                 retiene su evento: la corrida terminó sin que nada lo resolviera, una falla \
+                 de progreso."
+            ),
+        }
+    }
+
     pub fn intent_ghost(self, transfer: &str) -> String {
         match self {
             Lang::En => format!(
@@ -2581,14 +2643,28 @@ impl Lang {
     pub fn verdict_line(self, v: &Verdict, guarantee: &str) -> String {
         match self {
             Lang::En => format!(
-                "{guarantee}: {} once, {} lost, {} duplicated{}; {}; {}",
+                "{guarantee}: {} once, {} lost, {} duplicated{}{}; {}; {}",
                 v.exactly_once,
                 v.lost,
                 v.duplicated,
+                nonzero(
+                    ", ",
+                    &[
+                        (v.stuck, "stuck (a liveness failure)"),
+                        (v.wrong_effects, "applied with an altered payload"),
+                        (v.invalid, "invalid, refused as they should be"),
+                    ]
+                ),
                 if v.dead_lettered + v.rejected + v.pending > 0 {
                     format!(
-                        ", {} dead-lettered, {} rejected as out of order{}",
+                        ", {} dead-lettered{}, {} rejected as out of order{}",
                         v.dead_lettered,
+                        if v.dead_lettered > 0 {
+                            " (counted as lost: replaying the dead-letter queue would \
+                             recover them, and this scenario does not)"
+                        } else {
+                            ""
+                        },
                         v.rejected,
                         if v.pending > 0 {
                             format!(", {} still pending", v.pending)
@@ -2624,14 +2700,28 @@ impl Lang {
                 }
             ),
             Lang::Es => format!(
-                "{guarantee}: {} una vez, {}, {}{}; {}; {}",
+                "{guarantee}: {} una vez, {}, {}{}{}; {}; {}",
                 v.exactly_once,
                 pl(v.lost, "perdido", "perdidos"),
                 pl(v.duplicated, "duplicado", "duplicados"),
+                nonzero(
+                    ", ",
+                    &[
+                        (v.stuck, "atascado(s) (una falla de progreso)"),
+                        (v.wrong_effects, "aplicado(s) con un payload alterado"),
+                        (v.invalid, "inválido(s), rechazado(s) como corresponde"),
+                    ]
+                ),
                 if v.dead_lettered + v.rejected + v.pending > 0 {
                     format!(
-                        ", {} en la DLQ, {}{}",
+                        ", {} en la DLQ{}, {}{}",
                         v.dead_lettered,
+                        if v.dead_lettered > 0 {
+                            " (contados como perdidos: reprocesar la DLQ los recuperaría, y \
+                             este escenario no lo hace)"
+                        } else {
+                            ""
+                        },
                         pl(
                             v.rejected,
                             "rechazado por llegar fuera de orden",
@@ -2849,9 +2939,19 @@ impl Lang {
                     .iter()
                     .find(|p| p.stored_payload == stored && p.received_payload == received)
                     .map_or(0, |p| p.detected_at);
+                let genuine = e
+                    .payload_alerts
+                    .iter()
+                    .any(|p| p.stored_payload == stored && p.refused_genuine);
                 format!(
                     "PAYLOAD DISTINTO: el mismo event_id llegó con otro payload en t={at}: \
-                     rechazado y alertado, no aplicado; guardado {stored}, recibido {received}"
+                     rechazado y alertado, no aplicado; guardado {stored}, recibido {received}{}",
+                    if genuine {
+                        " (el rechazado es el payload propio del evento: antes llegó una copia \
+                         alterada)"
+                    } else {
+                        " (el rechazado es una copia alterada)"
+                    }
                 )
             }
             (Lang::En, "pending") => "PENDING: a completion still waiting in pending_event when \
@@ -2878,8 +2978,27 @@ impl Lang {
             (Lang::En, "dead_lettered") => format!("DEAD-LETTERED: no effect committed; {detail}"),
             (Lang::Es, "dead_lettered") => "EN LA DLQ: no se confirmó ningún efecto; el broker \
                                             lo mandó a la DLQ al llegar a \
-                                            broker.max_deliveries entregas"
+                                            broker.max_deliveries entregas: perdido, salvo que \
+                                            se reprocese la DLQ, cosa que esta corrida no hizo"
                 .into(),
+            (Lang::En, "stuck") => format!("STUCK: {detail}"),
+            (Lang::Es, "stuck") => format!(
+                "ATASCADO: sin resolver cuando terminó la corrida ({}); el broker todavía lo \
+                 retiene: una falla de progreso",
+                pl(e.effects, "efecto", "efectos")
+            ),
+            (Lang::En, "invalid") => format!("INVALID: {detail}"),
+            (Lang::Es, "invalid") => "INVÁLIDO: el escenario declara inválido su payload \
+                                      (workload.invalid); el consumidor lo rechazó en cada \
+                                      entrega y nunca lo aplicó, como corresponde"
+                .into(),
+            (Lang::En, "wrong_effect") => format!("WRONG EFFECT: {detail}"),
+            (Lang::Es, "wrong_effect") => format!(
+                "EFECTO ERRÓNEO: se aplicó con el importe {} en lugar del suyo, {}: llegó antes \
+                 una copia con el mismo event_id y otro payload",
+                e.amounts_minor.first().copied().unwrap_or_default(),
+                e.amount_minor
+            ),
             (Lang::En, "torn") => format!("TORN: half an effect committed ({detail})"),
             (Lang::Es, "torn") => format!(
                 "PARTIDO: se confirmó medio efecto ({}, {})",
@@ -2944,7 +3063,13 @@ impl Lang {
                 "GHOST: its money moved, but the producer never committed the transfer",
                 "FANTASMA: su dinero se movió, pero el productor nunca confirmó la transferencia",
             ),
-            ScopeOutcome::Once | ScopeOutcome::NotApplicable => ("", ""),
+            ScopeOutcome::Stuck => (
+                "STUCK: its money has not moved, and the broker still holds its event",
+                "ATASCADA: su dinero no se movió, y el broker todavía retiene su evento",
+            ),
+            ScopeOutcome::WrongEffect | ScopeOutcome::Once | ScopeOutcome::NotApplicable => {
+                ("", "")
+            }
         };
         match self {
             Lang::En => format!(

@@ -398,7 +398,11 @@ pub fn explore_text(
             x.runs.len()
         );
     }
-    let failing: Vec<_> = x.failing().collect();
+    // The runs that could not finish first: each fails the exploration.
+    let failing: Vec<_> = x
+        .not_live()
+        .chain(x.failing().filter(|r| !r.result.failure().fails_liveness()))
+        .collect();
     if !failing.is_empty() {
         let _ = writeln!(
             out,
@@ -438,10 +442,11 @@ pub fn explore_text(
             );
         }
     }
-    let _ = writeln!(
+    let _ =
+        writeln!(
         out,
         "\nsummary    {}: {} of {} runs lost an event, {} duplicated one, {} dead-lettered one; \
-         {}{} left an event unacked; {} broke conservation; {} hit a limit",
+         {}{} left an event unacked; {} broke conservation; {} hit a limit{}",
         s.guarantee,
         s.lost_runs,
         s.runs,
@@ -457,7 +462,14 @@ pub fn explore_text(
         },
         s.unacked_runs,
         s.unconserved_runs,
-        s.limited_runs
+        s.limited_runs,
+        crate::report::lang::nonzero(
+            "; ",
+            &[
+                (s.stuck_runs, "left an event stuck"),
+                (s.wrong_effect_runs, "applied an altered copy instead of an event"),
+            ]
+        )
     );
     for (scope, b) in s.scopes() {
         let _ = writeln!(
@@ -686,7 +698,7 @@ pub fn finding_line(f: &Finding, replay: &str) -> String {
             if e.torn {
                 what.push_str(" (torn)");
             }
-            if !e.acked && e.outcome != Outcome::DeadLettered {
+            if !e.acked && !matches!(e.outcome, Outcome::DeadLettered | Outcome::Stuck) {
                 what.push_str(" (unacked)");
             }
             what

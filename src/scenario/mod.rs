@@ -90,6 +90,11 @@ pub struct Workload {
     /// (the k-th altered copy of an event carries k + 1 times its amount), after the exact
     /// republishes. An index may appear more than once.
     pub republish_altered: Vec<EventIndex>,
+    /// Events whose payload is invalid: the consumer refuses it every time (its
+    /// `apply_effect` fails, whatever the faults), so the correct end is no effect, in the
+    /// dead-letter queue for a person. Not a fault: the healing phase does not fix it. In
+    /// index order, each at most once.
+    pub invalid: Vec<EventIndex>,
     /// Each transfer is two events, `TransferCreated` then `TransferCompleted` (so `events`
     /// is even): a workload whose projection needs order.
     pub lifecycle: bool,
@@ -104,6 +109,7 @@ impl Default for Workload {
             initial_balance_minor: 1_000_000,
             republish: Vec::new(),
             republish_altered: Vec::new(),
+            invalid: Vec::new(),
             lifecycle: false,
         }
     }

@@ -143,6 +143,8 @@ pub struct RawWorkload {
     pub republish: Vec<u64>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub republish_altered: Vec<u64>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub invalid: Vec<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lifecycle: Option<bool>,
 }

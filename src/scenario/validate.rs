@@ -110,6 +110,14 @@ impl Checker<'_> {
     fn scenario(&self, raw: RawScenario) -> Result<Scenario, ScenarioError> {
         let protocol = self.protocol(raw.protocol)?;
         let workload = self.workload(raw.workload)?;
+        if !workload.invalid.is_empty() && !protocol.has(Step::ApplyEffect) {
+            return Err(self.missing_step(
+                "workload.invalid",
+                &protocol,
+                Step::ApplyEffect,
+                ", so an invalid payload is never refused: it is where the consumer refuses it",
+            ));
+        }
         let log = self.log(&raw.broker, &raw.faults)?;
         let producer = self.producer(&raw.producer)?;
         let faults = self.faults(raw.faults, &workload, &protocol, &producer)?;
@@ -588,6 +596,21 @@ impl Checker<'_> {
             .enumerate()
             .map(|(i, &e)| self.event_index(&format!("workload.republish_altered[{i}]"), e, events))
             .collect::<Result<Vec<_>, _>>()?;
+        let mut invalid = raw
+            .invalid
+            .iter()
+            .enumerate()
+            .map(|(i, &e)| self.event_index(&format!("workload.invalid[{i}]"), e, events))
+            .collect::<Result<Vec<_>, _>>()?;
+        let listed = invalid.len();
+        invalid.sort_unstable();
+        invalid.dedup();
+        if invalid.len() != listed {
+            return Err(self.err(
+                "workload.invalid",
+                "an event is listed twice; each invalid event is named once".to_string(),
+            ));
+        }
         let lifecycle = raw.lifecycle.unwrap_or(false);
         if lifecycle && events % 2 == 1 {
             return Err(self.err(
@@ -605,6 +628,7 @@ impl Checker<'_> {
             initial_balance_minor,
             republish,
             republish_altered,
+            invalid,
             lifecycle,
         })
     }

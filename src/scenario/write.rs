@@ -87,6 +87,7 @@ fn workload(w: &Workload) -> RawWorkload {
         initial_balance_minor: unless(w.initial_balance_minor, d.initial_balance_minor),
         republish: events(&w.republish),
         republish_altered: events(&w.republish_altered),
+        invalid: events(&w.invalid),
         lifecycle: unless(w.lifecycle, d.lifecycle),
     }
 }

@@ -56,6 +56,11 @@ impl<T> EventQueue<T> {
         self.heap.pop().map(|e| (e.at, e.item))
     }
 
+    /// The next item to run and its time, left in place.
+    pub fn peek(&self) -> Option<(Tick, &T)> {
+        self.heap.peek().map(|e| (e.at, &e.item))
+    }
+
     pub fn len(&self) -> usize {
         self.heap.len()
     }

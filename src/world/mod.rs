@@ -77,6 +77,8 @@ pub struct RunResult {
     pub steps: u64,
     pub end_tick: Tick,
     pub stop: StopReason,
+    /// Where a limit stopped the faulty phase and the healing phase began, if one did.
+    pub healed: Option<Heal>,
     pub verdict: Verdict,
     /// With [`RunOptions::fingerprints`]: the whole simulation's state right after each
     /// crash. Two runs with equal digests after their last crash have the same future,
@@ -90,6 +92,35 @@ pub struct RunResult {
     pub inbox_rows_deleted: u64,
     /// With [`RunOptions::narrate`]: the state after each trace entry, one per entry.
     pub snapshots: Vec<Snapshot>,
+}
+
+impl RunResult {
+    /// The properties this run breaks: the one definition every command uses (see
+    /// [`check::failure`]).
+    pub fn failure(&self) -> check::FailureSignature {
+        check::FailureSignature::of(&self.verdict, self.stop)
+    }
+
+    /// This run's liveness failure, in words, if it has one.
+    pub fn liveness_failure(&self, limits: &crate::scenario::Limits) -> Option<String> {
+        check::liveness_failure(self.stop, self.healed.is_some(), limits, &self.verdict)
+    }
+}
+
+/// Where the faulty phase ended and the healing phase, with every fault off, began.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Heal {
+    pub tick: Tick,
+    pub steps: u64,
+    /// The limit that ended the faulty phase.
+    pub after: StopReason,
+}
+
+/// Where one phase of a run stops: absolute step and tick counts.
+#[derive(Clone, Copy, Debug)]
+struct PhaseLimits {
+    max_steps: u64,
+    max_ticks: Tick,
 }
 
 /// What numbers the producer's crash points (see `World::producer_copy`).
@@ -197,6 +228,9 @@ struct World<'s> {
     /// Per consumer: the balances a read-modify-write effect read on its first turn.
     balances_read: Vec<Option<(i64, i64)>>,
     faults: FaultInjector,
+    /// Set when the healing phase began: from then on no fault fires and no boundary is a
+    /// crash point.
+    healed: Option<Heal>,
     queue: EventQueue<Occurrence>,
     trace: Trace,
     crashes: Vec<CrashRecord>,
@@ -352,6 +386,7 @@ impl<'s> World<'s> {
             balances_read: vec![None; n],
             _dir: dir,
             faults: FaultInjector::new(scenario.faults.clone(), scenario.seed),
+            healed: None,
             queue: EventQueue::default(),
             trace: Trace::new(!options.hash_only),
             crashes: Vec::new(),
@@ -405,104 +440,28 @@ impl<'s> World<'s> {
         }
         let limits = self.scenario.limits;
         let mut now = 0;
-        let stop = loop {
-            let Some((at, occurrence)) = self.queue.pop() else {
-                break StopReason::Quiescent;
-            };
-            assert!(at >= now, "virtual time never goes back");
-            if at > limits.max_ticks {
-                break StopReason::TickLimit;
-            }
-            if self.trace.len() >= bounds::MAX_TRACE_ENTRIES {
-                break StopReason::TraceLimit;
-            }
-            now = at;
-            match occurrence {
-                Occurrence::ConsumerTurn(c) => {
-                    if self.steps >= limits.max_steps {
-                        break StopReason::StepLimit;
-                    }
-                    let c = self.choose(now, c);
-                    self.turn(now, c);
-                }
-                Occurrence::ConsumerRestart(c) => {
-                    self.consumers[c].handle_restart();
-                    self.broker.handle_consumer_restart(now, c);
-                    self.record(
-                        now,
-                        Actor::Consumer(c),
-                        "restart",
-                        None,
-                        "back to receive".into(),
-                    );
-                    self.queue.push(now, Occurrence::ConsumerTurn(c));
-                }
-                Occurrence::DeadLetterReplay => {
-                    let replayed = self.broker.handle_dead_letter_replay(now);
-                    if replayed.is_empty() {
-                        self.record(
-                            now,
-                            Actor::Broker,
-                            "dlq replay",
-                            None,
-                            "the dead-letter queue is empty: nothing to replay".into(),
-                        );
-                    }
-                    for m in replayed {
-                        let d = self.message_ref(m);
-                        self.record(
-                            now,
-                            Actor::Broker,
-                            "dlq replay",
-                            Some(&d),
-                            "back from the dead-letter queue, same event_id: ready again, its \
-                             deliveries counted afresh"
-                                .into(),
-                        );
-                    }
-                }
-                Occurrence::ProducerTurn | Occurrence::RelayTurn(_)
-                    if self.steps >= limits.max_steps =>
-                {
-                    break StopReason::StepLimit;
-                }
-                Occurrence::ProducerTurn => self.producer_turn(now),
-                Occurrence::RelayTurn(r) => self.relay_turn(now, r),
-                Occurrence::ProducerRestart => self.producer_restart(now),
-                Occurrence::RelayRestart(r) => self.relay_restart(now, r),
-                Occurrence::BrokerTimer(m, kind) => {
-                    if self.broker.handle_timer(now, m, kind) {
-                        let d = self.message_ref(m);
-                        let (action, what) = match kind {
-                            TimerKind::Redeliver if d.attempt == 0 => {
-                                ("visible", "ready after its delivery delay")
-                            }
-                            TimerKind::Redeliver => ("requeue", "ready for redelivery"),
-                            TimerKind::LeaseExpiry { .. } => (
-                                "lease expired",
-                                "unacked past its lease: ready again while its consumer may \
-                                 still be working on it",
-                            ),
-                            TimerKind::LateRedelivery => (
-                                "late replay",
-                                "acked, and ready again at the end of the broker's replay \
-                                 window (broker.late_redelivery_ticks)",
-                            ),
-                        };
-                        self.record(now, Actor::Broker, action, Some(&d), what.into());
-                    }
-                }
-                Occurrence::Cleanup => self.cleanup(now),
-            }
-            self.drain_broker(now);
+        let faulty = PhaseLimits {
+            max_steps: limits.max_steps,
+            max_ticks: limits.max_ticks,
         };
+        let mut stop = self.run_phase(&mut now, faulty);
+        if matches!(stop, StopReason::StepLimit | StopReason::TickLimit) {
+            stop = self.heal(&mut now, stop);
+        }
         if stop != StopReason::Quiescent {
+            let phase = if self.healed.is_some() {
+                " of the healing phase"
+            } else {
+                ""
+            };
             let what = match stop {
-                StopReason::StepLimit => format!("step limit {} reached", limits.max_steps),
+                StopReason::StepLimit => {
+                    format!("step limit {}{phase} reached", limits.max_steps)
+                }
                 StopReason::TraceLimit => {
                     format!("trace limit {} entries reached", bounds::MAX_TRACE_ENTRIES)
                 }
-                _ => format!("tick limit {} reached", limits.max_ticks),
+                _ => format!("tick limit {}{phase} reached", limits.max_ticks),
             };
             self.record(now, Actor::Sim, "stop", None, what);
             if let Some(store) = &mut self.producer_store {
@@ -535,7 +494,9 @@ impl<'s> World<'s> {
             .as_mut()
             .map(|s| s.committed_transfers());
         let outputs = self.outputs.committed_per_event(self.events.len());
+        let invalid: Vec<bool> = (0..self.events.len()).map(|e| self.is_invalid(e)).collect();
         let verdict = check::check(&check::Observed {
+            invalid: &invalid,
             scopes: check::ScopeInputs {
                 intents,
                 per_intent: self.scenario.reports_intents(),
@@ -570,12 +531,149 @@ impl<'s> World<'s> {
             steps: self.steps,
             end_tick: now,
             stop,
+            healed: self.healed,
             verdict,
             crash_states: self.crash_states,
             statements: self.stores[0].take_statements(),
             decisions: self.decisions,
             inbox_rows_deleted: self.inbox_rows_deleted,
             snapshots: self.snapshots,
+        }
+    }
+
+    /// Runs occurrences in time order until none is left or a limit of `phase` is
+    /// reached; the occurrence a limit stopped stays queued, for the healing phase.
+    fn run_phase(&mut self, now: &mut Tick, phase: PhaseLimits) -> StopReason {
+        loop {
+            let Some((at, next)) = self.queue.peek() else {
+                return StopReason::Quiescent;
+            };
+            assert!(at >= *now, "virtual time never goes back");
+            if at > phase.max_ticks {
+                return StopReason::TickLimit;
+            }
+            if self.trace.len() >= bounds::MAX_TRACE_ENTRIES {
+                return StopReason::TraceLimit;
+            }
+            let takes_a_step = matches!(
+                next,
+                Occurrence::ConsumerTurn(_) | Occurrence::ProducerTurn | Occurrence::RelayTurn(_)
+            );
+            if takes_a_step && self.steps >= phase.max_steps {
+                *now = at;
+                return StopReason::StepLimit;
+            }
+            let (at, occurrence) = self.queue.pop().expect("peeked");
+            *now = at;
+            self.perform_occurrence(at, occurrence);
+            self.drain_broker(at);
+        }
+    }
+
+    /// The faulty phase stopped at `why`, a step or tick limit: every fault is switched
+    /// off and the run goes on, as a system whose faults have stopped, for as many steps
+    /// and ticks again. What is still unresolved at the end of this phase is stuck.
+    fn heal(&mut self, now: &mut Tick, why: StopReason) -> StopReason {
+        self.faults.heal();
+        self.healed = Some(Heal {
+            tick: *now,
+            steps: self.steps,
+            after: why,
+        });
+        let limits = self.scenario.limits;
+        self.record(
+            *now,
+            Actor::Sim,
+            "heal",
+            None,
+            format!(
+                "{} reached with work left: every fault is off from here, for up to {} more \
+                 steps and {} more ticks",
+                match why {
+                    StopReason::StepLimit => format!("step limit {}", limits.max_steps),
+                    _ => format!("tick limit {}", limits.max_ticks),
+                },
+                limits.max_steps,
+                limits.max_ticks
+            ),
+        );
+        let healing = PhaseLimits {
+            max_steps: self.steps.saturating_add(limits.max_steps),
+            max_ticks: now.saturating_add(limits.max_ticks),
+        };
+        self.run_phase(now, healing)
+    }
+
+    /// Performs one occurrence at `now`.
+    fn perform_occurrence(&mut self, now: Tick, occurrence: Occurrence) {
+        match occurrence {
+            Occurrence::ConsumerTurn(c) => {
+                let c = self.choose(now, c);
+                self.turn(now, c);
+            }
+            Occurrence::ConsumerRestart(c) => {
+                self.consumers[c].handle_restart();
+                self.broker.handle_consumer_restart(now, c);
+                self.record(
+                    now,
+                    Actor::Consumer(c),
+                    "restart",
+                    None,
+                    "back to receive".into(),
+                );
+                self.queue.push(now, Occurrence::ConsumerTurn(c));
+            }
+            Occurrence::DeadLetterReplay => {
+                let replayed = self.broker.handle_dead_letter_replay(now);
+                if replayed.is_empty() {
+                    self.record(
+                        now,
+                        Actor::Broker,
+                        "dlq replay",
+                        None,
+                        "the dead-letter queue is empty: nothing to replay".into(),
+                    );
+                }
+                for m in replayed {
+                    let d = self.message_ref(m);
+                    self.record(
+                        now,
+                        Actor::Broker,
+                        "dlq replay",
+                        Some(&d),
+                        "back from the dead-letter queue, same event_id: ready again, its \
+                         deliveries counted afresh"
+                            .into(),
+                    );
+                }
+            }
+            Occurrence::ProducerTurn => self.producer_turn(now),
+            Occurrence::RelayTurn(r) => self.relay_turn(now, r),
+            Occurrence::ProducerRestart => self.producer_restart(now),
+            Occurrence::RelayRestart(r) => self.relay_restart(now, r),
+            Occurrence::BrokerTimer(m, kind) => {
+                if self.broker.handle_timer(now, m, kind) {
+                    let d = self.message_ref(m);
+                    let (action, what) = match kind {
+                        TimerKind::Redeliver if d.attempt == 0 => {
+                            ("visible", "ready after its delivery delay")
+                        }
+                        TimerKind::Redeliver => ("requeue", "ready for redelivery"),
+                        TimerKind::LeaseExpiry { .. } => (
+                            "lease expired",
+                            "unacked past its lease: ready again while its consumer may \
+                             still be working on it",
+                        ),
+                        TimerKind::LateRedelivery => (
+                            "late replay",
+                            "acked, and ready again at the end of the broker's replay \
+                             window (broker.late_redelivery_ticks)",
+                        ),
+                    };
+                    self.record(now, Actor::Broker, action, Some(&d), what.into());
+                }
+            }
+            Occurrence::Cleanup => self.cleanup(now),
         }
     }
 
@@ -795,6 +893,25 @@ impl<'s> World<'s> {
             sends.push(0);
         }
         index
+    }
+
+    /// Whether `event`'s payload is one the scenario declares invalid (`workload.invalid`):
+    /// a workload event listed there, or an event minted for one (same transfer, same type).
+    fn is_invalid(&self, event: EventIndex) -> bool {
+        let invalid = &self.scenario.workload.invalid;
+        if invalid.is_empty() {
+            return false;
+        }
+        let intents = self.scenario.workload.events;
+        let intent = if event < intents {
+            Some(event)
+        } else {
+            let e = &self.events[event];
+            self.events[..intents]
+                .iter()
+                .position(|w| w.transfer_id == e.transfer_id && w.event_type == e.event_type)
+        };
+        intent.is_some_and(|i| invalid.binary_search(&i).is_ok())
     }
 
     /// A delivery-shaped reference to a message, for the trace (attempt = deliveries so far).
@@ -1037,6 +1154,12 @@ impl<'s> World<'s> {
         if fails && step != Step::ApplyEffect {
             return (StepResult::Failed, "failed (injected): nothing done".into());
         }
+        if step == Step::ApplyEffect && self.is_invalid(d.event) {
+            return (
+                StepResult::Failed,
+                "refused: the payload is invalid (workload.invalid), nothing applied".into(),
+            );
+        }
         let event = payload(&self.altered, &self.events, d);
         let db = |outcome: DbOutcome| (StepResult::Db(outcome), outcome.describe().to_string());
         match step {
@@ -1210,7 +1333,7 @@ impl<'s> World<'s> {
             .reached_seen
             .as_mut()
             .is_some_and(|seen| !seen.insert(point));
-        if !again {
+        if !again && self.healed.is_none() {
             self.reached.push(point);
         }
         let Some(cause) = self.faults.crash_at(&point) else {
@@ -1327,6 +1450,9 @@ impl<'s> World<'s> {
             decided_fail,
             balances_read,
             faults,
+            // The fault injector, emptied at the heal, says what healing changes; the
+            // limits it moves are checked apart (a healed run is never a stand-in).
+            healed: _,
             queue,
             trace: _,   // History; its length is a limit, which exploration checks apart.
             crashes: _, // History: the report's crash list and confirmed states.

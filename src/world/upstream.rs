@@ -323,7 +323,9 @@ impl World<'_> {
     /// Records that a producer or relay reached `point`, and crashes it there if the fault
     /// injector says so. Returns whether it crashed.
     fn side_crash(&mut self, now: Tick, side: Side, point: BoundaryPoint) -> bool {
-        self.reached.push(point);
+        if self.healed.is_none() {
+            self.reached.push(point);
+        }
         let Some(cause) = self.faults.crash_at(&point) else {
             return false;
         };

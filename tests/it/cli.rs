@@ -1056,3 +1056,41 @@ fn a_wrong_boundary_expectation_fails_and_names_the_boundary() {
     assert_eq!(out.status.code(), Some(1));
     assert!(stdout(&out).contains("expected email: exactly-once, observed email: at-least-once"));
 }
+
+/// The scenarios of `scenarios/liveness/` fail liveness on purpose: each run exits 1 with
+/// its pinned verdict held and only the liveness line failed, and so does `explain`, and
+/// `explore`, which lists the run first with its replay command.
+#[test]
+fn the_liveness_scenarios_exit_1_on_liveness_alone_in_every_command() {
+    let dir = root().join("scenarios/liveness");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    assert!(!files.is_empty());
+    for path in files {
+        let file = path.display().to_string();
+        let o = bin(&["run", &file, "--json"]);
+        assert_eq!(o.status.code(), Some(1), "{file}");
+        let j: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+        let failures = j["expect"]["failures"].as_array().unwrap();
+        assert_eq!(failures.len(), 1, "{file}: {failures:?}");
+        assert!(
+            failures[0].as_str().unwrap().starts_with("liveness: "),
+            "{file}: {failures:?}"
+        );
+        assert!(j["stuck"].as_u64().unwrap() > 0, "{file}");
+        let o = bin(&["explain", &file]);
+        assert_eq!(o.status.code(), Some(1), "explain {file}");
+        let o = bin(&["explore", &file, "--depth", "1"]);
+        assert_eq!(o.status.code(), Some(1), "explore {file}");
+        let out = stdout(&o);
+        let listed = out
+            .split("failing runs, each with the command that replays it:\n")
+            .nth(1)
+            .unwrap_or_else(|| panic!("{out}"));
+        assert!(listed.contains("delivery-sim run "), "{out}");
+        assert!(out.contains("liveness: "), "{out}");
+    }
+}

@@ -21,7 +21,7 @@ fn a_run_stopped_by_the_step_or_tick_limit_fails_liveness_naming_the_stuck_event
     let steps = write(
         dir.path(),
         "steps.json",
-        r#"{"protocol": "inbox", "workload": {"events": 5}, "limits": {"max_steps": 12}}"#,
+        r#"{"protocol": "inbox", "workload": {"events": 5}, "limits": {"max_steps": 6}}"#,
     );
     let o = bin(&["run", &steps]);
     assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
@@ -29,8 +29,9 @@ fn a_run_stopped_by_the_step_or_tick_limit_fails_liveness_naming_the_stuck_event
     assert!(out.contains("stopped: STEP LIMIT REACHED"), "{out}");
     assert!(
         out.contains(
-            "liveness: the step limit (limits.max_steps = 12) stopped the run before it ended \
-             by itself; 3 event(s) stuck unacked: e2, e3, e4"
+            "liveness: the step limit of the healing phase (limits.max_steps = 6) stopped the \
+             run before it ended by itself; 3 event(s) unresolved, still held by the broker: \
+             e2, e3, e4"
         ),
         "{out}"
     );
@@ -40,7 +41,7 @@ fn a_run_stopped_by_the_step_or_tick_limit_fails_liveness_naming_the_stuck_event
     assert!(
         j["expect"]
             .to_string()
-            .contains("stuck unacked: e2, e3, e4"),
+            .contains("unresolved, still held by the broker: e2, e3, e4"),
         "{j}"
     );
 
@@ -58,8 +59,8 @@ fn a_run_stopped_by_the_step_or_tick_limit_fails_liveness_naming_the_stuck_event
     assert_eq!(o.status.code(), Some(1), "{out}");
     assert!(out.contains("TICK LIMIT REACHED"), "{out}");
     assert!(
-        out.contains("liveness: the tick limit (limits.max_ticks = 500)")
-            && out.contains("2 event(s) stuck unacked: e0, e1"),
+        out.contains("liveness: the tick limit of the healing phase (limits.max_ticks = 500)")
+            && out.contains("2 event(s) unresolved, still held by the broker: e0, e1"),
         "{out}"
     );
     // The same scenarios with room to finish pass.

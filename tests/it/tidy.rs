@@ -65,3 +65,40 @@ fn every_fingerprint_destructures_its_whole_component() {
     }
     assert!(checked >= 12, "only {checked} fingerprints found");
 }
+
+/// ARCHITECTURE.md's "one definition of a failed run": a failure signature is built in
+/// `check::failure` and, for a run, by `RunResult::failure` only; and no other module judges
+/// a run by its stop reason (`stop != StopReason::Quiescent`) to decide that it failed.
+#[test]
+fn a_failed_run_is_defined_in_one_place() {
+    let mut files = Vec::new();
+    sources(&root().join("src"), &mut files);
+    let allowed_signature = ["src/world/mod.rs"];
+    let mut built = 0;
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let rel = file.strip_prefix(root()).unwrap().display().to_string();
+        if text.contains("FailureSignature::of(") {
+            assert!(
+                allowed_signature.contains(&rel.as_str()),
+                "{rel}: builds a failure signature itself; call RunResult::failure()"
+            );
+            built += 1;
+        }
+        // The checker's own unacked reasons, the world's loop and the reports' wording read
+        // the stop reason to describe it; judging a failure by it is for check::failure.
+        for (i, line) in text.lines().enumerate() {
+            let judges = line.contains("stop != StopReason::Quiescent")
+                && (line.contains("||") || line.contains("FailureKind") || line.contains("kinds"));
+            assert!(
+                !judges || rel == "src/check/failure.rs",
+                "{rel}:{}: judges a run's failure by its stop reason outside check::failure",
+                i + 1
+            );
+        }
+    }
+    assert_eq!(
+        built, 1,
+        "the signature of a run is built by RunResult::failure"
+    );
+}

@@ -118,7 +118,7 @@ pub enum Tone {
     Once,
     Lost,
     Duplicated,
-    /// Dead-lettered, rejected, same intent, unpublished: not an anomaly of delivery, not
+    /// Rejected, same intent, unpublished, pending: not an anomaly of delivery, not
     /// "once" either.
     Other,
 }
@@ -127,10 +127,13 @@ impl Tone {
     fn of(outcome: Outcome) -> Tone {
         match outcome {
             Outcome::Once => Tone::Once,
-            Outcome::Lost => Tone::Lost,
+            // A dead-lettered, stuck or wrongly applied event's own effect is missing.
+            Outcome::Lost | Outcome::DeadLettered | Outcome::Stuck | Outcome::WrongEffect => {
+                Tone::Lost
+            }
             Outcome::Duplicated => Tone::Duplicated,
-            Outcome::DeadLettered
-            | Outcome::Rejected
+            Outcome::Rejected
+            | Outcome::Invalid
             | Outcome::SameIntent
             | Outcome::Unpublished
             | Outcome::Pending => Tone::Other,
@@ -390,7 +393,12 @@ fn outcome_rows(r: &RunResult, lanes: &[Lane]) -> Vec<Row> {
         let what = match e.outcome {
             Outcome::Lost => format!("LOST: no effect committed, {acked}"),
             Outcome::Duplicated => format!("DUPLICATED: {n} effects committed"),
-            Outcome::DeadLettered => "dead-lettered: no effect, parked for a person".into(),
+            Outcome::DeadLettered => {
+                "DEAD-LETTERED: no effect, lost unless the dead-letter queue is replayed".into()
+            }
+            Outcome::Stuck => format!("STUCK: {n} effect(s), still held by the broker"),
+            Outcome::WrongEffect => "WRONG EFFECT: an altered copy's payload was applied".into(),
+            Outcome::Invalid => "invalid payload: refused, never applied, as it should be".into(),
             Outcome::Rejected => "rejected by the projection: out of order".into(),
             Outcome::SameIntent => "no effect of its own: its transfer was applied already".into(),
             Outcome::Unpublished => "never published: the producer died first".into(),
@@ -564,6 +572,7 @@ fn rows_of(e: &TraceEntry, producer_db: Lane) -> Vec<Row> {
         }
         (_, "restart") => drafts.push(note(lane, lane, "restart")),
         (_, "stop") => drafts.push(note(lane, lane, "stop").says(format!(": {o}"))),
+        (Actor::Sim, "heal") => drafts.push(note(lane, lane, "healing").says(format!(": {o}"))),
         (Actor::Sim, _) => drafts.push(note(lane, lane, "run stopped").says(format!(": {o}"))),
         (Actor::Consumer(_), action) => drafts.extend(consumer_rows(action, o, lane, busy)),
         (Actor::Broker, "deliver") if e.delivery > 1 => drafts.extend(broker_rows("redeliver", o)),

@@ -211,15 +211,19 @@ fn the_lanes_follow_the_actors_of_the_scenario() {
             to: Lane::DeadLetters,
             style: Style::Call
         }));
-    assert_eq!(d.rows.last().map(|r| r.tone), Some(Some(Tone::Other)));
+    // Dead-lettered and never replayed: its effect is missing, drawn as a loss.
+    assert_eq!(d.rows.last().map(|r| r.tone), Some(Some(Tone::Lost)));
 }
 
 #[test]
 fn every_trace_action_of_every_scenario_has_a_drawing() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .expect("scenarios/")
+    let liveness = dir.join("liveness");
+    let mut files: Vec<_> = [dir, liveness]
+        .iter()
+        .flat_map(|d| std::fs::read_dir(d).expect("scenarios/"))
         .map(|e| e.expect("entry").path())
+        .filter(|p| p.is_file())
         .collect();
     files.sort();
     for path in files {
