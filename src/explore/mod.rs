@@ -223,6 +223,14 @@ fn run_schedule(base: &Scenario, schedule: &[BoundaryPoint]) -> RunResult {
     result
 }
 
+/// Drops what an explored run recorded only to be extended: the boundaries it reached and
+/// its scheduling decisions. What is reported of it (verdict, crashes, crash states, the
+/// trace's hash and length) stays.
+fn forget_points(r: &mut RunResult) {
+    r.reached = Vec::new();
+    r.decisions = Vec::new();
+}
+
 /// The boundaries a run reached after its last crash: the extensions of its schedule.
 fn extensions(run: &ExploredRun) -> &[BoundaryPoint] {
     let reached = &run.result.reached;
@@ -318,6 +326,11 @@ pub(crate) fn explore_pass(
                 })
             })
             .collect();
+        // The frontier's reached points are its extensions, now listed: not kept (a run that
+        // livelocks reaches hundreds of thousands of them, and every run would hold its own).
+        for &i in &frontier {
+            forget_points(&mut runs[i].result);
+        }
         let room = options.max_schedules.saturating_sub(runs.len() as u64) as usize;
         if schedules.len() > room {
             schedules.truncate(room);
@@ -328,7 +341,16 @@ pub(crate) fn explore_pass(
         // a smaller exploration, never of a gappy one.
         let results: Vec<Option<RunResult>> = schedules
             .par_iter()
-            .map(|schedule| (!stop()).then(|| run_schedule(&base, schedule)))
+            .map(|schedule| {
+                (!stop()).then(|| {
+                    let mut result = run_schedule(&base, schedule);
+                    if level == options.depth {
+                        // Never extended: dropped here, before the whole level is collected.
+                        forget_points(&mut result);
+                    }
+                    result
+                })
+            })
             .collect();
         let done = results.iter().take_while(|r| r.is_some()).count();
         if done < schedules.len() {
@@ -357,15 +379,19 @@ pub(crate) fn explore_pass(
                     }
                 },
             };
-            let run = ExploredRun {
+            let mut run = ExploredRun {
                 crashes,
                 result,
                 equivalent_to,
             };
-            if equivalent_to.is_none() {
+            if equivalent_to.is_none() && level < options.depth {
                 frontier.push(index);
-            } else if level < options.depth {
-                pruned_schedules += extensions(&run).len() as u64;
+            } else {
+                if equivalent_to.is_some() && level < options.depth {
+                    pruned_schedules += extensions(&run).len() as u64;
+                }
+                // Never extended: its reached points are not needed.
+                forget_points(&mut run.result);
             }
             runs.push(run);
         }

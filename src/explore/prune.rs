@@ -114,15 +114,18 @@ impl Walk<'_> {
         if room == 0 {
             return true;
         }
-        let run = &self.runs[at];
-        super::extensions(run).iter().all(|p| {
-            let mut schedule = run.crashes.clone();
-            schedule.push(*p);
-            // A schedule an interrupted or truncated exploration did not reach is not
-            // reported either, so there is nothing it could misreport.
-            let Some(&child) = self.index.get(schedule.as_slice()) else {
-                return true;
-            };
+        let prefix = self.runs[at].crashes.as_slice();
+        // Its explored children: the schedules one crash longer that start with its own
+        // (a contiguous range of the index). An extension an interrupted or truncated
+        // exploration did not reach is not reported either, so it could misreport nothing;
+        // the runs' reached points are not kept, so the index is what lists them.
+        let children = self
+            .index
+            .range(prefix..)
+            .take_while(|(s, _)| s.starts_with(prefix))
+            .filter(|(s, _)| s.len() == prefix.len() + 1)
+            .map(|(_, &child)| child);
+        children.into_iter().all(|child| {
             let c = &self.runs[child];
             if !same_when_shifted(c, shift, self.limits) {
                 return false;
