@@ -474,3 +474,29 @@ fn bad_payload_mismatch_commit_timeout_and_dead_letter_options_say_why() {
         &["applies to queue brokers only"],
     );
 }
+
+#[test]
+fn amounts_that_could_overflow_a_balance_are_refused_and_those_that_cannot_are_accepted() {
+    // The k-th altered copy carries k + 1 times the amount: 10,000 copies of one event make
+    // a payload of 10,001 times it (this panicked in the store, SQLite had made it a REAL).
+    let altered = vec!["0"; 10_000].join(", ");
+    check_err(
+        &format!(
+            r#"{{"protocol": "no-dedup", "workload": {{"events": 1,
+                "amount_minor": 1000000000000, "republish_altered": [{altered}]}}}}"#
+        ),
+        "workload.republish_altered",
+        &["altered 10000 times", "10001000000000000"],
+    );
+    check_err(
+        r#"{"protocol": "no-dedup", "workload": {"amount_minor": 1000000000000},
+            "limits": {"max_steps": 10000000}}"#,
+        "limits.max_steps",
+        &["64-bit range"],
+    );
+    assert!(parse(
+        r#"{"protocol": "no-dedup", "workload": {"amount_minor": 1000000000000},
+            "limits": {"max_steps": 4000000}}"#
+    )
+    .is_ok());
+}

@@ -168,6 +168,7 @@ impl Checker<'_> {
                 bounds::MAX_TICKS,
             )?,
         };
+        self.amounts_fit(&workload, &limits)?;
         let retention = self.retention(&raw.store)?;
         let (out_of_order, completion_delay_ticks) =
             self.out_of_order(&raw.store, &raw.consumer, &workload)?;
@@ -631,6 +632,52 @@ impl Checker<'_> {
             invalid,
             lifecycle,
         })
+    }
+
+    /// Balances stay in `i64` whatever happens: one payload's amount is at most
+    /// `MAX_AMOUNT_MINOR` (the k-th altered copy of an event carries k + 1 times its
+    /// amount), and even if every step of both phases applied the largest payload to one
+    /// account, its balance would not overflow. Past that, SQLite would turn the sum into
+    /// a REAL and the ledger would no longer be exact.
+    fn amounts_fit(&self, workload: &Workload, limits: &Limits) -> Result<(), ScenarioError> {
+        let most_altered = (0..workload.events)
+            .map(|e| {
+                workload
+                    .republish_altered
+                    .iter()
+                    .filter(|&&a| a == e)
+                    .count()
+            })
+            .max()
+            .unwrap_or(0) as i128;
+        let largest = i128::from(workload.amount_minor) * (most_altered + 1);
+        if largest > i128::from(bounds::MAX_AMOUNT_MINOR) {
+            return Err(self.err(
+                "workload.republish_altered",
+                format!(
+                    "an event altered {most_altered} times has a copy of {largest} minor \
+                     units (the k-th altered copy carries k + 1 times workload.amount_minor), \
+                     over the {} a payload may carry; fewer altered copies of one event, or a \
+                     smaller amount",
+                    bounds::MAX_AMOUNT_MINOR
+                ),
+            ));
+        }
+        let worst =
+            i128::from(workload.initial_balance_minor) + 2 * i128::from(limits.max_steps) * largest;
+        if worst > i128::from(i64::MAX) {
+            return Err(self.err(
+                "limits.max_steps",
+                format!(
+                    "{} steps in each of the two phases, each able to apply a payload of up to \
+                     {largest} minor units to one account, could take a balance past the \
+                     64-bit range ({}); lower limits.max_steps or workload.amount_minor",
+                    limits.max_steps,
+                    i64::MAX
+                ),
+            ));
+        }
+        Ok(())
     }
 
     fn event_index(&self, field: &str, e: u64, events: usize) -> Result<usize, ScenarioError> {
