@@ -289,6 +289,7 @@ impl Fingerprint for QueueBroker {
             rng,
             messages,
             late_scheduled,
+            duplicated,
             ready,
             outputs,
         } = self;
@@ -297,7 +298,7 @@ impl Fingerprint for QueueBroker {
         for m in messages {
             message_fingerprint(m, now, h);
         }
-        h.value(&(late_scheduled, ready));
+        h.value(&(late_scheduled, duplicated, ready));
         outputs_fingerprint(outputs, now, h);
     }
 }
@@ -410,6 +411,10 @@ pub struct QueueBroker {
     messages: Vec<Message>,
     /// Per message: whether its late redelivery was scheduled (it comes back once only).
     late_scheduled: Vec<bool>,
+    /// Per message: made ready again by the broker's own duplicate and not received since.
+    /// That copy is out of the consumer's hands: an ack of the earlier delivery does not
+    /// take it back, so it is delivered.
+    duplicated: Vec<bool>,
     ready: VecDeque<MessageId>,
     outputs: VecDeque<BrokerOutput>,
 }
@@ -426,6 +431,7 @@ impl QueueBroker {
             config,
             messages: Vec::new(),
             late_scheduled: Vec::new(),
+            duplicated: Vec::new(),
             ready: VecDeque::new(),
             outputs,
         }
@@ -436,6 +442,7 @@ impl QueueBroker {
         let id = self.messages.len();
         self.messages.push(Message::published(event, copy));
         self.late_scheduled.push(false);
+        self.duplicated.push(false);
         match self.jitter() {
             0 => {
                 self.ready.push_back(id);
@@ -474,6 +481,7 @@ impl QueueBroker {
             "only ready messages are queued"
         );
         let delivery = m.hand_over(id, consumer);
+        self.duplicated[id] = false;
         if let Some(lease) = self.config.lease_ticks {
             self.outputs.push_back(BrokerOutput::Timer {
                 at: now + lease,
@@ -498,7 +506,9 @@ impl QueueBroker {
             // Its lease ended (or the broker duplicated it) but nobody has received it
             // since: the delivery being acked is still the latest, so the ack is good, as
             // an SQS receipt handle stays valid until the message is received again.
-            MessageState::Ready if m.deliveries == delivery.attempt => {
+            MessageState::Ready
+                if m.deliveries == delivery.attempt && !self.duplicated[delivery.message] =>
+            {
                 self.ready.retain(|&r| r != delivery.message);
                 m.state = MessageState::Acked { at: now };
                 AckOutcome::Accepted
@@ -581,6 +591,7 @@ impl QueueBroker {
     pub fn handle_duplicate_delivery(&mut self, _now: Tick, message: MessageId) -> bool {
         let in_flight = matches!(self.messages[message].state, MessageState::InFlight { .. });
         if in_flight {
+            self.duplicated[message] = true;
             self.make_ready(message);
         }
         in_flight
@@ -852,6 +863,21 @@ mod tests {
         );
         assert_eq!(b.handle_receive(5, 1), None, "taken out of the ready queue");
         assert_eq!(b.messages()[0].state, MessageState::Acked { at: 4 });
+    }
+
+    #[test]
+    fn an_ack_does_not_take_back_the_brokers_own_duplicate() {
+        // Found by the schema walk (tests/it/fields.rs): once an ack after a lease was
+        // taken while nobody had received the message since, the same rule swallowed a
+        // duplicate the broker had already decided to deliver.
+        let mut b = broker();
+        b.handle_publish(0, 0, 0);
+        let first = b.handle_receive(0, 0).unwrap();
+        assert!(b.handle_duplicate_delivery(0, 0));
+        assert_eq!(b.handle_ack(5, &first), AckOutcome::Stale);
+        let second = b.handle_receive(6, 1).expect("the duplicate is delivered");
+        assert_eq!(second.attempt, 2);
+        assert_eq!(b.handle_ack(7, &second), AckOutcome::Accepted);
     }
 
     #[test]
