@@ -500,3 +500,47 @@ fn amounts_that_could_overflow_a_balance_are_refused_and_those_that_cannot_are_a
     )
     .is_ok());
 }
+
+#[test]
+fn options_that_could_do_nothing_in_their_setting_are_refused_naming_them() {
+    // Found by the schema walk (tests/it/fields.rs): each was accepted and had no effect.
+    check_err(
+        r#"{"protocol": "inbox", "producer": {"mode": "outbox"},
+            "workload": {"republish_altered": [0]}}"#,
+        "workload.republish_altered",
+        &["`direct` producer only"],
+    );
+    check_err(
+        r#"{"protocol": "inbox", "producer": {"mode": "commit_then_publish"},
+            "workload": {"events": 4, "lifecycle": true}}"#,
+        "workload.lifecycle",
+        &["never be published"],
+    );
+    check_err(
+        r#"{"protocol": "inbox", "broker": {"kind": "log", "redelivery_delay_ticks": 3}}"#,
+        "broker.redelivery_delay_ticks",
+        &["queue brokers only"],
+    );
+    check_err(
+        r#"{"protocol": "inbox", "workload": {"events": 4, "lifecycle": true},
+            "broker": {"kind": "log"}, "store": {"out_of_order": "buffer"}}"#,
+        "store.out_of_order",
+        &["in order on one partition"],
+    );
+    assert!(parse(
+        r#"{"protocol": "inbox", "workload": {"events": 4, "lifecycle": true},
+            "broker": {"kind": "log", "partitions": 2, "key": "event_id"},
+            "store": {"out_of_order": "buffer"}}"#
+    )
+    .is_ok());
+    check_err(
+        r#"{"protocol": "no-dedup", "store": {"inbox_unique": false}}"#,
+        "store.inbox_unique",
+        &["has none"],
+    );
+    check_err(
+        r#"{"protocol": "ack-first", "store": {"inbox_ttl_ticks": 5}}"#,
+        "store.inbox_ttl_ticks",
+        &["has none"],
+    );
+}

@@ -119,7 +119,7 @@ impl Checker<'_> {
             ));
         }
         let log = self.log(&raw.broker, &raw.faults)?;
-        let producer = self.producer(&raw.producer)?;
+        let producer = self.producer(&raw.producer, &workload)?;
         let faults = self.faults(raw.faults, &workload, &protocol, &producer)?;
         if raw.broker.transactional == Some(true) && log.is_some() {
             return Err(self.err(
@@ -169,9 +169,27 @@ impl Checker<'_> {
             )?,
         };
         self.amounts_fit(&workload, &limits)?;
+        if !protocol.has(Step::InsertInbox) && !protocol.has(Step::CheckInbox) {
+            for (field, set) in [
+                ("store.inbox_unique", raw.store.inbox_unique.is_some()),
+                ("store.inbox_ttl_ticks", raw.store.inbox_ttl_ticks.is_some()),
+            ] {
+                if set {
+                    return Err(self.err(
+                        field,
+                        format!(
+                            "configures the inbox, and protocol `{}` has none (no \
+                             `insert_inbox` or `check_inbox` step); its steps are {}",
+                            protocol.name,
+                            protocol.arrow_list()
+                        ),
+                    ));
+                }
+            }
+        }
         let retention = self.retention(&raw.store)?;
         let (out_of_order, completion_delay_ticks) =
-            self.out_of_order(&raw.store, &raw.consumer, &workload)?;
+            self.out_of_order(&raw.store, &raw.consumer, &workload, log.as_ref())?;
         let late_redelivery_ticks = raw
             .broker
             .late_redelivery_ticks
@@ -412,7 +430,30 @@ impl Checker<'_> {
         st: &RawStore,
         c: &RawConsumer,
         workload: &Workload,
+        log: Option<&LogConfig>,
     ) -> Result<(OutOfOrder, u64), ScenarioError> {
+        // A log keyed by transfer (or source account) puts a transfer's two events on one
+        // partition, read in order by one consumer at a time: a completion never arrives
+        // before its creation, so what to do when it does could never happen.
+        let in_order = log.is_some_and(|l| l.key != crate::broker::PartitionKey::EventId);
+        if in_order {
+            for (field, set) in [
+                ("store.out_of_order", st.out_of_order.is_some()),
+                (
+                    "consumer.completion_delay_ticks",
+                    c.completion_delay_ticks.is_some(),
+                ),
+            ] {
+                if set {
+                    return Err(self.err(
+                        field,
+                        "a log keyed by transfer_id or account_id delivers a transfer's two \
+                         events in order on one partition, so a completion never arrives \
+                         before its creation; set `broker.key` to event_id to see it happen",
+                    ));
+                }
+            }
+        }
         if !workload.lifecycle {
             for (field, set) in [
                 ("store.out_of_order", st.out_of_order.is_some()),
@@ -458,6 +499,10 @@ impl Checker<'_> {
             return Ok(None);
         }
         for (field, set) in [
+            (
+                "broker.redelivery_delay_ticks",
+                b.redelivery_delay_ticks.is_some(),
+            ),
             ("broker.lease_ticks", b.lease_ticks.is_some()),
             ("broker.stale_ack", b.stale_ack.is_some()),
             ("broker.max_deliveries", b.max_deliveries.is_some()),
@@ -973,7 +1018,11 @@ impl Checker<'_> {
         })
     }
 
-    fn producer(&self, raw: &RawProducer) -> Result<ProducerConfig, ScenarioError> {
+    fn producer(
+        &self,
+        raw: &RawProducer,
+        workload: &Workload,
+    ) -> Result<ProducerConfig, ScenarioError> {
         let d = ProducerConfig::default();
         let config = ProducerConfig {
             mode: raw.mode.unwrap_or(d.mode),
@@ -981,6 +1030,23 @@ impl Checker<'_> {
             database: raw.database.unwrap_or(d.database),
             retry: raw.retry.unwrap_or(d.retry),
         };
+        if config.active() && workload.lifecycle {
+            return Err(self.err(
+                "workload.lifecycle",
+                "a transfer's two events are published by the `direct` producer only: a \
+                 producer process makes one request per transfer, and answers the completion's \
+                 from the transfer it already committed, so the completion would never be \
+                 published; remove `producer.mode` or `lifecycle`",
+            ));
+        }
+        if config.active() && !workload.republish_altered.is_empty() {
+            return Err(self.err(
+                "workload.republish_altered",
+                "altered copies are published by the `direct` producer only: a producer \
+                 process publishes the transfer it committed (or its outbox row), so it has \
+                 no other payload to send; remove `producer.mode` or the altered copies",
+            ));
+        }
         if !config.active() {
             for (field, set) in [
                 ("producer.database", raw.database.is_some()),

@@ -7,6 +7,7 @@ mod consumer_faults;
 mod crosscheck;
 mod diagram;
 mod explain;
+mod fields;
 mod golden;
 mod hardening;
 mod input_errors;
