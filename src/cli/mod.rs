@@ -1400,6 +1400,32 @@ fn checked_interleavings(
              {MAX_SCHEDULES_CEILING}"
         )));
     }
+    let (estimate, choices) =
+        explore::estimate_interleavings(scenario, max_preemptions, with_crashes);
+    if with_crashes && estimate > u128::from(max_interleavings) {
+        return Err(CliError::Usage(format!(
+            "--interleavings --with-crashes on `{}` may need up to {estimate} runs (every \
+             interleaving within {max_preemptions} preemption(s), once per crash point), over \
+             the limit of {max_interleavings}; lower --max-preemptions or the number of \
+             events, or raise --max-interleavings (at most {MAX_SCHEDULES_CEILING})",
+            scenario.name
+        )));
+    }
+    // The runs kept (at most --max-interleavings) each keep their schedule.
+    let kept = estimate.min(u128::from(max_interleavings)) * choices;
+    if kept > explore::MAX_INTERLEAVING_CHOICES {
+        return Err(CliError::Usage(format!(
+            "--interleavings on `{}`: its default run makes {} scheduling decisions (a run \
+             that long is usually a livelock: see `run`), and up to {} interleavings of it \
+             would keep {kept} choices, over the {} this command keeps within its memory \
+             budget; lower --max-preemptions, --max-interleavings, limits.max_steps or the \
+             number of events",
+            scenario.name,
+            choices - 1,
+            estimate.min(u128::from(max_interleavings)),
+            explore::MAX_INTERLEAVING_CHOICES
+        )));
+    }
     let x = explore::interleavings(scenario, max_preemptions, max_interleavings, with_crashes);
     // The expected counts are for the interleavings alone.
     let mut failures = expect

@@ -870,6 +870,62 @@ pub fn interleavings(
     x
 }
 
+/// How many runs an interleaving exploration may need, and how many scheduling choices
+/// each run's schedule may hold, estimated from the default schedule: with its `n`
+/// decisions among at most `m + 1` consumers, `C(n, k) m^k` schedules have `k`
+/// preemptions, each about as long as the default's; times `1 + points` with a crash at
+/// each of its points. An estimate (a later schedule may have more decisions), used to refuse
+/// up front what could not finish or fit.
+pub fn estimate_interleavings(
+    scenario: &Scenario,
+    max_preemptions: usize,
+    with_crashes: bool,
+) -> (u128, u128) {
+    let base = world::run_with(&without_crashes(scenario), RunOptions::default());
+    // Preemptions go at increasing decisions: k of the n, each to one of the m others.
+    let n = base.decisions.len() as u128;
+    let m = base
+        .decisions
+        .iter()
+        .map(|d| u128::from(d.alternatives.saturating_sub(1)))
+        .max()
+        .unwrap_or(0);
+    let (mut level, mut runs) = (1u128, 1u128);
+    for k in 0..max_preemptions as u128 {
+        if k >= n {
+            break;
+        }
+        // C(n, k + 1) m^(k+1) from C(n, k) m^k.
+        level = level.saturating_mul(n - k).saturating_mul(m) / (k + 1);
+        runs = runs.saturating_add(level);
+    }
+    if with_crashes {
+        runs = runs.saturating_mul(1 + base.reached.len() as u128);
+    }
+    (runs, 1 + base.decisions.len() as u128)
+}
+
+/// The most scheduling choices an interleaving exploration may keep, in all its runs'
+/// schedules (4 bytes each: 256 MiB).
+pub const MAX_INTERLEAVING_CHOICES: u128 = 64 * 1024 * 1024;
+
+/// A schedule still to run: the first `at` choices of an earlier run's, then
+/// `alternative`. Kept so, not copied out, until it runs: a generation of a long run has
+/// as many children as choices, and copies of their prefixes would fill memory.
+struct Child {
+    parent: std::sync::Arc<Vec<u32>>,
+    at: usize,
+    alternative: u32,
+}
+
+impl Child {
+    fn script(&self) -> Vec<u32> {
+        let mut s = self.parent[..self.at].to_vec();
+        s.push(self.alternative);
+        s
+    }
+}
+
 /// Appends to `runs` every schedule of `scenario` within the preemption bound, at most
 /// `max_runs` of them; returns whether that was all of them.
 fn enumerate_schedules(
@@ -884,21 +940,40 @@ fn enumerate_schedules(
         ..RunOptions::default()
     };
     let mut runs: Vec<InterleavedRun> = Vec::new();
-    let mut generation: Vec<Vec<u32>> = vec![Vec::new()];
+    let mut generation: Vec<Child> = vec![Child {
+        parent: std::sync::Arc::new(Vec::new()),
+        at: 0,
+        alternative: 0,
+    }];
+    let mut first = true;
     let mut complete = true;
+    let mut dropped = false;
     while !generation.is_empty() {
         let room = max_runs.saturating_sub(runs.len() as u64) as usize;
-        if generation.len() > room {
+        if generation.len() > room || dropped {
             generation.truncate(room);
             complete = false;
         }
-        let results: Vec<RunResult> = generation
+        let scripts: Vec<Vec<u32>> = if std::mem::take(&mut first) {
+            vec![Vec::new()]
+        } else {
+            generation.iter().map(Child::script).collect()
+        };
+        let results: Vec<RunResult> = scripts
             .par_iter()
             .map(|script| world::run_scheduled(scenario, options, script))
             .collect();
+        // No more children than could still run.
+        let mut room = max_runs.saturating_sub((runs.len() + scripts.len()) as u64) as usize;
         let mut next = Vec::new();
-        for (script, result) in generation.into_iter().zip(results) {
-            let taken: Vec<u32> = result.decisions.iter().map(|d| d.chosen).collect();
+        for (script, mut result) in scripts.into_iter().zip(results) {
+            let taken = std::sync::Arc::new(
+                result
+                    .decisions
+                    .iter()
+                    .map(|d| d.chosen)
+                    .collect::<Vec<u32>>(),
+            );
             assert_eq!(
                 &taken[..script.len()],
                 &script[..],
@@ -910,16 +985,27 @@ fn enumerate_schedules(
             } else {
                 result.decisions.len()
             };
-            for (i, d) in result.decisions.iter().enumerate().skip(branch_from) {
+            'branch: for (i, d) in result.decisions.iter().enumerate().skip(branch_from) {
                 for alternative in 1..d.alternatives {
-                    let mut child = taken[..i].to_vec();
-                    child.push(alternative);
-                    next.push(child);
+                    if room == 0 {
+                        // Could never run: the generation after this one is the last.
+                        dropped = true;
+                        break 'branch;
+                    }
+                    room -= 1;
+                    next.push(Child {
+                        parent: std::sync::Arc::clone(&taken),
+                        at: i,
+                        alternative,
+                    });
                 }
             }
+            // Branched: what was recorded to branch from is not kept.
+            result.decisions = Vec::new();
+            result.reached = Vec::new();
             runs.push(InterleavedRun {
                 crash,
-                schedule: taken,
+                schedule: taken.to_vec(),
                 result,
             });
         }

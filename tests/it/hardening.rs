@@ -330,3 +330,33 @@ fn walk(dir: &Path) -> Vec<String> {
     }
     out
 }
+
+/// A livelock of two consumers (a lease shorter than the work) makes runs of hundreds of
+/// thousands of steps: interleaving it is refused up front, within a memory limit set on
+/// the process, instead of growing past it (it passed 4 GB in 5 s).
+#[test]
+fn interleaving_a_livelock_is_refused_up_front_within_a_memory_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(
+        dir.path(),
+        "livelock.json",
+        r#"{"protocol": "inbox", "consumers": 2, "workload": {"events": 2},
+            "broker": {"lease_ticks": 2}, "limits": {"max_steps": 20000}}"#,
+    );
+    let bin = env!("CARGO_BIN_EXE_delivery-sim");
+    for extra in ["", " --with-crashes"] {
+        let o = Command::new("sh")
+            .arg("-c")
+            .arg(format!(
+                "ulimit -v 1048576 && exec '{bin}' explore '{file}' --interleavings{extra}"
+            ))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{extra}: {err}");
+        assert!(
+            err.contains("--interleavings") && err.contains("lower --max-preemptions"),
+            "{extra}: {err}"
+        );
+    }
+}
