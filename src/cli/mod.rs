@@ -884,6 +884,18 @@ fn explore_options(
             scenario.name, scenario.workload.events
         )));
     }
+    let steps = explore::estimate_steps(scenario, depth);
+    if steps > bounds::MAX_EXPLORE_STEPS {
+        return Err(CliError::Usage(format!(
+            "exploring `{}` to depth {depth} may need up to {estimate} schedules of about {} \
+             steps each, {steps} steps in all, over the {} one exploration may take (runs that \
+             long usually livelock to their step limit: see `run`); lower --depth, the number \
+             of events or limits.max_steps",
+            scenario.name,
+            steps / estimate.max(1),
+            bounds::MAX_EXPLORE_STEPS
+        )));
+    }
     Ok(explore::ExploreOptions {
         depth,
         max_schedules,

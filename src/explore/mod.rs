@@ -426,6 +426,14 @@ pub fn estimate_schedules(scenario: &Scenario, depth: usize) -> u128 {
     total
 }
 
+/// The consumer steps an exploration to `depth` may need: its estimated schedules, each
+/// as long as the crash-free run plus one delivery's worth of steps per crash.
+pub fn estimate_steps(scenario: &Scenario, depth: usize) -> u128 {
+    let baseline = world::run_with(&without_crashes(scenario), EXPLORE_RUN);
+    let per_run = u128::from(baseline.steps) + (depth * scenario.protocol.steps.len()) as u128;
+    estimate_schedules(scenario, depth).saturating_mul(per_run)
+}
+
 fn summarize(
     runs: &[&ExploredRun],
     depth: usize,

@@ -62,6 +62,10 @@ pub mod bounds {
     /// Crash depth of an exploration (`explore --depth`, `expect.explore[].depth`): the
     /// schedules grow as the number of crash points to this power.
     pub const MAX_DEPTH: usize = 4;
+    /// Consumer steps one exploration may need in all, estimated up front (schedules
+    /// times the steps of a run): about an hour of simulation on two cores. A run that
+    /// livelocks to its step limit makes every schedule that long.
+    pub const MAX_EXPLORE_STEPS: u128 = 1_000_000_000;
     /// Preemptions of an interleaving exploration (`--max-preemptions`,
     /// `expect.interleavings.max_preemptions`).
     pub const MAX_PREEMPTIONS: usize = 8;

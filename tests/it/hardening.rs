@@ -95,7 +95,7 @@ fn readme_lists_every_bound_with_its_value() {
         .split("\n## ")
         .next()
         .unwrap();
-    let bounds: [(&str, u128); 19] = [
+    let bounds: [(&str, u128); 20] = [
         ("MAX_EVENTS", bounds::MAX_EVENTS.into()),
         ("MAX_ACCOUNTS", bounds::MAX_ACCOUNTS.into()),
         ("MAX_REPUBLISH", bounds::MAX_REPUBLISH as u128),
@@ -113,6 +113,7 @@ fn readme_lists_every_bound_with_its_value() {
         ("MAX_PARTITIONS", bounds::MAX_PARTITIONS.into()),
         ("MAX_DEPTH", bounds::MAX_DEPTH as u128),
         ("MAX_PREEMPTIONS", bounds::MAX_PREEMPTIONS as u128),
+        ("MAX_EXPLORE_STEPS", bounds::MAX_EXPLORE_STEPS),
         ("MAX_TRACE_ENTRIES", bounds::MAX_TRACE_ENTRIES as u128),
         ("MAX_SEEDS", delivery_sim::explore::sweep::MAX_SEEDS.into()),
     ];
@@ -343,12 +344,22 @@ fn interleaving_a_livelock_is_refused_up_front_within_a_memory_limit() {
         r#"{"protocol": "inbox", "consumers": 2, "workload": {"events": 2},
             "broker": {"lease_ticks": 2}, "limits": {"max_steps": 20000}}"#,
     );
-    let bin = env!("CARGO_BIN_EXE_delivery-sim");
+    let exe = env!("CARGO_BIN_EXE_delivery-sim");
+    // Exploring it: every schedule would run to the step limit, twice (faulty and healing).
+    let livelocked = write(
+        dir.path(),
+        "long.json",
+        r#"{"protocol": "inbox", "consumers": 2, "workload": {"events": 2},
+            "broker": {"lease_ticks": 2}}"#,
+    );
+    let o = bin(&["explore", &livelocked, "--depth", "1"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("steps in all"), "{}", stderr(&o));
     for extra in ["", " --with-crashes"] {
         let o = Command::new("sh")
             .arg("-c")
             .arg(format!(
-                "ulimit -v 1048576 && exec '{bin}' explore '{file}' --interleavings{extra}"
+                "ulimit -v 1048576 && exec '{exe}' explore '{file}' --interleavings{extra}"
             ))
             .output()
             .unwrap();
