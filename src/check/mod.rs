@@ -1233,36 +1233,22 @@ mod tests {
             );
         }
         committed.balances.insert("acc_00001".into(), 100);
-        let accounts = [Account {
-            name: "acc_00001".into(),
-            initial_balance_minor: 100,
-        }];
-        check(&Observed {
-            scopes: ScopeInputs {
-                intents: events.len(),
-                ..ScopeInputs::default()
-            },
-            events: &events,
-            accounts: &accounts,
-            protocol: &Protocol::built_in(protocol).unwrap(),
-            committed: &committed,
-            messages,
-            crashes: &[],
-            external_effects: &[],
-            duplicates_discarded: &vec![0; ledger.len()],
-            inbox_expired_at: &[],
-            stop,
-            invalid: &[],
-        })
+        let scopes = ScopeInputs {
+            intents: events.len(),
+            ..ScopeInputs::default()
+        };
+        observe(&events, &committed, messages, scopes, protocol, stop, &[])
     }
 
-    /// The verdict on `events` (one account, no crashes, no external effects, quiescent)
-    /// with these committed rows, messages, boundaries and invalid flags.
-    fn judged(
+    /// The verdict on `events` (one account, no crashes, no external effects) with these
+    /// committed rows, messages, boundaries, protocol, stop and invalid flags.
+    fn observe(
         events: &[Event],
         committed: &CommittedState,
         messages: &[Message],
         scopes: ScopeInputs<'_>,
+        protocol: &str,
+        stop: StopReason,
         invalid: &[bool],
     ) -> Verdict {
         check(&Observed {
@@ -1272,16 +1258,28 @@ mod tests {
                 name: "acc_00001".into(),
                 initial_balance_minor: 100,
             }],
-            protocol: &Protocol::built_in("inbox").unwrap(),
+            protocol: &Protocol::built_in(protocol).unwrap(),
             committed,
             messages,
             crashes: &[],
             external_effects: &[],
             duplicates_discarded: &vec![0; events.len()],
             inbox_expired_at: &[],
-            stop: StopReason::Quiescent,
+            stop,
             invalid,
         })
+    }
+
+    /// `observe` for the inbox, quiescent.
+    fn judged(
+        events: &[Event],
+        committed: &CommittedState,
+        messages: &[Message],
+        scopes: ScopeInputs<'_>,
+        invalid: &[bool],
+    ) -> Verdict {
+        let stop = StopReason::Quiescent;
+        observe(events, committed, messages, scopes, "inbox", stop, invalid)
     }
 
     fn message(event: usize, state: MessageState, deliveries: u32) -> Message {

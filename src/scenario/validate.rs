@@ -86,6 +86,19 @@ struct Checker<'a> {
 }
 
 impl Checker<'_> {
+    /// Refuses the first of `fields` that is set, with `why`: options that mean nothing in
+    /// the scenario's other settings.
+    fn refuse_set(
+        &self,
+        fields: &[(&str, bool)],
+        why: impl Into<String>,
+    ) -> Result<(), ScenarioError> {
+        match fields.iter().find(|(_, set)| *set) {
+            Some((field, _)) => Err(self.err(*field, why)),
+            None => Ok(()),
+        }
+    }
+
     fn err(&self, field: impl Into<String>, message: impl Into<String>) -> ScenarioError {
         ScenarioError::field(self.origin, field, message)
     }
@@ -170,22 +183,18 @@ impl Checker<'_> {
         };
         self.amounts_fit(&workload, &limits)?;
         if !protocol.has(Step::InsertInbox) && !protocol.has(Step::CheckInbox) {
-            for (field, set) in [
-                ("store.inbox_unique", raw.store.inbox_unique.is_some()),
-                ("store.inbox_ttl_ticks", raw.store.inbox_ttl_ticks.is_some()),
-            ] {
-                if set {
-                    return Err(self.err(
-                        field,
-                        format!(
-                            "configures the inbox, and protocol `{}` has none (no \
+            self.refuse_set(
+                &[
+                    ("store.inbox_unique", raw.store.inbox_unique.is_some()),
+                    ("store.inbox_ttl_ticks", raw.store.inbox_ttl_ticks.is_some()),
+                ],
+                format!(
+                    "configures the inbox, and protocol `{}` has none (no \
                              `insert_inbox` or `check_inbox` step); its steps are {}",
-                            protocol.name,
-                            protocol.arrow_list()
-                        ),
-                    ));
-                }
-            }
+                    protocol.name,
+                    protocol.arrow_list()
+                ),
+            )?;
         }
         let retention = self.retention(&raw.store)?;
         let (out_of_order, completion_delay_ticks) =
@@ -388,21 +397,17 @@ impl Checker<'_> {
     /// batch are refused without it.
     fn retention(&self, st: &RawStore) -> Result<Option<Retention>, ScenarioError> {
         let Some(ttl) = st.inbox_ttl_ticks else {
-            for (field, set) in [
-                (
-                    "store.cleanup_every_ticks",
-                    st.cleanup_every_ticks.is_some(),
-                ),
-                ("store.cleanup_batch", st.cleanup_batch.is_some()),
-            ] {
-                if set {
-                    return Err(self.err(
-                        field,
-                        "configures the inbox cleanup job, which runs only with \
+            self.refuse_set(
+                &[
+                    (
+                        "store.cleanup_every_ticks",
+                        st.cleanup_every_ticks.is_some(),
+                    ),
+                    ("store.cleanup_batch", st.cleanup_batch.is_some()),
+                ],
+                "configures the inbox cleanup job, which runs only with \
                          `store.inbox_ttl_ticks`",
-                    ));
-                }
-            }
+            )?;
             return Ok(None);
         };
         Ok(Some(Retention {
@@ -432,44 +437,30 @@ impl Checker<'_> {
         workload: &Workload,
         log: Option<&LogConfig>,
     ) -> Result<(OutOfOrder, u64), ScenarioError> {
+        let set = [
+            ("store.out_of_order", st.out_of_order.is_some()),
+            (
+                "consumer.completion_delay_ticks",
+                c.completion_delay_ticks.is_some(),
+            ),
+        ];
+        if !workload.lifecycle {
+            self.refuse_set(
+                &set,
+                "applies to the lifecycle workload only (`workload.lifecycle`: true), where a \
+                 TransferCompleted can arrive before its TransferCreated",
+            )?;
+        }
         // A log keyed by transfer (or source account) puts a transfer's two events on one
         // partition, read in order by one consumer at a time: a completion never arrives
         // before its creation, so what to do when it does could never happen.
-        let in_order = log.is_some_and(|l| l.key != crate::broker::PartitionKey::EventId);
-        if in_order {
-            for (field, set) in [
-                ("store.out_of_order", st.out_of_order.is_some()),
-                (
-                    "consumer.completion_delay_ticks",
-                    c.completion_delay_ticks.is_some(),
-                ),
-            ] {
-                if set {
-                    return Err(self.err(
-                        field,
-                        "a log keyed by transfer_id or account_id delivers a transfer's two \
-                         events in order on one partition, so a completion never arrives \
-                         before its creation; set `broker.key` to event_id to see it happen",
-                    ));
-                }
-            }
-        }
-        if !workload.lifecycle {
-            for (field, set) in [
-                ("store.out_of_order", st.out_of_order.is_some()),
-                (
-                    "consumer.completion_delay_ticks",
-                    c.completion_delay_ticks.is_some(),
-                ),
-            ] {
-                if set {
-                    return Err(self.err(
-                        field,
-                        "applies to the lifecycle workload only (`workload.lifecycle`: true), \
-                         where a TransferCompleted can arrive before its TransferCreated",
-                    ));
-                }
-            }
+        if log.is_some_and(|l| l.key != crate::broker::PartitionKey::EventId) {
+            self.refuse_set(
+                &set,
+                "a log keyed by transfer_id or account_id delivers a transfer's two events in \
+                 order on one partition, so a completion never arrives before its creation; \
+                 set `broker.key` to event_id to see it happen",
+            )?;
         }
         Ok((
             st.out_of_order.unwrap_or_default(),
@@ -486,51 +477,46 @@ impl Checker<'_> {
     /// the queue-only faults are refused with it, and the log's options without it.
     fn log(&self, b: &RawBroker, f: &RawFaults) -> Result<Option<LogConfig>, ScenarioError> {
         if b.kind != Some(BrokerKind::Log) {
-            for (field, set) in [
-                ("broker.partitions", b.partitions.is_some()),
-                ("broker.key", b.key.is_some()),
-                ("broker.commit_every", b.commit_every.is_some()),
-                ("broker.auto_commit", b.auto_commit.is_some()),
-            ] {
-                if set {
-                    return Err(self.err(field, "applies to `\"kind\": \"log\"` brokers only"));
-                }
-            }
+            self.refuse_set(
+                &[
+                    ("broker.partitions", b.partitions.is_some()),
+                    ("broker.key", b.key.is_some()),
+                    ("broker.commit_every", b.commit_every.is_some()),
+                    ("broker.auto_commit", b.auto_commit.is_some()),
+                ],
+                "applies to `\"kind\": \"log\"` brokers only",
+            )?;
             return Ok(None);
         }
-        for (field, set) in [
-            (
-                "broker.redelivery_delay_ticks",
-                b.redelivery_delay_ticks.is_some(),
-            ),
-            ("broker.lease_ticks", b.lease_ticks.is_some()),
-            ("broker.stale_ack", b.stale_ack.is_some()),
-            ("broker.max_deliveries", b.max_deliveries.is_some()),
-            (
-                "broker.replay_dead_letters_at_tick",
-                b.replay_dead_letters_at_tick.is_some(),
-            ),
-            (
-                "broker.delivery_jitter_ticks",
-                b.delivery_jitter_ticks.is_some(),
-            ),
-            (
-                "broker.late_redelivery_ticks",
-                b.late_redelivery_ticks.is_some(),
-            ),
-            ("faults.lose_ack", !f.lose_ack.is_empty()),
-            (
-                "faults.duplicate_delivery",
-                !f.duplicate_delivery.is_empty(),
-            ),
-        ] {
-            if set {
-                return Err(self.err(
-                    field,
-                    "applies to queue brokers only; a log has offsets, not per-message acks",
-                ));
-            }
-        }
+        self.refuse_set(
+            &[
+                (
+                    "broker.redelivery_delay_ticks",
+                    b.redelivery_delay_ticks.is_some(),
+                ),
+                ("broker.lease_ticks", b.lease_ticks.is_some()),
+                ("broker.stale_ack", b.stale_ack.is_some()),
+                ("broker.max_deliveries", b.max_deliveries.is_some()),
+                (
+                    "broker.replay_dead_letters_at_tick",
+                    b.replay_dead_letters_at_tick.is_some(),
+                ),
+                (
+                    "broker.delivery_jitter_ticks",
+                    b.delivery_jitter_ticks.is_some(),
+                ),
+                (
+                    "broker.late_redelivery_ticks",
+                    b.late_redelivery_ticks.is_some(),
+                ),
+                ("faults.lose_ack", !f.lose_ack.is_empty()),
+                (
+                    "faults.duplicate_delivery",
+                    !f.duplicate_delivery.is_empty(),
+                ),
+            ],
+            "applies to queue brokers only; a log has offsets, not per-message acks",
+        )?;
         Ok(Some(LogConfig {
             partitions: self.range(
                 "broker.partitions",
@@ -1048,18 +1034,14 @@ impl Checker<'_> {
             ));
         }
         if !config.active() {
-            for (field, set) in [
-                ("producer.database", raw.database.is_some()),
-                ("producer.retry", raw.retry.is_some()),
-            ] {
-                if set {
-                    return Err(self.err(
-                        field,
-                        "the `direct` producer has no process and no database; set \
+            self.refuse_set(
+                &[
+                    ("producer.database", raw.database.is_some()),
+                    ("producer.retry", raw.retry.is_some()),
+                ],
+                "the `direct` producer has no process and no database; set \
                          `producer.mode` to commit_then_publish, publish_then_commit or outbox",
-                    ));
-                }
-            }
+            )?;
         }
         Ok(config)
     }

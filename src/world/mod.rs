@@ -494,7 +494,12 @@ impl<'s> World<'s> {
             .as_mut()
             .map(|s| s.committed_transfers());
         let outputs = self.outputs.committed_per_event(self.events.len());
-        let invalid: Vec<bool> = (0..self.events.len()).map(|e| self.is_invalid(e)).collect();
+        // Empty (none is) unless the scenario declares invalid payloads.
+        let invalid: Vec<bool> = if self.scenario.workload.invalid.is_empty() {
+            Vec::new()
+        } else {
+            (0..self.events.len()).map(|e| self.is_invalid(e)).collect()
+        };
         let verdict = check::check(&check::Observed {
             invalid: &invalid,
             scopes: check::ScopeInputs {

@@ -576,29 +576,24 @@ const UNREACHED: &[(&str, &str, &str)] = &[
 
 #[test]
 fn with_every_built_in_protocol_a_field_changes_the_run_or_is_refused() {
-    let protocols = [
-        "ack-first",
-        "no-dedup",
-        "mark-then-effect",
-        "effect-then-mark",
-        "check-then-act",
-        "inbox",
-        "inbox-ack-first",
-    ];
+    let protocols: Vec<String> = delivery_sim::Protocol::all_built_in()
+        .into_iter()
+        .map(|p| p.name)
+        .collect();
     let mut silent = Vec::new();
     for (path, example) in EXAMPLES {
         let (with, without) = pair(example, path);
         if with["protocol"] != json!("inbox") || without["protocol"] != json!("inbox") {
             continue;
         }
-        for p in protocols {
+        for p in &protocols {
             let (mut w, mut b) = (with.clone(), without.clone());
             w["protocol"] = json!(p);
             b["protocol"] = json!(p);
             let (Ok(ws), Ok(bs)) = (load(&w), load(&b)) else {
                 continue;
             };
-            let excused = UNREACHED.iter().any(|(f, q, _)| f == path && *q == p);
+            let excused = UNREACHED.iter().any(|(f, q, _)| f == path && q == p);
             if (observed(&ws) == observed(&bs)) != excused {
                 silent.push(format!(
                     "{path} with protocol {p}: {}",
