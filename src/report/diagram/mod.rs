@@ -19,7 +19,7 @@ use crate::producer::ProducerDatabase;
 use crate::scenario::Scenario;
 use crate::sim::{Actor, TraceEntry};
 use crate::world::RunResult;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// How much of the run a diagram draws.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -253,6 +253,11 @@ pub struct Diagram {
 }
 
 /// Builds the diagram of run `r` of `scenario`.
+///
+/// Two passes over the trace, neither keeping more than a diagram's rows: the first finds
+/// the lanes, the number of rows and which deliveries went by the book; the second draws,
+/// folds and cuts row by row. A run of millions of entries takes the memory of
+/// [`MAX_ROWS`] rows, not of millions.
 pub fn build(scenario: &Scenario, r: &RunResult, detail: Detail) -> Diagram {
     let outcomes: BTreeMap<EventIndex, Outcome> = r
         .verdict
@@ -265,58 +270,53 @@ pub fn build(scenario: &Scenario, r: &RunResult, detail: Detail) -> Diagram {
     } else {
         Lane::ProducerDb
     };
-    let mut rows: Vec<Row> = Vec::new();
-    for entry in r.trace.entries() {
-        rows.extend(rows_of(entry, producer_db));
-    }
-    for row in &mut rows {
-        row.tone = row
-            .event
-            .map(|e| outcomes.get(&e).map_or(Tone::Other, |&o| Tone::of(o)));
-    }
+    let outcomes = &outcomes;
+    let rows = move || {
+        r.trace.entries().iter().flat_map(move |entry| {
+            rows_of(entry, producer_db).into_iter().map(move |mut row| {
+                row.tone = row
+                    .event
+                    .map(|e| outcomes.get(&e).map_or(Tone::Other, |&o| Tone::of(o)));
+                row
+            })
+        })
+    };
     let mut lanes: Vec<Lane> = vec![Lane::Producer, Lane::Broker, Lane::Database];
     lanes.extend((0..scenario.consumers.max(1)).map(Lane::Consumer));
-    for row in &rows {
+    // A delivery is routine when every row of it is: one failed step, crash or repeat
+    // shows its whole handling.
+    let mut routine: BTreeMap<(EventIndex, u32, u32), bool> = BTreeMap::new();
+    let mut count = 0;
+    for row in rows() {
+        count += 1;
         match row.shape {
             Shape::Message { from, to, .. } | Shape::Note { from, to } => lanes.extend([from, to]),
             Shape::Crash { lane } => lanes.push(lane),
             Shape::Fold { .. } => {}
         }
+        if let Some(key) = row.delivery {
+            *routine.entry(key).or_insert(true) &= row.routine;
+        }
+        lanes.sort();
+        lanes.dedup();
     }
-    lanes.sort();
-    lanes.dedup();
     let compact = match detail {
         Detail::Full => false,
         Detail::Compact => true,
-        Detail::Auto => rows.len() > FULL_ROWS,
+        Detail::Auto => count > FULL_ROWS,
     };
-    let mut folded_steps = 0;
-    if compact {
-        (rows, folded_steps) = fold(rows);
+    let mut kept = Kept::default();
+    let mut folder = Folder::default();
+    for row in rows() {
+        if compact && folder.foldable(&row, &routine) {
+            folder.add(row);
+        } else {
+            folder.flush(&mut kept);
+            kept.push(row);
+        }
     }
-    let mut cut_rows = 0;
-    if rows.len() > MAX_ROWS {
-        let rest = rows.split_off(MAX_ROWS - 1);
-        cut_rows = rest.len();
-        rows.push(Row {
-            tick: rest[0].tick,
-            shape: Shape::Note {
-                from: lanes[0],
-                to: lanes[lanes.len() - 1],
-            },
-            label: format!(
-                "{} more rows not drawn (t={} to t={}): a diagram stops at {MAX_ROWS} rows, --trace lists every step",
-                rest.len(),
-                rest[0].tick,
-                rest[rest.len() - 1].tick
-            ),
-            event: None,
-            tone: None,
-            verb: "cut",
-            routine: false,
-            delivery: None,
-        });
-    }
+    folder.flush(&mut kept);
+    let (mut rows, cut_rows) = kept.finish(&lanes);
     rows.extend(outcome_rows(r, &lanes));
     Diagram {
         name: scenario.name.clone(),
@@ -324,8 +324,59 @@ pub fn build(scenario: &Scenario, r: &RunResult, detail: Detail) -> Diagram {
         lanes,
         rows,
         compact,
-        folded_steps,
+        folded_steps: folder.folded,
         cut_rows,
+    }
+}
+
+/// The rows a diagram keeps: the first [`MAX_ROWS`], then only how many more came and
+/// when.
+#[derive(Default)]
+struct Kept {
+    rows: Vec<Row>,
+    /// Rows past the cap: how many, and the ticks of the first and the last.
+    cut: usize,
+    cut_ticks: (Tick, Tick),
+}
+
+impl Kept {
+    fn push(&mut self, row: Row) {
+        if self.cut == 0 && self.rows.len() < MAX_ROWS {
+            self.rows.push(row);
+            return;
+        }
+        if self.cut == 0 {
+            // One row too many: the last kept row makes way for the note that says so.
+            let last = self.rows.pop().expect("MAX_ROWS rows are kept");
+            self.cut = 1;
+            self.cut_ticks = (last.tick, last.tick);
+        }
+        self.cut += 1;
+        self.cut_ticks.1 = row.tick;
+    }
+
+    /// The rows kept, ending with a note for those cut (if any), and how many were cut.
+    fn finish(mut self, lanes: &[Lane]) -> (Vec<Row>, usize) {
+        if self.cut > 0 {
+            let (first, last) = self.cut_ticks;
+            self.rows.push(Row {
+                tick: first,
+                shape: Shape::Note {
+                    from: lanes[0],
+                    to: lanes[lanes.len() - 1],
+                },
+                label: format!(
+                    "{} more rows not drawn (t={first} to t={last}): a diagram stops at {MAX_ROWS} rows, --trace lists every step",
+                    self.cut,
+                ),
+                event: None,
+                tone: None,
+                verb: "cut",
+                routine: false,
+                delivery: None,
+            });
+        }
+        (self.rows, self.cut)
     }
 }
 
@@ -842,84 +893,118 @@ fn broker_rows(action: &str, o: &str) -> Vec<Draft> {
 
 /// Folds every run of at least [`MIN_FOLD_ROWS`] consecutive foldable rows into one note:
 /// the rows and how many rows the folds stand for.
-fn fold(rows: Vec<Row>) -> (Vec<Row>, usize) {
-    // A delivery is routine when every row of it is: one failed step, crash or repeat
-    // shows its whole handling.
-    let mut routine: BTreeMap<(EventIndex, u32, u32), bool> = BTreeMap::new();
-    for row in &rows {
-        if let Some(key) = row.delivery {
-            *routine.entry(key).or_insert(true) &= row.routine;
-        }
-    }
-    let foldable = |row: &Row| {
-        row.routine && row.tone == Some(Tone::Once) && row.delivery.is_some_and(|k| routine[&k])
-    };
-    let mut out = Vec::new();
-    let mut folded = 0;
-    let mut run: Vec<Row> = Vec::new();
-    let flush = |run: &mut Vec<Row>, out: &mut Vec<Row>, folded: &mut usize| {
-        if run.len() < MIN_FOLD_ROWS {
-            out.append(run);
-            return;
-        }
-        *folded += run.len();
-        out.push(fold_row(std::mem::take(run)));
-    };
-    for row in rows {
-        if foldable(&row) {
-            run.push(row);
-        } else {
-            flush(&mut run, &mut out, &mut folded);
-            out.push(row);
-        }
-    }
-    flush(&mut run, &mut out, &mut folded);
-    (out, folded)
+/// Folds consecutive routine rows of events processed once into one note, row by row: it
+/// holds the first few rows of a run of them (fewer than [`MIN_FOLD_ROWS`] are drawn as
+/// they are), then only what the note will say.
+#[derive(Default)]
+struct Folder {
+    /// The current run's first rows, until it is long enough to fold.
+    first: Vec<Row>,
+    /// The current run, once it is long enough to fold.
+    fold: Option<Fold>,
+    /// How many rows the notes so far stand for.
+    folded: usize,
 }
 
-/// One note standing for `rows`: which events, how many steps, which verbs.
-fn fold_row(rows: Vec<Row>) -> Row {
-    let mut lanes: Vec<Lane> = Vec::new();
-    let mut events: Vec<EventIndex> = Vec::new();
-    let mut verbs: Vec<&'static str> = Vec::new();
-    for row in &rows {
-        match row.shape {
-            Shape::Message { from, to, .. } | Shape::Note { from, to } => lanes.extend([from, to]),
-            Shape::Crash { lane } => lanes.push(lane),
-            Shape::Fold { from, to, .. } => lanes.extend([from, to]),
-        }
-        events.extend(row.event);
-        // A verb with a place for the delivery (`{e} visible`) is named without it.
-        let verb = row.verb.trim_start_matches("{e} ");
-        if !verbs.contains(&verb) {
-            verbs.push(verb);
+/// What the note for a run of routine rows says: its lanes, events, verbs, steps and ticks.
+struct Fold {
+    from: Lane,
+    to: Lane,
+    events: BTreeSet<EventIndex>,
+    verbs: Vec<&'static str>,
+    steps: usize,
+    tick: Tick,
+    last_tick: Tick,
+}
+
+impl Folder {
+    fn foldable(&self, row: &Row, routine: &BTreeMap<(EventIndex, u32, u32), bool>) -> bool {
+        row.routine && row.tone == Some(Tone::Once) && row.delivery.is_some_and(|k| routine[&k])
+    }
+
+    fn add(&mut self, row: Row) {
+        match &mut self.fold {
+            Some(fold) => fold.add(&row),
+            None if self.first.len() + 1 < MIN_FOLD_ROWS => self.first.push(row),
+            None => {
+                let mut fold = Fold {
+                    from: row_lanes(&row).0,
+                    to: row_lanes(&row).1,
+                    events: BTreeSet::new(),
+                    verbs: Vec::new(),
+                    steps: 0,
+                    tick: self.first.first().map_or(row.tick, |r| r.tick),
+                    last_tick: row.tick,
+                };
+                for r in std::mem::take(&mut self.first) {
+                    fold.add(&r);
+                }
+                fold.add(&row);
+                self.fold = Some(fold);
+            }
         }
     }
-    events.sort_unstable();
-    events.dedup();
-    let (from, to) = (
-        *lanes.iter().min().expect("a fold has rows"),
-        *lanes.iter().max().expect("a fold has rows"),
-    );
-    Row {
-        tick: rows[0].tick,
-        shape: Shape::Fold {
-            from,
-            to,
-            steps: rows.len(),
-            last_tick: rows[rows.len() - 1].tick,
-        },
-        label: format!(
-            "{}: {} routine steps ({})",
-            event_ranges(&events),
-            rows.len(),
-            verbs.join(", ")
-        ),
-        event: None,
-        tone: Some(Tone::Once),
-        verb: "fold",
-        routine: false,
-        delivery: None,
+
+    /// Ends the current run: its note, or its rows when it is too short to fold.
+    fn flush(&mut self, kept: &mut Kept) {
+        for row in self.first.drain(..) {
+            kept.push(row);
+        }
+        if let Some(fold) = self.fold.take() {
+            self.folded += fold.steps;
+            kept.push(fold.row());
+        }
+    }
+}
+
+/// The leftmost and rightmost lanes a row spans.
+fn row_lanes(row: &Row) -> (Lane, Lane) {
+    match row.shape {
+        Shape::Message { from, to, .. }
+        | Shape::Note { from, to }
+        | Shape::Fold { from, to, .. } => (from.min(to), from.max(to)),
+        Shape::Crash { lane } => (lane, lane),
+    }
+}
+
+impl Fold {
+    fn add(&mut self, row: &Row) {
+        let (from, to) = row_lanes(row);
+        self.from = self.from.min(from);
+        self.to = self.to.max(to);
+        self.events.extend(row.event);
+        // A verb with a place for the delivery (`{e} visible`) is named without it.
+        let verb = row.verb.trim_start_matches("{e} ");
+        if !self.verbs.contains(&verb) {
+            self.verbs.push(verb);
+        }
+        self.steps += 1;
+        self.last_tick = row.tick;
+    }
+
+    /// One note standing for the run: which events, how many steps, which verbs.
+    fn row(self) -> Row {
+        let events: Vec<EventIndex> = self.events.into_iter().collect();
+        Row {
+            tick: self.tick,
+            shape: Shape::Fold {
+                from: self.from,
+                to: self.to,
+                steps: self.steps,
+                last_tick: self.last_tick,
+            },
+            label: format!(
+                "{}: {} routine steps ({})",
+                event_ranges(&events),
+                self.steps,
+                self.verbs.join(", ")
+            ),
+            event: None,
+            tone: Some(Tone::Once),
+            verb: "fold",
+            routine: false,
+            delivery: None,
+        }
     }
 }
 
