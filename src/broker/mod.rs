@@ -124,7 +124,7 @@ pub enum MessageState {
     },
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Message {
     pub event: EventIndex,
     pub copy: u32,

@@ -821,11 +821,7 @@ fn explain_command(args: &ExplainArgs) -> Result<(String, ExitCode), CliError> {
         Some(text) => parse_schedule(text)?,
         None => Vec::new(),
     };
-    let options = world::RunOptions {
-        narrate: true,
-        ..world::RunOptions::default()
-    };
-    let result = world::run_scheduled(&scenario, options, &schedule);
+    let result = world::run_scheduled(&scenario, world::RunOptions::default(), &schedule);
     reached(&result, &crashes, &schedule)?;
     let failures = run_failures(&scenario, &result);
     let lang = language(args.lang);
@@ -847,6 +843,7 @@ fn explain_command(args: &ExplainArgs) -> Result<(String, ExitCode), CliError> {
     );
     let out = explain::explain_text(
         &scenario,
+        &schedule,
         &result,
         &replay,
         failures.as_deref(),

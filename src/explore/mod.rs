@@ -207,7 +207,6 @@ const EXPLORE_RUN: RunOptions = RunOptions {
     fingerprints: true,
     hash_only: true,
     record_statements: false,
-    narrate: false,
 };
 
 /// Runs `base` with a crash at each point of `schedule`, and checks they all fired.

@@ -87,7 +87,6 @@ const SEARCH_RUN: RunOptions = RunOptions {
     fingerprints: false,
     hash_only: true,
     record_statements: false,
-    narrate: false,
 };
 
 /// `scenario` with its inbox TTL set to `ttl` (its cleanup schedule kept).

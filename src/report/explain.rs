@@ -23,32 +23,42 @@ use crate::model::{Boundary, EventIndex, EventType, Guarantee, Side, Step};
 use crate::scenario::Scenario;
 use crate::sim::{Actor, StopReason, TraceEntry};
 use crate::store::{CommittedState, DbOutcome};
-use crate::world::{RunResult, Snapshot};
+use crate::world::{self, RunOptions, RunResult, Snapshot};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
+use std::rc::Rc;
 
 /// Lines are wrapped to this many characters.
 const WIDTH: usize = 100;
 
-/// The narrated report of `r` (a run recorded with `narrate`), ending with `replay`, the
-/// command that replays it.
+/// At most this many trace entries are told one by one; the report says how many more the
+/// run had, and everything after the steps (anomalies, verdict, failure points) still covers
+/// the whole run. A learner reads a few hundred; the cap keeps a run of thousands of events
+/// (`MAX_EVENTS`) from printing, and snapshotting, gigabytes.
+pub const MAX_TOLD_ENTRIES: usize = 5_000;
+
+/// At most this many items of one list are named in a state line (messages of one state,
+/// inbox rows, ledger effects, balances, …); the rest are counted.
+pub const MAX_LISTED: usize = 24;
+
+/// The narrated report of `r`, the run of `scenario` with scheduling choices `script`,
+/// ending with `replay`, the command that replays it.
+///
+/// The steps are told from a second run of the same scenario and script, watched entry by
+/// entry (see [`world::run_observed`]): it keeps one snapshot at a time, so memory does not
+/// grow with the run's length. Runs are deterministic, and the two traces' hashes are
+/// compared to make sure the told run is `r`.
 pub fn explain_text(
     scenario: &Scenario,
+    script: &[u32],
     r: &RunResult,
     replay: &str,
     failures: Option<&[String]>,
     lang: Lang,
     paint: Paint,
 ) -> String {
-    assert_eq!(
-        r.snapshots.len(),
-        r.trace.entries().len(),
-        "explain needs a run recorded with `narrate`"
-    );
     let mut out = String::new();
     header(&mut out, scenario, r, lang);
-    let mut n = Narrator::new(scenario, r, lang);
-    let initial = initial_snapshot(scenario);
     let tick_width = r
         .trace
         .entries()
@@ -58,64 +68,18 @@ pub fn explain_text(
         .unwrap_or(1)
         + 4;
     let _ = writeln!(out, "\n{}\n", paint.strong(lang.section_steps()));
-    let _ = writeln!(
-        out,
-        "{}",
-        state_line(
-            lang,
-            paint,
-            tick_width,
-            StateLabel::Database,
-            &n.database_line(&initial.committed)
-        )
-    );
-    for (i, entry) in r.trace.entries().iter().enumerate() {
-        let before = if i == 0 {
-            &initial
-        } else {
-            &r.snapshots[i - 1]
-        };
-        let after = &r.snapshots[i];
-        let (sentence, alarm) = n.narrate(entry, before, after);
-        let prefix = format!("{:<tick_width$}", format!("t={}", entry.tick));
-        let text = wrap(&sentence, &prefix, tick_width);
-        out.push_str(&if alarm {
-            paint_lines(&text, |l| paint.bad(l))
-        } else {
-            text
-        });
-        let (b, a) = (n.broker_line(before), n.broker_line(after));
-        if b != a {
-            out.push_str(&state_line(lang, paint, tick_width, StateLabel::Broker, &a));
-            out.push('\n');
-        }
-        let (b, a) = (
-            n.database_line(&before.committed),
-            n.database_line(&after.committed),
-        );
-        if b != a {
-            out.push_str(&state_line(
-                lang,
-                paint,
-                tick_width,
-                StateLabel::Database,
-                &a,
-            ));
-            out.push('\n');
-        }
-        let earlier = n.open_lines(before);
-        for line in n.open_lines(after) {
-            if !earlier.contains(&line) {
-                out.push_str(&state_line(
-                    lang,
-                    paint,
-                    tick_width,
-                    StateLabel::OpenTransaction,
-                    &line,
-                ));
-                out.push('\n');
-            }
-        }
+    let mut teller = Teller::new(Narrator::new(scenario, r, lang), paint, tick_width);
+    teller.out = out;
+    let initial = teller.database.clone();
+    teller.state(StateLabel::Database, &initial);
+    tell(scenario, script, r, &mut teller);
+    let (n, mut out) = (teller.narrator, teller.out);
+    if teller.told < r.trace.len() {
+        out.push_str(&wrap(
+            &lang.untold_entries(r.trace.len() - teller.told, MAX_TOLD_ENTRIES),
+            "",
+            0,
+        ));
     }
     anomalies_section(&mut out, &n, paint);
     verdict_section(&mut out, r, lang, paint);
@@ -137,21 +101,110 @@ pub fn explain_text(
     out
 }
 
-/// How many entries of `r` (a run recorded with `narrate`) no specific sentence of the
+/// Runs `scenario` with `script` again, watched by `teller`, and checks that it is the run
+/// `r`.
+fn tell(scenario: &Scenario, script: &[u32], r: &RunResult, teller: &mut Teller<'_>) {
+    let options = RunOptions {
+        hash_only: true,
+        ..RunOptions::default()
+    };
+    let told = world::run_observed(scenario, options, script, teller);
+    assert_eq!(
+        (told.trace.hash_hex(), told.trace.len()),
+        (r.trace.hash_hex(), r.trace.len()),
+        "the told run is not the run to tell: runs are deterministic"
+    );
+}
+
+/// How many entries of `r`, the run of `scenario` with `script`, no specific sentence of the
 /// catalogue fits, so that they are told as the trace says them, in English. A test keeps
 /// this at zero for every scenario in both languages.
-pub fn untold_entries(scenario: &Scenario, r: &RunResult, lang: Lang) -> usize {
-    let mut n = Narrator::new(scenario, r, lang);
-    let initial = initial_snapshot(scenario);
-    for (i, entry) in r.trace.entries().iter().enumerate() {
-        let before = if i == 0 {
-            &initial
-        } else {
-            &r.snapshots[i - 1]
-        };
-        n.narrate(entry, before, &r.snapshots[i]);
+pub fn untold_entries(scenario: &Scenario, script: &[u32], r: &RunResult, lang: Lang) -> usize {
+    let mut teller = Teller::new(Narrator::new(scenario, r, lang), Paint::new(false), 0);
+    tell(scenario, script, r, &mut teller);
+    teller.narrator.fallbacks.get()
+}
+
+/// Tells a run entry by entry as it goes (the [`world::Observer`] of `explain`): a sentence
+/// per entry, then the state lines that changed. It keeps the previous entry's state as the
+/// lines it printed, not as a snapshot.
+struct Teller<'a> {
+    narrator: Narrator<'a>,
+    paint: Paint,
+    tick_width: usize,
+    out: String,
+    /// Entries told so far.
+    told: usize,
+    /// The previous entry's state: what the narrator compares with (its committed part and
+    /// open transactions), and its broker, database and open-transaction lines.
+    before: Snapshot,
+    broker: String,
+    database: String,
+    open: Vec<String>,
+}
+
+impl<'a> Teller<'a> {
+    fn new(narrator: Narrator<'a>, paint: Paint, tick_width: usize) -> Teller<'a> {
+        let before = initial_snapshot(narrator.scenario);
+        Teller {
+            broker: narrator.broker_line(&before),
+            database: narrator.database_line(&before.committed),
+            open: Vec::new(),
+            narrator,
+            paint,
+            tick_width,
+            out: String::new(),
+            told: 0,
+            before,
+        }
     }
-    n.fallbacks.get()
+
+    /// A state line under the current step.
+    fn state(&mut self, label: StateLabel, text: &str) {
+        let line = state_line(self.narrator.lang, self.paint, self.tick_width, label, text);
+        self.out.push_str(&line);
+        self.out.push('\n');
+    }
+}
+
+impl world::Observer for Teller<'_> {
+    fn observe(&mut self, entry: &TraceEntry, after: Snapshot) -> bool {
+        let (sentence, alarm) = self.narrator.narrate(entry, &self.before, &after);
+        let tick_width = self.tick_width;
+        let prefix = format!("{:<tick_width$}", format!("t={}", entry.tick));
+        let text = wrap(&sentence, &prefix, tick_width);
+        self.out.push_str(&if alarm {
+            paint_lines(&text, |l| self.paint.bad(l))
+        } else {
+            text
+        });
+        // A line is printed when it changed; it is worded again only when its state did
+        // (a run of thousands of events would otherwise word thousands of items per step).
+        if after.messages != self.before.messages {
+            let broker = self.narrator.broker_line(&after);
+            if broker != self.broker {
+                self.state(StateLabel::Broker, &broker);
+                self.broker = broker;
+            }
+        }
+        if !Rc::ptr_eq(&after.committed, &self.before.committed) {
+            let database = self.narrator.database_line(&after.committed);
+            if database != self.database {
+                self.state(StateLabel::Database, &database);
+                self.database = database;
+            }
+        }
+        let open = self.narrator.open_lines(&after);
+        for line in &open {
+            if !self.open.contains(line) {
+                self.state(StateLabel::OpenTransaction, line);
+            }
+        }
+        self.open = open;
+        self.before = after;
+        self.told += 1;
+        self.told < MAX_TOLD_ENTRIES
+    }
 }
 
 /// The scenario, its protocol and the run's set-up, then how to read what follows.
@@ -194,7 +247,7 @@ fn initial_snapshot(scenario: &Scenario) -> Snapshot {
     }
     Snapshot {
         messages: Vec::new(),
-        committed,
+        committed: Rc::new(committed),
         open: Vec::new(),
     }
 }
@@ -313,6 +366,8 @@ struct Narrator<'a> {
     scenario: &'a Scenario,
     r: &'a RunResult,
     ids: BTreeMap<&'a str, EventIndex>,
+    /// Every account's opening balance.
+    opening: BTreeMap<String, i64>,
     /// How many crash entries were narrated: the index of the next crash record.
     crashes_seen: usize,
     /// Deliveries `(event, copy, attempt)` recognised as processed before.
@@ -338,6 +393,12 @@ impl<'a> Narrator<'a> {
                 .events
                 .iter()
                 .map(|e| (e.event_id.as_str(), e.index))
+                .collect(),
+            opening: scenario
+                .workload
+                .accounts()
+                .into_iter()
+                .map(|a| (a.name, a.initial_balance_minor))
                 .collect(),
             crashes_seen: 0,
             discarded: BTreeSet::new(),
@@ -883,83 +944,100 @@ impl<'a> Narrator<'a> {
 
     /// Messages in event order; runs of plain first publications as ranges (`e2–e4`).
     fn messages(&self, items: &[(usize, u32, Option<String>)]) -> String {
-        let mut out: Vec<String> = Vec::new();
-        let mut run: Vec<usize> = Vec::new();
-        for (event, copy, detail) in items {
-            if *copy == 0 && detail.is_none() {
-                run.push(*event);
-                continue;
-            }
-            out.extend(ranges(&std::mem::take(&mut run)));
-            let name = self.lang.ev(*event, *copy);
-            out.push(match detail {
-                Some(d) => format!("{name} ({d})"),
-                None => name,
+        let items = items.iter().map(|(event, copy, detail)| {
+            let plain = *copy == 0 && detail.is_none();
+            let name = (!plain).then(|| {
+                let name = self.lang.ev(*event, *copy);
+                match detail {
+                    Some(d) => format!("{name} ({d})"),
+                    None => name,
+                }
             });
+            (*event, name)
+        });
+        self.listed(ranged(items)).join(", ")
+    }
+
+    /// At most [`MAX_LISTED`] of `items`, then how many more there are.
+    fn listed(&self, mut items: Vec<String>) -> Vec<String> {
+        if items.len() > MAX_LISTED {
+            let more = items.len() - MAX_LISTED;
+            items.truncate(MAX_LISTED);
+            items.push(self.lang.more_items(more));
         }
-        out.extend(ranges(&run));
-        out.join(", ")
+        items
     }
 
     /// The committed database in one line: inbox rows, ledger effects, balances, and the
-    /// rejections and alerts when there are any.
+    /// rejections and alerts when there are any. Events counted once are written as ranges.
     fn database_line(&self, c: &CommittedState) -> String {
         let l = self.lang;
         let index = |id: &str| self.ids.get(id).copied().unwrap_or(usize::MAX);
         let mut inbox: Vec<(usize, u32)> = c.inbox.iter().map(|(id, n)| (index(id), *n)).collect();
         inbox.sort();
-        let inbox: Vec<String> = inbox
-            .iter()
-            .map(|(e, n)| times(&format!("e{e}"), *n))
-            .collect();
-        let mut ledger: Vec<(usize, String)> = c
+        let inbox = ranged(
+            inbox
+                .iter()
+                .map(|(e, n)| (*e, (*n != 1).then(|| times(&format!("e{e}"), *n)))),
+        );
+        let mut ledger: Vec<(usize, Option<String>)> = c
             .ledger
             .iter()
             .map(|(id, counts)| {
                 let e = index(id);
                 let text = if counts.completions > 0 && counts.debits == 0 {
-                    l.ledger_completion(e, counts.completions)
+                    Some(l.ledger_completion(e, counts.completions))
                 } else if counts.debits != counts.credits {
-                    l.ledger_torn(e, counts.debits, counts.credits)
+                    Some(l.ledger_torn(e, counts.debits, counts.credits))
                 } else {
-                    times(&format!("e{e}"), counts.debits)
+                    (counts.debits != 1).then(|| times(&format!("e{e}"), counts.debits))
                 };
                 (e, text)
             })
             .collect();
         ledger.sort();
-        let ledger: Vec<String> = ledger.into_iter().map(|(_, t)| t).collect();
-        let balances: Vec<String> = c.balances.iter().map(|(a, b)| format!("{a} {b}")).collect();
+        let ledger = ranged(ledger);
         let mut parts = vec![
-            l.db_part_inbox(&inbox),
-            l.db_part_ledger(&ledger),
-            l.db_part_balances(&balances.join(", ")),
+            l.db_part_inbox(&self.listed(inbox)),
+            l.db_part_ledger(&self.listed(ledger)),
+            self.balances_part(c),
         ];
-        let rejected: Vec<String> = c
-            .rejected
-            .keys()
-            .map(|id| format!("e{}", index(id)))
-            .collect();
-        if !rejected.is_empty() {
-            parts.push(l.db_part_rejected(&rejected.join(", ")));
+        let events = |ids: &mut dyn Iterator<Item = &String>| -> String {
+            let mut events: Vec<usize> = ids.map(|id| index(id)).collect();
+            events.sort_unstable();
+            self.listed(ranged(events.into_iter().map(|e| (e, None))))
+                .join(", ")
+        };
+        if !c.rejected.is_empty() {
+            parts.push(l.db_part_rejected(&events(&mut c.rejected.keys())));
         }
         if !c.pending.is_empty() {
-            let pending: Vec<String> = c
-                .pending
-                .keys()
-                .map(|id| format!("e{}", index(id)))
-                .collect();
-            parts.push(l.db_part_pending(&pending.join(", ")));
+            parts.push(l.db_part_pending(&events(&mut c.pending.keys())));
         }
         if !c.payload_alerts.is_empty() {
-            let alerts: Vec<String> = c
-                .payload_alerts
-                .iter()
-                .map(|a| format!("e{}", index(&a.event_id)))
-                .collect();
-            parts.push(l.db_part_alerts(&alerts.join(", ")));
+            parts
+                .push(l.db_part_alerts(&events(&mut c.payload_alerts.iter().map(|a| &a.event_id))));
         }
         parts.join(" · ")
+    }
+
+    /// Every balance, for a few accounts; for more than [`MAX_LISTED`], only those that are
+    /// not at their opening balance, and how many are.
+    fn balances_part(&self, c: &CommittedState) -> String {
+        let l = self.lang;
+        let show = |(a, b): (&String, &i64)| format!("{a} {b}");
+        if c.balances.len() <= MAX_LISTED {
+            let all: Vec<String> = c.balances.iter().map(show).collect();
+            return l.db_part_balances(&all.join(", "));
+        }
+        let moved: Vec<String> = c
+            .balances
+            .iter()
+            .filter(|(a, b)| self.opening.get(a.as_str()) != Some(*b))
+            .map(show)
+            .collect();
+        let unmoved = c.balances.len() - moved.len();
+        l.db_part_balances_moved(&self.listed(moved).join(", "), unmoved)
     }
 
     /// One line per open transaction: whose, for which event, and what it has written.
@@ -998,33 +1076,47 @@ fn times(name: &str, n: u32) -> String {
     }
 }
 
-/// Consecutive event indices as ranges: `[0, 1, 2, 5]` → `e0–e2`, `e5`.
-fn ranges(events: &[usize]) -> Vec<String> {
-    let mut sorted = events.to_vec();
-    sorted.sort_unstable();
+/// Items in event order, as text: a plain item (`None`) is its event's name, and runs of
+/// consecutive plain ones are ranges (`e2–e4`); any other item is its own text.
+/// `[0, 1, 2, 5]` → `e0–e2`, `e5`; `[0, 1]` → `e0`, `e1`.
+fn ranged(items: impl IntoIterator<Item = (usize, Option<String>)>) -> Vec<String> {
     let mut out = Vec::new();
-    let mut i = 0;
-    while i < sorted.len() {
-        let mut j = i;
-        while j + 1 < sorted.len() && sorted[j + 1] == sorted[j] + 1 {
-            j += 1;
+    let mut run: Option<(usize, usize)> = None;
+    let close = |run: &mut Option<(usize, usize)>, out: &mut Vec<String>| {
+        if let Some((first, last)) = run.take() {
+            match last - first {
+                0 => out.push(format!("e{first}")),
+                1 => out.extend([format!("e{first}"), format!("e{last}")]),
+                _ => out.push(format!("e{first}–e{last}")),
+            }
         }
-        out.push(match j - i {
-            0 => format!("e{}", sorted[i]),
-            1 => format!("e{}, e{}", sorted[i], sorted[j]),
-            _ => format!("e{}–e{}", sorted[i], sorted[j]),
-        });
-        i = j + 1;
+    };
+    for (event, text) in items {
+        match text {
+            None => match &mut run {
+                Some((_, last)) if last.checked_add(1) == Some(event) => *last = event,
+                _ => {
+                    close(&mut run, &mut out);
+                    run = Some((event, event));
+                }
+            },
+            Some(text) => {
+                close(&mut run, &mut out);
+                out.push(text);
+            }
+        }
     }
+    close(&mut run, &mut out);
     out
 }
 
-/// What in the trace of `r` made event `event` come again without a crash: expired leases,
+/// Per event, what in the trace of `r` made it come again without a crash: expired leases,
 /// the broker's own duplicates, lost acks, republications, dead-letter replays, commit
-/// timeouts, each once, in that order.
-fn dup_causes(r: &RunResult, event: EventIndex) -> Vec<DupCause> {
-    let mut causes = BTreeSet::new();
-    for e in r.trace.entries().iter().filter(|e| e.event == Some(event)) {
+/// timeouts, each once, in that order. One pass over the trace, for every event at once.
+fn dup_causes(r: &RunResult) -> BTreeMap<EventIndex, Vec<DupCause>> {
+    let mut by_event: BTreeMap<EventIndex, BTreeSet<DupCause>> = BTreeMap::new();
+    for e in r.trace.entries() {
+        let Some(event) = e.event else { continue };
         let o = e.outcome.as_str();
         let cause = match (e.actor, e.action) {
             (Actor::Broker, "lease expired") => DupCause::LeaseExpired,
@@ -1039,13 +1131,18 @@ fn dup_causes(r: &RunResult, event: EventIndex) -> Vec<DupCause> {
             }
             _ => continue,
         };
-        causes.insert(cause);
+        by_event.entry(event).or_default().insert(cause);
     }
-    // A lost ack comes back through the lease that expires for want of it: one cause.
-    if causes.contains(&DupCause::AckLost) {
-        causes.remove(&DupCause::LeaseExpired);
-    }
-    causes.into_iter().collect()
+    by_event
+        .into_iter()
+        .map(|(event, mut causes)| {
+            // A lost ack comes back through the lease that expires for want of it: one cause.
+            if causes.contains(&DupCause::AckLost) {
+                causes.remove(&DupCause::LeaseExpired);
+            }
+            (event, causes.into_iter().collect())
+        })
+        .collect()
 }
 
 /// Every anomaly of the verdict, in plain words: why it happened, not only what.
@@ -1055,6 +1152,7 @@ fn anomalies_section(out: &mut String, n: &Narrator<'_>, paint: Paint) {
     let v = &r.verdict;
     let _ = writeln!(out, "\n{}\n", paint.strong(l.section_anomalies()));
     let mut sentences: Vec<String> = Vec::new();
+    let mut causes_by_event = None;
     for a in anomalies(&v.events) {
         let e = &v.events[a.event];
         let ev = l.ev(a.event, 0);
@@ -1091,7 +1189,11 @@ fn anomalies_section(out: &mut String, n: &Narrator<'_>, paint: Paint) {
                 {
                     Some(c) => l.duplicated_after_crash(&ev, &c.point.to_string(), e.effects),
                     None => {
-                        let causes = dup_causes(r, a.event);
+                        let causes = causes_by_event
+                            .get_or_insert_with(|| dup_causes(r))
+                            .get(&a.event)
+                            .cloned()
+                            .unwrap_or_default();
                         if e.deliveries <= 1 && causes.contains(&DupCause::CommitTimeout) {
                             l.duplicated_by_commit_timeout(&ev, e.effects)
                         } else {
@@ -1223,5 +1325,34 @@ fn failure_points(out: &mut String, n: &Narrator<'_>, paint: Paint) {
             let prefix = format!("  {label:<width$}");
             out.push_str(&wrap(&value, &prefix, width + 2));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ranged;
+
+    fn plain(events: &[usize]) -> Vec<(usize, Option<String>)> {
+        events.iter().map(|e| (*e, None)).collect()
+    }
+
+    #[test]
+    fn consecutive_plain_events_are_ranges_and_other_items_stand_alone() {
+        assert_eq!(ranged(plain(&[0, 1, 2, 5])), ["e0–e2", "e5"]);
+        assert_eq!(ranged(plain(&[0, 1])), ["e0", "e1"]);
+        assert_eq!(ranged(plain(&[])), Vec::<String>::new());
+        // An item with text of its own breaks a run, and is written as it is.
+        let mut items = plain(&[0, 1, 2]);
+        items.push((3, Some("e3 ×2".into())));
+        items.extend(plain(&[4, 5, 6, 8]));
+        assert_eq!(ranged(items), ["e0–e2", "e3 ×2", "e4–e6", "e8"]);
+        // The same event twice is named twice; an unknown event (usize::MAX) ends a run
+        // without overflowing.
+        assert_eq!(ranged(plain(&[3, 3])), ["e3", "e3"]);
+        assert_eq!(
+            ranged(plain(&[usize::MAX - 1, usize::MAX])),
+            [format!("e{}", usize::MAX - 1), format!("e{}", usize::MAX)]
+        );
+        assert_eq!(ranged(plain(&[usize::MAX, usize::MAX])).len(), 2);
     }
 }

@@ -484,6 +484,29 @@ impl Lang {
         }
     }
 
+    /// The balances of many accounts: those not at their opening balance (`moved`, maybe
+    /// empty), and how many are.
+    pub fn db_part_balances_moved(self, moved: &str, unmoved: usize) -> String {
+        match (self, moved.is_empty()) {
+            (Lang::En, true) => format!("balances: all {unmoved} at their opening balance"),
+            (Lang::Es, true) => format!("saldos: las {unmoved} cuentas, en su saldo inicial"),
+            (Lang::En, false) => {
+                format!("balances: {moved} (the other {unmoved} at their opening balance)")
+            }
+            (Lang::Es, false) => {
+                format!("saldos: {moved} (las otras {unmoved} cuentas, en su saldo inicial)")
+            }
+        }
+    }
+
+    /// The end of a list cut short: how many items it does not name.
+    pub fn more_items(self, more: usize) -> String {
+        match self {
+            Lang::En => format!("… {more} more"),
+            Lang::Es => format!("… {more} más"),
+        }
+    }
+
     pub fn db_part_rejected(self, events: &str) -> String {
         match self {
             Lang::En => format!("rejected: {events}"),
@@ -1570,6 +1593,22 @@ impl Lang {
                  que fallan, ni acks perdidos), durante hasta {steps} pasos y {ticks} ticks \
                  más; lo que siga sin resolver al final queda atascado.",
                 if step_limit { "pasos" } else { "ticks" }
+            ),
+        }
+    }
+
+    /// After the last entry `explain` tells: how many more the run had.
+    pub fn untold_entries(self, more: usize, cap: usize) -> String {
+        match self {
+            Lang::En => format!(
+                "… and {more} more trace entries, not told here: explain tells at most {cap} \
+                 steps. What follows (anomalies, verdict, failure points) covers the whole run; \
+                 `run --trace` lists every entry."
+            ),
+            Lang::Es => format!(
+                "… y {more} entradas más de la traza, que no se cuentan acá: explain cuenta \
+                 como mucho {cap} pasos. Lo que sigue (anomalías, veredicto, puntos de fallo) \
+                 cubre la corrida entera; `run --trace` lista todas las entradas."
             ),
         }
     }

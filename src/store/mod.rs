@@ -1269,6 +1269,14 @@ impl Store {
         self.read_state()
     }
 
+    /// For narration during a run: what changes when this connection writes a row or ends
+    /// a transaction (its count of changed rows, and whether it is outside a transaction).
+    /// The committed state changes only after some connection's mark did.
+    pub fn change_mark(&self) -> (u64, bool) {
+        let conn = self.conn();
+        (conn.total_changes(), conn.is_autocommit())
+    }
+
     /// For narration during a run: the committed state read through this connection, or
     /// `None` when it has a transaction open (it would see its own writes). The reads are
     /// not logged with the run's statements.

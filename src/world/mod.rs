@@ -32,7 +32,7 @@ use crate::{
 
 mod snapshot;
 mod upstream;
-pub use snapshot::{OpenTransaction, Snapshot};
+pub use snapshot::{Observer, OpenTransaction, Snapshot};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// How long one consumer step takes, in ticks.
@@ -90,8 +90,6 @@ pub struct RunResult {
     pub decisions: Vec<Decision>,
     /// Inbox rows the retention job deleted (0 without retention).
     pub inbox_rows_deleted: u64,
-    /// With [`RunOptions::narrate`]: the state after each trace entry, one per entry.
-    pub snapshots: Vec<Snapshot>,
 }
 
 impl RunResult {
@@ -156,9 +154,6 @@ pub struct RunOptions {
     pub hash_only: bool,
     /// Keep every SQL statement the run sent to SQLite (for the raw-SQLite baseline).
     pub record_statements: bool,
-    /// Record a [`Snapshot`] of the broker and the database after every trace entry (for
-    /// `explain`). Needs the trace's entries, so not with `hash_only`.
-    pub narrate: bool,
 }
 
 /// Runs `scenario` to the end and checks it.
@@ -168,13 +163,25 @@ pub fn run(scenario: &Scenario) -> RunResult {
 
 /// Runs `scenario` to the end with `options` and checks it.
 pub fn run_with(scenario: &Scenario, options: RunOptions) -> RunResult {
-    World::new(scenario, options, &[]).run()
+    World::new(scenario, options, &[], None).run()
 }
 
 /// Runs `scenario` taking, at its k-th scheduling decision, alternative `script[k]` (0 past
 /// the end of the script): how interleavings are enumerated.
 pub fn run_scheduled(scenario: &Scenario, options: RunOptions, script: &[u32]) -> RunResult {
-    World::new(scenario, options, script).run()
+    World::new(scenario, options, script, None).run()
+}
+
+/// Runs `scenario` as [`run_scheduled`] does, telling `observer` every trace entry with a
+/// [`Snapshot`] of the state right after it (for `explain`). The run is the same as without
+/// an observer: snapshots only read, and the same trace hash says so.
+pub fn run_observed(
+    scenario: &Scenario,
+    options: RunOptions,
+    script: &[u32],
+    observer: &mut dyn Observer,
+) -> RunResult {
+    World::new(scenario, options, script, Some(observer)).run()
 }
 
 /// A scheduling decision: several consumers could take a step at the same tick; one did
@@ -193,7 +200,8 @@ struct World<'s> {
     decisions: Vec<Decision>,
     options: RunOptions,
     crash_states: Vec<CrashState>,
-    snapshots: Vec<Snapshot>,
+    /// The observer of a narrated run (see [`run_observed`]).
+    watch: Option<snapshot::Watch<'s>>,
     /// Per event: how many deliveries were recognised as already processed.
     duplicates_discarded: Vec<u32>,
     events: Vec<Event>,
@@ -280,11 +288,12 @@ fn private_tempdir() -> tempfile::TempDir {
 }
 
 impl<'s> World<'s> {
-    fn new(scenario: &'s Scenario, options: RunOptions, script: &'s [u32]) -> World<'s> {
-        assert!(
-            !(options.narrate && options.hash_only),
-            "narration needs the trace's entries"
-        );
+    fn new(
+        scenario: &'s Scenario,
+        options: RunOptions,
+        script: &'s [u32],
+        observer: Option<&'s mut dyn Observer>,
+    ) -> World<'s> {
         let accounts = scenario.workload.accounts();
         let n = scenario.consumers;
         let producer = &scenario.producer;
@@ -398,7 +407,7 @@ impl<'s> World<'s> {
             decisions: Vec::new(),
             options,
             crash_states: Vec::new(),
-            snapshots: Vec::new(),
+            watch: observer.map(snapshot::Watch::new),
             duplicates_discarded: vec![0; scenario.workload.events],
         }
     }
@@ -411,7 +420,7 @@ impl<'s> World<'s> {
         d: Option<&Delivery>,
         outcome: String,
     ) {
-        self.trace.record(TraceEntry {
+        self.push_entry(TraceEntry {
             tick,
             actor,
             action,
@@ -420,7 +429,12 @@ impl<'s> World<'s> {
             delivery: d.map_or(0, |d| d.attempt),
             outcome,
         });
-        self.snapshot();
+    }
+
+    /// Records `entry` in the trace, after telling the observer (if any) about it.
+    fn push_entry(&mut self, entry: TraceEntry) {
+        self.observe(&entry);
+        self.trace.record(entry);
     }
 
     fn run(mut self) -> RunResult {
@@ -542,7 +556,6 @@ impl<'s> World<'s> {
             statements: self.stores[0].take_statements(),
             decisions: self.decisions,
             inbox_rows_deleted: self.inbox_rows_deleted,
-            snapshots: self.snapshots,
         }
     }
 
@@ -1438,7 +1451,7 @@ impl<'s> World<'s> {
             decisions,
             options: _,      // How the run records, not what it does.
             crash_states: _, // Output.
-            snapshots: _,    // Output.
+            watch: _,        // An observer only reads.
             duplicates_discarded,
             events,
             altered,

@@ -1,25 +1,62 @@
-//! Snapshots for narration (`explain`): with [`super::RunOptions::narrate`], the state of
-//! the broker and the database right after every trace entry, so that a report can say
-//! what each step changed.
+//! Snapshots for narration (`explain`): in a run given an [`Observer`], the state of the
+//! broker and the database right after every trace entry, handed to the observer with the
+//! entry and then dropped, so that a report can say what each step changed while the run
+//! keeps one snapshot at a time, whatever its length.
 //!
 //! Everything is read through the actors' own queries: the broker's messages, and the
 //! store's committed-state queries (the store stays the only module that touches SQLite).
 //! A snapshot never changes the run: the committed state is read through a connection with
 //! no transaction open, and an open transaction is read only once it has written (see
-//! [`crate::store::Store::open_transaction_view`]). Without `narrate` nothing here runs.
+//! [`crate::store::Store::open_transaction_view`]). Without an observer nothing here runs,
+//! and once the observer has had enough, nothing more is read.
 
 use super::World;
 use crate::broker::Message;
 use crate::model::{ConsumerId, EventIndex};
-use crate::store::CommittedState;
+use crate::sim::TraceEntry;
+use crate::store::{CommittedState, Store};
+use std::rc::Rc;
+
+/// Who watches a narrated run: told every trace entry, with the state right after it, as
+/// the run goes (see [`super::run_observed`]).
+pub trait Observer {
+    /// One entry and the state right after it, the observer's to keep. Returns whether the
+    /// observer wants the next entries; once it says no, the run takes no more snapshots.
+    fn observe(&mut self, entry: &TraceEntry, after: Snapshot) -> bool;
+}
+
+/// A run's observer, and what it needs between two entries.
+pub(super) struct Watch<'o> {
+    observer: &'o mut dyn Observer,
+    /// Whether the observer still wants entries.
+    listening: bool,
+    /// The committed state of the last snapshot: still true while every consumer is inside
+    /// a transaction (see [`World::observe`]), and then shared with the next snapshot.
+    committed: Rc<CommittedState>,
+    /// Every connection's change mark when `committed` was read (empty before the first
+    /// read): while they are the same, so is the committed state.
+    marks: Vec<(u64, bool)>,
+}
+
+impl<'o> Watch<'o> {
+    pub(super) fn new(observer: &'o mut dyn Observer) -> Watch<'o> {
+        Watch {
+            observer,
+            listening: true,
+            committed: Rc::default(),
+            marks: Vec::new(),
+        }
+    }
+}
 
 /// The state right after one trace entry.
 #[derive(Clone, Debug)]
 pub struct Snapshot {
     /// Every message the broker holds, in publication order, with its state.
     pub messages: Vec<Message>,
-    /// The consumers' database as committed: what a reader outside every transaction sees.
-    pub committed: CommittedState,
+    /// The consumers' database as committed: what a reader outside every transaction sees
+    /// (shared by consecutive snapshots while it does not change).
+    pub committed: Rc<CommittedState>,
     /// The consumers with a transaction open, in consumer order.
     pub open: Vec<OpenTransaction>,
 }
@@ -36,21 +73,39 @@ pub struct OpenTransaction {
 }
 
 impl World<'_> {
-    /// Records the state after the trace entry just recorded, when narrating.
-    pub(super) fn snapshot(&mut self) {
-        if !self.options.narrate {
+    /// Tells the observer, if there is one and it still listens, about `entry` (just
+    /// recorded or about to be: the state is the same) and the state after it.
+    pub(super) fn observe(&mut self, entry: &TraceEntry) {
+        let Some(watch) = self.watch.as_mut().filter(|w| w.listening) else {
             return;
-        }
-        // Only a consumer's commit changes what this reads (the ledger, the inbox, the
-        // balances, the alerts), and a connection that just committed has no transaction
-        // open; so when every consumer is inside a transaction, nothing changed since the
-        // last snapshot.
-        let committed = self
+        };
+        // Only a commit changes what this reads (the ledger, the inbox, the balances, the
+        // alerts): nothing to read again while no connection wrote or ended a transaction.
+        // A connection that just committed has no transaction open; so when every one is
+        // inside a transaction, nothing changed since the last snapshot either. The retention
+        // job's connection reads too, when every consumer is inside a transaction and the
+        // job has just deleted rows.
+        // Every connection counts, those to other databases too: a needless read is cheap,
+        // a missed one would tell a stale state.
+        let marks: Vec<(u64, bool)> = self
             .stores
-            .iter_mut()
-            .find_map(|s| s.committed_snapshot())
-            .or_else(|| self.snapshots.last().map(|s| s.committed.clone()))
-            .unwrap_or_default();
+            .iter()
+            .chain(self.cleanup_store.iter())
+            .chain(self.relay_stores.iter())
+            .chain(self.producer_store.iter())
+            .map(Store::change_mark)
+            .collect();
+        if marks != watch.marks {
+            if let Some(committed) = self
+                .stores
+                .iter_mut()
+                .chain(self.cleanup_store.iter_mut())
+                .find_map(|s| s.committed_snapshot())
+            {
+                watch.committed = Rc::new(committed);
+                watch.marks = marks;
+            }
+        }
         let mut open = Vec::new();
         for (c, store) in self.stores.iter_mut().enumerate() {
             if let Some(view) = store.open_transaction_view() {
@@ -61,10 +116,11 @@ impl World<'_> {
                 });
             }
         }
-        self.snapshots.push(Snapshot {
+        let after = Snapshot {
             messages: self.broker.messages().to_vec(),
-            committed,
+            committed: Rc::clone(&watch.committed),
             open,
-        });
+        };
+        watch.listening = watch.observer.observe(entry, after);
     }
 }

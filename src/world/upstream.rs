@@ -43,7 +43,7 @@ impl World<'_> {
         outcome: String,
     ) {
         let actor = self.side_actor(side);
-        self.trace.record(TraceEntry {
+        self.push_entry(TraceEntry {
             tick: now,
             actor,
             action,
@@ -52,7 +52,6 @@ impl World<'_> {
             delivery: point.map_or(0, |p| p.delivery),
             outcome,
         });
-        self.snapshot();
     }
 
     /// The copy number that names the producer's next crash point for `intent`: its

@@ -5,9 +5,11 @@
 //! Regenerate the golden files with `UPDATE_GOLDEN=1 cargo test golden_explain`.
 
 use super::support::*;
-use delivery_sim::report::explain::untold_entries;
+use delivery_sim::report::explain::{untold_entries, MAX_TOLD_ENTRIES};
 use delivery_sim::report::lang::Lang;
-use delivery_sim::{run, run_with, RunOptions, Scenario};
+use delivery_sim::sim::TraceEntry;
+use delivery_sim::world::{run_observed, Observer, Snapshot};
+use delivery_sim::{run, RunOptions, Scenario};
 use std::process::{Command, Output};
 
 /// Runs the binary with `args` and the environment variables `env` (the locale variables
@@ -437,32 +439,95 @@ fn explain_refuses_a_folder_and_an_unknown_language() {
     assert!(stderr(&o).contains("--lang"), "{}", stderr(&o));
 }
 
+/// An observer that counts what it is told, and stops listening after `listen` entries.
+struct Counting {
+    listen: usize,
+    told: usize,
+}
+
+impl Observer for Counting {
+    fn observe(&mut self, _: &TraceEntry, _: Snapshot) -> bool {
+        self.told += 1;
+        self.told < self.listen
+    }
+}
+
 #[test]
 fn narration_never_changes_a_run_and_tells_every_entry_in_both_languages() {
-    let narrate = RunOptions {
-        narrate: true,
-        ..RunOptions::default()
-    };
     for file in scenario_files() {
         let s = Scenario::from_file(&root().join(&file)).expect("valid scenario");
         let plain = run(&s);
-        let told = run_with(&s, narrate);
-        assert_eq!(
-            plain.trace.hash_hex(),
-            told.trace.hash_hex(),
-            "{file}: narration changed the run"
-        );
-        assert_eq!(plain.verdict, told.verdict, "{file}");
-        assert_eq!(told.snapshots.len(), told.trace.len(), "{file}");
-        assert!(plain.snapshots.is_empty(), "no snapshots without narrate");
+        // Watched to the end, and watched for a while only: the run is the same.
+        for listen in [usize::MAX, 3] {
+            let mut watch = Counting { listen, told: 0 };
+            let told = run_observed(&s, RunOptions::default(), &[], &mut watch);
+            assert_eq!(
+                plain.trace.hash_hex(),
+                told.trace.hash_hex(),
+                "{file}: narration changed the run"
+            );
+            assert_eq!(plain.verdict, told.verdict, "{file}");
+            assert_eq!(watch.told, plain.trace.len().min(listen), "{file}");
+        }
         for lang in [Lang::En, Lang::Es] {
             assert_eq!(
-                untold_entries(&s, &told, lang),
+                untold_entries(&s, &[], &plain, lang),
                 0,
                 "{file}: an entry has no sentence of its own in {lang:?}"
             );
         }
     }
+}
+
+/// A run of thousands of events is told up to [`MAX_TOLD_ENTRIES`] entries, with how many
+/// more there were; the verdict still covers every event, and state lines name at most a
+/// few items of a list (ranges of consecutive events, the balances that moved) and count
+/// the rest.
+#[test]
+fn a_long_run_is_told_up_to_a_cap_and_its_lists_are_cut_short() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("long.json");
+    std::fs::write(
+        &file,
+        r#"{"name": "long", "seed": 3, "protocol": "no-dedup",
+            "workload": {"events": 1200, "accounts": 200},
+            "faults": {"random_crash": {"per_step_ppm": 20000, "max_crashes": 30}}}"#,
+    )
+    .unwrap();
+    let o = bin_env(&["explain", file.to_str().unwrap(), "--lang", "en"], &[]);
+    let text = stdout(&o);
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{}", stderr(&o));
+    let s = Scenario::from_file(&file).unwrap();
+    let r = run(&s);
+    assert!(r.trace.len() > MAX_TOLD_ENTRIES, "the run is long enough");
+    let told = text.lines().filter(|l| l.starts_with("t=")).count();
+    assert_eq!(told, MAX_TOLD_ENTRIES, "one paragraph per told entry");
+    let more = format!(
+        "… and {} more trace entries, not told here: explain tells at most {MAX_TOLD_ENTRIES}",
+        r.trace.len() - MAX_TOLD_ENTRIES
+    );
+    assert!(text.contains(&more), "{more}");
+    let verdict = format!("{} once, {} lost", r.verdict.exactly_once, r.verdict.lost);
+    assert!(text.contains(&verdict), "the verdict covers the whole run");
+    // Lists: ranges, at most 24 items then a count, and only the balances that moved.
+    assert!(
+        text.contains("ready: e0–e1199"),
+        "a range of ready messages"
+    );
+    assert!(text.contains("balances: all 200 at their opening balance"));
+    assert!(
+        text.contains(" more (the other"),
+        "the balances that moved, cut short"
+    );
+    let es = stdout(&bin_env(
+        &["explain", file.to_str().unwrap(), "--lang", "es"],
+        &[],
+    ));
+    assert!(es.contains("saldos: las 200 cuentas, en su saldo inicial"));
+    assert!(es.contains(&format!(
+        "… y {} entradas más de la traza",
+        r.trace.len() - MAX_TOLD_ENTRIES
+    )));
 }
 
 /// Two explanations in each language, pinned so that a reviewer sees the text and any
