@@ -117,6 +117,27 @@ pub struct FaultPlan {
     pub publish_timeout: Vec<PublishFault>,
 }
 
+impl FaultPlan {
+    /// The most publications beyond one per intent that a run with this plan and
+    /// `republished` republish entries (`workload.republish` and `republish_altered`) can
+    /// make: one per republish entry, per planned crash and per random crash (a
+    /// producer retries the request it got no answer for; a relay sends again the row it
+    /// had not marked), and per publish timeout (the producer publishes again). The healing
+    /// phase injects nothing. Under a per-attempt identity each is a new event, so this
+    /// bounds the events a run mints.
+    pub fn republication_budget(&self, republished: usize) -> u64 {
+        let timeouts: u64 = self
+            .publish_timeout
+            .iter()
+            .map(|f| u64::from(f.times))
+            .sum();
+        republished as u64
+            + self.crash.len() as u64
+            + self.random_crash.map_or(0, |r| u64::from(r.max_crashes))
+            + timeouts
+    }
+}
+
 /// A fault on the producer's publication of one intent's event, `times` times.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct PublishFault {

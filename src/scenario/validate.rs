@@ -134,6 +134,26 @@ impl Checker<'_> {
         let log = self.log(&raw.broker, &raw.faults)?;
         let producer = self.producer(&raw.producer, &workload)?;
         let faults = self.faults(raw.faults, &workload, &protocol, &producer)?;
+        if producer.identity == Identity::PerAttempt {
+            let budget = faults
+                .republication_budget(workload.republish.len() + workload.republish_altered.len());
+            let room = bounds::MAX_EVENTS * 2 - workload.events as u64;
+            if budget > room {
+                return Err(self.err(
+                    "producer.identity",
+                    format!(
+                        "under `per_attempt` every publication after an intent's first mints \
+                         a new event, and this scenario's faults and republications allow \
+                         {budget} of them (crashes, publish timeouts, republish entries), \
+                         over the {room} new events that fit beside its {} ({} events in \
+                         all, twice MAX_EVENTS); lower `faults.publish_timeout[].times`, \
+                         the crash budgets or the republish lists",
+                        workload.events,
+                        bounds::MAX_EVENTS * 2
+                    ),
+                ));
+            }
+        }
         if raw.broker.transactional == Some(true) && log.is_some() {
             return Err(self.err(
                 "broker.transactional",

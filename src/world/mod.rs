@@ -893,9 +893,13 @@ impl<'s> World<'s> {
     /// A new event for intent `intent`'s transfer with a fresh `event_id`, numbered after
     /// every event so far.
     fn mint(&mut self, intent: EventIndex) -> EventIndex {
+        // Validation keeps the workload's events plus this budget within twice MAX_EVENTS.
+        let workload = &self.scenario.workload;
+        let republished = workload.republish.len() + workload.republish_altered.len();
+        let budget = self.scenario.faults.republication_budget(republished);
         assert!(
-            self.events.len() < crate::scenario::bounds::MAX_EVENTS as usize * 2,
-            "minted events are bounded by the crash and timeout budgets"
+            (self.events.len() - workload.events) < budget as usize,
+            "minted events are bounded by the republication budget ({budget})"
         );
         let index = self.events.len();
         let event = Event {

@@ -371,3 +371,39 @@ fn interleaving_a_livelock_is_refused_up_front_within_a_memory_limit() {
         );
     }
 }
+
+/// Under a per-attempt identity every republication mints an event. Faults that could mint
+/// more than fit beside the workload (twice MAX_EVENTS in all) are refused, naming the
+/// field; at exactly the bound the run ends cleanly. (21 publish-timeout faults of 1,000
+/// each panicked the run before: "minted events are bounded by the crash and timeout
+/// budgets".)
+#[test]
+fn per_attempt_minting_is_bounded_by_validation_and_runs_at_the_bound() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = |last_times: u32| {
+        let mut timeouts = vec![r#"{"event": 0, "times": 1000}"#.to_string(); 19];
+        timeouts.push(format!(r#"{{"event": 0, "times": {last_times}}}"#));
+        format!(
+            r#"{{"name": "mint", "seed": 1, "protocol": "inbox", "workload": {{"events": 1}},
+                "producer": {{"mode": "commit_then_publish", "identity": "per_attempt"}},
+                "faults": {{"publish_timeout": [{}]}}}}"#,
+            timeouts.join(", ")
+        )
+    };
+    let over = write(dir.path(), "over.json", &scenario(1000));
+    let o = bin(&["run", &over]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("`producer.identity`") && stderr(&o).contains("20000 of them"),
+        "{}",
+        stderr(&o)
+    );
+    let at = write(dir.path(), "at.json", &scenario(999));
+    let o = bin(&["run", &at, "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        json(&o)["events"],
+        20000,
+        "the intent and its 19,999 minted events"
+    );
+}
