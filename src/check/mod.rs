@@ -190,7 +190,29 @@ pub struct Verdict {
     /// Per business intent (transfer), when the scenario judges intents.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub intents: Vec<IntentReport>,
+    /// Event reports (and intent reports, and drifted accounts) a summary of many runs did
+    /// not keep (see [`Verdict::slim`]): every count above still covers them.
+    #[serde(skip_serializing_if = "Omitted::is_empty")]
+    pub omitted: Omitted,
 }
+
+/// What [`Verdict::slim`] left out of a verdict: how many reports of each kind.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Omitted {
+    pub events: usize,
+    pub intents: usize,
+    pub drifted_accounts: usize,
+}
+
+impl Omitted {
+    pub fn is_empty(&self) -> bool {
+        *self == Omitted::default()
+    }
+}
+
+/// At most this many event reports of a slimmed verdict besides those of the events a crash
+/// hit, and at most this many intent reports and drifted accounts (see [`Verdict::slim`]).
+pub const MAX_KEPT_REPORTS: usize = 8;
 
 /// One guarantee boundary's verdict: the seeds' "say what happens once, for what identity,
 /// within what boundary".
@@ -324,6 +346,99 @@ pub struct ScopeInputs<'a> {
 }
 
 impl Verdict {
+    /// The report of event `event`, if the verdict has it: every event's, unless it was
+    /// slimmed. Reports are in event order.
+    pub fn event(&self, event: EventIndex) -> Option<&EventReport> {
+        match self.events.get(event) {
+            Some(e) if e.event == event => Some(e),
+            _ => self
+                .events
+                .binary_search_by_key(&event, |e| e.event)
+                .ok()
+                .map(|i| &self.events[i]),
+        }
+    }
+
+    /// The number of events judged, whether or not their reports are kept.
+    pub fn event_count(&self) -> usize {
+        self.events.len() + self.omitted.events
+    }
+
+    /// Keeps what a summary of many runs (an exploration, a sweep) reads of a run, and no
+    /// more than a bounded amount of it, so that memory grows with the runs and not with
+    /// runs × events: every count, every boundary's verdict, the reports of the events a
+    /// crash hit, and of at most [`MAX_KEPT_REPORTS`] other events, those that did not
+    /// end once or show an anomaly (the first ones, in event order); at most as many
+    /// intent reports that did not end once, and drifted accounts. [`Verdict::omitted`]
+    /// counts what was left out.
+    pub fn slim(&mut self) {
+        let mut kept_others = 0;
+        let mut omitted = self.omitted;
+        self.events.retain(|e| {
+            let notable =
+                e.outcome != Outcome::Once || e.torn || !e.acked || !e.payload_alerts.is_empty();
+            let keep = !e.crash_points.is_empty() || (notable && kept_others < MAX_KEPT_REPORTS);
+            if e.crash_points.is_empty() && keep {
+                kept_others += 1;
+            }
+            omitted.events += usize::from(!keep);
+            keep
+        });
+        let before = self.intents.len();
+        let mut kept_intents = 0;
+        self.intents.retain(|i| {
+            let keep = i.outcome != ScopeOutcome::Once && kept_intents < MAX_KEPT_REPORTS;
+            kept_intents += usize::from(keep);
+            keep
+        });
+        omitted.intents += before - self.intents.len();
+        if self.drifted_accounts.len() > MAX_KEPT_REPORTS {
+            omitted.drifted_accounts += self.drifted_accounts.len() - MAX_KEPT_REPORTS;
+            self.drifted_accounts.truncate(MAX_KEPT_REPORTS);
+        }
+        self.events.shrink_to_fit();
+        self.intents.shrink_to_fit();
+        self.drifted_accounts.shrink_to_fit();
+        self.omitted = omitted;
+    }
+
+    /// About how many bytes this verdict holds on the heap (its lists and their strings,
+    /// with an allocator's overhead per allocation): what keeping it costs, for the memory
+    /// budgets of commands that keep many runs.
+    pub fn heap_bytes(&self) -> u64 {
+        use crate::model::heap;
+        use std::mem::size_of;
+        let text = |s: &String| heap(s.capacity(), 1);
+        let events: u64 = self
+            .events
+            .iter()
+            .map(|e| {
+                text(&e.event_id)
+                    + text(&e.transfer_id)
+                    + heap(e.amounts_minor.capacity(), size_of::<i64>())
+                    + heap(e.payload_alerts.capacity(), size_of::<PayloadAlert>())
+                    + e.payload_alerts
+                        .iter()
+                        .map(|a| text(&a.stored_payload) + text(&a.received_payload))
+                        .sum::<u64>()
+                    + e.unacked_reason.as_ref().map_or(0, text)
+                    + heap(e.crash_points.capacity(), size_of::<BoundaryPoint>())
+            })
+            .sum();
+        let intents: u64 = self
+            .intents
+            .iter()
+            .map(|i| text(&i.transfer_id) + heap(i.events.capacity(), size_of::<EventIndex>()))
+            .sum();
+        heap(self.events.capacity(), size_of::<EventReport>())
+            + events
+            + heap(self.intents.capacity(), size_of::<IntentReport>())
+            + intents
+            + heap(self.drifted_accounts.capacity(), size_of::<String>())
+            + self.drifted_accounts.iter().map(text).sum::<u64>()
+            + heap(self.boundaries.capacity(), size_of::<ScopeVerdict>())
+    }
+
     /// The events that were not applied exactly once, or are torn, or not acked, or had a
     /// copy with another payload.
     pub fn anomalies(&self) -> impl Iterator<Item = &EventReport> {
@@ -537,6 +652,7 @@ pub fn check(o: &Observed<'_>) -> Verdict {
         external_effects: o.external_effects.len() as u64,
         boundaries,
         intents,
+        omitted: Omitted::default(),
         events: reports,
         lost,
         duplicated,

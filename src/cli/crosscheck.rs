@@ -52,9 +52,31 @@ pub fn crosscheck(args: &CrosscheckArgs) -> Result<(String, ExitCode), CliError>
             "crosscheck runs this binary as its consumer process, and cannot find it: {e}"
         ))
     })?;
+    // The points are the crash-free run's boundaries: counted before they are explored.
+    let run = crate::world::run(&crosscheck::with_crash(&scenario, None));
+    let (runs, steps) = (run.reached.len() as u128 + 1, run.steps);
+    let estimate = runs * (u128::from(steps) + 1);
+    if estimate > crosscheck::MAX_REAL_STEPS {
+        return Err(CliError::Usage(format!(
+            "{name}: cross-checking {runs} points of about {steps} consumer steps each is about \
+             {estimate} steps in real processes on a synced file, over the {} one crosscheck \
+             may take (some ten minutes); lower the number of events",
+            crosscheck::MAX_REAL_STEPS
+        )));
+    }
+    let points = crosscheck::crash_points(&scenario);
+    let mut detailed = 0;
     let rows: Vec<crosscheck::Checked> = std::iter::once(None)
-        .chain(crosscheck::crash_points(&scenario).into_iter().map(Some))
-        .map(|point| crate::bench::crosscheck_point(&scenario, point, &exe, model))
+        .chain(points.into_iter().map(Some))
+        .map(|point| {
+            let mut row = crate::bench::crosscheck_point(&scenario, point, &exe, model);
+            if row.matches() || detailed == crosscheck::MAX_DETAILED_MISMATCHES {
+                row.slim();
+            } else {
+                detailed += 1;
+            }
+            row
+        })
         .collect();
     let all_match = rows.iter().all(crosscheck::Checked::matches);
     let out = if args.json {

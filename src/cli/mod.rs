@@ -446,11 +446,13 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     match execute(&cli.command) {
         Ok((output, code)) => {
-            let mut stdout = std::io::stdout().lock();
+            let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
             // A closed pipe (`| head`) is the reader's choice, not an error of ours.
-            let _ = stdout
-                .write_all(output.as_bytes())
-                .and_then(|_| stdout.flush());
+            let _ = match output {
+                Printed::Text(text) => stdout.write_all(text.as_bytes()),
+                Printed::Stream(write) => write(&mut stdout),
+            }
+            .and_then(|_| stdout.flush());
             code
         }
         Err(e) => {
@@ -460,23 +462,41 @@ pub fn main() -> ExitCode {
     }
 }
 
+/// What a command prints on stdout: a text made whole, or one written piece by piece, so
+/// that a report of hundreds of thousands of runs or a trace of millions of entries is
+/// never held whole in memory.
+pub enum Printed {
+    Text(String),
+    Stream(Writer),
+}
+
+/// Writes a command's output to stdout, piece by piece.
+pub type Writer = Box<dyn FnOnce(&mut dyn Write) -> std::io::Result<()>>;
+
+impl From<String> for Printed {
+    fn from(text: String) -> Printed {
+        Printed::Text(text)
+    }
+}
+
 /// Runs a command and returns what to print and the exit code.
-pub fn execute(command: &Command) -> Result<(String, ExitCode), CliError> {
+pub fn execute(command: &Command) -> Result<(Printed, ExitCode), CliError> {
+    let text = |r: Result<(String, ExitCode), CliError>| r.map(|(t, c)| (Printed::Text(t), c));
     match command {
-        Command::Protocols => Ok((text::protocols_text(), ExitCode::SUCCESS)),
+        Command::Protocols => Ok((text::protocols_text().into(), ExitCode::SUCCESS)),
         Command::Run(args) => run(args),
-        Command::Explain(args) => explain_command(args),
+        Command::Explain(args) => text(explain_command(args)),
         Command::Explore(args) => explore(args),
-        Command::Matrix(args) => matrix(args),
-        Command::Sweep(args) => sweep(args),
-        Command::Crosscheck(args) => crosscheck::crosscheck(args),
+        Command::Matrix(args) => text(matrix(args)),
+        Command::Sweep(args) => text(sweep(args)),
+        Command::Crosscheck(args) => text(crosscheck::crosscheck(args)),
         Command::Replay(args) => replay(args),
         Command::Completions(args) => {
             use clap::CommandFactory;
             let mut out = Vec::new();
             clap_complete::generate(args.shell, &mut Cli::command(), "delivery-sim", &mut out);
-            let text = String::from_utf8(out).expect("completion scripts are UTF-8");
-            Ok((text, ExitCode::SUCCESS))
+            let script = String::from_utf8(out).expect("completion scripts are UTF-8");
+            Ok((script.into(), ExitCode::SUCCESS))
         }
         Command::Bench(args) => {
             let report = crate::bench::run();
@@ -488,7 +508,7 @@ pub fn execute(command: &Command) -> Result<(String, ExitCode), CliError> {
                         CliError::Usage(format!("--out: cannot write {}: {e}", path.display()))
                     })?;
             }
-            Ok((report, ExitCode::SUCCESS))
+            Ok((report.into(), ExitCode::SUCCESS))
         }
     }
 }
@@ -609,11 +629,16 @@ fn crash_override(scenario: &Scenario, points: &[String]) -> Result<Vec<Boundary
 }
 
 /// Runs `scenario` with the scheduling choices `schedule` (empty: the default schedule)
-/// and compares the run with the scenario's `expect`: the failed expectations, or `None`
-/// when it states none. What `run FILE` does, and the `run` check of `run DIR`. A run that
-/// a limit stopped fails liveness, an expectation every run has, stated or not.
-fn checked_run(scenario: &Scenario, schedule: &[u32]) -> (RunResult, Option<Vec<String>>) {
-    let result = world::run_scheduled(scenario, world::RunOptions::default(), schedule);
+/// and `options`, and compares the run with the scenario's `expect`: the failed
+/// expectations, or `None` when it states none. What `run FILE` does, and the `run` check of
+/// `run DIR`. A run that a limit stopped fails liveness, an expectation every run has,
+/// stated or not.
+fn checked_run(
+    scenario: &Scenario,
+    schedule: &[u32],
+    options: world::RunOptions,
+) -> (RunResult, Option<Vec<String>>) {
+    let result = world::run_scheduled(scenario, options, schedule);
     let failures = run_failures(scenario, &result);
     (result, failures)
 }
@@ -632,10 +657,10 @@ fn run_failures(scenario: &Scenario, result: &RunResult) -> Option<Vec<String>> 
     failures
 }
 
-fn run(args: &RunArgs) -> Result<(String, ExitCode), CliError> {
+fn run(args: &RunArgs) -> Result<(Printed, ExitCode), CliError> {
     if let Some(path) = &args.source.scenario.file {
         if path.is_dir() {
-            return folder::run_folder(path, args);
+            return folder::run_folder(path, args).map(|(t, c)| (t.into(), c));
         }
         if !path.exists() && path.extension().is_none_or(|x| x != "json") {
             // Without the `.json` it may as well have been meant as a folder: say neither
@@ -678,7 +703,7 @@ fn run(args: &RunArgs) -> Result<(String, ExitCode), CliError> {
         Some(text) => parse_schedule(text)?,
         None => Vec::new(),
     };
-    let (result, failures) = checked_run(&scenario, &schedule);
+    let (result, failures) = checked_run(&scenario, &schedule, world::RunOptions::default());
     reached(&result, &crashes, &schedule)?;
     let replay = replay_with_schedule(
         with_ttl_flag(
@@ -748,10 +773,6 @@ fn run(args: &RunArgs) -> Result<(String, ExitCode), CliError> {
         report.replay = with_ttl_flag(report.replay, args.inbox_ttl_ticks);
         out.push_str(&to_json(&report));
     } else {
-        if args.trace {
-            out.push_str(&text::trace_text(&result));
-            out.push('\n');
-        }
         out.push_str(&text::run_text_in(
             language(args.lang),
             stdout_paint(),
@@ -760,8 +781,23 @@ fn run(args: &RunArgs) -> Result<(String, ExitCode), CliError> {
             &replay,
             failures.as_deref(),
         ));
+        if args.trace {
+            return Ok((trace_then(result, out), code(held)));
+        }
     }
-    Ok((out, code(held)))
+    Ok((out.into(), code(held)))
+}
+
+/// Every trace entry of `result`, one per line, then `report`: written as it goes, since a
+/// trace may have millions of entries.
+fn trace_then(result: RunResult, report: String) -> Printed {
+    Printed::Stream(Box::new(move |w| {
+        for entry in result.trace.entries() {
+            writeln!(w, "{entry}")?;
+        }
+        writeln!(w)?;
+        w.write_all(report.as_bytes())
+    }))
 }
 
 /// Checks a run against the `--schedule` and `--crash` it was given: a choice past a
@@ -854,7 +890,7 @@ fn explain_command(args: &ExplainArgs) -> Result<(String, ExitCode), CliError> {
 }
 
 /// The hard ceiling on `--max-schedules`.
-const MAX_SCHEDULES_CEILING: u64 = 10_000_000;
+const MAX_SCHEDULES_CEILING: u64 = explore::MAX_SCHEDULES;
 
 fn explore_options(
     scenario: &Scenario,
@@ -872,16 +908,37 @@ fn explore_options(
             "--max-schedules: {max_schedules} is out of range; allowed: 1 to {MAX_SCHEDULES_CEILING}"
         )));
     }
-    let estimate = explore::estimate_schedules(scenario, depth);
+    let explore::Estimate {
+        schedules: estimate,
+        steps,
+        first_level_bytes,
+    } = explore::estimate(scenario, depth);
     if estimate > u128::from(max_schedules) {
         return Err(CliError::Usage(format!(
             "exploring `{}` ({} events) to depth {depth} may need up to {estimate} schedules, \
-             over the limit of {max_schedules}; lower --depth or the number of events, or raise \
-             --max-schedules (at most {MAX_SCHEDULES_CEILING})",
-            scenario.name, scenario.workload.events
+             over the limit of {max_schedules}; lower --depth or the number of events{}",
+            scenario.name,
+            scenario.workload.events,
+            if max_schedules < MAX_SCHEDULES_CEILING {
+                format!(", or raise --max-schedules (at most {MAX_SCHEDULES_CEILING})")
+            } else {
+                String::new()
+            }
         )));
     }
-    let steps = explore::estimate_steps(scenario, depth);
+    if first_level_bytes > u128::from(explore::budget::KEPT_RUNS_BYTES) {
+        return Err(CliError::Usage(format!(
+            "exploring `{}` ({} events) needs at least one run per crash point of the \
+             crash-free run, whose runs would take about {} MiB to keep, over the {} MiB an \
+             exploration may keep (every command stays within 1 GiB); lower the number of \
+             events{}",
+            scenario.name,
+            scenario.workload.events,
+            first_level_bytes >> 20,
+            explore::budget::KEPT_RUNS_BYTES >> 20,
+            if depth > 1 { " or --depth" } else { "" }
+        )));
+    }
     if steps > bounds::MAX_EXPLORE_STEPS {
         return Err(CliError::Usage(format!(
             "exploring `{}` to depth {depth} may need up to {estimate} schedules of about {} \
@@ -896,7 +953,7 @@ fn explore_options(
     Ok(explore::ExploreOptions {
         depth,
         max_schedules,
-        prune: true,
+        ..explore::ExploreOptions::default()
     })
 }
 
@@ -923,6 +980,11 @@ fn checked_exploration(
             .get_or_insert_with(Vec::new)
             .push(liveness_line(x.summary.liveness_failed_runs, x.runs.len()));
     }
+    if x.summary.memory_limited {
+        failures
+            .get_or_insert_with(Vec::new)
+            .push(memory_line(x.runs.len(), "--depth or the number of events"));
+    }
     Ok((x, failures))
 }
 
@@ -936,13 +998,13 @@ fn liveness_line(failed: u64, runs: usize) -> String {
     )
 }
 
-fn explore(args: &ExploreArgs) -> Result<(String, ExitCode), CliError> {
+fn explore(args: &ExploreArgs) -> Result<(Printed, ExitCode), CliError> {
     let (scenario, origin) = load(&args.source)?;
     if args.interleavings {
-        return interleavings(args, &scenario, &origin);
+        return interleavings(args, &scenario, &origin).map(|(t, c)| (t.into(), c));
     }
     if args.smallest_safe_ttl {
-        return smallest_safe_ttl(args, &scenario, &origin);
+        return smallest_safe_ttl(args, &scenario, &origin).map(|(t, c)| (t.into(), c));
     }
     interrupt::install();
     let (x, failures) =
@@ -955,13 +1017,21 @@ fn explore(args: &ExploreArgs) -> Result<(String, ExitCode), CliError> {
     } else {
         code(held)
     };
-    let out = if args.json {
+    if args.json {
+        // Written run by run: an exploration may have hundreds of thousands.
         let expect = failures.map(json::ExpectJson::from_failures);
-        to_json(&json::explore_json(&scenario, &x, &origin, expect))
-    } else {
-        text::explore_text(&scenario, &x, &origin, failures.as_deref())
-    };
-    Ok((out, code))
+        let write = move |w: &mut dyn Write| {
+            serde_json::to_writer_pretty(
+                &mut *w,
+                &json::explore_json(&scenario, &x, &origin, expect),
+            )
+            .map_err(std::io::Error::other)?;
+            writeln!(w)
+        };
+        return Ok((Printed::Stream(Box::new(write)), code));
+    }
+    let out = text::explore_text(&scenario, &x, &origin, failures.as_deref());
+    Ok((out.into(), code))
 }
 
 fn matrix(args: &MatrixArgs) -> Result<(String, ExitCode), CliError> {
@@ -971,16 +1041,29 @@ fn matrix(args: &MatrixArgs) -> Result<(String, ExitCode), CliError> {
         let mut s = Scenario::new(p.clone());
         s.workload.events = events;
         s.seed = args.seed;
-        explore_options(&s, args.depth, explore::DEFAULT_MAX_SCHEDULES)?;
+        // The matrix has no --max-schedules: its columns explore with the most.
+        explore_options(&s, args.depth, MAX_SCHEDULES_CEILING)?;
     }
     let columns = explore::matrix(&protocols, events, args.seed, args.depth);
-    let held = columns.iter().all(|c| c.as_documented());
+    let limited: Vec<&str> = columns
+        .iter()
+        .filter(|c| c.summaries.iter().any(|s| s.memory_limited))
+        .map(|c| c.protocol.name.as_str())
+        .collect();
+    let held = columns.iter().all(|c| c.as_documented()) && limited.is_empty();
     let json = json::matrix_json(&columns, events, args.seed, args.depth);
     let mut out = if args.json {
         to_json(&json)
     } else {
         text::matrix_text(&columns, events, args.seed, args.depth)
     };
+    if !limited.is_empty() && !args.json {
+        out.push_str(&format!(
+            "\nTRUNCATED  {}: {}\n",
+            limited.join(", "),
+            memory_line(0, "--depth or --events").replace(" after 0 runs", "")
+        ));
+    }
     if let Some(dir) = &args.out {
         let write = |name: &str, content: &str| -> Result<PathBuf, CliError> {
             let path = dir.join(name);
@@ -1236,7 +1319,7 @@ fn sweep(args: &SweepArgs) -> Result<(String, ExitCode), CliError> {
 }
 
 /// `replay TOKEN`: the exact run of a token, reported as `run` reports it.
-fn replay(args: &ReplayArgs) -> Result<(String, ExitCode), CliError> {
+fn replay(args: &ReplayArgs) -> Result<(Printed, ExitCode), CliError> {
     let token::Replay { scenario, schedule } = token::decode(&args.token)?;
     let result = world::run_scheduled(&scenario, world::RunOptions::default(), &schedule);
     refuse_unknown_choices(&result, &schedule, "the replay token's schedule")?;
@@ -1270,10 +1353,6 @@ fn replay(args: &ReplayArgs) -> Result<(String, ExitCode), CliError> {
         j.replay = command;
         out.push_str(&to_json(&j));
     } else {
-        if args.trace {
-            out.push_str(&text::trace_text(&result));
-            out.push('\n');
-        }
         out.push_str(&text::run_text(&scenario, &result, &command, None));
         if let Some(path) = &args.scenario_out {
             out.push_str(&format!(
@@ -1282,8 +1361,11 @@ fn replay(args: &ReplayArgs) -> Result<(String, ExitCode), CliError> {
                 failure
             ));
         }
+        if args.trace {
+            return Ok((trace_then(result, out), code(failure.is_empty())));
+        }
     }
-    Ok((out, code(failure.is_empty())))
+    Ok((out.into(), code(failure.is_empty())))
 }
 
 /// Writes the JUnit report of `reports` to `path` (`--junit`), atomically.
@@ -1445,7 +1527,24 @@ fn checked_interleavings(
             .get_or_insert_with(Vec::new)
             .push(liveness_line(x.liveness_failed_runs, x.runs.len()));
     }
+    if x.memory_limited {
+        failures.get_or_insert_with(Vec::new).push(memory_line(
+            x.runs.len(),
+            "--max-preemptions, --max-interleavings or the number of events",
+        ));
+    }
     Ok((x, failures))
+}
+
+/// The failure of an exploration the memory budget for kept runs stopped after `runs`
+/// runs; `lower` names what to lower.
+fn memory_line(runs: usize, lower: &str) -> String {
+    format!(
+        "limit: the exploration stopped after {runs} runs, at the {} MiB its kept runs may \
+         take (every command stays within 1 GiB): what it says covers those runs only; lower \
+         {lower}",
+        explore::budget::KEPT_RUNS_BYTES >> 20
+    )
 }
 
 fn interleavings(
@@ -1514,9 +1613,23 @@ fn checked_ttl_search(
             scenario.name
         )));
     }
-    // Depth 0 verifies each TTL by the scenario's own run only; deeper, like `explore`.
+    // Depth 0 verifies each TTL by the scenario's own run only; deeper, like `explore`, and
+    // the search may explore up to MAX_CANDIDATES times.
     if depth > 0 {
         explore_options(scenario, depth, max_schedules)?;
+        let steps = explore::estimate(scenario, depth)
+            .steps
+            .saturating_mul(explore::retention::MAX_CANDIDATES);
+        if steps > bounds::MAX_EXPLORE_STEPS {
+            return Err(CliError::Usage(format!(
+                "--smallest-safe-ttl on `{}` explores each TTL it tries to depth {depth}, up to \
+                 {} of them, about {steps} consumer steps in all, over the {} one command may \
+                 take; lower --depth or the number of events",
+                scenario.name,
+                explore::retention::MAX_CANDIDATES,
+                bounds::MAX_EXPLORE_STEPS
+            )));
+        }
     }
     let search = explore::retention::smallest_safe_ttl(scenario, depth);
     let failures = scenario

@@ -399,7 +399,27 @@ impl Checked {
     pub fn matches(&self) -> bool {
         self.real.is_ok() && self.differences.is_empty()
     }
+
+    /// Keeps what the report reads of a point whose traces it does not print (a match, or
+    /// a mismatch past the first [`MAX_DETAILED_MISMATCHES`]): the outcomes, the
+    /// differences and the timings; so that a cross-check of hundreds of points does not
+    /// hold hundreds of traces.
+    pub fn slim(&mut self) {
+        for o in std::iter::once(&mut self.simulated).chain(self.real.as_mut().ok()) {
+            o.lines = Vec::new();
+            o.reached = Vec::new();
+            o.verdict.slim();
+        }
+    }
 }
+
+/// How many mismatching points keep both consumer traces for the report.
+pub const MAX_DETAILED_MISMATCHES: usize = 16;
+
+/// The most consumer steps one cross-check may take in real processes, estimated up front
+/// (points × steps of the crash-free run): each real step is a statement on a file synced
+/// to disk, a few thousand a second, so this is some ten minutes.
+pub const MAX_REAL_STEPS: u128 = 2_000_000;
 
 /// Why a real run could not be carried out (never a difference of outcome: those are
 /// [`Difference`]s).

@@ -19,6 +19,7 @@
 //! The scenario's own planned and random crashes are replaced; its step failures and
 //! republishes are kept.
 
+pub mod budget;
 pub mod interrupt;
 mod prune;
 pub mod retention;
@@ -41,6 +42,9 @@ pub const MAX_DEPTH: usize = crate::scenario::bounds::MAX_DEPTH;
 /// the summary is marked truncated.
 pub const DEFAULT_MAX_SCHEDULES: u64 = 1_000_000;
 
+/// The most `--max-schedules` may be: the matrix, which has no such flag, explores with it.
+pub const MAX_SCHEDULES: u64 = 10_000_000;
+
 /// How deep and how far to explore.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ExploreOptions {
@@ -51,6 +55,9 @@ pub struct ExploreOptions {
     /// Whether schedules equivalent to earlier ones are pruned (`explore --no-prune` runs
     /// every one of them).
     pub prune: bool,
+    /// The most memory the runs it keeps may take ([`budget::KEPT_RUNS_BYTES`]; a test
+    /// sets less).
+    pub budget_bytes: u64,
 }
 
 impl Default for ExploreOptions {
@@ -59,6 +66,7 @@ impl Default for ExploreOptions {
             depth: 1,
             max_schedules: DEFAULT_MAX_SCHEDULES,
             prune: true,
+            budget_bytes: budget::KEPT_RUNS_BYTES,
         }
     }
 }
@@ -104,9 +112,13 @@ pub struct Summary {
     pub equivalent_runs: u64,
     /// Extensions of those runs that were not run, because the earlier run's were.
     pub pruned_schedules: u64,
-    /// Whether `max_schedules` (or an interruption) stopped the exploration before it was
-    /// complete.
+    /// Whether `max_schedules`, the memory budget or an interruption stopped the exploration
+    /// before it was complete.
     pub truncated: bool,
+    /// Whether the memory budget for kept runs ([`budget::KEPT_RUNS_BYTES`]) stopped it: a
+    /// failure of the exploration, whose counts cover only the runs before it.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub memory_limited: bool,
     /// Whether an interruption (Ctrl-C, [`interrupt`]) stopped it: the runs are a prefix of
     /// the schedules, in schedule order.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -207,6 +219,7 @@ const EXPLORE_RUN: RunOptions = RunOptions {
     fingerprints: true,
     hash_only: true,
     record_statements: false,
+    every_cleanup_tick: false,
 };
 
 /// Runs `base` with a crash at each point of `schedule`, and checks they all fired.
@@ -222,12 +235,20 @@ fn run_schedule(base: &Scenario, schedule: &[BoundaryPoint]) -> RunResult {
     result
 }
 
-/// Drops what an explored run recorded only to be extended: the boundaries it reached and
-/// its scheduling decisions. What is reported of it (verdict, crashes, crash states, the
-/// trace's hash and length) stays.
+/// What an exploration keeps of a run: what a summary reports of it ([`RunResult::slim`]),
+/// and, while it may still be `extended`, the boundaries it reached.
+fn kept(mut result: RunResult, extended: bool) -> RunResult {
+    let reached = std::mem::take(&mut result.reached);
+    result.slim();
+    if extended {
+        result.reached = reached;
+    }
+    result
+}
+
+/// Drops what an explored run kept only to be extended: the boundaries it reached.
 fn forget_points(r: &mut RunResult) {
     r.reached = Vec::new();
-    r.decisions = Vec::new();
 }
 
 /// The boundaries a run reached after its last crash: the extensions of its schedule.
@@ -305,9 +326,15 @@ pub(crate) fn explore_pass(
     let base = without_crashes(scenario);
     let mut runs = vec![ExploredRun {
         crashes: Vec::new(),
-        result: world::run_with(&base, EXPLORE_RUN),
+        result: kept(world::run_with(&base, EXPLORE_RUN), true),
         equivalent_to: None,
     }];
+    let mut budget = budget::Budget::new(options.budget_bytes);
+    budget.add(budget::explored_bytes(&runs[0]));
+    let baseline_points = crate::model::heap(
+        runs[0].result.reached.len(),
+        std::mem::size_of::<BoundaryPoint>(),
+    );
     let mut frontier = vec![0usize];
     let mut seen: BTreeMap<crate::sim::Digest, usize> = BTreeMap::new();
     let mut pruned_schedules = 0u64;
@@ -328,9 +355,18 @@ pub(crate) fn explore_pass(
         // The frontier's reached points are its extensions, now listed: not kept (a run that
         // livelocks reaches hundreds of thousands of them, and every run would hold its own).
         for &i in &frontier {
+            let before = budget::explored_bytes(&runs[i]);
             forget_points(&mut runs[i].result);
+            budget.release(before - budget::explored_bytes(&runs[i]));
         }
         let room = options.max_schedules.saturating_sub(runs.len() as u64) as usize;
+        // A run of a level before the last holds its reached points until it is extended.
+        let extra = if level < options.depth {
+            baseline_points
+        } else {
+            0
+        };
+        let room = budget.room(room.min(schedules.len()), extra);
         if schedules.len() > room {
             schedules.truncate(room);
             truncated = true;
@@ -341,14 +377,9 @@ pub(crate) fn explore_pass(
         let results: Vec<Option<RunResult>> = schedules
             .par_iter()
             .map(|schedule| {
-                (!stop()).then(|| {
-                    let mut result = run_schedule(&base, schedule);
-                    if level == options.depth {
-                        // Never extended: dropped here, before the whole level is collected.
-                        forget_points(&mut result);
-                    }
-                    result
-                })
+                // Slimmed here, before the whole level is collected; the last level is never
+                // extended.
+                (!stop()).then(|| kept(run_schedule(&base, schedule), level < options.depth))
             })
             .collect();
         let done = results.iter().take_while(|r| r.is_some()).count();
@@ -392,6 +423,7 @@ pub(crate) fn explore_pass(
                 // Never extended: its reached points are not needed.
                 forget_points(&mut run.result);
             }
+            budget.add(budget::explored_bytes(&run));
             runs.push(run);
         }
         if truncated {
@@ -405,32 +437,67 @@ pub(crate) fn explore_pass(
         truncated,
     );
     summary.interrupted = interrupted;
+    summary.memory_limited = budget.exhausted;
+
     summary.no_prune = !options.prune;
     Exploration { runs, summary }
 }
 
-/// An upper bound on the schedules of an exploration to `depth`, from the number of
-/// boundaries the crash-free run reaches: each crash can add at most one more delivery's
-/// worth of boundaries, so level k has at most `points × (points + per_delivery)^(k-1)`.
-pub fn estimate_schedules(scenario: &Scenario, depth: usize) -> u128 {
+/// What an exploration to some depth may need, estimated up front from the crash-free run
+/// (see [`estimate`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Estimate {
+    /// An upper bound on its schedules.
+    pub schedules: u128,
+    /// The consumer steps they may take.
+    pub steps: u128,
+    /// The memory its first level's runs take, at the least (see
+    /// [`budget::first_level_bytes`]).
+    pub first_level_bytes: u128,
+}
+
+/// Estimates an exploration of `scenario` to `depth`, from the boundaries the crash-free run
+/// reaches: each crash can add at most one more delivery's worth of boundaries, so level k
+/// has at most `points × (points + per_delivery)^(k-1)` schedules; each is as long as the
+/// crash-free run plus one delivery's worth of steps per crash.
+pub fn estimate(scenario: &Scenario, depth: usize) -> Estimate {
     let baseline = world::run_with(&without_crashes(scenario), EXPLORE_RUN);
     let points = baseline.reached.len() as u128;
     let per_delivery = 2 * scenario.protocol.steps.len() as u128;
     let mut level = points;
-    let mut total = 1 + level;
+    let mut schedules = 1 + level;
     for _ in 1..depth {
         level = level.saturating_mul(points + per_delivery);
-        total = total.saturating_add(level);
+        schedules = schedules.saturating_add(level);
     }
-    total
+    let per_run = u128::from(baseline.steps) + (depth * scenario.protocol.steps.len()) as u128;
+    Estimate {
+        schedules,
+        steps: schedules
+            .saturating_mul(per_run)
+            .saturating_mul(step_cost(&scenario.faults)),
+        first_level_bytes: budget::first_level_bytes(baseline, 1 + points, depth > 1),
+    }
 }
 
-/// The consumer steps an exploration to `depth` may need: its estimated schedules, each
-/// as long as the crash-free run plus one delivery's worth of steps per crash.
-pub fn estimate_steps(scenario: &Scenario, depth: usize) -> u128 {
-    let baseline = world::run_with(&without_crashes(scenario), EXPLORE_RUN);
-    let per_run = u128::from(baseline.steps) + (depth * scenario.protocol.steps.len()) as u128;
-    estimate_schedules(scenario, depth).saturating_mul(per_run)
+/// What one consumer step costs, in steps of a scenario with a short fault plan: every
+/// boundary asks each list of the plan whether one of its faults matches, so a plan of
+/// thousands of faults makes each step slower (measured: about 50 times, with 1,000 of each
+/// kind). Estimates multiply by it, so that their bound is one of time.
+pub fn step_cost(plan: &crate::fault::FaultPlan) -> u128 {
+    let faults = plan.crash.len()
+        + plan.fail.len()
+        + plan.stall.len()
+        + plan.lose_ack.len()
+        + plan.duplicate_delivery.len()
+        + plan.commit_timeout.len()
+        + plan.publish_timeout.len();
+    1 + faults as u128 / 100
+}
+
+/// An upper bound on the schedules of an exploration to `depth` (see [`estimate`]).
+pub fn estimate_schedules(scenario: &Scenario, depth: usize) -> u128 {
+    estimate(scenario, depth).schedules
 }
 
 fn summarize(
@@ -460,6 +527,7 @@ fn summarize(
         equivalent_runs: runs.iter().filter(|r| r.equivalent_to.is_some()).count() as u64,
         pruned_schedules,
         truncated,
+        memory_limited: false,
         interrupted: false,
         no_prune: false,
         guarantee: Guarantee::weakest(runs.iter().map(|r| r.result.verdict.guarantee)),
@@ -489,7 +557,10 @@ impl Recovery {
     /// What happened to `crash`'s event after it, by the end of `run` (one of its
     /// crashes): how `explain` fills the failure-point table of a run with any crashes.
     pub fn after(run: &RunResult, crash: &crate::fault::CrashRecord) -> Recovery {
-        let event = &run.verdict.events[crash.point.event];
+        let event = run
+            .verdict
+            .event(crash.point.event)
+            .expect("the report of an event a crash hit is always kept");
         let before = crash.confirmed.ledger_rows.div_ceil(2);
         Recovery {
             redelivered: event.deliveries > crash.point.delivery,
@@ -607,6 +678,7 @@ pub fn matrix(protocols: &[Protocol], events: usize, seed: u64, depth: usize) ->
                 &s,
                 ExploreOptions {
                     depth,
+                    max_schedules: MAX_SCHEDULES,
                     ..ExploreOptions::default()
                 },
             );
@@ -619,7 +691,9 @@ pub fn matrix(protocols: &[Protocol], events: usize, seed: u64, depth: usize) ->
                     } else {
                         0
                     };
-                    summarize(&runs, d, pruned, x.summary.truncated)
+                    let mut summary = summarize(&runs, d, pruned, x.summary.truncated);
+                    summary.memory_limited = x.summary.memory_limited;
+                    summary
                 })
                 .collect();
             let cells = Boundary::all_of(&p.steps)
@@ -669,7 +743,11 @@ fn cell(x: &Exploration, at: Boundary) -> MatrixCell {
             at,
             confirmed: crash.confirmed.describe(),
             recovery: Recovery::of(&r.result).describe(&crash.confirmed),
-            outcome: v.events[event].outcome.name(),
+            outcome: v
+                .event(event)
+                .expect("the report of an event a crash hit is always kept")
+                .outcome
+                .name(),
             events: vec![event],
         };
         match cell.rows.iter_mut().find(|x| {
@@ -806,7 +884,8 @@ pub const DEFAULT_MAX_PREEMPTIONS: usize = 2;
 pub struct InterleavedRun {
     /// The single crash injected in this run, with `with_crashes` (none otherwise).
     pub crash: Option<BoundaryPoint>,
-    pub schedule: Vec<u32>,
+    /// Shared with the schedules branching from it.
+    pub schedule: std::sync::Arc<Vec<u32>>,
     pub result: RunResult,
 }
 
@@ -817,8 +896,12 @@ pub struct Interleavings {
     /// Whether each interleaving was also run with one crash at each boundary.
     pub with_crashes: bool,
     pub runs: Vec<InterleavedRun>,
-    /// Whether every interleaving was run (false: the bound stopped it).
+    /// Whether every interleaving was run (false: the bound, or the memory budget, stopped
+    /// it).
     pub complete: bool,
+    /// Whether the memory budget for kept runs ([`budget::KEPT_RUNS_BYTES`]) stopped it: a
+    /// failure, whose counts cover only the runs before it.
+    pub memory_limited: bool,
     pub lost_runs: u64,
     pub duplicated_runs: u64,
     /// Runs whose balances broke conservation (a lost update, a torn transfer).
@@ -856,6 +939,7 @@ pub fn interleavings(
 ) -> Interleavings {
     let mut runs: Vec<InterleavedRun> = Vec::new();
     let mut complete = true;
+    let mut budget = budget::Budget::new(budget::KEPT_RUNS_BYTES);
     if with_crashes {
         let base = without_crashes(scenario);
         let points = world::run_with(&base, RunOptions::default()).reached;
@@ -867,13 +951,19 @@ pub fn interleavings(
                 complete = false;
                 break;
             }
-            complete &= enumerate_schedules(&s, crash, max_preemptions, room, &mut runs);
+            let limits = (room, &mut budget);
+            complete &= enumerate_schedules(&s, crash, max_preemptions, limits, &mut runs);
+            if budget.exhausted {
+                break;
+            }
         }
     } else {
-        complete = enumerate_schedules(scenario, None, max_preemptions, max_runs, &mut runs);
+        let limits = (max_runs, &mut budget);
+        complete = enumerate_schedules(scenario, None, max_preemptions, limits, &mut runs);
     }
     let mut x = summarize_interleavings(runs, complete, max_preemptions);
     x.with_crashes = with_crashes;
+    x.memory_limited = budget.exhausted;
     x
 }
 
@@ -916,6 +1006,40 @@ pub fn estimate_interleavings(
 /// schedules (4 bytes each: 256 MiB).
 pub const MAX_INTERLEAVING_CHOICES: u128 = 64 * 1024 * 1024;
 
+/// How many interleavings run between two collections of their results.
+const INTERLEAVING_CHUNK: usize = 1024;
+
+/// What an interleaving run leaves for the enumeration: its choices, the number of
+/// alternatives at each decision it may branch from (from position `from` on), and its
+/// result, slimmed.
+struct Branching {
+    taken: std::sync::Arc<Vec<u32>>,
+    from: usize,
+    alternatives: Vec<u32>,
+    result: RunResult,
+}
+
+impl Branching {
+    /// `result`, the run of `script`; it branches at its decisions after the script when
+    /// `branches` (its preemptions are under the bound).
+    fn of(mut result: RunResult, script: &[u32], branches: bool) -> Branching {
+        let taken: Vec<u32> = result.decisions.iter().map(|d| d.chosen).collect();
+        assert_eq!(&taken[..script.len()], script, "the script was followed");
+        let from = if branches { script.len() } else { taken.len() };
+        let alternatives = result.decisions[from..]
+            .iter()
+            .map(|d| d.alternatives)
+            .collect();
+        result.slim();
+        Branching {
+            taken: std::sync::Arc::new(taken),
+            from,
+            alternatives,
+            result,
+        }
+    }
+}
+
 /// A schedule still to run: the first `at` choices of an earlier run's, then
 /// `alternative`. Kept so, not copied out, until it runs: a generation of a long run has
 /// as many children as choices, and copies of their prefixes would fill memory.
@@ -934,12 +1058,12 @@ impl Child {
 }
 
 /// Appends to `runs` every schedule of `scenario` within the preemption bound, at most
-/// `max_runs` of them; returns whether that was all of them.
+/// `max_runs` of them and as many as `budget` allows; returns whether that was all of them.
 fn enumerate_schedules(
     scenario: &Scenario,
     crash: Option<BoundaryPoint>,
     max_preemptions: usize,
-    max_runs: u64,
+    (max_runs, budget): (u64, &mut budget::Budget),
     out: &mut Vec<InterleavedRun>,
 ) -> bool {
     let options = RunOptions {
@@ -957,64 +1081,53 @@ fn enumerate_schedules(
     let mut dropped = false;
     while !generation.is_empty() {
         let room = max_runs.saturating_sub(runs.len() as u64) as usize;
+        let room = budget.room(room.min(generation.len()), 0);
         if generation.len() > room || dropped {
             generation.truncate(room);
             complete = false;
         }
-        let scripts: Vec<Vec<u32>> = if std::mem::take(&mut first) {
-            vec![Vec::new()]
-        } else {
-            generation.iter().map(Child::script).collect()
-        };
-        let results: Vec<RunResult> = scripts
-            .par_iter()
-            .map(|script| world::run_scheduled(scenario, options, script))
-            .collect();
+        // The first generation is the default schedule (an empty script); each script is
+        // made where it runs, and the generation runs in chunks, each run slimmed where it
+        // ran, so that the runs of a generation are never held whole at once.
+        let root = std::mem::take(&mut first);
+        let script = |child: &Child| if root { Vec::new() } else { child.script() };
         // No more children than could still run.
-        let mut room = max_runs.saturating_sub((runs.len() + scripts.len()) as u64) as usize;
+        let mut room = max_runs.saturating_sub((runs.len() + generation.len()) as u64) as usize;
         let mut next = Vec::new();
-        for (script, mut result) in scripts.into_iter().zip(results) {
-            let taken = std::sync::Arc::new(
-                result
-                    .decisions
-                    .iter()
-                    .map(|d| d.chosen)
-                    .collect::<Vec<u32>>(),
-            );
-            assert_eq!(
-                &taken[..script.len()],
-                &script[..],
-                "the script was followed"
-            );
-            let preemptions = script.iter().filter(|&&c| c != 0).count();
-            let branch_from = if preemptions < max_preemptions {
-                script.len()
-            } else {
-                result.decisions.len()
-            };
-            'branch: for (i, d) in result.decisions.iter().enumerate().skip(branch_from) {
-                for alternative in 1..d.alternatives {
-                    if room == 0 {
-                        // Could never run: the generation after this one is the last.
-                        dropped = true;
-                        break 'branch;
+        for chunk in std::mem::take(&mut generation).chunks(INTERLEAVING_CHUNK) {
+            let ran: Vec<Branching> = chunk
+                .par_iter()
+                .map(|child| {
+                    let script = script(child);
+                    let preemptions = script.iter().filter(|&&c| c != 0).count();
+                    let result = world::run_scheduled(scenario, options, &script);
+                    Branching::of(result, &script, preemptions < max_preemptions)
+                })
+                .collect();
+            for b in ran {
+                'branch: for (k, &alternatives) in b.alternatives.iter().enumerate() {
+                    for alternative in 1..alternatives {
+                        if room == 0 {
+                            // Could never run: the generation after this one is the last.
+                            dropped = true;
+                            break 'branch;
+                        }
+                        room -= 1;
+                        next.push(Child {
+                            parent: std::sync::Arc::clone(&b.taken),
+                            at: b.from + k,
+                            alternative,
+                        });
                     }
-                    room -= 1;
-                    next.push(Child {
-                        parent: std::sync::Arc::clone(&taken),
-                        at: i,
-                        alternative,
-                    });
                 }
+                let run = InterleavedRun {
+                    crash,
+                    schedule: b.taken,
+                    result: b.result,
+                };
+                budget.add(budget::interleaved_bytes(&run));
+                runs.push(run);
             }
-            // Branched: what was recorded to branch from is not kept.
-            result.decisions = Vec::new();
-            result.reached = Vec::new();
-            runs.push(InterleavedRun {
-                crash,
-                schedule: taken.to_vec(),
-                result,
-            });
         }
         if !complete {
             break;
@@ -1045,6 +1158,7 @@ fn summarize_interleavings(
         duplicated_runs,
         runs,
         complete,
+        memory_limited: false,
         max_preemptions,
         with_crashes: false,
     }
@@ -1117,5 +1231,124 @@ mod tests {
                 "after {after}: a prefix in schedule order"
             );
         }
+    }
+
+    /// The memory budget stops an exploration where it ends, as an interruption does: the
+    /// runs are a prefix of the whole exploration's, and the summary says the budget
+    /// stopped it (a failure of the exploration, in the CLI). The budget counts what the
+    /// runs keep: the whole exploration's accounting is within a few times its size in runs.
+    #[test]
+    fn the_memory_budget_stops_an_exploration_and_says_so() {
+        let s = Scenario::new(Protocol::built_in("no-dedup").unwrap()).with_events(3);
+        let options = ExploreOptions {
+            depth: 2,
+            ..ExploreOptions::default()
+        };
+        let whole = explore(&s, options);
+        assert!(!whole.summary.memory_limited && !whole.summary.truncated);
+        let kept: u64 = whole.runs.iter().map(budget::explored_bytes).sum();
+        assert!(kept < 4096 * whole.runs.len() as u64, "{kept} bytes kept");
+        for budget_bytes in [kept / 2, kept / 10] {
+            let x = explore(
+                &s,
+                ExploreOptions {
+                    budget_bytes,
+                    ..options
+                },
+            );
+            assert!(x.summary.memory_limited && x.summary.truncated);
+            assert!(x.runs.len() < whole.runs.len() && !x.runs.is_empty());
+            let kept_here: u64 = x.runs.iter().map(budget::explored_bytes).sum();
+            assert!(
+                kept_here <= budget_bytes + 4096,
+                "{kept_here} over {budget_bytes}"
+            );
+            let schedules = |x: &Exploration| -> Vec<Vec<BoundaryPoint>> {
+                x.runs.iter().map(|r| r.crashes.clone()).collect()
+            };
+            assert_eq!(schedules(&x), schedules(&whole)[..x.runs.len()]);
+        }
+    }
+
+    /// An explored run keeps its counts and the reports of the events its crash hit, and
+    /// no more than a few others: what it keeps does not grow with the events.
+    #[test]
+    fn explored_runs_keep_bounded_reports_and_every_count() {
+        let mut s = Scenario::new(Protocol::built_in("ack-first").unwrap()).with_events(40);
+        s.faults.random_crash = None;
+        let x = explore(&s, ExploreOptions::default());
+        let full = world::run(&s);
+        assert_eq!(
+            x.runs[0].result.verdict.event_count(),
+            full.verdict.event_count()
+        );
+        for r in &x.runs[1..] {
+            let v = &r.result.verdict;
+            let crashed = r.crashes[0].event;
+            assert!(
+                v.event(crashed).is_some(),
+                "the crashed event's report is kept"
+            );
+            assert!(v.events.len() <= 1 + check::MAX_KEPT_REPORTS);
+            assert_eq!(v.event_count(), 40);
+            assert_eq!(
+                v.exactly_once + v.lost + v.duplicated,
+                40,
+                "every count kept"
+            );
+            assert!(r.result.events.is_empty() && r.result.reached.is_empty());
+        }
+    }
+
+    /// Slimming a verdict keeps every count, the reports of crashed events and at most
+    /// [`check::MAX_KEPT_REPORTS`] others (anomalous ones, in event order), and counts what
+    /// it left out; a kept report is found by its event, a left-out one is not.
+    #[test]
+    fn a_slimmed_verdict_keeps_its_counts_and_a_bounded_set_of_reports() {
+        let mut s = Scenario::new(Protocol::built_in("ack-first").unwrap()).with_events(30);
+        s.faults.random_crash = Some(crate::fault::RandomCrash {
+            per_step_ppm: 300_000,
+            max_crashes: 20,
+        });
+        let mut r = world::run(&s);
+        let before = r.verdict.clone();
+        assert!(
+            before.anomalies().count() > check::MAX_KEPT_REPORTS,
+            "enough anomalies"
+        );
+        r.slim();
+        let v = &r.verdict;
+        let counts = |v: &check::Verdict| {
+            (
+                v.lost,
+                v.duplicated,
+                v.exactly_once,
+                v.stuck,
+                v.guarantee,
+                v.all_acked,
+            )
+        };
+        assert_eq!(counts(v), counts(&before));
+        assert_eq!(v.boundaries, before.boundaries);
+        assert_eq!(v.event_count(), before.events.len());
+        assert_eq!(v.omitted.events, before.events.len() - v.events.len());
+        let crashed: Vec<usize> = r.crashes.iter().map(|c| c.point.event).collect();
+        for e in &before.events {
+            let kept = v.event(e.event);
+            if crashed.contains(&e.event) {
+                assert_eq!(kept, Some(e), "a crashed event's report is kept whole");
+            }
+            if let Some(k) = kept {
+                assert_eq!(k, e);
+            }
+        }
+        let others = v
+            .events
+            .iter()
+            .filter(|e| !crashed.contains(&e.event))
+            .count();
+        assert!(others <= check::MAX_KEPT_REPORTS);
+        assert!(v.anomalies().all(|a| before.anomalies().any(|b| b == a)));
+        assert!(r.kept_bytes() < 64 * 1024, "{} bytes", r.kept_bytes());
     }
 }

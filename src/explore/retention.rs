@@ -21,6 +21,11 @@ use crate::store::Retention;
 use crate::world::{self, RunOptions};
 use serde::Serialize;
 
+/// The most TTLs one search runs: the scenario's own and 0, then doubling up to
+/// [`bounds::MAX_DELAY_TICKS`] (21 doublings from 1), then bisecting a range of at most that
+/// many ticks (20 halvings). Up-front estimates multiply by it.
+pub const MAX_CANDIDATES: u128 = 2 + 21 + 20;
+
 /// A run that duplicated an event under some TTL: what it takes to replay it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct FailingRun {
@@ -87,6 +92,7 @@ const SEARCH_RUN: RunOptions = RunOptions {
     fingerprints: false,
     hash_only: true,
     record_statements: false,
+    every_cleanup_tick: false,
 };
 
 /// `scenario` with its inbox TTL set to `ttl` (its cleanup schedule kept).
@@ -143,7 +149,7 @@ pub fn verify(scenario: &Scenario, ttl: Tick, depth: usize) -> TtlCandidate {
         ExploreOptions {
             depth,
             max_schedules: DEFAULT_MAX_SCHEDULES,
-            prune: true,
+            ..ExploreOptions::default()
         },
     );
     let failing = x
@@ -263,11 +269,11 @@ pub fn failed_ttl_expectations(
 }
 
 #[cfg(test)]
-mod tests {
+mod tests_support {
     use super::*;
     use crate::model::Protocol;
 
-    fn scenario(window: Tick) -> Scenario {
+    pub fn scenario(window: Tick) -> Scenario {
         let mut s = Scenario::new(Protocol::built_in("inbox").unwrap());
         s.workload.events = 2;
         s.broker.late_redelivery_ticks = Some(window);
@@ -278,6 +284,13 @@ mod tests {
         });
         s
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tests_support::scenario;
+    use super::*;
+    use crate::model::Protocol;
 
     #[test]
     fn the_search_finds_a_verified_boundary_above_the_window() {
@@ -332,5 +345,37 @@ mod tests {
         assert_eq!(x.smallest_safe_ttl_ticks, None);
         assert!(!x.boundary_verified);
         assert_eq!(x.largest_unsafe_ttl_ticks, Some(bounds::MAX_DELAY_TICKS));
+    }
+}
+
+#[cfg(test)]
+mod bound_tests {
+    use super::tests_support::scenario;
+    use super::*;
+
+    /// The longest search: from a TTL of 0, doubling up to the bound on delays, then
+    /// bisecting the widest range; it stays within MAX_CANDIDATES, which up-front estimates
+    /// multiply by.
+    #[test]
+    fn the_longest_search_stays_within_max_candidates() {
+        let mut s = scenario(bounds::MAX_DELAY_TICKS - 1000);
+        // A cleanup every 50,000 ticks: at every tick, each run would take a million.
+        s.store.retention = Some(Retention {
+            ttl_ticks: 0,
+            cleanup_every_ticks: 50_000,
+            batch: 100,
+        });
+        let x = smallest_safe_ttl(&s, 0);
+        assert!(x.boundary_verified, "{x:?}");
+        assert!(
+            x.candidates.len() as u128 <= MAX_CANDIDATES,
+            "{}",
+            x.candidates.len()
+        );
+        assert!(x.candidates.len() >= 35, "the worst case is near it");
+        let mut none = scenario(20);
+        none.protocol = crate::model::Protocol::built_in("no-dedup").unwrap();
+        let x = smallest_safe_ttl(&none, 0);
+        assert!(x.candidates.len() as u128 <= MAX_CANDIDATES);
     }
 }

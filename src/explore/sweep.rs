@@ -263,9 +263,14 @@ fn sweep_chunk_until(
                 return None;
             }
             let (s, plan) = seeded(scenario, seed, limits);
-            let result = world::run_with(&s, options);
+            let mut result = world::run_with(&s, options);
             on_run();
-            Some(is_finding(&result).then_some(Finding { seed, plan, result }))
+            // A finding is reported, and shrunk from its seed's plan: only what the report
+            // reads is kept, a chunk's worth of findings at a time.
+            Some(is_finding(&result).then(|| {
+                result.slim();
+                Finding { seed, plan, result }
+            }))
         })
         .collect();
     let done = results.iter().take_while(|r| r.is_some()).count();

@@ -124,3 +124,14 @@ impl std::fmt::Display for Guarantee {
         f.write_str(self.name())
     }
 }
+
+/// The bytes a heap allocation of `n` items of `size` bytes takes, counting an allocator's
+/// usual overhead (16 bytes); none for an empty list. For the memory budgets of commands
+/// that keep many runs.
+pub fn heap(n: usize, size: usize) -> u64 {
+    if n == 0 || size == 0 {
+        0
+    } else {
+        (n * size) as u64 + 16
+    }
+}

@@ -47,6 +47,19 @@ impl Event {
     /// The event's payload as the producer serialises it: every field but the identity, in
     /// a fixed order, so that equal payloads are equal text. The inbox stores it (and its
     /// fingerprint) so that a copy with the same `event_id` and another payload is caught.
+    /// The bytes its strings hold on the heap.
+    pub fn heap_bytes(&self) -> u64 {
+        [
+            &self.event_id,
+            &self.transfer_id,
+            &self.source,
+            &self.target,
+        ]
+        .iter()
+        .map(|s| super::heap(s.capacity(), 1))
+        .sum()
+    }
+
     pub fn payload(&self) -> String {
         format!(
             "{{\"event_type\":\"{}\",\"transfer_id\":\"{}\",\"source\":\"{}\",\"target\":\"{}\",\"amount_minor\":{}}}",

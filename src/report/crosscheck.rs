@@ -118,7 +118,15 @@ pub fn text(scenario: &Scenario, origin: &str, rows: &[Checked]) -> String {
                     let _ = writeln!(out, "    simulated: {}", d.simulated);
                     let _ = writeln!(out, "    real:      {}", d.real);
                 }
-                out.push_str(&traces(&r.simulated.lines, &real.lines));
+                if r.simulated.lines.is_empty() {
+                    let _ = writeln!(
+                        out,
+                        "  (traces not kept: the first {} mismatches keep theirs)",
+                        crosscheck::MAX_DETAILED_MISMATCHES
+                    );
+                } else {
+                    out.push_str(&traces(&r.simulated.lines, &real.lines));
+                }
             }
         }
     }

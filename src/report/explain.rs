@@ -1154,7 +1154,7 @@ fn anomalies_section(out: &mut String, n: &Narrator<'_>, paint: Paint) {
     let mut sentences: Vec<String> = Vec::new();
     let mut causes_by_event = None;
     for a in anomalies(&v.events) {
-        let e = &v.events[a.event];
+        let e = v.event(a.event).expect("an anomaly's report is kept");
         let ev = l.ev(a.event, 0);
         let crashes: Vec<&CrashRecord> = r
             .crashes
@@ -1304,7 +1304,11 @@ fn failure_points(out: &mut String, n: &Narrator<'_>, paint: Paint) {
         if i > 0 {
             out.push('\n');
         }
-        let outcome = r.verdict.events[c.point.event].outcome;
+        let outcome = r
+            .verdict
+            .event(c.point.event)
+            .expect("the report of an event a crash hit is always kept")
+            .outcome;
         let point = match phase(&n.scenario.protocol.steps, c.point.boundary) {
             Some(p) => format!("{} ({})", c.point, l.phase(p)),
             None => c.point.to_string(),

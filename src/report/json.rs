@@ -234,6 +234,12 @@ pub struct RunJson {
     pub trace_hash: String,
     pub anomalies: Vec<Anomaly>,
     pub event_reports: Vec<EventReport>,
+    /// In a summary of many runs (`explore`, `--interleavings`, `sweep` findings): how
+    /// many event reports, intent reports and drifted accounts a run does not list, beyond
+    /// those of the events its crashes hit and a few anomalous ones; the counts above cover
+    /// them all. Absent when nothing is left out.
+    #[serde(skip_serializing_if = "crate::check::Omitted::is_empty")]
+    pub omitted: crate::check::Omitted,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub expect: Option<ExpectJson>,
     pub replay: String,
@@ -252,7 +258,7 @@ pub fn run_json(
         protocol: scenario.protocol.name.clone(),
         protocol_steps: scenario.protocol.steps.clone(),
         seed: scenario.seed,
-        events: result.events.len(),
+        events: v.event_count(),
         lost: v.lost,
         duplicated: v.duplicated,
         exactly_once: v.exactly_once,
@@ -277,6 +283,7 @@ pub fn run_json(
         trace_hash: result.trace.hash_hex(),
         anomalies: anomalies(&v.events),
         event_reports: v.events.clone(),
+        omitted: v.omitted,
         expect,
         replay: origin.replay_command(scenario.seed, crash_override),
     }
@@ -294,35 +301,49 @@ pub struct ExploredRunJson {
     pub run: RunJson,
 }
 
-/// `explore --json`.
-#[derive(Debug, Serialize)]
-pub struct ExploreJson {
-    pub scenario: String,
-    pub protocol: String,
-    pub runs: Vec<ExploredRunJson>,
+/// `explore --json`. Its runs are made one at a time as they are written (an exploration
+/// may have hundreds of thousands): write it with [`serde_json::to_writer`].
+#[derive(Serialize)]
+pub struct ExploreJson<'a> {
+    pub scenario: &'a str,
+    pub protocol: &'a str,
+    pub runs: ExploredRunsJson<'a>,
     pub summary: Summary,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub expect: Option<ExpectJson>,
 }
 
-pub fn explore_json(
-    scenario: &Scenario,
-    exploration: &Exploration,
-    origin: &Origin,
+/// The runs of an exploration as JSON, each made when it is written.
+pub struct ExploredRunsJson<'a> {
+    scenario: &'a Scenario,
+    exploration: &'a Exploration,
+    origin: &'a Origin,
+}
+
+impl Serialize for ExploredRunsJson<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.exploration.runs.iter().map(|r| ExploredRunJson {
+            crash_points: r.crashes.clone(),
+            equivalent_to: r.equivalent_to,
+            run: run_json(self.scenario, &r.result, self.origin, &r.crashes, None),
+        }))
+    }
+}
+
+pub fn explore_json<'a>(
+    scenario: &'a Scenario,
+    exploration: &'a Exploration,
+    origin: &'a Origin,
     expect: Option<ExpectJson>,
-) -> ExploreJson {
+) -> ExploreJson<'a> {
     ExploreJson {
-        scenario: scenario.name.clone(),
-        protocol: scenario.protocol.name.clone(),
-        runs: exploration
-            .runs
-            .iter()
-            .map(|r| ExploredRunJson {
-                crash_points: r.crashes.clone(),
-                equivalent_to: r.equivalent_to,
-                run: run_json(scenario, &r.result, origin, &r.crashes, None),
-            })
-            .collect(),
+        scenario: &scenario.name,
+        protocol: &scenario.protocol.name,
+        runs: ExploredRunsJson {
+            scenario,
+            exploration,
+            origin,
+        },
         summary: exploration.summary,
         expect,
     }
@@ -540,6 +561,9 @@ pub struct InterleavingsJson {
     pub with_crashes: bool,
     pub interleavings: u64,
     pub complete: bool,
+    /// Whether the memory budget for kept runs stopped it (a failure).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub memory_limited: bool,
     pub breaking_runs: u64,
     pub lost_runs: u64,
     pub duplicated_runs: u64,
@@ -566,6 +590,7 @@ pub fn interleavings_json(
         with_crashes: x.with_crashes,
         interleavings: x.runs.len() as u64,
         complete: x.complete,
+        memory_limited: x.memory_limited,
         breaking_runs: x.breaking_runs,
         lost_runs: x.lost_runs,
         duplicated_runs: x.duplicated_runs,
@@ -581,7 +606,7 @@ pub fn interleavings_json(
                 let v = &r.result.verdict;
                 InterleavingJson {
                     crash_point: r.crash,
-                    schedule: r.schedule.clone(),
+                    schedule: r.schedule.to_vec(),
                     guarantee: v.guarantee,
                     lost: v.lost,
                     duplicated: v.duplicated,

@@ -104,7 +104,7 @@ pub fn run_text_in(
         pad(l.run_label(RunLabel::Run)),
         l.run_line(
             scenario.seed,
-            r.events.len(),
+            r.verdict.event_count(),
             scenario.workload.republish.len(),
             scenario.workload.republish_altered.len(),
             r.steps,
@@ -251,7 +251,7 @@ pub fn run_text_in(
         );
     }
     for (i, a) in anomalies.iter().enumerate() {
-        let what = l.run_anomaly(a, &v.events[a.event]);
+        let what = l.run_anomaly(a, v.event(a.event).expect("an anomaly's report is kept"));
         let points: Vec<String> = a.crash_points.iter().map(|p| p.to_string()).collect();
         let _ = writeln!(
             out,
@@ -353,6 +353,13 @@ pub fn explore_text(
             "INTERRUPTED  Ctrl-C stopped the exploration after {} runs, a prefix of its \
              schedules in order: the counts above are for those runs only; explore has no \
              partial resume, rerun the same command for the whole (it is deterministic)",
+            s.runs
+        );
+    } else if s.memory_limited {
+        let _ = writeln!(
+            out,
+            "TRUNCATED  the memory budget for kept runs stopped the exploration after {} \
+             runs, before it was complete: the counts above are for those runs only",
             s.runs
         );
     } else if s.truncated {
@@ -819,6 +826,8 @@ pub fn interleavings_text(
         x.max_preemptions,
         if x.complete {
             " (all of them)"
+        } else if x.memory_limited {
+            " — INCOMPLETE: the memory budget for kept runs stopped it"
         } else {
             " — INCOMPLETE: the interleaving limit stopped it"
         }

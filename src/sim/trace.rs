@@ -141,6 +141,25 @@ impl Trace {
     }
 
     /// The entries, if this trace keeps them (empty otherwise).
+    /// The bytes this trace holds on the heap: its entries (with their outcomes) and the
+    /// buffer it formats them in.
+    pub fn heap_bytes(&self) -> u64 {
+        use crate::model::heap;
+        heap(self.entries.capacity(), std::mem::size_of::<TraceEntry>())
+            + self
+                .entries
+                .iter()
+                .map(|e| heap(e.outcome.capacity(), 1))
+                .sum::<u64>()
+            + heap(self.scratch.capacity(), 1)
+    }
+
+    /// Frees the buffer entries are formatted in (a finished run records no more).
+    pub fn shrink(&mut self) {
+        self.scratch = String::new();
+        self.entries.shrink_to_fit();
+    }
+
     pub fn entries(&self) -> &[TraceEntry] {
         &self.entries
     }

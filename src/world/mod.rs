@@ -99,6 +99,44 @@ impl RunResult {
         check::FailureSignature::of(&self.verdict, self.stop)
     }
 
+    /// Keeps what a summary of many runs (an exploration, interleavings, a sweep) reports of
+    /// this run, in memory that does not grow with the run's events or length: the verdict
+    /// slimmed (every count, the boundaries, the reports of crashed and anomalous events:
+    /// see [`check::Verdict::slim`]), the crashes and crash states, the trace's hash and
+    /// length. The generated events, the boundaries reached, the scheduling decisions, the
+    /// external effects and the statements are dropped: a run is extended from its reached
+    /// points and decisions before it is slimmed.
+    pub fn slim(&mut self) {
+        self.verdict.slim();
+        self.trace.shrink();
+        self.events = Vec::new();
+        self.reached = Vec::new();
+        self.decisions = Vec::new();
+        self.external_effects = Vec::new();
+        self.statements = Vec::new();
+    }
+
+    /// About how many bytes keeping this run costs: its own size and what it holds on the
+    /// heap (see [`check::Verdict::heap_bytes`]).
+    pub fn kept_bytes(&self) -> u64 {
+        use crate::model::heap;
+        use std::mem::size_of;
+        size_of::<RunResult>() as u64
+            + self.verdict.heap_bytes()
+            + self.trace.heap_bytes()
+            + heap(self.events.capacity(), size_of::<Event>())
+            + self.events.iter().map(|e| e.heap_bytes()).sum::<u64>()
+            + heap(self.crashes.capacity(), size_of::<CrashRecord>())
+            + heap(
+                self.external_effects.capacity(),
+                size_of::<ExternalEffect>(),
+            )
+            + heap(self.reached.capacity(), size_of::<BoundaryPoint>())
+            + heap(self.crash_states.capacity(), size_of::<CrashState>())
+            + heap(self.statements.capacity(), size_of::<LoggedStatement>())
+            + heap(self.decisions.capacity(), size_of::<Decision>())
+    }
+
     /// This run's liveness failure, in words, if it has one.
     pub fn liveness_failure(&self, limits: &crate::scenario::Limits) -> Option<String> {
         check::liveness_failure(self.stop, self.healed.is_some(), limits, &self.verdict)
@@ -115,7 +153,7 @@ pub struct Heal {
 }
 
 /// Where one phase of a run stops: absolute step and tick counts.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 struct PhaseLimits {
     max_steps: u64,
     max_ticks: Tick,
@@ -154,6 +192,10 @@ pub struct RunOptions {
     pub hash_only: bool,
     /// Keep every SQL statement the run sent to SQLite (for the raw-SQLite baseline).
     pub record_statements: bool,
+    /// Run the retention job at every one of its ticks, even those where it can find
+    /// nothing to delete: the slow obvious way its fast-forward is checked against (see
+    /// `World::idle_cleanup_next`). Off, the run is the same, only faster.
+    pub every_cleanup_tick: bool,
 }
 
 /// Runs `scenario` to the end and checks it.
@@ -239,6 +281,8 @@ struct World<'s> {
     /// Set when the healing phase began: from then on no fault fires and no boundary is a
     /// crash point.
     healed: Option<Heal>,
+    /// The limits of the phase running.
+    phase: PhaseLimits,
     queue: EventQueue<Occurrence>,
     trace: Trace,
     crashes: Vec<CrashRecord>,
@@ -396,6 +440,7 @@ impl<'s> World<'s> {
             _dir: dir,
             faults: FaultInjector::new(scenario.faults.clone(), scenario.seed),
             healed: None,
+            phase: PhaseLimits::default(),
             queue: EventQueue::default(),
             trace: Trace::new(!options.hash_only),
             crashes: Vec::new(),
@@ -562,6 +607,7 @@ impl<'s> World<'s> {
     /// Runs occurrences in time order until none is left or a limit of `phase` is
     /// reached; the occurrence a limit stopped stays queued, for the healing phase.
     fn run_phase(&mut self, now: &mut Tick, phase: PhaseLimits) -> StopReason {
+        self.phase = phase;
         loop {
             let Some((at, next)) = self.queue.peek() else {
                 return StopReason::Quiescent;
@@ -710,7 +756,7 @@ impl<'s> World<'s> {
             .as_mut()
             .expect("retention opens the job's connection");
         let next = match store.delete_expired_inbox(now, r.ttl_ticks, r.batch) {
-            CleanupOutcome::Deleted(ids) if ids.is_empty() => now + r.cleanup_every_ticks,
+            CleanupOutcome::Deleted(ids) if ids.is_empty() => self.idle_cleanup_next(now, r),
             CleanupOutcome::Deleted(ids) => {
                 let n = ids.len() as u32;
                 self.inbox_rows_deleted += u64::from(n);
@@ -753,6 +799,40 @@ impl<'s> World<'s> {
         if !self.queue.is_empty() {
             self.queue.push(next, Occurrence::Cleanup);
         }
+    }
+
+    /// When the retention job, having found nothing to delete at `now`, runs next. Every
+    /// `cleanup_every_ticks` by the book; but until the next other occurrence nothing else
+    /// happens, so the database and its locks stay as they are, and a run of the job finds
+    /// something only once a row's TTL has passed: the runs before both record nothing and
+    /// change nothing, and are skipped. The job goes on at the first of its ticks at or
+    /// after the next other occurrence (where it would be then anyway, after it in the
+    /// queue as it would be), or where a row can expire, whichever comes first; never past
+    /// the phase's tick limit, where the run stops after the job's last tick before it, as
+    /// it would. A test runs scenarios both ways ([`RunOptions::every_cleanup_tick`]).
+    fn idle_cleanup_next(&mut self, now: Tick, r: crate::store::Retention) -> Tick {
+        let every = r.cleanup_every_ticks;
+        let first = now + every;
+        if self.options.every_cleanup_tick {
+            return first;
+        }
+        let Some((other, _)) = self.queue.peek() else {
+            return first;
+        };
+        // The first of the job's ticks at or after `t`.
+        let grid = |t: Tick| now + every * t.saturating_sub(now).div_ceil(every).max(1);
+        let mut next = grid(other);
+        let store = self.cleanup_store.as_mut().expect("retention opens it");
+        if let Some(earliest) = store.earliest_inbox_row() {
+            // A row goes once `processed_at < tick - ttl`.
+            next = next.min(grid(earliest.saturating_add(r.ttl_ticks).saturating_add(1)));
+        }
+        if next > self.phase.max_ticks {
+            // The job's last tick within the limit, if there is one after `now`.
+            let last = now + every * (self.phase.max_ticks.saturating_sub(now) / every);
+            next = last.max(first);
+        }
+        next
     }
 
     /// Several consumers may be due to step at tick `now`: one steps, the others wait a tick.
@@ -1475,6 +1555,7 @@ impl<'s> World<'s> {
             // The fault injector, emptied at the heal, says what healing changes; the
             // limits it moves are checked apart (a healed run is never a stand-in).
             healed: _,
+            phase: _, // The limits, which exploration checks apart.
             queue,
             trace: _,   // History; its length is a limit, which exploration checks apart.
             crashes: _, // History: the report's crash list and confirmed states.

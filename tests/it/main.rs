@@ -13,6 +13,7 @@ mod hardening;
 mod input_errors;
 mod input_fuzz;
 mod library;
+mod memory;
 mod properties;
 mod prune;
 mod retention_order;

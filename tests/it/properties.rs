@@ -13,7 +13,7 @@ use delivery_sim::model::{Boundary, Scope, Step, Tick};
 use delivery_sim::producer::{Identity, ProducerConfig, ProducerDatabase, ProducerMode};
 use delivery_sim::store::{OutOfOrder, Retention};
 use delivery_sim::testing::strategies;
-use delivery_sim::{run, Guarantee, Protocol, Scenario};
+use delivery_sim::{run, Guarantee, Protocol, RunOptions, Scenario};
 use proptest::prelude::*;
 use proptest::test_runner::{FileFailurePersistence, RngSeed};
 
@@ -409,6 +409,54 @@ proptest! {
             .iter()
             .filter(|e| e.effects > 1)
             .all(|e| e.inbox_expired_at.is_some()));
+    }
+}
+
+proptest! {
+    #![proptest_config(config(256))]
+
+    /// The retention job's fast-forward over its idle ticks is sound: under any fault plan,
+    /// with one or two consumers (whose open transactions make the job busy), a stall (a
+    /// consumer holding its transaction while the job runs), any TTL, period and batch,
+    /// and tick limits that stop the faulty phase anywhere, the run is the one the job
+    /// running at every one of its ticks gives: the same trace (hash and length), the same
+    /// end, the same verdict.
+    #[test]
+    fn the_cleanup_fast_forward_changes_no_run(
+        case in inbox_case(),
+        consumers in 1usize..=2,
+        window in proptest::option::of(1u64..=200),
+        ttl in 0u64..=80,
+        every in 1u64..=40,
+        batch in 1u32..=4,
+        stall in proptest::option::of((0usize..8, 1u64..=120)),
+        max_ticks in proptest::option::of(5u64..=400),
+    ) {
+        let events = case.1;
+        let mut s = retention_scenario(case, 1, ttl, every, batch);
+        s.broker.late_redelivery_ticks = window;
+        s.consumers = consumers;
+        if let Some((event, ticks)) = stall {
+            s.faults.stall.push(delivery_sim::fault::StallSpec {
+                at: Boundary::after(Step::ApplyEffect),
+                event: Some(event % events),
+                delivery: None,
+                ticks,
+            });
+        }
+        if let Some(t) = max_ticks {
+            s.limits.max_ticks = t;
+        }
+        let fast = run(&s);
+        let slow = delivery_sim::run_with(
+            &s,
+            RunOptions { every_cleanup_tick: true, ..RunOptions::default() },
+        );
+        prop_assert_eq!(fast.trace.hash_hex(), slow.trace.hash_hex());
+        prop_assert_eq!(fast.trace.len(), slow.trace.len());
+        prop_assert_eq!((fast.end_tick, fast.steps, fast.stop), (slow.end_tick, slow.steps, slow.stop));
+        prop_assert_eq!(fast.healed, slow.healed);
+        prop_assert_eq!(&fast.verdict, &slow.verdict);
     }
 }
 
