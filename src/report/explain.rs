@@ -1,9 +1,9 @@
 //! `explain`: one run told step by step, for a learner, in English or Spanish.
 //!
-//! The narration reads a run recorded with [`crate::world::RunOptions::narrate`]: its trace
-//! says what each actor did, and the snapshot after each entry says where every message
+//! The narration watches the run again as it goes ([`crate::world::run_observed`]): each
+//! trace entry says what an actor did, and the snapshot after it says where every message
 //! stands at the broker, what the database has committed and what each open transaction
-//! holds. Each entry becomes a sentence that says what happened and why it matters, followed
+//! holds; only the previous entry's state is kept. Each entry becomes a sentence that says what happened and why it matters, followed
 //! by the states that changed. The report ends with a plain-words explanation of every
 //! anomaly, the verdict per boundary, and the failure-point table of the run (point of
 //! failure, confirmed state, recovery, outcome: the seeds' table), built from the crash

@@ -10,20 +10,13 @@ use delivery_sim::report::lang::Lang;
 use delivery_sim::sim::TraceEntry;
 use delivery_sim::world::{run_observed, Observer, Snapshot};
 use delivery_sim::{run, RunOptions, Scenario};
-use std::process::{Command, Output};
+use std::process::Output;
 
 /// Runs the binary with `args` and the environment variables `env` (the locale variables
 /// are cleared first, so that the machine's locale never leaks in).
 fn bin_env(args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_delivery-sim"));
-    cmd.args(args)
-        .current_dir(root())
-        .env_remove("LC_ALL")
-        .env_remove("LC_MESSAGES")
-        .env_remove("LANG");
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
+    let mut cmd = command(env!("CARGO_BIN_EXE_delivery-sim"));
+    cmd.args(args).envs(env.iter().copied());
     cmd.output().expect("the binary runs")
 }
 

@@ -9,12 +9,6 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-fn write(dir: &Path, name: &str, text: &str) -> String {
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path.display().to_string()
-}
-
 #[test]
 fn a_run_stopped_by_the_step_or_tick_limit_fails_liveness_naming_the_stuck_events() {
     let dir = tempfile::tempdir().unwrap();

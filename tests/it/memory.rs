@@ -7,26 +7,19 @@
 //! benchmarks) run with the `bounds` feature, which `.ci/run` turns on in release.
 
 use super::support::*;
-use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 /// The memory every command stays within, in KiB (`ulimit -v` takes KiB).
 const LIMIT_KIB: u64 = 1 << 20;
 
 /// Runs the binary with `args` under the memory limit, from the crate root, with `env`.
 fn limited(args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut cmd = Command::new("sh");
+    let mut cmd = command("sh");
     cmd.arg("-c")
         .arg(format!("ulimit -v {LIMIT_KIB} && exec \"$0\" \"$@\""))
         .arg(env!("CARGO_BIN_EXE_delivery-sim"))
         .args(args)
-        .current_dir(root())
-        .env_remove("LC_ALL")
-        .env_remove("LC_MESSAGES")
-        .env_remove("LANG");
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
+        .envs(env.iter().copied());
     cmd.output().expect("sh runs the binary")
 }
 
@@ -42,12 +35,6 @@ fn clean(what: &str, o: &Output, codes: &[i32]) {
         "{what}: exit {:?}, expected one of {codes:?}: {err}",
         o.status.code()
     );
-}
-
-fn write(dir: &Path, name: &str, text: &str) -> String {
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path.display().to_string()
 }
 
 /// `events` events of the inbox protocol, one consumer.

@@ -11,14 +11,26 @@ pub fn root() -> PathBuf {
 /// environment: text reports follow `LC_ALL`/`LC_MESSAGES`/`LANG`, and the tests compare
 /// the English ones.
 pub fn bin(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_delivery-sim"))
-        .args(args)
-        .current_dir(root())
+    let mut cmd = command(env!("CARGO_BIN_EXE_delivery-sim"));
+    cmd.args(args);
+    cmd.output().expect("the binary runs")
+}
+
+/// `program`, to run from the crate root with no locale in the environment (see [`bin`]).
+pub fn command(program: &str) -> Command {
+    let mut cmd = Command::new(program);
+    cmd.current_dir(root())
         .env_remove("LC_ALL")
         .env_remove("LC_MESSAGES")
-        .env_remove("LANG")
-        .output()
-        .expect("the binary runs")
+        .env_remove("LANG");
+    cmd
+}
+
+/// Writes `text` to file `name` in `dir`; returns its path.
+pub fn write(dir: &Path, name: &str, text: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
 }
 
 pub fn stdout(o: &Output) -> String {
