@@ -2,7 +2,7 @@
 //! keeps every run it ran, slimmed ([`RunResult::slim`]), to summarise and report them; the
 //! runs it keeps may take at most [`KEPT_RUNS_BYTES`], whatever the scenario, the depth or
 //! `--max-schedules`. The CLI refuses up front an exploration estimated past the budget
-//! ([`estimated_bytes`]); one whose runs turn out larger than estimated stops at the budget
+//! ([`first_level_bytes`]); one whose runs turn out larger than estimated stops at the budget
 //! ([`Budget::room`]) and says so, an outcome that fails the exploration, never an abort.
 
 use super::{ExploredRun, InterleavedRun};
