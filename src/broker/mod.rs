@@ -24,6 +24,8 @@ pub mod output;
 pub use log::{LogBroker, LogConfig, PartitionKey};
 pub use output::{OutputRecord, OutputState, OutputTopic};
 
+/// The broker's answers and deliveries are model types (see [`crate::model::Delivery`]).
+pub use crate::model::{AckOutcome, Delivery, MessageId};
 use crate::model::{ConsumerId, EventIndex, Tick};
 use crate::sim::{Fingerprint, StateHasher};
 use crate::sim::{SimRng, Stream};
@@ -86,19 +88,6 @@ impl Default for BrokerConfig {
             late_redelivery_ticks: None,
         }
     }
-}
-
-/// The index of a message in publication order. A republished event is a new message.
-pub type MessageId = usize;
-
-/// What a consumer receives: the event, which publication of it, and the attempt number
-/// (1 for the first delivery of this message).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-pub struct Delivery {
-    pub message: MessageId,
-    pub event: EventIndex,
-    pub copy: u32,
-    pub attempt: u32,
 }
 
 /// Where a message stands.
@@ -194,19 +183,6 @@ pub enum BrokerOutput {
     DeadLettered { message: MessageId },
     /// Call [`Broker::handle_dead_letter_replay`] at `at`.
     DeadLetterReplayTimer { at: Tick },
-}
-
-/// What became of an ack.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AckOutcome {
-    Accepted,
-    /// The message was acked before; nothing changes.
-    AlreadyAcked,
-    /// The ack names an attempt after which the message was delivered again (or released
-    /// to the dead-letter queue, or for redelivery); it was ignored.
-    Stale,
-    /// The ack names an earlier attempt, and the broker (`stale_ack: accept`) took it.
-    StaleAccepted,
 }
 
 /// The broker of a run: a queue, or a log.

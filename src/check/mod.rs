@@ -16,12 +16,11 @@
 use crate::broker::{Message, MessageState};
 use crate::fault::CrashRecord;
 use crate::model::{
-    Account, BoundaryPoint, Event, EventIndex, EventType, ExternalEffect, Guarantee, Protocol,
-    Scope, Step, Tick,
+    Account, BoundaryPoint, CommittedState, Event, EventIndex, EventType, ExternalEffect,
+    Guarantee, PayloadAlertRow, Protocol, Scope, Step, Tick,
 };
 use crate::scenario::Expect;
 use crate::sim::StopReason;
-use crate::store::{CommittedState, PayloadAlertRow};
 use serde::Serialize;
 
 pub mod failure;
@@ -951,7 +950,7 @@ pub fn push_mismatches<T: PartialEq + Copy + std::fmt::Display>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::LedgerCounts;
+    use crate::model::LedgerCounts;
 
     fn event(index: usize) -> Event {
         Event {

@@ -16,9 +16,7 @@
 //! original was processed, the corrupt copy must not be. After a `COMMIT` that timed out
 //! it cannot know whether the commit happened, and follows its [`CommitTimeoutStrategy`].
 
-use crate::broker::{AckOutcome, Delivery};
-use crate::model::{Protocol, Step};
-use crate::store::DbOutcome;
+use crate::model::{AckOutcome, DbOutcome, Delivery, Protocol, Step};
 use serde::{Deserialize, Serialize};
 
 /// What the consumer does when its `COMMIT` times out, not knowing whether it happened.

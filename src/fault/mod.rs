@@ -5,8 +5,7 @@
 //! consumer, a failed step is an answer the consumer must handle. Random faults draw from
 //! the run's fault stream only, so a plan's randomness never disturbs the workload's.
 
-use crate::broker::Delivery;
-use crate::model::{Boundary, BoundaryPoint, EventIndex, Side, Step, Tick};
+use crate::model::{Boundary, BoundaryPoint, Delivery, EventIndex, Side, Step, Tick};
 use crate::sim::rng::{SimRng, Stream};
 use serde::Serialize;
 

@@ -5,10 +5,14 @@
 //! every other module may depend on it and it depends on nothing of the crate. Keeping the
 //! vocabulary in one leaf module is what lets the actors stay ignorant of each other.
 
+mod answer;
+mod committed;
 mod point;
 mod protocol;
 mod workload;
 
+pub use answer::{AckOutcome, DbOutcome, Delivery, MessageId};
+pub use committed::{CommittedState, LedgerCounts, PayloadAlertRow};
 pub use point::{Boundary, BoundaryPoint, Side};
 pub use protocol::{BuiltIn, Protocol, ProtocolError, Step, StepActor, BUILT_IN};
 pub use workload::{Account, Event, EventType};

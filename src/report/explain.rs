@@ -19,10 +19,11 @@ use crate::broker::MessageState;
 use crate::check::{Outcome, ScopeOutcome};
 use crate::explore::Recovery;
 use crate::fault::CrashRecord;
-use crate::model::{Boundary, EventIndex, EventType, Guarantee, Side, Step};
+use crate::model::{
+    Boundary, CommittedState, DbOutcome, EventIndex, EventType, Guarantee, Side, Step,
+};
 use crate::scenario::Scenario;
 use crate::sim::{Actor, StopReason, TraceEntry};
-use crate::store::{CommittedState, DbOutcome};
 use crate::world::{self, RunOptions, RunResult, Snapshot};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;

@@ -24,6 +24,8 @@
 //! transaction that creates its transfer.
 
 use crate::model::{Account, Event, EventType, Tick};
+/// The database's answers are model types (see [`crate::model::DbOutcome`]).
+pub use crate::model::{CommittedState, DbOutcome, LedgerCounts, PayloadAlertRow};
 use crate::sim::StateHasher;
 use rusqlite::types::{ToSqlOutput, Value};
 use rusqlite::{params, Connection, ErrorCode, ToSql, MAIN_DB};
@@ -183,119 +185,6 @@ pub enum StoreOp<'a> {
     },
 }
 
-/// What the database answered.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DbOutcome {
-    Begun,
-    /// `check_inbox` found the event: already processed.
-    Found,
-    NotFound,
-    Inserted,
-    /// The inbox `INSERT` hit the unique constraint: already processed.
-    Duplicate,
-    Applied,
-    /// The debit ran, the credit failed (injected).
-    CreditFailed,
-    Committed,
-    RolledBack,
-    /// `SQLITE_BUSY`: another connection holds the write lock. Nothing of the statement
-    /// happened; `done` earlier statements of the same step did. Wait and retry.
-    Busy {
-        done: u8,
-    },
-    /// `SQLITE_BUSY_SNAPSHOT`: a write in a transaction whose snapshot is older than
-    /// another connection's commit. The transaction must be rolled back.
-    StaleSnapshot,
-    /// Read-modify-write, first turn: the balances the write will be computed from.
-    BalancesRead {
-        source: i64,
-        target: i64,
-    },
-    /// A `TransferCompleted` for a transfer that is already completed: nothing to do.
-    AlreadyCompleted,
-    /// A `TransferCompleted` for a transfer the projection does not know: recorded in
-    /// `rejected_event`, no effect.
-    Rejected,
-    /// The ledger's business key (`transfer_id`) already has this transfer: another event
-    /// carried the same intent. Nothing of the effect happened.
-    BusinessDuplicate,
-    /// The email to send is in `email_outbox`, in the open transaction.
-    EmailQueued,
-    /// The inbox already holds this `event_id` with another payload (found by the inbox
-    /// `INSERT`'s unique violation or by `check_inbox`): a producer's corruption, not a
-    /// duplicate. Nothing was written.
-    PayloadMismatch,
-    /// The `payload_alert` row was written and committed.
-    AlertRecorded,
-    /// The alert's unique constraint failed: this received payload was alerted before.
-    AlertExists,
-    /// Not an answer of SQLite but of the network between it and the consumer: the
-    /// `COMMIT` timed out, and the consumer cannot tell whether it happened. The world
-    /// gives it when the fault plan says so, after committing or rolling back for real.
-    CommitTimeout,
-    /// A `TransferCompleted` for a transfer the projection does not know, with
-    /// [`OutOfOrder::Buffer`]: kept in `pending_event`, no effect yet.
-    Buffered,
-    /// A `TransferCreated` applied, and with it the completion that waited in
-    /// `pending_event` for it.
-    AppliedWithPending,
-}
-
-impl DbOutcome {
-    pub fn describe(self) -> &'static str {
-        match self {
-            DbOutcome::Begun => "BEGIN",
-            DbOutcome::Found => "inbox row found: duplicate",
-            DbOutcome::NotFound => "inbox row not found",
-            DbOutcome::Inserted => "inbox row inserted",
-            DbOutcome::Duplicate => "UNIQUE constraint failed: duplicate",
-            DbOutcome::Applied => "debit and credit applied",
-            DbOutcome::CreditFailed => "debit applied, credit failed (injected)",
-            DbOutcome::Committed => "COMMIT",
-            DbOutcome::RolledBack => "ROLLBACK",
-            DbOutcome::Busy { .. } => "SQLITE_BUSY: another connection holds the write lock; wait",
-            DbOutcome::AlreadyCompleted => "transfer already completed: nothing to do",
-            DbOutcome::Rejected => {
-                "rejected: completion of a transfer the projection does not know (yet)"
-            }
-            DbOutcome::BusinessDuplicate => {
-                "UNIQUE constraint failed on the ledger's transfer_id: this transfer was \
-                 already applied under another event_id"
-            }
-            DbOutcome::EmailQueued => "email queued in email_outbox (commits with the effect)",
-            DbOutcome::Buffered => {
-                "transfer not known yet: completion kept in pending_event until it is created"
-            }
-            DbOutcome::AppliedWithPending => {
-                "debit and credit applied, and the completion that waited in pending_event"
-            }
-            DbOutcome::BalancesRead { .. } => {
-                "balances read; the write, computed from them, comes next turn"
-            }
-            DbOutcome::StaleSnapshot => {
-                "SQLITE_BUSY_SNAPSHOT: write on a stale snapshot; the transaction must roll back"
-            }
-            DbOutcome::PayloadMismatch => {
-                "the inbox holds this event_id with another payload: producer corruption, \
-                 not a duplicate"
-            }
-            DbOutcome::AlertRecorded => "payload alert recorded and committed",
-            DbOutcome::AlertExists => {
-                "UNIQUE constraint failed: this payload was alerted before; no second alert"
-            }
-            DbOutcome::CommitTimeout => "COMMIT timed out: the outcome is unknown",
-        }
-    }
-
-    /// Whether the outcome says the event was processed before.
-    pub fn is_duplicate(self) -> bool {
-        matches!(
-            self,
-            DbOutcome::Found | DbOutcome::Duplicate | DbOutcome::BusinessDuplicate
-        )
-    }
-}
-
 /// What a failed statement means for the simulation: lock contention is a scheduling event
 /// (wait, or roll back on a stale snapshot); anything else is a bug of ours.
 fn contention(e: &rusqlite::Error, done: u8) -> Option<DbOutcome> {
@@ -312,51 +201,6 @@ fn contention(e: &rusqlite::Error, done: u8) -> Option<DbOutcome> {
         }
         _ => None,
     }
-}
-
-/// Debit and credit rows of one event in the committed ledger.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct LedgerCounts {
-    pub debits: u32,
-    pub credits: u32,
-    /// `completion` rows: a `TransferCompleted` that took effect.
-    pub completions: u32,
-}
-
-/// What is committed, read back with SQL as the business would read it.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct CommittedState {
-    /// Per `event_id`: its debit and credit rows.
-    pub ledger: BTreeMap<String, LedgerCounts>,
-    /// Per `event_id`: its inbox rows (more than one only without the unique constraint).
-    pub inbox: BTreeMap<String, u32>,
-    pub balances: BTreeMap<String, i64>,
-    /// Per account: the sum of its ledger rows (what its balance moved by, per the ledger).
-    pub ledger_sums: BTreeMap<String, i64>,
-    /// Per `event_id`: how many times the projection rejected it.
-    pub rejected: BTreeMap<String, u32>,
-    /// Per `event_id`: its rows still waiting in `pending_event`.
-    pub pending: BTreeMap<String, u32>,
-    /// Per `event_id`: the amount of each of its committed credit rows, in commit order
-    /// (a copy with another payload that was applied shows as another amount).
-    pub credit_amounts: BTreeMap<String, Vec<i64>>,
-    /// Every `payload_alert` row, in the order they were recorded.
-    pub payload_alerts: Vec<PayloadAlertRow>,
-    /// Per `transfer_id`: its debit and credit rows, whatever events carried them (the
-    /// business intent's view).
-    pub ledger_by_transfer: BTreeMap<String, LedgerCounts>,
-}
-
-/// One committed `payload_alert` row: the same `event_id` arrived with another payload.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct PayloadAlertRow {
-    pub event_id: String,
-    /// The payload the inbox row holds (what was processed).
-    pub stored_payload: String,
-    /// The payload of the copy that was refused.
-    pub received_payload: String,
-    /// Virtual time of the alert.
-    pub detected_at: Tick,
 }
 
 /// The fingerprint of a payload: FNV-1a (64 bit) of its text, in hex. Stable across

@@ -102,3 +102,216 @@ fn a_failed_run_is_defined_in_one_place() {
         "the signature of a run is built by RunResult::failure"
     );
 }
+
+/// Every source file under `src/`, as (path relative to the crate root, text).
+fn source_texts() -> Vec<(String, String)> {
+    let mut files = Vec::new();
+    sources(&root().join("src"), &mut files);
+    files.sort();
+    files
+        .into_iter()
+        .map(|f| {
+            let rel = f.strip_prefix(root()).unwrap().display().to_string();
+            (rel, std::fs::read_to_string(&f).unwrap())
+        })
+        .collect()
+}
+
+/// The code of `text`, without comments (line comments and doc comments): what the rules
+/// below read, so that prose naming a module is no import of it.
+fn code(text: &str) -> String {
+    text.lines()
+        .map(|l| match l.find("//") {
+            Some(i) if !l[..i].contains('"') => &l[..i],
+            _ => l,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The top-level module a source file belongs to (`src/broker/log.rs` → `broker`).
+fn module_of(rel: &str) -> &str {
+    let rest = rel.trim_start_matches("src/");
+    rest.split(['/', '.']).next().unwrap_or(rest)
+}
+
+/// The crate modules `text` names in code (`crate::store::…` → `store`, and `sim::queue`
+/// as `sim::queue`, the scheduler's own part of `sim`).
+fn crate_paths(text: &str) -> Vec<String> {
+    let code = code(text);
+    let mut out = Vec::new();
+    for (i, _) in code.match_indices("crate::") {
+        let rest = &code[i + "crate::".len()..];
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        if name == "sim" && (rest.starts_with("sim::queue") || rest.starts_with("sim::EventQueue"))
+        {
+            out.push("sim::queue".to_string());
+        } else {
+            out.push(name);
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// **Architecture Invariant: actors never import each other or the scheduler.** The
+/// actors and their answers' givers (`consumer`, `producer`, `relay`, `broker`, `fault`,
+/// `store`) name no crate module but `model` and `sim`'s primitives (not its scheduler).
+fn actor_import_violations(files: &[(String, String)]) -> Vec<String> {
+    const ACTORS: [&str; 6] = ["consumer", "producer", "relay", "broker", "fault", "store"];
+    let mut out = Vec::new();
+    for (rel, text) in files {
+        let module = module_of(rel);
+        if !ACTORS.contains(&module) {
+            continue;
+        }
+        for path in crate_paths(text) {
+            if path != "model" && path != "sim" && path != module {
+                out.push(format!("{rel}: actor `{module}` imports `crate::{path}`"));
+            }
+        }
+    }
+    out
+}
+
+/// **Architecture Invariant: the store is the only module that touches SQLite**, and
+/// **`report` never reaches the store**.
+fn sqlite_violations(files: &[(String, String)]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (rel, text) in files {
+        let code = code(text);
+        let module = module_of(rel);
+        if module != "store" && (code.contains("rusqlite::") || code.contains("use rusqlite")) {
+            out.push(format!("{rel}: uses rusqlite outside `store`"));
+        }
+        if module == "report" && crate_paths(text).iter().any(|p| p == "store") {
+            out.push(format!("{rel}: `report` reaches the store"));
+        }
+    }
+    out
+}
+
+/// **Determinism Invariant: a run is a pure function of (scenario, seed).** No hash map or
+/// set (their iteration order is random), no clock and no unseeded random number in the
+/// simulation code: everything but the CLI, the reports and the benchmarks (which time
+/// runs from outside), and lines marked `determinism-ok` with the reason.
+fn determinism_violations(files: &[(String, String)]) -> Vec<String> {
+    const OUTSIDE: [&str; 4] = ["cli", "report", "bench", "main"];
+    const FORBIDDEN: [&str; 6] = [
+        "HashMap",
+        "HashSet",
+        "Instant::now",
+        "SystemTime::now",
+        "thread_rng",
+        "StdRng",
+    ];
+    let mut out = Vec::new();
+    for (rel, text) in files {
+        if OUTSIDE.contains(&module_of(rel)) {
+            continue;
+        }
+        for (i, line) in text.lines().enumerate() {
+            if line.contains("determinism-ok") {
+                continue;
+            }
+            let code = code(line);
+            for word in FORBIDDEN {
+                if code.contains(word) {
+                    out.push(format!("{rel}:{}: `{word}` in simulation code", i + 1));
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn actors_import_only_the_model_and_the_simulation_primitives() {
+    let v = actor_import_violations(&source_texts());
+    assert!(v.is_empty(), "{v:#?}");
+}
+
+#[test]
+fn only_the_store_touches_sqlite_and_reports_never_reach_it() {
+    let v = sqlite_violations(&source_texts());
+    assert!(v.is_empty(), "{v:#?}");
+}
+
+#[test]
+fn simulation_code_has_no_hash_iteration_clock_or_unseeded_randomness() {
+    let v = determinism_violations(&source_texts());
+    assert!(v.is_empty(), "{v:#?}");
+}
+
+/// Each rule catches a deliberate violation (and not the same words in a comment).
+#[test]
+fn each_tidy_rule_catches_a_violation() {
+    let file = |rel: &str, text: &str| vec![(rel.to_string(), text.to_string())];
+    let bad = [
+        (
+            actor_import_violations(&file("src/consumer/mod.rs", "use crate::store::Store;")),
+            "actor `consumer` imports `crate::store`",
+        ),
+        (
+            actor_import_violations(&file(
+                "src/broker/log.rs",
+                "let q: crate::sim::queue::EventQueue<u8>;",
+            )),
+            "imports `crate::sim::queue`",
+        ),
+        (
+            actor_import_violations(&file(
+                "src/relay/mod.rs",
+                "fn f(w: &crate::world::RunResult) {}",
+            )),
+            "imports `crate::world`",
+        ),
+        (
+            sqlite_violations(&file("src/check/mod.rs", "use rusqlite::Connection;")),
+            "uses rusqlite outside `store`",
+        ),
+        (
+            sqlite_violations(&file("src/report/text.rs", "use crate::store::Store;")),
+            "`report` reaches the store",
+        ),
+        (
+            determinism_violations(&file(
+                "src/world/mod.rs",
+                "let m = std::collections::HashMap::new();",
+            )),
+            "`HashMap` in simulation code",
+        ),
+        (
+            determinism_violations(&file(
+                "src/sim/queue.rs",
+                "let t = std::time::Instant::now();",
+            )),
+            "`Instant::now` in simulation code",
+        ),
+    ];
+    for (found, expected) in bad {
+        assert!(
+            found.iter().any(|v| v.contains(expected)),
+            "expected `{expected}`, found {found:?}"
+        );
+    }
+    let fine = [
+        actor_import_violations(&file(
+            "src/consumer/mod.rs",
+            "//! Unlike [`crate::store`].\nuse crate::model::Step;",
+        )),
+        sqlite_violations(&file("src/store/mod.rs", "use rusqlite::Connection;")),
+        determinism_violations(&file(
+            "src/cli/mod.rs",
+            "let t = std::time::Instant::now();",
+        )),
+        determinism_violations(&file("src/world/mod.rs", "// no HashMap: order matters")),
+    ];
+    for found in fine {
+        assert!(found.is_empty(), "{found:?}");
+    }
+}

@@ -1,0 +1,147 @@
+//! The answers an actor receives, as model types: the delivery a consumer holds, what the
+//! broker said of its ack, what the database said of a step. They live here, not with the
+//! broker and the store that give them, so that the actors (`consumer`, `producer`,
+//! `relay`) import neither: whoever drives an actor turns broker and store calls into
+//! these.
+
+use super::EventIndex;
+use serde::Serialize;
+
+/// The index of a message in publication order. A republished event is a new message.
+pub type MessageId = usize;
+
+/// What a consumer receives: the event, which publication of it, and the attempt number
+/// (1 for the first delivery of this message).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct Delivery {
+    pub message: MessageId,
+    pub event: EventIndex,
+    pub copy: u32,
+    pub attempt: u32,
+}
+
+/// What became of an ack.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AckOutcome {
+    Accepted,
+    /// The message was acked before; nothing changes.
+    AlreadyAcked,
+    /// The ack names an attempt after which the message was delivered again (or released
+    /// to the dead-letter queue, or for redelivery); it was ignored.
+    Stale,
+    /// The ack names an earlier attempt, and the broker (`stale_ack: accept`) took it.
+    StaleAccepted,
+}
+
+/// What the database answered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DbOutcome {
+    Begun,
+    /// `check_inbox` found the event: already processed.
+    Found,
+    NotFound,
+    Inserted,
+    /// The inbox `INSERT` hit the unique constraint: already processed.
+    Duplicate,
+    Applied,
+    /// The debit ran, the credit failed (injected).
+    CreditFailed,
+    Committed,
+    RolledBack,
+    /// `SQLITE_BUSY`: another connection holds the write lock. Nothing of the statement
+    /// happened; `done` earlier statements of the same step did. Wait and retry.
+    Busy {
+        done: u8,
+    },
+    /// `SQLITE_BUSY_SNAPSHOT`: a write in a transaction whose snapshot is older than
+    /// another connection's commit. The transaction must be rolled back.
+    StaleSnapshot,
+    /// Read-modify-write, first turn: the balances the write will be computed from.
+    BalancesRead {
+        source: i64,
+        target: i64,
+    },
+    /// A `TransferCompleted` for a transfer that is already completed: nothing to do.
+    AlreadyCompleted,
+    /// A `TransferCompleted` for a transfer the projection does not know: recorded in
+    /// `rejected_event`, no effect.
+    Rejected,
+    /// The ledger's business key (`transfer_id`) already has this transfer: another event
+    /// carried the same intent. Nothing of the effect happened.
+    BusinessDuplicate,
+    /// The email to send is in `email_outbox`, in the open transaction.
+    EmailQueued,
+    /// The inbox already holds this `event_id` with another payload (found by the inbox
+    /// `INSERT`'s unique violation or by `check_inbox`): a producer's corruption, not a
+    /// duplicate. Nothing was written.
+    PayloadMismatch,
+    /// The `payload_alert` row was written and committed.
+    AlertRecorded,
+    /// The alert's unique constraint failed: this received payload was alerted before.
+    AlertExists,
+    /// Not an answer of SQLite but of the network between it and the consumer: the
+    /// `COMMIT` timed out, and the consumer cannot tell whether it happened. The world
+    /// gives it when the fault plan says so, after committing or rolling back for real.
+    CommitTimeout,
+    /// A `TransferCompleted` for a transfer the projection does not know, with
+    /// `store::OutOfOrder::Buffer`: kept in `pending_event`, no effect yet.
+    Buffered,
+    /// A `TransferCreated` applied, and with it the completion that waited in
+    /// `pending_event` for it.
+    AppliedWithPending,
+}
+
+impl DbOutcome {
+    pub fn describe(self) -> &'static str {
+        match self {
+            DbOutcome::Begun => "BEGIN",
+            DbOutcome::Found => "inbox row found: duplicate",
+            DbOutcome::NotFound => "inbox row not found",
+            DbOutcome::Inserted => "inbox row inserted",
+            DbOutcome::Duplicate => "UNIQUE constraint failed: duplicate",
+            DbOutcome::Applied => "debit and credit applied",
+            DbOutcome::CreditFailed => "debit applied, credit failed (injected)",
+            DbOutcome::Committed => "COMMIT",
+            DbOutcome::RolledBack => "ROLLBACK",
+            DbOutcome::Busy { .. } => "SQLITE_BUSY: another connection holds the write lock; wait",
+            DbOutcome::AlreadyCompleted => "transfer already completed: nothing to do",
+            DbOutcome::Rejected => {
+                "rejected: completion of a transfer the projection does not know (yet)"
+            }
+            DbOutcome::BusinessDuplicate => {
+                "UNIQUE constraint failed on the ledger's transfer_id: this transfer was \
+                 already applied under another event_id"
+            }
+            DbOutcome::EmailQueued => "email queued in email_outbox (commits with the effect)",
+            DbOutcome::Buffered => {
+                "transfer not known yet: completion kept in pending_event until it is created"
+            }
+            DbOutcome::AppliedWithPending => {
+                "debit and credit applied, and the completion that waited in pending_event"
+            }
+            DbOutcome::BalancesRead { .. } => {
+                "balances read; the write, computed from them, comes next turn"
+            }
+            DbOutcome::StaleSnapshot => {
+                "SQLITE_BUSY_SNAPSHOT: write on a stale snapshot; the transaction must roll back"
+            }
+            DbOutcome::PayloadMismatch => {
+                "the inbox holds this event_id with another payload: producer corruption, \
+                 not a duplicate"
+            }
+            DbOutcome::AlertRecorded => "payload alert recorded and committed",
+            DbOutcome::AlertExists => {
+                "UNIQUE constraint failed: this payload was alerted before; no second alert"
+            }
+            DbOutcome::CommitTimeout => "COMMIT timed out: the outcome is unknown",
+        }
+    }
+
+    /// Whether the outcome says the event was processed before.
+    pub fn is_duplicate(self) -> bool {
+        matches!(
+            self,
+            DbOutcome::Found | DbOutcome::Duplicate | DbOutcome::BusinessDuplicate
+        )
+    }
+}
