@@ -1,0 +1,180 @@
+//! explain: what the broker does (deliveries, leases, dead letters, replays, transactions).
+
+use super::*;
+
+impl Lang {
+    // ---------------------------------------------------------------- explain: the broker
+
+    pub fn deliver(self, ev: &str, consumer: &str, delivery: u32) -> String {
+        match (self, delivery) {
+            (Lang::En, 0 | 1) => format!(
+                "The broker delivers {ev} to {consumer} (delivery 1). The message stays in \
+                 flight until {consumer} acks it; if {consumer} dies first, the broker will \
+                 deliver it again."
+            ),
+            (Lang::Es, 0 | 1) => format!(
+                "El broker entrega {ev} a {consumer} (entrega 1). El mensaje queda en vuelo \
+                 hasta que {consumer} envíe el ack; si {consumer} muere antes, el broker lo va a \
+                 reentregar."
+            ),
+            (Lang::En, d) => {
+                format!("The broker delivers {ev} again, to {consumer} (delivery {d}).")
+            }
+            (Lang::Es, d) => format!("El broker reentrega {ev} a {consumer} (entrega {d})."),
+        }
+    }
+
+    pub fn broker_duplicate(self, ev: &str) -> String {
+        match self {
+            Lang::En => format!(
+                "The broker will deliver {ev} once more on its own: a duplicate of the broker's, \
+                 which at-least-once allows."
+            ),
+            Lang::Es => format!(
+                "El broker va a entregar {ev} una vez más por su cuenta: un duplicado del propio \
+                 broker, que at-least-once permite."
+            ),
+        }
+    }
+
+    pub fn requeue(self, ev: &str) -> String {
+        match self {
+            Lang::En => format!(
+                "{ev} is ready again at the broker: it was never acked, so it will be delivered \
+                 again."
+            ),
+            Lang::Es => format!(
+                "{ev} vuelve a estar listo en el broker: nunca recibió ack, así que se va a \
+                 reentregar."
+            ),
+        }
+    }
+
+    pub fn visible(self, ev: &str) -> String {
+        match self {
+            Lang::En => format!("{ev} becomes ready after its delivery delay."),
+            Lang::Es => format!("{ev} queda listo después de su demora de entrega."),
+        }
+    }
+
+    pub fn lease_expired(self, ev: &str) -> String {
+        match self {
+            Lang::En => format!(
+                "{ev}'s lease expires before any ack: the broker makes it ready again, although \
+                 its consumer may still be working on it."
+            ),
+            Lang::Es => format!(
+                "Vence el lease de {ev} antes de cualquier ack: el broker lo vuelve a poner \
+                 listo, aunque su consumidor quizá todavía lo esté procesando."
+            ),
+        }
+    }
+
+    pub fn connection_lost(self, who: &str, released: &str) -> String {
+        let nothing = released == self.list(&[]);
+        match (self, nothing) {
+            (Lang::En, true) => {
+                format!("The broker notices that {who} is gone; it held nothing without an ack.")
+            }
+            (Lang::Es, true) => {
+                format!("El broker nota que {who} ya no está; no tenía nada sin ack.")
+            }
+            (Lang::En, false) => format!(
+                "The broker notices that {who} is gone: what it held without an ack \
+                 ({released}) will be delivered again."
+            ),
+            (Lang::Es, false) => format!(
+                "El broker nota que {who} ya no está: lo que tenía sin ack ({released}) se va a \
+                 reentregar."
+            ),
+        }
+    }
+
+    pub fn rebalance(self, who: &str) -> String {
+        match self {
+            Lang::En => format!(
+                "{who} leaves the consumer group: its partitions are rebalanced and resume from \
+                 their committed offsets."
+            ),
+            Lang::Es => format!(
+                "{who} sale del grupo de consumidores: sus particiones se rebalancean y siguen \
+                 desde sus offsets commiteados."
+            ),
+        }
+    }
+
+    pub fn dead_lettered(self, ev: &str, deliveries: u32, parked: bool) -> String {
+        match (self, parked) {
+            (Lang::En, true) => format!(
+                "After {deliveries} deliveries without an ack, the broker gives up on {ev} and \
+                 moves it to the dead-letter queue, where it waits until the queue is replayed."
+            ),
+            (Lang::En, false) => format!(
+                "After {deliveries} deliveries without an ack, the broker gives up on {ev} and \
+                 moves it to the dead-letter queue: it is never delivered again."
+            ),
+            (Lang::Es, true) => format!(
+                "Después de {deliveries} entregas sin ack, el broker se rinde con {ev} y lo \
+                 mueve a la DLQ, donde espera hasta que se reprocese la cola."
+            ),
+            (Lang::Es, false) => format!(
+                "Después de {deliveries} entregas sin ack, el broker se rinde con {ev} y lo \
+                 mueve a la DLQ: no se vuelve a entregar nunca."
+            ),
+        }
+    }
+
+    pub fn dlq_empty(self) -> String {
+        self.pick(
+            "The dead-letter queue is replayed, but it is empty.",
+            "Se reprocesa la DLQ, pero está vacía.",
+        )
+    }
+
+    pub fn dlq_replayed(self, ev: &str) -> String {
+        match self {
+            Lang::En => format!(
+                "{ev} comes back from the dead-letter queue with the same event_id: ready again, \
+                 its deliveries counted afresh."
+            ),
+            Lang::Es => format!(
+                "{ev} vuelve de la DLQ con el mismo event_id: listo otra vez, con sus entregas \
+                 contadas desde cero."
+            ),
+        }
+    }
+
+    pub fn broker_tx_commit(self, ev: &str) -> String {
+        match self {
+            Lang::En => format!(
+                "The ack commits the broker transaction of {ev}: its outputs become visible."
+            ),
+            Lang::Es => format!(
+                "El ack confirma la transacción del broker de {ev}: sus salidas se vuelven \
+                 visibles."
+            ),
+        }
+    }
+
+    pub fn broker_tx_refused(self, ev: &str) -> String {
+        match self {
+            Lang::En => format!(
+                "The broker refuses the ack of {ev}, and its transaction aborts with its outputs."
+            ),
+            Lang::Es => format!(
+                "El broker rechaza el ack de {ev}, y su transacción aborta junto con sus salidas."
+            ),
+        }
+    }
+
+    pub fn broker_tx_abort(self, ev: &str) -> String {
+        match self {
+            Lang::En => {
+                format!("The broker transaction of {ev} aborts: its staged outputs are discarded.")
+            }
+            Lang::Es => format!(
+                "La transacción del broker de {ev} aborta: se descartan sus salidas preparadas."
+            ),
+        }
+    }
+}

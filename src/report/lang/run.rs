@@ -1,0 +1,593 @@
+//! The run report (`run`), in both languages: the English is the report as it has always been printed.
+
+use super::*;
+
+impl Lang {
+    // ---------------------------------------------------------------- the run report
+    //
+    // The English of these is the run report as it has always been printed (the README and
+    // the tests compare it byte for byte); the Spanish says the same.
+
+    pub fn run_label(self, label: RunLabel) -> &'static str {
+        let (en, es) = match label {
+            RunLabel::Scenario => ("scenario", "escenario"),
+            RunLabel::Protocol => ("protocol", "protocolo"),
+            RunLabel::Run => ("run", "corrida"),
+            RunLabel::Crashes => ("crashes", "caídas"),
+            RunLabel::Verdict => ("verdict", "veredicto"),
+            RunLabel::Boundaries => ("boundaries", "fronteras"),
+            RunLabel::Alerts => ("alerts", "alertas"),
+            RunLabel::Retention => ("retention", "retención"),
+            RunLabel::External => ("external", "externos"),
+            RunLabel::Events => ("events", "eventos"),
+            RunLabel::Anomalies => ("anomalies", "anomalías"),
+            RunLabel::Intent => ("intent", "intención"),
+            RunLabel::Trace => ("trace", "traza"),
+            RunLabel::Expect => ("expect", "esperado"),
+            RunLabel::Replay => ("replay", "reproducir"),
+        };
+        match self {
+            Lang::En => en,
+            Lang::Es => es,
+        }
+    }
+
+    pub fn stop_text(self, stop: StopReason) -> &'static str {
+        match (self, stop) {
+            (Lang::En, StopReason::Quiescent) => "nothing left to do",
+            (Lang::En, StopReason::StepLimit) => "STEP LIMIT REACHED",
+            (Lang::En, StopReason::TickLimit) => "TICK LIMIT REACHED",
+            (Lang::Es, StopReason::Quiescent) => "no quedaba nada por hacer",
+            (Lang::Es, StopReason::StepLimit) => "SE ALCANZÓ EL LÍMITE DE PASOS",
+            (Lang::Es, StopReason::TickLimit) => "SE ALCANZÓ EL LÍMITE DE TICKS",
+            (Lang::En, StopReason::TraceLimit) => "TRACE LIMIT REACHED",
+            (Lang::Es, StopReason::TraceLimit) => "SE ALCANZÓ EL LÍMITE DE TRAZA",
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub fn run_line(
+        self,
+        seed: u64,
+        events: usize,
+        republished: usize,
+        altered: usize,
+        steps: u64,
+        ticks: u64,
+        stop: StopReason,
+    ) -> String {
+        match self {
+            Lang::En => format!(
+                "seed {seed}, {events} events ({republished} republished{}), {steps} steps, \
+                 {ticks} ticks, stopped: {}",
+                match altered {
+                    0 => String::new(),
+                    n => format!(", {n} with another payload"),
+                },
+                self.stop_text(stop)
+            ),
+            Lang::Es => format!(
+                "semilla {seed}, {} ({}{}), {}, {ticks} ticks, terminó: {}",
+                pl(events as u64, "evento", "eventos"),
+                pl(republished as u64, "republicado", "republicados"),
+                match altered {
+                    0 => String::new(),
+                    n => format!(", {n} con otro payload"),
+                },
+                pl(steps, "paso", "pasos"),
+                self.stop_text(stop)
+            ),
+        }
+    }
+
+    pub fn crashes_none(self) -> &'static str {
+        match self {
+            Lang::En => "none",
+            Lang::Es => "ninguna",
+        }
+    }
+
+    pub fn crash_line(
+        self,
+        point: &str,
+        tick: u64,
+        cause: CrashCause,
+        rolled_back: bool,
+    ) -> String {
+        let cause = match (self, cause) {
+            (_, CrashCause::Planned(i)) => format!("faults.crash[{i}]"),
+            (Lang::En, CrashCause::Random) => "random".into(),
+            (Lang::Es, CrashCause::Random) => "aleatoria".into(),
+        };
+        match (self, rolled_back) {
+            (Lang::En, false) => format!("{point} at t={tick} ({cause})"),
+            (Lang::En, true) => {
+                format!("{point} at t={tick} ({cause}); SQLite rolled back the open transaction")
+            }
+            (Lang::Es, false) => format!("{point} en t={tick} ({cause})"),
+            (Lang::Es, true) => {
+                format!("{point} en t={tick} ({cause}); SQLite revirtió la transacción abierta")
+            }
+        }
+    }
+
+    /// `at-most-once: 2 once, 1 lost, 0 duplicated; all acked; balances conserved`, with
+    /// the guarantee as given (it may be painted).
+    pub fn verdict_line(self, v: &Verdict, guarantee: &str) -> String {
+        match self {
+            Lang::En => format!(
+                "{guarantee}: {} once, {} lost, {} duplicated{}{}; {}; {}",
+                v.exactly_once,
+                v.lost,
+                v.duplicated,
+                nonzero(
+                    ", ",
+                    &[
+                        (v.stuck, "stuck (a liveness failure)"),
+                        (v.wrong_effects, "applied with an altered payload"),
+                        (v.invalid, "invalid, refused as they should be"),
+                    ]
+                ),
+                if v.dead_lettered + v.rejected + v.pending > 0 {
+                    format!(
+                        ", {} dead-lettered{}, {} rejected as out of order{}",
+                        v.dead_lettered,
+                        if v.dead_lettered > 0 {
+                            " (counted as lost: replaying the dead-letter queue would \
+                             recover them, and this scenario does not)"
+                        } else {
+                            ""
+                        },
+                        v.rejected,
+                        if v.pending > 0 {
+                            format!(", {} still pending", v.pending)
+                        } else {
+                            String::new()
+                        }
+                    )
+                } else {
+                    String::new()
+                },
+                if v.all_acked {
+                    "all acked"
+                } else {
+                    "NOT ALL ACKED"
+                },
+                if v.conserved {
+                    "balances conserved".to_string()
+                } else {
+                    format!(
+                        "BALANCES NOT CONSERVED (total {} minor units, opening {}{})",
+                        v.balance_total_minor,
+                        v.opening_total_minor,
+                        if v.drifted_accounts.is_empty() {
+                            String::new()
+                        } else {
+                            format!(
+                                "; the balance of {} disagrees with its ledger rows: an update \
+                                 was lost",
+                                v.drifted_accounts.join(", ")
+                            )
+                        }
+                    )
+                }
+            ),
+            Lang::Es => format!(
+                "{guarantee}: {} una vez, {}, {}{}{}; {}; {}",
+                v.exactly_once,
+                pl(v.lost, "perdido", "perdidos"),
+                pl(v.duplicated, "duplicado", "duplicados"),
+                nonzero(
+                    ", ",
+                    &[
+                        (v.stuck, "atascado(s) (una falla de progreso)"),
+                        (v.wrong_effects, "aplicado(s) con un payload alterado"),
+                        (v.invalid, "inválido(s), rechazado(s) como corresponde"),
+                    ]
+                ),
+                if v.dead_lettered + v.rejected + v.pending > 0 {
+                    format!(
+                        ", {} en la DLQ{}, {}{}",
+                        v.dead_lettered,
+                        if v.dead_lettered > 0 {
+                            " (contados como perdidos: reprocesar la DLQ los recuperaría, y \
+                             este escenario no lo hace)"
+                        } else {
+                            ""
+                        },
+                        pl(
+                            v.rejected,
+                            "rechazado por llegar fuera de orden",
+                            "rechazados por llegar fuera de orden"
+                        ),
+                        if v.pending > 0 {
+                            format!(", {} todavía pendiente(s)", v.pending)
+                        } else {
+                            String::new()
+                        }
+                    )
+                } else {
+                    String::new()
+                },
+                if v.all_acked {
+                    "todos con ack"
+                } else {
+                    "NO TODOS CON ACK"
+                },
+                if v.conserved {
+                    "saldos conservados".to_string()
+                } else {
+                    format!(
+                        "SALDOS NO CONSERVADOS (total {} unidades menores, apertura {}{})",
+                        v.balance_total_minor,
+                        v.opening_total_minor,
+                        if v.drifted_accounts.is_empty() {
+                            String::new()
+                        } else {
+                            format!(
+                                "; el saldo de {} no coincide con sus asientos: se perdió una \
+                                 actualización",
+                                v.drifted_accounts.join(", ")
+                            )
+                        }
+                    )
+                }
+            ),
+        }
+    }
+
+    pub fn alerts_line(self, n: u64) -> String {
+        match self {
+            Lang::En => format!(
+                "{n} payload alert(s): a copy arrived with a known event_id and another payload \
+                 (producer corruption); refused, not applied, not counted as a duplicate"
+            ),
+            Lang::Es => format!(
+                "{}: llegó una copia con un event_id conocido y otro payload (corrupción del \
+                 productor); rechazada, no aplicada, no contada como duplicado",
+                pl(n, "alerta de payload", "alertas de payload")
+            ),
+        }
+    }
+
+    pub fn retention_line(self, ttl: u64, every: u64, batch: u32, deleted: u64) -> String {
+        match self {
+            Lang::En => format!(
+                "inbox TTL {ttl} ticks, cleanup every {every} ticks in batches of at most \
+                 {batch}: {deleted} inbox row(s) deleted"
+            ),
+            Lang::Es => format!(
+                "TTL del inbox {ttl} ticks, limpieza cada {every} ticks en lotes de hasta \
+                 {batch}: {} borradas",
+                pl(deleted, "fila de inbox", "filas de inbox")
+            ),
+        }
+    }
+
+    pub fn external_line(self, n: u64, repeated: &[String]) -> String {
+        match self {
+            Lang::En => format!(
+                "{n} external effect(s), outside the database's guarantee{}",
+                if repeated.is_empty() {
+                    String::new()
+                } else {
+                    format!("; sent more than once: {}", repeated.join(", "))
+                }
+            ),
+            Lang::Es => format!(
+                "{}, fuera de la garantía de la base{}",
+                pl(n, "efecto externo", "efectos externos"),
+                if repeated.is_empty() {
+                    String::new()
+                } else {
+                    format!("; enviados más de una vez: {}", repeated.join(", "))
+                }
+            ),
+        }
+    }
+
+    pub fn events_header(self) -> &'static str {
+        match self {
+            Lang::En => "#    event_id                              effects  inbox  acked  outcome",
+            Lang::Es => {
+                "#    event_id                              efectos  inbox  ack    resultado"
+            }
+        }
+    }
+
+    pub fn yes_no(self, yes: bool) -> &'static str {
+        match (self, yes) {
+            (Lang::En, true) => "yes",
+            (Lang::Es, true) => "sí",
+            (_, false) => "NO",
+        }
+    }
+
+    pub fn external_note(self, n: u32) -> String {
+        match self {
+            Lang::En => format!(" (external effects: {n})"),
+            Lang::Es => format!(" (efectos externos: {n})"),
+        }
+    }
+
+    pub fn note_amounts(self, amounts: &str) -> String {
+        match self {
+            Lang::En => format!("amounts {amounts}"),
+            Lang::Es => format!("importes {amounts}"),
+        }
+    }
+
+    pub fn note_alerts(self, n: usize) -> String {
+        match self {
+            Lang::En => format!("payload alerts: {n}"),
+            Lang::Es => format!("alertas de payload: {n}"),
+        }
+    }
+
+    pub fn note_replays(self, n: u32) -> String {
+        match self {
+            Lang::En => format!("replayed from the dead-letter queue {n} time(s)"),
+            Lang::Es => format!("reprocesado desde la DLQ {}", pl(n, "vez", "veces")),
+        }
+    }
+
+    pub fn more_events(self, n: usize) -> String {
+        match self {
+            Lang::En => format!("… {n} more events (see --json)"),
+            Lang::Es => format!("… {n} eventos más (ver --json)"),
+        }
+    }
+
+    pub fn anomalies_none(self) -> &'static str {
+        match self {
+            Lang::En => "none",
+            Lang::Es => "ninguna",
+        }
+    }
+
+    /// What one anomaly of the run report is, in capitals first: `LOST: no effect
+    /// committed, …`.
+    pub fn run_anomaly(self, a: &Anomaly, e: &EventReport) -> String {
+        let detail = a.detail.as_deref().unwrap_or("");
+        match (self, a.kind) {
+            (Lang::En, "lost") => format!(
+                "LOST: {}{}",
+                if a.effects == 0 {
+                    "no effect committed"
+                } else {
+                    "only half of its transfer committed"
+                },
+                if e.acked {
+                    ", and it is acked: the broker will never deliver it again"
+                } else {
+                    ""
+                }
+            ),
+            (Lang::Es, "lost") => format!(
+                "PERDIDO: {}{}",
+                if a.effects == 0 {
+                    "no se confirmó ningún efecto"
+                } else {
+                    "solo se confirmó la mitad de su transferencia"
+                },
+                if e.acked {
+                    ", y tiene ack: el broker no lo va a volver a entregar"
+                } else {
+                    ""
+                }
+            ),
+            (Lang::En, "duplicated") => format!(
+                "DUPLICATED: its effect is committed {} times{}",
+                a.effects,
+                a.detail
+                    .as_deref()
+                    .map_or(String::new(), |d| format!(" ({d})"))
+            ),
+            (Lang::Es, "duplicated") => format!(
+                "DUPLICADO: su efecto quedó confirmado {} veces{}",
+                a.effects,
+                if let Some(at) = e.inbox_expired_at {
+                    format!(
+                        " (el job de retención borró su fila de inbox en t={at}, así que una \
+                         entrega posterior no se reconoció como duplicado)"
+                    )
+                } else if a.detail.is_some() {
+                    let amounts: Vec<String> =
+                        e.amounts_minor.iter().map(|a| a.to_string()).collect();
+                    format!(
+                        " (importes confirmados {}: se aplicó una copia con el mismo event_id y \
+                         otro payload)",
+                        amounts.join(", ")
+                    )
+                } else {
+                    String::new()
+                }
+            ),
+            (Lang::En, "payload_mismatch") => format!("PAYLOAD MISMATCH: {detail}"),
+            (Lang::Es, "payload_mismatch") => {
+                let stored = a.stored_payload.as_deref().unwrap_or("");
+                let received = a.received_payload.as_deref().unwrap_or("");
+                let at = e
+                    .payload_alerts
+                    .iter()
+                    .find(|p| p.stored_payload == stored && p.received_payload == received)
+                    .map_or(0, |p| p.detected_at);
+                let genuine = e
+                    .payload_alerts
+                    .iter()
+                    .any(|p| p.stored_payload == stored && p.refused_genuine);
+                format!(
+                    "PAYLOAD DISTINTO: el mismo event_id llegó con otro payload en t={at}: \
+                     rechazado y alertado, no aplicado; guardado {stored}, recibido {received}{}",
+                    if genuine {
+                        " (el rechazado es el payload propio del evento: antes llegó una copia \
+                         alterada)"
+                    } else {
+                        " (el rechazado es una copia alterada)"
+                    }
+                )
+            }
+            (Lang::En, "pending") => "PENDING: a completion still waiting in pending_event when \
+                                      the run ended; its TransferCreated never took effect"
+                .into(),
+            (Lang::Es, "pending") => "PENDIENTE: una finalización que seguía esperando en \
+                                      pending_event cuando terminó la corrida; su \
+                                      TransferCreated nunca tuvo efecto"
+                .into(),
+            (Lang::En, "rejected") => "REJECTED: a completion that arrived before its transfer \
+                                       was created; the projection refused it and the transfer \
+                                       never completes"
+                .into(),
+            (Lang::Es, "rejected") => "RECHAZADO: una finalización que llegó antes de que se \
+                                       creara su transferencia; la proyección la rechazó y la \
+                                       transferencia nunca se completa"
+                .into(),
+            (Lang::En, "unpublished") => "UNPUBLISHED: the producer committed its transfer but \
+                                          never published it; no consumer can see it"
+                .into(),
+            (Lang::Es, "unpublished") => "NO PUBLICADO: el productor confirmó su transferencia \
+                                          pero nunca la publicó; ningún consumidor la puede ver"
+                .into(),
+            (Lang::En, "dead_lettered") => format!("DEAD-LETTERED: no effect committed; {detail}"),
+            (Lang::Es, "dead_lettered") => "EN LA DLQ: no se confirmó ningún efecto; el broker \
+                                            lo mandó a la DLQ al llegar a \
+                                            broker.max_deliveries entregas: perdido, salvo que \
+                                            se reprocese la DLQ, cosa que esta corrida no hizo"
+                .into(),
+            (Lang::En, "stuck") => format!("STUCK: {detail}"),
+            (Lang::Es, "stuck") => format!(
+                "ATASCADO: sin resolver cuando terminó la corrida ({}); el broker todavía lo \
+                 retiene: una falla de progreso",
+                pl(e.effects, "efecto", "efectos")
+            ),
+            (Lang::En, "invalid") => format!("INVALID: {detail}"),
+            (Lang::Es, "invalid") => "INVÁLIDO: el escenario declara inválido su payload \
+                                      (workload.invalid); el consumidor lo rechazó en cada \
+                                      entrega y nunca lo aplicó, como corresponde"
+                .into(),
+            (Lang::En, "wrong_effect") => format!("WRONG EFFECT: {detail}"),
+            (Lang::Es, "wrong_effect") => format!(
+                "EFECTO ERRÓNEO: se aplicó con el importe {} en lugar del suyo, {}: llegó antes \
+                 una copia con el mismo event_id y otro payload",
+                e.amounts_minor.first().copied().unwrap_or_default(),
+                e.amount_minor
+            ),
+            (Lang::En, "torn") => format!("TORN: half an effect committed ({detail})"),
+            (Lang::Es, "torn") => format!(
+                "PARTIDO: se confirmó medio efecto ({}, {})",
+                pl(e.debits, "débito", "débitos"),
+                pl(e.credits, "crédito", "créditos")
+            ),
+            (Lang::En, _) => format!("UNACKED: {detail}"),
+            (Lang::Es, _) => format!(
+                "SIN ACK: {}",
+                if detail.starts_with("the step limit") {
+                    "la corrida llegó a su límite de pasos antes del ack"
+                } else if detail.starts_with("the tick limit") {
+                    "la corrida llegó a su límite de ticks antes del ack"
+                } else if detail.starts_with("in flight forever") {
+                    "en vuelo para siempre: el protocolo no tiene paso de ack"
+                } else {
+                    "quedó sin ack, sin nada más para ejecutar"
+                }
+            ),
+        }
+    }
+
+    pub fn anomaly_line(
+        self,
+        event: usize,
+        event_id: &str,
+        what: &str,
+        points: &[String],
+    ) -> String {
+        match self {
+            Lang::En => format!(
+                "event {event} ({event_id}) {what}; {}",
+                if points.is_empty() {
+                    "no crash hit it".to_string()
+                } else {
+                    format!("crash points: {}", points.join(", "))
+                }
+            ),
+            Lang::Es => format!(
+                "evento {event} ({event_id}) {what}; {}",
+                if points.is_empty() {
+                    "ninguna caída lo afectó".to_string()
+                } else {
+                    format!("puntos de caída: {}", points.join(", "))
+                }
+            ),
+        }
+    }
+
+    pub fn intent_line(self, intent: &IntentReport) -> String {
+        let events: Vec<String> = intent.events.iter().map(|e| format!("e{e}")).collect();
+        let (en, es) = match intent.outcome {
+            ScopeOutcome::Lost => (
+                "LOST: committed by the producer, its money never moved",
+                "PERDIDA: el productor la confirmó, pero su dinero nunca se movió",
+            ),
+            ScopeOutcome::Duplicated => (
+                "DUPLICATED: its money moved more than once",
+                "DUPLICADA: su dinero se movió más de una vez",
+            ),
+            ScopeOutcome::Ghost => (
+                "GHOST: its money moved, but the producer never committed the transfer",
+                "FANTASMA: su dinero se movió, pero el productor nunca confirmó la transferencia",
+            ),
+            ScopeOutcome::Stuck => (
+                "STUCK: its money has not moved, and the broker still holds its event",
+                "ATASCADA: su dinero no se movió, y el broker todavía retiene su evento",
+            ),
+            ScopeOutcome::WrongEffect | ScopeOutcome::Once | ScopeOutcome::NotApplicable => {
+                ("", "")
+            }
+        };
+        match self {
+            Lang::En => format!(
+                "{} (e{}) {en} ({} time(s)); events published for it: {}",
+                intent.transfer_id,
+                intent.event,
+                intent.effects,
+                if events.is_empty() {
+                    "none".to_string()
+                } else {
+                    events.join(", ")
+                }
+            ),
+            Lang::Es => format!(
+                "{} (e{}) {es} ({}); eventos publicados para ella: {}",
+                intent.transfer_id,
+                intent.event,
+                pl(intent.effects, "vez", "veces"),
+                if events.is_empty() {
+                    "ninguno".to_string()
+                } else {
+                    events.join(", ")
+                }
+            ),
+        }
+    }
+
+    pub fn trace_line(self, hash: &str, entries: usize) -> String {
+        match self {
+            Lang::En => format!("hash {hash} ({entries} entries)"),
+            Lang::Es => format!("hash {hash} ({entries} entradas)"),
+        }
+    }
+
+    pub fn expect_held(self) -> &'static str {
+        match self {
+            Lang::En => "held",
+            Lang::Es => "se cumplió",
+        }
+    }
+
+    pub fn expect_failed(self) -> &'static str {
+        match self {
+            Lang::En => "FAILED",
+            Lang::Es => "NO SE CUMPLIÓ",
+        }
+    }
+}
