@@ -16,7 +16,7 @@
 //! original was processed, the corrupt copy must not be. After a `COMMIT` that timed out
 //! it cannot know whether the commit happened, and follows its [`CommitTimeoutStrategy`].
 
-use crate::model::{AckOutcome, DbOutcome, Delivery, Protocol, Step};
+use crate::model::{AckOutcome, DbOutcome, Delivery, HalfDone, Protocol, Step};
 use serde::{Deserialize, Serialize};
 
 /// What the consumer does when its `COMMIT` times out, not knowing whether it happened.
@@ -141,6 +141,8 @@ pub struct Consumer {
     on_commit_timeout: CommitTimeoutStrategy,
     phase: Phase,
     work: Option<Work>,
+    /// The step in hand, if it took more than one turn: what of it already happened.
+    half_done: HalfDone,
 }
 
 impl crate::sim::Fingerprint for Consumer {
@@ -150,8 +152,9 @@ impl crate::sim::Fingerprint for Consumer {
             on_commit_timeout: _, // Configuration.
             phase,
             work,
+            half_done,
         } = self;
-        h.value(&(phase, work));
+        h.value(&(phase, work, half_done));
     }
 }
 
@@ -162,6 +165,7 @@ impl Consumer {
             on_commit_timeout: CommitTimeoutStrategy::default(),
             phase: Phase::Idle,
             work: None,
+            half_done: HalfDone::default(),
         }
     }
 
@@ -182,6 +186,11 @@ impl Consumer {
 
     pub fn phase(&self) -> Phase {
         self.phase
+    }
+
+    /// What the step in hand already did, when it takes more than one turn.
+    pub fn half_done(&mut self) -> &mut HalfDone {
+        &mut self.half_done
     }
 
     /// The delivery in hand, if any.
@@ -398,6 +407,7 @@ impl Consumer {
     pub fn handle_crash(&mut self) {
         assert_ne!(self.phase, Phase::Down, "a dead consumer cannot crash");
         self.work = None;
+        self.half_done = HalfDone::default();
         self.phase = Phase::Down;
     }
 
@@ -822,5 +832,26 @@ mod tests {
         );
         c.handle_restart();
         assert_eq!(c.poll_command().unwrap().action, Action::Step(Receive));
+    }
+
+    #[test]
+    fn a_crash_drops_a_half_done_step_with_the_rest() {
+        let mut c = consumer("no-dedup");
+        drive(
+            &mut c,
+            &[
+                StepResult::Received(Some(delivery())),
+                StepResult::Db(DbOutcome::Begun),
+            ],
+        );
+        *c.half_done() = HalfDone {
+            past_before: true,
+            statements_done: 1,
+            decided_fail: Some(false),
+            balances_read: Some((100, 0)),
+        };
+        c.handle_crash();
+        c.handle_restart();
+        assert_eq!(*c.half_done(), HalfDone::default());
     }
 }

@@ -7,12 +7,14 @@
 
 mod answer;
 mod committed;
+mod half_done;
 mod point;
 mod protocol;
 mod workload;
 
 pub use answer::{AckOutcome, DbOutcome, Delivery, MessageId};
 pub use committed::{CommittedState, LedgerCounts, PayloadAlertRow};
+pub use half_done::HalfDone;
 pub use point::{Boundary, BoundaryPoint, Side};
 pub use protocol::{BuiltIn, Protocol, ProtocolError, Step, StepActor, BUILT_IN};
 pub use workload::{Account, Event, EventType};

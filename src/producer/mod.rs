@@ -16,7 +16,7 @@
 //! - `outbox`: the event is written to an outbox table in the transfer's own transaction; a
 //!   relay ([`crate::relay`]) publishes committed rows and marks them sent.
 
-use crate::model::{EventIndex, Step};
+use crate::model::{EventIndex, HalfDone, Step};
 use serde::{Deserialize, Serialize};
 
 /// How the producer gets an event from its database to the broker.
@@ -156,6 +156,8 @@ pub struct Producer {
     /// Whether the request in hand has had any step answered (so a crash interrupts it).
     started: bool,
     phase: Phase,
+    /// The step in hand, if SQLite answered busy to it: what of it already happened.
+    half_done: HalfDone,
 }
 
 impl crate::sim::Fingerprint for Producer {
@@ -169,8 +171,9 @@ impl crate::sim::Fingerprint for Producer {
             attempt,
             started,
             phase,
+            half_done,
         } = self;
-        h.value(&(intents, next, step, attempt, started, phase));
+        h.value(&(intents, next, step, attempt, started, phase, half_done));
     }
 }
 
@@ -192,7 +195,13 @@ impl Producer {
             attempt: 1,
             started: false,
             phase,
+            half_done: HalfDone::default(),
         }
+    }
+
+    /// What the step in hand already did, when it takes more than one turn.
+    pub fn half_done(&mut self) -> &mut HalfDone {
+        &mut self.half_done
     }
 
     pub fn poll_command(&self) -> Option<ProducerCommand> {
@@ -245,6 +254,7 @@ impl Producer {
     /// after a request's last step interrupts nothing).
     pub fn handle_crash(&mut self) {
         assert_ne!(self.phase, Phase::Down, "a dead producer cannot crash");
+        self.half_done = HalfDone::default();
         self.phase = Phase::Down;
     }
 

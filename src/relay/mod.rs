@@ -8,7 +8,7 @@
 //! mail service by an idempotency key). The relay reads only committed rows, through its
 //! own connection, so it never sends something whose transaction rolls back.
 
-use crate::model::{EventIndex, Step};
+use crate::model::{EventIndex, HalfDone, Step};
 
 /// Which outbox a relay drains.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -63,12 +63,18 @@ enum Phase {
 pub struct Relay {
     pub kind: RelayKind,
     phase: Phase,
+    /// The step in hand, if SQLite answered busy to it: what of it already happened.
+    half_done: HalfDone,
 }
 
 impl crate::sim::Fingerprint for Relay {
     fn fingerprint(&self, _now: crate::model::Tick, h: &mut crate::sim::StateHasher) {
-        let Relay { kind, phase } = self;
-        h.value(&(kind, phase));
+        let Relay {
+            kind,
+            phase,
+            half_done,
+        } = self;
+        h.value(&(kind, phase, half_done));
     }
 }
 
@@ -77,7 +83,13 @@ impl Relay {
         Relay {
             kind,
             phase: Phase::Idle,
+            half_done: HalfDone::default(),
         }
+    }
+
+    /// What the step in hand already did, when it takes more than one turn.
+    pub fn half_done(&mut self) -> &mut HalfDone {
+        &mut self.half_done
     }
 
     /// The next command, or `None` while waiting for rows or a restart.
@@ -122,6 +134,7 @@ impl Relay {
     /// The process dies: the row in hand is forgotten (it is still unsent in the table).
     pub fn handle_crash(&mut self) {
         assert_ne!(self.phase, Phase::Down, "a dead relay cannot crash");
+        self.half_done = HalfDone::default();
         self.phase = Phase::Down;
     }
 

@@ -92,8 +92,8 @@ impl World<'_> {
             copy: self.producer_copy(intent),
             ..point(Boundary::before(step))
         };
-        if !std::mem::take(&mut self.producer_past_before)
-            && self.side_crash(now, Side::Producer, before)
+        let producer = self.producer.as_mut().expect("checked above");
+        if !producer.half_done().take_past_before() && self.side_crash(now, Side::Producer, before)
         {
             return;
         }
@@ -151,7 +151,7 @@ impl World<'_> {
         let producer = self.producer.as_mut().expect("checked above");
         producer.handle_result(result);
         if result == ProducerResult::Busy {
-            self.producer_past_before = true;
+            producer.half_done().past_before = true;
         } else {
             if step == Step::CommitTransfer && outbox {
                 self.wake_relay(now, RelayKind::Events);
@@ -252,7 +252,7 @@ impl World<'_> {
                 // The mark belongs to the send just made: the same copy number.
                 let mut point = self.relay_point(r, Boundary::before(mark), event);
                 point.copy -= 1;
-                if !std::mem::take(&mut self.relay_past_before[r])
+                if !self.relays[r].half_done().take_past_before()
                     && self.side_crash(now, side, point)
                 {
                     return;
@@ -266,7 +266,7 @@ impl World<'_> {
                         "SQLITE_BUSY; wait".into(),
                     );
                     self.relays[r].handle_result(RelayResult::Busy);
-                    self.relay_past_before[r] = true;
+                    self.relays[r].half_done().past_before = true;
                 } else {
                     self.record_side(
                         now,
@@ -331,7 +331,6 @@ impl World<'_> {
         let dropped_transaction = match side {
             Side::Producer => {
                 self.producer.as_mut().expect("a producer").handle_crash();
-                self.producer_past_before = false;
                 self.producer_store
                     .as_mut()
                     .expect("a producer database")
@@ -339,7 +338,6 @@ impl World<'_> {
             }
             Side::Relay(r) => {
                 self.relays[r].handle_crash();
-                self.relay_past_before[r] = false;
                 false
             }
         };

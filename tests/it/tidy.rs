@@ -22,6 +22,7 @@ fn fingerprint_sites(text: &str) -> Vec<usize> {
         "Fingerprint for ",
         "fn fingerprint(",
         "fn fingerprint_database(",
+        "fn fingerprint_digest(",
     ]
     .iter()
     .flat_map(|needle| text.match_indices(needle).map(|(i, _)| i))

@@ -1,0 +1,30 @@
+//! A step a process began and has not finished: what of it already happened.
+//!
+//! A step can take more than one turn: SQLite answers busy halfway through a
+//! multi-statement step, a read-modify-write reads on one turn and writes on the next, a
+//! stall holds a process between a step's "before" boundary and the step itself. What the
+//! step already did is the process's volatile state, like the delivery in its hand: it is
+//! kept in the process's own struct, and a crash drops it with the rest.
+
+/// What a half-done step already did, so that its next turn resumes it rather than
+/// starting it again.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct HalfDone {
+    /// The step passed its "before" boundary: that crash point is not reached again.
+    pub past_before: bool,
+    /// Statements of a multi-statement step done before SQLite answered busy.
+    pub statements_done: u8,
+    /// Whether the fault injector told the step to fail, once asked: a retry is not asked
+    /// again (it would draw again from the random stream).
+    pub decided_fail: Option<bool>,
+    /// The balances (source, target) a read-modify-write effect read on its first turn.
+    pub balances_read: Option<(i64, i64)>,
+}
+
+impl HalfDone {
+    /// Whether the step passed its "before" boundary already; either way, the next step
+    /// starts from before it.
+    pub fn take_past_before(&mut self) -> bool {
+        std::mem::take(&mut self.past_before)
+    }
+}

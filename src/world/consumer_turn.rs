@@ -1,0 +1,505 @@
+//! A consumer's turn: its next command performed against the broker or its store
+//! connection, with the crash points and stalls the fault injector decides at the step's
+//! boundaries.
+
+use super::*;
+
+impl World<'_> {
+    /// One consumer step: the fault injector may crash it just before or just after.
+    pub(super) fn turn(&mut self, now: Tick, c: ConsumerId) {
+        let Some(command) = self.consumers[c].poll_command() else {
+            return; // Waiting or down: a stale turn.
+        };
+        self.steps += 1;
+        let actor = Actor::Consumer(c);
+        let Action::Step(step) = command.action else {
+            self.clean_up(now, c, command);
+            return;
+        };
+        // `receive` has no delivery until the broker hands one over; its "before" boundary is
+        // the instant the delivery is on the wire and the consumer has not yet seen it.
+        let delivery = match command.delivery {
+            Some(d) => d,
+            None => match self.receive(now, c) {
+                Some(d) => d,
+                None => return,
+            },
+        };
+        // A step retried after `SQLITE_BUSY`, or resumed after a stall, passed its "before"
+        // boundary already.
+        if !self.consumers[c].half_done().take_past_before() {
+            if self.crash_point(now, c, Boundary::before(step), &delivery) {
+                return;
+            }
+            if self.stall(now, c, Boundary::before(step), &delivery) {
+                self.consumers[c].half_done().past_before = true;
+                return;
+            }
+        }
+        let (result, outcome) = self.perform(now, c, step, &delivery);
+        if result == StepResult::Db(DbOutcome::Committed) {
+            self.wake_relay(now, RelayKind::Emails);
+        }
+        if matches!(result, StepResult::Db(o) if o.is_duplicate()) {
+            self.duplicates_discarded[delivery.event] += 1;
+        }
+        self.record(now, actor, step.name(), Some(&delivery), outcome);
+        self.consumers[c].handle_result(result);
+        let half_done = self.consumers[c].half_done();
+        if let StepResult::Db(DbOutcome::Busy { done }) = result {
+            half_done.statements_done = done;
+            half_done.past_before = true;
+        } else if let StepResult::Db(DbOutcome::BalancesRead { source, target }) = result {
+            // The first half of a read-modify-write: the step goes on next turn, and other
+            // consumers may write in between.
+            half_done.balances_read = Some((source, target));
+            half_done.past_before = true;
+        } else {
+            *half_done = HalfDone::default();
+            let completed = !matches!(
+                result,
+                StepResult::Failed | StepResult::Db(DbOutcome::StaleSnapshot)
+            );
+            if completed {
+                if self.crash_point(now, c, Boundary::after(step), &delivery) {
+                    return;
+                }
+                if self.stall(now, c, Boundary::after(step), &delivery) {
+                    return;
+                }
+            }
+        }
+        let delay = self.completion_delay(now, c, step, &delivery);
+        self.queue
+            .push(now + STEP_TICKS + delay, Occurrence::ConsumerTurn(c));
+    }
+
+    /// One of the clean-up actions that are not protocol steps (rollback, alert, lookup,
+    /// nack): no crash point on either side.
+    fn clean_up(&mut self, now: Tick, c: ConsumerId, command: crate::consumer::Command) {
+        let actor = Actor::Consumer(c);
+        let result = match command.action {
+            Action::Step(step) => unreachable!("{step} is a protocol step"),
+            Action::Rollback => {
+                let outcome = self.stores[c].execute(StoreOp::Rollback, now);
+                self.record(
+                    now,
+                    actor,
+                    "rollback",
+                    command.delivery.as_ref(),
+                    outcome.describe().into(),
+                );
+                StepResult::Db(outcome)
+            }
+            Action::RecordAlert | Action::Lookup => {
+                let d = command
+                    .delivery
+                    .expect("an alert or a lookup names its delivery");
+                let event = payload(&self.altered, &self.events, &d);
+                let (op, name) = match command.action {
+                    Action::RecordAlert => (StoreOp::RecordPayloadAlert { event }, "alert"),
+                    _ => (StoreOp::CheckInbox { event }, "lookup"),
+                };
+                let outcome = self.stores[c].execute(op, now);
+                let text = match outcome {
+                    DbOutcome::Found => "inbox row found: the commit happened; go on",
+                    DbOutcome::NotFound => {
+                        "inbox row not found: the commit did not happen; run the transaction again"
+                    }
+                    o => o.describe(),
+                };
+                self.record(now, actor, name, Some(&d), text.into());
+                StepResult::Db(outcome)
+            }
+            Action::Nack => {
+                let d = command.delivery.expect("a nack names its delivery");
+                self.broker.handle_nack(now, &d);
+                self.outputs.handle_abort(c);
+                self.record(
+                    now,
+                    actor,
+                    "nack",
+                    Some(&d),
+                    "rejected: the broker will redeliver".into(),
+                );
+                StepResult::Done
+            }
+        };
+        self.consumers[c].handle_result(result);
+        self.queue
+            .push(now + STEP_TICKS, Occurrence::ConsumerTurn(c));
+    }
+
+    /// The broker's side of `receive`: the delivery it hands consumer `c` (and whether it
+    /// will deliver it again on its own), or none ready, which the consumer is told.
+    fn receive(&mut self, now: Tick, c: ConsumerId) -> Option<Delivery> {
+        let Some(d) = self.broker.handle_receive(now, c) else {
+            self.record(
+                now,
+                Actor::Consumer(c),
+                "receive",
+                None,
+                "nothing ready: waiting".into(),
+            );
+            self.consumers[c].handle_result(StepResult::Received(None));
+            return None;
+        };
+        self.record(
+            now,
+            Actor::Broker,
+            "deliver",
+            Some(&d),
+            format!("in flight to consumer{c}"),
+        );
+        if self.faults.duplicates_delivery(&d)
+            && self.broker.handle_duplicate_delivery(now, d.message)
+        {
+            self.record(
+                now,
+                Actor::Broker,
+                "duplicate",
+                Some(&d),
+                "the broker will deliver it again (its own duplicate)".into(),
+            );
+        }
+        Some(d)
+    }
+
+    /// With `consumer.completion_delay_ticks`: a consumer that just received a
+    /// `TransferCompleted` sleeps that long before processing it, holding the delivery,
+    /// "to give the TransferCreated time". Returns the ticks it sleeps.
+    pub(super) fn completion_delay(
+        &mut self,
+        now: Tick,
+        c: ConsumerId,
+        step: Step,
+        d: &Delivery,
+    ) -> Tick {
+        let delay = self.scenario.consumer.completion_delay_ticks;
+        if step != Step::Receive
+            || delay == 0
+            || self.events[d.event].event_type != EventType::TransferCompleted
+        {
+            return 0;
+        }
+        self.record(
+            now,
+            Actor::Consumer(c),
+            "sleep",
+            Some(d),
+            format!(
+                "a TransferCompleted: sleeps {delay} ticks to give its TransferCreated time, \
+                 holding the delivery"
+            ),
+        );
+        delay
+    }
+
+    /// Performs one protocol step against the broker, the store or the outside world.
+    pub(super) fn perform(
+        &mut self,
+        now: Tick,
+        c: ConsumerId,
+        step: Step,
+        d: &Delivery,
+    ) -> (StepResult, String) {
+        if step == Step::Receive {
+            return (StepResult::Received(Some(*d)), "received".into());
+        }
+        // A step retried after `SQLITE_BUSY` was already asked whether it fails.
+        let fails = match self.consumers[c].half_done().decided_fail {
+            Some(fails) => fails,
+            None => {
+                let fails = self.faults.fails(step, d, now);
+                self.consumers[c].half_done().decided_fail = Some(fails);
+                fails
+            }
+        };
+        let HalfDone {
+            statements_done,
+            balances_read,
+            ..
+        } = *self.consumers[c].half_done();
+        if fails && step != Step::ApplyEffect {
+            return (StepResult::Failed, "failed (injected): nothing done".into());
+        }
+        if step == Step::ApplyEffect && self.is_invalid(d.event) {
+            return (
+                StepResult::Failed,
+                "refused: the payload is invalid (workload.invalid), nothing applied".into(),
+            );
+        }
+        let event = payload(&self.altered, &self.events, d);
+        let db = |outcome: DbOutcome| (StepResult::Db(outcome), outcome.describe().to_string());
+        match step {
+            Step::Receive => unreachable!("handled above"),
+            Step::Begin => db(self.stores[c].execute(StoreOp::Begin, now)),
+            Step::CheckInbox => db(self.stores[c].execute(StoreOp::CheckInbox { event }, now)),
+            Step::InsertInbox => db(self.stores[c].execute(StoreOp::InsertInbox { event }, now)),
+            Step::ApplyEffect => db(self.stores[c].execute(
+                StoreOp::ApplyEffect {
+                    event,
+                    fail_credit: fails,
+                    done: statements_done,
+                    read: balances_read,
+                    track_transfer: self.scenario.workload.lifecycle,
+                },
+                now,
+            )),
+            Step::Commit => self.commit(now, c, d),
+            Step::Ack => self.ack(now, c, d),
+            Step::EnqueueEmail => db(self.stores[c].execute(StoreOp::EnqueueEmail { event }, now)),
+            Step::ProduceOutput => {
+                let text = match self.outputs.handle_produce(c, d.event) {
+                    crate::broker::OutputState::Staged => {
+                        "TransferApplied staged in the broker transaction (visible at the ack)"
+                    }
+                    _ => "TransferApplied published to the output topic (visible at once)",
+                };
+                (StepResult::Done, text.into())
+            }
+            Step::InsertTransfer
+            | Step::CommitTransfer
+            | Step::Publish
+            | Step::RelayPublish
+            | Step::MarkSent
+            | Step::SendEmail
+            | Step::MarkEmailSent => unreachable!("{step} is not a consumer step (validated)"),
+            Step::ExternalEffect => {
+                self.external_effects.push(ExternalEffect {
+                    tick: now,
+                    event: d.event,
+                    copy: d.copy,
+                    delivery: d.attempt,
+                });
+                (
+                    StepResult::Done,
+                    "sent (outside the database: never rolled back)".into(),
+                )
+            }
+        }
+    }
+
+    /// `commit`, with the commit timeout the plan may inject: the transaction ends (or not)
+    /// and the consumer is not told which.
+    fn commit(&mut self, now: Tick, c: ConsumerId, d: &Delivery) -> (StepResult, String) {
+        let db = |outcome: DbOutcome| (StepResult::Db(outcome), outcome.describe().to_string());
+        match self.faults.commit_timeout(d) {
+            None => db(self.stores[c].execute(StoreOp::Commit, now)),
+            Some((i, applied)) => {
+                let op = if applied {
+                    StoreOp::Commit
+                } else {
+                    StoreOp::Rollback
+                };
+                match self.stores[c].execute(op, now) {
+                    // Busy (or anything but done): nothing happened yet; the timeout
+                    // waits for the commit that really ends the transaction.
+                    other @ DbOutcome::Busy { .. } | other @ DbOutcome::StaleSnapshot => db(other),
+                    _ => {
+                        self.faults.fire_commit_timeout(i);
+                        if self.scenario.consumer.on_commit_timeout
+                            != CommitTimeoutStrategy::Abandon
+                            && self.reached_seen.is_none()
+                        {
+                            self.reached_seen = Some(self.reached.iter().copied().collect());
+                        }
+                        (
+                            StepResult::Db(DbOutcome::CommitTimeout),
+                            format!(
+                                "COMMIT timed out (injected, faults.commit_timeout[{i}]): {}; \
+                                 the consumer cannot tell, and {}",
+                                if applied {
+                                    "it DID commit, the answer was lost"
+                                } else {
+                                    "it did NOT commit, SQLite rolled back"
+                                },
+                                match self.scenario.consumer.on_commit_timeout {
+                                    CommitTimeoutStrategy::Retry => {
+                                        "retries the transaction blindly"
+                                    }
+                                    CommitTimeoutStrategy::Abandon => "treats it as done",
+                                    CommitTimeoutStrategy::Lookup => {
+                                        "looks the event_id up before deciding"
+                                    }
+                                }
+                            ),
+                        )
+                    }
+                }
+            }
+        }
+    }
+
+    /// `ack`, which the plan may lose on the way; a broker transaction commits or aborts
+    /// with it.
+    fn ack(&mut self, now: Tick, c: ConsumerId, d: &Delivery) -> (StepResult, String) {
+        if self.faults.loses_ack(d) {
+            // The broker never heard the ack, so its transaction does not commit.
+            self.outputs.handle_abort(c);
+            return (
+                StepResult::Acked(AckOutcome::Accepted),
+                "ack lost on the way: the consumer believes it acked, the broker never \
+                 heard it"
+                    .into(),
+            );
+        }
+        let outcome = self.broker.handle_ack(now, d);
+        let settled = match outcome {
+            AckOutcome::Accepted | AckOutcome::StaleAccepted => self.outputs.handle_ack_accepted(c),
+            AckOutcome::Stale | AckOutcome::AlreadyAcked => self.outputs.handle_abort(c),
+        };
+        if settled > 0 {
+            let what = if matches!(outcome, AckOutcome::Accepted | AckOutcome::StaleAccepted) {
+                "the ack commits the broker transaction: its outputs become visible"
+            } else {
+                "the ack is refused: the broker transaction aborts with its outputs"
+            };
+            self.record(now, Actor::Broker, "transaction", Some(d), what.into());
+        }
+        let text = match outcome {
+            AckOutcome::Accepted if self.scenario.broker.log.is_some() => {
+                "processed: counts towards the next offset commit"
+            }
+            AckOutcome::Accepted => "acked: the broker forgets the message",
+            AckOutcome::AlreadyAcked => "already acked",
+            AckOutcome::Stale => "stale ack ignored: the message was delivered again",
+            AckOutcome::StaleAccepted => {
+                "stale ack accepted: the message is acked, whoever else holds it"
+            }
+        };
+        (StepResult::Acked(outcome), text.into())
+    }
+
+    /// Stalls consumer `c` at `boundary` if the plan says so: its next turn comes `ticks`
+    /// later, with everything it holds still held. Returns whether it stalled.
+    pub(super) fn stall(
+        &mut self,
+        now: Tick,
+        c: ConsumerId,
+        boundary: Boundary,
+        d: &Delivery,
+    ) -> bool {
+        let point = BoundaryPoint {
+            boundary,
+            event: d.event,
+            copy: d.copy,
+            delivery: d.attempt,
+        };
+        let Some(ticks) = self.faults.stall_at(&point) else {
+            return false;
+        };
+        self.record(
+            now,
+            Actor::Consumer(c),
+            "stall",
+            Some(d),
+            format!("stalls at {boundary} for {ticks} ticks, holding its delivery and transaction"),
+        );
+        self.queue.push(now + ticks, Occurrence::ConsumerTurn(c));
+        true
+    }
+
+    /// Records that `boundary` was reached and crashes the consumer there if the fault
+    /// injector says so. Returns whether it crashed.
+    pub(super) fn crash_point(
+        &mut self,
+        now: Tick,
+        c: ConsumerId,
+        boundary: Boundary,
+        d: &Delivery,
+    ) -> bool {
+        let point = BoundaryPoint {
+            boundary,
+            event: d.event,
+            copy: d.copy,
+            delivery: d.attempt,
+        };
+        // After a retry some boundaries come again; only the first is a crash point.
+        let again = self
+            .reached_seen
+            .as_mut()
+            .is_some_and(|seen| !seen.insert(point));
+        if !again && self.healed.is_none() {
+            self.reached.push(point);
+        }
+        let Some(cause) = self.faults.crash_at(&point) else {
+            return false;
+        };
+        let dropped_transaction = self.stores[c].drop_open_transaction();
+        let (ledger_rows, inbox_rows) = self.stores[c].event_rows(&self.events[d.event].event_id);
+        let confirmed = Confirmed {
+            ledger_rows,
+            inbox_rows,
+            acked: matches!(
+                self.broker.messages()[d.message].state,
+                MessageState::Acked { .. }
+            ),
+        };
+        let why = match cause {
+            CrashCause::Planned(i) => format!("crash at {boundary} (faults.crash[{i}])"),
+            CrashCause::Random => format!("crash at {boundary} (random)"),
+        };
+        self.record(now, Actor::Consumer(c), "crash", Some(d), why);
+        if dropped_transaction {
+            self.record(
+                now,
+                Actor::Consumer(c),
+                "crash",
+                Some(d),
+                "open transaction rolled back by SQLite".into(),
+            );
+        }
+        self.consumers[c].handle_crash();
+        if self.outputs.handle_abort(c) > 0 {
+            self.record(
+                now,
+                Actor::Broker,
+                "abort",
+                Some(d),
+                "the broker transaction aborts: its staged outputs are discarded".into(),
+            );
+        }
+        self.broker.handle_consumer_crash(now, c);
+        self.record(
+            now,
+            Actor::Broker,
+            "connection lost",
+            None,
+            if self.scenario.broker.log.is_some() {
+                format!(
+                    "consumer{c} left the group: its partitions are rebalanced and resume from \
+                     their committed offsets"
+                )
+            } else {
+                format!("consumer{c}'s unacked deliveries will be redelivered")
+            },
+        );
+        self.crashes.push(CrashRecord {
+            tick: now,
+            point,
+            cause,
+            dropped_transaction,
+            confirmed,
+        });
+        self.queue.push(
+            now + self.scenario.consumer.restart_delay_ticks,
+            Occurrence::ConsumerRestart(c),
+        );
+        self.record_crash_state(now);
+        true
+    }
+
+    /// Records the state right after a crash at `now`, when exploring.
+    pub(super) fn record_crash_state(&mut self, now: Tick) {
+        if self.options.fingerprints {
+            let state = CrashState {
+                digest: self.fingerprint(now),
+                tick: now,
+                steps: self.steps,
+                trace_entries: self.trace.len(),
+            };
+            self.crash_states.push(state);
+        }
+    }
+}

@@ -1,0 +1,130 @@
+//! The world's state fingerprint: every component's own, for exploration's equivalence
+//! check (see `sim::fingerprint`).
+
+use super::*;
+
+impl World<'_> {
+    /// The digest of everything that decides the rest of the run, with times relative to
+    /// `now`, or `None` while a connection holds an open transaction (its snapshot and its
+    /// uncommitted writes are SQLite's state, not ours to read without changing them).
+    ///
+    /// Every field of the world is named below: a field added later does not compile until
+    /// it is fed or said to be history, configuration or output.
+    pub(super) fn fingerprint(&self, now: Tick) -> Option<Digest> {
+        let mut connections = self
+            .stores
+            .iter()
+            .chain(&self.cleanup_store)
+            .chain(&self.producer_store)
+            .chain(&self.relay_stores);
+        if connections.any(|s| s.in_transaction()) {
+            return None;
+        }
+        Some(self.fingerprint_digest(now))
+    }
+
+    /// The digest itself, once no connection holds an open transaction.
+    fn fingerprint_digest(&self, now: Tick) -> Digest {
+        let World {
+            scenario,
+            script,
+            decisions,
+            options: _,      // How the run records, not what it does.
+            crash_states: _, // Output.
+            watch: _,        // An observer only reads.
+            duplicates_discarded,
+            events,
+            altered,
+            reached_seen,
+            accounts: _, // Configuration: the same for every run of a scenario.
+            broker,
+            consumers,
+            stores,
+            cleanup_store: _, // Its connection: the rows are in `stores[0]`'s database.
+            inbox_expired_at,
+            inbox_rows_deleted: _, // A count for the report; the rows are in the database.
+            faults,
+            // The fault injector, emptied at the heal, says what healing changes; the
+            // limits it moves are checked apart (a healed run is never a stand-in).
+            healed: _,
+            phase: _, // The limits, which exploration checks apart.
+            queue,
+            trace: _,   // History; its length is a limit, which exploration checks apart.
+            crashes: _, // History: the report's crash list and confirmed states.
+            external_effects,
+            reached: _, // History: the points before the crash are not its extensions.
+            steps: _,   // A limit, which exploration checks apart.
+            producer,
+            producer_store,
+            relays,
+            relay_stores: _, // Connections to databases fed above.
+            relay_sends,
+            intent_publications,
+            producer_names,
+            copies,
+            identity_rng,
+            outputs,
+            _dir: _,
+        } = self;
+        let mut h = StateHasher::default();
+        #[cfg(test)]
+        {
+            h.omit_lose_ack_budget = scenario.name == OMIT_LOSE_ACK_BUDGET;
+        }
+        h.section("database");
+        stores[0].fingerprint_database(now, scenario.store.retention.is_some(), &mut h);
+        if let Some(store) = producer_store {
+            h.section("producer database");
+            store.fingerprint_database(now, false, &mut h);
+        }
+        h.section("broker");
+        broker.fingerprint(now, &mut h);
+        h.section("queue");
+        queue.fingerprint(now, &mut h);
+        h.section("consumers");
+        for c in consumers {
+            c.fingerprint(now, &mut h);
+        }
+        h.section("faults");
+        faults.fingerprint(now, &mut h);
+        h.section("producer");
+        h.value(&producer.is_some());
+        if let Some(p) = producer {
+            p.fingerprint(now, &mut h);
+        }
+        h.section("relays");
+        for r in relays {
+            r.fingerprint(now, &mut h);
+        }
+        h.value(&(relay_sends, intent_publications, copies));
+        producer_names.fingerprint(now, &mut h);
+        identity_rng.fingerprint(now, &mut h);
+        h.section("outputs");
+        outputs.fingerprint(now, &mut h);
+        h.section("events");
+        h.value(&(events, altered, duplicates_discarded, reached_seen));
+        // When a row expired is for the report; whether it did is read by the checker.
+        let expired: Vec<bool> = inbox_expired_at.iter().map(Option::is_some).collect();
+        h.value(&expired);
+        // The checker counts effects per event and copy; when each happened is history.
+        let effects: Vec<(EventIndex, u32, u32)> = external_effects
+            .iter()
+            .map(|x| (x.event, x.copy, x.delivery))
+            .collect();
+        h.value(&effects);
+        // A scripted run takes its next decision from where it stands in the script.
+        h.value(&script.get(decisions.len()..));
+        h.digest()
+    }
+}
+
+impl Fingerprint for ProducerNames {
+    fn fingerprint(&self, _now: Tick, h: &mut StateHasher) {
+        let ProducerNames {
+            request,
+            floor,
+            used,
+        } = self;
+        h.value(&(request, floor, used));
+    }
+}

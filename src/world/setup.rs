@@ -1,0 +1,121 @@
+//! A run's set-up: the database connections each process needs, opened on one in-memory
+//! database or, when several connections share it, on files in a private temporary
+//! directory.
+
+use super::*;
+
+/// Every connection of a run, and the directory their files live in.
+pub(super) struct Connections {
+    /// One per consumer, to the consumers' database.
+    pub stores: Vec<Store>,
+    /// The retention job's, with retention.
+    pub cleanup_store: Option<Store>,
+    /// The relays (emails, then events) and a connection each.
+    pub relays: Vec<Relay>,
+    pub relay_stores: Vec<Store>,
+    /// The producer's, unless it is `direct`.
+    pub producer_store: Option<Store>,
+    /// The database files' directory, when there are files.
+    pub dir: Option<tempfile::TempDir>,
+}
+
+impl Connections {
+    /// Opens the connections `scenario` needs, on databases holding `accounts`.
+    pub fn open(scenario: &Scenario, accounts: &[Account]) -> Connections {
+        let n = scenario.consumers;
+        let producer = &scenario.producer;
+        let outbox = producer.mode == ProducerMode::Outbox;
+        let shared_producer = producer.active() && producer.database == ProducerDatabase::Shared;
+        let email_relay = scenario.protocol.has(Step::EnqueueEmail);
+        // Connections to the consumers' database: theirs, the email relay's, and the
+        // producer's and its relay's when the producer shares the file.
+        // The retention job has a connection of its own too.
+        let retention = scenario.store.retention.is_some();
+        let extra = usize::from(retention)
+            + usize::from(email_relay)
+            + usize::from(shared_producer) * (1 + usize::from(outbox));
+        let mut dir = None;
+        let mut stores = if n + extra == 1 {
+            vec![Store::open_in_memory(&scenario.store, accounts)
+                .expect("an in-memory SQLite database can always be created")]
+        } else {
+            // Several connections need real multi-connection locking: a database file.
+            let d = dir.get_or_insert_with(private_tempdir);
+            Store::open_shared(d.path(), &scenario.store, accounts, n + extra)
+                .expect("a database file in a fresh temporary directory")
+        };
+        let mut others = stores.split_off(n).into_iter();
+        let cleanup_store = retention.then(|| others.next().expect("opened for the cleanup job"));
+        let mut relays = Vec::new();
+        let mut relay_stores = Vec::new();
+        if email_relay {
+            relays.push(Relay::new(RelayKind::Emails));
+            relay_stores.push(others.next().expect("opened for the email relay"));
+        }
+        let producer_store = if !producer.active() {
+            None
+        } else {
+            let mut own = if shared_producer {
+                others.collect::<Vec<_>>()
+            } else {
+                // Its own database: a file of its own when the relay needs a second
+                // connection to it.
+                let d = dir.get_or_insert_with(private_tempdir);
+                let path = d.path().join("producer");
+                std::fs::create_dir(&path).expect("a fresh directory");
+                let config = crate::store::StoreConfig::default();
+                Store::open_shared(&path, &config, accounts, 1 + usize::from(outbox))
+                    .expect("the producer's database file")
+            };
+            if outbox {
+                relays.push(Relay::new(RelayKind::Events));
+                relay_stores.push(own.pop().expect("opened for the relay"));
+            }
+            Some(own.pop().expect("opened for the producer"))
+        };
+        Connections {
+            stores,
+            cleanup_store,
+            relays,
+            relay_stores,
+            producer_store,
+            dir,
+        }
+    }
+}
+
+/// A directory for a run's database files, readable by this user only (tempfile creates
+/// directories with the default mode otherwise), under the system's temporary directory
+/// (`TMPDIR`), deleted when the run ends.
+fn private_tempdir() -> tempfile::TempDir {
+    let mut builder = tempfile::Builder::new();
+    builder.prefix("delivery-sim-");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o700));
+    }
+    builder
+        .tempdir()
+        .expect("a temporary directory for the database")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_runs_database_directory_is_private_and_removed_with_the_run() {
+        let dir = private_tempdir();
+        let path = dir.path().to_path_buf();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o700, "owner only");
+        }
+        std::fs::write(path.join("delivery-sim.sqlite"), b"x").unwrap();
+        drop(dir);
+        assert!(!path.exists());
+    }
+}
