@@ -1,0 +1,337 @@
+//! The operations a process asks of its connection ([`Store::execute`]), and what SQLite's
+//! answers mean for the simulation.
+
+use super::*;
+
+/// What a failed statement means for the simulation: lock contention is a scheduling event
+/// (wait, or roll back on a stale snapshot); anything else is a bug of ours.
+pub(super) fn contention(e: &rusqlite::Error, done: u8) -> Option<DbOutcome> {
+    match e {
+        rusqlite::Error::SqliteFailure(f, _)
+            if f.extended_code == rusqlite::ffi::SQLITE_BUSY_SNAPSHOT =>
+        {
+            Some(DbOutcome::StaleSnapshot)
+        }
+        rusqlite::Error::SqliteFailure(f, _)
+            if matches!(f.code, ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) =>
+        {
+            Some(DbOutcome::Busy { done })
+        }
+        _ => None,
+    }
+}
+
+impl Store {
+    /// Runs one operation at virtual time `now`. Lock contention comes back as
+    /// [`DbOutcome::Busy`] or [`DbOutcome::StaleSnapshot`]; other SQLite errors than the
+    /// inbox's unique violation are bugs of the simulator (the schema and statements are
+    /// ours), so they panic with the statement that failed.
+    pub fn execute(&mut self, op: StoreOp<'_>, now: Tick) -> DbOutcome {
+        match op {
+            StoreOp::Begin => {
+                assert!(self.conn().is_autocommit(), "BEGIN inside a transaction");
+                self.control("BEGIN").unwrap_or(DbOutcome::Begun)
+            }
+            StoreOp::CheckInbox { event } => match self.stored_fingerprint(event) {
+                None => DbOutcome::NotFound,
+                Some(stored) if stored == payload_fingerprint(&event.payload()) => DbOutcome::Found,
+                Some(_) => DbOutcome::PayloadMismatch,
+            },
+            StoreOp::InsertInbox { event } => self.insert_inbox(event, now),
+            StoreOp::ApplyEffect {
+                event,
+                fail_credit,
+                done,
+                read,
+                track_transfer,
+            } => self.apply_effect(event, fail_credit, done, read, track_transfer, now),
+            StoreOp::RecordPayloadAlert { event } => self.record_alert(event, now),
+            StoreOp::Commit => {
+                assert!(!self.conn().is_autocommit(), "COMMIT outside a transaction");
+                self.control("COMMIT").unwrap_or(DbOutcome::Committed)
+            }
+            StoreOp::EnqueueEmail { event } => {
+                match self.write(
+                    outbox::INSERT_EMAIL,
+                    &[&event.event_id, &(event.index as i64), &(now as i64)],
+                ) {
+                    Ok(_) => DbOutcome::EmailQueued,
+                    Err(e) => contention(&e, 0)
+                        .unwrap_or_else(|| panic!("email_outbox INSERT: unexpected {e:?}")),
+                }
+            }
+            StoreOp::Rollback => {
+                assert!(
+                    !self.conn().is_autocommit(),
+                    "ROLLBACK outside a transaction"
+                );
+                self.control("ROLLBACK").unwrap_or(DbOutcome::RolledBack)
+            }
+        }
+    }
+
+    /// The inbox `INSERT`: a duplicate is told by the unique constraint, then the stored
+    /// payload is read to tell a duplicate from a corruption.
+    fn insert_inbox(&mut self, event: &Event, now: Tick) -> DbOutcome {
+        let payload = event.payload();
+        let fingerprint = payload_fingerprint(&payload);
+        let result = self.write(
+            INSERT_INBOX,
+            &[
+                &event.event_id,
+                &event.event_type.as_str(),
+                &fingerprint,
+                &payload,
+                &(now as i64),
+            ],
+        );
+        match result {
+            Ok(1) => DbOutcome::Inserted,
+            Err(rusqlite::Error::SqliteFailure(e, _))
+                if e.code == ErrorCode::ConstraintViolation =>
+            {
+                // The constraint said "already there"; only then is the stored
+                // payload read, to tell a duplicate from a corruption.
+                match self.stored_fingerprint(event) {
+                    Some(stored) if stored != fingerprint => DbOutcome::PayloadMismatch,
+                    _ => DbOutcome::Duplicate,
+                }
+            }
+            Err(e) => contention(&e, 0).unwrap_or_else(|| panic!("inbox INSERT: unexpected {e:?}")),
+            Ok(n) => panic!("inbox INSERT changed {n} rows"),
+        }
+    }
+
+    /// The business effect: two ledger rows and two balance updates (or, for a
+    /// read-modify-write, a read on the first turn and absolute writes on the next), from
+    /// statement `done` on when SQLite answered busy halfway.
+    fn apply_effect(
+        &mut self,
+        event: &Event,
+        fail_credit: bool,
+        done: u8,
+        read: Option<(i64, i64)>,
+        track_transfer: bool,
+        now: Tick,
+    ) -> DbOutcome {
+        if event.event_type == EventType::TransferCompleted {
+            return self.complete(event, done, now);
+        }
+        let rmw = self.effect == EffectMode::ReadModifyWrite;
+        let read = match (rmw, read) {
+            (true, None) => {
+                let mut balances = [0i64; 2];
+                for (i, account) in [&event.source, &event.target].into_iter().enumerate() {
+                    self.read(SELECT_BALANCE, &[account], |r| {
+                        balances[i] = r.get(0)?;
+                        Ok(())
+                    });
+                }
+                return DbOutcome::BalancesRead {
+                    source: balances[0],
+                    target: balances[1],
+                };
+            }
+            (_, read) => read,
+        };
+        // Four statements: debit row, debit balance, credit row, credit balance.
+        let legs = [
+            ("debit", event.source.as_str(), -event.amount_minor),
+            ("credit", event.target.as_str(), event.amount_minor),
+        ];
+        for i in done.min(4)..4 {
+            let (direction, account, delta) = legs[usize::from(i / 2)];
+            if direction == "credit" && fail_credit {
+                return DbOutcome::CreditFailed;
+            }
+            let result = if i % 2 == 0 {
+                self.write(
+                    INSERT_LEDGER,
+                    &[
+                        &event.event_id,
+                        &event.transfer_id,
+                        &account,
+                        &direction,
+                        &delta,
+                        &(now as i64),
+                    ],
+                )
+            } else {
+                match read {
+                    // Writes back an absolute value computed from the earlier read.
+                    Some((source, target)) => {
+                        let base = if direction == "debit" { source } else { target };
+                        self.write(SET_BALANCE, &[&(base + delta), &account])
+                    }
+                    None => self.write(UPDATE_BALANCE, &[&delta, &account]),
+                }
+                .inspect(|&n| assert_eq!(n, 1, "account {account} exists in balance_projection"))
+            };
+            match result {
+                Err(rusqlite::Error::SqliteFailure(f, _))
+                    if f.code == ErrorCode::ConstraintViolation && i % 2 == 0 =>
+                {
+                    return DbOutcome::BusinessDuplicate;
+                }
+                Err(e) => {
+                    return contention(&e, i)
+                        .unwrap_or_else(|| panic!("{direction} of {}: {e}", event.event_id))
+                }
+                Ok(_) => {}
+            }
+        }
+        if track_transfer && done <= 4 {
+            if let Err(e) = self.write(INSERT_TRANSFER, &[&event.transfer_id]) {
+                return contention(&e, 4).unwrap_or_else(|| panic!("transfer_state INSERT: {e}"));
+            }
+        }
+        if track_transfer && self.out_of_order == OutOfOrder::Buffer {
+            return self.release_pending(event, done, now);
+        }
+        DbOutcome::Applied
+    }
+
+    /// The payload alert, committed on its own after the rollback; its unique constraint
+    /// keeps a redelivery from recording it twice.
+    fn record_alert(&mut self, event: &Event, now: Tick) -> DbOutcome {
+        assert!(
+            self.conn().is_autocommit(),
+            "an alert is committed on its own, after the rollback"
+        );
+        let payload = event.payload();
+        let result = self.write(
+            INSERT_ALERT,
+            &[
+                &event.event_id,
+                &payload,
+                &payload_fingerprint(&payload),
+                &(now as i64),
+            ],
+        );
+        match result {
+            Ok(1) => DbOutcome::AlertRecorded,
+            Err(rusqlite::Error::SqliteFailure(e, _))
+                if e.code == ErrorCode::ConstraintViolation =>
+            {
+                DbOutcome::AlertExists
+            }
+            Err(e) => contention(&e, 0)
+                .unwrap_or_else(|| panic!("payload_alert INSERT: unexpected {e:?}")),
+            Ok(n) => panic!("payload_alert INSERT changed {n} rows"),
+        }
+    }
+
+    /// The payload fingerprint the inbox holds for `event`'s id, if a row is there.
+    pub(super) fn stored_fingerprint(&mut self, event: &Event) -> Option<String> {
+        let mut stored = None;
+        self.read(SELECT_INBOX, &[&event.event_id], |r| {
+            stored = Some(r.get(0)?);
+            Ok(())
+        });
+        stored
+    }
+
+    /// A `TransferCompleted`: marks its transfer completed and writes a `completion` ledger
+    /// row, or records a rejection if the transfer is unknown. `done`: 1 once the status
+    /// UPDATE took effect, 2 once the rejection was decided (for retries after busy).
+    pub(super) fn complete(&mut self, event: &Event, done: u8, now: Tick) -> DbOutcome {
+        let busy = |e: rusqlite::Error, at: u8| {
+            contention(&e, at).unwrap_or_else(|| panic!("completion of {}: {e}", event.event_id))
+        };
+        let mut step = done;
+        if step == 0 {
+            match self.write(COMPLETE_TRANSFER, &[&event.transfer_id]) {
+                Ok(1) => step = 1,
+                Ok(_) => {
+                    let mut known = false;
+                    self.read(TRANSFER_KNOWN, &[&event.transfer_id], |_| {
+                        known = true;
+                        Ok(())
+                    });
+                    if known {
+                        return DbOutcome::AlreadyCompleted;
+                    }
+                    step = 2;
+                }
+                Err(e) => return busy(e, 0),
+            }
+        }
+        if step == 1 {
+            return match self.write(
+                INSERT_LEDGER,
+                &[
+                    &event.event_id,
+                    &event.transfer_id,
+                    &event.source,
+                    &"completion",
+                    &0i64,
+                    &(now as i64),
+                ],
+            ) {
+                Ok(_) => DbOutcome::Applied,
+                Err(e) => busy(e, 1),
+            };
+        }
+        if self.out_of_order == OutOfOrder::Buffer {
+            return match self.write(
+                INSERT_PENDING,
+                &[
+                    &event.event_id,
+                    &event.transfer_id,
+                    &event.event_type.as_str(),
+                    &(now as i64),
+                ],
+            ) {
+                Ok(_) => DbOutcome::Buffered,
+                Err(e) => busy(e, 2),
+            };
+        }
+        match self.write(
+            INSERT_REJECTED,
+            &[&event.event_id, &event.transfer_id, &(now as i64)],
+        ) {
+            Ok(_) => DbOutcome::Rejected,
+            Err(e) => busy(e, 2),
+        }
+    }
+
+    /// After a `TransferCreated` with [`OutOfOrder::Buffer`]: applies the completions that
+    /// waited in `pending_event` for its transfer (a `completion` row each, the transfer
+    /// marked completed) and deletes them, in the creation's own transaction. Three
+    /// statements, each atomic: `done` 5, 6 and 7 resume after busy at the one that was
+    /// refused (6 and 7 only happen when some completion was waiting).
+    pub(super) fn release_pending(&mut self, event: &Event, done: u8, now: Tick) -> DbOutcome {
+        let busy = |e: rusqlite::Error, at: u8| {
+            contention(&e, at)
+                .unwrap_or_else(|| panic!("pending completions of {}: {e}", event.transfer_id))
+        };
+        if done <= 5 {
+            match self.write(
+                APPLY_PENDING,
+                &[&event.transfer_id, &event.source, &(now as i64)],
+            ) {
+                Ok(0) => return DbOutcome::Applied,
+                Ok(_) => {}
+                Err(e) => return busy(e, 5),
+            }
+        }
+        if done <= 6 {
+            if let Err(e) = self.write(COMPLETE_TRANSFER, &[&event.transfer_id]) {
+                return busy(e, 6);
+            }
+        }
+        match self.write(DELETE_PENDING, &[&event.transfer_id]) {
+            Ok(_) => DbOutcome::AppliedWithPending,
+            Err(e) => busy(e, 7),
+        }
+    }
+
+    /// `BEGIN`, `COMMIT` or `ROLLBACK`, prepared once per connection like every statement.
+    /// Returns the contention outcome if SQLite answered busy.
+    pub(super) fn control(&mut self, sql: &'static str) -> Option<DbOutcome> {
+        match self.write(sql, &[]) {
+            Ok(_) => None,
+            Err(e) => Some(contention(&e, 0).unwrap_or_else(|| panic!("{sql}: {e}"))),
+        }
+    }
+}

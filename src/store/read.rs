@@ -1,0 +1,234 @@
+//! Reading the committed database as the business would: the checker's state, the
+//! narration's views, the exploration's digest, and the raw-SQLite baseline's replay.
+
+use super::*;
+
+impl Store {
+    /// The committed ledger rows and inbox rows of one event.
+    pub fn event_rows(&mut self, event_id: &str) -> (u32, u32) {
+        let mut counts = (0, 0);
+        self.read(LEDGER_ROWS_OF_EVENT, &[&event_id], |r| {
+            counts.0 = r.get(0)?;
+            Ok(())
+        });
+        self.read(INBOX_ROWS_OF_EVENT, &[&event_id], |r| {
+            counts.1 = r.get(0)?;
+            Ok(())
+        });
+        counts
+    }
+
+    /// Feeds every committed row of every table of this connection's database (the schema
+    /// read from `sqlite_master`, so a table or a column added later is in it without
+    /// anyone remembering to add it here), with its rowid, in rowid order (which is the
+    /// order of a scan, as in the retention job's `DELETE`).
+    ///
+    /// Instant columns (named `*_at`) are history: no statement of a run reads them, except
+    /// the retention job, which compares `processed_at` with the clock. So `processed_at`
+    /// is fed relative to `now` when `ages_matter` (with retention), and every other
+    /// instant is left out; the store's unit test `only_processed_at_is_read_by_a_later_statement`
+    /// keeps that true of the statements.
+    pub fn fingerprint_database(&self, now: Tick, ages_matter: bool, h: &mut StateHasher) {
+        let Store {
+            conn: _, // Read below, through its committed rows.
+            log: _,  // Recording of statements, for the benchmark.
+            pooled: _,
+            effect: _, // Configuration: the same for every run of a scenario.
+            out_of_order: _,
+            crash_model: _,
+            wrote_in_transaction,
+        } = self;
+        let conn = self.conn();
+        assert!(
+            conn.is_autocommit() && !wrote_in_transaction,
+            "only a database with no open transaction on this connection is fingerprinted"
+        );
+        let mut tables = conn
+            .prepare_cached("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+            .expect("the schema query");
+        let names: Vec<String> = tables
+            .query_map([], |r| r.get(0))
+            .expect("the schema query")
+            .collect::<Result<_, _>>()
+            .expect("table names");
+        for table in names {
+            h.section(&table);
+            let sql = format!("SELECT rowid, * FROM \"{table}\" ORDER BY rowid");
+            let mut q = conn.prepare_cached(&sql).expect("a table scan");
+            let columns: Vec<String> = q.column_names().iter().map(|c| c.to_string()).collect();
+            let mut rows = q.query([]).expect("a table scan");
+            while let Some(row) = rows.next().expect("a row") {
+                h.write_u8(0xfe);
+                for (i, name) in columns.iter().enumerate() {
+                    let v: Value = row.get(i).expect("a column");
+                    if name.ends_with("_at") {
+                        if name == "processed_at" && ages_matter {
+                            let Value::Integer(at) = v else {
+                                panic!("processed_at is an integer tick")
+                            };
+                            h.instant(at as Tick, now);
+                        }
+                        continue;
+                    }
+                    match v {
+                        Value::Null => h.value(&0u8),
+                        Value::Integer(x) => h.value(&(1u8, x)),
+                        Value::Real(x) => h.value(&(2u8, x.to_bits())),
+                        Value::Text(s) => h.value(&(3u8, s)),
+                        Value::Blob(b) => h.value(&(4u8, b)),
+                    }
+                }
+            }
+        }
+    }
+
+    /// The digest of this connection's committed database, times relative to `now`, with
+    /// the inbox's ages (as with retention).
+    #[cfg(test)]
+    pub(crate) fn digest(&self, now: Tick) -> crate::sim::Digest {
+        let mut h = StateHasher::default();
+        self.fingerprint_database(now, true, &mut h);
+        h.digest()
+    }
+
+    /// Reads what is committed. It must not be called with a transaction open, because the
+    /// connection would see its own uncommitted writes.
+    pub fn committed_state(&mut self) -> CommittedState {
+        assert!(
+            self.conn().is_autocommit(),
+            "the checker reads committed state only"
+        );
+        self.read_state()
+    }
+
+    /// For narration during a run: what changes when this connection writes a row or ends
+    /// a transaction (its count of changed rows, and whether it is outside a transaction).
+    /// The committed state changes only after some connection's mark did.
+    pub fn change_mark(&self) -> (u64, bool) {
+        let conn = self.conn();
+        (conn.total_changes(), conn.is_autocommit())
+    }
+
+    /// For narration during a run: the committed state read through this connection, or
+    /// `None` when it has a transaction open (it would see its own writes). The reads are
+    /// not logged with the run's statements.
+    pub fn committed_snapshot(&mut self) -> Option<CommittedState> {
+        if !self.conn().is_autocommit() {
+            return None;
+        }
+        let log = self.log.take();
+        let state = self.read_state();
+        self.log = log;
+        Some(state)
+    }
+
+    /// For narration during a run: what this connection's open transaction sees, that is
+    /// the committed rows plus its own uncommitted writes, in the shape of the committed
+    /// state. `None` when no transaction is open; `Some(None)` when one is open and has
+    /// written nothing yet. In that case it is deliberately not read: a read would give a
+    /// deferred transaction its snapshot early, and a later write could then fail with
+    /// `SQLITE_BUSY_SNAPSHOT` where the run without narration succeeds.
+    pub fn open_transaction_view(&mut self) -> Option<Option<CommittedState>> {
+        if self.conn().is_autocommit() {
+            return None;
+        }
+        if !self.wrote_in_transaction {
+            return Some(None);
+        }
+        let log = self.log.take();
+        let state = self.read_state();
+        self.log = log;
+        Some(Some(state))
+    }
+
+    /// Every committed-state query, through this connection as it is.
+    pub(super) fn read_state(&mut self) -> CommittedState {
+        let mut state = CommittedState::default();
+        self.read(LEDGER_BY_EVENT, &[], |r| {
+            let counts = LedgerCounts {
+                debits: r.get(1)?,
+                credits: r.get(2)?,
+                completions: r.get(3)?,
+            };
+            state.ledger.insert(r.get(0)?, counts);
+            Ok(())
+        });
+        self.read(INBOX_BY_EVENT, &[], |r| {
+            state.inbox.insert(r.get(0)?, r.get(1)?);
+            Ok(())
+        });
+        self.read(BALANCES, &[], |r| {
+            state.balances.insert(r.get(0)?, r.get(1)?);
+            Ok(())
+        });
+        self.read(LEDGER_BY_ACCOUNT, &[], |r| {
+            state.ledger_sums.insert(r.get(0)?, r.get(1)?);
+            Ok(())
+        });
+        self.read(REJECTED_BY_EVENT, &[], |r| {
+            state.rejected.insert(r.get(0)?, r.get(1)?);
+            Ok(())
+        });
+        self.read(outbox::LEDGER_BY_TRANSFER, &[], |r| {
+            let counts = LedgerCounts {
+                debits: r.get(1)?,
+                credits: r.get(2)?,
+                completions: r.get(3)?,
+            };
+            state.ledger_by_transfer.insert(r.get(0)?, counts);
+            Ok(())
+        });
+        self.read(CREDIT_AMOUNTS, &[], |r| {
+            state
+                .credit_amounts
+                .entry(r.get(0)?)
+                .or_default()
+                .push(r.get(1)?);
+            Ok(())
+        });
+        self.read(PAYLOAD_ALERTS, &[], |r| {
+            state.payload_alerts.push(PayloadAlertRow {
+                event_id: r.get(0)?,
+                stored_payload: r.get(1)?,
+                received_payload: r.get(2)?,
+                detected_at: r.get::<_, i64>(3)? as Tick,
+            });
+            Ok(())
+        });
+        self.read(PENDING_BY_EVENT, &[], |r| {
+            state.pending.insert(r.get(0)?, r.get(1)?);
+            Ok(())
+        });
+        state
+    }
+}
+
+/// Replays logged statements on `conn` exactly as the store ran them: the raw-SQLite
+/// baseline of the benchmark. Constraint violations are expected (they are how duplicates
+/// are detected) and ignored; anything else is a bug.
+pub fn replay_statements(store: &Store, statements: &[LoggedStatement]) {
+    let conn = store.conn();
+    for s in statements {
+        let mut stmt = conn
+            .prepare_cached(s.sql)
+            .expect("logged statements prepare");
+        let params = rusqlite::params_from_iter(s.params.iter());
+        match s.kind {
+            StatementKind::Execute => match stmt.execute(params) {
+                Ok(_) => {}
+                Err(rusqlite::Error::SqliteFailure(e, _))
+                    if e.code == ErrorCode::ConstraintViolation => {}
+                Err(e) => panic!("{}: {e}", s.sql),
+            },
+            StatementKind::Query => {
+                let columns = stmt.column_count();
+                let mut rows = stmt.query(params).expect("logged queries run");
+                while let Some(r) = rows.next().expect("rows read") {
+                    for i in 0..columns {
+                        let _: Value = r.get(i).expect("any column reads as a Value");
+                    }
+                }
+            }
+        }
+    }
+}

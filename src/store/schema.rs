@@ -1,0 +1,186 @@
+//! The schema and the template databases: each store configuration's database is built
+//! once per thread, serialized, and copied (or reset in place) for every run.
+
+use super::*;
+
+/// Built databases, serialized, by (schema, accounts). Creating the schema and the accounts
+/// costs far more than copying their bytes into a fresh connection, and every run of a
+/// scenario starts from the same database, so each is built once per thread (per thread,
+/// not per process: a shared map behind a lock made parallel runs wait on each other).
+/// The bytes are exactly what building would give, so this changes no run.
+/// Keyed by the whole store configuration as text, so that a setting that changes the
+/// schema can never be served another setting's template.
+pub(super) type TemplateKey = (String, Vec<(String, i64)>);
+thread_local! {
+    static TEMPLATES: RefCell<BTreeMap<TemplateKey, Rc<Vec<u8>>>> =
+        const { RefCell::new(BTreeMap::new()) };
+    /// Connections of finished runs, reused by the next runs on this thread: opening and
+    /// closing a connection cost more than a whole small run. Each reuse either resets the
+    /// database in place (the same template: see [`reset_in_place`]) or replaces it
+    /// wholesale with another template, so nothing of a previous run survives.
+    pub(super) static IDLE: RefCell<Vec<Idle>> = const { RefCell::new(Vec::new()) };
+}
+
+/// An idle connection and the template its database was loaded from.
+pub(super) struct Idle {
+    pub(super) template: Rc<Vec<u8>>,
+    pub(super) conn: Connection,
+}
+
+/// The prepared statements a pooled connection keeps: more than the store's statements and
+/// the resets' together, so that none is evicted and prepared again.
+pub(super) const STATEMENT_CACHE_CAPACITY: usize = 64;
+
+/// The most idle connections kept per thread.
+pub(super) const MAX_IDLE: usize = 4;
+
+/// The serialized database a run starts from, built on first use on this thread.
+pub(super) fn template(
+    config: &StoreConfig,
+    accounts: &[Account],
+) -> Result<Rc<Vec<u8>>, StoreError> {
+    let cached = TEMPLATES.with(|t| {
+        t.borrow()
+            .iter()
+            .find(|((schema, accs), _)| {
+                *schema == format!("{config:?}")
+                    && accs.len() == accounts.len()
+                    && accs.iter().zip(accounts).all(|((name, balance), a)| {
+                        *name == a.name && *balance == a.initial_balance_minor
+                    })
+            })
+            .map(|(_, bytes)| Rc::clone(bytes))
+    });
+    let bytes = match cached {
+        Some(bytes) => bytes,
+        None => {
+            let built = Connection::open_in_memory()?;
+            build(&built, config, accounts)?;
+            let bytes = Rc::new(built.serialize(MAIN_DB)?.to_vec());
+            let key: TemplateKey = (
+                format!("{config:?}"),
+                accounts
+                    .iter()
+                    .map(|a| (a.name.clone(), a.initial_balance_minor))
+                    .collect(),
+            );
+            TEMPLATES.with(|t| t.borrow_mut().insert(key, Rc::clone(&bytes)));
+            bytes
+        }
+    };
+    Ok(bytes)
+}
+
+/// Builds the schema and opening balances on `conn`.
+pub(super) fn build(
+    conn: &Connection,
+    config: &StoreConfig,
+    accounts: &[Account],
+) -> rusqlite::Result<()> {
+    let inbox_key = if config.inbox_unique {
+        "PRIMARY KEY"
+    } else {
+        "NOT NULL"
+    };
+    conn.execute_batch(&format!(
+        "CREATE TABLE processed_event (
+             event_id            TEXT {inbox_key},
+             event_type          TEXT NOT NULL,
+             payload_fingerprint TEXT NOT NULL,
+             payload             TEXT NOT NULL,
+             processed_at        INTEGER NOT NULL
+         );
+         CREATE TABLE payload_alert (
+             alert_id             INTEGER PRIMARY KEY,
+             event_id             TEXT NOT NULL,
+             stored_payload       TEXT NOT NULL,
+             received_payload     TEXT NOT NULL,
+             received_fingerprint TEXT NOT NULL,
+             detected_at          INTEGER NOT NULL,
+             UNIQUE (event_id, received_fingerprint)
+         );
+         CREATE TABLE ledger_entry (
+             entry_id     INTEGER PRIMARY KEY,
+             event_id     TEXT NOT NULL,
+             transfer_id  TEXT NOT NULL,
+             account      TEXT NOT NULL,
+             direction    TEXT NOT NULL
+                          CHECK (direction IN ('debit', 'credit', 'completion')),
+             amount_minor INTEGER NOT NULL,
+             applied_at   INTEGER NOT NULL
+         );
+         CREATE TABLE balance_projection (
+             account       TEXT PRIMARY KEY,
+             balance_minor INTEGER NOT NULL
+         );
+         CREATE TABLE transfer_state (
+             transfer_id TEXT PRIMARY KEY,
+             status      TEXT NOT NULL CHECK (status IN ('created', 'completed'))
+         );
+         CREATE TABLE rejected_event (
+             event_id    TEXT NOT NULL,
+             transfer_id TEXT NOT NULL,
+             reason      TEXT NOT NULL,
+             rejected_at INTEGER NOT NULL
+         );
+         -- Completions that arrived before their transfer (out_of_order: buffer). No key on
+         -- event_id: the inbox is what deduplicates, and without it a redelivered
+         -- completion is buffered twice and applied twice, as it would be in production.
+         CREATE TABLE pending_event (
+             event_id    TEXT NOT NULL,
+             transfer_id TEXT NOT NULL,
+             event_type  TEXT NOT NULL,
+             buffered_at INTEGER NOT NULL
+         );
+         CREATE INDEX pending_event_by_transfer ON pending_event (transfer_id);"
+    ))?;
+    conn.execute_batch(outbox::SCHEMA)?;
+    if config.business_key_unique {
+        conn.execute_batch(outbox::BUSINESS_KEY)?;
+    }
+    // The opening balances are kept twice: `balance_projection` is what runs change, and
+    // `opening_balance` is what `reset_in_place` restores it from.
+    conn.execute_batch(
+        "CREATE TABLE opening_balance (
+             account       TEXT PRIMARY KEY,
+             balance_minor INTEGER NOT NULL
+         );",
+    )?;
+    let mut insert =
+        conn.prepare("INSERT INTO opening_balance (account, balance_minor) VALUES (?1, ?2)")?;
+    for a in accounts {
+        insert.execute(params![a.name, a.initial_balance_minor])?;
+    }
+    conn.execute_batch(RESTORE_BALANCES)?;
+    Ok(())
+}
+
+pub(super) const RESTORE_BALANCES: &str = "INSERT INTO balance_projection (account, balance_minor)
+     SELECT account, balance_minor FROM opening_balance ORDER BY rowid";
+pub(super) const TABLES_TO_EMPTY: &str = "SELECT name FROM sqlite_schema
+     WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'opening_balance'
+     ORDER BY name";
+
+/// Brings a database loaded from a template back to that template's rows without touching
+/// its schema: every table but `opening_balance` is emptied, then the balances are copied
+/// back from it. Replacing the database (`deserialize`) would make SQLite parse the
+/// schema and prepare every statement again, which is about half of a small run's time;
+/// this keeps the connection's prepared statements. No table has `AUTOINCREMENT`, so the
+/// rowids of the next run start at 1 again, as they do in a fresh copy.
+pub(super) fn reset_in_place(conn: &Connection) -> rusqlite::Result<()> {
+    assert!(
+        conn.is_autocommit(),
+        "an idle connection has no transaction"
+    );
+    let tables: Vec<String> = conn
+        .prepare_cached(TABLES_TO_EMPTY)?
+        .query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    conn.execute_batch("BEGIN")?;
+    for table in &tables {
+        conn.prepare_cached(&format!("DELETE FROM \"{table}\""))?
+            .execute([])?;
+    }
+    conn.prepare_cached(RESTORE_BALANCES)?.execute([])?;
+    conn.execute_batch("COMMIT")
+}
