@@ -1,0 +1,425 @@
+//! What the checker says: the outcome of every event, the verdict per boundary, and
+//! the limits on what a kept verdict holds.
+
+use super::*;
+
+/// What happened to one event's business effect.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// One committed effect, with the event's own payload, and nothing left to redo it.
+    Once,
+    /// No effect, and nothing in the system will ever redo it: acked, or its offset
+    /// committed past it.
+    Lost,
+    Duplicated,
+    /// No effect, and the broker gave up on it: parked in the dead-letter queue. Lost, as
+    /// far as the guarantee goes (the scenario replays nothing); a person can recover it by
+    /// replaying the dead-letter queue, which a silent loss does not allow.
+    DeadLettered,
+    /// Not resolved: the broker still holds it (unacked, or not yet delivered behind an
+    /// offset nobody committed) and the run could not finish it, because a limit stopped
+    /// the healing phase or nothing was left to run. A liveness failure: neither lost nor
+    /// once, and no claim of more than at-most-once holds for it.
+    Stuck,
+    /// One effect, but with another payload than the event's: a copy with the same
+    /// `event_id` and an altered payload was applied instead of the original, which the
+    /// inbox then refused. The event's own effect never happened. (Also any effect of an
+    /// event the scenario declares invalid.)
+    WrongEffect,
+    /// The scenario declares its payload invalid (`workload.invalid`), and it correctly
+    /// ended with no effect, refused and no longer held (dead-lettered for a person, or
+    /// acked). Not a valid event, so not part of the guarantee.
+    Invalid,
+    /// No effect: the projection rejected it (a completion that arrived before its
+    /// transfer's creation), and recorded the rejection.
+    Rejected,
+    /// No effect of its own, because its transfer's money already moved under another
+    /// `event_id` and the ledger's business key refused a second time: one effect per
+    /// intent, by design.
+    SameIntent,
+    /// Never reached the broker (the producer committed the transfer and died before
+    /// publishing): outside the consumer's scope, and lost per intent.
+    Unpublished,
+    /// No effect yet: a completion still waiting in `pending_event` for its transfer's
+    /// creation when the run ended (`store.out_of_order: buffer`). Not lost, not done.
+    Pending,
+}
+
+impl Outcome {
+    pub fn name(self) -> &'static str {
+        match self {
+            Outcome::Once => "once",
+            Outcome::Lost => "lost",
+            Outcome::Duplicated => "duplicated",
+            Outcome::DeadLettered => "dead-lettered",
+            Outcome::Stuck => "stuck",
+            Outcome::WrongEffect => "wrong effect",
+            Outcome::Invalid => "invalid",
+            Outcome::Rejected => "rejected",
+            Outcome::Unpublished => "unpublished",
+            Outcome::SameIntent => "same intent",
+            Outcome::Pending => "pending",
+        }
+    }
+}
+
+/// One event, as the committed database and the broker see it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct EventReport {
+    pub event: EventIndex,
+    pub event_id: String,
+    pub transfer_id: String,
+    /// Applied effects: the larger of its debit and credit row counts. The outcome also
+    /// looks at the smaller: a debit without its credit is a lost transfer.
+    pub effects: u32,
+    pub debits: u32,
+    pub credits: u32,
+    pub inbox_rows: u32,
+    pub external_effects: u32,
+    /// Deliveries of it (every publication, every attempt).
+    pub deliveries: u32,
+    /// Deliveries the consumer recognised as already processed and discarded (a copy with
+    /// another payload is not one of them: see `payload_alerts`).
+    pub duplicates_discarded: u32,
+    /// The amount of its own payload.
+    pub amount_minor: i64,
+    /// The amount of each committed credit of it, in commit order: more than one amount
+    /// means a copy with another payload was applied.
+    pub amounts_minor: Vec<i64>,
+    /// Copies with its `event_id` and another payload, refused and alerted.
+    pub payload_alerts: Vec<PayloadAlert>,
+    /// How many times a publication of it was replayed from the dead-letter queue.
+    pub dead_letter_replays: u32,
+    pub outcome: Outcome,
+    /// Some publication of it went to the dead-letter queue.
+    pub dead_lettered: bool,
+    /// Debit and credit counts differ: half an effect is committed.
+    pub torn: bool,
+    pub acked: bool,
+    /// Why it is not acked, when it is not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unacked_reason: Option<String>,
+    /// The crashes that hit a delivery of this event.
+    pub crash_points: Vec<BoundaryPoint>,
+    /// Its rows still waiting in `pending_event` (a buffered completion).
+    pub pending_rows: u32,
+    /// When the retention job first deleted its inbox row, if it did: a delivery after
+    /// that is no longer recognised as a duplicate.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub inbox_expired_at: Option<Tick>,
+}
+
+/// One committed payload alert: a copy of an event arrived with the event's `event_id` and
+/// another payload. The inbox kept `stored_payload`; `received_payload` was not applied.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PayloadAlert {
+    pub stored_payload: String,
+    pub received_payload: String,
+    /// The refused payload is the event's own: an altered copy was applied before it (see
+    /// [`Outcome::WrongEffect`]).
+    pub refused_genuine: bool,
+    /// Virtual time of the alert.
+    pub detected_at: u64,
+}
+
+/// The verdict of one run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Verdict {
+    pub events: Vec<EventReport>,
+    /// Events with no effect that nothing will redo, the dead-lettered ones included.
+    pub lost: u64,
+    pub duplicated: u64,
+    pub exactly_once: u64,
+    /// Of the lost events, those the broker dead-lettered: not lost silently (replaying
+    /// the dead-letter queue would recover them), but not processed either.
+    pub dead_lettered: u64,
+    /// Events the run could not resolve (see [`Outcome::Stuck`]): a liveness failure.
+    pub stuck: u64,
+    /// Events applied with an altered copy's payload instead of their own.
+    pub wrong_effects: u64,
+    /// Events declared invalid that correctly ended with no effect: shown apart, not part
+    /// of the guarantee.
+    pub invalid: u64,
+    /// Events the projection rejected as out of order.
+    pub rejected: u64,
+    /// Committed payload alerts (same `event_id`, another payload), over all events.
+    pub payload_alerts: u64,
+    /// Completions still buffered in `pending_event` at the end.
+    pub pending: u64,
+    pub guarantee: Guarantee,
+    pub all_acked: bool,
+    /// Balances sum to the opening total, every account's balance is its opening balance
+    /// plus its ledger rows (no update was lost), and no event is torn.
+    pub conserved: bool,
+    /// Accounts whose balance disagrees with their ledger: a lost update.
+    pub drifted_accounts: Vec<String>,
+    pub balance_total_minor: i64,
+    pub opening_total_minor: i64,
+    /// External effects per event are reported, never part of the guarantee: they are
+    /// outside the database's transaction.
+    pub external_effects: u64,
+    /// The verdict per guarantee boundary: always the ledger per event (what `guarantee`
+    /// says), and the ledger per intent, the email and the output topic when the scenario
+    /// has them.
+    pub boundaries: Vec<ScopeVerdict>,
+    /// Per business intent (transfer), when the scenario judges intents.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub intents: Vec<IntentReport>,
+    /// Event reports (and intent reports, and drifted accounts) a summary of many runs did
+    /// not keep (see [`Verdict::slim`]): every count above still covers them.
+    #[serde(skip_serializing_if = "Omitted::is_empty")]
+    pub omitted: Omitted,
+}
+
+/// What [`Verdict::slim`] left out of a verdict: how many reports of each kind.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Omitted {
+    pub events: usize,
+    pub intents: usize,
+    pub drifted_accounts: usize,
+}
+
+impl Omitted {
+    pub fn is_empty(&self) -> bool {
+        *self == Omitted::default()
+    }
+}
+
+/// At most this many event reports of a slimmed verdict besides those of the events a crash
+/// hit, and at most this many intent reports and drifted accounts (see [`Verdict::slim`]).
+pub const MAX_KEPT_REPORTS: usize = 8;
+
+/// One guarantee boundary's verdict: the seeds' "say what happens once, for what identity,
+/// within what boundary".
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct ScopeVerdict {
+    pub boundary: Scope,
+    pub guarantee: Guarantee,
+    pub once: u64,
+    pub lost: u64,
+    pub duplicated: u64,
+    /// Effects with nothing behind them (see [`crate::scenario::ScopeExpect::ghost`]).
+    pub ghost: u64,
+    /// Units not resolved when the run ended: a liveness failure.
+    pub stuck: u64,
+    /// Units applied with another payload than their own.
+    pub wrong_effect: u64,
+}
+
+impl ScopeVerdict {
+    pub(super) fn new(boundary: Scope, counts: &[ScopeOutcome]) -> ScopeVerdict {
+        let n = |o: ScopeOutcome| counts.iter().filter(|&&c| c == o).count() as u64;
+        let (lost, duplicated, ghost, stuck, wrong_effect) = (
+            n(ScopeOutcome::Lost),
+            n(ScopeOutcome::Duplicated),
+            n(ScopeOutcome::Ghost),
+            n(ScopeOutcome::Stuck),
+            n(ScopeOutcome::WrongEffect),
+        );
+        ScopeVerdict {
+            boundary,
+            // An effect with no cause is an effect too many: it breaks "never more than
+            // once" exactly as a duplicate does. A unit stuck, or whose own effect never
+            // happened, breaks "finally once" as a loss does.
+            guarantee: Guarantee::from_anomalies(
+                lost + stuck + wrong_effect > 0,
+                duplicated + ghost > 0,
+            ),
+            once: n(ScopeOutcome::Once),
+            lost,
+            duplicated,
+            ghost,
+            stuck,
+            wrong_effect,
+        }
+    }
+
+    /// `ledger per intent: at-least-once (2 once, 1 duplicated)`.
+    pub fn describe(&self) -> String {
+        let mut parts = vec![format!("{} once", self.once)];
+        for (n, what) in [
+            (self.lost, "lost"),
+            (self.duplicated, "duplicated"),
+            (self.ghost, "ghost"),
+            (self.stuck, "stuck"),
+            (self.wrong_effect, "wrong effect"),
+        ] {
+            if n > 0 {
+                parts.push(format!("{n} {what}"));
+            }
+        }
+        format!(
+            "{}: {} ({})",
+            self.boundary.name(),
+            self.guarantee,
+            parts.join(", ")
+        )
+    }
+}
+
+/// How one unit fared within one boundary.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ScopeOutcome {
+    Once,
+    Lost,
+    Duplicated,
+    /// An effect that should not exist at all.
+    Ghost,
+    /// Not resolved when the run ended (see [`Outcome::Stuck`]).
+    Stuck,
+    /// One effect, with another payload than the unit's own.
+    WrongEffect,
+    /// Nothing expected and nothing happened (e.g. a request that never committed).
+    NotApplicable,
+}
+
+impl ScopeOutcome {
+    /// From how many effects were expected (0 or 1) and how many happened.
+    pub(super) fn of(expected: bool, effects: u32) -> ScopeOutcome {
+        match (expected, effects) {
+            (true, 0) => ScopeOutcome::Lost,
+            (true, 1) => ScopeOutcome::Once,
+            (true, _) => ScopeOutcome::Duplicated,
+            (false, 0) => ScopeOutcome::NotApplicable,
+            (false, _) => ScopeOutcome::Ghost,
+        }
+    }
+}
+
+/// One business intent (a transfer), end to end.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct IntentReport {
+    pub transfer_id: String,
+    /// The workload event that expresses it.
+    pub event: EventIndex,
+    /// Whether the producer committed the transfer (always, for a `direct` producer).
+    pub committed: bool,
+    /// Events published for it (distinct `event_id`s that reached the broker).
+    pub events: Vec<EventIndex>,
+    /// Times its money moved in the consumer's ledger.
+    pub effects: u32,
+    pub outcome: ScopeOutcome,
+}
+
+/// What the checker needs for the boundaries beyond the ledger per event.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ScopeInputs<'a> {
+    /// How many of the events are the workload's (the intents); the rest were minted.
+    pub intents: usize,
+    /// Whether to judge intents.
+    pub per_intent: bool,
+    /// Whether the ledger has the business key (a second event for a transfer is refused).
+    pub business_key: bool,
+    /// The transfers the producer committed, when a producer process ran (`None`: every
+    /// intent is committed, as with a `direct` producer).
+    pub committed_intents: Option<&'a std::collections::BTreeSet<String>>,
+    /// `Some(idempotency_key)` when the protocol sends emails.
+    pub email: Option<bool>,
+    /// Committed outputs per event, when the protocol produces outputs.
+    pub outputs: Option<&'a [u32]>,
+}
+
+impl Verdict {
+    /// The report of event `event`, if the verdict has it: every event's, unless it was
+    /// slimmed. Reports are in event order.
+    pub fn event(&self, event: EventIndex) -> Option<&EventReport> {
+        match self.events.get(event) {
+            Some(e) if e.event == event => Some(e),
+            _ => self
+                .events
+                .binary_search_by_key(&event, |e| e.event)
+                .ok()
+                .map(|i| &self.events[i]),
+        }
+    }
+
+    /// The number of events judged, whether or not their reports are kept.
+    pub fn event_count(&self) -> usize {
+        self.events.len() + self.omitted.events
+    }
+
+    /// Keeps what a summary of many runs (an exploration, a sweep) reads of a run, and no
+    /// more than a bounded amount of it, so that memory grows with the runs and not with
+    /// runs × events: every count, every boundary's verdict, the reports of the events a
+    /// crash hit, and of at most [`MAX_KEPT_REPORTS`] other events, those that did not
+    /// end once or show an anomaly (the first ones, in event order); at most as many
+    /// intent reports that did not end once, and drifted accounts. [`Verdict::omitted`]
+    /// counts what was left out.
+    pub fn slim(&mut self) {
+        let mut kept_others = 0;
+        let mut omitted = self.omitted;
+        self.events.retain(|e| {
+            let notable =
+                e.outcome != Outcome::Once || e.torn || !e.acked || !e.payload_alerts.is_empty();
+            let keep = !e.crash_points.is_empty() || (notable && kept_others < MAX_KEPT_REPORTS);
+            if e.crash_points.is_empty() && keep {
+                kept_others += 1;
+            }
+            omitted.events += usize::from(!keep);
+            keep
+        });
+        let before = self.intents.len();
+        let mut kept_intents = 0;
+        self.intents.retain(|i| {
+            let keep = i.outcome != ScopeOutcome::Once && kept_intents < MAX_KEPT_REPORTS;
+            kept_intents += usize::from(keep);
+            keep
+        });
+        omitted.intents += before - self.intents.len();
+        if self.drifted_accounts.len() > MAX_KEPT_REPORTS {
+            omitted.drifted_accounts += self.drifted_accounts.len() - MAX_KEPT_REPORTS;
+            self.drifted_accounts.truncate(MAX_KEPT_REPORTS);
+        }
+        self.events.shrink_to_fit();
+        self.intents.shrink_to_fit();
+        self.drifted_accounts.shrink_to_fit();
+        self.omitted = omitted;
+    }
+
+    /// About how many bytes this verdict holds on the heap (its lists and their strings,
+    /// with an allocator's overhead per allocation): what keeping it costs, for the memory
+    /// budgets of commands that keep many runs.
+    pub fn heap_bytes(&self) -> u64 {
+        use crate::model::heap;
+        use std::mem::size_of;
+        let text = |s: &String| heap(s.capacity(), 1);
+        let events: u64 = self
+            .events
+            .iter()
+            .map(|e| {
+                text(&e.event_id)
+                    + text(&e.transfer_id)
+                    + heap(e.amounts_minor.capacity(), size_of::<i64>())
+                    + heap(e.payload_alerts.capacity(), size_of::<PayloadAlert>())
+                    + e.payload_alerts
+                        .iter()
+                        .map(|a| text(&a.stored_payload) + text(&a.received_payload))
+                        .sum::<u64>()
+                    + e.unacked_reason.as_ref().map_or(0, text)
+                    + heap(e.crash_points.capacity(), size_of::<BoundaryPoint>())
+            })
+            .sum();
+        let intents: u64 = self
+            .intents
+            .iter()
+            .map(|i| text(&i.transfer_id) + heap(i.events.capacity(), size_of::<EventIndex>()))
+            .sum();
+        heap(self.events.capacity(), size_of::<EventReport>())
+            + events
+            + heap(self.intents.capacity(), size_of::<IntentReport>())
+            + intents
+            + heap(self.drifted_accounts.capacity(), size_of::<String>())
+            + self.drifted_accounts.iter().map(text).sum::<u64>()
+            + heap(self.boundaries.capacity(), size_of::<ScopeVerdict>())
+    }
+
+    /// The events that were not applied exactly once, or are torn, or not acked, or had a
+    /// copy with another payload.
+    pub fn anomalies(&self) -> impl Iterator<Item = &EventReport> {
+        self.events.iter().filter(|e| {
+            e.outcome != Outcome::Once || e.torn || !e.acked || !e.payload_alerts.is_empty()
+        })
+    }
+}
