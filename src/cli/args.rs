@@ -1,0 +1,395 @@
+//! The command line's arguments: every command and flag, as clap parses them. A flag means
+//! the same thing in every command that takes it.
+
+use super::*;
+
+pub(super) const EXAMPLES: &str = "\
+Examples:
+  delivery-sim matrix                          every built-in protocol × every crash point
+  delivery-sim protocols                       the built-in protocols and their steps
+  delivery-sim run scenarios/inbox-crash-between-commit-and-ack.json
+  delivery-sim run scenarios/ack-first-crash-after-ack.json --trace
+  delivery-sim explain scenarios/ack-first-crash-after-ack.json --lang es
+  delivery-sim run scenarios/                  every scenario file, each checked against its expect
+  delivery-sim explore scenarios/inbox-random-crashes-20-events.json --json
+  delivery-sim run --protocol no-dedup --events 3 --crash 'after:commit e0 d1'
+  delivery-sim sweep --protocol no-dedup --events 20 --seeds 0..100   findings, shrunk, with tokens
+  delivery-sim replay ds1:…                    the exact run of a token that sweep printed
+  delivery-sim run scenarios/ --junit report.xml
+  delivery-sim completions bash                a shell completion script
+
+Exit codes: 0 = expectations held (or none given), 1 = an expectation failed,
+2 = usage or input error.";
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "delivery-sim",
+    version,
+    about = "A deterministic fault-injection simulator for message-delivery semantics: \
+             it crashes a consumer at every step boundary and counts committed effects \
+             per event in a real SQLite database.",
+    after_help = EXAMPLES
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run one scenario and report what happened to every event. Given a folder, run every
+    /// scenario file in it (`*.json`, in name order) and check each against its `expect`:
+    /// the run, every pinned exploration depth, the pinned interleavings and the pinned
+    /// smallest safe TTL; print one row
+    /// per file, the failures with their replay commands, and the totals.
+    #[command(after_help = "Examples:
+  delivery-sim run scenarios/no-dedup-crash-between-commit-and-ack.json
+  delivery-sim run scenarios/inbox-exact-duplicate.json --seed 42 --json
+  delivery-sim run --protocol ack-first --crash 'after:ack e1 d1' --trace
+  delivery-sim run scenarios/
+  delivery-sim run scenarios/ --json
+
+With a folder, the exit code is 2 if any file is bad input (the others still run), else 1
+if any expectation failed, else 0.")]
+    Run(RunArgs),
+    /// Tell one run step by step, for a learner: what each step did and why it matters, the
+    /// broker's and the database's state after it (and what an open transaction holds), then
+    /// every anomaly in plain words and the run's failure-point table (point of failure,
+    /// confirmed state, recovery, outcome). In English or Spanish.
+    #[command(after_help = "Examples:
+  delivery-sim explain scenarios/inbox-crash-between-commit-and-ack.json
+  delivery-sim explain scenarios/ack-first-crash-after-ack.json --lang es
+  delivery-sim explain --protocol no-dedup --events 2 --crash 'after:commit e0 d1'
+
+The language is --lang, else the environment's (LC_ALL, LC_MESSAGES, LANG: es* is Spanish),
+else English. Colours only on a terminal, and never with NO_COLOR set.")]
+    Explain(ExplainArgs),
+    /// Run a scenario once per single crash point (every boundary of every step of every
+    /// delivery attempt the crash-free run reaches) and summarise.
+    #[command(after_help = "Examples:
+  delivery-sim explore scenarios/inbox-crash-between-commit-and-ack.json
+  delivery-sim explore --protocol effect-then-mark --events 2 --json")]
+    Explore(ExploreArgs),
+    /// Random fault plans, swarm style: each seed draws its own fault rates, then runs.
+    /// Prints each failing seed with its replay command as soon as its chunk ends, shrunk to
+    /// a minimal run that fails the same way, with that run's replay token.
+    #[command(after_help = "Examples:
+  delivery-sim sweep scenarios/inbox-random-crashes-20-events.json --seeds 0..10000
+  delivery-sim sweep --protocol no-dedup --events 5 --seeds 0..1000 --out findings.jsonl
+  delivery-sim sweep --protocol no-dedup --events 5 --seeds 3..4      (one seed: full report)
+  delivery-sim sweep --protocol no-dedup --events 20 --seeds 0..100 --no-shrink
+
+Shrinking spends at most --shrink-runs simulator runs per finding, for the first
+--shrink-findings findings; `delivery-sim replay TOKEN` replays a printed token.")]
+    Sweep(SweepArgs),
+    /// Every built-in protocol against every single crash point, as a table.
+    #[command(after_help = "Examples:
+  delivery-sim matrix
+  delivery-sim matrix --events 5 --json")]
+    Matrix(MatrixArgs),
+    /// List the built-in protocols with their steps.
+    Protocols,
+    /// Cross-check the simulator's crash model against reality: for the crash-free run
+    /// and every single crash point, run the scenario once simulated and once with a real
+    /// consumer process on a real SQLite file, killed with SIGKILL at the crash point;
+    /// compare the two (the consumer's steps, what was committed at the crash, the
+    /// verdict) and time them. One consumer, the queue broker.
+    #[command(after_help = "Examples:
+  delivery-sim crosscheck scenarios/crosscheck-inbox-3-events.json
+  delivery-sim crosscheck --protocol no-dedup --events 3 --json
+
+Exit codes: 0 = every point matches, 1 = some point differs (both sides are shown),
+2 = usage or input error, or a scenario crosscheck cannot run (it says why).")]
+    Crosscheck(crosscheck::CrosscheckArgs),
+    /// Measure the simulator's speed against raw SQLite, the matrix, explore's growth,
+    /// sweep's parallel speed-up, and crosscheck's real runs against simulated ones; print
+    /// the figures as Markdown.
+    Bench(BenchArgs),
+    /// Run the exact run of a replay token (as `sweep` prints for each finding, shrunk) and
+    /// report it as `run` does, with the same trace hash. Exit code 1 when the run breaks a
+    /// property (as the finding did), 0 when it does not.
+    #[command(after_help = "Examples:
+  delivery-sim replay ds1:eyJuYW1lIjoi…            (the token as sweep printed it)
+  delivery-sim replay ds1:eyJuYW1lIjoi… --trace
+  delivery-sim replay ds1:eyJuYW1lIjoi… --scenario-out scenarios/my-regression.json
+
+--scenario-out writes the run as a scenario file whose `expect` pins the failure as
+observed: `delivery-sim run` on it exits 0 while the run fails exactly so, and 1 once it
+changes (a regression scenario for the bug).")]
+    Replay(ReplayArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish or powershell).
+    #[command(after_help = "Examples:
+  delivery-sim completions bash > ~/.local/share/bash-completion/completions/delivery-sim
+  delivery-sim completions zsh > ~/.zfunc/_delivery-sim      (with fpath+=~/.zfunc)
+  delivery-sim completions fish > ~/.config/fish/completions/delivery-sim.fish")]
+    Completions(CompletionsArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// The replay token (starts with `ds1:`).
+    #[arg(value_name = "TOKEN")]
+    pub token: String,
+    /// Print the result as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Print every trace entry before the summary.
+    #[arg(long)]
+    pub trace: bool,
+    /// Also write the run as a scenario file, with an `expect` block pinning the failure as
+    /// observed.
+    #[arg(long, value_name = "FILE")]
+    pub scenario_out: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// Also write BENCHMARKS.md into this directory.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+}
+
+/// Where the scenario comes from: a file, or a built-in protocol with default settings.
+#[derive(Debug, Args)]
+pub struct ScenarioArgs {
+    /// A scenario file (JSON); `run` also takes a folder of them.
+    #[arg(value_name = "FILE", required_unless_present = "protocol")]
+    pub file: Option<PathBuf>,
+    /// Instead of a file: a built-in protocol with default settings and no faults.
+    #[arg(long, conflicts_with = "file")]
+    pub protocol: Option<String>,
+    /// With --protocol: how many events to publish.
+    #[arg(long, requires = "protocol", default_value_t = 3)]
+    pub events: u64,
+}
+
+/// A scenario and, optionally, another seed for it.
+#[derive(Debug, Args)]
+pub struct Source {
+    #[command(flatten)]
+    pub scenario: ScenarioArgs,
+    /// Use this seed instead of the scenario's.
+    #[arg(long)]
+    pub seed: Option<u64>,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub source: Source,
+    /// Crash exactly here instead of the scenario's planned and random crashes, written as
+    /// explore prints it (e.g. 'after:commit e0 d1'). Repeat for several crashes.
+    #[arg(long, value_name = "POINT")]
+    pub crash: Vec<String>,
+    /// Print the result as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Print every trace entry before the summary.
+    #[arg(long)]
+    pub trace: bool,
+    /// Use this inbox TTL instead of the scenario's (as `explore --smallest-safe-ttl`
+    /// prints it in replay commands); enables retention with the default cleanup schedule
+    /// if the scenario has none.
+    #[arg(long, value_name = "TICKS")]
+    pub inbox_ttl_ticks: Option<u64>,
+    /// Scheduling choices for several consumers, as `explore --interleavings` prints them
+    /// (e.g. 0,1,1): at the k-th tick where several consumers are due, the k-th number says
+    /// which of them steps (0 = the first due; past the list, 0).
+    #[arg(long, value_name = "CHOICES")]
+    pub schedule: Option<String>,
+    /// Instead of the text report, draw the run: `mermaid` prints a Mermaid sequenceDiagram
+    /// (paste it into Markdown in a ```mermaid block), `svg` a standalone SVG with one lane
+    /// per actor. Each event is coloured by its outcome (once, lost, duplicated).
+    #[arg(long, value_enum, value_name = "FORMAT", conflicts_with_all = ["json", "trace"])]
+    pub diagram: Option<DiagramFormat>,
+    /// With --diagram: `full` draws every step; `compact` folds the routine steps of events
+    /// processed once into notes; `auto` is compact past 60 rows.
+    #[arg(
+        long,
+        value_enum,
+        value_name = "DETAIL",
+        default_value = "auto",
+        requires = "diagram"
+    )]
+    pub diagram_detail: DiagramDetail,
+    /// With --diagram: write the diagram to this file instead of printing it.
+    #[arg(long, value_name = "FILE", requires = "diagram")]
+    pub out: Option<PathBuf>,
+    /// Also write the checks as JUnit XML to this file (one test case per check of each
+    /// scenario; written whole or not at all).
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+    /// The language of the text report (default: the environment's, else English). The
+    /// JSON is the same in every language.
+    #[arg(long, value_enum, value_name = "LANG")]
+    pub lang: Option<LangArg>,
+}
+
+/// `run --diagram`: the diagram's format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum DiagramFormat {
+    Mermaid,
+    Svg,
+}
+
+/// `run --diagram-detail`: how much of the run to draw.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum DiagramDetail {
+    Auto,
+    Full,
+    Compact,
+}
+
+/// A report language on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum LangArg {
+    /// English.
+    En,
+    /// Spanish (español rioplatense, as the course it comes from).
+    Es,
+}
+
+/// `explain`: the scenario source, crashes and schedule as `run` takes them.
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    #[command(flatten)]
+    pub source: Source,
+    /// Crash exactly here instead of the scenario's planned and random crashes, written as
+    /// explore prints it (e.g. 'after:commit e0 d1'). Repeat for several crashes.
+    #[arg(long, value_name = "POINT")]
+    pub crash: Vec<String>,
+    /// Scheduling choices for several consumers, as `run --schedule` takes them.
+    #[arg(long, value_name = "CHOICES")]
+    pub schedule: Option<String>,
+    /// Use this inbox TTL instead of the scenario's, as `run --inbox-ttl-ticks` does.
+    #[arg(long, value_name = "TICKS")]
+    pub inbox_ttl_ticks: Option<u64>,
+    /// The language of the narration (default: the environment's, else English).
+    #[arg(long, value_enum, value_name = "LANG")]
+    pub lang: Option<LangArg>,
+}
+
+#[derive(Debug, Args)]
+pub struct ExploreArgs {
+    #[command(flatten)]
+    pub source: Source,
+    /// The most crashes in one schedule: 1 = one run per single crash point; 2 adds a
+    /// second crash at every point the first crash's run reached (its recovery included).
+    #[arg(long, default_value_t = 1)]
+    pub depth: usize,
+    /// Refuse explorations estimated to need more schedules than this.
+    #[arg(long, default_value_t = explore::DEFAULT_MAX_SCHEDULES)]
+    pub max_schedules: u64,
+    /// Run every schedule, also those whose state after their last crash equals an
+    /// earlier run's (by default those are reported as `≡` that run and not extended):
+    /// the slow, obvious exploration that the pruned one must agree with.
+    #[arg(long, conflicts_with_all = ["interleavings", "smallest_safe_ttl"])]
+    pub no_prune: bool,
+    /// Instead of crash points: every interleaving of the consumers' steps (with the
+    /// scenario's own faults), up to --max-preemptions departures from round-robin.
+    #[arg(long, conflicts_with = "depth")]
+    pub interleavings: bool,
+    /// With --interleavings: how many times a schedule may depart from round-robin
+    /// (default: the scenario's `expect.interleavings.max_preemptions`, else 2).
+    #[arg(long, requires = "interleavings")]
+    pub max_preemptions: Option<usize>,
+    /// With --interleavings: also every single crash point (each interleaving again with
+    /// one crash at each boundary the default schedule reached).
+    #[arg(long, requires = "interleavings")]
+    pub with_crashes: bool,
+    /// Instead of one exploration: search the smallest inbox TTL (store.inbox_ttl_ticks)
+    /// for which no run duplicates an event, by bisection over ticks; each TTL is verified
+    /// by the scenario's own run and every schedule of up to --depth crashes (0: the own
+    /// run only).
+    #[arg(long, conflicts_with = "interleavings")]
+    pub smallest_safe_ttl: bool,
+    /// With --interleavings: the most interleavings to run.
+    #[arg(long, default_value_t = explore::DEFAULT_MAX_INTERLEAVINGS, requires = "interleavings")]
+    pub max_interleavings: u64,
+    /// Print the result as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `sweep`: the scenario's protocol, workload, store and broker are used; its faults and
+/// republishes are replaced by each seed's draw.
+#[derive(Debug, Args)]
+pub struct SweepArgs {
+    #[command(flatten)]
+    pub scenario: ScenarioArgs,
+    /// The seeds to run, `A..B` (B excluded).
+    #[arg(long, value_name = "A..B")]
+    pub seeds: String,
+    /// Write each finding as a JSON line to this file, flushed as it is found.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// With --out: add to the file instead of replacing it (to resume an interrupted sweep
+    /// into the same file, as its resume command does).
+    #[arg(long, requires = "out")]
+    pub append: bool,
+    /// Each seed's crash probability per step is drawn from 0 to this (parts per million).
+    #[arg(long, default_value_t = SwarmLimits::default().max_crash_ppm)]
+    pub max_crash_ppm: u32,
+    /// Each seed's crash budget is drawn from 0 to this.
+    #[arg(long, default_value_t = SwarmLimits::default().max_crashes)]
+    pub max_crashes: u32,
+    /// Each seed fails 0 to this many steps.
+    #[arg(long, default_value_t = SwarmLimits::default().max_failures)]
+    pub max_failures: u32,
+    /// Each seed republishes 0 to this many events.
+    #[arg(long, default_value_t = SwarmLimits::default().max_republishes)]
+    pub max_republishes: u32,
+    /// Each seed loses 0 to this many acks and has the broker duplicate 0 to this many
+    /// deliveries.
+    #[arg(long, default_value_t = SwarmLimits::default().max_broker_faults)]
+    pub max_broker_faults: u32,
+    /// Each seed's broker delays deliveries by up to 0 to this many ticks.
+    #[arg(long, default_value_t = SwarmLimits::default().max_jitter_ticks)]
+    pub max_jitter_ticks: u32,
+    /// Each seed may stall its consumer once for up to this many ticks (with a 50-tick
+    /// lease, so that leases expire while a consumer works).
+    #[arg(long, default_value_t = SwarmLimits::default().max_stall_ticks)]
+    pub max_stall_ticks: u32,
+    /// Do not shrink findings (each still gets the replay token of its exact run).
+    #[arg(long)]
+    pub no_shrink: bool,
+    /// The most simulator runs shrinking one finding may spend.
+    #[arg(long, default_value_t = shrink::DEFAULT_MAX_RUNS, value_name = "RUNS")]
+    pub shrink_runs: u64,
+    /// Shrink only the first this many findings; later ones get the token of their exact
+    /// run.
+    #[arg(long, default_value_t = DEFAULT_SHRINK_FINDINGS, value_name = "N")]
+    pub shrink_findings: u64,
+}
+
+/// How many findings of one sweep are shrunk by default: enough for every distinct bug a
+/// sweep usually finds, few enough that a sweep over a broken protocol (where most seeds
+/// fail) does not spend most of its time shrinking the same bug again.
+pub const DEFAULT_SHRINK_FINDINGS: u64 = 100;
+
+#[derive(Debug, Args)]
+pub struct MatrixArgs {
+    /// Events per run.
+    #[arg(long, default_value_t = 3)]
+    pub events: u64,
+    /// The most crashes per run: the table shows single crashes; each depth adds a
+    /// guarantee row.
+    #[arg(long, default_value_t = 2)]
+    pub depth: usize,
+    /// Also write matrix.md (failure-point tables) and matrix.json into this directory.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Seed of every run (event ids and accounts).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Print the result as JSON.
+    #[arg(long)]
+    pub json: bool,
+}

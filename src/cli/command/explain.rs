@@ -1,0 +1,56 @@
+//! `explain`: a run told step by step, in the reader's language.
+
+use crate::cli::*;
+
+/// `explain FILE`: one run, narrated.
+pub(in crate::cli) fn explain_command(args: &ExplainArgs) -> Result<(String, ExitCode), CliError> {
+    if let Some(path) = &args.source.scenario.file {
+        if path.is_dir() {
+            return Err(CliError::Usage(format!(
+                "{} is a folder; `explain` tells one run: give it one scenario file",
+                path.display()
+            )));
+        }
+    }
+    let (mut scenario, origin) = load(&args.source)?;
+    ttl_override(&mut scenario, args.inbox_ttl_ticks)?;
+    let crashes = crash_override(&scenario, &args.crash)?;
+    if !crashes.is_empty() {
+        scenario.faults.crash = crashes.iter().map(|p| CrashSpec::exactly(*p)).collect();
+        scenario.faults.random_crash = None;
+    }
+    let schedule = match &args.schedule {
+        Some(text) => parse_schedule(text)?,
+        None => Vec::new(),
+    };
+    let result = world::run_scheduled(&scenario, world::RunOptions::default(), &schedule);
+    reached(&result, &crashes, &schedule)?;
+    let failures = run_failures(&scenario, &result);
+    let lang = language(args.lang);
+    let run = replay_with_schedule(
+        with_ttl_flag(
+            origin.replay_command(scenario.seed, &crashes),
+            args.inbox_ttl_ticks,
+        ),
+        &schedule,
+    );
+    // The same run, told again: the replay command with `explain` and the language.
+    let replay = format!(
+        "{} --lang {}",
+        run.replacen("delivery-sim run ", "delivery-sim explain ", 1),
+        match lang {
+            Lang::En => "en",
+            Lang::Es => "es",
+        }
+    );
+    let out = explain::explain_text(
+        &scenario,
+        &schedule,
+        &result,
+        &replay,
+        failures.as_deref(),
+        lang,
+        stdout_paint(),
+    );
+    Ok((out, code(held(&failures))))
+}

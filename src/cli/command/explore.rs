@@ -1,0 +1,316 @@
+//! `explore`: crash schedules to a depth, or interleavings of several consumers, checked
+//! against the scenario's `expect`, with a replay command for every failing run.
+
+use crate::cli::*;
+
+/// The hard ceiling on `--max-schedules`.
+pub(in crate::cli) const MAX_SCHEDULES_CEILING: u64 = explore::MAX_SCHEDULES;
+
+pub(in crate::cli) fn explore_options(
+    scenario: &Scenario,
+    depth: usize,
+    max_schedules: u64,
+) -> Result<explore::ExploreOptions, CliError> {
+    if depth == 0 || depth > explore::MAX_DEPTH {
+        return Err(CliError::Usage(format!(
+            "--depth: {depth} is out of range; allowed: 1 to {}",
+            explore::MAX_DEPTH
+        )));
+    }
+    if max_schedules == 0 || max_schedules > MAX_SCHEDULES_CEILING {
+        return Err(CliError::Usage(format!(
+            "--max-schedules: {max_schedules} is out of range; allowed: 1 to {MAX_SCHEDULES_CEILING}"
+        )));
+    }
+    let explore::Estimate {
+        schedules: estimate,
+        steps,
+        first_level_bytes,
+    } = explore::estimate(scenario, depth);
+    if estimate > u128::from(max_schedules) {
+        return Err(CliError::Usage(format!(
+            "exploring `{}` ({} events) to depth {depth} may need up to {estimate} schedules, \
+             over the limit of {max_schedules}; lower --depth or the number of events{}",
+            scenario.name,
+            scenario.workload.events,
+            if max_schedules < MAX_SCHEDULES_CEILING {
+                format!(", or raise --max-schedules (at most {MAX_SCHEDULES_CEILING})")
+            } else {
+                String::new()
+            }
+        )));
+    }
+    if first_level_bytes > u128::from(explore::budget::KEPT_RUNS_BYTES) {
+        return Err(CliError::Usage(format!(
+            "exploring `{}` ({} events) needs at least one run per crash point of the \
+             crash-free run, whose runs would take about {} MiB to keep, over the {} MiB an \
+             exploration may keep (every command stays within 1 GiB); lower the number of \
+             events{}",
+            scenario.name,
+            scenario.workload.events,
+            first_level_bytes >> 20,
+            explore::budget::KEPT_RUNS_BYTES >> 20,
+            if depth > 1 { " or --depth" } else { "" }
+        )));
+    }
+    if steps > bounds::MAX_EXPLORE_STEPS {
+        return Err(CliError::Usage(format!(
+            "exploring `{}` to depth {depth} may need up to {estimate} schedules of about {} \
+             steps each, {steps} steps in all, over the {} one exploration may take (runs that \
+             long usually livelock to their step limit: see `run`); lower --depth, the number \
+             of events or limits.max_steps",
+            scenario.name,
+            steps / estimate.max(1),
+            bounds::MAX_EXPLORE_STEPS
+        )));
+    }
+    Ok(explore::ExploreOptions {
+        depth,
+        max_schedules,
+        ..explore::ExploreOptions::default()
+    })
+}
+
+/// Explores `scenario` to `depth` and compares the summary with its `expect` (the entry
+/// for that depth, else the top-level fields): the failed expectations, or `None` when it
+/// states none. What `explore FILE --depth D` does, and the `explore dD` check of `run DIR`.
+pub(in crate::cli) fn checked_exploration(
+    scenario: &Scenario,
+    depth: usize,
+    max_schedules: u64,
+    prune: bool,
+) -> Result<(explore::Exploration, Option<Vec<String>>), CliError> {
+    let options = explore::ExploreOptions {
+        prune,
+        ..explore_options(scenario, depth, max_schedules)?
+    };
+    let x = explore::explore(scenario, options);
+    let mut failures = scenario
+        .expect
+        .as_ref()
+        .map(|e| explore::failed_expectations(e, &x.summary));
+    if x.summary.liveness_failed_runs > 0 {
+        failures
+            .get_or_insert_with(Vec::new)
+            .push(liveness_line(x.summary.liveness_failed_runs, x.runs.len()));
+    }
+    if x.summary.memory_limited {
+        failures
+            .get_or_insert_with(Vec::new)
+            .push(memory_line(x.runs.len(), "--depth or the number of events"));
+    }
+    Ok((x, failures))
+}
+
+/// The failure of an exploration some of whose runs could not finish: every run is
+/// expected to, stated or not.
+pub(in crate::cli) fn liveness_line(failed: u64, runs: usize) -> String {
+    format!(
+        "liveness: {failed} of {runs} runs could not finish (an event stuck, or a limit \
+         stopped the healing phase); they are listed first among the failing runs, each with \
+         the command that replays it"
+    )
+}
+
+pub(in crate::cli) fn explore(args: &ExploreArgs) -> Result<(Printed, ExitCode), CliError> {
+    let (scenario, origin) = load(&args.source)?;
+    if args.interleavings {
+        return interleavings(args, &scenario, &origin).map(|(t, c)| (t.into(), c));
+    }
+    if args.smallest_safe_ttl {
+        return smallest_safe_ttl(args, &scenario, &origin).map(|(t, c)| (t.into(), c));
+    }
+    interrupt::install();
+    let (x, failures) =
+        checked_exploration(&scenario, args.depth, args.max_schedules, !args.no_prune)?;
+    // The counts of an interrupted exploration are a prefix's: not compared with `expect`.
+    let failures = failures.filter(|_| !x.summary.interrupted);
+    let held = held(&failures);
+    let code = if x.summary.interrupted {
+        interrupt::exit_code()
+    } else {
+        code(held)
+    };
+    if args.json {
+        // Written run by run: an exploration may have hundreds of thousands.
+        let expect = failures.map(json::ExpectJson::from_failures);
+        let write = move |w: &mut dyn Write| {
+            serde_json::to_writer_pretty(
+                &mut *w,
+                &json::explore_json(&scenario, &x, &origin, expect),
+            )
+            .map_err(std::io::Error::other)?;
+            writeln!(w)
+        };
+        return Ok((Printed::Stream(Box::new(write)), code));
+    }
+    let out = text::explore_text(&scenario, &x, &origin, failures.as_deref());
+    Ok((out.into(), code))
+}
+
+/// The hard ceiling on `--shrink-runs`.
+pub(in crate::cli) const MAX_SHRINK_RUNS: u64 = 1_000_000;
+
+pub(in crate::cli) fn explore_bound(flag: &str, value: u32, max: u32) -> Result<u32, CliError> {
+    if value > max {
+        return Err(CliError::Usage(format!(
+            "{flag}: {value} is out of range; allowed: 0 to {max}"
+        )));
+    }
+    Ok(value)
+}
+
+/// Parses `0,1,1` into scheduling choices.
+pub(in crate::cli) fn parse_schedule(text: &str) -> Result<Vec<u32>, CliError> {
+    if text.trim().is_empty() {
+        return Ok(Vec::new());
+    }
+    text.split(',')
+        .map(|c| {
+            c.trim().parse::<u32>().map_err(|_| {
+                CliError::Usage(format!(
+                    "--schedule: `{text}` is not a list of choices; write e.g. 0,1,1"
+                ))
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .and_then(|v| {
+            if v.len() > 100_000 {
+                Err(CliError::Usage("--schedule: at most 100000 choices".into()))
+            } else {
+                Ok(v)
+            }
+        })
+}
+
+/// A replay command with `--schedule` when the schedule departs from the default.
+pub(in crate::cli) fn replay_with_schedule(command: String, schedule: &[u32]) -> String {
+    match schedule.iter().rposition(|&c| c != 0) {
+        None => command,
+        Some(last) => {
+            let list: Vec<String> = schedule[..=last].iter().map(|c| c.to_string()).collect();
+            format!("{command} --schedule {}", list.join(","))
+        }
+    }
+}
+
+/// Enumerates the interleavings of `scenario`'s consumers up to `max_preemptions` (else the
+/// bound its `expect.interleavings` pins, else the default) and compares them with its
+/// `expect.interleavings` (not with `with_crashes`: the pinned counts are for the
+/// interleavings alone): the failed expectations, or `None` when it pins none. What
+/// `explore FILE --interleavings` does, and the `interleavings` check of `run DIR`.
+pub(in crate::cli) fn checked_interleavings(
+    scenario: &Scenario,
+    max_preemptions: Option<usize>,
+    max_interleavings: u64,
+    with_crashes: bool,
+) -> Result<(explore::Interleavings, Option<Vec<String>>), CliError> {
+    if scenario.consumers < 2 {
+        return Err(CliError::Usage(format!(
+            "--interleavings: `{}` has one consumer, so its steps have one order; set \
+             \"consumers\" to 2 or more",
+            scenario.name
+        )));
+    }
+    let expect = scenario
+        .expect
+        .as_ref()
+        .and_then(|e| e.interleavings.as_ref());
+    let max_preemptions = max_preemptions
+        .or(expect.and_then(|e| e.max_preemptions))
+        .unwrap_or(explore::DEFAULT_MAX_PREEMPTIONS);
+    if max_preemptions > bounds::MAX_PREEMPTIONS {
+        return Err(CliError::Usage(format!(
+            "--max-preemptions: {max_preemptions} is out of range; allowed: 0 to {}",
+            bounds::MAX_PREEMPTIONS
+        )));
+    }
+    if max_interleavings == 0 || max_interleavings > MAX_SCHEDULES_CEILING {
+        return Err(CliError::Usage(format!(
+            "--max-interleavings: {max_interleavings} is out of range; allowed: 1 to \
+             {MAX_SCHEDULES_CEILING}"
+        )));
+    }
+    let (estimate, choices) =
+        explore::estimate_interleavings(scenario, max_preemptions, with_crashes);
+    if with_crashes && estimate > u128::from(max_interleavings) {
+        return Err(CliError::Usage(format!(
+            "--interleavings --with-crashes on `{}` may need up to {estimate} runs (every \
+             interleaving within {max_preemptions} preemption(s), once per crash point), over \
+             the limit of {max_interleavings}; lower --max-preemptions or the number of \
+             events, or raise --max-interleavings (at most {MAX_SCHEDULES_CEILING})",
+            scenario.name
+        )));
+    }
+    // The runs kept (at most --max-interleavings) each keep their schedule.
+    let kept = estimate.min(u128::from(max_interleavings)) * choices;
+    if kept > explore::MAX_INTERLEAVING_CHOICES {
+        return Err(CliError::Usage(format!(
+            "--interleavings on `{}`: its default run makes {} scheduling decisions (a run \
+             that long is usually a livelock: see `run`), and up to {} interleavings of it \
+             would keep {kept} choices, over the {} this command keeps within its memory \
+             budget; lower --max-preemptions, --max-interleavings, limits.max_steps or the \
+             number of events",
+            scenario.name,
+            choices - 1,
+            estimate.min(u128::from(max_interleavings)),
+            explore::MAX_INTERLEAVING_CHOICES
+        )));
+    }
+    let x = explore::interleavings(scenario, max_preemptions, max_interleavings, with_crashes);
+    // The expected counts are for the interleavings alone.
+    let mut failures = expect
+        .filter(|_| !with_crashes)
+        .map(|e| explore::failed_interleaving_expectations(e, &x));
+    if x.liveness_failed_runs > 0 {
+        failures
+            .get_or_insert_with(Vec::new)
+            .push(liveness_line(x.liveness_failed_runs, x.runs.len()));
+    }
+    if x.memory_limited {
+        failures.get_or_insert_with(Vec::new).push(memory_line(
+            x.runs.len(),
+            "--max-preemptions, --max-interleavings or the number of events",
+        ));
+    }
+    Ok((x, failures))
+}
+
+/// The failure of an exploration the memory budget for kept runs stopped after `runs`
+/// runs; `lower` names what to lower.
+pub(in crate::cli) fn memory_line(runs: usize, lower: &str) -> String {
+    format!(
+        "limit: the exploration stopped after {runs} runs, at the {} MiB its kept runs may \
+         take (every command stays within 1 GiB): what it says covers those runs only; lower \
+         {lower}",
+        explore::budget::KEPT_RUNS_BYTES >> 20
+    )
+}
+
+pub(in crate::cli) fn interleavings(
+    args: &ExploreArgs,
+    scenario: &Scenario,
+    origin: &Origin,
+) -> Result<(String, ExitCode), CliError> {
+    let (x, failures) = checked_interleavings(
+        scenario,
+        args.max_preemptions,
+        args.max_interleavings,
+        args.with_crashes,
+    )?;
+    let replays: Vec<String> = x
+        .runs
+        .iter()
+        .map(|r| {
+            let crash: Vec<BoundaryPoint> = r.crash.into_iter().collect();
+            replay_with_schedule(origin.replay_command(scenario.seed, &crash), &r.schedule)
+        })
+        .collect();
+    let held = held(&failures);
+    let out = if args.json {
+        to_json(&json::interleavings_json(scenario, &x, &replays, failures))
+    } else {
+        text::interleavings_text(scenario, &x, &replays, failures.as_deref())
+    };
+    Ok((out, code(held)))
+}

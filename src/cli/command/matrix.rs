@@ -1,0 +1,55 @@
+//! `matrix`: every built-in protocol against every crash point.
+
+use crate::cli::*;
+
+pub(in crate::cli) fn matrix(args: &MatrixArgs) -> Result<(String, ExitCode), CliError> {
+    let events = events_arg("--events", args.events)?;
+    let protocols = Protocol::all_built_in();
+    for p in &protocols {
+        let mut s = Scenario::new(p.clone());
+        s.workload.events = events;
+        s.seed = args.seed;
+        // The matrix has no --max-schedules: its columns explore with the most.
+        explore_options(&s, args.depth, MAX_SCHEDULES_CEILING)?;
+    }
+    let columns = explore::matrix(&protocols, events, args.seed, args.depth);
+    let limited: Vec<&str> = columns
+        .iter()
+        .filter(|c| c.summaries.iter().any(|s| s.memory_limited))
+        .map(|c| c.protocol.name.as_str())
+        .collect();
+    let held = columns.iter().all(|c| c.as_documented()) && limited.is_empty();
+    let json = json::matrix_json(&columns, events, args.seed, args.depth);
+    let mut out = if args.json {
+        to_json(&json)
+    } else {
+        text::matrix_text(&columns, events, args.seed, args.depth)
+    };
+    if !limited.is_empty() && !args.json {
+        out.push_str(&format!(
+            "\nTRUNCATED  {}: {}\n",
+            limited.join(", "),
+            memory_line(0, "--depth or --events").replace(" after 0 runs", "")
+        ));
+    }
+    if let Some(dir) = &args.out {
+        let write = |name: &str, content: &str| -> Result<PathBuf, CliError> {
+            let path = dir.join(name);
+            atomic::write(&path, content.as_bytes()).map_err(|e| {
+                CliError::Usage(format!("--out: cannot write {}: {e}", path.display()))
+            })?;
+            Ok(path)
+        };
+        std::fs::create_dir_all(dir)
+            .map_err(|e| CliError::Usage(format!("--out: cannot create {}: {e}", dir.display())))?;
+        let md = write(
+            "matrix.md",
+            &markdown::matrix_markdown(&columns, events, args.seed, args.depth),
+        )?;
+        let js = write("matrix.json", &to_json(&json))?;
+        if !args.json {
+            out.push_str(&format!("\nwrote {} and {}\n", md.display(), js.display()));
+        }
+    }
+    Ok((out, code(held)))
+}

@@ -1,0 +1,262 @@
+//! `run`: one scenario run (with crash points given on the command line, if any), checked
+//! against its `expect`, printed as a report, a trace or a diagram.
+
+use crate::cli::*;
+
+pub(in crate::cli) fn crash_override(
+    scenario: &Scenario,
+    points: &[String],
+) -> Result<Vec<BoundaryPoint>, CliError> {
+    if points.len() > bounds::MAX_CRASHES as usize {
+        return Err(CliError::Usage(format!(
+            "--crash: {} crash points is over the limit of {} (as for faults.crash)",
+            points.len(),
+            bounds::MAX_CRASHES
+        )));
+    }
+    points
+        .iter()
+        .map(|text| {
+            let p =
+                BoundaryPoint::parse(text).map_err(|e| CliError::Usage(format!("--crash: {e}")))?;
+            if !scenario.runs_step(p.boundary.step)
+                && p.boundary.step.actor() != StepActor::Consumer
+            {
+                return Err(CliError::Usage(format!(
+                    "--crash: `{}` is a step of the {}, which this scenario does not run \
+                     (see `producer.mode`)",
+                    p.boundary.step,
+                    p.boundary.step.actor().name()
+                )));
+            }
+            if !scenario.runs_step(p.boundary.step) {
+                return Err(CliError::Usage(format!(
+                    "--crash: protocol `{}` has no step `{}`; its steps are {}",
+                    scenario.protocol.name,
+                    p.boundary.step,
+                    scenario.protocol.arrow_list()
+                )));
+            }
+            // Events minted by a per-attempt identity are numbered after the workload's.
+            let minted = scenario.producer.identity == Identity::PerAttempt;
+            if p.event >= scenario.workload.events && !minted {
+                return Err(CliError::Usage(format!(
+                    "--crash: event e{} does not exist; this scenario has e0 to e{}",
+                    p.event,
+                    scenario.workload.events - 1
+                )));
+            }
+            Ok(p)
+        })
+        .collect()
+}
+
+/// Runs `scenario` with the scheduling choices `schedule` (empty: the default schedule)
+/// and `options`, and compares the run with the scenario's `expect`: the failed
+/// expectations, or `None` when it states none. What `run FILE` does, and the `run` check of
+/// `run DIR`. A run that a limit stopped fails liveness, an expectation every run has,
+/// stated or not.
+pub(in crate::cli) fn checked_run(
+    scenario: &Scenario,
+    schedule: &[u32],
+    options: world::RunOptions,
+) -> (RunResult, Option<Vec<String>>) {
+    let result = world::run_scheduled(scenario, options, schedule);
+    let failures = run_failures(scenario, &result);
+    (result, failures)
+}
+
+/// How `result` fails `scenario`: its expectations that did not hold, and its liveness
+/// failure, which every scenario expects not to have; `None` when it states nothing and
+/// finished. `run` and `explain` judge a run so.
+pub(in crate::cli) fn run_failures(scenario: &Scenario, result: &RunResult) -> Option<Vec<String>> {
+    let mut failures = scenario
+        .expect
+        .as_ref()
+        .map(|e| check::failed_expectations(e, &result.verdict));
+    if let Some(stuck) = result.liveness_failure(&scenario.limits) {
+        failures.get_or_insert_with(Vec::new).push(stuck);
+    }
+    failures
+}
+
+pub(in crate::cli) fn run(args: &RunArgs) -> Result<(Printed, ExitCode), CliError> {
+    if let Some(path) = &args.source.scenario.file {
+        if path.is_dir() {
+            return folder::run_folder(path, args).map(|(t, c)| (t.into(), c));
+        }
+        if !path.exists() && path.extension().is_none_or(|x| x != "json") {
+            // Without the `.json` it may as well have been meant as a folder: say neither
+            // was found rather than "cannot read the file".
+            return Err(CliError::Usage(format!(
+                "{}: no such file or folder; `run` takes a scenario file (.json) or a folder \
+                 of them",
+                path.display()
+            )));
+        }
+    }
+    let (mut scenario, origin) = match load(&args.source) {
+        Ok(loaded) => loaded,
+        Err(e) => {
+            // The CI job that reads the report learns of the bad input from it too.
+            if let (Some(junit), Some(path)) = (&args.junit, &args.source.scenario.file) {
+                let report = FileReport {
+                    path: path.display().to_string(),
+                    name: file_name(path),
+                    run: None,
+                    checks: Vec::new(),
+                    error: Some(e.to_string()),
+                };
+                write_junit(
+                    junit,
+                    &format!("delivery-sim run {}", path.display()),
+                    &[report],
+                )?;
+            }
+            return Err(e);
+        }
+    };
+    ttl_override(&mut scenario, args.inbox_ttl_ticks)?;
+    let crashes = crash_override(&scenario, &args.crash)?;
+    if !crashes.is_empty() {
+        scenario.faults.crash = crashes.iter().map(|p| CrashSpec::exactly(*p)).collect();
+        scenario.faults.random_crash = None;
+    }
+    let schedule = match &args.schedule {
+        Some(text) => parse_schedule(text)?,
+        None => Vec::new(),
+    };
+    let (result, failures) = checked_run(&scenario, &schedule, world::RunOptions::default());
+    reached(&result, &crashes, &schedule)?;
+    let replay = replay_with_schedule(
+        with_ttl_flag(
+            origin.replay_command(scenario.seed, &crashes),
+            args.inbox_ttl_ticks,
+        ),
+        &schedule,
+    );
+    if let Some(junit) = &args.junit {
+        let report = run_report(&scenario, &origin, &result, &failures, &replay);
+        write_junit(junit, &replay, &[report])?;
+    }
+    let held = held(&failures);
+    let mut out = String::new();
+    if let Some(format) = args.diagram {
+        out.push_str(&draw(args, format, &scenario, &result)?);
+    } else if args.json {
+        let expect = failures.map(json::ExpectJson::from_failures);
+        let mut report = json::run_json(&scenario, &result, &origin, &crashes, expect);
+        report.replay = with_ttl_flag(report.replay, args.inbox_ttl_ticks);
+        out.push_str(&to_json(&report));
+    } else {
+        out.push_str(&text::run_text_in(
+            language(args.lang),
+            stdout_paint(),
+            &scenario,
+            &result,
+            &replay,
+            failures.as_deref(),
+        ));
+        if args.trace {
+            return Ok((trace_then(result, out), code(held)));
+        }
+    }
+    Ok((out.into(), code(held)))
+}
+
+/// Every trace entry of `result`, one per line, then `report`: written as it goes, since a
+/// trace may have millions of entries.
+pub(in crate::cli) fn trace_then(result: RunResult, report: String) -> Printed {
+    Printed::Stream(Box::new(move |w| {
+        for entry in result.trace.entries() {
+            writeln!(w, "{entry}")?;
+        }
+        writeln!(w)?;
+        w.write_all(report.as_bytes())
+    }))
+}
+
+/// Checks a run against the `--schedule` and `--crash` it was given: a choice past a
+/// decision's alternatives is a usage error; a crash point never reached is a warning.
+pub(in crate::cli) fn reached(
+    result: &RunResult,
+    crashes: &[BoundaryPoint],
+    schedule: &[u32],
+) -> Result<(), CliError> {
+    refuse_unknown_choices(result, schedule, "--schedule")?;
+    for p in crashes {
+        if !result.crashes.iter().any(|c| c.point == *p) {
+            eprintln!("warning: --crash '{p}' was never reached in this run");
+        }
+    }
+    Ok(())
+}
+
+/// The JUnit report of one run of a file (or a built-in scenario).
+fn run_report(
+    scenario: &Scenario,
+    origin: &Origin,
+    result: &RunResult,
+    failures: &Option<Vec<String>>,
+    replay: &str,
+) -> FileReport {
+    let (path, name) = match &origin {
+        Origin::File(path) => (path.clone(), file_name(Path::new(path))),
+        Origin::BuiltIn { .. } => (scenario.name.clone(), scenario.name.clone()),
+    };
+    FileReport {
+        path,
+        name,
+        run: Some(PlainRun {
+            scenario: scenario.name.clone(),
+            protocol: scenario.protocol.name.clone(),
+            seed: scenario.seed,
+            guarantee: result.verdict.guarantee,
+            trace_hash: result.trace.hash_hex(),
+        }),
+        checks: failures
+            .iter()
+            .map(|f| FileCheck {
+                name: "run".into(),
+                runs: None,
+                failures: f.clone(),
+                replay: replay.to_string(),
+            })
+            .collect(),
+        error: None,
+    }
+}
+
+/// The run's diagram, drawn in `format`: the text itself, or a line saying which `--out`
+/// file it was written to.
+fn draw(
+    args: &RunArgs,
+    format: DiagramFormat,
+    scenario: &Scenario,
+    result: &RunResult,
+) -> Result<String, CliError> {
+    let detail = match args.diagram_detail {
+        DiagramDetail::Auto => diagram::Detail::Auto,
+        DiagramDetail::Full => diagram::Detail::Full,
+        DiagramDetail::Compact => diagram::Detail::Compact,
+    };
+    let d = diagram::build(scenario, result, detail);
+    let drawn = match format {
+        DiagramFormat::Mermaid => d.mermaid(),
+        DiagramFormat::Svg => d.svg(),
+    };
+    Ok(match &args.out {
+        Some(path) => {
+            atomic::write(path, drawn.as_bytes()).map_err(|e| {
+                CliError::Usage(format!("--out: cannot write {}: {e}", path.display()))
+            })?;
+            format!(
+                "wrote {} ({} rows, {} bytes)\n",
+                path.display(),
+                d.rows.len(),
+                drawn.len()
+            )
+        }
+        None => drawn,
+    })
+}

@@ -1,0 +1,350 @@
+//! `sweep`: random search over seeds and fault plans, with failures shrunk.
+
+use crate::cli::*;
+
+/// Parses `A..B` into a non-empty range of at most [`sweep::MAX_SEEDS`] seeds.
+pub(in crate::cli) fn seed_range(text: &str) -> Result<std::ops::Range<u64>, CliError> {
+    let usage = || {
+        CliError::Usage(format!(
+            "--seeds: `{text}` is not a range; write A..B with A < B (B excluded), e.g. 0..1000"
+        ))
+    };
+    let (a, b) = text.split_once("..").ok_or_else(usage)?;
+    let (a, b): (u64, u64) = (
+        a.parse().map_err(|_| usage())?,
+        b.parse().map_err(|_| usage())?,
+    );
+    if a >= b {
+        return Err(usage());
+    }
+    if b - a > sweep::MAX_SEEDS {
+        return Err(CliError::Usage(format!(
+            "--seeds: {} seeds (one run each) is over the limit of {}; split the range",
+            b - a,
+            sweep::MAX_SEEDS
+        )));
+    }
+    Ok(a..b)
+}
+
+pub(in crate::cli) fn sweep(args: &SweepArgs) -> Result<(String, ExitCode), CliError> {
+    use std::io::IsTerminal;
+    let (scenario, origin) = load_scenario(&args.scenario)?;
+    let seeds = seed_range(&args.seeds)?;
+    let limits = swarm_limits(args)?;
+    let shrink_options = shrink_options(args)?;
+    // How many findings to shrink, if any.
+    let shrinking = (!args.no_shrink).then_some(args.shrink_findings);
+    if seeds.end - seeds.start == 1 {
+        // One seed: the full report, which is what a replay command is for.
+        return Ok(one_seed(
+            &scenario,
+            &origin,
+            seeds.start,
+            &limits,
+            shrinking.map(|_| shrink_options),
+        ));
+    }
+    let jsonl = open_out(args)?;
+    let total = seeds.end - seeds.start;
+    // The bar, and the findings printed above it, go to stdout, and only when stdout is a
+    // terminal: a pipe gets plain lines, and a redirected stderr cannot swallow findings.
+    let mut out = Findings {
+        bar: std::io::stdout().is_terminal().then(|| progress_bar(total)),
+        jsonl,
+        count: 0,
+        shrunk: 0,
+    };
+    interrupt::install();
+    out.say(&announcement(
+        &scenario,
+        &seeds,
+        &limits,
+        shrinking,
+        shrink_options,
+    ));
+    let mut start = seeds.start;
+    while start < seeds.end {
+        let end = (start + sweep::CHUNK).min(seeds.end);
+        let tick = || out.tick();
+        let chunk = sweep::sweep_chunk_until_interrupted(&scenario, start..end, &limits, &tick);
+        // The chunk's findings are shrunk in parallel, each on its own, and printed in seed
+        // order.
+        let shrunk: Vec<Option<Shrunk>> = chunk
+            .findings
+            .par_iter()
+            .enumerate()
+            .map(|(i, f)| {
+                shrinking
+                    .filter(|&n| out.count + (i as u64) < n)
+                    .map(|_| sweep::shrink_finding(&scenario, f, &limits, shrink_options))
+            })
+            .collect();
+        for (f, shrunk) in chunk.findings.iter().zip(shrunk) {
+            out.report(&scenario, &origin, &limits, f, shrunk)?;
+        }
+        start = chunk.done_until;
+        if start < end {
+            break;
+        }
+    }
+    if let Some(bar) = &out.bar {
+        bar.finish_and_clear();
+    }
+    let (findings, shrunk_findings) = (out.count, out.shrunk);
+    if start < seeds.end {
+        // Interrupted: every seed before `start` ran and its findings are written; the
+        // resume command runs the rest into the same file.
+        let resume = resume_command(
+            args,
+            &origin,
+            start..seeds.end,
+            &limits,
+            shrinking,
+            findings,
+        );
+        let ran = seeds.start..start;
+        let summary = interrupted_line(total, ran, findings, &resume, args.out.as_deref());
+        return Ok((summary, interrupt::exit_code()));
+    }
+    let summary = summary_line(total, findings, shrunk_findings, args.out.as_deref());
+    Ok((summary, code(findings == 0)))
+}
+
+/// The swarm's limits, each flag checked against its bound.
+fn swarm_limits(args: &SweepArgs) -> Result<SwarmLimits, CliError> {
+    Ok(SwarmLimits {
+        max_crash_ppm: explore_bound("--max-crash-ppm", args.max_crash_ppm, 1_000_000)?,
+        max_crashes: explore_bound("--max-crashes", args.max_crashes, bounds::MAX_CRASHES)?,
+        max_failures: explore_bound("--max-failures", args.max_failures, 100)?,
+        max_republishes: explore_bound("--max-republishes", args.max_republishes, 100)?,
+        max_broker_faults: explore_bound("--max-broker-faults", args.max_broker_faults, 100)?,
+        max_jitter_ticks: explore_bound("--max-jitter-ticks", args.max_jitter_ticks, 1_000_000)?,
+        max_stall_ticks: explore_bound("--max-stall-ticks", args.max_stall_ticks, 1_000_000)?,
+    })
+}
+
+/// A sweep of one seed: that seed's full report (and its shrunk form, when it fails and
+/// `shrink` is given).
+fn one_seed(
+    scenario: &Scenario,
+    origin: &Origin,
+    seed: u64,
+    limits: &SwarmLimits,
+    shrink: Option<ShrinkOptions>,
+) -> (String, ExitCode) {
+    let (s, plan) = sweep::seeded(scenario, seed, limits);
+    let result = world::run(&s);
+    let mut out = format!("sweep seed {seed}: {}\n", text::plan_text(&plan));
+    let replay = origin.sweep_replay_command(seed, limits);
+    out.push_str(&text::run_text(&s, &result, &replay, None));
+    let failing = sweep::is_finding(&result);
+    if let Some(options) = shrink.filter(|_| failing) {
+        let f = sweep::Finding { seed, plan, result };
+        let shrunk = sweep::shrink_finding(scenario, &f, limits, options);
+        out.push_str(&format!("\n{}\n", text::shrunk_lines(&shrunk)));
+    }
+    (out, code(!failing))
+}
+
+/// The `--out` file findings are written to, one JSON line each.
+fn open_out(args: &SweepArgs) -> Result<Option<std::fs::File>, CliError> {
+    let Some(path) = &args.out else {
+        return Ok(None);
+    };
+    std::fs::OpenOptions::new()
+        .create(true)
+        .write(true)
+        .append(args.append)
+        .truncate(!args.append)
+        .open(path)
+        .map(Some)
+        .map_err(|e| CliError::Usage(format!("--out: cannot create {}: {e}", path.display())))
+}
+
+/// The progress bar of a sweep over `total` seeds, drawn on stdout.
+fn progress_bar(total: u64) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::with_draw_target(
+        Some(total),
+        indicatif::ProgressDrawTarget::stdout(),
+    );
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{bar:30} {pos}/{len} runs, {per_sec}, {msg}, ETA {eta}",
+        )
+        .expect("a valid template"),
+    );
+    bar.set_message("0 findings");
+    bar
+}
+
+/// The command that resumes an interrupted sweep over `rest`, after `findings` findings.
+fn resume_command(
+    args: &SweepArgs,
+    origin: &Origin,
+    rest: std::ops::Range<u64>,
+    limits: &SwarmLimits,
+    shrinking: Option<u64>,
+    findings: u64,
+) -> String {
+    let mut resume = origin.sweep_command(rest, limits);
+    // The resumed sweep shrinks only the findings this one had left to shrink, so that
+    // the two together print and write what one uninterrupted sweep would have.
+    match shrinking.map(|n| n.saturating_sub(findings)) {
+        None | Some(0) => resume.push_str(" --no-shrink"),
+        Some(n) if n != DEFAULT_SHRINK_FINDINGS => {
+            resume.push_str(&format!(" --shrink-findings {n}"))
+        }
+        Some(_) => {}
+    }
+    if !args.no_shrink && args.shrink_runs != shrink::DEFAULT_MAX_RUNS {
+        resume.push_str(&format!(" --shrink-runs {}", args.shrink_runs));
+    }
+    if let Some(path) = &args.out {
+        resume.push_str(&format!(
+            " --out {} --append",
+            crate::report::shell_quote(&path.display().to_string())
+        ));
+    }
+    resume
+}
+
+/// `--shrink-runs`, checked against its bounds.
+fn shrink_options(args: &SweepArgs) -> Result<ShrinkOptions, CliError> {
+    if args.shrink_runs < 2 || args.shrink_runs > MAX_SHRINK_RUNS {
+        return Err(CliError::Usage(format!(
+            "--shrink-runs: {} is out of range; allowed: 2 to {MAX_SHRINK_RUNS}",
+            args.shrink_runs
+        )));
+    }
+    Ok(ShrinkOptions {
+        max_runs: args.shrink_runs,
+    })
+}
+
+/// The line a sweep starts with: what it sweeps, within which limits, shrinking what.
+fn announcement(
+    scenario: &Scenario,
+    seeds: &std::ops::Range<u64>,
+    limits: &SwarmLimits,
+    shrinking: Option<u64>,
+    shrink_options: ShrinkOptions,
+) -> String {
+    format!(
+        "sweeping {} seeds {}..{} of `{}` ({}), swarm limits: crash ≤ {} ppm per step, ≤ {} crashes, \
+         ≤ {} failed steps, ≤ {} republishes, ≤ {} lost acks and broker duplicates; {}",
+        seeds.end - seeds.start,
+        seeds.start,
+        seeds.end,
+        scenario.name,
+        scenario.protocol.name,
+        limits.max_crash_ppm,
+        limits.max_crashes,
+        limits.max_failures,
+        limits.max_republishes,
+        limits.max_broker_faults,
+        match shrinking {
+            Some(n) => format!(
+                "shrinking the first {n} findings, ≤ {} runs each",
+                shrink_options.max_runs
+            ),
+            None => "not shrinking findings".to_string(),
+        }
+    )
+}
+
+/// The line a finished sweep ends with.
+fn summary_line(total: u64, findings: u64, shrunk_findings: u64, out: Option<&Path>) -> String {
+    format!(
+        "swept {total} seeds: {findings} failing (lost, duplicated, dead-lettered, torn, unacked, limited, or broken at another boundary){}{}\n",
+        if shrunk_findings > 0 {
+            format!("; {shrunk_findings} shrunk (replay each with `delivery-sim replay TOKEN`)")
+        } else {
+            String::new()
+        },
+        out.map_or(String::new(), |p| format!("; findings written to {}", p.display()))
+    )
+}
+
+/// The line an interrupted sweep ends with: what ran, and the command that resumes it.
+fn interrupted_line(
+    total: u64,
+    ran: std::ops::Range<u64>,
+    findings: u64,
+    resume: &str,
+    out: Option<&Path>,
+) -> String {
+    format!(
+        "interrupted after {} of {total} seeds ({}..{} ran): {findings} failing so far{}\n\
+         resume with: {resume}\n",
+        ran.end - ran.start,
+        ran.start,
+        ran.end,
+        out.map_or(String::new(), |p| format!(
+            "; findings written to {}",
+            p.display()
+        ))
+    )
+}
+
+/// Where a sweep's findings go: stdout (above the progress bar, when there is one) and the
+/// `--out` file; and how many there were.
+struct Findings {
+    bar: Option<indicatif::ProgressBar>,
+    jsonl: Option<std::fs::File>,
+    count: u64,
+    shrunk: u64,
+}
+
+impl Findings {
+    fn say(&self, line: &str) {
+        match &self.bar {
+            Some(bar) => bar.println(line),
+            None => {
+                let mut stdout = std::io::stdout().lock();
+                let _ = writeln!(stdout, "{line}").and_then(|_| stdout.flush());
+            }
+        }
+    }
+
+    /// One more seed ran.
+    fn tick(&self) {
+        if let Some(bar) = &self.bar {
+            bar.inc(1);
+        }
+    }
+
+    /// Prints finding `f` (shrunk, or with the token that replays it exactly) and writes it
+    /// to the `--out` file.
+    fn report(
+        &mut self,
+        scenario: &Scenario,
+        origin: &Origin,
+        limits: &SwarmLimits,
+        f: &sweep::Finding,
+        shrunk: Option<Shrunk>,
+    ) -> Result<(), CliError> {
+        self.count += 1;
+        let replay = origin.sweep_replay_command(f.seed, limits);
+        let exact = token::encode(&sweep::finding_scenario(scenario, f, limits), &[]);
+        let how = match &shrunk {
+            Some(s) => {
+                self.shrunk += 1;
+                text::shrunk_lines(s)
+            }
+            None => format!("    {}", token_command(&exact)),
+        };
+        self.say(&format!("{}\n{how}", text::finding_line(f, &replay)));
+        if let Some(file) = &mut self.jsonl {
+            let finding = json::finding_json(scenario, f, replay, exact, shrunk.as_ref());
+            let line = serde_json::to_string(&finding).expect("findings serialize");
+            writeln!(file, "{line}")
+                .and_then(|_| file.flush())
+                .map_err(|e| CliError::Usage(format!("--out: cannot write: {e}")))?;
+        }
+        if let Some(bar) = &self.bar {
+            bar.set_message(format!("{} findings", self.count));
+        }
+        Ok(())
+    }
+}
