@@ -1,0 +1,323 @@
+//! The `faults` section: planned and random crashes, failed steps, stalls, lost acks, the
+//! broker's duplicates, commit and publish timeouts, each checked against the protocol and
+//! the workload.
+
+use super::*;
+
+impl Checker<'_> {
+    pub(super) fn faults(
+        &self,
+        raw: RawFaults,
+        workload: &Workload,
+        protocol: &Protocol,
+        producer: &ProducerConfig,
+    ) -> Result<FaultPlan, ScenarioError> {
+        let crash = self.crashes(raw.crash, workload, protocol, producer)?;
+        let random_crash = match raw.random_crash {
+            None => None,
+            Some(r) => Some(RandomCrash {
+                per_step_ppm: self.range(
+                    "faults.random_crash.per_step_ppm",
+                    r.per_step_ppm,
+                    0,
+                    1_000_000,
+                )?,
+                max_crashes: self.range(
+                    "faults.random_crash.max_crashes",
+                    r.max_crashes,
+                    0,
+                    bounds::MAX_CRASHES,
+                )?,
+            }),
+        };
+        self.at_most("faults.fail", raw.fail.len(), bounds::MAX_FAULT_SPECS)?;
+        self.at_most("faults.stall", raw.stall.len(), bounds::MAX_FAULT_SPECS)?;
+        self.at_most(
+            "faults.lose_ack",
+            raw.lose_ack.len(),
+            bounds::MAX_FAULT_SPECS,
+        )?;
+        self.at_most(
+            "faults.duplicate_delivery",
+            raw.duplicate_delivery.len(),
+            bounds::MAX_FAULT_SPECS,
+        )?;
+        self.at_most(
+            "faults.publish_timeout",
+            raw.publish_timeout.len(),
+            bounds::MAX_FAULT_SPECS,
+        )?;
+        let fail = self.fails(raw.fail, workload, protocol)?;
+        let stall = self.stalls(raw.stall, workload, protocol)?;
+        let lose_ack = self.delivery_faults("faults.lose_ack", raw.lose_ack, workload)?;
+        let duplicate_delivery = self.delivery_faults(
+            "faults.duplicate_delivery",
+            raw.duplicate_delivery,
+            workload,
+        )?;
+        let commit_timeout = self.commit_timeouts(raw.commit_timeout, workload, protocol)?;
+        let mut publish_timeout = Vec::new();
+        for (i, f) in raw.publish_timeout.into_iter().enumerate() {
+            let field = format!("faults.publish_timeout[{i}]");
+            publish_timeout.push(PublishFault {
+                event: self.opt_event(&format!("{field}.event"), f.event, workload.events)?,
+                times: self.range(
+                    &format!("{field}.times"),
+                    f.times.unwrap_or(1),
+                    1,
+                    bounds::MAX_FAIL_TIMES,
+                )?,
+            });
+        }
+        Ok(FaultPlan {
+            crash,
+            random_crash,
+            fail,
+            stall,
+            lose_ack,
+            duplicate_delivery,
+            commit_timeout,
+            publish_timeout,
+        })
+    }
+
+    /// `faults.crash`: each point a step the run takes, each copy one that is published.
+    pub(super) fn crashes(
+        &self,
+        crashes: Vec<RawCrash>,
+        workload: &Workload,
+        protocol: &Protocol,
+        producer: &ProducerConfig,
+    ) -> Result<Vec<CrashSpec>, ScenarioError> {
+        // Events minted by a per-attempt identity are numbered after the workload's.
+        let crash_events = if producer.identity == Identity::PerAttempt {
+            bounds::MAX_EVENTS as usize * 2
+        } else {
+            workload.events
+        };
+        if crashes.len() > bounds::MAX_CRASHES as usize {
+            return Err(self.err(
+                "faults.crash",
+                format!("at most {} planned crashes", bounds::MAX_CRASHES),
+            ));
+        }
+        let mut crash = Vec::new();
+        for (i, c) in crashes.into_iter().enumerate() {
+            let at =
+                Boundary::parse(&c.at).map_err(|m| self.err(format!("faults.crash[{i}].at"), m))?;
+            if !crate::scenario::runs_step(protocol, producer, at.step) {
+                return Err(self.missing_step(
+                    format!("faults.crash[{i}].at"),
+                    protocol,
+                    at.step,
+                    &format!(", so `{}` is never reached", c.at),
+                ));
+            }
+            let event =
+                self.opt_event(&format!("faults.crash[{i}].event"), c.event, crash_events)?;
+            let republished = || workload.republish.iter().chain(&workload.republish_altered);
+            let copies = event.map_or(republished().count(), |e| {
+                republished().filter(|&&r| r == e).count()
+            });
+            if let Some(copy) = c
+                .copy
+                .filter(|_| at.step.actor() == crate::model::StepActor::Consumer)
+            {
+                if copy as usize > copies {
+                    return Err(self.err(
+                        format!("faults.crash[{i}].copy"),
+                        format!(
+                            "copy {copy} is never published: 0 is the original and the \
+                             workload republishes this event {copies} time(s)"
+                        ),
+                    ));
+                }
+            }
+            crash.push(CrashSpec {
+                at,
+                event,
+                copy: c.copy,
+                delivery: self.delivery(&format!("faults.crash[{i}].delivery"), c.delivery)?,
+            });
+        }
+        Ok(crash)
+    }
+
+    /// `faults.fail`: consumer steps of the protocol, failed a number of times or until a
+    /// tick.
+    pub(super) fn fails(
+        &self,
+        fails: Vec<RawFail>,
+        workload: &Workload,
+        protocol: &Protocol,
+    ) -> Result<Vec<FailSpec>, ScenarioError> {
+        let mut fail = Vec::new();
+        for (i, f) in fails.into_iter().enumerate() {
+            let field = format!("faults.fail[{i}].at");
+            let step = Step::parse(&f.at).ok_or_else(|| {
+                self.err(
+                    &field,
+                    format!(
+                        "unknown step `{}`; the steps are {}",
+                        f.at,
+                        Step::allowed_names()
+                    ),
+                )
+            })?;
+            if step.actor() != crate::model::StepActor::Consumer {
+                return Err(self.err(
+                    &field,
+                    format!(
+                        "only consumer steps can be told to fail; `{step}` is the {}'s (crash \
+                         it with `faults.crash`, or time its publication out with \
+                         `faults.publish_timeout`)",
+                        step.actor().name()
+                    ),
+                ));
+            }
+            if step == Step::Receive {
+                return Err(self.err(
+                    &field,
+                    "`receive` cannot fail; to lose a delivery on the wire, crash at `before:receive`",
+                ));
+            }
+            if !protocol.has(step) {
+                return Err(self.missing_step(&field, protocol, step, ""));
+            }
+            if f.times.is_some() && f.until_tick.is_some() {
+                return Err(self.err(
+                    format!("faults.fail[{i}].until_tick"),
+                    "give `times` (fails that many times) or `until_tick` (fails every time \
+                     until that tick, a poison message until its fix), not both",
+                ));
+            }
+            fail.push(FailSpec {
+                step,
+                event: self.opt_event(
+                    &format!("faults.fail[{i}].event"),
+                    f.event,
+                    workload.events,
+                )?,
+                delivery: self.delivery(&format!("faults.fail[{i}].delivery"), f.delivery)?,
+                times: self.range(
+                    &format!("faults.fail[{i}].times"),
+                    f.times.unwrap_or(1),
+                    1,
+                    bounds::MAX_FAIL_TIMES,
+                )?,
+                until_tick: f
+                    .until_tick
+                    .map(|t| {
+                        self.range(
+                            &format!("faults.fail[{i}].until_tick"),
+                            t,
+                            1,
+                            bounds::MAX_TICKS,
+                        )
+                    })
+                    .transpose()?,
+            });
+        }
+        Ok(fail)
+    }
+
+    /// `faults.stall`: boundaries of the protocol's steps, held for some ticks.
+    pub(super) fn stalls(
+        &self,
+        stalls: Vec<RawStall>,
+        workload: &Workload,
+        protocol: &Protocol,
+    ) -> Result<Vec<StallSpec>, ScenarioError> {
+        let mut stall = Vec::new();
+        for (i, st) in stalls.into_iter().enumerate() {
+            let field = format!("faults.stall[{i}]");
+            let at = Boundary::parse(&st.at).map_err(|m| self.err(format!("{field}.at"), m))?;
+            if !protocol.has(at.step) {
+                return Err(self.missing_step(format!("{field}.at"), protocol, at.step, ""));
+            }
+            stall.push(StallSpec {
+                at,
+                event: self.opt_event(&format!("{field}.event"), st.event, workload.events)?,
+                delivery: self.delivery(&format!("{field}.delivery"), st.delivery)?,
+                ticks: self.range(
+                    &format!("{field}.ticks"),
+                    st.ticks,
+                    1,
+                    bounds::MAX_DELAY_TICKS,
+                )?,
+            });
+        }
+        Ok(stall)
+    }
+
+    /// `faults.commit_timeout`: only for a protocol that commits.
+    pub(super) fn commit_timeouts(
+        &self,
+        timeouts: Vec<RawCommitTimeout>,
+        workload: &Workload,
+        protocol: &Protocol,
+    ) -> Result<Vec<CommitTimeoutSpec>, ScenarioError> {
+        if timeouts.len() > bounds::MAX_CRASHES as usize {
+            return Err(self.err(
+                "faults.commit_timeout",
+                format!("at most {} commit timeouts", bounds::MAX_CRASHES),
+            ));
+        }
+        let mut commit_timeout = Vec::new();
+        for (i, t) in timeouts.into_iter().enumerate() {
+            let field = format!("faults.commit_timeout[{i}]");
+            if !protocol.has(Step::Commit) {
+                return Err(self.missing_step(
+                    field,
+                    protocol,
+                    Step::Commit,
+                    ", so no commit can time out",
+                ));
+            }
+            commit_timeout.push(CommitTimeoutSpec {
+                event: self.opt_event(&format!("{field}.event"), t.event, workload.events)?,
+                delivery: self.delivery(&format!("{field}.delivery"), t.delivery)?,
+                applied: t.applied,
+            });
+        }
+        Ok(commit_timeout)
+    }
+
+    pub(super) fn delivery_faults(
+        &self,
+        name: &str,
+        raw: Vec<RawDeliveryFault>,
+        workload: &Workload,
+    ) -> Result<Vec<DeliveryFault>, ScenarioError> {
+        raw.into_iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let field = format!("{name}[{i}]");
+                Ok(DeliveryFault {
+                    event: self.opt_event(&format!("{field}.event"), f.event, workload.events)?,
+                    delivery: self.delivery(&format!("{field}.delivery"), f.delivery)?,
+                    times: self.range(
+                        &format!("{field}.times"),
+                        f.times.unwrap_or(1),
+                        1,
+                        bounds::MAX_FAIL_TIMES,
+                    )?,
+                })
+            })
+            .collect()
+    }
+
+    /// At most `max` entries in the list `field`.
+    pub(super) fn at_most(&self, field: &str, len: usize, max: usize) -> Result<(), ScenarioError> {
+        if len > max {
+            return Err(self.err(
+                field,
+                format!(
+                    "{len} entries is over the limit of {max}; each is checked at every step \
+                     boundary (scenario::bounds)"
+                ),
+            ));
+        }
+        Ok(())
+    }
+}

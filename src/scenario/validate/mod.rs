@@ -1,0 +1,389 @@
+//! From JSON text to a [`Scenario`]: parse with serde (keeping the path to the field that
+//! failed), then check every value against the bounds and the protocol rules.
+
+mod broker;
+mod faults;
+mod store;
+mod workload;
+
+use super::schema::*;
+use super::{bounds, ConsumerConfig, Limits, Scenario, ScenarioError, Workload};
+use crate::broker::{BrokerConfig, LogConfig};
+use crate::fault::{
+    CommitTimeoutSpec, CrashSpec, DeliveryFault, FailSpec, FaultPlan, PublishFault, RandomCrash,
+    StallSpec,
+};
+use crate::model::{Boundary, Protocol, Step, Tick};
+use crate::producer::{Identity, ProducerConfig};
+use crate::store::{OutOfOrder, Retention, StoreConfig};
+
+pub fn parse(text: &str, origin: &str) -> Result<Scenario, ScenarioError> {
+    if text.len() > bounds::MAX_SCENARIO_BYTES {
+        return Err(too_long(text.as_bytes(), origin));
+    }
+    let located = |e: serde_path_to_error::Error<serde_json::Error>| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        let message = strip_location(&inner.to_string());
+        // A repeated key is named in the field path, after the object that repeats it.
+        let field = match super::strict::duplicate_key_of(&message) {
+            Some(key) if path.is_empty() || path == "." => key.to_string(),
+            Some(key) => format!("{path}.{key}"),
+            None => path,
+        };
+        ScenarioError {
+            origin: origin.to_string(),
+            location: (inner.line() > 0).then(|| (inner.line(), inner.column())),
+            field: Some(field),
+            message,
+        }
+    };
+    let de = &mut serde_json::Deserializer::from_str(text);
+    let raw: RawScenario = serde_path_to_error::deserialize(de).map_err(located)?;
+    // serde refuses a repeated struct field but keeps a map's last value; refuse both.
+    super::strict::unique_keys(text).map_err(located)?;
+    Checker { origin }.scenario(raw)
+}
+
+/// The error for a scenario `bytes` long, over [`bounds::MAX_SCENARIO_BYTES`], located
+/// where it goes past the bound.
+pub fn too_long(bytes: &[u8], origin: &str) -> ScenarioError {
+    ScenarioError {
+        origin: origin.to_string(),
+        location: Some(position(bytes, bounds::MAX_SCENARIO_BYTES)),
+        field: None,
+        message: format!(
+            "{} bytes is over the limit of {} bytes for a scenario file, which this line \
+             crosses (the largest example is a few kilobytes; every list in a scenario has \
+             its own bound)",
+            bytes.len(),
+            bounds::MAX_SCENARIO_BYTES
+        ),
+    }
+}
+
+/// The line and column (1-based, columns in characters as serde_json counts them) of byte
+/// `offset` of `bytes`.
+pub fn position(bytes: &[u8], offset: usize) -> (usize, usize) {
+    let before = &bytes[..offset.min(bytes.len())];
+    let line = 1 + before.iter().filter(|&&b| b == b'\n').count();
+    let line_start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    let column = 1 + String::from_utf8_lossy(&before[line_start..])
+        .chars()
+        .count();
+    (line, column)
+}
+
+/// serde_json appends " at line L column C" to its messages; we print the location once,
+/// in front.
+fn strip_location(message: &str) -> String {
+    match message.rfind(" at line ") {
+        Some(i) => message[..i].to_string(),
+        None => message.to_string(),
+    }
+}
+
+struct Checker<'a> {
+    origin: &'a str,
+}
+
+impl Checker<'_> {
+    /// Refuses the first of `fields` that is set, with `why`: options that mean nothing in
+    /// the scenario's other settings.
+    fn refuse_set(
+        &self,
+        fields: &[(&str, bool)],
+        why: impl Into<String>,
+    ) -> Result<(), ScenarioError> {
+        match fields.iter().find(|(_, set)| *set) {
+            Some((field, _)) => Err(self.err(*field, why)),
+            None => Ok(()),
+        }
+    }
+
+    fn err(&self, field: impl Into<String>, message: impl Into<String>) -> ScenarioError {
+        ScenarioError::field(self.origin, field, message)
+    }
+
+    fn range<T: PartialOrd + std::fmt::Display + Copy>(
+        &self,
+        field: &str,
+        value: T,
+        min: T,
+        max: T,
+    ) -> Result<T, ScenarioError> {
+        if value < min || value > max {
+            Err(self.err(
+                field,
+                format!("{value} is out of range; allowed: {min} to {max}"),
+            ))
+        } else {
+            Ok(value)
+        }
+    }
+
+    fn scenario(&self, raw: RawScenario) -> Result<Scenario, ScenarioError> {
+        let protocol = self.protocol(raw.protocol)?;
+        let workload = self.workload(raw.workload)?;
+        if !workload.invalid.is_empty() && !protocol.has(Step::ApplyEffect) {
+            return Err(self.missing_step(
+                "workload.invalid",
+                &protocol,
+                Step::ApplyEffect,
+                ", so an invalid payload is never refused: it is where the consumer refuses it",
+            ));
+        }
+        let log = self.log(&raw.broker, &raw.faults)?;
+        let producer = self.producer(&raw.producer, &workload)?;
+        let faults = self.faults(raw.faults, &workload, &protocol, &producer)?;
+        self.identity_budget(&producer, &faults, &workload)?;
+        self.broker_and_email(&raw.broker, &raw.email, &protocol, log.is_some())?;
+        let limits = self.limits(&raw.limits)?;
+        self.amounts_fit(&workload, &limits)?;
+        self.inbox_fields(&raw.store, &protocol)?;
+        let retention = self.retention(&raw.store)?;
+        let (out_of_order, completion_delay_ticks) =
+            self.out_of_order(&raw.store, &raw.consumer, &workload, log.as_ref())?;
+        let late_redelivery_ticks = self.late_redelivery(&raw.broker)?;
+        let expect = raw.expect;
+        if let Some(e) = &expect {
+            self.expect_counts(e, &workload)?;
+        }
+        let replay_dead_letters_at_tick = self.dead_letter_replay(&raw.broker, &limits)?;
+        let broker = self.broker(
+            &raw.broker,
+            log,
+            replay_dead_letters_at_tick,
+            late_redelivery_ticks,
+        )?;
+        Ok(Scenario {
+            name: raw.name.unwrap_or_else(|| protocol.name.clone()),
+            description: raw.description.unwrap_or_default(),
+            seed: raw.seed.unwrap_or(0),
+            store: StoreConfig {
+                inbox_unique: raw.store.inbox_unique.unwrap_or(true),
+                effect: raw.store.effect.unwrap_or_default(),
+                business_key_unique: raw.store.business_key_unique.unwrap_or(false),
+                out_of_order,
+                retention,
+                ..StoreConfig::default()
+            },
+            producer,
+            email: super::EmailConfig {
+                idempotency_key: raw.email.idempotency_key.unwrap_or(false),
+            },
+            broker,
+            consumer: ConsumerConfig {
+                restart_delay_ticks: self.range(
+                    "consumer.restart_delay_ticks",
+                    raw.consumer
+                        .restart_delay_ticks
+                        .unwrap_or(ConsumerConfig::default().restart_delay_ticks),
+                    0,
+                    bounds::MAX_DELAY_TICKS,
+                )?,
+                on_commit_timeout: raw.consumer.on_commit_timeout.unwrap_or_default(),
+                completion_delay_ticks,
+            },
+            consumers: self.range(
+                "consumers",
+                raw.consumers.unwrap_or(1),
+                1,
+                bounds::MAX_CONSUMERS as u64,
+            )? as usize,
+            protocol,
+            workload,
+            faults,
+            expect,
+            limits,
+        })
+    }
+
+    /// The broker transaction and the email key, refused where they would mean nothing.
+    fn broker_and_email(
+        &self,
+        broker: &RawBroker,
+        email: &RawEmail,
+        protocol: &Protocol,
+        log: bool,
+    ) -> Result<(), ScenarioError> {
+        if broker.transactional == Some(true) && log {
+            return Err(self.err(
+                "broker.transactional",
+                "a transactional broker is modelled for the queue broker only; remove \
+                 `broker.kind: log` or `broker.transactional`",
+            ));
+        }
+        if broker.transactional == Some(true) && !protocol.has(Step::ProduceOutput) {
+            return Err(self.err(
+                "broker.transactional",
+                format!(
+                    "protocol `{}` has no `produce_output` step, so the broker transaction \
+                     would have nothing in it; its steps are {}",
+                    protocol.name,
+                    protocol.arrow_list()
+                ),
+            ));
+        }
+        if email.idempotency_key.is_some()
+            && !protocol.has(Step::ExternalEffect)
+            && !protocol.has(Step::EnqueueEmail)
+        {
+            return Err(self.err(
+                "email.idempotency_key",
+                format!(
+                    "protocol `{}` sends no email (no `external_effect` or `enqueue_email` \
+                     step); its steps are {}",
+                    protocol.name,
+                    protocol.arrow_list()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The run's step and tick limits.
+    fn limits(&self, raw: &RawLimits) -> Result<Limits, ScenarioError> {
+        let d = Limits::default();
+        Ok(Limits {
+            max_steps: self.range(
+                "limits.max_steps",
+                raw.max_steps.unwrap_or(d.max_steps),
+                1,
+                bounds::MAX_STEPS,
+            )?,
+            max_ticks: self.range(
+                "limits.max_ticks",
+                raw.max_ticks.unwrap_or(d.max_ticks),
+                1,
+                bounds::MAX_TICKS,
+            )?,
+        })
+    }
+
+    /// The counts an `expect` block states, each at most the events there are.
+    fn expect_counts(&self, e: &super::Expect, workload: &Workload) -> Result<(), ScenarioError> {
+        self.expect_bounds(e)?;
+        for (field, v) in [
+            ("expect.lost", e.lost),
+            ("expect.duplicated", e.duplicated),
+            ("expect.rejected", e.rejected),
+            ("expect.pending", e.pending),
+        ] {
+            if let Some(v) = v {
+                self.range(field, v, 0, workload.events as u64)?;
+            }
+        }
+        if let Some(v) = e.payload_alerts {
+            self.range(
+                "expect.payload_alerts",
+                v,
+                0,
+                // Each altered copy is one payload more than the event had: at most one
+                // alert each, whichever copy came first.
+                workload.republish_altered.len() as u64,
+            )?;
+        }
+        Ok(())
+    }
+
+    /// The exploration settings an `expect` block pins are the ones `run DIR` explores
+    /// with: bounded here, at load, with their field, rather than refused later as flags.
+    fn expect_bounds(&self, e: &super::Expect) -> Result<(), ScenarioError> {
+        for (i, x) in e.explore.iter().enumerate() {
+            let field = format!("expect.explore[{i}].depth");
+            self.range(&field, x.depth, 1, bounds::MAX_DEPTH)?;
+            if let Some(j) = e.explore[..i].iter().position(|y| y.depth == x.depth) {
+                return Err(self.err(
+                    field,
+                    format!(
+                        "depth {} is already pinned by expect.explore[{j}]; one entry per \
+                         depth, or one of them would never be checked",
+                        x.depth
+                    ),
+                ));
+            }
+        }
+        if let Some(p) = e.interleavings.and_then(|x| x.max_preemptions) {
+            self.range(
+                "expect.interleavings.max_preemptions",
+                p,
+                0,
+                bounds::MAX_PREEMPTIONS,
+            )?;
+        }
+        if let Some(t) = e.smallest_safe_ttl {
+            self.range(
+                "expect.smallest_safe_ttl.depth",
+                t.depth,
+                0,
+                bounds::MAX_DEPTH,
+            )?;
+        }
+        Ok(())
+    }
+
+    fn event_index(&self, field: &str, e: u64, events: usize) -> Result<usize, ScenarioError> {
+        if e >= events as u64 {
+            Err(self.err(
+                field,
+                format!(
+                    "event {e} does not exist; events are numbered 0 to {} in publication order",
+                    events - 1
+                ),
+            ))
+        } else {
+            Ok(e as usize)
+        }
+    }
+
+    /// `protocol` has no `step`, so a fault there could never happen.
+    fn missing_step(
+        &self,
+        field: impl Into<String>,
+        protocol: &Protocol,
+        step: Step,
+        consequence: &str,
+    ) -> ScenarioError {
+        if step.actor() != crate::model::StepActor::Consumer {
+            return self.err(
+                field,
+                format!(
+                    "`{step}` is a step of the {}, which this scenario does not run{consequence}; \
+                     `producer.mode` decides it (the producer runs in commit_then_publish, \
+                     publish_then_commit and outbox, the relay in outbox; the email relay runs \
+                     when the protocol has `enqueue_email`)",
+                    step.actor().name()
+                ),
+            );
+        }
+        self.err(
+            field,
+            format!(
+                "protocol `{}` has no step `{step}`{consequence}; its steps are {}",
+                protocol.name,
+                protocol.arrow_list()
+            ),
+        )
+    }
+
+    /// An optional event index, checked like [`Checker::event_index`].
+    fn opt_event(
+        &self,
+        field: &str,
+        e: Option<u64>,
+        events: usize,
+    ) -> Result<Option<usize>, ScenarioError> {
+        e.map(|e| self.event_index(field, e, events)).transpose()
+    }
+
+    fn delivery(&self, field: &str, d: Option<u32>) -> Result<Option<u32>, ScenarioError> {
+        match d {
+            Some(0) => Err(self.err(field, "delivery attempts start at 1 (the first delivery)")),
+            other => Ok(other),
+        }
+    }
+}

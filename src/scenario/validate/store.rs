@@ -1,0 +1,109 @@
+//! The `store` section (with the consumer's completion delay): the inbox's constraint and
+//! retention, and out-of-order completions.
+
+use super::*;
+
+impl Checker<'_> {
+    /// The inbox's settings, refused for a protocol without an inbox.
+    pub(super) fn inbox_fields(
+        &self,
+        store: &RawStore,
+        protocol: &Protocol,
+    ) -> Result<(), ScenarioError> {
+        if !protocol.has(Step::InsertInbox) && !protocol.has(Step::CheckInbox) {
+            self.refuse_set(
+                &[
+                    ("store.inbox_unique", store.inbox_unique.is_some()),
+                    ("store.inbox_ttl_ticks", store.inbox_ttl_ticks.is_some()),
+                ],
+                format!(
+                    "configures the inbox, and protocol `{}` has none (no \
+                             `insert_inbox` or `check_inbox` step); its steps are {}",
+                    protocol.name,
+                    protocol.arrow_list()
+                ),
+            )?;
+        }
+        Ok(())
+    }
+
+    /// The inbox retention policy, when `store.inbox_ttl_ticks` is given; its schedule and
+    /// batch are refused without it.
+    pub(super) fn retention(&self, st: &RawStore) -> Result<Option<Retention>, ScenarioError> {
+        let Some(ttl) = st.inbox_ttl_ticks else {
+            self.refuse_set(
+                &[
+                    (
+                        "store.cleanup_every_ticks",
+                        st.cleanup_every_ticks.is_some(),
+                    ),
+                    ("store.cleanup_batch", st.cleanup_batch.is_some()),
+                ],
+                "configures the inbox cleanup job, which runs only with \
+                         `store.inbox_ttl_ticks`",
+            )?;
+            return Ok(None);
+        };
+        Ok(Some(Retention {
+            ttl_ticks: self.range("store.inbox_ttl_ticks", ttl, 0, bounds::MAX_DELAY_TICKS)?,
+            cleanup_every_ticks: self.range(
+                "store.cleanup_every_ticks",
+                st.cleanup_every_ticks
+                    .unwrap_or(Retention::DEFAULT_CLEANUP_EVERY_TICKS),
+                1,
+                bounds::MAX_DELAY_TICKS,
+            )?,
+            batch: self.range(
+                "store.cleanup_batch",
+                st.cleanup_batch.unwrap_or(Retention::DEFAULT_BATCH),
+                1,
+                bounds::MAX_CLEANUP_BATCH,
+            )?,
+        }))
+    }
+
+    /// How completions that arrive before their transfer are handled: both options only
+    /// mean something for the lifecycle workload.
+    pub(super) fn out_of_order(
+        &self,
+        st: &RawStore,
+        c: &RawConsumer,
+        workload: &Workload,
+        log: Option<&LogConfig>,
+    ) -> Result<(OutOfOrder, u64), ScenarioError> {
+        let set = [
+            ("store.out_of_order", st.out_of_order.is_some()),
+            (
+                "consumer.completion_delay_ticks",
+                c.completion_delay_ticks.is_some(),
+            ),
+        ];
+        if !workload.lifecycle {
+            self.refuse_set(
+                &set,
+                "applies to the lifecycle workload only (`workload.lifecycle`: true), where a \
+                 TransferCompleted can arrive before its TransferCreated",
+            )?;
+        }
+        // A log keyed by transfer (or source account) puts a transfer's two events on one
+        // partition, read in order by one consumer at a time: a completion never arrives
+        // before its creation, so what to do when it does could never happen.
+        if log.is_some_and(|l| l.key != crate::broker::PartitionKey::EventId) {
+            self.refuse_set(
+                &set,
+                "a log keyed by transfer_id or account_id delivers a transfer's two events in \
+                 order on one partition, so a completion never arrives before its creation; \
+                 set `broker.key` to event_id to see it happen",
+            )?;
+        }
+        Ok((
+            st.out_of_order.unwrap_or_default(),
+            self.range(
+                "consumer.completion_delay_ticks",
+                c.completion_delay_ticks.unwrap_or(0),
+                0,
+                bounds::MAX_DELAY_TICKS,
+            )?,
+        ))
+    }
+}

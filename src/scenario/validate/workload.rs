@@ -1,0 +1,259 @@
+//! The `protocol`, `workload` and `producer` sections, and the bounds that tie them (the
+//! amounts a run can move, the events a per-attempt identity can mint).
+
+use super::*;
+
+impl Checker<'_> {
+    pub(super) fn protocol(&self, raw: RawProtocol) -> Result<Protocol, ScenarioError> {
+        match raw {
+            RawProtocol::Named(name) => Protocol::built_in(&name).ok_or_else(|| {
+                self.err(
+                    "protocol",
+                    format!(
+                        "unknown protocol `{name}`; the built-in protocols are {} \
+                         (or give an object {{\"name\", \"steps\"}})",
+                        Protocol::built_in_names()
+                    ),
+                )
+            }),
+            RawProtocol::Custom(c) => {
+                if c.name.trim().is_empty() {
+                    return Err(self.err("protocol.name", "a custom protocol needs a name"));
+                }
+                let steps = c
+                    .steps
+                    .iter()
+                    .enumerate()
+                    .map(|(i, s)| {
+                        Step::parse(s).ok_or_else(|| {
+                            self.err(
+                                format!("protocol.steps[{i}]"),
+                                format!(
+                                    "unknown step `{s}`; the steps are {}",
+                                    Step::allowed_names()
+                                ),
+                            )
+                        })
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                Protocol::new(c.name, c.description.unwrap_or_default(), steps).map_err(|e| {
+                    let field = match e.position() {
+                        Some(i) => format!("protocol.steps[{i}]"),
+                        None => "protocol.steps".to_string(),
+                    };
+                    self.err(field, e.to_string())
+                })
+            }
+        }
+    }
+
+    pub(super) fn workload(&self, raw: RawWorkload) -> Result<Workload, ScenarioError> {
+        let d = Workload::default();
+        let events = self.range(
+            "workload.events",
+            raw.events.unwrap_or(d.events as u64),
+            1,
+            bounds::MAX_EVENTS,
+        )? as usize;
+        let accounts = self.range(
+            "workload.accounts",
+            raw.accounts.unwrap_or(d.accounts as u64),
+            2,
+            bounds::MAX_ACCOUNTS,
+        )? as usize;
+        let amount_minor = self.range(
+            "workload.amount_minor",
+            raw.amount_minor.unwrap_or(d.amount_minor),
+            1,
+            bounds::MAX_AMOUNT_MINOR,
+        )?;
+        let initial_balance_minor = self.range(
+            "workload.initial_balance_minor",
+            raw.initial_balance_minor.unwrap_or(d.initial_balance_minor),
+            0,
+            bounds::MAX_AMOUNT_MINOR,
+        )?;
+        if raw.republish.len() > bounds::MAX_REPUBLISH {
+            return Err(self.err(
+                "workload.republish",
+                format!("at most {} republishes", bounds::MAX_REPUBLISH),
+            ));
+        }
+        let republish = raw
+            .republish
+            .iter()
+            .enumerate()
+            .map(|(i, &e)| self.event_index(&format!("workload.republish[{i}]"), e, events))
+            .collect::<Result<Vec<_>, _>>()?;
+        if raw.republish_altered.len() > bounds::MAX_REPUBLISH {
+            return Err(self.err(
+                "workload.republish_altered",
+                format!("at most {} altered republishes", bounds::MAX_REPUBLISH),
+            ));
+        }
+        let republish_altered = raw
+            .republish_altered
+            .iter()
+            .enumerate()
+            .map(|(i, &e)| self.event_index(&format!("workload.republish_altered[{i}]"), e, events))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut invalid = raw
+            .invalid
+            .iter()
+            .enumerate()
+            .map(|(i, &e)| self.event_index(&format!("workload.invalid[{i}]"), e, events))
+            .collect::<Result<Vec<_>, _>>()?;
+        let listed = invalid.len();
+        invalid.sort_unstable();
+        invalid.dedup();
+        if invalid.len() != listed {
+            return Err(self.err(
+                "workload.invalid",
+                "an event is listed twice; each invalid event is named once".to_string(),
+            ));
+        }
+        let lifecycle = raw.lifecycle.unwrap_or(false);
+        if lifecycle && events % 2 == 1 {
+            return Err(self.err(
+                "workload.events",
+                format!(
+                    "{events} is odd; with `lifecycle` each transfer is two events \
+                     (TransferCreated, TransferCompleted), so the count must be even"
+                ),
+            ));
+        }
+        Ok(Workload {
+            events,
+            accounts,
+            amount_minor,
+            initial_balance_minor,
+            republish,
+            republish_altered,
+            invalid,
+            lifecycle,
+        })
+    }
+
+    /// Balances stay in `i64` whatever happens: one payload's amount is at most
+    /// `MAX_AMOUNT_MINOR` (the k-th altered copy of an event carries k + 1 times its
+    /// amount), and even if every step of both phases applied the largest payload to one
+    /// account, its balance would not overflow. Past that, SQLite would turn the sum into
+    /// a REAL and the ledger would no longer be exact.
+    pub(super) fn amounts_fit(
+        &self,
+        workload: &Workload,
+        limits: &Limits,
+    ) -> Result<(), ScenarioError> {
+        let most_altered = (0..workload.events)
+            .map(|e| {
+                workload
+                    .republish_altered
+                    .iter()
+                    .filter(|&&a| a == e)
+                    .count()
+            })
+            .max()
+            .unwrap_or(0) as i128;
+        let largest = i128::from(workload.amount_minor) * (most_altered + 1);
+        if largest > i128::from(bounds::MAX_AMOUNT_MINOR) {
+            return Err(self.err(
+                "workload.republish_altered",
+                format!(
+                    "an event altered {most_altered} times has a copy of {largest} minor \
+                     units (the k-th altered copy carries k + 1 times workload.amount_minor), \
+                     over the {} a payload may carry; fewer altered copies of one event, or a \
+                     smaller amount",
+                    bounds::MAX_AMOUNT_MINOR
+                ),
+            ));
+        }
+        let worst =
+            i128::from(workload.initial_balance_minor) + 2 * i128::from(limits.max_steps) * largest;
+        if worst > i128::from(i64::MAX) {
+            return Err(self.err(
+                "limits.max_steps",
+                format!(
+                    "{} steps in each of the two phases, each able to apply a payload of up to \
+                     {largest} minor units to one account, could take a balance past the \
+                     64-bit range ({}); lower limits.max_steps or workload.amount_minor",
+                    limits.max_steps,
+                    i64::MAX
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    pub(super) fn producer(
+        &self,
+        raw: &RawProducer,
+        workload: &Workload,
+    ) -> Result<ProducerConfig, ScenarioError> {
+        let d = ProducerConfig::default();
+        let config = ProducerConfig {
+            mode: raw.mode.unwrap_or(d.mode),
+            identity: raw.identity.unwrap_or(d.identity),
+            database: raw.database.unwrap_or(d.database),
+            retry: raw.retry.unwrap_or(d.retry),
+        };
+        if config.active() && workload.lifecycle {
+            return Err(self.err(
+                "workload.lifecycle",
+                "a transfer's two events are published by the `direct` producer only: a \
+                 producer process makes one request per transfer, and answers the completion's \
+                 from the transfer it already committed, so the completion would never be \
+                 published; remove `producer.mode` or `lifecycle`",
+            ));
+        }
+        if config.active() && !workload.republish_altered.is_empty() {
+            return Err(self.err(
+                "workload.republish_altered",
+                "altered copies are published by the `direct` producer only: a producer \
+                 process publishes the transfer it committed (or its outbox row), so it has \
+                 no other payload to send; remove `producer.mode` or the altered copies",
+            ));
+        }
+        if !config.active() {
+            self.refuse_set(
+                &[
+                    ("producer.database", raw.database.is_some()),
+                    ("producer.retry", raw.retry.is_some()),
+                ],
+                "the `direct` producer has no process and no database; set \
+                         `producer.mode` to commit_then_publish, publish_then_commit or outbox",
+            )?;
+        }
+        Ok(config)
+    }
+
+    /// Under a per-attempt identity, every publication after an intent's first mints an
+    /// event: the faults may not allow more than fit.
+    pub(super) fn identity_budget(
+        &self,
+        producer: &ProducerConfig,
+        faults: &FaultPlan,
+        workload: &Workload,
+    ) -> Result<(), ScenarioError> {
+        if producer.identity == Identity::PerAttempt {
+            let budget = faults
+                .republication_budget(workload.republish.len() + workload.republish_altered.len());
+            let room = bounds::MAX_EVENTS * 2 - workload.events as u64;
+            if budget > room {
+                return Err(self.err(
+                    "producer.identity",
+                    format!(
+                        "under `per_attempt` every publication after an intent's first mints \
+                         a new event, and this scenario's faults and republications allow \
+                         {budget} of them (crashes, publish timeouts, republish entries), \
+                         over the {room} new events that fit beside its {} ({} events in \
+                         all, twice MAX_EVENTS); lower `faults.publish_timeout[].times`, \
+                         the crash budgets or the republish lists",
+                        workload.events,
+                        bounds::MAX_EVENTS * 2
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
