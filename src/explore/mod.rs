@@ -20,11 +20,20 @@
 //! republishes are kept.
 
 pub mod budget;
+mod estimate;
+mod interleave;
 pub mod interrupt;
+mod matrix;
 mod prune;
 pub mod retention;
 pub mod shrink;
+mod summary;
 pub mod sweep;
+
+pub use estimate::*;
+pub use interleave::*;
+pub use matrix::*;
+pub use summary::*;
 
 use crate::check;
 use crate::fault::{Confirmed, CrashSpec};
@@ -79,112 +88,6 @@ pub struct ExploredRun {
     /// The earlier run whose state after the last crash was identical to this one's: its
     /// extensions were explored there, not here.
     pub equivalent_to: Option<usize>,
-}
-
-/// The summary over all runs of an exploration.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct Summary {
-    pub depth: usize,
-    pub runs: u64,
-    /// Runs that lost an event (a dead-lettered one included).
-    pub lost_runs: u64,
-    pub duplicated_runs: u64,
-    /// Runs in which the broker dead-lettered an event it never saw processed.
-    pub dead_lettered_runs: u64,
-    /// Runs with an event stuck: not resolved when the run ended.
-    pub stuck_runs: u64,
-    /// Runs that applied an altered copy's payload instead of an event's own.
-    pub wrong_effect_runs: u64,
-    /// Runs that failed liveness (an event stuck, or a limit stopped the healing phase):
-    /// each fails the exploration, whatever the scenario expects.
-    pub liveness_failed_runs: u64,
-    /// Runs in which the projection rejected an event as out of order.
-    pub rejected_runs: u64,
-    /// Runs that ended with a completion still buffered in `pending_event`.
-    pub pending_runs: u64,
-    /// Runs that ended with some event not acked.
-    pub unacked_runs: u64,
-    /// Runs whose balances were not conserved (half an effect committed).
-    pub unconserved_runs: u64,
-    /// Runs stopped by a step or tick limit.
-    pub limited_runs: u64,
-    /// Runs whose state after their last crash equalled an earlier run's.
-    pub equivalent_runs: u64,
-    /// Extensions of those runs that were not run, because the earlier run's were.
-    pub pruned_schedules: u64,
-    /// Whether `max_schedules`, the memory budget or an interruption stopped the exploration
-    /// before it was complete.
-    pub truncated: bool,
-    /// Whether the memory budget for kept runs ([`budget::KEPT_RUNS_BYTES`]) stopped it: a
-    /// failure of the exploration, whose counts cover only the runs before it.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub memory_limited: bool,
-    /// Whether an interruption (Ctrl-C, [`interrupt`]) stopped it: the runs are a prefix of
-    /// the schedules, in schedule order.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub interrupted: bool,
-    /// Whether every schedule was run (`--no-prune`): its counts are not those a
-    /// scenario pins, which describe the pruned exploration.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub no_prune: bool,
-    /// The weakest guarantee over all runs.
-    pub guarantee: Guarantee,
-    /// The other guarantee boundaries the scenario has, over all runs.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub ledger_per_intent: Option<ScopeSummary>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub email: Option<ScopeSummary>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub output_topic: Option<ScopeSummary>,
-}
-
-/// One guarantee boundary over a set of runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct ScopeSummary {
-    /// The weakest over all runs.
-    pub guarantee: Guarantee,
-    /// Runs in which this boundary was not exactly-once.
-    pub broken_runs: u64,
-}
-
-impl Summary {
-    /// The boundaries beyond the ledger per event, with their summaries.
-    pub fn scopes(&self) -> Vec<(Scope, ScopeSummary)> {
-        [
-            (Scope::LedgerPerIntent, self.ledger_per_intent),
-            (Scope::Email, self.email),
-            (Scope::OutputTopic, self.output_topic),
-        ]
-        .into_iter()
-        .filter_map(|(scope, s)| s.map(|s| (scope, s)))
-        .collect()
-    }
-}
-
-/// A boundary's summary over `runs`, if their verdicts have that boundary.
-fn scope_summary(runs: &[&ExploredRun], scope: Scope) -> Option<ScopeSummary> {
-    let verdicts: Vec<&crate::check::ScopeVerdict> = runs
-        .iter()
-        .filter_map(|r| {
-            r.result
-                .verdict
-                .boundaries
-                .iter()
-                .find(|b| b.boundary == scope)
-        })
-        .collect();
-    if verdicts.is_empty() {
-        return None;
-    }
-    let lost = verdicts.iter().any(|v| v.lost > 0);
-    let extra = verdicts.iter().any(|v| v.duplicated + v.ghost > 0);
-    Some(ScopeSummary {
-        guarantee: Guarantee::from_anomalies(lost, extra),
-        broken_runs: verdicts
-            .iter()
-            .filter(|v| v.guarantee != Guarantee::ExactlyOnce)
-            .count() as u64,
-    })
 }
 
 #[derive(Debug)]
@@ -341,17 +244,7 @@ pub(crate) fn explore_pass(
     let mut truncated = false;
     let mut interrupted = false;
     for level in 1..=options.depth {
-        let mut schedules: Vec<Vec<BoundaryPoint>> = frontier
-            .iter()
-            .flat_map(|&i| {
-                let run = &runs[i];
-                extensions(run).iter().map(move |p| {
-                    let mut s = run.crashes.clone();
-                    s.push(*p);
-                    s
-                })
-            })
-            .collect();
+        let mut schedules = level_schedules(&runs, &frontier);
         // The frontier's reached points are its extensions, now listed: not kept (a run that
         // livelocks reaches hundreds of thousands of them, and every run would hold its own).
         for &i in &frontier {
@@ -374,14 +267,7 @@ pub(crate) fn explore_pass(
         // A schedule not started when an interruption is requested is not run; the level
         // keeps the prefix of its schedules that all ran, so the summary is the summary of
         // a smaller exploration, never of a gappy one.
-        let results: Vec<Option<RunResult>> = schedules
-            .par_iter()
-            .map(|schedule| {
-                // Slimmed here, before the whole level is collected; the last level is never
-                // extended.
-                (!stop()).then(|| kept(run_schedule(&base, schedule), level < options.depth))
-            })
-            .collect();
+        let results = run_level(&base, &schedules, stop, level < options.depth);
         let done = results.iter().take_while(|r| r.is_some()).count();
         if done < schedules.len() {
             schedules.truncate(done);
@@ -396,19 +282,9 @@ pub(crate) fn explore_pass(
                 .crash_states
                 .last()
                 .expect("a crash leaves its state");
-            // No digest (an open transaction somewhere) proves nothing: such a run is
-            // always extended.
-            let equivalent_to = match state.digest.filter(|_| options.prune) {
-                None => None,
-                Some(digest) => match seen.get(&digest) {
-                    Some(&earlier) if !unprunable.contains(&crashes) => Some(earlier),
-                    Some(_) => None,
-                    None => {
-                        seen.insert(digest, index);
-                        None
-                    }
-                },
-            };
+            let digest = state.digest.filter(|_| options.prune);
+            let prunable = !unprunable.contains(&crashes);
+            let equivalent_to = equivalent_run(&mut seen, digest, index, prunable);
             let mut run = ExploredRun {
                 crashes,
                 result,
@@ -443,756 +319,56 @@ pub(crate) fn explore_pass(
     Exploration { runs, summary }
 }
 
-/// What an exploration to some depth may need, estimated up front from the crash-free run
-/// (see [`estimate`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Estimate {
-    /// An upper bound on its schedules.
-    pub schedules: u128,
-    /// The consumer steps they may take.
-    pub steps: u128,
-    /// The memory its first level's runs take, at the least (see
-    /// [`budget::first_level_bytes`]).
-    pub first_level_bytes: u128,
-}
-
-/// Estimates an exploration of `scenario` to `depth`, from the boundaries the crash-free run
-/// reaches: each crash can add at most one more delivery's worth of boundaries, so level k
-/// has at most `points × (points + per_delivery)^(k-1)` schedules; each is as long as the
-/// crash-free run plus one delivery's worth of steps per crash.
-pub fn estimate(scenario: &Scenario, depth: usize) -> Estimate {
-    let baseline = world::run_with(&without_crashes(scenario), EXPLORE_RUN);
-    let points = baseline.reached.len() as u128;
-    let per_delivery = 2 * scenario.protocol.steps.len() as u128;
-    let mut level = points;
-    let mut schedules = 1 + level;
-    for _ in 1..depth {
-        level = level.saturating_mul(points + per_delivery);
-        schedules = schedules.saturating_add(level);
-    }
-    let per_run = u128::from(baseline.steps) + (depth * scenario.protocol.steps.len()) as u128;
-    Estimate {
-        schedules,
-        steps: schedules
-            .saturating_mul(per_run)
-            .saturating_mul(step_cost(&scenario.faults)),
-        first_level_bytes: budget::first_level_bytes(baseline, 1 + points, depth > 1),
-    }
-}
-
-/// What one consumer step costs, in steps of a scenario with a short fault plan: every
-/// boundary asks each list of the plan whether one of its faults matches, so a plan of
-/// thousands of faults makes each step slower (measured: about 50 times, with 1,000 of each
-/// kind). Estimates multiply by it, so that their bound is one of time.
-pub fn step_cost(plan: &crate::fault::FaultPlan) -> u128 {
-    let faults = plan.crash.len()
-        + plan.fail.len()
-        + plan.stall.len()
-        + plan.lose_ack.len()
-        + plan.duplicate_delivery.len()
-        + plan.commit_timeout.len()
-        + plan.publish_timeout.len();
-    1 + faults as u128 / 100
-}
-
-/// An upper bound on the schedules of an exploration to `depth` (see [`estimate`]).
-pub fn estimate_schedules(scenario: &Scenario, depth: usize) -> u128 {
-    estimate(scenario, depth).schedules
-}
-
-fn summarize(
-    runs: &[&ExploredRun],
-    depth: usize,
-    pruned_schedules: u64,
-    truncated: bool,
-) -> Summary {
-    let count =
-        |f: &dyn Fn(&RunResult) -> bool| runs.iter().filter(|r| f(&r.result)).count() as u64;
-    let lost_runs = count(&|r| r.verdict.lost > 0);
-    let duplicated_runs = count(&|r| r.verdict.duplicated > 0);
-    Summary {
-        depth,
-        runs: runs.len() as u64,
-        lost_runs,
-        duplicated_runs,
-        dead_lettered_runs: count(&|r| r.verdict.dead_lettered > 0),
-        stuck_runs: count(&|r| r.verdict.stuck > 0),
-        wrong_effect_runs: count(&|r| r.verdict.wrong_effects > 0),
-        liveness_failed_runs: count(&|r| r.failure().fails_liveness()),
-        rejected_runs: count(&|r| r.verdict.rejected > 0),
-        pending_runs: count(&|r| r.verdict.pending > 0),
-        unacked_runs: count(&|r| !r.verdict.all_acked),
-        unconserved_runs: count(&|r| !r.verdict.conserved),
-        limited_runs: count(&|r| r.stop != StopReason::Quiescent),
-        equivalent_runs: runs.iter().filter(|r| r.equivalent_to.is_some()).count() as u64,
-        pruned_schedules,
-        truncated,
-        memory_limited: false,
-        interrupted: false,
-        no_prune: false,
-        guarantee: Guarantee::weakest(runs.iter().map(|r| r.result.verdict.guarantee)),
-        ledger_per_intent: scope_summary(runs, Scope::LedgerPerIntent),
-        email: scope_summary(runs, Scope::Email),
-        output_topic: scope_summary(runs, Scope::OutputTopic),
-    }
-}
-
-/// What happened to the crashed event after one single crash: the seeds' "recuperación".
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-pub struct Recovery {
-    /// The broker delivered the event again after the crash.
-    pub redelivered: bool,
-    /// Effects committed after the crash (0 = none, 2 = applied a second time, …).
-    pub new_effects: u32,
-    /// The consumer recognised a redelivery as already processed.
-    pub duplicate_discarded: bool,
-    pub acked_in_the_end: bool,
-}
-
-impl Recovery {
-    fn of(run: &RunResult) -> Recovery {
-        Recovery::after(run, run.crashes.first().expect("a single-crash run"))
-    }
-
-    /// What happened to `crash`'s event after it, by the end of `run` (one of its
-    /// crashes): how `explain` fills the failure-point table of a run with any crashes.
-    pub fn after(run: &RunResult, crash: &crate::fault::CrashRecord) -> Recovery {
-        let event = run
-            .verdict
-            .event(crash.point.event)
-            .expect("the report of an event a crash hit is always kept");
-        let before = crash.confirmed.ledger_rows.div_ceil(2);
-        Recovery {
-            redelivered: event.deliveries > crash.point.delivery,
-            new_effects: event.effects.saturating_sub(before),
-            duplicate_discarded: event.duplicates_discarded > 0,
-            acked_in_the_end: event.acked,
-        }
-    }
-
-    /// In words, for the failure-point table, given what was confirmed at the crash.
-    pub fn describe(&self, confirmed: &Confirmed) -> String {
-        let effect_before = confirmed.ledger_rows > 0;
-        if !self.redelivered {
-            return if effect_before && confirmed.acked {
-                "none needed: effect committed and acked".to_string()
-            } else if confirmed.acked {
-                "none: the broker has the ack and never redelivers".to_string()
-            } else {
-                "none: never redelivered".to_string()
-            };
-        }
-        let what = if self.new_effects > 0 && effect_before {
-            "applied the effect again"
-        } else if self.new_effects > 0 {
-            "applied the effect"
-        } else if self.duplicate_discarded {
-            "recognised it as processed, no new effect"
-        } else {
-            "no new effect"
-        };
-        format!(
-            "redelivered; {what}{}",
-            if self.acked_in_the_end {
-                ", acked"
-            } else {
-                ", never acked"
-            }
-        )
-    }
-}
-
-/// One row of a protocol's failure-point table: a boundary, the confirmed state after a
-/// crash there, the recovery, and the outcome, with the events for which this held (a
-/// boundary may need several rows if events behave differently there).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct PointRow {
-    pub at: Boundary,
-    pub confirmed: String,
-    pub recovery: String,
-    pub outcome: &'static str,
-    pub events: Vec<usize>,
-}
-
-/// The outcomes observed when crashing once at one boundary, over every event and attempt.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct MatrixCell {
-    pub at: Boundary,
-    pub runs: u64,
-    pub once: u64,
-    pub lost: u64,
-    pub duplicated: u64,
-    /// The first run at this boundary that lost or duplicated an event, to replay.
-    pub first_failure: Option<BoundaryPoint>,
-    pub rows: Vec<PointRow>,
-}
-
-impl MatrixCell {
-    /// `once`, `lost`, `duplicated`, or `lost+duplicated`, from the runs at this boundary.
-    pub fn outcome(&self) -> &'static str {
-        match (self.lost > 0, self.duplicated > 0) {
-            (false, false) => "once",
-            (true, false) => "lost",
-            (false, true) => "duplicated",
-            (true, true) => "lost+duplicated",
-        }
-    }
-}
-
-/// One protocol's column of the matrix.
-#[derive(Debug)]
-pub struct MatrixColumn {
-    pub protocol: Protocol,
-    /// The summary at each depth, 1 to the matrix's depth.
-    pub summaries: Vec<Summary>,
-    pub cells: Vec<MatrixCell>,
-}
-
-impl MatrixColumn {
-    /// The summary over single crashes.
-    pub fn single(&self) -> &Summary {
-        &self.summaries[0]
-    }
-
-    /// Whether every depth showed the guarantee the protocol is documented with (true for
-    /// protocols that are not built in), and every run finished.
-    pub fn as_documented(&self) -> bool {
-        self.summaries.iter().all(|s| s.liveness_failed_runs == 0)
-            && self
-                .protocol
-                .known_crash_guarantee()
-                .is_none_or(|g| self.summaries.iter().all(|s| s.guarantee == g))
-    }
-}
-
-/// Every protocol of `protocols` against every schedule of up to `depth` crashes, on a
-/// workload of `events` events without other faults.
-pub fn matrix(protocols: &[Protocol], events: usize, seed: u64, depth: usize) -> Vec<MatrixColumn> {
-    protocols
+/// The schedules of the next level: each run of `frontier` extended by every point it
+/// reached after its last crash.
+fn level_schedules(runs: &[ExploredRun], frontier: &[usize]) -> Vec<Vec<BoundaryPoint>> {
+    frontier
         .iter()
-        .map(|p| {
-            let mut s = Scenario::new(p.clone());
-            s.seed = seed;
-            s.workload.events = events;
-            let x = explore(
-                &s,
-                ExploreOptions {
-                    depth,
-                    max_schedules: MAX_SCHEDULES,
-                    ..ExploreOptions::default()
-                },
-            );
-            let summaries = (1..=depth)
-                .map(|d| {
-                    let runs: Vec<&ExploredRun> =
-                        x.runs.iter().filter(|r| r.crashes.len() <= d).collect();
-                    let pruned = if d == depth {
-                        x.summary.pruned_schedules
-                    } else {
-                        0
-                    };
-                    let mut summary = summarize(&runs, d, pruned, x.summary.truncated);
-                    summary.memory_limited = x.summary.memory_limited;
-                    summary
-                })
-                .collect();
-            let cells = Boundary::all_of(&p.steps)
-                .into_iter()
-                .map(|at| cell(&x, at))
-                .collect();
-            MatrixColumn {
-                protocol: p.clone(),
-                summaries,
-                cells,
-            }
+        .flat_map(|&i| {
+            let run = &runs[i];
+            extensions(run).iter().map(move |p| {
+                let mut s = run.crashes.clone();
+                s.push(*p);
+                s
+            })
         })
         .collect()
 }
 
-fn cell(x: &Exploration, at: Boundary) -> MatrixCell {
-    let mut cell = MatrixCell {
-        at,
-        runs: 0,
-        once: 0,
-        lost: 0,
-        duplicated: 0,
-        first_failure: None,
-        rows: Vec::new(),
-    };
-    for r in x
-        .runs
-        .iter()
-        .filter(|r| r.crashes.len() == 1 && r.crashes[0].boundary == at)
-    {
-        cell.runs += 1;
-        let v = &r.result.verdict;
-        if v.lost > 0 {
-            cell.lost += 1;
-        }
-        if v.duplicated > 0 {
-            cell.duplicated += 1;
-        }
-        if v.guarantee == Guarantee::ExactlyOnce {
-            cell.once += 1;
-        } else if cell.first_failure.is_none() {
-            cell.first_failure = Some(r.crashes[0]);
-        }
-        let crash = &r.result.crashes[0];
-        let event = crash.point.event;
-        let row = PointRow {
-            at,
-            confirmed: crash.confirmed.describe(),
-            recovery: Recovery::of(&r.result).describe(&crash.confirmed),
-            outcome: v
-                .event(event)
-                .expect("the report of an event a crash hit is always kept")
-                .outcome
-                .name(),
-            events: vec![event],
-        };
-        match cell.rows.iter_mut().find(|x| {
-            (&x.confirmed, &x.recovery, x.outcome) == (&row.confirmed, &row.recovery, row.outcome)
-        }) {
-            Some(same) => {
-                if !same.events.contains(&event) {
-                    same.events.push(event);
-                }
-            }
-            None => cell.rows.push(row),
-        }
-    }
-    cell
-}
-
-/// The rows of a matrix: every boundary of every step any protocol has, in the order of
-/// [`Step::ALL`] so that a row means the same instant in every column.
-pub fn matrix_rows(columns: &[MatrixColumn]) -> Vec<Boundary> {
-    Step::ALL
-        .iter()
-        .filter(|s| columns.iter().any(|c| c.protocol.has(**s)))
-        .flat_map(|s| [Boundary::before(*s), Boundary::after(*s)])
+/// Runs a level's schedules in parallel, collected in schedule order; a schedule not
+/// started when `stop` says so is `None`. Each result is slimmed here, before the whole
+/// level is collected (`extended`: the level is not the last, so its runs keep their
+/// reached points).
+fn run_level(
+    base: &Scenario,
+    schedules: &[Vec<BoundaryPoint>],
+    stop: &(dyn Fn() -> bool + Sync),
+    extended: bool,
+) -> Vec<Option<RunResult>> {
+    schedules
+        .par_iter()
+        .map(|schedule| (!stop()).then(|| kept(run_schedule(base, schedule), extended)))
         .collect()
 }
 
-/// Compares an exploration with the scenario's expectations. With an `expect.explore`
-/// entry for the exploration's depth, its counts of runs are compared exactly. Without it, the top-level fields are read for a set
-/// of runs: `guarantee` is the weakest over all runs; `lost`/`duplicated` of 0 mean no run
-/// lost or duplicated an event and a positive value means at least one did (a count of
-/// events per run has no single value across runs); `all_acked` and `conserved` must hold
-/// in every run. Returns one line per failed expectation.
-pub fn failed_expectations(expect: &crate::scenario::Expect, s: &Summary) -> Vec<String> {
-    let mut failed = Vec::new();
-    let at_depth = expect.explore_at(s.depth);
-    let guarantee = at_depth.map_or(expect.guarantee, |x| x.guarantee);
-    if let Some(g) = guarantee {
-        if g != s.guarantee {
-            failed.push(format!(
-                "expected guarantee {g} over all runs, observed {}",
-                s.guarantee
-            ));
+/// The earlier run that run `index` is equivalent to: the first whose state after its last
+/// crash had the same `digest`. No digest (pruning off, or an open transaction somewhere)
+/// proves nothing, and a run that is not `prunable` stands for itself; either is extended.
+fn equivalent_run(
+    seen: &mut BTreeMap<crate::sim::Digest, usize>,
+    digest: Option<crate::sim::Digest>,
+    index: usize,
+    prunable: bool,
+) -> Option<usize> {
+    let digest = digest?;
+    match seen.get(&digest) {
+        Some(&earlier) if prunable => Some(earlier),
+        Some(_) => None,
+        None => {
+            seen.insert(digest, index);
+            None
         }
     }
-    if let Some(x) = at_depth {
-        // Pinned counts describe the pruned exploration; `--no-prune` runs more schedules,
-        // so only what is pinned of every run (the guarantees) applies to it.
-        let mut failed_counts = Vec::new();
-        check::push_mismatches(
-            &mut failed_counts,
-            &[
-                ("runs", x.runs, s.runs),
-                ("lost_runs", x.lost_runs, s.lost_runs),
-                ("duplicated_runs", x.duplicated_runs, s.duplicated_runs),
-                (
-                    "dead_lettered_runs",
-                    x.dead_lettered_runs,
-                    s.dead_lettered_runs,
-                ),
-                ("rejected_runs", x.rejected_runs, s.rejected_runs),
-                ("pending_runs", x.pending_runs, s.pending_runs),
-                ("unacked_runs", x.unacked_runs, s.unacked_runs),
-                ("unconserved_runs", x.unconserved_runs, s.unconserved_runs),
-            ],
-        );
-        let scopes = s.scopes();
-        for (scope, want) in &x.boundaries {
-            let Some((_, got)) = scopes.iter().find(|(sc, _)| sc == scope) else {
-                failed.push(format!(
-                    "expected boundary {} in the exploration, but its runs have none",
-                    scope.key()
-                ));
-                continue;
-            };
-            if let Some(g) = want.guarantee {
-                if g != got.guarantee {
-                    failed.push(format!(
-                        "expected {}: {g} over all runs, observed {}",
-                        scope.name(),
-                        got.guarantee
-                    ));
-                }
-            }
-            check::push_mismatches(
-                &mut failed_counts,
-                &[(
-                    &format!("{}.broken_runs", scope.key()),
-                    want.broken_runs,
-                    got.broken_runs,
-                )],
-            );
-        }
-        if !s.no_prune {
-            failed.extend(failed_counts);
-        }
-        return failed;
-    }
-    for (what, want, runs) in [
-        ("lost", expect.lost, s.lost_runs),
-        ("duplicated", expect.duplicated, s.duplicated_runs),
-    ] {
-        match want {
-            Some(0) if runs > 0 => failed.push(format!(
-                "expected no run with a {what} event, observed {runs} run(s)"
-            )),
-            Some(n) if n > 0 && runs == 0 => failed.push(format!(
-                "expected some run with a {what} event, observed none"
-            )),
-            _ => {}
-        }
-    }
-    if expect.all_acked == Some(true) && s.unacked_runs > 0 {
-        failed.push(format!(
-            "expected every run to ack every event, {} run(s) did not",
-            s.unacked_runs
-        ));
-    }
-    if expect.conserved == Some(true) && s.unconserved_runs > 0 {
-        failed.push(format!(
-            "expected balances conserved in every run, {} run(s) broke them",
-            s.unconserved_runs
-        ));
-    }
-    failed
-}
-
-/// The default bound on how many interleavings one exploration runs.
-pub const DEFAULT_MAX_INTERLEAVINGS: u64 = 100_000;
-/// The default number of departures from the default schedule.
-pub const DEFAULT_MAX_PREEMPTIONS: usize = 2;
-
-/// One interleaving: the scheduling choices that produced it and its result.
-#[derive(Debug)]
-pub struct InterleavedRun {
-    /// The single crash injected in this run, with `with_crashes` (none otherwise).
-    pub crash: Option<BoundaryPoint>,
-    /// Shared with the schedules branching from it.
-    pub schedule: std::sync::Arc<Vec<u32>>,
-    pub result: RunResult,
-}
-
-/// Every interleaving of the consumers' steps, up to a bound.
-#[derive(Debug)]
-pub struct Interleavings {
-    pub max_preemptions: usize,
-    /// Whether each interleaving was also run with one crash at each boundary.
-    pub with_crashes: bool,
-    pub runs: Vec<InterleavedRun>,
-    /// Whether every interleaving was run (false: the bound, or the memory budget, stopped
-    /// it).
-    pub complete: bool,
-    /// Whether the memory budget for kept runs ([`budget::KEPT_RUNS_BYTES`]) stopped it: a
-    /// failure, whose counts cover only the runs before it.
-    pub memory_limited: bool,
-    pub lost_runs: u64,
-    pub duplicated_runs: u64,
-    /// Runs whose balances broke conservation (a lost update, a torn transfer).
-    pub unconserved_runs: u64,
-    /// Runs that failed liveness: each fails the exploration.
-    pub liveness_failed_runs: u64,
-    /// Runs in which the projection rejected an event as out of order.
-    pub rejected_runs: u64,
-    /// Runs that ended with a completion still buffered in `pending_event`.
-    pub pending_runs: u64,
-    /// Runs that failed (see [`crate::check::failure`]): lost, duplicated, left stuck,
-    /// wrongly applied or rejected an event, left one unacked or pending, broke
-    /// conservation or a boundary, or could not finish.
-    pub breaking_runs: u64,
-    pub guarantee: Guarantee,
-}
-
-/// Enumerates the interleavings of the consumers' steps in `scenario` (its faults as
-/// given). Whenever several consumers are due at the same tick, each choice of who steps
-/// first is a branch. The default choice (the first due) makes consumers alternate; a
-/// schedule may depart from it at most `max_preemptions` times (preemption bounding, as in
-/// CHESS: without a bound, a consumer spinning on `SQLITE_BUSY` could be chosen forever,
-/// and most concurrency bugs need only a few preemptions). At most `max_runs` run. The
-/// runs of one generation run in parallel and are collected in order, so the result does
-/// not depend on the number of threads.
-///
-/// With `with_crashes`, the enumeration is repeated with one crash at each boundary the
-/// default schedule reached (the scenario's own planned and random crashes replaced): every
-/// interleaving, plus crash points. `max_runs` bounds the total.
-pub fn interleavings(
-    scenario: &Scenario,
-    max_preemptions: usize,
-    max_runs: u64,
-    with_crashes: bool,
-) -> Interleavings {
-    let mut runs: Vec<InterleavedRun> = Vec::new();
-    let mut complete = true;
-    let mut budget = budget::Budget::new(budget::KEPT_RUNS_BYTES);
-    if with_crashes {
-        let base = without_crashes(scenario);
-        let points = world::run_with(&base, RunOptions::default()).reached;
-        for crash in std::iter::once(None).chain(points.into_iter().map(Some)) {
-            let mut s = base.clone();
-            s.faults.crash = crash.iter().map(|p| CrashSpec::exactly(*p)).collect();
-            let room = max_runs.saturating_sub(runs.len() as u64);
-            if room == 0 {
-                complete = false;
-                break;
-            }
-            let limits = (room, &mut budget);
-            complete &= enumerate_schedules(&s, crash, max_preemptions, limits, &mut runs);
-            if budget.exhausted {
-                break;
-            }
-        }
-    } else {
-        let limits = (max_runs, &mut budget);
-        complete = enumerate_schedules(scenario, None, max_preemptions, limits, &mut runs);
-    }
-    let mut x = summarize_interleavings(runs, complete, max_preemptions);
-    x.with_crashes = with_crashes;
-    x.memory_limited = budget.exhausted;
-    x
-}
-
-/// How many runs an interleaving exploration may need, and how many scheduling choices
-/// each run's schedule may hold, estimated from the default schedule: with its `n`
-/// decisions among at most `m + 1` consumers, `C(n, k) m^k` schedules have `k`
-/// preemptions, each about as long as the default's; times `1 + points` with a crash at
-/// each of its points. An estimate (a later schedule may have more decisions), used to refuse
-/// up front what could not finish or fit.
-pub fn estimate_interleavings(
-    scenario: &Scenario,
-    max_preemptions: usize,
-    with_crashes: bool,
-) -> (u128, u128) {
-    let base = world::run_with(&without_crashes(scenario), RunOptions::default());
-    // Preemptions go at increasing decisions: k of the n, each to one of the m others.
-    let n = base.decisions.len() as u128;
-    let m = base
-        .decisions
-        .iter()
-        .map(|d| u128::from(d.alternatives.saturating_sub(1)))
-        .max()
-        .unwrap_or(0);
-    let (mut level, mut runs) = (1u128, 1u128);
-    for k in 0..max_preemptions as u128 {
-        if k >= n {
-            break;
-        }
-        // C(n, k + 1) m^(k+1) from C(n, k) m^k.
-        level = level.saturating_mul(n - k).saturating_mul(m) / (k + 1);
-        runs = runs.saturating_add(level);
-    }
-    if with_crashes {
-        runs = runs.saturating_mul(1 + base.reached.len() as u128);
-    }
-    (runs, 1 + base.decisions.len() as u128)
-}
-
-/// The most scheduling choices an interleaving exploration may keep, in all its runs'
-/// schedules (4 bytes each: 256 MiB).
-pub const MAX_INTERLEAVING_CHOICES: u128 = 64 * 1024 * 1024;
-
-/// How many interleavings run between two collections of their results.
-const INTERLEAVING_CHUNK: usize = 1024;
-
-/// What an interleaving run leaves for the enumeration: its choices, the number of
-/// alternatives at each decision it may branch from (from position `from` on), and its
-/// result, slimmed.
-struct Branching {
-    taken: std::sync::Arc<Vec<u32>>,
-    from: usize,
-    alternatives: Vec<u32>,
-    result: RunResult,
-}
-
-impl Branching {
-    /// `result`, the run of `script`; it branches at its decisions after the script when
-    /// `branches` (its preemptions are under the bound).
-    fn of(mut result: RunResult, script: &[u32], branches: bool) -> Branching {
-        let taken: Vec<u32> = result.decisions.iter().map(|d| d.chosen).collect();
-        assert_eq!(&taken[..script.len()], script, "the script was followed");
-        let from = if branches { script.len() } else { taken.len() };
-        let alternatives = result.decisions[from..]
-            .iter()
-            .map(|d| d.alternatives)
-            .collect();
-        result.slim();
-        Branching {
-            taken: std::sync::Arc::new(taken),
-            from,
-            alternatives,
-            result,
-        }
-    }
-}
-
-/// A schedule still to run: the first `at` choices of an earlier run's, then
-/// `alternative`. Kept so, not copied out, until it runs: a generation of a long run has
-/// as many children as choices, and copies of their prefixes would fill memory.
-struct Child {
-    parent: std::sync::Arc<Vec<u32>>,
-    at: usize,
-    alternative: u32,
-}
-
-impl Child {
-    fn script(&self) -> Vec<u32> {
-        let mut s = self.parent[..self.at].to_vec();
-        s.push(self.alternative);
-        s
-    }
-}
-
-/// Appends to `runs` every schedule of `scenario` within the preemption bound, at most
-/// `max_runs` of them and as many as `budget` allows; returns whether that was all of them.
-fn enumerate_schedules(
-    scenario: &Scenario,
-    crash: Option<BoundaryPoint>,
-    max_preemptions: usize,
-    (max_runs, budget): (u64, &mut budget::Budget),
-    out: &mut Vec<InterleavedRun>,
-) -> bool {
-    let options = RunOptions {
-        hash_only: true,
-        ..RunOptions::default()
-    };
-    let mut runs: Vec<InterleavedRun> = Vec::new();
-    let mut generation: Vec<Child> = vec![Child {
-        parent: std::sync::Arc::new(Vec::new()),
-        at: 0,
-        alternative: 0,
-    }];
-    let mut first = true;
-    let mut complete = true;
-    let mut dropped = false;
-    while !generation.is_empty() {
-        let room = max_runs.saturating_sub(runs.len() as u64) as usize;
-        let room = budget.room(room.min(generation.len()), 0);
-        if generation.len() > room || dropped {
-            generation.truncate(room);
-            complete = false;
-        }
-        // The first generation is the default schedule (an empty script); each script is
-        // made where it runs, and the generation runs in chunks, each run slimmed where it
-        // ran, so that the runs of a generation are never held whole at once.
-        let root = std::mem::take(&mut first);
-        let script = |child: &Child| if root { Vec::new() } else { child.script() };
-        // No more children than could still run.
-        let mut room = max_runs.saturating_sub((runs.len() + generation.len()) as u64) as usize;
-        let mut next = Vec::new();
-        for chunk in std::mem::take(&mut generation).chunks(INTERLEAVING_CHUNK) {
-            let ran: Vec<Branching> = chunk
-                .par_iter()
-                .map(|child| {
-                    let script = script(child);
-                    let preemptions = script.iter().filter(|&&c| c != 0).count();
-                    let result = world::run_scheduled(scenario, options, &script);
-                    Branching::of(result, &script, preemptions < max_preemptions)
-                })
-                .collect();
-            for b in ran {
-                'branch: for (k, &alternatives) in b.alternatives.iter().enumerate() {
-                    for alternative in 1..alternatives {
-                        if room == 0 {
-                            // Could never run: the generation after this one is the last.
-                            dropped = true;
-                            break 'branch;
-                        }
-                        room -= 1;
-                        next.push(Child {
-                            parent: std::sync::Arc::clone(&b.taken),
-                            at: b.from + k,
-                            alternative,
-                        });
-                    }
-                }
-                let run = InterleavedRun {
-                    crash,
-                    schedule: b.taken,
-                    result: b.result,
-                };
-                budget.add(budget::interleaved_bytes(&run));
-                runs.push(run);
-            }
-        }
-        if !complete {
-            break;
-        }
-        generation = next;
-    }
-    out.extend(runs);
-    complete
-}
-
-fn summarize_interleavings(
-    runs: Vec<InterleavedRun>,
-    complete: bool,
-    max_preemptions: usize,
-) -> Interleavings {
-    let count =
-        |f: &dyn Fn(&RunResult) -> bool| runs.iter().filter(|r| f(&r.result)).count() as u64;
-    let lost_runs = count(&|r| r.verdict.lost > 0);
-    let duplicated_runs = count(&|r| r.verdict.duplicated > 0);
-    Interleavings {
-        breaking_runs: count(&|r| !r.failure().is_empty()),
-        liveness_failed_runs: count(&|r| r.failure().fails_liveness()),
-        rejected_runs: count(&|r| r.verdict.rejected > 0),
-        pending_runs: count(&|r| r.verdict.pending > 0),
-        guarantee: Guarantee::weakest(runs.iter().map(|r| r.result.verdict.guarantee)),
-        unconserved_runs: count(&|r| !r.verdict.conserved),
-        lost_runs,
-        duplicated_runs,
-        runs,
-        complete,
-        memory_limited: false,
-        max_preemptions,
-        with_crashes: false,
-    }
-}
-
-/// Compares an interleaving exploration with `expect.interleavings`; one line per failure.
-pub fn failed_interleaving_expectations(
-    expect: &crate::scenario::InterleavingsExpect,
-    x: &Interleavings,
-) -> Vec<String> {
-    let mut failed = Vec::new();
-    let bound = expect.max_preemptions.unwrap_or(DEFAULT_MAX_PREEMPTIONS);
-    if bound != x.max_preemptions {
-        // Counts for another bound say nothing about this one.
-        return failed;
-    }
-    if let Some(g) = expect.guarantee {
-        if g != x.guarantee {
-            failed.push(format!(
-                "expected guarantee {g} over all interleavings, observed {}",
-                x.guarantee
-            ));
-        }
-    }
-    check::push_mismatches(
-        &mut failed,
-        &[
-            ("runs", expect.runs, x.runs.len() as u64),
-            ("breaking_runs", expect.breaking_runs, x.breaking_runs),
-            ("rejected_runs", expect.rejected_runs, x.rejected_runs),
-        ],
-    );
-    check::push_mismatches(&mut failed, &[("complete", expect.complete, x.complete)]);
-    failed
 }
 
 #[cfg(test)]

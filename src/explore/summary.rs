@@ -1,0 +1,247 @@
+//! An exploration's summary: its runs counted by outcome and boundary, and checked against
+//! the scenario's `expect`.
+
+use super::*;
+
+/// The summary over all runs of an exploration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Summary {
+    pub depth: usize,
+    pub runs: u64,
+    /// Runs that lost an event (a dead-lettered one included).
+    pub lost_runs: u64,
+    pub duplicated_runs: u64,
+    /// Runs in which the broker dead-lettered an event it never saw processed.
+    pub dead_lettered_runs: u64,
+    /// Runs with an event stuck: not resolved when the run ended.
+    pub stuck_runs: u64,
+    /// Runs that applied an altered copy's payload instead of an event's own.
+    pub wrong_effect_runs: u64,
+    /// Runs that failed liveness (an event stuck, or a limit stopped the healing phase):
+    /// each fails the exploration, whatever the scenario expects.
+    pub liveness_failed_runs: u64,
+    /// Runs in which the projection rejected an event as out of order.
+    pub rejected_runs: u64,
+    /// Runs that ended with a completion still buffered in `pending_event`.
+    pub pending_runs: u64,
+    /// Runs that ended with some event not acked.
+    pub unacked_runs: u64,
+    /// Runs whose balances were not conserved (half an effect committed).
+    pub unconserved_runs: u64,
+    /// Runs stopped by a step or tick limit.
+    pub limited_runs: u64,
+    /// Runs whose state after their last crash equalled an earlier run's.
+    pub equivalent_runs: u64,
+    /// Extensions of those runs that were not run, because the earlier run's were.
+    pub pruned_schedules: u64,
+    /// Whether `max_schedules`, the memory budget or an interruption stopped the exploration
+    /// before it was complete.
+    pub truncated: bool,
+    /// Whether the memory budget for kept runs ([`budget::KEPT_RUNS_BYTES`]) stopped it: a
+    /// failure of the exploration, whose counts cover only the runs before it.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub memory_limited: bool,
+    /// Whether an interruption (Ctrl-C, [`interrupt`]) stopped it: the runs are a prefix of
+    /// the schedules, in schedule order.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
+    /// Whether every schedule was run (`--no-prune`): its counts are not those a
+    /// scenario pins, which describe the pruned exploration.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub no_prune: bool,
+    /// The weakest guarantee over all runs.
+    pub guarantee: Guarantee,
+    /// The other guarantee boundaries the scenario has, over all runs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ledger_per_intent: Option<ScopeSummary>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub email: Option<ScopeSummary>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output_topic: Option<ScopeSummary>,
+}
+
+/// One guarantee boundary over a set of runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct ScopeSummary {
+    /// The weakest over all runs.
+    pub guarantee: Guarantee,
+    /// Runs in which this boundary was not exactly-once.
+    pub broken_runs: u64,
+}
+
+impl Summary {
+    /// The boundaries beyond the ledger per event, with their summaries.
+    pub fn scopes(&self) -> Vec<(Scope, ScopeSummary)> {
+        [
+            (Scope::LedgerPerIntent, self.ledger_per_intent),
+            (Scope::Email, self.email),
+            (Scope::OutputTopic, self.output_topic),
+        ]
+        .into_iter()
+        .filter_map(|(scope, s)| s.map(|s| (scope, s)))
+        .collect()
+    }
+}
+
+/// A boundary's summary over `runs`, if their verdicts have that boundary.
+pub(super) fn scope_summary(runs: &[&ExploredRun], scope: Scope) -> Option<ScopeSummary> {
+    let verdicts: Vec<&crate::check::ScopeVerdict> = runs
+        .iter()
+        .filter_map(|r| {
+            r.result
+                .verdict
+                .boundaries
+                .iter()
+                .find(|b| b.boundary == scope)
+        })
+        .collect();
+    if verdicts.is_empty() {
+        return None;
+    }
+    let lost = verdicts.iter().any(|v| v.lost > 0);
+    let extra = verdicts.iter().any(|v| v.duplicated + v.ghost > 0);
+    Some(ScopeSummary {
+        guarantee: Guarantee::from_anomalies(lost, extra),
+        broken_runs: verdicts
+            .iter()
+            .filter(|v| v.guarantee != Guarantee::ExactlyOnce)
+            .count() as u64,
+    })
+}
+
+pub(super) fn summarize(
+    runs: &[&ExploredRun],
+    depth: usize,
+    pruned_schedules: u64,
+    truncated: bool,
+) -> Summary {
+    let count =
+        |f: &dyn Fn(&RunResult) -> bool| runs.iter().filter(|r| f(&r.result)).count() as u64;
+    let lost_runs = count(&|r| r.verdict.lost > 0);
+    let duplicated_runs = count(&|r| r.verdict.duplicated > 0);
+    Summary {
+        depth,
+        runs: runs.len() as u64,
+        lost_runs,
+        duplicated_runs,
+        dead_lettered_runs: count(&|r| r.verdict.dead_lettered > 0),
+        stuck_runs: count(&|r| r.verdict.stuck > 0),
+        wrong_effect_runs: count(&|r| r.verdict.wrong_effects > 0),
+        liveness_failed_runs: count(&|r| r.failure().fails_liveness()),
+        rejected_runs: count(&|r| r.verdict.rejected > 0),
+        pending_runs: count(&|r| r.verdict.pending > 0),
+        unacked_runs: count(&|r| !r.verdict.all_acked),
+        unconserved_runs: count(&|r| !r.verdict.conserved),
+        limited_runs: count(&|r| r.stop != StopReason::Quiescent),
+        equivalent_runs: runs.iter().filter(|r| r.equivalent_to.is_some()).count() as u64,
+        pruned_schedules,
+        truncated,
+        memory_limited: false,
+        interrupted: false,
+        no_prune: false,
+        guarantee: Guarantee::weakest(runs.iter().map(|r| r.result.verdict.guarantee)),
+        ledger_per_intent: scope_summary(runs, Scope::LedgerPerIntent),
+        email: scope_summary(runs, Scope::Email),
+        output_topic: scope_summary(runs, Scope::OutputTopic),
+    }
+}
+
+/// Compares an exploration with the scenario's expectations. With an `expect.explore`
+/// entry for the exploration's depth, its counts of runs are compared exactly. Without it, the top-level fields are read for a set
+/// of runs: `guarantee` is the weakest over all runs; `lost`/`duplicated` of 0 mean no run
+/// lost or duplicated an event and a positive value means at least one did (a count of
+/// events per run has no single value across runs); `all_acked` and `conserved` must hold
+/// in every run. Returns one line per failed expectation.
+pub fn failed_expectations(expect: &crate::scenario::Expect, s: &Summary) -> Vec<String> {
+    let mut failed = Vec::new();
+    let at_depth = expect.explore_at(s.depth);
+    let guarantee = at_depth.map_or(expect.guarantee, |x| x.guarantee);
+    if let Some(g) = guarantee {
+        if g != s.guarantee {
+            failed.push(format!(
+                "expected guarantee {g} over all runs, observed {}",
+                s.guarantee
+            ));
+        }
+    }
+    if let Some(x) = at_depth {
+        // Pinned counts describe the pruned exploration; `--no-prune` runs more schedules,
+        // so only what is pinned of every run (the guarantees) applies to it.
+        let mut failed_counts = Vec::new();
+        check::push_mismatches(
+            &mut failed_counts,
+            &[
+                ("runs", x.runs, s.runs),
+                ("lost_runs", x.lost_runs, s.lost_runs),
+                ("duplicated_runs", x.duplicated_runs, s.duplicated_runs),
+                (
+                    "dead_lettered_runs",
+                    x.dead_lettered_runs,
+                    s.dead_lettered_runs,
+                ),
+                ("rejected_runs", x.rejected_runs, s.rejected_runs),
+                ("pending_runs", x.pending_runs, s.pending_runs),
+                ("unacked_runs", x.unacked_runs, s.unacked_runs),
+                ("unconserved_runs", x.unconserved_runs, s.unconserved_runs),
+            ],
+        );
+        let scopes = s.scopes();
+        for (scope, want) in &x.boundaries {
+            let Some((_, got)) = scopes.iter().find(|(sc, _)| sc == scope) else {
+                failed.push(format!(
+                    "expected boundary {} in the exploration, but its runs have none",
+                    scope.key()
+                ));
+                continue;
+            };
+            if let Some(g) = want.guarantee {
+                if g != got.guarantee {
+                    failed.push(format!(
+                        "expected {}: {g} over all runs, observed {}",
+                        scope.name(),
+                        got.guarantee
+                    ));
+                }
+            }
+            check::push_mismatches(
+                &mut failed_counts,
+                &[(
+                    &format!("{}.broken_runs", scope.key()),
+                    want.broken_runs,
+                    got.broken_runs,
+                )],
+            );
+        }
+        if !s.no_prune {
+            failed.extend(failed_counts);
+        }
+        return failed;
+    }
+    for (what, want, runs) in [
+        ("lost", expect.lost, s.lost_runs),
+        ("duplicated", expect.duplicated, s.duplicated_runs),
+    ] {
+        match want {
+            Some(0) if runs > 0 => failed.push(format!(
+                "expected no run with a {what} event, observed {runs} run(s)"
+            )),
+            Some(n) if n > 0 && runs == 0 => failed.push(format!(
+                "expected some run with a {what} event, observed none"
+            )),
+            _ => {}
+        }
+    }
+    if expect.all_acked == Some(true) && s.unacked_runs > 0 {
+        failed.push(format!(
+            "expected every run to ack every event, {} run(s) did not",
+            s.unacked_runs
+        ));
+    }
+    if expect.conserved == Some(true) && s.unconserved_runs > 0 {
+        failed.push(format!(
+            "expected balances conserved in every run, {} run(s) broke them",
+            s.unconserved_runs
+        ));
+    }
+    failed
+}
