@@ -1,0 +1,246 @@
+//! The sections after the story: every anomaly in plain words, the verdict per boundary,
+//! and the run's failure-point table (the seeds' table).
+
+use super::*;
+
+/// Per event, what in the trace of `r` made it come again without a crash: expired leases,
+/// the broker's own duplicates, lost acks, republications, dead-letter replays, commit
+/// timeouts, each once, in that order. One pass over the trace, for every event at once.
+pub(super) fn dup_causes(r: &RunResult) -> BTreeMap<EventIndex, Vec<DupCause>> {
+    let mut by_event: BTreeMap<EventIndex, BTreeSet<DupCause>> = BTreeMap::new();
+    for e in r.trace.entries() {
+        let Some(event) = e.event else { continue };
+        let o = e.outcome.as_str();
+        let cause = match (e.actor, e.action) {
+            (Actor::Broker, "lease expired") => DupCause::LeaseExpired,
+            (Actor::Broker, "duplicate") => DupCause::BrokerDuplicate,
+            (Actor::Broker, "dlq replay") => DupCause::DeadLetterReplay,
+            (Actor::Consumer(_), "ack") if o.starts_with("ack lost") => DupCause::AckLost,
+            (Actor::Consumer(_), "commit") if o.starts_with("COMMIT timed out") => {
+                DupCause::CommitTimeout
+            }
+            (_, "publish" | "relay_publish") if o.contains("republished") || e.copy > 0 => {
+                DupCause::Republished
+            }
+            _ => continue,
+        };
+        by_event.entry(event).or_default().insert(cause);
+    }
+    by_event
+        .into_iter()
+        .map(|(event, mut causes)| {
+            // A lost ack comes back through the lease that expires for want of it: one cause.
+            if causes.contains(&DupCause::AckLost) {
+                causes.remove(&DupCause::LeaseExpired);
+            }
+            (event, causes.into_iter().collect())
+        })
+        .collect()
+}
+
+/// Every anomaly of the verdict, in plain words: why it happened, not only what.
+pub(super) fn anomalies_section(out: &mut String, n: &Narrator<'_>, paint: Paint) {
+    let l = n.lang;
+    let r = n.r;
+    let v = &r.verdict;
+    let _ = writeln!(out, "\n{}\n", paint.strong(l.section_anomalies()));
+    let mut sentences: Vec<String> = Vec::new();
+    let mut causes_by_event = None;
+    for a in anomalies(&v.events) {
+        let e = v.event(a.event).expect("an anomaly's report is kept");
+        let ev = l.ev(a.event, 0);
+        let crashes: Vec<&CrashRecord> = r
+            .crashes
+            .iter()
+            .filter(|c| c.point.event == a.event)
+            .collect();
+        let sentence = match a.kind {
+            "lost" => {
+                if let Some(c) = crashes
+                    .iter()
+                    .find(|c| c.confirmed.acked && c.confirmed.ledger_rows == 0)
+                {
+                    l.lost_acked_first(&ev, &c.point.to_string())
+                } else if let Some(c) = crashes
+                    .iter()
+                    .find(|c| c.confirmed.inbox_rows > 0 && c.confirmed.ledger_rows == 0)
+                {
+                    l.lost_marked_first(&ev, &c.point.to_string())
+                } else if e.torn {
+                    l.lost_torn(&ev, e.debits, e.credits)
+                } else {
+                    l.lost_other(&ev, e.acked)
+                }
+            }
+            "duplicated" if e.inbox_expired_at.is_some() => {
+                l.duplicated_after_expiry(&ev, e.inbox_expired_at.unwrap_or(0), e.effects)
+            }
+            "duplicated" => {
+                let causes = || {
+                    causes_by_event
+                        .get_or_insert_with(|| dup_causes(r))
+                        .get(&a.event)
+                        .cloned()
+                        .unwrap_or_default()
+                };
+                duplicated_sentence(l, e, &ev, &crashes, causes)
+            }
+            "dead_lettered" => l.dead_lettered_anomaly(&ev, e.deliveries),
+            "pending" => l.pending_anomaly(&ev),
+            "rejected" => l.rejected_anomaly(&ev),
+            "unpublished" => l.unpublished_anomaly(&ev),
+            "payload_mismatch" => l.payload_anomaly(
+                &ev,
+                a.stored_payload.as_deref().unwrap_or(""),
+                a.received_payload.as_deref().unwrap_or(""),
+            ),
+            // A torn event that is lost was told with the loss.
+            "torn" if e.outcome == Outcome::Lost => continue,
+            "torn" => l.torn_anomaly(&ev, e.debits, e.credits),
+            _ => {
+                let has_ack = n.scenario.protocol.has(Step::Ack);
+                l.unacked_anomaly(&ev, r.stop, has_ack)
+            }
+        };
+        sentences.push(sentence);
+    }
+    sentences.extend(intent_sentences(l, v));
+    let several_events = v.intents.iter().any(|i| i.events.len() > 1);
+    for b in v.boundaries.iter().skip(1) {
+        if b.guarantee != Guarantee::ExactlyOnce {
+            sentences.push(l.boundary_anomaly(b, several_events));
+        }
+    }
+    if !v.drifted_accounts.is_empty() {
+        sentences.push(l.lost_update(&v.drifted_accounts));
+    }
+    if r.stop != StopReason::Quiescent {
+        sentences.push(l.stopped_anomaly(r.stop == StopReason::StepLimit));
+    }
+    if sentences.is_empty() {
+        out.push_str(&paint_lines(&wrap(&l.no_anomalies(), "", 0), |line| {
+            paint.good(line)
+        }));
+    }
+    for s in sentences {
+        out.push_str(&paint_lines(&wrap(&s, "- ", 2), |line| paint.bad(line)));
+    }
+}
+
+/// Why event `e` (`ev`) was applied more than once: the crash that hit it after its commit
+/// and before its ack, or what made it come again without one (`causes`, asked only then).
+fn duplicated_sentence(
+    l: Lang,
+    e: &crate::check::EventReport,
+    ev: &str,
+    crashes: &[&CrashRecord],
+    causes: impl FnOnce() -> Vec<DupCause>,
+) -> String {
+    let mut s = match crashes
+        .iter()
+        .find(|c| c.confirmed.ledger_rows > 0 && !c.confirmed.acked)
+    {
+        Some(c) => l.duplicated_after_crash(ev, &c.point.to_string(), e.effects),
+        None => {
+            let causes = causes();
+            if e.deliveries <= 1 && causes.contains(&DupCause::CommitTimeout) {
+                l.duplicated_by_commit_timeout(ev, e.effects)
+            } else {
+                let causes: Vec<String> = causes.into_iter().map(|c| l.dup_cause(c)).collect();
+                l.duplicated_delivered_twice(ev, e.deliveries, e.effects, &causes)
+            }
+        }
+    };
+    if e.amounts_minor.windows(2).any(|w| w[0] != w[1]) {
+        let amounts: Vec<String> = e.amounts_minor.iter().map(|a| a.to_string()).collect();
+        s.push(' ');
+        s.push_str(&l.duplicated_amounts(&amounts.join(", ")));
+    }
+    s
+}
+
+/// The intents (transfers) that did not happen once, in plain words.
+fn intent_sentences(l: Lang, v: &crate::check::Verdict) -> Vec<String> {
+    let mut out = Vec::new();
+    for intent in &v.intents {
+        let events: Vec<String> = intent.events.iter().map(|e| l.ev(*e, 0)).collect();
+        let s = match intent.outcome {
+            ScopeOutcome::Lost => l.intent_lost(&intent.transfer_id),
+            ScopeOutcome::Duplicated => l.intent_duplicated(
+                &intent.transfer_id,
+                intent.effects,
+                &l.list(&events),
+                events.len() > 1,
+            ),
+            ScopeOutcome::Ghost => l.intent_ghost(&intent.transfer_id),
+            ScopeOutcome::Stuck => l.intent_stuck(&intent.transfer_id),
+            ScopeOutcome::WrongEffect | ScopeOutcome::Once | ScopeOutcome::NotApplicable => {
+                continue
+            }
+        };
+        out.push(s);
+    }
+    out
+}
+
+pub(super) fn verdict_section(out: &mut String, r: &RunResult, l: Lang, paint: Paint) {
+    let v = &r.verdict;
+    let _ = writeln!(out, "\n{}\n", paint.strong(l.section_verdict()));
+    let g = v.guarantee.name();
+    let g = if v.guarantee == Guarantee::ExactlyOnce {
+        paint.good(g)
+    } else {
+        paint.bad(g)
+    };
+    let _ = writeln!(
+        out,
+        "{}",
+        l.verdict_sentence(&g, v.exactly_once, v.lost, v.duplicated)
+    );
+    for b in &v.boundaries {
+        let _ = writeln!(out, "  {}", l.describe_scope(b));
+    }
+}
+
+/// The seeds' table for this run: one block per crash.
+pub(super) fn failure_points(out: &mut String, n: &Narrator<'_>, paint: Paint) {
+    let l = n.lang;
+    let r = n.r;
+    let _ = writeln!(out, "\n{}\n", paint.strong(l.section_failure_points()));
+    if r.crashes.is_empty() {
+        out.push_str(&wrap(&l.no_failure_points(), "", 0));
+        return;
+    }
+    let labels = l.failure_point_labels();
+    let width = labels.iter().map(|s| s.chars().count()).max().unwrap_or(0) + 2;
+    for (i, c) in r.crashes.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        let outcome = r
+            .verdict
+            .event(c.point.event)
+            .expect("the report of an event a crash hit is always kept")
+            .outcome;
+        let point = match phase(&n.scenario.protocol.steps, c.point.boundary) {
+            Some(p) => format!("{} ({})", c.point, l.phase(p)),
+            None => c.point.to_string(),
+        };
+        let outcome_text = l.outcome(outcome);
+        let outcome_text = if outcome == Outcome::Once {
+            paint.good(&outcome_text)
+        } else {
+            paint.bad(&outcome_text)
+        };
+        let recovery = Recovery::after(r, c);
+        for (label, value) in labels.iter().zip([
+            point,
+            l.confirmed(&c.confirmed),
+            l.recovery(&recovery, &c.confirmed),
+            outcome_text,
+        ]) {
+            let prefix = format!("  {label:<width$}");
+            out.push_str(&wrap(&value, &prefix, width + 2));
+        }
+    }
+}

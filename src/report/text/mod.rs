@@ -1,0 +1,263 @@
+//! Text reports for people.
+
+mod explore;
+mod matrix;
+mod sweep;
+
+pub use explore::*;
+pub use matrix::*;
+pub use sweep::*;
+
+use crate::check::{Outcome, ScopeOutcome};
+use crate::explore::retention::TtlSearch;
+use crate::explore::shrink::Shrunk;
+use crate::explore::sweep::{Finding, SwarmPlan};
+use crate::explore::{matrix_rows, Exploration, Interleavings, MatrixColumn};
+use crate::model::{BoundaryPoint, Guarantee, BUILT_IN};
+use crate::report::json::{anomalies, differing_amounts, matrix_origin};
+use crate::report::lang::{Lang, RunLabel};
+use crate::report::paint::Paint;
+use crate::report::Origin;
+use crate::scenario::Scenario;
+use crate::sim::StopReason;
+use crate::world::RunResult;
+use std::fmt::Write as _;
+
+/// How many events a run report lists one by one before summarising the rest.
+const EVENT_ROWS: usize = 40;
+
+fn stop_text(stop: StopReason) -> &'static str {
+    match stop {
+        StopReason::Quiescent => "nothing left to do",
+        StopReason::StepLimit => "STEP LIMIT REACHED",
+        StopReason::TickLimit => "TICK LIMIT REACHED",
+        StopReason::TraceLimit => "TRACE LIMIT REACHED",
+    }
+}
+
+fn expectation_lines(out: &mut String, failures: Option<&[String]>) {
+    expectation_lines_in(Lang::En, Paint::OFF, out, failures);
+}
+
+fn expectation_lines_in(l: Lang, paint: Paint, out: &mut String, failures: Option<&[String]>) {
+    let label = pad(l.run_label(RunLabel::Expect));
+    match failures {
+        None => {}
+        Some([]) => {
+            let _ = writeln!(out, "{label}{}", paint.good(l.expect_held()));
+        }
+        Some(failures) => {
+            let _ = writeln!(out, "{label}{}", paint.bad(l.expect_failed()));
+            for f in failures {
+                let _ = writeln!(out, "           - {f}");
+            }
+        }
+    }
+}
+
+/// A label of the run report, padded to its column.
+fn pad(label: &str) -> String {
+    format!("{label:<11}")
+}
+
+/// The scenario's name (and description) and its protocol's steps.
+fn header(scenario: &Scenario, with_description: bool) -> String {
+    header_in(Lang::En, scenario, with_description)
+}
+
+fn header_in(l: Lang, scenario: &Scenario, with_description: bool) -> String {
+    let mut out = format!(
+        "{}{}\n",
+        pad(l.run_label(RunLabel::Scenario)),
+        scenario.name
+    );
+    if with_description && !scenario.description.is_empty() {
+        let _ = writeln!(out, "           {}", scenario.description);
+    }
+    let _ = writeln!(
+        out,
+        "{}{}: {}",
+        pad(l.run_label(RunLabel::Protocol)),
+        scenario.protocol.name,
+        scenario.protocol.arrow_list()
+    );
+    out
+}
+
+/// The summary of one run, ending with `replay`, the command that replays it.
+pub fn run_text(
+    scenario: &Scenario,
+    r: &RunResult,
+    replay: &str,
+    failures: Option<&[String]>,
+) -> String {
+    run_text_in(Lang::En, Paint::OFF, scenario, r, replay, failures)
+}
+
+/// [`run_text`] in language `l`, painted with `paint`. In English without paint it is
+/// exactly [`run_text`].
+pub fn run_text_in(
+    l: Lang,
+    paint: Paint,
+    scenario: &Scenario,
+    r: &RunResult,
+    replay: &str,
+    failures: Option<&[String]>,
+) -> String {
+    let v = &r.verdict;
+    let mut out = header_in(l, scenario, true);
+    let w = &scenario.workload;
+    let run = l.run_line(
+        scenario.seed,
+        v.event_count(),
+        w.republish.len(),
+        w.republish_altered.len(),
+        r.steps,
+        r.end_tick,
+        r.stop,
+    );
+    labeled(&mut out, l.run_label(RunLabel::Run), [run]);
+    let crashes: Vec<String> = r
+        .crashes
+        .iter()
+        .map(|c| l.crash_line(&c.point.to_string(), c.tick, c.cause, c.dropped_transaction))
+        .collect();
+    if crashes.is_empty() {
+        labeled(&mut out, l.run_label(RunLabel::Crashes), [l.crashes_none()]);
+    }
+    labeled(&mut out, l.run_label(RunLabel::Crashes), crashes);
+    let guarantee = if v.guarantee == Guarantee::ExactlyOnce {
+        paint.good(v.guarantee.name())
+    } else {
+        paint.bad(v.guarantee.name())
+    };
+    labeled(
+        &mut out,
+        l.run_label(RunLabel::Verdict),
+        [l.verdict_line(v, &guarantee)],
+    );
+    let boundaries = v.boundaries.iter().map(|b| l.describe_scope(b));
+    labeled(&mut out, l.run_label(RunLabel::Boundaries), boundaries);
+    if v.payload_alerts > 0 {
+        let alerts = l.alerts_line(v.payload_alerts);
+        labeled(&mut out, l.run_label(RunLabel::Alerts), [alerts]);
+    }
+    if let Some(ret) = scenario.store.retention {
+        let line = l.retention_line(
+            ret.ttl_ticks,
+            ret.cleanup_every_ticks,
+            ret.batch,
+            r.inbox_rows_deleted,
+        );
+        labeled(&mut out, l.run_label(RunLabel::Retention), [line]);
+    }
+    if v.external_effects > 0 {
+        let repeated: Vec<String> = v
+            .events
+            .iter()
+            .filter(|e| e.external_effects > 1)
+            .map(|e| format!("e{} ×{}", e.event, e.external_effects))
+            .collect();
+        let line = l.external_line(v.external_effects, &repeated);
+        labeled(&mut out, l.run_label(RunLabel::External), [line]);
+    }
+    labeled(&mut out, l.run_label(RunLabel::Events), [l.events_header()]);
+    event_rows(l, paint, &mut out, v);
+    anomaly_lines(l, paint, &mut out, v);
+    let trace = l.trace_line(&r.trace.hash_hex(), r.trace.len());
+    labeled(&mut out, l.run_label(RunLabel::Trace), [trace]);
+    expectation_lines_in(l, paint, &mut out, failures);
+    let _ = writeln!(out, "{}{replay}", pad(l.run_label(RunLabel::Replay)));
+    out
+}
+
+/// Writes `lines`, the first after `label` and the others under it.
+fn labeled(out: &mut String, label: &str, lines: impl IntoIterator<Item = impl AsRef<str>>) {
+    for (i, line) in lines.into_iter().enumerate() {
+        let label = if i == 0 { pad(label) } else { pad("") };
+        let _ = writeln!(out, "{label}{}", line.as_ref());
+    }
+}
+
+/// The events table of a run: one row per event (at most [`EVENT_ROWS`]), with notes on
+/// amounts, alerts and replays for the events they concern.
+fn event_rows(l: Lang, paint: Paint, out: &mut String, v: &crate::check::Verdict) {
+    for e in v.events.iter().take(EVENT_ROWS) {
+        let outcome = l.outcome(e.outcome);
+        let _ = writeln!(
+            out,
+            "           e{:<4}{}  {:>7}  {:>5}  {:<5}  {}{}",
+            e.event,
+            e.event_id,
+            e.effects,
+            e.inbox_rows,
+            l.yes_no(e.acked),
+            if e.outcome == Outcome::Once {
+                outcome
+            } else {
+                paint.bad(&outcome)
+            },
+            if e.external_effects > 0 {
+                l.external_note(e.external_effects)
+            } else {
+                String::new()
+            }
+        );
+        // Only for the events they concern, so that other runs print as they always did.
+        let mut notes = Vec::new();
+        if differing_amounts(e).is_some() {
+            let amounts: Vec<String> = e.amounts_minor.iter().map(|a| a.to_string()).collect();
+            notes.push(l.note_amounts(&amounts.join(", ")));
+        }
+        if !e.payload_alerts.is_empty() {
+            notes.push(l.note_alerts(e.payload_alerts.len()));
+        }
+        if e.dead_letter_replays > 0 {
+            notes.push(l.note_replays(e.dead_letter_replays));
+        }
+        if !notes.is_empty() {
+            out.truncate(out.len() - 1);
+            let _ = writeln!(out, " ({})", notes.join("; "));
+        }
+    }
+    if v.events.len() > EVENT_ROWS {
+        let _ = writeln!(
+            out,
+            "           {}",
+            l.more_events(v.events.len() - EVENT_ROWS)
+        );
+    }
+}
+
+/// A run's anomalies, one line each (or a line saying there are none), then the intents
+/// that did not happen once.
+fn anomaly_lines(l: Lang, paint: Paint, out: &mut String, v: &crate::check::Verdict) {
+    let anomalies = anomalies(&v.events);
+    if anomalies.is_empty() {
+        labeled(out, l.run_label(RunLabel::Anomalies), [l.anomalies_none()]);
+    }
+    let lines = anomalies.iter().map(|a| {
+        let what = l.run_anomaly(a, v.event(a.event).expect("an anomaly's report is kept"));
+        let points: Vec<String> = a.crash_points.iter().map(|p| p.to_string()).collect();
+        paint.bad(&l.anomaly_line(a.event, &a.event_id, &what, &points))
+    });
+    labeled(out, l.run_label(RunLabel::Anomalies), lines);
+    for intent in &v.intents {
+        if matches!(
+            intent.outcome,
+            ScopeOutcome::Once | ScopeOutcome::NotApplicable
+        ) {
+            continue;
+        }
+        labeled(out, l.run_label(RunLabel::Intent), [l.intent_line(intent)]);
+    }
+}
+
+/// Every trace entry, one per line.
+pub fn trace_text(r: &RunResult) -> String {
+    let mut out = String::new();
+    for e in r.trace.entries() {
+        let _ = writeln!(out, "{e}");
+    }
+    out
+}
