@@ -829,12 +829,7 @@ impl<'s> Driver<'s> {
                 } => {
                     let boundary = Boundary::parse(&boundary).map_err(RealError::Protocol)?;
                     let d = Delivery::from(delivery);
-                    let point = BoundaryPoint {
-                        boundary,
-                        event: d.event,
-                        copy: d.copy,
-                        delivery: d.attempt,
-                    };
+                    let point = d.point(boundary);
                     self.reached.push(point);
                     if let Some(cause) = self.faults.crash_at(&point) {
                         self.steps += 1;

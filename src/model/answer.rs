@@ -4,7 +4,7 @@
 //! `relay`) import neither: whoever drives an actor turns broker and store calls into
 //! these.
 
-use super::EventIndex;
+use super::{Boundary, BoundaryPoint, EventIndex};
 use serde::Serialize;
 
 /// The index of a message in publication order. A republished event is a new message.
@@ -18,6 +18,18 @@ pub struct Delivery {
     pub event: EventIndex,
     pub copy: u32,
     pub attempt: u32,
+}
+
+impl Delivery {
+    /// The crash point at `boundary` of this delivery.
+    pub fn point(&self, boundary: Boundary) -> BoundaryPoint {
+        BoundaryPoint {
+            boundary,
+            event: self.event,
+            copy: self.copy,
+            delivery: self.attempt,
+        }
+    }
 }
 
 /// What became of an ack.

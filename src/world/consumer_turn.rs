@@ -380,12 +380,7 @@ impl World<'_> {
         boundary: Boundary,
         d: &Delivery,
     ) -> bool {
-        let point = BoundaryPoint {
-            boundary,
-            event: d.event,
-            copy: d.copy,
-            delivery: d.attempt,
-        };
+        let point = d.point(boundary);
         let Some(ticks) = self.faults.stall_at(&point) else {
             return false;
         };
@@ -409,12 +404,7 @@ impl World<'_> {
         boundary: Boundary,
         d: &Delivery,
     ) -> bool {
-        let point = BoundaryPoint {
-            boundary,
-            event: d.event,
-            copy: d.copy,
-            delivery: d.attempt,
-        };
+        let point = d.point(boundary);
         // After a retry some boundaries come again; only the first is a crash point.
         let again = self
             .reached_seen

@@ -53,43 +53,8 @@ pub(super) fn render(d: &Diagram) -> String {
     }
     let width = (lanes_left + lanes_w + MARGIN).max(MARGIN * 2 + header_w);
 
-    let mut head = String::new();
-    let _ = writeln!(
-        head,
-        r#"<text x="{MARGIN}" y="26" font-size="16" font-weight="bold" fill="{PLAIN_INK}">{}</text>"#,
-        esc(&d.name)
-    );
-    let _ = writeln!(
-        head,
-        r#"<text x="{MARGIN}" y="46" font-size="12" fill="{PLAIN_INK}">{}</text>"#,
-        esc(&verdict)
-    );
-    legend(&mut head, 66);
-    let mut lanes_top = 88;
-    if let Some(e) = &elision {
-        let _ = writeln!(
-            head,
-            r##"<text x="{MARGIN}" y="{}" font-size="11" font-style="italic" fill="#546e7a">{}</text>"##,
-            lanes_top + 2,
-            esc(e)
-        );
-        lanes_top += 18;
-    }
-
-    // Place the rows: (top of the row, whether it starts a new tick).
-    let mut places: Vec<(i64, bool)> = Vec::with_capacity(d.rows.len());
-    let mut y = lanes_top + HEAD_H + 12;
-    let mut previous: Option<u64> = None;
-    for row in &d.rows {
-        let new_tick = previous != Some(row.tick);
-        if let Some(p) = previous.filter(|_| new_tick) {
-            let idle = row.tick.saturating_sub(p).saturating_sub(1);
-            y += TICK_GAP + IDLE_STEP * (idle.min(MAX_IDLE_STEPS as u64) as i64);
-        }
-        places.push((y, new_tick));
-        y += ROW_H;
-        previous = Some(row.tick);
-    }
+    let (head, lanes_top) = head(d, &verdict, elision.as_deref());
+    let (places, y) = place_rows(d, lanes_top);
     let bottom = y + 8;
     let height = bottom + MARGIN;
 
@@ -123,20 +88,7 @@ pub(super) fn render(d: &Diagram) -> String {
         draw_row(&mut body, row, mid, &center, lanes_left, lanes_w);
     }
 
-    let mut lifelines = String::new();
-    for &lane in &d.lanes {
-        let x = center(lane);
-        let _ = writeln!(
-            lifelines,
-            r##"<g class="lane" data-lane="{key}"><line x1="{x}" y1="{}" x2="{x}" y2="{bottom}" stroke="#b0bec5" stroke-dasharray="4 4"/><rect x="{}" y="{lanes_top}" width="{}" height="{HEAD_H}" rx="4" fill="#eceff1" stroke="#90a4ae"/><text x="{x}" y="{}" font-size="12" font-weight="bold" text-anchor="middle" fill="{PLAIN_INK}">{}</text></g>"##,
-            lanes_top + HEAD_H,
-            x - LANE_W / 2 + 10,
-            LANE_W - 20,
-            lanes_top + 17,
-            esc(&lane.name()),
-            key = lane.key(),
-        );
-    }
+    let lifelines = lifelines(d, lanes_top, bottom, &center);
 
     let mut out = String::new();
     out.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
@@ -167,6 +119,72 @@ pub(super) fn render(d: &Diagram) -> String {
     out.push_str(&body);
     out.push_str("</svg>\n");
     out
+}
+
+/// The title, the verdict, the legend and the elision note, and where the lanes start
+/// under them.
+fn head(d: &Diagram, verdict: &str, elision: Option<&str>) -> (String, i64) {
+    let mut head = String::new();
+    let _ = writeln!(
+        head,
+        r#"<text x="{MARGIN}" y="26" font-size="16" font-weight="bold" fill="{PLAIN_INK}">{}</text>"#,
+        esc(&d.name)
+    );
+    let _ = writeln!(
+        head,
+        r#"<text x="{MARGIN}" y="46" font-size="12" fill="{PLAIN_INK}">{}</text>"#,
+        esc(verdict)
+    );
+    legend(&mut head, 66);
+    let mut lanes_top = 88;
+    if let Some(e) = elision {
+        let _ = writeln!(
+            head,
+            r##"<text x="{MARGIN}" y="{}" font-size="11" font-style="italic" fill="#546e7a">{}</text>"##,
+            lanes_top + 2,
+            esc(e)
+        );
+        lanes_top += 18;
+    }
+    (head, lanes_top)
+}
+
+/// Where each row goes: (top of the row, whether it starts a new tick), and the bottom of
+/// the last; rows start under the lane heads at `lanes_top`.
+fn place_rows(d: &Diagram, lanes_top: i64) -> (Vec<(i64, bool)>, i64) {
+    let mut places: Vec<(i64, bool)> = Vec::with_capacity(d.rows.len());
+    let mut y = lanes_top + HEAD_H + 12;
+    let mut previous: Option<u64> = None;
+    for row in &d.rows {
+        let new_tick = previous != Some(row.tick);
+        if let Some(p) = previous.filter(|_| new_tick) {
+            let idle = row.tick.saturating_sub(p).saturating_sub(1);
+            y += TICK_GAP + IDLE_STEP * (idle.min(MAX_IDLE_STEPS as u64) as i64);
+        }
+        places.push((y, new_tick));
+        y += ROW_H;
+        previous = Some(row.tick);
+    }
+    (places, y)
+}
+
+/// Each lane's head and dashed lifeline, from `lanes_top` to `bottom`.
+fn lifelines(d: &Diagram, lanes_top: i64, bottom: i64, center: &dyn Fn(Lane) -> i64) -> String {
+    let mut lifelines = String::new();
+    for &lane in &d.lanes {
+        let x = center(lane);
+        let _ = writeln!(
+            lifelines,
+            r##"<g class="lane" data-lane="{key}"><line x1="{x}" y1="{}" x2="{x}" y2="{bottom}" stroke="#b0bec5" stroke-dasharray="4 4"/><rect x="{}" y="{lanes_top}" width="{}" height="{HEAD_H}" rx="4" fill="#eceff1" stroke="#90a4ae"/><text x="{x}" y="{}" font-size="12" font-weight="bold" text-anchor="middle" fill="{PLAIN_INK}">{}</text></g>"##,
+            lanes_top + HEAD_H,
+            x - LANE_W / 2 + 10,
+            LANE_W - 20,
+            lanes_top + 17,
+            esc(&lane.name()),
+            key = lane.key(),
+        );
+    }
+    lifelines
 }
 
 /// The arrowhead markers: one per outcome colour and one for rows of no event.
