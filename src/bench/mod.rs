@@ -156,7 +156,18 @@ pub fn run() -> String {
         load_average()
     );
 
-    // 1-3. The simulator against raw SQLite on the same run.
+    out.push_str(&raw_sqlite_section());
+    out.push_str(&matrix_section(threads));
+    out.push_str(&growth_section());
+    out.push_str(&sweep_section(threads));
+    // 7. The simulation against a real consumer process, per crash point.
+    out.push_str(&crosscheck_section());
+    out
+}
+
+/// 1-3. The simulator against raw SQLite on the same run.
+fn raw_sqlite_section() -> String {
+    let mut out = String::new();
     let scenario = one_crash_inbox(10);
     let recorded = world::run_with(
         &scenario,
@@ -208,8 +219,12 @@ pub fn run() -> String {
         sim / raw,
         sim_full / raw
     );
+    out
+}
 
-    // 4. The matrix.
+/// 4. The matrix, at depths 1 and 2, on every thread.
+fn matrix_section(threads: usize) -> String {
+    let mut out = String::new();
     let _ = writeln!(out, "## The matrix, 10 events, all {threads} threads\n");
     out.push_str("| depth | runs | seconds | runs per second |\n|---|---|---|---|\n");
     for depth in [1, 2] {
@@ -228,8 +243,12 @@ pub fn run() -> String {
     out.push_str(
         "\nTarget: depth 2 over every built-in protocol with 10 events under 5 s on 2 cores.\n\n",
     );
+    out
+}
 
-    // 5. Growth of explore with events.
+/// 5. How `explore` grows with events.
+fn growth_section() -> String {
+    let mut out = String::new();
     let _ = writeln!(
         out,
         "## How `explore` grows with events (`inbox`, all threads)\n"
@@ -263,8 +282,12 @@ pub fn run() -> String {
     }
     out.push_str(&growth_analysis(&growth));
     out.push('\n');
+    out
+}
 
-    // 6. Sweep throughput on one thread and on all.
+/// 6. Sweep throughput on one thread and on all.
+fn sweep_section(threads: usize) -> String {
+    let mut out = String::new();
     let mut s = Scenario::new(Protocol::built_in("inbox").expect("built in"));
     s.workload.events = 10;
     let limits = SwarmLimits::default();
@@ -297,9 +320,6 @@ pub fn run() -> String {
         "\nSpeed-up on {threads} threads: **{:.2}×**; target ≥ 1.8× on 2 cores.",
         rates[1].1 / rates[0].1
     );
-
-    // 7. The simulation against a real consumer process, per crash point.
-    out.push_str(&crosscheck_section());
     out
 }
 

@@ -238,22 +238,7 @@ impl Consumer {
             .poll_command()
             .expect("a result answers a command the consumer issued");
         if command.action == Action::Step(Step::Receive) {
-            match result {
-                StepResult::Received(Some(delivery)) => {
-                    self.phase = Phase::Working;
-                    self.work = Some(Work {
-                        delivery,
-                        next: 1,
-                        in_transaction: false,
-                        acked: false,
-                        produced: false,
-                        mode: Mode::Normal,
-                    });
-                    self.finish_if_done();
-                }
-                StepResult::Received(None) => self.phase = Phase::Waiting,
-                other => panic!("receive answered with {other:?}"),
-            }
+            self.received(result);
             return;
         }
         let commit_at = self
@@ -328,29 +313,7 @@ impl Consumer {
             (Action::Step(_), StepResult::Db(DbOutcome::StaleSnapshot)) => {
                 w.mode = Mode::Failed;
             }
-            (Action::Step(step), StepResult::Db(outcome)) => {
-                match outcome {
-                    DbOutcome::Begun => w.in_transaction = true,
-                    DbOutcome::Committed => w.in_transaction = false,
-                    DbOutcome::CreditFailed => w.mode = Mode::Failed,
-                    DbOutcome::PayloadMismatch => w.mode = Mode::PayloadMismatch { alerted: false },
-                    o if o.is_duplicate() => w.mode = Mode::Duplicate,
-                    _ => {}
-                }
-                assert!(
-                    matches!(
-                        step,
-                        Step::Begin
-                            | Step::CheckInbox
-                            | Step::InsertInbox
-                            | Step::ApplyEffect
-                            | Step::Commit
-                            | Step::EnqueueEmail
-                    ),
-                    "{step} is not a database step"
-                );
-                w.next += 1;
-            }
+            (Action::Step(step), StepResult::Db(outcome)) => database_step(w, step, outcome),
             (Action::Step(Step::ProduceOutput), StepResult::Done) => {
                 w.produced = true;
                 if w.mode == Mode::Normal {
@@ -361,6 +324,26 @@ impl Consumer {
             (action, result) => panic!("{action:?} answered with {result:?}"),
         }
         self.after_step();
+    }
+
+    /// The answer to `receive`: a delivery to work on, or nothing ready (wait).
+    fn received(&mut self, result: StepResult) {
+        match result {
+            StepResult::Received(Some(delivery)) => {
+                self.phase = Phase::Working;
+                self.work = Some(Work {
+                    delivery,
+                    next: 1,
+                    in_transaction: false,
+                    acked: false,
+                    produced: false,
+                    mode: Mode::Normal,
+                });
+                self.finish_if_done();
+            }
+            StepResult::Received(None) => self.phase = Phase::Waiting,
+            other => panic!("receive answered with {other:?}"),
+        }
     }
 
     /// A duplicate whose protocol never acks, or that acked already, has nothing left to do;
@@ -416,6 +399,32 @@ impl Consumer {
         assert_eq!(self.phase, Phase::Down, "only a crashed consumer restarts");
         self.phase = Phase::Idle;
     }
+}
+
+/// A database step's outcome: the transaction opens or closes, a failure, a duplicate or a
+/// payload mismatch changes the mode; then the next step.
+fn database_step(w: &mut Work, step: Step, outcome: DbOutcome) {
+    match outcome {
+        DbOutcome::Begun => w.in_transaction = true,
+        DbOutcome::Committed => w.in_transaction = false,
+        DbOutcome::CreditFailed => w.mode = Mode::Failed,
+        DbOutcome::PayloadMismatch => w.mode = Mode::PayloadMismatch { alerted: false },
+        o if o.is_duplicate() => w.mode = Mode::Duplicate,
+        _ => {}
+    }
+    assert!(
+        matches!(
+            step,
+            Step::Begin
+                | Step::CheckInbox
+                | Step::InsertInbox
+                | Step::ApplyEffect
+                | Step::Commit
+                | Step::EnqueueEmail
+        ),
+        "{step} is not a database step"
+    );
+    w.next += 1;
 }
 
 #[cfg(test)]

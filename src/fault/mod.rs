@@ -356,6 +356,30 @@ impl FaultInjector {
 /// with what each has left, and the random stream's position. Faults used up or outlived
 /// are left out: they fire no more, so two runs that used up different ones have the same
 /// future.
+/// The step failures still to come: counted ones with failures left, and ones that fail
+/// until a tick not yet reached (fed by how long that still is).
+fn fail_faults(fail: &[FailSpec], fails_left: &[u32], now: Tick, h: &mut crate::sim::StateHasher) {
+    for (spec, left) in fail.iter().zip(fails_left) {
+        let FailSpec {
+            step,
+            event,
+            delivery,
+            times: _,
+            until_tick,
+        } = spec;
+        match until_tick {
+            // Fails on every match before `t`: what decides is how long that still is.
+            Some(t) if *t > now => {
+                h.value(&(step, event, delivery));
+                h.instant(*t, now);
+            }
+            Some(_) => {}
+            None if *left > 0 => h.value(&(step, event, delivery, left)),
+            None => {}
+        }
+    }
+}
+
 impl crate::sim::Fingerprint for FaultInjector {
     fn fingerprint(&self, now: Tick, h: &mut crate::sim::StateHasher) {
         let FaultInjector {
@@ -401,25 +425,7 @@ impl crate::sim::Fingerprint for FaultInjector {
         h.value(pending_after);
         rng.fingerprint(now, h);
         h.section("fail");
-        for (spec, left) in fail.iter().zip(fails_left) {
-            let FailSpec {
-                step,
-                event,
-                delivery,
-                times: _,
-                until_tick,
-            } = spec;
-            match until_tick {
-                // Fails on every match before `t`: what decides is how long that still is.
-                Some(t) if *t > now => {
-                    h.value(&(step, event, delivery));
-                    h.instant(*t, now);
-                }
-                Some(_) => {}
-                None if *left > 0 => h.value(&(step, event, delivery, left)),
-                None => {}
-            }
-        }
+        fail_faults(fail, fails_left, now, h);
         h.section("stall");
         for (spec, fired) in stall.iter().zip(stalls_fired) {
             if !fired {

@@ -84,75 +84,8 @@ pub fn anomalies(events: &[EventReport]) -> Vec<Anomaly> {
             );
         }
         let mut push = |kind, detail| push_with(kind, detail, None);
-        match e.outcome {
-            Outcome::Once | Outcome::SameIntent => {}
-            Outcome::Lost => push("lost", None),
-            Outcome::Duplicated => push(
-                "duplicated",
-                e.inbox_expired_at
-                    .map(|at| {
-                        format!(
-                            "its inbox row was deleted by the retention job at t={at}, so a \
-                             later delivery was not recognised as a duplicate"
-                        )
-                    })
-                    .or_else(|| differing_amounts(e)),
-            ),
-            Outcome::DeadLettered => push(
-                "dead_lettered",
-                Some(format!(
-                    "{}: lost, unless the dead-letter queue is replayed, which this run did \
-                     not do",
-                    e.unacked_reason.as_deref().unwrap_or("dead-lettered")
-                )),
-            ),
-            Outcome::Invalid => push(
-                "invalid",
-                Some(format!(
-                    "the scenario declares its payload invalid (workload.invalid): refused on \
-                     every delivery and never applied, as it should be{}",
-                    if e.dead_lettered {
-                        "; in the dead-letter queue for a person"
-                    } else {
-                        ""
-                    }
-                )),
-            ),
-            Outcome::Stuck => push(
-                "stuck",
-                Some(format!(
-                    "not resolved when the run ended ({} effect(s)): {}",
-                    e.effects,
-                    e.unacked_reason
-                        .as_deref()
-                        .unwrap_or("the broker still holds it")
-                )),
-            ),
-            Outcome::WrongEffect => push(
-                "wrong_effect",
-                Some(format!(
-                    "applied with amount {} instead of its own {}: a copy with the same \
-                     event_id and an altered payload arrived first",
-                    e.amounts_minor.first().copied().unwrap_or_default(),
-                    e.amount_minor
-                )),
-            ),
-            Outcome::Unpublished => push(
-                "unpublished",
-                Some("the producer committed its transfer but never published it".into()),
-            ),
-            Outcome::Rejected => push(
-                "rejected",
-                Some("the projection rejected it: its transfer was not created yet".into()),
-            ),
-            Outcome::Pending => push(
-                "pending",
-                Some(
-                    "still waiting in pending_event when the run ended: its transfer was \
-                     never created"
-                        .into(),
-                ),
-            ),
+        if let Some((kind, detail)) = outcome_anomaly(e) {
+            push(kind, detail);
         }
         if e.torn {
             push(
@@ -170,6 +103,80 @@ pub fn anomalies(events: &[EventReport]) -> Vec<Anomaly> {
         }
     }
     out
+}
+
+/// The anomaly an event's outcome is, if it is one: its kind and the detail that says why.
+fn outcome_anomaly(e: &EventReport) -> Option<(&'static str, Option<String>)> {
+    match e.outcome {
+        Outcome::Once | Outcome::SameIntent => None,
+        Outcome::Lost => Some(("lost", None)),
+        Outcome::Duplicated => Some((
+            "duplicated",
+            e.inbox_expired_at
+                .map(|at| {
+                    format!(
+                        "its inbox row was deleted by the retention job at t={at}, so a \
+                         later delivery was not recognised as a duplicate"
+                    )
+                })
+                .or_else(|| differing_amounts(e)),
+        )),
+        Outcome::DeadLettered => Some((
+            "dead_lettered",
+            Some(format!(
+                "{}: lost, unless the dead-letter queue is replayed, which this run did \
+                 not do",
+                e.unacked_reason.as_deref().unwrap_or("dead-lettered")
+            )),
+        )),
+        Outcome::Invalid => Some((
+            "invalid",
+            Some(format!(
+                "the scenario declares its payload invalid (workload.invalid): refused on \
+                 every delivery and never applied, as it should be{}",
+                if e.dead_lettered {
+                    "; in the dead-letter queue for a person"
+                } else {
+                    ""
+                }
+            )),
+        )),
+        Outcome::Stuck => Some((
+            "stuck",
+            Some(format!(
+                "not resolved when the run ended ({} effect(s)): {}",
+                e.effects,
+                e.unacked_reason
+                    .as_deref()
+                    .unwrap_or("the broker still holds it")
+            )),
+        )),
+        Outcome::WrongEffect => Some((
+            "wrong_effect",
+            Some(format!(
+                "applied with amount {} instead of its own {}: a copy with the same \
+                 event_id and an altered payload arrived first",
+                e.amounts_minor.first().copied().unwrap_or_default(),
+                e.amount_minor
+            )),
+        )),
+        Outcome::Unpublished => Some((
+            "unpublished",
+            Some("the producer committed its transfer but never published it".into()),
+        )),
+        Outcome::Rejected => Some((
+            "rejected",
+            Some("the projection rejected it: its transfer was not created yet".into()),
+        )),
+        Outcome::Pending => Some((
+            "pending",
+            Some(
+                "still waiting in pending_event when the run ended: its transfer was \
+                 never created"
+                    .into(),
+            ),
+        )),
+    }
 }
 
 /// Whether the scenario's expectations held, and which did not.

@@ -128,6 +128,43 @@ impl Lang {
                         (v.invalid, "invalid, refused as they should be"),
                     ]
                 ),
+                self.parked_part(v),
+                if v.all_acked {
+                    "all acked"
+                } else {
+                    "NOT ALL ACKED"
+                },
+                self.conservation_part(v)
+            ),
+            Lang::Es => format!(
+                "{guarantee}: {} una vez, {}, {}{}{}; {}; {}",
+                v.exactly_once,
+                pl(v.lost, "perdido", "perdidos"),
+                pl(v.duplicated, "duplicado", "duplicados"),
+                nonzero(
+                    ", ",
+                    &[
+                        (v.stuck, "atascado(s) (una falla de progreso)"),
+                        (v.wrong_effects, "aplicado(s) con un payload alterado"),
+                        (v.invalid, "inválido(s), rechazado(s) como corresponde"),
+                    ]
+                ),
+                self.parked_part(v),
+                if v.all_acked {
+                    "todos con ack"
+                } else {
+                    "NO TODOS CON ACK"
+                },
+                self.conservation_part(v)
+            ),
+        }
+    }
+
+    /// The events parked or refused, when there are any: dead-lettered (counted as lost),
+    /// rejected as out of order, still pending.
+    fn parked_part(self, v: &Verdict) -> String {
+        match self {
+            Lang::En => {
                 if v.dead_lettered + v.rejected + v.pending > 0 {
                     format!(
                         ", {} dead-lettered{}, {} rejected as out of order{}",
@@ -147,44 +184,9 @@ impl Lang {
                     )
                 } else {
                     String::new()
-                },
-                if v.all_acked {
-                    "all acked"
-                } else {
-                    "NOT ALL ACKED"
-                },
-                if v.conserved {
-                    "balances conserved".to_string()
-                } else {
-                    format!(
-                        "BALANCES NOT CONSERVED (total {} minor units, opening {}{})",
-                        v.balance_total_minor,
-                        v.opening_total_minor,
-                        if v.drifted_accounts.is_empty() {
-                            String::new()
-                        } else {
-                            format!(
-                                "; the balance of {} disagrees with its ledger rows: an update \
-                                 was lost",
-                                v.drifted_accounts.join(", ")
-                            )
-                        }
-                    )
                 }
-            ),
-            Lang::Es => format!(
-                "{guarantee}: {} una vez, {}, {}{}{}; {}; {}",
-                v.exactly_once,
-                pl(v.lost, "perdido", "perdidos"),
-                pl(v.duplicated, "duplicado", "duplicados"),
-                nonzero(
-                    ", ",
-                    &[
-                        (v.stuck, "atascado(s) (una falla de progreso)"),
-                        (v.wrong_effects, "aplicado(s) con un payload alterado"),
-                        (v.invalid, "inválido(s), rechazado(s) como corresponde"),
-                    ]
-                ),
+            }
+            Lang::Es => {
                 if v.dead_lettered + v.rejected + v.pending > 0 {
                     format!(
                         ", {} en la DLQ{}, {}{}",
@@ -208,12 +210,35 @@ impl Lang {
                     )
                 } else {
                     String::new()
-                },
-                if v.all_acked {
-                    "todos con ack"
+                }
+            }
+        }
+    }
+
+    /// Whether the balances were conserved, and if not, by how much and where.
+    fn conservation_part(self, v: &Verdict) -> String {
+        match self {
+            Lang::En => {
+                if v.conserved {
+                    "balances conserved".to_string()
                 } else {
-                    "NO TODOS CON ACK"
-                },
+                    format!(
+                        "BALANCES NOT CONSERVED (total {} minor units, opening {}{})",
+                        v.balance_total_minor,
+                        v.opening_total_minor,
+                        if v.drifted_accounts.is_empty() {
+                            String::new()
+                        } else {
+                            format!(
+                                "; the balance of {} disagrees with its ledger rows: an update \
+                                 was lost",
+                                v.drifted_accounts.join(", ")
+                            )
+                        }
+                    )
+                }
+            }
+            Lang::Es => {
                 if v.conserved {
                     "saldos conservados".to_string()
                 } else {
@@ -232,7 +257,7 @@ impl Lang {
                         }
                     )
                 }
-            ),
+            }
         }
     }
 
@@ -350,6 +375,78 @@ impl Lang {
     pub fn run_anomaly(self, a: &Anomaly, e: &EventReport) -> String {
         let detail = a.detail.as_deref().unwrap_or("");
         match (self, a.kind) {
+            (_, "lost" | "duplicated" | "payload_mismatch") => self.effect_anomaly(a, e),
+            (Lang::En, "pending") => "PENDING: a completion still waiting in pending_event when \
+                                      the run ended; its TransferCreated never took effect"
+                .into(),
+            (Lang::Es, "pending") => "PENDIENTE: una finalización que seguía esperando en \
+                                      pending_event cuando terminó la corrida; su \
+                                      TransferCreated nunca tuvo efecto"
+                .into(),
+            (Lang::En, "rejected") => "REJECTED: a completion that arrived before its transfer \
+                                       was created; the projection refused it and the transfer \
+                                       never completes"
+                .into(),
+            (Lang::Es, "rejected") => "RECHAZADO: una finalización que llegó antes de que se \
+                                       creara su transferencia; la proyección la rechazó y la \
+                                       transferencia nunca se completa"
+                .into(),
+            (Lang::En, "unpublished") => "UNPUBLISHED: the producer committed its transfer but \
+                                          never published it; no consumer can see it"
+                .into(),
+            (Lang::Es, "unpublished") => "NO PUBLICADO: el productor confirmó su transferencia \
+                                          pero nunca la publicó; ningún consumidor la puede ver"
+                .into(),
+            (Lang::En, "dead_lettered") => format!("DEAD-LETTERED: no effect committed; {detail}"),
+            (Lang::Es, "dead_lettered") => "EN LA DLQ: no se confirmó ningún efecto; el broker \
+                                            lo mandó a la DLQ al llegar a \
+                                            broker.max_deliveries entregas: perdido, salvo que \
+                                            se reprocese la DLQ, cosa que esta corrida no hizo"
+                .into(),
+            (Lang::En, "stuck") => format!("STUCK: {detail}"),
+            (Lang::Es, "stuck") => format!(
+                "ATASCADO: sin resolver cuando terminó la corrida ({}); el broker todavía lo \
+                 retiene: una falla de progreso",
+                pl(e.effects, "efecto", "efectos")
+            ),
+            (Lang::En, "invalid") => format!("INVALID: {detail}"),
+            (Lang::Es, "invalid") => "INVÁLIDO: el escenario declara inválido su payload \
+                                      (workload.invalid); el consumidor lo rechazó en cada \
+                                      entrega y nunca lo aplicó, como corresponde"
+                .into(),
+            (Lang::En, "wrong_effect") => format!("WRONG EFFECT: {detail}"),
+            (Lang::Es, "wrong_effect") => format!(
+                "EFECTO ERRÓNEO: se aplicó con el importe {} en lugar del suyo, {}: llegó antes \
+                 una copia con el mismo event_id y otro payload",
+                e.amounts_minor.first().copied().unwrap_or_default(),
+                e.amount_minor
+            ),
+            (Lang::En, "torn") => format!("TORN: half an effect committed ({detail})"),
+            (Lang::Es, "torn") => format!(
+                "PARTIDO: se confirmó medio efecto ({}, {})",
+                pl(e.debits, "débito", "débitos"),
+                pl(e.credits, "crédito", "créditos")
+            ),
+            (Lang::En, _) => format!("UNACKED: {detail}"),
+            (Lang::Es, _) => format!(
+                "SIN ACK: {}",
+                if detail.starts_with("the step limit") {
+                    "la corrida llegó a su límite de pasos antes del ack"
+                } else if detail.starts_with("the tick limit") {
+                    "la corrida llegó a su límite de ticks antes del ack"
+                } else if detail.starts_with("in flight forever") {
+                    "en vuelo para siempre: el protocolo no tiene paso de ack"
+                } else {
+                    "quedó sin ack, sin nada más para ejecutar"
+                }
+            ),
+        }
+    }
+
+    /// A run anomaly about the event's effect: lost, duplicated, or another payload refused.
+    fn effect_anomaly(self, a: &Anomaly, e: &EventReport) -> String {
+        let detail = a.detail.as_deref().unwrap_or("");
+        match (self, a.kind) {
             (Lang::En, "lost") => format!(
                 "LOST: {}{}",
                 if a.effects == 0 {
@@ -427,70 +524,7 @@ impl Lang {
                     }
                 )
             }
-            (Lang::En, "pending") => "PENDING: a completion still waiting in pending_event when \
-                                      the run ended; its TransferCreated never took effect"
-                .into(),
-            (Lang::Es, "pending") => "PENDIENTE: una finalización que seguía esperando en \
-                                      pending_event cuando terminó la corrida; su \
-                                      TransferCreated nunca tuvo efecto"
-                .into(),
-            (Lang::En, "rejected") => "REJECTED: a completion that arrived before its transfer \
-                                       was created; the projection refused it and the transfer \
-                                       never completes"
-                .into(),
-            (Lang::Es, "rejected") => "RECHAZADO: una finalización que llegó antes de que se \
-                                       creara su transferencia; la proyección la rechazó y la \
-                                       transferencia nunca se completa"
-                .into(),
-            (Lang::En, "unpublished") => "UNPUBLISHED: the producer committed its transfer but \
-                                          never published it; no consumer can see it"
-                .into(),
-            (Lang::Es, "unpublished") => "NO PUBLICADO: el productor confirmó su transferencia \
-                                          pero nunca la publicó; ningún consumidor la puede ver"
-                .into(),
-            (Lang::En, "dead_lettered") => format!("DEAD-LETTERED: no effect committed; {detail}"),
-            (Lang::Es, "dead_lettered") => "EN LA DLQ: no se confirmó ningún efecto; el broker \
-                                            lo mandó a la DLQ al llegar a \
-                                            broker.max_deliveries entregas: perdido, salvo que \
-                                            se reprocese la DLQ, cosa que esta corrida no hizo"
-                .into(),
-            (Lang::En, "stuck") => format!("STUCK: {detail}"),
-            (Lang::Es, "stuck") => format!(
-                "ATASCADO: sin resolver cuando terminó la corrida ({}); el broker todavía lo \
-                 retiene: una falla de progreso",
-                pl(e.effects, "efecto", "efectos")
-            ),
-            (Lang::En, "invalid") => format!("INVALID: {detail}"),
-            (Lang::Es, "invalid") => "INVÁLIDO: el escenario declara inválido su payload \
-                                      (workload.invalid); el consumidor lo rechazó en cada \
-                                      entrega y nunca lo aplicó, como corresponde"
-                .into(),
-            (Lang::En, "wrong_effect") => format!("WRONG EFFECT: {detail}"),
-            (Lang::Es, "wrong_effect") => format!(
-                "EFECTO ERRÓNEO: se aplicó con el importe {} en lugar del suyo, {}: llegó antes \
-                 una copia con el mismo event_id y otro payload",
-                e.amounts_minor.first().copied().unwrap_or_default(),
-                e.amount_minor
-            ),
-            (Lang::En, "torn") => format!("TORN: half an effect committed ({detail})"),
-            (Lang::Es, "torn") => format!(
-                "PARTIDO: se confirmó medio efecto ({}, {})",
-                pl(e.debits, "débito", "débitos"),
-                pl(e.credits, "crédito", "créditos")
-            ),
-            (Lang::En, _) => format!("UNACKED: {detail}"),
-            (Lang::Es, _) => format!(
-                "SIN ACK: {}",
-                if detail.starts_with("the step limit") {
-                    "la corrida llegó a su límite de pasos antes del ack"
-                } else if detail.starts_with("the tick limit") {
-                    "la corrida llegó a su límite de ticks antes del ack"
-                } else if detail.starts_with("in flight forever") {
-                    "en vuelo para siempre: el protocolo no tiene paso de ack"
-                } else {
-                    "quedó sin ack, sin nada más para ejecutar"
-                }
-            ),
+            (_, kind) => unreachable!("{kind} is not an effect anomaly"),
         }
     }
 
