@@ -230,6 +230,72 @@ fn determinism_violations(files: &[(String, String)]) -> Vec<String> {
     out
 }
 
+/// The most lines of production code a source file may have (its `#[cfg(test)] mod`, and
+/// files named `tests.rs`, excluded), and a function (outside tests).
+const MAX_FILE_LINES: usize = 800;
+const MAX_FUNCTION_LINES: usize = 100;
+
+/// Files still over the limits, each to be split by a named piece of work; the list only
+/// shrinks (a file on it that fits fails the test, so that it is taken off).
+const SIZE_DEBT: [&str; 1] = [
+    // Its own copy of the step executor goes with issue 14, item 2 (one executor).
+    "src/crosscheck/mod.rs",
+];
+
+/// **Architecture Invariant: files and functions stay readable.** No production source file
+/// over [`MAX_FILE_LINES`] lines and no function over [`MAX_FUNCTION_LINES`] (counted from
+/// its `fn` line to its closing brace at the same indentation), outside [`SIZE_DEBT`].
+fn size_violations(files: &[(String, String)]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (rel, text) in files {
+        if rel.ends_with("/tests.rs") {
+            continue;
+        }
+        let lines: Vec<&str> = text.lines().collect();
+        // Production code ends where the file's test module begins.
+        let end = lines
+            .windows(2)
+            .position(|w| w[0].starts_with("#[cfg(test)]") && w[1].starts_with("mod "))
+            .unwrap_or(lines.len());
+        let debt = SIZE_DEBT.contains(&rel.as_str());
+        let mut over = Vec::new();
+        if end > MAX_FILE_LINES {
+            over.push(format!("{rel}: {end} lines of production code"));
+        }
+        for (i, line) in lines[..end].iter().enumerate() {
+            let trimmed = line.trim_start();
+            let indent = &line[..line.len() - trimmed.len()];
+            let is_fn = trimmed.starts_with("fn ")
+                || (trimmed.starts_with("pub") && trimmed.contains(" fn "))
+                || trimmed.starts_with("const fn ");
+            if !is_fn || trimmed.ends_with(';') {
+                continue;
+            }
+            let close = format!("{indent}}}");
+            let Some(len) = lines[i..end].iter().position(|l| *l == close) else {
+                continue;
+            };
+            if len + 1 > MAX_FUNCTION_LINES {
+                let signature = &trimmed[trimmed.find("fn ").unwrap_or(0)..];
+                let name = signature.split(['(', '<']).next().unwrap_or(signature);
+                over.push(format!("{rel}:{}: `{name}` is {} lines", i + 1, len + 1));
+            }
+        }
+        match (debt, over.is_empty()) {
+            (false, _) => out.extend(over),
+            (true, true) => out.push(format!("{rel}: fits now; take it off SIZE_DEBT")),
+            (true, false) => {}
+        }
+    }
+    out
+}
+
+#[test]
+fn files_and_functions_stay_small() {
+    let v = size_violations(&source_texts());
+    assert!(v.is_empty(), "{v:#?}");
+}
+
 #[test]
 fn actors_import_only_the_model_and_the_simulation_primitives() {
     let v = actor_import_violations(&source_texts());
@@ -292,6 +358,26 @@ fn each_tidy_rule_catches_a_violation() {
                 "let t = std::time::Instant::now();",
             )),
             "`Instant::now` in simulation code",
+        ),
+        (
+            size_violations(&file(
+                "src/world/mod.rs",
+                &("fn long() {\n".to_string()
+                    + &"    step();\n".repeat(MAX_FUNCTION_LINES)
+                    + "}\n"),
+            )),
+            "`fn long` is 102 lines",
+        ),
+        (
+            size_violations(&file(
+                "src/check/mod.rs",
+                &"// a line\n".repeat(MAX_FILE_LINES + 1),
+            )),
+            "801 lines of production code",
+        ),
+        (
+            size_violations(&file("src/crosscheck/mod.rs", "fn short() {}\n")),
+            "fits now; take it off SIZE_DEBT",
         ),
     ];
     for (found, expected) in bad {
