@@ -3,6 +3,72 @@
 use super::*;
 use crate::model::LedgerCounts;
 
+/// The checker's input as a test builds it: `Case::new` is a quiet end (nothing crashed,
+/// nothing discarded, no retention) of the inbox protocol over one account of 100, and a
+/// test states only what differs, with `..Case::new(…)`.
+struct Case<'a> {
+    events: &'a [Event],
+    committed: &'a CommittedState,
+    messages: &'a [Message],
+    scopes: ScopeInputs<'a>,
+    accounts: Vec<Account>,
+    protocol: Protocol,
+    crashes: &'a [CrashRecord],
+    external_effects: &'a [ExternalEffect],
+    /// `None`: no delivery of any event was recognised as processed.
+    duplicates_discarded: Option<&'a [u32]>,
+    inbox_expired_at: &'a [Option<Tick>],
+    stop: StopReason,
+    invalid: &'a [bool],
+}
+
+impl<'a> Case<'a> {
+    fn new(
+        events: &'a [Event],
+        committed: &'a CommittedState,
+        messages: &'a [Message],
+    ) -> Case<'a> {
+        Case {
+            events,
+            committed,
+            messages,
+            scopes: ScopeInputs {
+                intents: events.len(),
+                ..ScopeInputs::default()
+            },
+            accounts: vec![Account {
+                name: "acc_00001".into(),
+                initial_balance_minor: 100,
+            }],
+            protocol: Protocol::built_in("inbox").unwrap(),
+            crashes: &[],
+            external_effects: &[],
+            duplicates_discarded: None,
+            inbox_expired_at: &[],
+            stop: StopReason::Quiescent,
+            invalid: &[],
+        }
+    }
+
+    fn check(&self) -> Verdict {
+        let none_discarded = vec![0; self.events.len()];
+        check(&Observed {
+            scopes: self.scopes,
+            events: self.events,
+            accounts: &self.accounts,
+            protocol: &self.protocol,
+            committed: self.committed,
+            messages: self.messages,
+            crashes: self.crashes,
+            external_effects: self.external_effects,
+            duplicates_discarded: self.duplicates_discarded.unwrap_or(&none_discarded),
+            inbox_expired_at: self.inbox_expired_at,
+            stop: self.stop,
+            invalid: self.invalid,
+        })
+    }
+}
+
 fn event(index: usize) -> Event {
     Event {
         index,
@@ -42,28 +108,11 @@ fn verdict(ledger: &[(u32, u32)], balance_total: i64) -> Verdict {
         );
     }
     committed.balances.insert("acc_00001".into(), balance_total);
-    let accounts = [Account {
-        name: "acc_00001".into(),
-        initial_balance_minor: 100,
-    }];
     let messages: Vec<Message> = (0..ledger.len()).map(acked).collect();
-    check(&Observed {
-        scopes: ScopeInputs {
-            intents: events.len(),
-            ..ScopeInputs::default()
-        },
-        events: &events,
-        accounts: &accounts,
-        protocol: &Protocol::built_in("inbox").unwrap(),
-        committed: &committed,
-        messages: &messages,
-        crashes: &[],
-        external_effects: &[],
-        duplicates_discarded: &vec![0; ledger.len()],
-        inbox_expired_at: &[],
-        stop: StopReason::Quiescent,
-        invalid: &[],
-    })
+    Case {
+        ..Case::new(&events, &committed, &messages)
+    }
+    .check()
 }
 
 #[test]
@@ -119,29 +168,12 @@ fn payload_alerts_are_reported_per_event_and_never_as_discarded_duplicates() {
         received_payload: "received".into(),
         detected_at: 9,
     });
-    let accounts = [Account {
-        name: "acc_00001".into(),
-        initial_balance_minor: 100,
-    }];
     let mut messages: Vec<Message> = (0..2).map(acked).collect();
     messages[0].dead_letter_replays = 1;
-    let v = check(&Observed {
-        scopes: ScopeInputs {
-            intents: events.len(),
-            ..ScopeInputs::default()
-        },
-        events: &events,
-        accounts: &accounts,
-        protocol: &Protocol::built_in("inbox").unwrap(),
-        committed: &committed,
-        messages: &messages,
-        crashes: &[],
-        external_effects: &[],
-        duplicates_discarded: &[0, 0],
-        inbox_expired_at: &[],
-        stop: StopReason::Quiescent,
-        invalid: &[],
-    });
+    let v = Case {
+        ..Case::new(&events, &committed, &messages)
+    }
+    .check();
     assert_eq!(v.payload_alerts, 1);
     assert_eq!(
         v.guarantee,
@@ -177,29 +209,12 @@ fn a_completion_still_buffered_is_pending_not_lost_nor_once() {
     let mut committed = CommittedState::default();
     committed.pending.insert("id-1".into(), 1);
     committed.balances.insert("acc_00001".into(), 100);
-    let accounts = [Account {
-        name: "acc_00001".into(),
-        initial_balance_minor: 100,
-    }];
     let mut messages: Vec<Message> = (0..2).map(acked).collect();
     messages[0].state = MessageState::DeadLettered { at: 3 };
-    let v = check(&Observed {
-        scopes: ScopeInputs {
-            intents: events.len(),
-            ..ScopeInputs::default()
-        },
-        events: &events,
-        accounts: &accounts,
-        protocol: &Protocol::built_in("inbox").unwrap(),
-        committed: &committed,
-        messages: &messages,
-        crashes: &[],
-        external_effects: &[],
-        duplicates_discarded: &[0, 0],
-        inbox_expired_at: &[],
-        stop: StopReason::Quiescent,
-        invalid: &[],
-    });
+    let v = Case {
+        ..Case::new(&events, &committed, &messages)
+    }
+    .check();
     assert_eq!(v.events[1].outcome, Outcome::Pending);
     assert_eq!(v.events[1].pending_rows, 1);
     // e0, dead-lettered and never replayed, is lost; e1 is pending, not lost.
@@ -229,23 +244,12 @@ fn a_duplicate_after_its_inbox_row_expired_says_when() {
         },
     );
     committed.balances.insert("acc_00001".into(), 100);
-    let v = check(&Observed {
-        scopes: ScopeInputs {
-            intents: events.len(),
-            ..ScopeInputs::default()
-        },
-        events: &events,
-        accounts: &[],
-        protocol: &Protocol::built_in("inbox").unwrap(),
-        committed: &committed,
-        messages: &[acked(0)],
-        crashes: &[],
-        external_effects: &[],
-        duplicates_discarded: &[0],
+    let v = Case {
+        accounts: Vec::new(),
         inbox_expired_at: &[Some(35)],
-        stop: StopReason::Quiescent,
-        invalid: &[],
-    });
+        ..Case::new(&events, &committed, &[acked(0)])
+    }
+    .check();
     assert_eq!(v.events[0].outcome, Outcome::Duplicated);
     assert_eq!(v.events[0].inbox_expired_at, Some(35));
 }
@@ -301,10 +305,6 @@ fn boundaries_judge_intents_against_committed_transfers_and_emails_against_effec
     committed.ledger_by_transfer.insert("tr_00000".into(), pair);
     committed.ledger_by_transfer.insert("tr_00002".into(), pair);
     committed.balances.insert("acc_00001".into(), 100);
-    let accounts = [Account {
-        name: "acc_00001".into(),
-        initial_balance_minor: 100,
-    }];
     let producer_committed: std::collections::BTreeSet<String> =
         ["tr_00000", "tr_00001"].map(String::from).into();
     let messages: Vec<Message> = [0, 2, 3].map(acked).to_vec();
@@ -316,7 +316,7 @@ fn boundaries_judge_intents_against_committed_transfers_and_emails_against_effec
     };
     let emails = [email(0, 0), email(2, 0), email(2, 1)];
     let observe = |key: bool| {
-        check(&Observed {
+        Case {
             scopes: ScopeInputs {
                 intents: 3,
                 per_intent: true,
@@ -325,18 +325,11 @@ fn boundaries_judge_intents_against_committed_transfers_and_emails_against_effec
                 email: Some(key),
                 outputs: None,
             },
-            events: &events,
-            accounts: &accounts,
-            protocol: &Protocol::built_in("inbox").unwrap(),
-            committed: &committed,
-            messages: &messages,
-            crashes: &[],
             external_effects: &emails,
-            duplicates_discarded: &[0, 0, 0, 1],
-            inbox_expired_at: &[],
-            stop: StopReason::Quiescent,
-            invalid: &[],
-        })
+            duplicates_discarded: Some(&[0, 0, 0, 1]),
+            ..Case::new(&events, &committed, &messages)
+        }
+        .check()
     };
     let v = observe(false);
     let outcomes: Vec<Outcome> = v.events.iter().map(|e| e.outcome).collect();
@@ -417,23 +410,14 @@ fn observe(
     stop: StopReason,
     invalid: &[bool],
 ) -> Verdict {
-    check(&Observed {
+    Case {
         scopes,
-        events,
-        accounts: &[Account {
-            name: "acc_00001".into(),
-            initial_balance_minor: 100,
-        }],
-        protocol: &Protocol::built_in(protocol).unwrap(),
-        committed,
-        messages,
-        crashes: &[],
-        external_effects: &[],
-        duplicates_discarded: &vec![0; events.len()],
-        inbox_expired_at: &[],
+        protocol: Protocol::built_in(protocol).unwrap(),
         stop,
         invalid,
-    })
+        ..Case::new(events, committed, messages)
+    }
+    .check()
 }
 
 /// `observe` for the inbox, quiescent.
@@ -673,26 +657,15 @@ fn an_unacked_event_says_why_a_limit_a_dead_letter_or_a_protocol_without_ack() {
     let events: Vec<Event> = vec![event(0)];
     let mut committed = CommittedState::default();
     committed.balances.insert("acc_00001".into(), 100);
-    let v = check(&Observed {
+    let v = Case {
         scopes: ScopeInputs {
             intents: 1,
             ..ScopeInputs::default()
         },
-        events: &events,
-        accounts: &[Account {
-            name: "acc_00001".into(),
-            initial_balance_minor: 100,
-        }],
-        protocol: &no_ack,
-        committed: &committed,
-        messages: &[message(0, in_flight, 1)],
-        crashes: &[],
-        external_effects: &[],
-        duplicates_discarded: &[0],
-        inbox_expired_at: &[],
-        stop: StopReason::Quiescent,
-        invalid: &[],
-    });
+        protocol: no_ack.clone(),
+        ..Case::new(&events, &committed, &[message(0, in_flight, 1)])
+    }
+    .check();
     assert_eq!(
         v.events[0].unacked_reason.as_deref(),
         Some("in flight forever: the protocol has no ack step")
@@ -948,24 +921,20 @@ fn every_outcome_is_classified_from_rows_and_messages_and_reported_with_its_coun
         copy: 0,
         delivery: 1,
     };
-    let v = check(&Observed {
+    let v = Case {
+        accounts: accounts.to_vec(),
         scopes: ScopeInputs {
             intents: events.len(),
             business_key: true,
             ..ScopeInputs::default()
         },
-        events: &events,
-        accounts: &accounts,
-        protocol: &Protocol::built_in("inbox").unwrap(),
-        committed: &committed,
-        messages: &messages,
         crashes: &[crash(0), crash(0), crash(3)],
         external_effects: &[effect(0), effect(0), effect(5)],
-        duplicates_discarded: &[0, 0, 0, 0, 0, 0, 1],
+        duplicates_discarded: Some(&[0, 0, 0, 0, 0, 0, 1]),
         inbox_expired_at: &[Some(7), None],
-        stop: StopReason::Quiescent,
-        invalid: &[],
-    });
+        ..Case::new(&events, &committed, &messages)
+    }
+    .check();
     let outcomes: Vec<Outcome> = v.events.iter().map(|e| e.outcome).collect();
     assert_eq!(
         outcomes,
@@ -1037,27 +1006,16 @@ fn only_a_lost_event_refused_by_the_business_key_is_the_same_intent() {
             },
         );
         let messages: Vec<Message> = (0..2).map(acked).collect();
-        check(&Observed {
+        Case {
             scopes: ScopeInputs {
                 intents: 2,
                 business_key,
                 ..ScopeInputs::default()
             },
-            events: &events,
-            accounts: &[Account {
-                name: "acc_00001".into(),
-                initial_balance_minor: 100,
-            }],
-            protocol: &Protocol::built_in("inbox").unwrap(),
-            committed: &committed,
-            messages: &messages,
-            crashes: &[],
-            external_effects: &[],
-            duplicates_discarded: &[0, discarded],
-            inbox_expired_at: &[],
-            stop: StopReason::Quiescent,
-            invalid: &[],
-        })
+            duplicates_discarded: Some(&[0, discarded]),
+            ..Case::new(&events, &committed, &messages)
+        }
+        .check()
         .events[1]
             .outcome
     };
@@ -1087,27 +1045,16 @@ fn the_output_topic_judges_published_events_only() {
         );
     }
     let outputs = [1, 2, 0, 0];
-    let v = check(&Observed {
+    let v = Case {
         scopes: ScopeInputs {
             intents: 4,
             outputs: Some(&outputs),
             ..ScopeInputs::default()
         },
-        events: &events,
-        accounts: &[Account {
-            name: "acc_00001".into(),
-            initial_balance_minor: 100,
-        }],
-        protocol: &Protocol::built_in("inbox").unwrap(),
-        committed: &committed,
-        messages: &messages,
-        crashes: &[],
-        external_effects: &[],
-        duplicates_discarded: &[0; 4],
-        inbox_expired_at: &[],
-        stop: StopReason::Quiescent,
-        invalid: &[],
-    });
+        duplicates_discarded: Some(&[0; 4]),
+        ..Case::new(&events, &committed, &messages)
+    }
+    .check();
     assert_eq!(v.events[3].outcome, Outcome::Unpublished);
     let topic = v
         .boundaries
@@ -1199,27 +1146,16 @@ fn a_pinned_expect_states_every_count_of_the_verdict_and_holds_only_against_it()
         message(3, in_flight, 1),
     ];
     let outputs = [1, 0, 1, 1];
-    let v = check(&Observed {
+    let v = Case {
         scopes: ScopeInputs {
             intents: 4,
             outputs: Some(&outputs),
             ..ScopeInputs::default()
         },
-        events: &events,
-        accounts: &[Account {
-            name: "acc_00001".into(),
-            initial_balance_minor: 100,
-        }],
-        protocol: &Protocol::built_in("inbox").unwrap(),
-        committed: &committed,
-        messages: &messages,
-        crashes: &[],
-        external_effects: &[],
-        duplicates_discarded: &[0; 4],
-        inbox_expired_at: &[],
-        stop: StopReason::Quiescent,
-        invalid: &[],
-    });
+        duplicates_discarded: Some(&[0; 4]),
+        ..Case::new(&events, &committed, &messages)
+    }
+    .check();
     let pinned = pinned_expect(&v, 0);
     assert_eq!(pinned.guarantee, Some(Guarantee::None));
     assert_eq!(
