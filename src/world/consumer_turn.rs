@@ -395,8 +395,8 @@ impl World<'_> {
         true
     }
 
-    /// Records that `boundary` was reached and crashes the consumer there if the fault
-    /// injector says so. Returns whether it crashed.
+    /// Consumer `c`, with `d` in hand, reached `boundary`: crashed there if the fault
+    /// injector says so (see [`World::boundary`]). Returns whether it crashed.
     pub(super) fn crash_point(
         &mut self,
         now: Tick,
@@ -404,92 +404,11 @@ impl World<'_> {
         boundary: Boundary,
         d: &Delivery,
     ) -> bool {
-        let point = d.point(boundary);
-        // After a retry some boundaries come again; only the first is a crash point.
-        let again = self
-            .reached_seen
-            .as_mut()
-            .is_some_and(|seen| !seen.insert(point));
-        if !again && self.healed.is_none() {
-            self.reached.push(point);
-        }
-        let Some(cause) = self.faults.crash_at(&point) else {
-            return false;
-        };
-        let dropped_transaction = self.stores[c].drop_open_transaction();
-        let (ledger_rows, inbox_rows) = self.stores[c].event_rows(&self.events[d.event].event_id);
-        let confirmed = Confirmed {
-            ledger_rows,
-            inbox_rows,
-            acked: matches!(
-                self.broker.messages()[d.message].state,
-                MessageState::Acked { .. }
-            ),
-        };
-        let why = match cause {
-            CrashCause::Planned(i) => format!("crash at {boundary} (faults.crash[{i}])"),
-            CrashCause::Random => format!("crash at {boundary} (random)"),
-        };
-        self.record(now, Actor::Consumer(c), "crash", Some(d), why);
-        if dropped_transaction {
-            self.record(
-                now,
-                Actor::Consumer(c),
-                "crash",
-                Some(d),
-                "open transaction rolled back by SQLite".into(),
-            );
-        }
-        self.consumers[c].handle_crash();
-        if self.outputs.handle_abort(c) > 0 {
-            self.record(
-                now,
-                Actor::Broker,
-                "abort",
-                Some(d),
-                "the broker transaction aborts: its staged outputs are discarded".into(),
-            );
-        }
-        self.broker.handle_consumer_crash(now, c);
-        self.record(
+        self.boundary(
             now,
-            Actor::Broker,
-            "connection lost",
-            None,
-            if self.scenario.broker.log.is_some() {
-                format!(
-                    "consumer{c} left the group: its partitions are rebalanced and resume from \
-                     their committed offsets"
-                )
-            } else {
-                format!("consumer{c}'s unacked deliveries will be redelivered")
-            },
-        );
-        self.crashes.push(CrashRecord {
-            tick: now,
-            point,
-            cause,
-            dropped_transaction,
-            confirmed,
-        });
-        self.queue.push(
-            now + self.scenario.consumer.restart_delay_ticks,
-            Occurrence::ConsumerRestart(c),
-        );
-        self.record_crash_state(now);
-        true
-    }
-
-    /// Records the state right after a crash at `now`, when exploring.
-    pub(super) fn record_crash_state(&mut self, now: Tick) {
-        if self.options.fingerprints {
-            let state = CrashState {
-                digest: self.fingerprint(now),
-                tick: now,
-                steps: self.steps,
-                trace_entries: self.trace.len(),
-            };
-            self.crash_states.push(state);
-        }
+            Process::Consumer(c),
+            d.point(boundary),
+            Some(d.message),
+        )
     }
 }

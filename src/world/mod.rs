@@ -32,11 +32,13 @@ use crate::{
 
 mod cleanup;
 mod consumer_turn;
+mod crash;
 mod fingerprint;
 mod publish;
 mod setup;
 mod snapshot;
 mod upstream;
+use crash::Process;
 use setup::Connections;
 pub use snapshot::{Observer, OpenTransaction, Snapshot};
 use std::collections::{BTreeMap, BTreeSet};

@@ -8,52 +8,14 @@
 //! (or the event an outbox row is for), `copy` counts earlier publications (or sends) of it,
 //! and for the producer `d` is the request's attempt.
 
+use super::crash::Process;
 use super::{Occurrence, World, STEP_TICKS};
-use crate::fault::{Confirmed, CrashCause, CrashRecord};
 use crate::model::{Boundary, BoundaryPoint, EventIndex, ExternalEffect, Step, Tick};
 use crate::producer::{ProducerMode, ProducerResult};
 use crate::relay::{RelayCommand, RelayKind, RelayResult};
-use crate::sim::{Actor, TraceEntry};
 use crate::store::{OutboxTable, TransferWrite};
 
-/// Which side actor a crash point belongs to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Side {
-    Producer,
-    Relay(usize),
-}
-
 impl World<'_> {
-    fn side_actor(&self, side: Side) -> Actor {
-        match side {
-            Side::Producer => Actor::Producer,
-            Side::Relay(r) => match self.relays[r].kind {
-                RelayKind::Events => Actor::Relay,
-                RelayKind::Emails => Actor::EmailRelay,
-            },
-        }
-    }
-
-    fn record_side(
-        &mut self,
-        now: Tick,
-        side: Side,
-        action: &'static str,
-        point: Option<&BoundaryPoint>,
-        outcome: String,
-    ) {
-        let actor = self.side_actor(side);
-        self.push_entry(TraceEntry {
-            tick: now,
-            actor,
-            action,
-            event: point.map(|p| p.event),
-            copy: point.map_or(0, |p| p.copy),
-            delivery: point.map_or(0, |p| p.delivery),
-            outcome,
-        });
-    }
-
     /// The copy number that names the producer's next crash point for `intent`: its
     /// publications so far, as a republished copy is named, but never a number an earlier
     /// request of the same intent already used. (A request that died without publishing
@@ -93,7 +55,8 @@ impl World<'_> {
             ..point(Boundary::before(step))
         };
         let producer = self.producer.as_mut().expect("checked above");
-        if !producer.half_done().take_past_before() && self.side_crash(now, Side::Producer, before)
+        if !producer.half_done().take_past_before()
+            && self.side_crash(now, Process::Producer, before)
         {
             return;
         }
@@ -147,7 +110,7 @@ impl World<'_> {
             }
             other => unreachable!("{other} is not a producer step"),
         };
-        self.record_side(now, Side::Producer, step.name(), Some(&before), outcome);
+        self.record_at(now, Process::Producer, step.name(), Some(&before), outcome);
         let producer = self.producer.as_mut().expect("checked above");
         producer.handle_result(result);
         if result == ProducerResult::Busy {
@@ -161,7 +124,7 @@ impl World<'_> {
                 boundary: Boundary::after(step),
                 ..before
             };
-            if self.side_crash(now, Side::Producer, after) {
+            if self.side_crash(now, Process::Producer, after) {
                 return;
             }
         }
@@ -182,7 +145,7 @@ impl World<'_> {
         } else {
             "back; the unanswered request is given up"
         };
-        self.record_side(now, Side::Producer, "restart", None, what.into());
+        self.record_at(now, Process::Producer, "restart", None, what.into());
         if self
             .producer
             .as_ref()
@@ -204,11 +167,11 @@ impl World<'_> {
             RelayKind::Events => OutboxTable::Events,
             RelayKind::Emails => OutboxTable::Emails,
         };
-        let side = Side::Relay(r);
+        let side = Process::Relay(r);
         match command {
             RelayCommand::Send => {
                 let Some((row, event)) = self.relay_stores[r].next_unsent(table) else {
-                    self.record_side(now, side, "poll", None, "outbox empty: waiting".into());
+                    self.record_at(now, side, "poll", None, "outbox empty: waiting".into());
                     self.relays[r].handle_result(RelayResult::Empty);
                     return;
                 };
@@ -237,7 +200,7 @@ impl World<'_> {
                         format!("email row {row} sent to the mail service, {key}")
                     }
                 };
-                self.record_side(now, side, send.name(), Some(&point), outcome);
+                self.record_at(now, side, send.name(), Some(&point), outcome);
                 self.relays[r].handle_result(RelayResult::Sent { row, event });
                 self.relay_sends[r][event] += 1;
                 let after = BoundaryPoint {
@@ -258,7 +221,7 @@ impl World<'_> {
                     return;
                 }
                 if !self.relay_stores[r].mark_sent(table, row) {
-                    self.record_side(
+                    self.record_at(
                         now,
                         side,
                         mark.name(),
@@ -268,7 +231,7 @@ impl World<'_> {
                     self.relays[r].handle_result(RelayResult::Busy);
                     self.relays[r].half_done().past_before = true;
                 } else {
-                    self.record_side(
+                    self.record_at(
                         now,
                         side,
                         mark.name(),
@@ -300,9 +263,9 @@ impl World<'_> {
 
     pub(super) fn relay_restart(&mut self, now: Tick, r: usize) {
         self.relays[r].handle_restart();
-        self.record_side(
+        self.record_at(
             now,
-            Side::Relay(r),
+            Process::Relay(r),
             "restart",
             None,
             "back; reads the outbox from its oldest unsent row".into(),
@@ -319,74 +282,9 @@ impl World<'_> {
         }
     }
 
-    /// Records that a producer or relay reached `point`, and crashes it there if the fault
-    /// injector says so. Returns whether it crashed.
-    fn side_crash(&mut self, now: Tick, side: Side, point: BoundaryPoint) -> bool {
-        if self.healed.is_none() {
-            self.reached.push(point);
-        }
-        let Some(cause) = self.faults.crash_at(&point) else {
-            return false;
-        };
-        let dropped_transaction = match side {
-            Side::Producer => {
-                self.producer.as_mut().expect("a producer").handle_crash();
-                self.producer_store
-                    .as_mut()
-                    .expect("a producer database")
-                    .drop_open_transaction()
-            }
-            Side::Relay(r) => {
-                self.relays[r].handle_crash();
-                false
-            }
-        };
-        // What the consumers' database holds for the event, read only when no consumer
-        // transaction is open on the connection used to read it (it would see its own
-        // uncommitted rows).
-        let event_id = self.events[point.event].event_id.clone();
-        let (ledger_rows, inbox_rows) = if self.stores[0].in_transaction() {
-            (0, 0)
-        } else {
-            self.stores[0].event_rows(&event_id)
-        };
-        let acked = self.broker.messages().iter().any(|m| {
-            m.event == point.event && matches!(m.state, crate::broker::MessageState::Acked { .. })
-        });
-        let why = match cause {
-            CrashCause::Planned(i) => format!("crash at {} (faults.crash[{i}])", point.boundary),
-            CrashCause::Random => format!("crash at {} (random)", point.boundary),
-        };
-        self.record_side(now, side, "crash", Some(&point), why);
-        if dropped_transaction {
-            self.record_side(
-                now,
-                side,
-                "crash",
-                Some(&point),
-                "open transaction rolled back by SQLite".into(),
-            );
-        }
-        self.crashes.push(CrashRecord {
-            tick: now,
-            point,
-            cause,
-            dropped_transaction,
-            confirmed: Confirmed {
-                ledger_rows,
-                inbox_rows,
-                acked,
-            },
-        });
-        let restart = now + self.scenario.consumer.restart_delay_ticks;
-        self.queue.push(
-            restart,
-            match side {
-                Side::Producer => Occurrence::ProducerRestart,
-                Side::Relay(r) => Occurrence::RelayRestart(r),
-            },
-        );
-        self.record_crash_state(now);
-        true
+    /// The producer or a relay reached `point`: crashed there if the fault injector says
+    /// so (see [`World::boundary`]). Returns whether it crashed.
+    fn side_crash(&mut self, now: Tick, side: Process, point: BoundaryPoint) -> bool {
+        self.boundary(now, side, point, None)
     }
 }

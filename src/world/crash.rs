@@ -1,0 +1,215 @@
+//! The one seam where a process meets a step boundary: the point is recorded as reached,
+//! the fault injector says whether the process crashes there, and a crash is carried out
+//! the same way for every process: its volatile state dropped (`handle_crash`), its open
+//! transaction rolled back by SQLite, what the database and the broker confirm recorded,
+//! and its restart scheduled.
+
+use super::*;
+
+/// A process of the run: whose boundary a crash point is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Process {
+    Consumer(ConsumerId),
+    Producer,
+    /// A relay, by its index in the world's relays (events or emails).
+    Relay(usize),
+}
+
+impl World<'_> {
+    /// The trace's name for `p`.
+    pub(super) fn actor_of(&self, p: Process) -> Actor {
+        match p {
+            Process::Consumer(c) => Actor::Consumer(c),
+            Process::Producer => Actor::Producer,
+            Process::Relay(r) => match self.relays[r].kind {
+                RelayKind::Events => Actor::Relay,
+                RelayKind::Emails => Actor::EmailRelay,
+            },
+        }
+    }
+
+    /// Records an entry of process `p` about `point` (its event, copy and attempt).
+    pub(super) fn record_at(
+        &mut self,
+        now: Tick,
+        p: Process,
+        action: &'static str,
+        point: Option<&BoundaryPoint>,
+        outcome: String,
+    ) {
+        let actor = self.actor_of(p);
+        self.record_point(now, actor, action, point, outcome);
+    }
+
+    /// Records an entry of `actor` about `point` (its event, copy and attempt).
+    fn record_point(
+        &mut self,
+        now: Tick,
+        actor: Actor,
+        action: &'static str,
+        point: Option<&BoundaryPoint>,
+        outcome: String,
+    ) {
+        self.push_entry(TraceEntry {
+            tick: now,
+            actor,
+            action,
+            event: point.map(|p| p.event),
+            copy: point.map_or(0, |p| p.copy),
+            delivery: point.map_or(0, |p| p.delivery),
+            outcome,
+        });
+    }
+
+    /// Process `p` reached `point` (for a consumer, with the delivery of `message` in
+    /// hand): recorded as reached, and crashed there if the fault injector says so.
+    /// Returns whether it crashed.
+    pub(super) fn boundary(
+        &mut self,
+        now: Tick,
+        p: Process,
+        point: BoundaryPoint,
+        message: Option<MessageId>,
+    ) -> bool {
+        // After a consumer's retry some boundaries come again; only the first is a crash
+        // point.
+        let again = matches!(p, Process::Consumer(_))
+            && self
+                .reached_seen
+                .as_mut()
+                .is_some_and(|seen| !seen.insert(point));
+        if !again && self.healed.is_none() {
+            self.reached.push(point);
+        }
+        let Some(cause) = self.faults.crash_at(&point) else {
+            return false;
+        };
+        let dropped_transaction = self.crash_process(p);
+        let confirmed = self.confirmed(p, &point, message);
+        let why = match cause {
+            CrashCause::Planned(i) => format!("crash at {} (faults.crash[{i}])", point.boundary),
+            CrashCause::Random => format!("crash at {} (random)", point.boundary),
+        };
+        self.record_at(now, p, "crash", Some(&point), why);
+        if dropped_transaction {
+            let rolled_back = "open transaction rolled back by SQLite".to_string();
+            self.record_at(now, p, "crash", Some(&point), rolled_back);
+        }
+        if let Process::Consumer(c) = p {
+            self.disconnect(now, c, &point);
+        }
+        self.crashes.push(CrashRecord {
+            tick: now,
+            point,
+            cause,
+            dropped_transaction,
+            confirmed,
+        });
+        let restart = match p {
+            Process::Consumer(c) => Occurrence::ConsumerRestart(c),
+            Process::Producer => Occurrence::ProducerRestart,
+            Process::Relay(r) => Occurrence::RelayRestart(r),
+        };
+        self.queue
+            .push(now + self.scenario.consumer.restart_delay_ticks, restart);
+        self.record_crash_state(now);
+        true
+    }
+
+    /// The crash itself: `p` loses its volatile state, and SQLite rolls back the
+    /// transaction its connection held open. Returns whether there was one.
+    fn crash_process(&mut self, p: Process) -> bool {
+        match p {
+            Process::Consumer(c) => {
+                self.consumers[c].handle_crash();
+                self.stores[c].drop_open_transaction()
+            }
+            Process::Producer => {
+                self.producer.as_mut().expect("a producer").handle_crash();
+                self.producer_store
+                    .as_mut()
+                    .expect("a producer database")
+                    .drop_open_transaction()
+            }
+            Process::Relay(r) => {
+                self.relays[r].handle_crash();
+                false
+            }
+        }
+    }
+
+    /// What the database and the broker confirm about `point`'s event right after the
+    /// crash: a consumer's own connection (its transaction gone) and its delivery's
+    /// message; for another process, the consumers' database unless a consumer's
+    /// transaction is open on the connection that would read it (it would see its own
+    /// uncommitted rows), and any copy of the event acked.
+    fn confirmed(
+        &mut self,
+        p: Process,
+        point: &BoundaryPoint,
+        message: Option<MessageId>,
+    ) -> Confirmed {
+        let event_id = self.events[point.event].event_id.clone();
+        let (ledger_rows, inbox_rows, acked) = match p {
+            Process::Consumer(c) => {
+                let (ledger, inbox) = self.stores[c].event_rows(&event_id);
+                let m = message.expect("a consumer's crash point has its delivery");
+                let acked = matches!(self.broker.messages()[m].state, MessageState::Acked { .. });
+                (ledger, inbox, acked)
+            }
+            Process::Producer | Process::Relay(_) => {
+                let (ledger, inbox) = if self.stores[0].in_transaction() {
+                    (0, 0)
+                } else {
+                    self.stores[0].event_rows(&event_id)
+                };
+                let acked = self.broker.messages().iter().any(|m| {
+                    m.event == point.event && matches!(m.state, MessageState::Acked { .. })
+                });
+                (ledger, inbox, acked)
+            }
+        };
+        Confirmed {
+            ledger_rows,
+            inbox_rows,
+            acked,
+        }
+    }
+
+    /// Consumer `c`'s connection to the broker is gone: its broker transaction aborts and
+    /// its unacked deliveries go back (or, with a log, its partitions are rebalanced).
+    fn disconnect(&mut self, now: Tick, c: ConsumerId, point: &BoundaryPoint) {
+        if self.outputs.handle_abort(c) > 0 {
+            let aborted = "the broker transaction aborts: its staged outputs are discarded";
+            self.record_point(now, Actor::Broker, "abort", Some(point), aborted.into());
+        }
+        self.broker.handle_consumer_crash(now, c);
+        self.record(
+            now,
+            Actor::Broker,
+            "connection lost",
+            None,
+            if self.scenario.broker.log.is_some() {
+                format!(
+                    "consumer{c} left the group: its partitions are rebalanced and resume from \
+                     their committed offsets"
+                )
+            } else {
+                format!("consumer{c}'s unacked deliveries will be redelivered")
+            },
+        );
+    }
+
+    /// Records the state right after a crash at `now`, when exploring.
+    pub(super) fn record_crash_state(&mut self, now: Tick) {
+        if self.options.fingerprints {
+            let state = CrashState {
+                digest: self.fingerprint(now),
+                tick: now,
+                steps: self.steps,
+                trace_entries: self.trace.len(),
+            };
+            self.crash_states.push(state);
+        }
+    }
+}
