@@ -13,16 +13,12 @@ pub(in crate::cli) fn explain_command(args: &ExplainArgs) -> Result<(String, Exi
         }
     }
     let (mut scenario, origin) = load(&args.source)?;
-    ttl_override(&mut scenario, args.inbox_ttl_ticks)?;
-    let crashes = crash_override(&scenario, &args.crash)?;
-    if !crashes.is_empty() {
-        scenario.faults.crash = crashes.iter().map(|p| CrashSpec::exactly(*p)).collect();
-        scenario.faults.random_crash = None;
-    }
-    let schedule = match &args.schedule {
-        Some(text) => parse_schedule(text)?,
-        None => Vec::new(),
-    };
+    let (crashes, schedule) = overrides(
+        &mut scenario,
+        args.inbox_ttl_ticks,
+        &args.crash,
+        args.schedule.as_deref(),
+    )?;
     let result = world::run_scheduled(&scenario, world::RunOptions::default(), &schedule);
     reached(&result, &crashes, &schedule)?;
     let failures = run_failures(&scenario, &result);

@@ -80,6 +80,28 @@ pub(in crate::cli) fn run_failures(scenario: &Scenario, result: &RunResult) -> O
     failures
 }
 
+/// What `run` and `explain` take from the command line over the file: `--inbox-ttl`,
+/// `--crash` (replacing the file's crashes, planned and random) and `--schedule`. Returns
+/// the crash points and the schedule.
+pub(in crate::cli) fn overrides(
+    scenario: &mut Scenario,
+    ttl: Option<u64>,
+    crash: &[String],
+    schedule: Option<&str>,
+) -> Result<(Vec<BoundaryPoint>, Vec<u32>), CliError> {
+    ttl_override(scenario, ttl)?;
+    let crashes = crash_override(scenario, crash)?;
+    if !crashes.is_empty() {
+        scenario.faults.crash = crashes.iter().map(|p| CrashSpec::exactly(*p)).collect();
+        scenario.faults.random_crash = None;
+    }
+    let schedule = schedule
+        .map(parse_schedule)
+        .transpose()?
+        .unwrap_or_default();
+    Ok((crashes, schedule))
+}
+
 pub(in crate::cli) fn run(args: &RunArgs) -> Result<(Printed, ExitCode), CliError> {
     if let Some(path) = &args.source.scenario.file {
         if path.is_dir() {
@@ -116,16 +138,12 @@ pub(in crate::cli) fn run(args: &RunArgs) -> Result<(Printed, ExitCode), CliErro
             return Err(e);
         }
     };
-    ttl_override(&mut scenario, args.inbox_ttl_ticks)?;
-    let crashes = crash_override(&scenario, &args.crash)?;
-    if !crashes.is_empty() {
-        scenario.faults.crash = crashes.iter().map(|p| CrashSpec::exactly(*p)).collect();
-        scenario.faults.random_crash = None;
-    }
-    let schedule = match &args.schedule {
-        Some(text) => parse_schedule(text)?,
-        None => Vec::new(),
-    };
+    let (crashes, schedule) = overrides(
+        &mut scenario,
+        args.inbox_ttl_ticks,
+        &args.crash,
+        args.schedule.as_deref(),
+    )?;
     let (result, failures) = checked_run(&scenario, &schedule, world::RunOptions::default());
     reached(&result, &crashes, &schedule)?;
     let replay = replay_with_schedule(
