@@ -24,7 +24,12 @@
 //! This module reads no clock: the caller times [`simulate`] and [`real`] from outside.
 
 pub mod child;
+mod compare;
+mod process;
 pub mod wire;
+
+pub use compare::*;
+use process::ChildProcess;
 
 use crate::broker::{
     AckOutcome, Broker, BrokerOutput, Delivery, MessageId, MessageState, OutputState, OutputTopic,
@@ -117,81 +122,6 @@ pub fn with_crash(scenario: &Scenario, point: Option<BoundaryPoint>) -> Scenario
     s
 }
 
-/// One line of the consumer's trace, as both sides record it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Line {
-    pub tick: Tick,
-    pub action: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub event: Option<EventIndex>,
-    pub copy: u32,
-    pub delivery: u32,
-    pub outcome: String,
-}
-
-/// Actions whose outcome text is the database's answer (or the crash), the same words on
-/// both sides; the others' texts are the parent's description of what the broker did,
-/// and are compared through their effects instead.
-const ANSWERED_BY_THE_STORE: [&str; 9] = [
-    "begin",
-    "check_inbox",
-    "insert_inbox",
-    "apply_effect",
-    "commit",
-    "rollback",
-    "alert",
-    "lookup",
-    "crash",
-];
-
-impl Line {
-    /// What must be equal between the simulated and the real line.
-    fn key(&self) -> (Tick, &str, Option<EventIndex>, u32, u32, &str) {
-        let outcome = if ANSWERED_BY_THE_STORE.contains(&self.action.as_str()) {
-            self.outcome.as_str()
-        } else {
-            ""
-        };
-        (
-            self.tick,
-            &self.action,
-            self.event,
-            self.copy,
-            self.delivery,
-            outcome,
-        )
-    }
-}
-
-impl std::fmt::Display for Line {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let target = match self.event {
-            Some(e) if self.copy > 0 => format!("e{e} copy{} d{}", self.copy, self.delivery),
-            Some(e) => format!("e{e} d{}", self.delivery),
-            None => String::new(),
-        };
-        write!(
-            f,
-            "t={:<4} {:<15} {:<9} {}",
-            self.tick, self.action, target, self.outcome
-        )
-    }
-}
-
-/// What one run, simulated or real, is compared on.
-#[derive(Clone, Debug)]
-pub struct Observation {
-    /// The consumer's steps and what came of them, in order.
-    pub lines: Vec<Line>,
-    /// Every boundary the consumer reached.
-    pub reached: Vec<BoundaryPoint>,
-    pub crashes: Vec<CrashRecord>,
-    pub stop: StopReason,
-    pub end_tick: Tick,
-    pub steps: u64,
-    pub verdict: Verdict,
-}
-
 /// Runs `scenario` with a crash at `point` in the simulator, with the crash model `model`
 /// (only a test sets the wrong one).
 pub fn simulate(
@@ -231,135 +161,6 @@ pub fn simulate(
         end_tick: result.end_tick,
         steps: result.steps,
         verdict: result.verdict,
-    }
-}
-
-/// One difference between the simulated and the real run.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Difference {
-    /// What differs (`verdict.events[0].effects`, `consumer trace line 7`, …).
-    pub what: String,
-    pub simulated: String,
-    pub real: String,
-}
-
-/// Every difference between a simulated and a real run (none: they match).
-pub fn compare(sim: &Observation, real: &Observation) -> Vec<Difference> {
-    let mut out = Vec::new();
-    let mut differ = |what: String, simulated: String, real: String| {
-        if simulated != real {
-            out.push(Difference {
-                what,
-                simulated,
-                real,
-            });
-        }
-    };
-    differ(
-        "stop reason".into(),
-        format!("{:?}", sim.stop),
-        format!("{:?}", real.stop),
-    );
-    differ(
-        "steps".into(),
-        sim.steps.to_string(),
-        real.steps.to_string(),
-    );
-    differ(
-        "end tick".into(),
-        sim.end_tick.to_string(),
-        real.end_tick.to_string(),
-    );
-    let n = sim.crashes.len().max(real.crashes.len());
-    for i in 0..n {
-        let show = |c: Option<&CrashRecord>| match c {
-            None => "no crash".to_string(),
-            Some(c) => format!(
-                "at t={} {}: transaction open {}, confirmed {} (ledger rows {}, inbox rows {})",
-                c.tick,
-                c.point,
-                if c.dropped_transaction { "yes" } else { "no" },
-                c.confirmed.describe(),
-                c.confirmed.ledger_rows,
-                c.confirmed.inbox_rows
-            ),
-        };
-        differ(
-            format!("crash {i}"),
-            show(sim.crashes.get(i)),
-            show(real.crashes.get(i)),
-        );
-    }
-    if let Some(i) = first_difference(&sim.reached, &real.reached) {
-        let show = |r: &[BoundaryPoint]| {
-            r.get(i)
-                .map_or("(no more points)".to_string(), |p| p.to_string())
-        };
-        differ(
-            format!("crash points reached, #{i}"),
-            show(&sim.reached),
-            show(&real.reached),
-        );
-    }
-    let (sk, rk): (Vec<_>, Vec<_>) = (
-        sim.lines.iter().map(Line::key).collect(),
-        real.lines.iter().map(Line::key).collect(),
-    );
-    if let Some(i) = first_difference(&sk, &rk) {
-        let show = |l: &[Line]| {
-            l.get(i)
-                .map_or("(the trace ends)".to_string(), |l| l.to_string())
-        };
-        differ(
-            format!("consumer trace, line {}", i + 1),
-            show(&sim.lines),
-            show(&real.lines),
-        );
-    }
-    let (sv, rv) = (
-        serde_json::to_value(&sim.verdict).expect("verdicts serialize"),
-        serde_json::to_value(&real.verdict).expect("verdicts serialize"),
-    );
-    let mut leaves = Vec::new();
-    json_differences("verdict", &sv, &rv, &mut leaves);
-    for (path, s, r) in leaves {
-        differ(path, s, r);
-    }
-    out
-}
-
-fn first_difference<T: PartialEq>(a: &[T], b: &[T]) -> Option<usize> {
-    (0..a.len().max(b.len())).find(|&i| a.get(i) != b.get(i))
-}
-
-/// The paths at which two JSON values differ, with both sides as compact JSON.
-fn json_differences(
-    path: &str,
-    a: &serde_json::Value,
-    b: &serde_json::Value,
-    out: &mut Vec<(String, String, String)>,
-) {
-    use serde_json::Value;
-    match (a, b) {
-        (Value::Object(x), Value::Object(y)) => {
-            let keys: std::collections::BTreeSet<&String> = x.keys().chain(y.keys()).collect();
-            for k in keys {
-                let missing = Value::Null;
-                json_differences(
-                    &format!("{path}.{k}"),
-                    x.get(k).unwrap_or(&missing),
-                    y.get(k).unwrap_or(&missing),
-                    out,
-                );
-            }
-        }
-        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
-            for (i, (u, v)) in x.iter().zip(y).enumerate() {
-                json_differences(&format!("{path}[{i}]"), u, v, out);
-            }
-        }
-        _ if a != b => out.push((path.to_string(), a.to_string(), b.to_string())),
-        _ => {}
     }
 }
 
@@ -457,104 +258,6 @@ pub fn real(
     drop(Store::open_file(&db, &s.store, &accounts)?);
     let driver = Driver::new(&s, exe, db, accounts);
     driver.run()
-}
-
-/// The consumer process, seen from the parent: killed on drop if it is still running.
-struct ChildProcess {
-    child: std::process::Child,
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
-}
-
-impl ChildProcess {
-    fn spawn(exe: &Path, setup: &Setup) -> Result<ChildProcess, RealError> {
-        let mut child = Command::new(exe)
-            .arg(CHILD_COMMAND)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .map_err(|error| RealError::Spawn {
-                exe: exe.to_path_buf(),
-                error,
-            })?;
-        let stdin = child.stdin.take().expect("piped");
-        let stdout = BufReader::new(child.stdout.take().expect("piped"));
-        let mut p = ChildProcess {
-            child,
-            stdin,
-            stdout,
-        };
-        p.send(&ToChild::Setup(setup.clone()))?;
-        match p.recv()? {
-            FromChild::Opened => Ok(p),
-            other => Err(RealError::Protocol(format!(
-                "expected opened, got {other:?}"
-            ))),
-        }
-    }
-
-    fn send(&mut self, m: &ToChild) -> Result<(), RealError> {
-        Ok(wire::send(&mut self.stdin, m)?)
-    }
-
-    fn recv(&mut self) -> Result<FromChild, RealError> {
-        match wire::recv(&mut self.stdout) {
-            Err(WireError::Closed) => {
-                let status = self.child.wait()?;
-                Err(RealError::Protocol(format!(
-                    "the consumer process ended unexpectedly ({status})"
-                )))
-            }
-            other => Ok(other?),
-        }
-    }
-
-    /// SIGKILL (what `Child::kill` sends on Unix), then reap it.
-    fn kill(&mut self) -> Result<(), RealError> {
-        self.child.kill()?;
-        let status = self.child.wait()?;
-        #[cfg(unix)]
-        {
-            use std::os::unix::process::ExitStatusExt;
-            if status.signal() != Some(9) {
-                return Err(RealError::Protocol(format!(
-                    "the consumer process was to die of SIGKILL, it ended with {status}"
-                )));
-            }
-        }
-        Ok(())
-    }
-
-    /// Ends a process that is still in a turn-less wait: returns whether it had a
-    /// transaction open (rolled back on the way out).
-    fn close(&mut self) -> Result<bool, RealError> {
-        self.send(&ToChild::Close)?;
-        let rolled_back = match self.recv()? {
-            FromChild::Closed { rolled_back } => rolled_back,
-            other => {
-                return Err(RealError::Protocol(format!(
-                    "expected closed, got {other:?}"
-                )))
-            }
-        };
-        let status = self.child.wait()?;
-        if !status.success() {
-            return Err(RealError::Protocol(format!(
-                "the consumer process exited with {status}"
-            )));
-        }
-        Ok(rolled_back)
-    }
-}
-
-impl Drop for ChildProcess {
-    fn drop(&mut self) {
-        if let Ok(None) = self.child.try_wait() {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
-    }
 }
 
 /// What the parent's scheduler runs: the same occurrences as the world's, for one consumer.
