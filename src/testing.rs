@@ -98,7 +98,7 @@ impl Counterexample {
                 .map(|e| format!("e{} {}", e.event, e.outcome.name()))
                 .collect(),
             trace_hash: r.trace.hash_hex(),
-            trace: crate::report::text::trace_text(r),
+            trace: crate::report::text::trace_text(crate::report::lang::Lang::En, r),
             token: crate::scenario::token::encode(scenario, &[]),
             shrunk_from: None,
         }

@@ -16,34 +16,8 @@
 //! original was processed, the corrupt copy must not be. After a `COMMIT` that timed out
 //! it cannot know whether the commit happened, and follows its [`CommitTimeoutStrategy`].
 
+pub use crate::model::CommitTimeoutStrategy;
 use crate::model::{AckOutcome, DbOutcome, Delivery, HalfDone, Protocol, Step};
-use serde::{Deserialize, Serialize};
-
-/// What the consumer does when its `COMMIT` times out, not knowing whether it happened.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CommitTimeoutStrategy {
-    /// Runs the transaction again from `begin`, blindly: safe only if the transaction
-    /// recognises its own earlier commit (a stable `event_id` in the inbox).
-    #[default]
-    Retry,
-    /// Treats the delivery as done and goes on (acks): loses the event if the commit did
-    /// not happen.
-    Abandon,
-    /// Looks the `event_id` up in the inbox (a `SELECT`): found means committed, so it goes
-    /// on; absent means not committed, so it runs the transaction again.
-    Lookup,
-}
-
-impl CommitTimeoutStrategy {
-    pub fn name(self) -> &'static str {
-        match self {
-            CommitTimeoutStrategy::Retry => "retry",
-            CommitTimeoutStrategy::Abandon => "abandon",
-            CommitTimeoutStrategy::Lookup => "lookup",
-        }
-    }
-}
 
 /// What the consumer wants done next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -40,7 +40,7 @@ use crate::explore;
 use crate::fault::{Confirmed, CrashCause, CrashRecord, CrashSpec, FaultInjector};
 use crate::model::{
     Account, Boundary, BoundaryPoint, Event, EventIndex, EventType, ExternalEffect, Side, Step,
-    Tick,
+    Tick, TraceKind,
 };
 use crate::producer::Identity;
 use crate::scenario::Scenario;
@@ -139,17 +139,15 @@ pub fn simulate(
         .filter(|e| e.actor == Actor::Consumer(0))
         .map(|e| Line {
             tick: e.tick,
-            action: e.action.to_string(),
+            action: e.action().to_string(),
             event: e.event,
             copy: e.copy,
             delivery: e.delivery,
-            // "crash at after:commit (faults.crash[0])": the cause is the simulator's
-            // bookkeeping; the real side was killed, so both say where only.
-            outcome: match e.outcome.split_once(" (") {
-                Some((at, _)) if e.action == "crash" && at.starts_with("crash at ") => {
-                    at.to_string()
-                }
-                _ => e.outcome.clone(),
+            // The cause of a crash is the simulator's bookkeeping; the real side was killed,
+            // so both say where only.
+            outcome: match e.kind {
+                TraceKind::Crash { boundary, .. } => format!("crash at {boundary}"),
+                ref kind => kind.to_string(),
             },
         })
         .collect();

@@ -5,6 +5,7 @@
 //! consumer, a failed step is an answer the consumer must handle. Random faults draw from
 //! the run's fault stream only, so a plan's randomness never disturbs the workload's.
 
+pub use crate::model::CrashCause;
 use crate::model::{Boundary, BoundaryPoint, Delivery, EventIndex, Side, Step, Tick};
 use crate::sim::rng::{SimRng, Stream};
 use serde::Serialize;
@@ -142,16 +143,6 @@ impl FaultPlan {
 pub struct PublishFault {
     pub event: Option<EventIndex>,
     pub times: u32,
-}
-
-/// Why the consumer crashed where it did.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CrashCause {
-    /// The plan's `crash[i]`.
-    Planned(usize),
-    /// A random crash drawn from the seed.
-    Random,
 }
 
 /// A crash that happened.

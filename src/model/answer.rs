@@ -45,6 +45,18 @@ pub enum AckOutcome {
     StaleAccepted,
 }
 
+impl AckOutcome {
+    /// The outcome's stable identifier, for the trace hash.
+    pub fn name(self) -> &'static str {
+        match self {
+            AckOutcome::Accepted => "accepted",
+            AckOutcome::AlreadyAcked => "already_acked",
+            AckOutcome::Stale => "stale",
+            AckOutcome::StaleAccepted => "stale_accepted",
+        }
+    }
+}
+
 /// What the database answered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DbOutcome {
@@ -104,6 +116,35 @@ pub enum DbOutcome {
 }
 
 impl DbOutcome {
+    /// The outcome's stable identifier (`inserted`, `busy`): what the trace hash encodes,
+    /// so that rewording [`DbOutcome::describe`] changes no hash.
+    pub fn name(self) -> &'static str {
+        match self {
+            DbOutcome::Begun => "begun",
+            DbOutcome::Found => "found",
+            DbOutcome::NotFound => "not_found",
+            DbOutcome::Inserted => "inserted",
+            DbOutcome::Duplicate => "duplicate",
+            DbOutcome::Applied => "applied",
+            DbOutcome::CreditFailed => "credit_failed",
+            DbOutcome::Committed => "committed",
+            DbOutcome::RolledBack => "rolled_back",
+            DbOutcome::Busy { .. } => "busy",
+            DbOutcome::StaleSnapshot => "stale_snapshot",
+            DbOutcome::BalancesRead { .. } => "balances_read",
+            DbOutcome::AlreadyCompleted => "already_completed",
+            DbOutcome::Rejected => "rejected",
+            DbOutcome::BusinessDuplicate => "business_duplicate",
+            DbOutcome::EmailQueued => "email_queued",
+            DbOutcome::PayloadMismatch => "payload_mismatch",
+            DbOutcome::AlertRecorded => "alert_recorded",
+            DbOutcome::AlertExists => "alert_exists",
+            DbOutcome::CommitTimeout => "commit_timeout",
+            DbOutcome::Buffered => "buffered",
+            DbOutcome::AppliedWithPending => "applied_with_pending",
+        }
+    }
+
     pub fn describe(self) -> &'static str {
         match self {
             DbOutcome::Begun => "BEGIN",

@@ -10,13 +10,17 @@ mod committed;
 mod half_done;
 mod point;
 mod protocol;
+pub mod trace;
 mod workload;
 
 pub use answer::{AckOutcome, DbOutcome, Delivery, MessageId};
 pub use committed::{CommittedState, LedgerCounts, PayloadAlertRow};
 pub use half_done::HalfDone;
-pub use point::{Boundary, BoundaryPoint, Side};
-pub use protocol::{BuiltIn, Protocol, ProtocolError, Step, StepActor, BUILT_IN};
+pub use point::{Boundary, BoundaryPoint, CrashCause, Side};
+pub use protocol::{
+    BuiltIn, CommitTimeoutStrategy, Protocol, ProtocolError, Step, StepActor, BUILT_IN,
+};
+pub use trace::{Confirmation, Limit, Publication, TraceKind};
 pub use workload::{Account, Event, EventType};
 
 /// Virtual time. One tick is the cost of one consumer step; nothing in the simulator reads

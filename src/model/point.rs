@@ -202,3 +202,13 @@ mod tests {
         );
     }
 }
+
+/// Why the consumer crashed where it did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CrashCause {
+    /// The plan's `crash[i]`.
+    Planned(usize),
+    /// A random crash drawn from the seed.
+    Random,
+}

@@ -2,7 +2,7 @@
 //! built-in protocols of the course, and the rules a custom protocol must obey.
 
 use super::Guarantee;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// One step of a consumer protocol. The set is closed: a scenario names steps by their
@@ -470,5 +470,31 @@ mod tests {
             assert_eq!(Step::parse(s.name()), Some(s));
         }
         assert_eq!(Step::parse("acknowledge"), None);
+    }
+}
+
+/// What the consumer does when its `COMMIT` times out, not knowing whether it happened.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CommitTimeoutStrategy {
+    /// Runs the transaction again from `begin`, blindly: safe only if the transaction
+    /// recognises its own earlier commit (a stable `event_id` in the inbox).
+    #[default]
+    Retry,
+    /// Treats the delivery as done and goes on (acks): loses the event if the commit did
+    /// not happen.
+    Abandon,
+    /// Looks the `event_id` up in the inbox (a `SELECT`): found means committed, so it goes
+    /// on; absent means not committed, so it runs the transaction again.
+    Lookup,
+}
+
+impl CommitTimeoutStrategy {
+    pub fn name(self) -> &'static str {
+        match self {
+            CommitTimeoutStrategy::Retry => "retry",
+            CommitTimeoutStrategy::Abandon => "abandon",
+            CommitTimeoutStrategy::Lookup => "lookup",
+        }
     }
 }

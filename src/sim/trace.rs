@@ -1,14 +1,16 @@
 //! The trace of a run: one entry per thing that happened (a step, a broker action, a
 //! database outcome, a crash), in the order the scheduler ran them, and its hash.
 //!
-//! The hash is FNV-1a (64 bit) over a canonical text rendering of the entries that this
-//! module defines. It depends on neither `Hash` implementations nor serde's output nor the
-//! platform, so a hash printed today can be compared with one printed on another machine
-//! or after a dependency upgrade.
+//! The hash is FNV-1a (64 bit) over a canonical byte encoding of the entries: the tick,
+//! the actor, the delivery, then the kind as [`crate::model::trace::Encoder`] documents.
+//! It depends on neither `Hash` implementations nor serde's output nor the platform nor
+//! any wording, so a hash printed today can be compared with one printed on another
+//! machine, after a dependency upgrade or after a sentence was reworded.
 
-use crate::model::{ConsumerId, EventIndex, Tick};
+use crate::model::trace::Encoder;
+use crate::model::{ConsumerId, EventIndex, Tick, TraceKind};
 use serde::Serialize;
-use std::fmt::{self, Write as _};
+use std::fmt;
 
 /// Who did it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -40,45 +42,99 @@ impl fmt::Display for Actor {
     }
 }
 
-/// One line of the trace. `event`/`copy`/`delivery` say which delivery it concerns, when it
-/// concerns one; `outcome` is what came of it (a database outcome, a broker state change).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+/// One entry of the trace: at `tick`, `actor` did what `kind` says. `event`/`copy`/
+/// `delivery` say which delivery (or crash point) it concerns, when it concerns one.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TraceEntry {
     pub tick: Tick,
     pub actor: Actor,
-    pub action: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind: TraceKind,
     pub event: Option<EventIndex>,
     pub copy: u32,
     pub delivery: u32,
-    pub outcome: String,
 }
 
-impl fmt::Display for TraceEntry {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let target = match self.event {
-            Some(e) => {
-                let mut t = format!("e{e}");
-                if self.copy > 0 {
-                    t.push_str(&format!(" copy{}", self.copy));
-                }
-                // Attempt 0 means "not delivered yet" (a publish): there is no attempt to name.
-                if self.delivery > 0 {
-                    t.push_str(&format!(" d{}", self.delivery));
-                }
-                t
-            }
-            None => String::new(),
+impl TraceEntry {
+    /// The verb of its line (`commit`, `lease expired`).
+    pub fn action(&self) -> &'static str {
+        self.kind.action()
+    }
+}
+
+impl Actor {
+    /// The actor's part of the canonical encoding.
+    fn encode(self, e: &mut impl Encoder) {
+        let (name, id) = match self {
+            Actor::Producer => ("producer", 0),
+            Actor::Broker => ("broker", 0),
+            Actor::Consumer(c) => ("consumer", c as u64),
+            Actor::Relay => ("relay", 0),
+            Actor::EmailRelay => ("email_relay", 0),
+            Actor::Cleanup => ("cleanup", 0),
+            Actor::Sim => ("sim", 0),
         };
-        write!(
-            f,
+        e.str(name);
+        e.u64(id);
+    }
+}
+
+/// FNV-1a, 64 bit, fed the canonical encoding.
+struct Fnv(u64);
+
+impl Encoder for Fnv {
+    fn bytes(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 ^= u64::from(b);
+            self.0 = self.0.wrapping_mul(FNV_PRIME);
+        }
+    }
+}
+
+/// Writes the canonical encoding of `entry`: tick, actor, event (`u64::MAX` for none),
+/// copy, delivery, kind.
+pub fn encode_entry(entry: &TraceEntry, e: &mut impl Encoder) {
+    e.u64(entry.tick);
+    entry.actor.encode(e);
+    e.u64(entry.event.map_or(u64::MAX, |v| v as u64));
+    e.u64(u64::from(entry.copy));
+    e.u64(u64::from(entry.delivery));
+    entry.kind.encode(e);
+}
+
+impl TraceEntry {
+    /// The delivery it concerns, as the trace line names it: `e1 copy1 d2`.
+    pub fn target(&self) -> String {
+        let Some(e) = self.event else {
+            return String::new();
+        };
+        let mut t = format!("e{e}");
+        if self.copy > 0 {
+            t.push_str(&format!(" copy{}", self.copy));
+        }
+        // Attempt 0 means "not delivered yet" (a publish): there is no attempt to name.
+        if self.delivery > 0 {
+            t.push_str(&format!(" d{}", self.delivery));
+        }
+        t
+    }
+
+    /// The trace line, with `outcome` (what came of it, in some language) at its end.
+    pub fn line(&self, outcome: &dyn fmt::Display) -> String {
+        format!(
             "t={:<5} {:<10} {:<16} {:<14} {}",
             self.tick,
             self.actor.to_string(),
-            self.action,
-            target,
-            self.outcome
+            self.action(),
+            self.target(),
+            outcome
         )
+    }
+}
+
+/// The trace line in English, the trace's own wording.
+impl fmt::Display for TraceEntry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.line(&self.kind))
     }
 }
 
@@ -91,7 +147,6 @@ pub struct Trace {
     keep: bool,
     len: usize,
     hash: u64,
-    scratch: String,
 }
 
 const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
@@ -111,52 +166,38 @@ impl Trace {
             keep,
             len: 0,
             hash: FNV_OFFSET,
-            scratch: String::new(),
         }
     }
 
     pub fn record(&mut self, entry: TraceEntry) {
-        self.scratch.clear();
-        // The canonical form: fields separated by `|`, one entry per line. Changing it changes
-        // every golden hash, so it is written out here rather than derived from `Display`.
-        let _ = writeln!(
-            self.scratch,
-            "{}|{}|{}|{}|{}|{}|{}",
-            entry.tick,
-            entry.actor,
-            entry.action,
-            entry.event.map_or(-1, |e| e as i64),
-            entry.copy,
-            entry.delivery,
-            entry.outcome
-        );
-        for b in self.scratch.bytes() {
-            self.hash ^= u64::from(b);
-            self.hash = self.hash.wrapping_mul(FNV_PRIME);
-        }
+        let mut fnv = Fnv(self.hash);
+        encode_entry(&entry, &mut fnv);
+        self.hash = fnv.0;
         self.len += 1;
         if self.keep {
             self.entries.push(entry);
         }
     }
 
-    /// The entries, if this trace keeps them (empty otherwise).
-    /// The bytes this trace holds on the heap: its entries (with their outcomes) and the
-    /// buffer it formats them in.
+    /// The bytes this trace holds on the heap: its entries (with the event lists of the
+    /// retention job's).
     pub fn heap_bytes(&self) -> u64 {
         use crate::model::heap;
         heap(self.entries.capacity(), std::mem::size_of::<TraceEntry>())
             + self
                 .entries
                 .iter()
-                .map(|e| heap(e.outcome.capacity(), 1))
+                .map(|e| match &e.kind {
+                    TraceKind::InboxExpired { events, .. } => {
+                        heap(events.capacity(), std::mem::size_of::<EventIndex>())
+                    }
+                    _ => 0,
+                })
                 .sum::<u64>()
-            + heap(self.scratch.capacity(), 1)
     }
 
-    /// Frees the buffer entries are formatted in (a finished run records no more).
+    /// Frees what a finished run no longer needs (it records no more).
     pub fn shrink(&mut self) {
-        self.scratch = String::new();
         self.entries.shrink_to_fit();
     }
 
@@ -182,16 +223,19 @@ impl Trace {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::{DbOutcome, Step};
 
-    fn entry(tick: Tick, outcome: &str) -> TraceEntry {
+    fn entry(tick: Tick, outcome: DbOutcome) -> TraceEntry {
         TraceEntry {
             tick,
             actor: Actor::Consumer(0),
-            action: "commit",
+            kind: TraceKind::Db {
+                step: Step::Commit,
+                outcome,
+            },
             event: Some(1),
             copy: 0,
             delivery: 1,
-            outcome: outcome.to_string(),
         }
     }
 
@@ -199,26 +243,49 @@ mod tests {
     fn the_hash_is_pinned_and_sensitive_to_every_field() {
         let mut t = Trace::default();
         assert_eq!(t.hash_hex(), "cbf29ce484222325");
-        t.record(entry(3, "committed"));
+        t.record(entry(3, DbOutcome::Committed));
         let one = t.hash_hex();
         assert_eq!(one, GOLDEN_ONE);
-        let mut other = Trace::default();
-        other.record(entry(4, "committed"));
-        assert_ne!(other.hash_hex(), one);
-        let mut other = Trace::default();
-        other.record(entry(3, "rolled back"));
-        assert_ne!(other.hash_hex(), one);
+        let variants = [
+            TraceEntry {
+                tick: 4,
+                ..entry(3, DbOutcome::Committed)
+            },
+            entry(3, DbOutcome::RolledBack),
+            TraceEntry {
+                actor: Actor::Consumer(1),
+                ..entry(3, DbOutcome::Committed)
+            },
+            TraceEntry {
+                event: None,
+                ..entry(3, DbOutcome::Committed)
+            },
+            TraceEntry {
+                copy: 1,
+                ..entry(3, DbOutcome::Committed)
+            },
+            TraceEntry {
+                delivery: 2,
+                ..entry(3, DbOutcome::Committed)
+            },
+        ];
+        for other in variants {
+            let mut t = Trace::default();
+            t.record(other.clone());
+            assert_ne!(t.hash_hex(), one, "{other:?}");
+        }
     }
-    // Computed independently: FNV-1a 64 of "3|consumer0|commit|1|0|1|committed\n".
-    const GOLDEN_ONE: &str = "64adde020c47e585";
+    // Computed independently (Python): FNV-1a 64 over u64le(3) "consumer\0" u64le(0)
+    // u64le(1) u64le(0) u64le(1) "db\0" "commit\0" "committed\0".
+    const GOLDEN_ONE: &str = "ef9cdb7fc364df2d";
 
     #[test]
     fn a_trace_that_keeps_nothing_has_the_same_hash_and_length() {
         let mut kept = Trace::new(true);
         let mut hashed = Trace::new(false);
         for t in 0..3 {
-            kept.record(entry(t, "committed"));
-            hashed.record(entry(t, "committed"));
+            kept.record(entry(t, DbOutcome::Committed));
+            hashed.record(entry(t, DbOutcome::Committed));
         }
         assert_eq!(kept.hash_hex(), hashed.hash_hex());
         assert_eq!((kept.len(), hashed.len()), (3, 3));
@@ -227,11 +294,11 @@ mod tests {
 
     #[test]
     fn display_names_the_delivery() {
-        let e = entry(3, "committed");
-        let s = e.to_string();
+        let s = entry(3, DbOutcome::Committed).to_string();
         assert!(
-            s.contains("consumer0") && s.contains("e1 d1") && s.contains("committed"),
+            s.contains("consumer0") && s.contains("commit") && s.contains("e1 d1"),
             "{s}"
         );
+        assert!(s.ends_with("COMMIT"), "{s}");
     }
 }

@@ -23,25 +23,20 @@ impl World<'_> {
             CleanupOutcome::Deleted(ids) => {
                 let n = ids.len() as u32;
                 self.inbox_rows_deleted += u64::from(n);
-                let mut names = Vec::new();
+                let mut events = Vec::new();
                 for id in &ids {
                     if let Some(e) = self.events.iter().position(|e| &e.event_id == id) {
                         self.inbox_expired_at[e].get_or_insert(now);
-                        names.push(format!("e{e}"));
+                        events.push(e);
                     }
                 }
-                self.record(
-                    now,
-                    Actor::Cleanup,
-                    "delete expired",
-                    None,
-                    format!(
-                        "deleted {n} inbox row(s) processed before t={} (TTL {} ticks): {}",
-                        now as i64 - r.ttl_ticks as i64,
-                        r.ttl_ticks,
-                        names.join(", ")
-                    ),
-                );
+                let expired = TraceKind::InboxExpired {
+                    rows: n,
+                    before_tick: now as i64 - r.ttl_ticks as i64,
+                    ttl_ticks: r.ttl_ticks,
+                    events,
+                };
+                self.record(now, Actor::Cleanup, None, expired);
                 if n == r.batch {
                     now + 1
                 } else {
@@ -49,13 +44,7 @@ impl World<'_> {
                 }
             }
             CleanupOutcome::Busy => {
-                self.record(
-                    now,
-                    Actor::Cleanup,
-                    "delete expired",
-                    None,
-                    "SQLITE_BUSY: a consumer holds the write lock; nothing deleted".into(),
-                );
+                self.record(now, Actor::Cleanup, None, TraceKind::CleanupBusy);
                 now + r.cleanup_every_ticks
             }
         };

@@ -36,14 +36,14 @@ impl World<'_> {
                 return;
             }
         }
-        let (result, outcome) = self.perform(now, c, step, &delivery);
+        let (result, kind) = self.perform(now, c, step, &delivery);
         if result == StepResult::Db(DbOutcome::Committed) {
             self.wake_relay(now, RelayKind::Emails);
         }
         if matches!(result, StepResult::Db(o) if o.is_duplicate()) {
             self.duplicates_discarded[delivery.event] += 1;
         }
-        self.record(now, actor, step.name(), Some(&delivery), outcome);
+        self.record(now, actor, Some(&delivery), kind);
         self.consumers[c].handle_result(result);
         let half_done = self.consumers[c].half_done();
         if let StepResult::Db(DbOutcome::Busy { done }) = result {
@@ -82,13 +82,8 @@ impl World<'_> {
             Action::Step(step) => unreachable!("{step} is a protocol step"),
             Action::Rollback => {
                 let outcome = self.stores[c].execute(StoreOp::Rollback, now);
-                self.record(
-                    now,
-                    actor,
-                    "rollback",
-                    command.delivery.as_ref(),
-                    outcome.describe().into(),
-                );
+                let rolled_back = TraceKind::RolledBack { outcome };
+                self.record(now, actor, command.delivery.as_ref(), rolled_back);
                 StepResult::Db(outcome)
             }
             Action::RecordAlert | Action::Lookup => {
@@ -96,32 +91,26 @@ impl World<'_> {
                     .delivery
                     .expect("an alert or a lookup names its delivery");
                 let event = payload(&self.altered, &self.events, &d);
-                let (op, name) = match command.action {
-                    Action::RecordAlert => (StoreOp::RecordPayloadAlert { event }, "alert"),
-                    _ => (StoreOp::CheckInbox { event }, "lookup"),
+                let alert = command.action == Action::RecordAlert;
+                let op = if alert {
+                    StoreOp::RecordPayloadAlert { event }
+                } else {
+                    StoreOp::CheckInbox { event }
                 };
                 let outcome = self.stores[c].execute(op, now);
-                let text = match outcome {
-                    DbOutcome::Found => "inbox row found: the commit happened; go on",
-                    DbOutcome::NotFound => {
-                        "inbox row not found: the commit did not happen; run the transaction again"
-                    }
-                    o => o.describe(),
+                let kind = if alert {
+                    TraceKind::Alert { outcome }
+                } else {
+                    TraceKind::Lookup { outcome }
                 };
-                self.record(now, actor, name, Some(&d), text.into());
+                self.record(now, actor, Some(&d), kind);
                 StepResult::Db(outcome)
             }
             Action::Nack => {
                 let d = command.delivery.expect("a nack names its delivery");
                 self.broker.handle_nack(now, &d);
                 self.outputs.handle_abort(c);
-                self.record(
-                    now,
-                    actor,
-                    "nack",
-                    Some(&d),
-                    "rejected: the broker will redeliver".into(),
-                );
+                self.record(now, actor, Some(&d), TraceKind::Nacked);
                 StepResult::Done
             }
         };
@@ -134,33 +123,20 @@ impl World<'_> {
     /// will deliver it again on its own), or none ready, which the consumer is told.
     fn receive(&mut self, now: Tick, c: ConsumerId) -> Option<Delivery> {
         let Some(d) = self.broker.handle_receive(now, c) else {
-            self.record(
-                now,
-                Actor::Consumer(c),
-                "receive",
-                None,
-                "nothing ready: waiting".into(),
-            );
+            self.record(now, Actor::Consumer(c), None, TraceKind::NothingReady);
             self.consumers[c].handle_result(StepResult::Received(None));
             return None;
         };
         self.record(
             now,
             Actor::Broker,
-            "deliver",
             Some(&d),
-            format!("in flight to consumer{c}"),
+            TraceKind::Delivered { consumer: c },
         );
         if self.faults.duplicates_delivery(&d)
             && self.broker.handle_duplicate_delivery(now, d.message)
         {
-            self.record(
-                now,
-                Actor::Broker,
-                "duplicate",
-                Some(&d),
-                "the broker will deliver it again (its own duplicate)".into(),
-            );
+            self.record(now, Actor::Broker, Some(&d), TraceKind::BrokerDuplicate);
         }
         Some(d)
     }
@@ -182,16 +158,8 @@ impl World<'_> {
         {
             return 0;
         }
-        self.record(
-            now,
-            Actor::Consumer(c),
-            "sleep",
-            Some(d),
-            format!(
-                "a TransferCompleted: sleeps {delay} ticks to give its TransferCreated time, \
-                 holding the delivery"
-            ),
-        );
+        let sleep = TraceKind::Sleep { ticks: delay };
+        self.record(now, Actor::Consumer(c), Some(d), sleep);
         delay
     }
 
@@ -202,9 +170,9 @@ impl World<'_> {
         c: ConsumerId,
         step: Step,
         d: &Delivery,
-    ) -> (StepResult, String) {
+    ) -> (StepResult, TraceKind) {
         if step == Step::Receive {
-            return (StepResult::Received(Some(*d)), "received".into());
+            return (StepResult::Received(Some(*d)), TraceKind::Received);
         }
         // A step retried after `SQLITE_BUSY` was already asked whether it fails.
         let fails = match self.consumers[c].half_done().decided_fail {
@@ -221,16 +189,13 @@ impl World<'_> {
             ..
         } = *self.consumers[c].half_done();
         if fails && step != Step::ApplyEffect {
-            return (StepResult::Failed, "failed (injected): nothing done".into());
+            return (StepResult::Failed, TraceKind::StepFailed { step });
         }
         if step == Step::ApplyEffect && self.is_invalid(d.event) {
-            return (
-                StepResult::Failed,
-                "refused: the payload is invalid (workload.invalid), nothing applied".into(),
-            );
+            return (StepResult::Failed, TraceKind::InvalidPayload);
         }
         let event = payload(&self.altered, &self.events, d);
-        let db = |outcome: DbOutcome| (StepResult::Db(outcome), outcome.describe().to_string());
+        let db = |outcome: DbOutcome| (StepResult::Db(outcome), TraceKind::Db { step, outcome });
         match step {
             Step::Receive => unreachable!("handled above"),
             Step::Begin => db(self.stores[c].execute(StoreOp::Begin, now)),
@@ -250,13 +215,11 @@ impl World<'_> {
             Step::Ack => self.ack(now, c, d),
             Step::EnqueueEmail => db(self.stores[c].execute(StoreOp::EnqueueEmail { event }, now)),
             Step::ProduceOutput => {
-                let text = match self.outputs.handle_produce(c, d.event) {
-                    crate::broker::OutputState::Staged => {
-                        "TransferApplied staged in the broker transaction (visible at the ack)"
-                    }
-                    _ => "TransferApplied published to the output topic (visible at once)",
-                };
-                (StepResult::Done, text.into())
+                let staged = matches!(
+                    self.outputs.handle_produce(c, d.event),
+                    crate::broker::OutputState::Staged
+                );
+                (StepResult::Done, TraceKind::OutputProduced { staged })
             }
             Step::InsertTransfer
             | Step::CommitTransfer
@@ -272,18 +235,18 @@ impl World<'_> {
                     copy: d.copy,
                     delivery: d.attempt,
                 });
-                (
-                    StepResult::Done,
-                    "sent (outside the database: never rolled back)".into(),
-                )
+                (StepResult::Done, TraceKind::ExternalEffectSent)
             }
         }
     }
 
     /// `commit`, with the commit timeout the plan may inject: the transaction ends (or not)
     /// and the consumer is not told which.
-    fn commit(&mut self, now: Tick, c: ConsumerId, d: &Delivery) -> (StepResult, String) {
-        let db = |outcome: DbOutcome| (StepResult::Db(outcome), outcome.describe().to_string());
+    fn commit(&mut self, now: Tick, c: ConsumerId, d: &Delivery) -> (StepResult, TraceKind) {
+        let db = |outcome: DbOutcome| {
+            let step = Step::Commit;
+            (StepResult::Db(outcome), TraceKind::Db { step, outcome })
+        };
         match self.faults.commit_timeout(d) {
             None => db(self.stores[c].execute(StoreOp::Commit, now)),
             Some((i, applied)) => {
@@ -304,27 +267,12 @@ impl World<'_> {
                         {
                             self.reached_seen = Some(self.reached.iter().copied().collect());
                         }
-                        (
-                            StepResult::Db(DbOutcome::CommitTimeout),
-                            format!(
-                                "COMMIT timed out (injected, faults.commit_timeout[{i}]): {}; \
-                                 the consumer cannot tell, and {}",
-                                if applied {
-                                    "it DID commit, the answer was lost"
-                                } else {
-                                    "it did NOT commit, SQLite rolled back"
-                                },
-                                match self.scenario.consumer.on_commit_timeout {
-                                    CommitTimeoutStrategy::Retry => {
-                                        "retries the transaction blindly"
-                                    }
-                                    CommitTimeoutStrategy::Abandon => "treats it as done",
-                                    CommitTimeoutStrategy::Lookup => {
-                                        "looks the event_id up before deciding"
-                                    }
-                                }
-                            ),
-                        )
+                        let timeout = TraceKind::CommitTimeout {
+                            fault: i,
+                            committed: applied,
+                            strategy: self.scenario.consumer.on_commit_timeout,
+                        };
+                        (StepResult::Db(DbOutcome::CommitTimeout), timeout)
                     }
                 }
             }
@@ -333,16 +281,11 @@ impl World<'_> {
 
     /// `ack`, which the plan may lose on the way; a broker transaction commits or aborts
     /// with it.
-    fn ack(&mut self, now: Tick, c: ConsumerId, d: &Delivery) -> (StepResult, String) {
+    fn ack(&mut self, now: Tick, c: ConsumerId, d: &Delivery) -> (StepResult, TraceKind) {
         if self.faults.loses_ack(d) {
             // The broker never heard the ack, so its transaction does not commit.
             self.outputs.handle_abort(c);
-            return (
-                StepResult::Acked(AckOutcome::Accepted),
-                "ack lost on the way: the consumer believes it acked, the broker never \
-                 heard it"
-                    .into(),
-            );
+            return (StepResult::Acked(AckOutcome::Accepted), TraceKind::AckLost);
         }
         let outcome = self.broker.handle_ack(now, d);
         let settled = match outcome {
@@ -350,25 +293,15 @@ impl World<'_> {
             AckOutcome::Stale | AckOutcome::AlreadyAcked => self.outputs.handle_abort(c),
         };
         if settled > 0 {
-            let what = if matches!(outcome, AckOutcome::Accepted | AckOutcome::StaleAccepted) {
-                "the ack commits the broker transaction: its outputs become visible"
-            } else {
-                "the ack is refused: the broker transaction aborts with its outputs"
-            };
-            self.record(now, Actor::Broker, "transaction", Some(d), what.into());
+            let committed = matches!(outcome, AckOutcome::Accepted | AckOutcome::StaleAccepted);
+            let settled = TraceKind::OutputsSettled { committed };
+            self.record(now, Actor::Broker, Some(d), settled);
         }
-        let text = match outcome {
-            AckOutcome::Accepted if self.scenario.broker.log.is_some() => {
-                "processed: counts towards the next offset commit"
-            }
-            AckOutcome::Accepted => "acked: the broker forgets the message",
-            AckOutcome::AlreadyAcked => "already acked",
-            AckOutcome::Stale => "stale ack ignored: the message was delivered again",
-            AckOutcome::StaleAccepted => {
-                "stale ack accepted: the message is acked, whoever else holds it"
-            }
-        };
-        (StepResult::Acked(outcome), text.into())
+        let offsets = self.scenario.broker.log.is_some();
+        (
+            StepResult::Acked(outcome),
+            TraceKind::Acked { outcome, offsets },
+        )
     }
 
     /// Stalls consumer `c` at `boundary` if the plan says so: its next turn comes `ticks`
@@ -384,13 +317,8 @@ impl World<'_> {
         let Some(ticks) = self.faults.stall_at(&point) else {
             return false;
         };
-        self.record(
-            now,
-            Actor::Consumer(c),
-            "stall",
-            Some(d),
-            format!("stalls at {boundary} for {ticks} ticks, holding its delivery and transaction"),
-        );
+        let stall = TraceKind::Stall { boundary, ticks };
+        self.record(now, Actor::Consumer(c), Some(d), stall);
         self.queue.push(now + ticks, Occurrence::ConsumerTurn(c));
         true
     }

@@ -33,12 +33,11 @@ impl World<'_> {
         &mut self,
         now: Tick,
         p: Process,
-        action: &'static str,
         point: Option<&BoundaryPoint>,
-        outcome: String,
+        kind: TraceKind,
     ) {
         let actor = self.actor_of(p);
-        self.record_point(now, actor, action, point, outcome);
+        self.record_point(now, actor, point, kind);
     }
 
     /// Records an entry of `actor` about `point` (its event, copy and attempt).
@@ -46,18 +45,16 @@ impl World<'_> {
         &mut self,
         now: Tick,
         actor: Actor,
-        action: &'static str,
         point: Option<&BoundaryPoint>,
-        outcome: String,
+        kind: TraceKind,
     ) {
         self.push_entry(TraceEntry {
             tick: now,
             actor,
-            action,
+            kind,
             event: point.map(|p| p.event),
             copy: point.map_or(0, |p| p.copy),
             delivery: point.map_or(0, |p| p.delivery),
-            outcome,
         });
     }
 
@@ -86,14 +83,13 @@ impl World<'_> {
         };
         let dropped_transaction = self.crash_process(p);
         let confirmed = self.confirmed(p, &point, message);
-        let why = match cause {
-            CrashCause::Planned(i) => format!("crash at {} (faults.crash[{i}])", point.boundary),
-            CrashCause::Random => format!("crash at {} (random)", point.boundary),
+        let crash = TraceKind::Crash {
+            boundary: point.boundary,
+            cause,
         };
-        self.record_at(now, p, "crash", Some(&point), why);
+        self.record_at(now, p, Some(&point), crash);
         if dropped_transaction {
-            let rolled_back = "open transaction rolled back by SQLite".to_string();
-            self.record_at(now, p, "crash", Some(&point), rolled_back);
+            self.record_at(now, p, Some(&point), TraceKind::CrashRollback);
         }
         if let Process::Consumer(c) = p {
             self.disconnect(now, c, &point);
@@ -180,24 +176,14 @@ impl World<'_> {
     /// its unacked deliveries go back (or, with a log, its partitions are rebalanced).
     fn disconnect(&mut self, now: Tick, c: ConsumerId, point: &BoundaryPoint) {
         if self.outputs.handle_abort(c) > 0 {
-            let aborted = "the broker transaction aborts: its staged outputs are discarded";
-            self.record_point(now, Actor::Broker, "abort", Some(point), aborted.into());
+            self.record_point(now, Actor::Broker, Some(point), TraceKind::OutputsDiscarded);
         }
         self.broker.handle_consumer_crash(now, c);
-        self.record(
-            now,
-            Actor::Broker,
-            "connection lost",
-            None,
-            if self.scenario.broker.log.is_some() {
-                format!(
-                    "consumer{c} left the group: its partitions are rebalanced and resume from \
-                     their committed offsets"
-                )
-            } else {
-                format!("consumer{c}'s unacked deliveries will be redelivered")
-            },
-        );
+        let lost = TraceKind::ConnectionLost {
+            consumer: c,
+            rebalance: self.scenario.broker.log.is_some(),
+        };
+        self.record(now, Actor::Broker, None, lost);
     }
 
     /// Records the state right after a crash at `now`, when exploring.

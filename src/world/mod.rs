@@ -13,10 +13,10 @@ use crate::broker::{
 };
 use crate::check::{self, Verdict};
 use crate::consumer::{Action, CommitTimeoutStrategy, Consumer, StepResult};
-use crate::fault::{Confirmed, CrashCause, CrashRecord, FaultInjector};
+use crate::fault::{Confirmed, CrashRecord, FaultInjector};
 use crate::model::{
-    Account, Boundary, BoundaryPoint, ConsumerId, Event, EventIndex, EventType, ExternalEffect,
-    HalfDone, Step, Tick,
+    Account, Boundary, BoundaryPoint, Confirmation, ConsumerId, Event, EventIndex, EventType,
+    ExternalEffect, HalfDone, Limit, Publication, Step, Tick, TraceKind,
 };
 use crate::scenario::{bounds, Scenario};
 use crate::sim::{
@@ -388,22 +388,14 @@ impl<'s> World<'s> {
         }
     }
 
-    fn record(
-        &mut self,
-        tick: Tick,
-        actor: Actor,
-        action: &'static str,
-        d: Option<&Delivery>,
-        outcome: String,
-    ) {
+    fn record(&mut self, tick: Tick, actor: Actor, d: Option<&Delivery>, kind: TraceKind) {
         self.push_entry(TraceEntry {
             tick,
             actor,
-            action,
+            kind,
             event: d.map(|d| d.event),
             copy: d.map_or(0, |d| d.copy),
             delivery: d.map_or(0, |d| d.attempt),
-            outcome,
         });
     }
 
@@ -462,47 +454,21 @@ impl<'s> World<'s> {
 
     /// Says which limit stopped the run, and rolls back the transactions it left open.
     fn record_stop(&mut self, now: Tick, stop: StopReason) {
-        let phase = if self.healed.is_some() {
-            " of the healing phase"
-        } else {
-            ""
+        let limit = match stop {
+            StopReason::StepLimit => Limit::Steps(self.scenario.limits.max_steps),
+            StopReason::TraceLimit => Limit::TraceEntries(bounds::MAX_TRACE_ENTRIES),
+            _ => Limit::Ticks(self.scenario.limits.max_ticks),
         };
-        let what = match stop {
-            StopReason::StepLimit => {
-                format!(
-                    "step limit {}{phase} reached",
-                    self.scenario.limits.max_steps
-                )
-            }
-            StopReason::TraceLimit => {
-                format!("trace limit {} entries reached", bounds::MAX_TRACE_ENTRIES)
-            }
-            _ => format!(
-                "tick limit {}{phase} reached",
-                self.scenario.limits.max_ticks
-            ),
-        };
-        self.record(now, Actor::Sim, "stop", None, what);
+        let healing = self.healed.is_some();
+        self.record(now, Actor::Sim, None, TraceKind::Stopped { limit, healing });
         if let Some(store) = &mut self.producer_store {
             if store.drop_open_transaction() {
-                self.record(
-                    now,
-                    Actor::Producer,
-                    "stop",
-                    None,
-                    "open transaction rolled back".into(),
-                );
+                self.record(now, Actor::Producer, None, TraceKind::StopRollback);
             }
         }
         for c in 0..self.stores.len() {
             if self.stores[c].drop_open_transaction() {
-                self.record(
-                    now,
-                    Actor::Consumer(c),
-                    "stop",
-                    None,
-                    "open transaction rolled back".into(),
-                );
+                self.record(now, Actor::Consumer(c), None, TraceKind::StopRollback);
             }
         }
     }
@@ -592,22 +558,16 @@ impl<'s> World<'s> {
             after: why,
         });
         let limits = self.scenario.limits;
-        self.record(
-            *now,
-            Actor::Sim,
-            "heal",
-            None,
-            format!(
-                "{} reached with work left: every fault is off from here, for up to {} more \
-                 steps and {} more ticks",
-                match why {
-                    StopReason::StepLimit => format!("step limit {}", limits.max_steps),
-                    _ => format!("tick limit {}", limits.max_ticks),
-                },
-                limits.max_steps,
-                limits.max_ticks
-            ),
-        );
+        let after = match why {
+            StopReason::StepLimit => Limit::Steps(limits.max_steps),
+            _ => Limit::Ticks(limits.max_ticks),
+        };
+        let healing = TraceKind::Healing {
+            after,
+            steps: limits.max_steps,
+            ticks: limits.max_ticks,
+        };
+        self.record(*now, Actor::Sim, None, healing);
         let healing = PhaseLimits {
             max_steps: self.steps.saturating_add(limits.max_steps),
             max_ticks: now.saturating_add(limits.max_ticks),
@@ -625,37 +585,17 @@ impl<'s> World<'s> {
             Occurrence::ConsumerRestart(c) => {
                 self.consumers[c].handle_restart();
                 self.broker.handle_consumer_restart(now, c);
-                self.record(
-                    now,
-                    Actor::Consumer(c),
-                    "restart",
-                    None,
-                    "back to receive".into(),
-                );
+                self.record(now, Actor::Consumer(c), None, TraceKind::ConsumerRestart);
                 self.queue.push(now, Occurrence::ConsumerTurn(c));
             }
             Occurrence::DeadLetterReplay => {
                 let replayed = self.broker.handle_dead_letter_replay(now);
                 if replayed.is_empty() {
-                    self.record(
-                        now,
-                        Actor::Broker,
-                        "dlq replay",
-                        None,
-                        "the dead-letter queue is empty: nothing to replay".into(),
-                    );
+                    self.record(now, Actor::Broker, None, TraceKind::DeadLettersEmpty);
                 }
                 for m in replayed {
                     let d = self.message_ref(m);
-                    self.record(
-                        now,
-                        Actor::Broker,
-                        "dlq replay",
-                        Some(&d),
-                        "back from the dead-letter queue, same event_id: ready again, its \
-                         deliveries counted afresh"
-                            .into(),
-                    );
+                    self.record(now, Actor::Broker, Some(&d), TraceKind::DeadLetterReplayed);
                 }
             }
             Occurrence::ProducerTurn => self.producer_turn(now),
@@ -665,23 +605,13 @@ impl<'s> World<'s> {
             Occurrence::BrokerTimer(m, kind) => {
                 if self.broker.handle_timer(now, m, kind) {
                     let d = self.message_ref(m);
-                    let (action, what) = match kind {
-                        TimerKind::Redeliver if d.attempt == 0 => {
-                            ("visible", "ready after its delivery delay")
-                        }
-                        TimerKind::Redeliver => ("requeue", "ready for redelivery"),
-                        TimerKind::LeaseExpiry { .. } => (
-                            "lease expired",
-                            "unacked past its lease: ready again while its consumer may \
-                             still be working on it",
-                        ),
-                        TimerKind::LateRedelivery => (
-                            "late replay",
-                            "acked, and ready again at the end of the broker's replay \
-                             window (broker.late_redelivery_ticks)",
-                        ),
+                    let what = match kind {
+                        TimerKind::Redeliver if d.attempt == 0 => TraceKind::Visible,
+                        TimerKind::Redeliver => TraceKind::Requeued,
+                        TimerKind::LeaseExpiry { .. } => TraceKind::LeaseExpired,
+                        TimerKind::LateRedelivery => TraceKind::LateReplay,
                     };
-                    self.record(now, Actor::Broker, action, Some(&d), what.into());
+                    self.record(now, Actor::Broker, Some(&d), what);
                 }
             }
             Occurrence::Cleanup => self.cleanup(now),
@@ -743,19 +673,11 @@ impl<'s> World<'s> {
                 }
                 BrokerOutput::DeadLettered { message } => {
                     let d = self.message_ref(message);
-                    let outcome = if self.scenario.broker.replay_dead_letters_at_tick.is_some() {
-                        format!(
-                            "dead-lettered after {} deliveries: parked until the dead-letter \
-                             queue is replayed",
-                            d.attempt
-                        )
-                    } else {
-                        format!(
-                            "dead-lettered after {} deliveries: never delivered again",
-                            d.attempt
-                        )
+                    let dead = TraceKind::DeadLettered {
+                        deliveries: d.attempt,
+                        parked: self.scenario.broker.replay_dead_letters_at_tick.is_some(),
                     };
-                    self.record(now, Actor::Broker, "dead-letter", Some(&d), outcome);
+                    self.record(now, Actor::Broker, Some(&d), dead);
                 }
                 BrokerOutput::DeadLetterReplayTimer { at } => {
                     self.queue.push(at, Occurrence::DeadLetterReplay)

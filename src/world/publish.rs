@@ -23,13 +23,8 @@ impl World<'_> {
             }
             self.publish_recorded(intent);
             while self.faults.publish_times_out(intent) {
-                self.record(
-                    0,
-                    Actor::Producer,
-                    "timeout",
-                    None,
-                    format!("no confirmation for e{intent}'s publication: publishing again"),
-                );
+                let timed_out = TraceKind::PublishTimedOut { intent };
+                self.record(0, Actor::Producer, None, timed_out);
                 self.publish_recorded(intent);
             }
         }
@@ -38,20 +33,25 @@ impl World<'_> {
 
     /// A `direct` publication at tick 0, with its own trace line.
     pub(super) fn publish_recorded(&mut self, intent: EventIndex) {
-        let (event, what) = self.publish(0, intent);
+        let (event, how) = self.publish(0, intent);
         let d = Delivery {
             attempt: 0,
             ..self.message_ref(self.broker.messages().len() - 1)
         };
         debug_assert_eq!(d.event, event);
-        self.record(0, Actor::Producer, "publish", Some(&d), what);
+        let published = TraceKind::Published {
+            event,
+            how,
+            confirmation: Confirmation::Direct,
+        };
+        self.record(0, Actor::Producer, Some(&d), published);
     }
 
     /// Publishes intent `intent`'s event: the same `event_id` every time under a stable
     /// identity; under a per-attempt identity every publication after the first mints a
     /// new event (same transfer, new `event_id`). Returns the event published and what
-    /// happened, for the publisher's trace line.
-    pub(super) fn publish(&mut self, now: Tick, intent: EventIndex) -> (EventIndex, String) {
+    /// kind of publication it was, for the publisher's trace entry.
+    pub(super) fn publish(&mut self, now: Tick, intent: EventIndex) -> (EventIndex, Publication) {
         let first = self.intent_publications[intent] == 0;
         self.intent_publications[intent] += 1;
         // An altered copy is the producer bug "same event_id, another payload": it keeps
@@ -72,24 +72,19 @@ impl World<'_> {
             Some(PartitionKey::TransferId) | None => e.transfer_id.clone(),
         };
         self.broker.handle_publish(now, event, copy, &key);
-        let what = if event != intent {
-            format!(
-                "published with a new event_id for e{intent}'s transfer {}: a different event \
-                 to any inbox",
-                e.transfer_id
-            )
+        let how = if event != intent {
+            Publication::Minted { intent }
         } else if copy == 0 {
-            "published".into()
+            Publication::First
         } else if let Some(altered) = self.altered.get(&(event, copy)) {
-            format!(
-                "republished with the same event_id and ANOTHER payload (amount_minor {} \
-                 instead of {}): a producer bug",
-                altered.amount_minor, e.amount_minor
-            )
+            Publication::Altered {
+                amount_minor: altered.amount_minor,
+                original_minor: e.amount_minor,
+            }
         } else {
-            "republished (same event_id)".into()
+            Publication::Again
         };
-        (event, what)
+        (event, how)
     }
 
     /// A new event for intent `intent`'s transfer with a fresh `event_id`, numbered after

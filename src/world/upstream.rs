@@ -10,7 +10,9 @@
 
 use super::crash::Process;
 use super::{Occurrence, World, STEP_TICKS};
-use crate::model::{Boundary, BoundaryPoint, EventIndex, ExternalEffect, Step, Tick};
+use crate::model::{
+    Boundary, BoundaryPoint, Confirmation, EventIndex, ExternalEffect, Step, Tick, TraceKind,
+};
 use crate::producer::{ProducerMode, ProducerResult};
 use crate::relay::{RelayCommand, RelayKind, RelayResult};
 use crate::store::{OutboxTable, TransferWrite};
@@ -65,52 +67,43 @@ impl World<'_> {
             .producer_store
             .as_mut()
             .expect("an active producer has a database");
-        let (result, outcome) = match step {
-            Step::InsertTransfer => match store.insert_transfer(&self.events[intent], outbox, now) {
-                TransferWrite::Recorded if outbox => (
-                    ProducerResult::Done,
-                    "BEGIN; transfer and outbox row inserted (uncommitted)".to_string(),
-                ),
-                TransferWrite::Recorded => (
-                    ProducerResult::Done,
-                    "BEGIN; transfer inserted (uncommitted)".into(),
-                ),
-                TransferWrite::AlreadyRecorded => (
-                    ProducerResult::AlreadyRecorded,
-                    "transfer already committed by an earlier attempt: the request is answered \
-                     from it, nothing else is done"
-                        .into(),
-                ),
-                TransferWrite::Busy => (
-                    ProducerResult::Busy,
-                    "SQLITE_BUSY: another connection holds the write lock; wait".into(),
-                ),
-            },
+        let (result, kind) = match step {
+            Step::InsertTransfer => {
+                match store.insert_transfer(&self.events[intent], outbox, now) {
+                    TransferWrite::Recorded => {
+                        (ProducerResult::Done, TraceKind::TransferInserted { outbox })
+                    }
+                    TransferWrite::AlreadyRecorded => {
+                        (ProducerResult::AlreadyRecorded, TraceKind::TransferKnown)
+                    }
+                    TransferWrite::Busy => (ProducerResult::Busy, TraceKind::Busy { step }),
+                }
+            }
             Step::CommitTransfer => {
                 if store.commit_transfer() {
-                    (ProducerResult::Done, "COMMIT".into())
+                    (ProducerResult::Done, TraceKind::TransferCommitted)
                 } else {
-                    (ProducerResult::Busy, "SQLITE_BUSY on COMMIT; wait".into())
+                    (ProducerResult::Busy, TraceKind::Busy { step })
                 }
             }
             Step::Publish => {
-                let (event, what) = self.publish(now, intent);
+                let (event, how) = self.publish(now, intent);
                 self.drain_broker(now);
-                if self.faults.publish_times_out(intent) {
-                    (
-                        ProducerResult::Timeout,
-                        format!(
-                            "e{event} {what}; it reached the broker, but the confirmation timed \
-                             out: the producer publishes again"
-                        ),
-                    )
+                let (result, confirmation) = if self.faults.publish_times_out(intent) {
+                    (ProducerResult::Timeout, Confirmation::TimedOut)
                 } else {
-                    (ProducerResult::Done, format!("e{event} {what}: confirmed"))
-                }
+                    (ProducerResult::Done, Confirmation::Confirmed)
+                };
+                let published = TraceKind::Published {
+                    event,
+                    how,
+                    confirmation,
+                };
+                (result, published)
             }
             other => unreachable!("{other} is not a producer step"),
         };
-        self.record_at(now, Process::Producer, step.name(), Some(&before), outcome);
+        self.record_at(now, Process::Producer, Some(&before), kind);
         let producer = self.producer.as_mut().expect("checked above");
         producer.handle_result(result);
         if result == ProducerResult::Busy {
@@ -140,12 +133,9 @@ impl World<'_> {
     pub(super) fn producer_restart(&mut self, now: Tick) {
         let producer = self.producer.as_mut().expect("only a producer restarts");
         producer.handle_restart();
-        let what = if self.scenario.producer.retry {
-            "back; the client retries the request it got no answer for"
-        } else {
-            "back; the unanswered request is given up"
-        };
-        self.record_at(now, Process::Producer, "restart", None, what.into());
+        let retries = self.scenario.producer.retry;
+        let restart = TraceKind::ProducerRestart { retries };
+        self.record_at(now, Process::Producer, None, restart);
         if self
             .producer
             .as_ref()
@@ -171,7 +161,7 @@ impl World<'_> {
         match command {
             RelayCommand::Send => {
                 let Some((row, event)) = self.relay_stores[r].next_unsent(table) else {
-                    self.record_at(now, side, "poll", None, "outbox empty: waiting".into());
+                    self.record_at(now, side, None, TraceKind::OutboxEmpty);
                     self.relays[r].handle_result(RelayResult::Empty);
                     return;
                 };
@@ -179,11 +169,15 @@ impl World<'_> {
                 if self.side_crash(now, side, point) {
                     return;
                 }
-                let outcome = match kind {
+                let sent = match kind {
                     RelayKind::Events => {
-                        let (published, what) = self.publish(now, event);
+                        let (published, how) = self.publish(now, event);
                         self.drain_broker(now);
-                        format!("outbox row {row}: e{published} {what}")
+                        TraceKind::RelayPublished {
+                            row,
+                            event: published,
+                            how,
+                        }
                     }
                     RelayKind::Emails => {
                         self.external_effects.push(ExternalEffect {
@@ -192,15 +186,13 @@ impl World<'_> {
                             copy: self.relay_sends[r][event],
                             delivery: 0,
                         });
-                        let key = if self.scenario.email.idempotency_key {
-                            "with the event_id as idempotency key"
-                        } else {
-                            "without an idempotency key"
-                        };
-                        format!("email row {row} sent to the mail service, {key}")
+                        TraceKind::EmailSent {
+                            row,
+                            idempotency_key: self.scenario.email.idempotency_key,
+                        }
                     }
                 };
-                self.record_at(now, side, send.name(), Some(&point), outcome);
+                self.record_at(now, side, Some(&point), sent);
                 self.relays[r].handle_result(RelayResult::Sent { row, event });
                 self.relay_sends[r][event] += 1;
                 let after = BoundaryPoint {
@@ -221,23 +213,13 @@ impl World<'_> {
                     return;
                 }
                 if !self.relay_stores[r].mark_sent(table, row) {
-                    self.record_at(
-                        now,
-                        side,
-                        mark.name(),
-                        Some(&point),
-                        "SQLITE_BUSY; wait".into(),
-                    );
+                    let busy = TraceKind::Busy { step: mark };
+                    self.record_at(now, side, Some(&point), busy);
                     self.relays[r].handle_result(RelayResult::Busy);
                     self.relays[r].half_done().past_before = true;
                 } else {
-                    self.record_at(
-                        now,
-                        side,
-                        mark.name(),
-                        Some(&point),
-                        format!("row {row} marked sent"),
-                    );
+                    let marked = TraceKind::MarkedSent { step: mark, row };
+                    self.record_at(now, side, Some(&point), marked);
                     self.relays[r].handle_result(RelayResult::Marked);
                     let after = BoundaryPoint {
                         boundary: Boundary::after(mark),
@@ -263,13 +245,7 @@ impl World<'_> {
 
     pub(super) fn relay_restart(&mut self, now: Tick, r: usize) {
         self.relays[r].handle_restart();
-        self.record_at(
-            now,
-            Process::Relay(r),
-            "restart",
-            None,
-            "back; reads the outbox from its oldest unsent row".into(),
-        );
+        self.record_at(now, Process::Relay(r), None, TraceKind::RelayRestart);
         self.queue.push(now, Occurrence::RelayTurn(r));
     }
 

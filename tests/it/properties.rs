@@ -9,7 +9,7 @@ use delivery_sim::explore;
 use delivery_sim::fault::{
     CommitTimeoutSpec, CrashSpec, FailSpec, FaultPlan, PublishFault, RandomCrash,
 };
-use delivery_sim::model::{Boundary, Scope, Step, Tick};
+use delivery_sim::model::{Boundary, DbOutcome, Scope, Step, Tick, TraceKind};
 use delivery_sim::producer::{Identity, ProducerConfig, ProducerDatabase, ProducerMode};
 use delivery_sim::store::{OutOfOrder, Retention};
 use delivery_sim::testing::strategies;
@@ -348,11 +348,15 @@ fn longest_inbox_need(r: &delivery_sim::RunResult) -> Tick {
     let mut need = 0;
     for e in r.trace.entries() {
         let Some(event) = e.event else { continue };
-        if e.action != "insert_inbox" {
+        let TraceKind::Db {
+            step: Step::InsertInbox,
+            outcome,
+        } = e.kind
+        else {
             continue;
-        }
+        };
         match first[event] {
-            None if e.outcome == "inbox row inserted" => first[event] = Some(e.tick),
+            None if outcome == DbOutcome::Inserted => first[event] = Some(e.tick),
             Some(at) => need = need.max(e.tick - at),
             None => {}
         }

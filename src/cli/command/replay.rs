@@ -46,7 +46,8 @@ pub(in crate::cli) fn replay(args: &ReplayArgs) -> Result<(Printed, ExitCode), C
             ));
         }
         if args.trace {
-            return Ok((trace_then(result, out), code(failure.is_empty())));
+            let lang = crate::report::lang::Lang::En;
+            return Ok((trace_then(result, lang, out), code(failure.is_empty())));
         }
     }
     Ok((out.into(), code(failure.is_empty())))

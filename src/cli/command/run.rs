@@ -176,7 +176,7 @@ pub(in crate::cli) fn run(args: &RunArgs) -> Result<(Printed, ExitCode), CliErro
             failures.as_deref(),
         ));
         if args.trace {
-            return Ok((trace_then(result, out), code(held)));
+            return Ok((trace_then(result, language(args.lang), out), code(held)));
         }
     }
     Ok((out.into(), code(held)))
@@ -184,10 +184,10 @@ pub(in crate::cli) fn run(args: &RunArgs) -> Result<(Printed, ExitCode), CliErro
 
 /// Every trace entry of `result`, one per line, then `report`: written as it goes, since a
 /// trace may have millions of entries.
-pub(in crate::cli) fn trace_then(result: RunResult, report: String) -> Printed {
+pub(in crate::cli) fn trace_then(result: RunResult, lang: Lang, report: String) -> Printed {
     Printed::Stream(Box::new(move |w| {
         for entry in result.trace.entries() {
-            writeln!(w, "{entry}")?;
+            writeln!(w, "{}", lang.trace_entry(entry))?;
         }
         writeln!(w)?;
         w.write_all(report.as_bytes())

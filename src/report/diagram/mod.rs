@@ -19,7 +19,9 @@ use fold::*;
 use rows::*;
 
 use crate::check::Outcome;
-use crate::model::{ConsumerId, EventIndex, Tick};
+use crate::model::{
+    AckOutcome, ConsumerId, DbOutcome, EventIndex, Publication, Step, Tick, TraceKind,
+};
 use crate::producer::ProducerDatabase;
 use crate::scenario::Scenario;
 use crate::sim::{Actor, TraceEntry};

@@ -19,16 +19,6 @@ pub(super) fn delivery_label(e: &TraceEntry) -> String {
     s
 }
 
-/// The consumer an outcome names (`in flight to consumer1`), if it names one.
-pub(super) fn named_consumer(outcome: &str) -> Option<ConsumerId> {
-    let at = outcome.find("consumer")? + "consumer".len();
-    let digits: String = outcome[at..]
-        .chars()
-        .take_while(|c| c.is_ascii_digit())
-        .collect();
-    digits.parse().ok()
-}
-
 /// A row under construction: the shape, the verb, what follows the delivery label, and
 /// whether it is routine.
 pub(super) struct Draft {
@@ -88,8 +78,7 @@ impl Draft {
 /// which the broker's delivery already shows; an idle poll), usually one, two for a
 /// duplicate (the refused insert and the note that the duplicate was recognised).
 pub(super) fn rows_of(e: &TraceEntry, producer_db: Lane) -> Vec<Row> {
-    let o = e.outcome.as_str();
-    let busy = o.starts_with("SQLITE_BUSY");
+    let busy = is_busy(&e.kind);
     let mut drafts: Vec<Draft> = Vec::new();
     let lane = match e.actor {
         Actor::Producer => Lane::Producer,
@@ -105,14 +94,10 @@ pub(super) fn rows_of(e: &TraceEntry, producer_db: Lane) -> Vec<Row> {
         Actor::Producer | Actor::Relay => producer_db,
         _ => Lane::Database,
     };
-    match (e.actor, e.action) {
-        (_, "receive") | (_, "poll") => {}
-        (_, "crash") if o.starts_with("crash at ") => {
+    match (e.actor, &e.kind) {
+        (_, TraceKind::Received | TraceKind::NothingReady | TraceKind::OutboxEmpty) => {}
+        (_, TraceKind::Crash { boundary, .. }) => {
             // The crash point exactly as `run --crash` takes it.
-            let boundary = o["crash at ".len()..]
-                .split(" (")
-                .next()
-                .unwrap_or_default();
             let point = match e.event {
                 Some(event) if e.copy > 0 => {
                     format!(" e{event} copy{} d{}", e.copy, e.delivery)
@@ -128,7 +113,7 @@ pub(super) fn rows_of(e: &TraceEntry, producer_db: Lane) -> Vec<Row> {
                 routine: false,
             });
         }
-        (_, "crash") => {
+        (_, TraceKind::CrashRollback) => {
             let mut d = note(lane, db, "SQLite rolls back");
             d.text = Some(match e.event {
                 Some(_) => format!("SQLite rolls back the transaction of {}", delivery_label(e)),
@@ -136,14 +121,21 @@ pub(super) fn rows_of(e: &TraceEntry, producer_db: Lane) -> Vec<Row> {
             });
             drafts.push(d);
         }
-        (_, "restart") => drafts.push(note(lane, lane, "restart")),
-        (_, "stop") => drafts.push(note(lane, lane, "stop").says(format!(": {o}"))),
-        (Actor::Sim, "heal") => drafts.push(note(lane, lane, "healing").says(format!(": {o}"))),
-        (Actor::Sim, _) => drafts.push(note(lane, lane, "run stopped").says(format!(": {o}"))),
-        (Actor::Consumer(_), action) => drafts.extend(consumer_rows(action, o, lane, busy)),
-        (Actor::Broker, "deliver") if e.delivery > 1 => drafts.extend(broker_rows("redeliver", o)),
-        (Actor::Broker, action) => drafts.extend(broker_rows(action, o)),
-        (actor, action) => drafts.extend(upstream_rows(actor, action, o, lane, db, busy)),
+        (
+            _,
+            TraceKind::ConsumerRestart
+            | TraceKind::ProducerRestart { .. }
+            | TraceKind::RelayRestart,
+        ) => drafts.push(note(lane, lane, "restart")),
+        (_, kind @ (TraceKind::StopRollback | TraceKind::Stopped { .. })) => {
+            drafts.push(note(lane, lane, "stop").says(format!(": {kind}")))
+        }
+        (_, kind @ TraceKind::Healing { .. }) => {
+            drafts.push(note(lane, lane, "healing").says(format!(": {kind}")))
+        }
+        (Actor::Consumer(_), kind) => drafts.extend(consumer_rows(kind, lane, busy)),
+        (Actor::Broker, kind) => drafts.extend(broker_rows(kind, e.delivery > 1)),
+        (actor, kind) => drafts.extend(upstream_rows(actor, kind, lane, db, busy)),
     }
     let target = delivery_label(e);
     drafts
@@ -172,41 +164,57 @@ pub(super) fn rows_of(e: &TraceEntry, producer_db: Lane) -> Vec<Row> {
         .collect()
 }
 
+/// Whether the entry is a write that had to wait, as the diagram draws it: the write
+/// lock held, or a stale snapshot (which SQLite reports as a kind of busy).
+fn is_busy(kind: &TraceKind) -> bool {
+    let answer = match kind {
+        TraceKind::Db { outcome, .. }
+        | TraceKind::RolledBack { outcome }
+        | TraceKind::Alert { outcome }
+        | TraceKind::Lookup { outcome } => Some(*outcome),
+        _ => None,
+    };
+    kind.is_busy() || answer == Some(DbOutcome::StaleSnapshot)
+}
+
 /// The rows of a producer's, a relay's or the retention job's step.
-fn upstream_rows(
-    actor: Actor,
-    action: &str,
-    o: &str,
-    lane: Lane,
-    db: Lane,
-    busy: bool,
-) -> Vec<Draft> {
+fn upstream_rows(actor: Actor, kind: &TraceKind, lane: Lane, db: Lane, busy: bool) -> Vec<Draft> {
     let mut out = Vec::new();
-    match (actor, action) {
-        (Actor::Producer, "publish") => {
+    match (actor, kind) {
+        (Actor::Producer, TraceKind::Published { how, .. }) => {
             let d = message(Lane::Producer, Lane::Broker, "publish");
-            out.push(publish_variant(d, o));
+            out.push(publish_variant(d, *how));
         }
-        (Actor::Producer, "insert_transfer") => {
-            if o.starts_with("transfer already committed") {
-                out.push(
-                    message(lane, db, "SELECT transfer")
-                        .says(": already committed")
-                        .remarkable(),
-                );
-            } else {
-                out.push(message(lane, db, "BEGIN, INSERT transfer"));
-            }
-        }
-        (Actor::Producer, "commit_transfer") => out.push(message(lane, db, "COMMIT transfer")),
-        (Actor::Producer, "timeout") => {
+        (Actor::Producer, TraceKind::TransferKnown) => out.push(
+            message(lane, db, "SELECT transfer")
+                .says(": already committed")
+                .remarkable(),
+        ),
+        (Actor::Producer, TraceKind::TransferInserted { .. })
+        | (
+            Actor::Producer,
+            TraceKind::Busy {
+                step: Step::InsertTransfer,
+            },
+        ) => out.push(message(lane, db, "BEGIN, INSERT transfer")),
+        (Actor::Producer, TraceKind::TransferCommitted)
+        | (
+            Actor::Producer,
+            TraceKind::Busy {
+                step: Step::CommitTransfer,
+            },
+        ) => out.push(message(lane, db, "COMMIT transfer")),
+        (Actor::Producer, TraceKind::PublishTimedOut { .. }) => {
             out.push(note(lane, lane, "no confirmation for {e}, publish again"))
         }
-        (Actor::Relay, "relay_publish") => {
+        (Actor::Relay, TraceKind::RelayPublished { how, .. }) => {
             let d = message(Lane::Relay, Lane::Broker, "publish");
-            out.push(publish_variant(d, o));
+            out.push(publish_variant(d, *how));
         }
-        (Actor::Relay, "mark_sent") | (Actor::EmailRelay, "mark_email_sent") => {
+        (
+            Actor::Relay | Actor::EmailRelay,
+            TraceKind::MarkedSent { .. } | TraceKind::Busy { .. },
+        ) => {
             let d = message(lane, db, "mark sent");
             out.push(if busy {
                 d.style(Style::Wait).says(": busy, wait")
@@ -214,58 +222,63 @@ fn upstream_rows(
                 d
             });
         }
-        (Actor::Cleanup, "delete expired") => {
+        (Actor::Cleanup, TraceKind::CleanupBusy) => out.push(
+            message(lane, db, "DELETE expired inbox rows")
+                .style(Style::Wait)
+                .says(": busy"),
+        ),
+        (Actor::Cleanup, TraceKind::InboxExpired { events, .. }) => {
             let d = message(lane, db, "DELETE expired inbox rows");
-            out.push(if busy {
-                d.style(Style::Wait).says(": busy")
+            let what = if events.len() <= 4 {
+                let names: Vec<String> = events.iter().map(|e| format!("e{e}")).collect();
+                names.join(", ")
             } else {
-                // The events whose rows went: the outcome lists them after its last colon.
-                let events = o.rsplit(": ").next().unwrap_or_default();
-                let n = events.split(", ").count();
-                let what = if n <= 4 {
-                    events.to_string()
-                } else {
-                    format!("{n} events")
-                };
-                d.says(format!(" of {what}")).remarkable()
-            });
+                format!("{} events", events.len())
+            };
+            out.push(d.says(format!(" of {what}")).remarkable());
         }
-        (Actor::EmailRelay, "send_email") => {
+        (
+            Actor::EmailRelay,
+            TraceKind::EmailSent {
+                idempotency_key, ..
+            },
+        ) => {
             let d = message(lane, Lane::Mail, "send email");
-            out.push(if o.contains("with the event_id as idempotency key") {
+            out.push(if *idempotency_key {
                 d.says(" with key")
             } else {
                 d
             });
         }
-        (_, action) => out.push(note(lane, lane, "step").says(format!(" {action}: {o}"))),
+        (_, kind) => out.push(note(lane, lane, "step").says(format!(" {}: {kind}", kind.action()))),
     }
     out
 }
 
 /// A publication, marked when it repeats or renames an event.
-pub(super) fn publish_variant(d: Draft, o: &str) -> Draft {
-    if o.contains("ANOTHER payload") {
-        d.says(" again, OTHER payload").remarkable()
-    } else if o.contains("republished") {
-        d.says(" again").remarkable()
-    } else if o.contains("with a new event_id") {
-        d.says(" with a new event_id").remarkable()
-    } else {
-        d
+pub(super) fn publish_variant(d: Draft, how: Publication) -> Draft {
+    match how {
+        Publication::Altered { .. } => d.says(" again, OTHER payload").remarkable(),
+        Publication::Again => d.says(" again").remarkable(),
+        Publication::Minted { .. } => d.says(" with a new event_id").remarkable(),
+        Publication::First => d,
     }
 }
 
-pub(super) fn consumer_rows(action: &str, o: &str, c: Lane, busy: bool) -> Vec<Draft> {
+pub(super) fn consumer_rows(kind: &TraceKind, c: Lane, busy: bool) -> Vec<Draft> {
     let db = Lane::Database;
     let to_db = |verb| message(c, db, verb);
     let wait = |d: Draft| d.style(Style::Wait).says(": busy, wait");
     let refused = |d: Draft, why: &str| d.style(Style::Refused).says(format!(": {why}"));
     let duplicate = || note(c, c, "duplicate").says(" recognised");
     let other_payload = || note(c, c, "{e}: same id, other payload, refused");
-    match action {
-        "begin" => vec![to_db("BEGIN")],
-        "insert_inbox" | "check_inbox" => {
+    let answer = match kind {
+        TraceKind::Db { outcome, .. } => Some(*outcome),
+        _ => None,
+    };
+    match (kind.action(), kind) {
+        ("begin", _) => vec![to_db("BEGIN")],
+        (action @ ("insert_inbox" | "check_inbox"), _) => {
             let verb = if action == "insert_inbox" {
                 "INSERT inbox"
             } else {
@@ -273,9 +286,9 @@ pub(super) fn consumer_rows(action: &str, o: &str, c: Lane, busy: bool) -> Vec<D
             };
             if busy {
                 vec![wait(to_db(verb))]
-            } else if o.contains("duplicate") {
+            } else if matches!(answer, Some(DbOutcome::Found | DbOutcome::Duplicate)) {
                 vec![refused(to_db(verb), "exists"), duplicate()]
-            } else if o.contains("another payload") {
+            } else if answer == Some(DbOutcome::PayloadMismatch) {
                 vec![refused(to_db(verb), "other payload"), other_payload()]
             } else if action == "check_inbox" {
                 vec![to_db(verb).says(": none")]
@@ -283,151 +296,145 @@ pub(super) fn consumer_rows(action: &str, o: &str, c: Lane, busy: bool) -> Vec<D
                 vec![to_db(verb)]
             }
         }
-        "apply_effect" => vec![effect_row(c, o, busy)],
-        "commit" => {
-            let d = to_db("COMMIT");
-            vec![if o.contains("timed out") {
-                let what = if o.contains("DID commit") {
-                    "timeout, did commit"
-                } else {
-                    "timeout, did not commit"
-                };
-                refused(d, what)
+        ("apply_effect", _) => vec![effect_row(c, kind, busy)],
+        ("commit", TraceKind::CommitTimeout { committed, .. }) => {
+            let what = if *committed {
+                "timeout, did commit"
             } else {
-                d
-            }]
+                "timeout, did not commit"
+            };
+            vec![refused(to_db("COMMIT"), what)]
         }
-        "rollback" => vec![note(c, db, "ROLLBACK")],
-        "lookup" => vec![to_db("lookup")
-            .says(if o.contains("not found") {
+        ("commit", _) => vec![to_db("COMMIT")],
+        ("rollback", _) => vec![note(c, db, "ROLLBACK")],
+        ("lookup", TraceKind::Lookup { outcome }) => vec![to_db("lookup")
+            .says(if *outcome == DbOutcome::NotFound {
                 ": not found"
             } else {
                 ": found"
             })
             .remarkable()],
-        "alert" => {
+        ("alert", TraceKind::Alert { outcome }) => {
             let d = to_db("INSERT alert").remarkable();
-            vec![if o.contains("UNIQUE") {
+            vec![if *outcome == DbOutcome::AlertExists {
                 refused(d, "already alerted")
             } else {
                 d
             }]
         }
-        "enqueue_email" => vec![to_db("INSERT email")],
-        "ack" => vec![ack_row(c, o)],
-        "nack" => vec![message(c, Lane::Broker, "nack").remarkable()],
-        "produce_output" => vec![message(c, Lane::Broker, "output")],
-        "external_effect" => vec![note(c, c, "external effect").says(", never rolled back")],
-        "sleep" => {
-            let ticks = o
-                .split("sleeps ")
-                .nth(1)
-                .and_then(|s| s.split(' ').next())
-                .unwrap_or("?");
+        ("enqueue_email", _) => vec![to_db("INSERT email")],
+        ("ack", _) => vec![ack_row(c, kind)],
+        ("nack", _) => vec![message(c, Lane::Broker, "nack").remarkable()],
+        ("produce_output", _) => vec![message(c, Lane::Broker, "output")],
+        ("external_effect", _) => {
+            vec![note(c, c, "external effect").says(", never rolled back")]
+        }
+        (_, TraceKind::Sleep { ticks }) => {
             vec![note(c, c, "sleep").says(format!(" {ticks} ticks, a completion waits"))]
         }
-        "stall" => {
-            let ticks = o
-                .split(" for ")
-                .nth(1)
-                .and_then(|s| s.split(' ').next())
-                .unwrap_or("?");
+        (_, TraceKind::Stall { ticks, .. }) => {
             vec![note(c, c, "stall").says(format!(" for {ticks} ticks"))]
         }
-        other => vec![note(c, c, "step").says(format!(" {other}: {o}"))],
+        (action, kind) => vec![note(c, c, "step").says(format!(" {action}: {kind}"))],
     }
 }
 
 /// The row of an `apply_effect`: applied, read, refused, or kept pending.
-fn effect_row(c: Lane, o: &str, busy: bool) -> Draft {
+fn effect_row(c: Lane, kind: &TraceKind, busy: bool) -> Draft {
     let to_db = |verb| message(c, Lane::Database, verb);
-    let wait = |d: Draft| d.style(Style::Wait).says(": busy, wait");
     let refused = |d: Draft, why: &str| d.style(Style::Refused).says(format!(": {why}"));
     let d = to_db("apply");
     if busy {
-        wait(d)
-    } else if o.contains("waited in pending_event") {
-        d.says(" and its waiting completion").remarkable()
-    } else if o.contains("kept in pending_event") {
-        d.says(": transfer unknown, kept pending").remarkable()
-    } else if o.starts_with("debit and credit applied") {
-        d
-    } else if o.starts_with("balances read") {
-        to_db("read balances")
-    } else if o.contains("credit failed") {
-        refused(d, "credit fails")
-    } else if o.starts_with("rejected") {
-        refused(d, "rejected, unknown transfer")
-    } else if o.contains("transfer_id") {
-        refused(d, "transfer already applied")
-    } else if o.contains("SNAPSHOT") {
-        refused(d, "stale snapshot")
-    } else {
-        d.says(format!(": {o}")).remarkable()
+        return d.style(Style::Wait).says(": busy, wait");
+    }
+    let TraceKind::Db { outcome, .. } = kind else {
+        return d.says(format!(": {kind}")).remarkable();
+    };
+    match outcome {
+        DbOutcome::AppliedWithPending => d.says(" and its waiting completion").remarkable(),
+        DbOutcome::Buffered => d.says(": transfer unknown, kept pending").remarkable(),
+        DbOutcome::Applied => d,
+        DbOutcome::BalancesRead { .. } => to_db("read balances"),
+        DbOutcome::CreditFailed => refused(d, "credit fails"),
+        DbOutcome::Rejected => refused(d, "rejected, unknown transfer"),
+        DbOutcome::BusinessDuplicate => refused(d, "transfer already applied"),
+        DbOutcome::StaleSnapshot => refused(d, "stale snapshot"),
+        _ => d.says(format!(": {kind}")).remarkable(),
     }
 }
 
 /// The row of an `ack`: accepted, lost, stale or refused.
-fn ack_row(c: Lane, o: &str) -> Draft {
+fn ack_row(c: Lane, kind: &TraceKind) -> Draft {
     let refused = |d: Draft, why: &str| d.style(Style::Refused).says(format!(": {why}"));
     let d = message(c, Lane::Broker, "ack");
-    if o.starts_with("acked") {
-        d
-    } else if o.starts_with("processed") {
-        d.says(", offset later")
-    } else if o.starts_with("ack lost") {
-        refused(d, "lost on the way")
-    } else if o.starts_with("stale") {
-        refused(d, "stale, ignored")
-    } else if o.starts_with("failed") {
-        refused(d, "fails")
-    } else if o.starts_with("already acked") {
-        d.says(", already acked").remarkable()
-    } else {
-        d.says(format!(": {o}")).remarkable()
+    match kind {
+        TraceKind::Acked {
+            outcome: AckOutcome::Accepted,
+            offsets: false,
+        } => d,
+        TraceKind::Acked {
+            outcome: AckOutcome::Accepted,
+            offsets: true,
+        } => d.says(", offset later"),
+        TraceKind::AckLost => refused(d, "lost on the way"),
+        TraceKind::Acked {
+            outcome: AckOutcome::Stale,
+            ..
+        } => refused(d, "stale, ignored"),
+        TraceKind::Acked {
+            outcome: AckOutcome::StaleAccepted,
+            ..
+        } => d.says(", stale, accepted").remarkable(),
+        TraceKind::StepFailed { .. } => refused(d, "fails"),
+        TraceKind::Acked {
+            outcome: AckOutcome::AlreadyAcked,
+            ..
+        } => d.says(", already acked").remarkable(),
+        _ => d.says(format!(": {kind}")).remarkable(),
     }
 }
 
-pub(super) fn broker_rows(action: &str, o: &str) -> Vec<Draft> {
+pub(super) fn broker_rows(kind: &TraceKind, again: bool) -> Vec<Draft> {
     let b = Lane::Broker;
-    match action {
-        "deliver" => {
-            let c = Lane::Consumer(named_consumer(o).unwrap_or(0));
-            vec![message(b, c, "deliver")]
+    match kind {
+        // A redelivery is how a protocol recovers, or duplicates: always drawn.
+        TraceKind::Delivered { consumer } if again => {
+            vec![message(b, Lane::Consumer(*consumer), "redeliver").remarkable()]
         }
-        "redeliver" => {
-            // A redelivery is how a protocol recovers, or duplicates: always drawn.
-            let c = Lane::Consumer(named_consumer(o).unwrap_or(0));
-            vec![message(b, c, "redeliver").remarkable()]
-        }
-        "requeue" => vec![note(b, b, "{e} ready for redelivery")],
-        "visible" => {
+        TraceKind::Delivered { consumer } => vec![message(b, Lane::Consumer(*consumer), "deliver")],
+        TraceKind::Requeued => vec![note(b, b, "{e} ready for redelivery")],
+        TraceKind::Visible => {
             let mut d = note(b, b, "{e} visible after its delay");
             d.routine = true;
             vec![d]
         }
-        "lease expired" => vec![note(b, b, "lease of {e} expired")],
-        "connection lost" => {
-            let who = named_consumer(o).map_or("a consumer".into(), |c| format!("C{c}"));
-            let what = if o.contains("left the group") {
+        TraceKind::LeaseExpired => vec![note(b, b, "lease of {e} expired")],
+        TraceKind::ConnectionLost {
+            consumer,
+            rebalance,
+        } => {
+            let what = if *rebalance {
                 "left the group: rebalance"
             } else {
                 "gone: its unacked redelivered"
             };
-            vec![note(b, b, "connection lost").says(format!(": {who} {what}"))]
+            vec![note(b, b, "connection lost").says(format!(": C{consumer} {what}"))]
         }
-        "dead-letter" => vec![message(b, Lane::DeadLetters, "dead-letter").remarkable()],
-        "dlq replay" => vec![message(Lane::DeadLetters, b, "replay").remarkable()],
-        "duplicate" => vec![note(b, b, "broker duplicates")],
-        "late replay" => vec![note(b, b, "{e} acked, replayed late")],
-        "transaction" => vec![if o.contains("refused") {
-            note(b, b, "{e} outputs aborted")
-        } else {
+        TraceKind::DeadLettered { .. } => {
+            vec![message(b, Lane::DeadLetters, "dead-letter").remarkable()]
+        }
+        TraceKind::DeadLettersEmpty | TraceKind::DeadLetterReplayed => {
+            vec![message(Lane::DeadLetters, b, "replay").remarkable()]
+        }
+        TraceKind::BrokerDuplicate => vec![note(b, b, "broker duplicates")],
+        TraceKind::LateReplay => vec![note(b, b, "{e} acked, replayed late")],
+        TraceKind::OutputsSettled { committed: false } => vec![note(b, b, "{e} outputs aborted")],
+        TraceKind::OutputsSettled { committed: true } => {
             let mut d = note(b, b, "{e} outputs visible");
             d.routine = true;
-            d
-        }],
-        "abort" => vec![note(b, b, "{e} outputs discarded")],
-        other => vec![note(b, b, "broker").says(format!(" {other}: {o}"))],
+            vec![d]
+        }
+        TraceKind::OutputsDiscarded => vec![note(b, b, "{e} outputs discarded")],
+        other => vec![note(b, b, "broker").says(format!(" {}: {other}", other.action()))],
     }
 }

@@ -108,7 +108,7 @@ fn receives_and_idle_polls_are_not_drawn_and_every_other_entry_is() {
         .trace
         .entries()
         .iter()
-        .filter(|e| e.action == "receive" || e.action == "poll")
+        .filter(|e| e.action() == "receive" || e.action() == "poll")
         .count();
     // One row per other entry, and the closing note of e1.
     assert_eq!(d.rows.len(), r.trace.len() - skipped + 1);

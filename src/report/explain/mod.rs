@@ -21,7 +21,8 @@ use crate::check::{Outcome, ScopeOutcome};
 use crate::explore::Recovery;
 use crate::fault::CrashRecord;
 use crate::model::{
-    Boundary, CommittedState, DbOutcome, EventIndex, EventType, Guarantee, Side, Step,
+    AckOutcome, Boundary, CommittedState, Confirmation, DbOutcome, EventIndex, EventType,
+    Guarantee, Limit, Publication, Side, Step, TraceKind,
 };
 use crate::report::json::anomalies;
 use crate::report::lang::{DupCause, Lang, Phase, SideCrash, StateLabel, TxItem};
@@ -416,7 +417,8 @@ impl<'a> Narrator<'a> {
 
     fn fallback(&self, who: &str, entry: &TraceEntry) -> String {
         self.fallbacks.set(self.fallbacks.get() + 1);
-        self.lang.fallback(who, entry.action, &entry.outcome)
+        self.lang
+            .fallback(who, entry.action(), &self.lang.trace_outcome(&entry.kind))
     }
 
     fn ev(&self, entry: &TraceEntry) -> String {

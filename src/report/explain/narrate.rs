@@ -11,30 +11,36 @@ impl Narrator<'_> {
         after: &Snapshot,
     ) -> (String, bool) {
         let l = self.lang;
-        match entry.actor {
-            Actor::Consumer(c) => self.consumer(c, entry, before, after),
-            Actor::Broker => (self.broker(entry, before, after), false),
-            Actor::Producer if entry.action == "crash" => self.side_crash(entry, before),
-            Actor::Producer => (self.producer(entry), false),
-            Actor::Relay | Actor::EmailRelay if entry.action == "crash" => {
-                self.side_crash(entry, before)
+        let crash = matches!(
+            entry.kind,
+            TraceKind::Crash { .. } | TraceKind::CrashRollback
+        );
+        match (entry.actor, &entry.kind) {
+            (Actor::Consumer(c), _) => self.consumer(c, entry, before, after),
+            (Actor::Broker, _) => (self.broker(entry, before, after), false),
+            (Actor::Producer | Actor::Relay | Actor::EmailRelay, _) if crash => {
+                self.side_crash(entry)
             }
-            Actor::Relay | Actor::EmailRelay => (self.relay(entry), false),
-            Actor::Cleanup if entry.outcome.starts_with("deleted") => {
-                let events = entry.outcome.rsplit("): ").next().unwrap_or("");
+            (Actor::Producer, _) => (self.producer(entry), false),
+            (Actor::Relay | Actor::EmailRelay, _) => (self.relay(entry), false),
+            (Actor::Cleanup, TraceKind::InboxExpired { events, .. }) => {
+                let events: Vec<String> = events.iter().map(|e| format!("e{e}")).collect();
                 let ttl = self.scenario.store.retention.map_or(0, |r| r.ttl_ticks);
-                (l.cleanup_deleted(events, ttl), false)
+                (l.cleanup_deleted(&events.join(", "), ttl), false)
             }
-            Actor::Cleanup => (l.cleanup_busy(), false),
-            Actor::Sim if entry.action == "heal" => (
+            (Actor::Cleanup, _) => (l.cleanup_busy(), false),
+            (Actor::Sim, TraceKind::Healing { after, .. }) => (
                 l.healing_begins(
-                    entry.outcome.starts_with("step limit"),
+                    matches!(after, Limit::Steps(_)),
                     self.scenario.limits.max_steps,
                     self.scenario.limits.max_ticks,
                 ),
                 true,
             ),
-            Actor::Sim => (l.run_stopped(entry.outcome.starts_with("step limit")), true),
+            (Actor::Sim, TraceKind::Stopped { limit, .. }) => {
+                (l.run_stopped(matches!(limit, Limit::Steps(_))), true)
+            }
+            (Actor::Sim, _) => (self.fallback(&l.actor(Actor::Sim), entry), true),
         }
     }
 
@@ -51,87 +57,99 @@ impl Narrator<'_> {
         // (`e1`) for what the database knows.
         let ev = self.ev(entry);
         let base = l.ev(entry.event.unwrap_or(0), 0);
-        let o = entry.outcome.as_str();
-        let is = |outcome: DbOutcome| o == outcome.describe();
         let in_tx = before.open.iter().any(|t| t.consumer == c);
-        let key = (entry.event.unwrap_or(0), entry.copy, entry.delivery);
         if let Some(told) = self.consumer_refusal(&who, entry, &ev, &base) {
             return told;
         }
-        let text = match entry.action {
-            "receive" if entry.event.is_none() => l.waiting(&who),
-            "receive" => l.receive(&who, &ev, entry.delivery),
-            "begin" => l.begin(&who, &ev),
-            "check_inbox" if is(DbOutcome::Found) => {
-                self.discarded.insert(key);
-                l.check_found(&who, &base)
+        let text = match entry.kind {
+            TraceKind::NothingReady => l.waiting(&who),
+            TraceKind::Received => l.receive(&who, &ev, entry.delivery),
+            TraceKind::Db { step, outcome } => {
+                match self.consumer_db(c, entry, step, outcome, (before, after), in_tx) {
+                    Some(text) => text,
+                    None => self.fallback(&who, entry),
+                }
             }
-            "check_inbox" => l.check_not_found(&who, &base),
-            "insert_inbox" if is(DbOutcome::Duplicate) => {
-                self.discarded.insert(key);
-                l.inbox_duplicate(&who, &base)
-            }
-            "insert_inbox" if in_tx => {
-                l.inbox_inserted(&who, &base, self.scenario.store.inbox_unique)
-            }
-            "insert_inbox" => l.inbox_inserted_autocommit(&who, &base),
-            "apply_effect" => self.effect(c, entry, after, in_tx),
-            "commit" if is(DbOutcome::Committed) => {
-                let writes = self.writes_of(c, before);
-                l.commit(&who, &self.tx_list(&writes))
-            }
-            "commit" if o.starts_with("COMMIT timed out") => l.commit_timeout(
-                &who,
-                o.contains("it DID commit"),
-                self.scenario.consumer.on_commit_timeout,
-            ),
-            "rollback" => {
+            TraceKind::CommitTimeout {
+                committed,
+                strategy,
+                ..
+            } => l.commit_timeout(&who, committed, strategy),
+            TraceKind::RolledBack { .. } => {
                 let writes = self.writes_of(c, before);
                 l.rollback(&who, &self.tx_list(&writes))
             }
-            "ack" => self.ack(&who, entry, after),
-            "nack" => l.nack(&who, &ev),
-            "alert" if is(DbOutcome::AlertRecorded) => l.alert_recorded(&who, &base),
-            "alert" => l.alert_exists(&who, &base),
-            "lookup" if o.starts_with("inbox row found") => l.lookup_found(&who, &base),
-            "lookup" => l.lookup_not_found(&who, &base),
-            "external_effect" => l.external_effect(&who, &base),
-            "enqueue_email" => l.email_queued(&who, &base),
-            "produce_output" if o.contains("staged") => l.output_staged(&who, &base),
-            "produce_output" => l.output_published(&who, &base),
-            "crash" if o.starts_with("crash at") => {
+            TraceKind::AckLost | TraceKind::Acked { .. } => self.ack(&who, entry, after),
+            TraceKind::Nacked => l.nack(&who, &ev),
+            TraceKind::Alert {
+                outcome: DbOutcome::AlertRecorded,
+            } => l.alert_recorded(&who, &base),
+            TraceKind::Alert { .. } => l.alert_exists(&who, &base),
+            TraceKind::Lookup {
+                outcome: DbOutcome::Found,
+            } => l.lookup_found(&who, &base),
+            TraceKind::Lookup { .. } => l.lookup_not_found(&who, &base),
+            TraceKind::ExternalEffectSent => l.external_effect(&who, &base),
+            TraceKind::OutputProduced { staged: true } => l.output_staged(&who, &base),
+            TraceKind::OutputProduced { staged: false } => l.output_published(&who, &base),
+            TraceKind::Crash { .. } => {
                 let writes = self.writes_of(c, before);
                 let held = self.tx_list(&writes);
                 self.crashed_with.insert(c, held);
                 return (self.crash(&who, entry), true);
             }
-            "crash" => {
+            TraceKind::CrashRollback => {
                 let held = self.crashed_with.remove(&c).unwrap_or_default();
                 return (l.crash_rollback(&who, &held), true);
             }
-            "restart" => l.restart(&who),
-            "stall" => {
-                let ticks = o
-                    .split(" for ")
-                    .nth(1)
-                    .and_then(|t| t.split(' ').next())
-                    .and_then(|t| t.parse().ok())
-                    .unwrap_or(0);
-                l.stall(&who, &ev, ticks)
-            }
-            "stop" => return (l.stop_rollback(&who), true),
-            "sleep" => {
-                let ticks = o
-                    .split("sleeps ")
-                    .nth(1)
-                    .and_then(|t| t.split(' ').next())
-                    .and_then(|t| t.parse().ok())
-                    .unwrap_or(0);
-                l.sleep(&who, &base, ticks)
-            }
+            TraceKind::ConsumerRestart => l.restart(&who),
+            TraceKind::Stall { ticks, .. } => l.stall(&who, &ev, ticks),
+            TraceKind::StopRollback => return (l.stop_rollback(&who), true),
+            TraceKind::Sleep { ticks } => l.sleep(&who, &base, ticks),
             _ => self.fallback(&who, entry),
         };
         (text, false)
+    }
+
+    /// A consumer's step the store answered (past the refusals): `None` for an answer the
+    /// step does not give.
+    fn consumer_db(
+        &mut self,
+        c: usize,
+        entry: &TraceEntry,
+        step: Step,
+        outcome: DbOutcome,
+        (before, after): (&Snapshot, &Snapshot),
+        in_tx: bool,
+    ) -> Option<String> {
+        let l = self.lang;
+        let who = format!("consumer{c}");
+        let ev = self.ev(entry);
+        let base = l.ev(entry.event.unwrap_or(0), 0);
+        let key = (entry.event.unwrap_or(0), entry.copy, entry.delivery);
+        Some(match (step, outcome) {
+            (Step::Begin, _) => l.begin(&who, &ev),
+            (Step::CheckInbox, DbOutcome::Found) => {
+                self.discarded.insert(key);
+                l.check_found(&who, &base)
+            }
+            (Step::CheckInbox, _) => l.check_not_found(&who, &base),
+            (Step::InsertInbox, DbOutcome::Duplicate) => {
+                self.discarded.insert(key);
+                l.inbox_duplicate(&who, &base)
+            }
+            (Step::InsertInbox, _) if in_tx => {
+                l.inbox_inserted(&who, &base, self.scenario.store.inbox_unique)
+            }
+            (Step::InsertInbox, _) => l.inbox_inserted_autocommit(&who, &base),
+            (Step::ApplyEffect, _) => self.effect(c, entry, outcome, after, in_tx),
+            (Step::Commit, DbOutcome::Committed) => {
+                let writes = self.writes_of(c, before);
+                l.commit(&who, &self.tx_list(&writes))
+            }
+            (Step::EnqueueEmail, _) => l.email_queued(&who, &base),
+            _ => return None,
+        })
     }
 
     /// An entry where consumer `who`'s step did not happen: SQLite busy or a stale
@@ -145,40 +163,41 @@ impl Narrator<'_> {
         base: &str,
     ) -> Option<(String, bool)> {
         let l = self.lang;
-        let o = entry.outcome.as_str();
-        let is = |outcome: DbOutcome| o == outcome.describe();
-        if is(DbOutcome::Busy { done: 0 }) || o.starts_with("SQLITE_BUSY:") {
-            return Some((l.busy(who, entry.action), false));
+        let answer = match entry.kind {
+            TraceKind::Db { outcome, .. }
+            | TraceKind::RolledBack { outcome }
+            | TraceKind::Alert { outcome }
+            | TraceKind::Lookup { outcome } => Some(outcome),
+            _ => None,
+        };
+        match (&entry.kind, answer) {
+            (_, Some(DbOutcome::Busy { .. })) => Some((l.busy(who, entry.action()), false)),
+            (_, Some(DbOutcome::StaleSnapshot)) => Some((l.stale_snapshot(who), false)),
+            (TraceKind::StepFailed { .. }, _) => {
+                Some((l.step_failed(who, entry.action(), ev), true))
+            }
+            (TraceKind::InvalidPayload, _) => Some((l.payload_refused(who, ev), true)),
+            (_, Some(DbOutcome::PayloadMismatch)) => {
+                self.refused
+                    .insert((entry.event.unwrap_or(0), entry.copy, entry.delivery));
+                Some((l.payload_mismatch(who, base), true))
+            }
+            _ => None,
         }
-        if is(DbOutcome::StaleSnapshot) {
-            return Some((l.stale_snapshot(who), false));
-        }
-        if o.starts_with("failed (injected)") {
-            return Some((l.step_failed(who, entry.action, ev), true));
-        }
-        if o.starts_with("refused: the payload is invalid") {
-            return Some((l.payload_refused(who, ev), true));
-        }
-        if is(DbOutcome::PayloadMismatch) {
-            self.refused
-                .insert((entry.event.unwrap_or(0), entry.copy, entry.delivery));
-            return Some((l.payload_mismatch(who, base), true));
-        }
-        None
     }
 
     pub(super) fn effect(
         &mut self,
         c: usize,
         entry: &TraceEntry,
+        outcome: DbOutcome,
         after: &Snapshot,
         in_tx: bool,
     ) -> String {
         let l = self.lang;
         let who = format!("consumer{c}");
         let ev = l.ev(entry.event.unwrap_or(0), 0);
-        let o = entry.outcome.as_str();
-        let is = |outcome: DbOutcome| o == outcome.describe();
+        let is = |o: DbOutcome| o == outcome;
         let e = &self.r.events[entry.event.unwrap_or(0)];
         if is(DbOutcome::Applied) && e.event_type == EventType::TransferCompleted {
             return l.completion_applied(&who, &ev, &e.transfer_id, in_tx);
@@ -218,7 +237,7 @@ impl Narrator<'_> {
         if is(DbOutcome::AlreadyCompleted) {
             return l.already_completed(&who, &ev);
         }
-        if o.starts_with("balances read") {
+        if matches!(outcome, DbOutcome::BalancesRead { .. }) {
             return l.balances_read(&who, &ev);
         }
         self.fallback(&who, entry)
@@ -227,21 +246,16 @@ impl Narrator<'_> {
     pub(super) fn ack(&self, who: &str, entry: &TraceEntry, after: &Snapshot) -> String {
         let l = self.lang;
         let ev = self.ev(entry);
-        let o = entry.outcome.as_str();
-        if o.starts_with("ack lost") {
-            return l.ack_lost(who, &ev);
-        }
-        if o.starts_with("stale ack ignored") {
-            return l.ack_stale(who, &ev);
-        }
-        if o.starts_with("already acked") {
-            return l.ack_already(who, &ev);
-        }
-        if o.starts_with("stale ack accepted") {
-            return l.ack_stale_accepted(who, &ev);
-        }
-        if o.starts_with("processed:") {
-            return l.ack_log(who, &ev);
+        match entry.kind {
+            TraceKind::AckLost => return l.ack_lost(who, &ev),
+            TraceKind::Acked { outcome, offsets } => match outcome {
+                AckOutcome::Stale => return l.ack_stale(who, &ev),
+                AckOutcome::AlreadyAcked => return l.ack_already(who, &ev),
+                AckOutcome::StaleAccepted => return l.ack_stale_accepted(who, &ev),
+                AckOutcome::Accepted if offsets => return l.ack_log(who, &ev),
+                AckOutcome::Accepted => {}
+            },
+            _ => {}
         }
         let event = entry.event.unwrap_or(0);
         let e = &self.r.events[event];
@@ -289,11 +303,10 @@ impl Narrator<'_> {
         )
     }
 
-    pub(super) fn side_crash(&mut self, entry: &TraceEntry, before: &Snapshot) -> (String, bool) {
+    pub(super) fn side_crash(&mut self, entry: &TraceEntry) -> (String, bool) {
         let l = self.lang;
         let who = l.actor(entry.actor);
-        if !entry.outcome.starts_with("crash at") {
-            let _ = before;
+        if entry.kind == TraceKind::CrashRollback {
             return (l.side_rollback(&who), true);
         }
         let crash = self.next_crash();
@@ -319,28 +332,21 @@ impl Narrator<'_> {
     pub(super) fn broker(&self, entry: &TraceEntry, before: &Snapshot, after: &Snapshot) -> String {
         let l = self.lang;
         let ev = self.ev(entry);
-        let o = entry.outcome.as_str();
-        match entry.action {
-            "deliver" => {
-                let consumer = o
-                    .rsplit("consumer")
-                    .next()
-                    .and_then(|c| c.parse::<usize>().ok())
-                    .unwrap_or(0);
+        match entry.kind {
+            TraceKind::Delivered { consumer } => {
                 l.deliver(&ev, &format!("consumer{consumer}"), entry.delivery)
             }
-            "duplicate" => l.broker_duplicate(&ev),
-            "requeue" => l.requeue(&ev),
-            "visible" => l.visible(&ev),
-            "lease expired" => l.lease_expired(&ev),
-            "late replay" => l.late_replay(&ev),
-            "connection lost" => {
-                let consumer = o
-                    .strip_prefix("consumer")
-                    .and_then(|c| c.split(|ch: char| !ch.is_ascii_digit()).next())
-                    .unwrap_or("0");
+            TraceKind::BrokerDuplicate => l.broker_duplicate(&ev),
+            TraceKind::Requeued => l.requeue(&ev),
+            TraceKind::Visible => l.visible(&ev),
+            TraceKind::LeaseExpired => l.lease_expired(&ev),
+            TraceKind::LateReplay => l.late_replay(&ev),
+            TraceKind::ConnectionLost {
+                consumer,
+                rebalance,
+            } => {
                 let who = format!("consumer{consumer}");
-                if o.contains("left the group") {
+                if rebalance {
                     return l.rebalance(&who);
                 }
                 let released: Vec<String> = before
@@ -355,104 +361,73 @@ impl Narrator<'_> {
                     .collect();
                 l.connection_lost(&who, &l.list(&released))
             }
-            "dead-letter" => l.dead_lettered(&ev, entry.delivery, o.contains("parked until")),
-            "dlq replay" if entry.event.is_none() => l.dlq_empty(),
-            "dlq replay" => l.dlq_replayed(&ev),
-            "transaction" if o.contains("commits") => l.broker_tx_commit(&ev),
-            "transaction" => l.broker_tx_refused(&ev),
-            "abort" => l.broker_tx_abort(&ev),
+            TraceKind::DeadLettered { parked, .. } => l.dead_lettered(&ev, entry.delivery, parked),
+            TraceKind::DeadLettersEmpty => l.dlq_empty(),
+            TraceKind::DeadLetterReplayed => l.dlq_replayed(&ev),
+            TraceKind::OutputsSettled { committed: true } => l.broker_tx_commit(&ev),
+            TraceKind::OutputsSettled { committed: false } => l.broker_tx_refused(&ev),
+            TraceKind::OutputsDiscarded => l.broker_tx_abort(&ev),
             _ => self.fallback(&l.actor(Actor::Broker), entry),
         }
     }
 
-    /// `e3` from an outcome that starts with it (`e3 published: confirmed`).
-    pub(super) fn leading_event(&self, text: &str) -> Option<String> {
-        let rest = text.strip_prefix('e')?;
-        let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
-        let index: usize = digits.parse().ok()?;
-        Some(self.lang.ev(index, 0))
-    }
-
     pub(super) fn producer(&self, entry: &TraceEntry) -> String {
         let l = self.lang;
-        let o = entry.outcome.as_str();
         // A producer's `copy` counts earlier publications of the intent: the event is `e1`.
         let ev = l.ev(entry.event.unwrap_or(0), 0);
-        match entry.action {
-            "publish" => {
-                // A producer process names the event it published first; a direct
-                // publication is about the entry's event.
-                let published = self.leading_event(o).unwrap_or_else(|| ev.clone());
-                let event = &self.r.events[entry.event.unwrap_or(0)];
-                let what = if o.contains("new event_id") {
-                    l.publish_minted(&published)
-                } else if o.contains("ANOTHER payload") {
-                    l.publish_altered(&ev, entry.copy)
-                } else if o.contains("republished") {
-                    l.republish(&l.ev(entry.event.unwrap_or(0), 0), entry.copy)
-                } else {
-                    l.publish(
-                        &published,
-                        event.event_type,
-                        &event.source,
-                        &event.target,
-                        event.amount_minor,
-                    )
+        match entry.kind {
+            TraceKind::Published {
+                event,
+                how,
+                confirmation,
+            } => {
+                let published = l.ev(event, 0);
+                let what = match how {
+                    Publication::Minted { .. } => l.publish_minted(&published),
+                    Publication::Altered { .. } => l.publish_altered(&ev, entry.copy),
+                    Publication::Again => l.republish(&ev, entry.copy),
+                    Publication::First => {
+                        let e = &self.r.events[entry.event.unwrap_or(0)];
+                        l.publish(
+                            &published,
+                            e.event_type,
+                            &e.source,
+                            &e.target,
+                            e.amount_minor,
+                        )
+                    }
                 };
-                if o.contains("timed out") {
+                if confirmation == Confirmation::TimedOut {
                     l.with_publish_timeout(&what)
                 } else {
                     what
                 }
             }
-            "timeout" => l.publish_timeout(
-                &self
-                    .leading_event(o.trim_start_matches("no confirmation for "))
-                    .unwrap_or(ev),
-            ),
-            "insert_transfer" if o.starts_with("BEGIN; transfer and outbox row") => {
-                l.insert_transfer(&ev, true)
-            }
-            "insert_transfer" if o.starts_with("BEGIN;") => l.insert_transfer(&ev, false),
-            "insert_transfer" if o.starts_with("transfer already committed") => {
-                l.transfer_already_recorded(&ev)
-            }
-            "commit_transfer" if o == "COMMIT" => l.commit_transfer(&ev),
-            "insert_transfer" | "commit_transfer" => {
-                l.busy(&l.actor(Actor::Producer), entry.action)
-            }
-            "restart" => l.producer_restart(o.contains("retries")),
-            "stop" => l.side_rollback(&l.actor(Actor::Producer)),
+            TraceKind::PublishTimedOut { intent } => l.publish_timeout(&l.ev(intent, 0)),
+            TraceKind::TransferInserted { outbox } => l.insert_transfer(&ev, outbox),
+            TraceKind::TransferKnown => l.transfer_already_recorded(&ev),
+            TraceKind::TransferCommitted => l.commit_transfer(&ev),
+            TraceKind::Busy { .. } => l.busy(&l.actor(Actor::Producer), entry.action()),
+            TraceKind::ProducerRestart { retries } => l.producer_restart(retries),
+            TraceKind::StopRollback => l.side_rollback(&l.actor(Actor::Producer)),
             _ => self.fallback(&l.actor(Actor::Producer), entry),
         }
     }
 
     pub(super) fn relay(&self, entry: &TraceEntry) -> String {
         let l = self.lang;
-        let o = entry.outcome.as_str();
         let who = l.actor(entry.actor);
         // A relay's `copy` counts earlier sends of the row's event: the event is `e1`.
         let ev = l.ev(entry.event.unwrap_or(0), 0);
-        match entry.action {
-            "poll" => l.relay_idle(&who),
-            "relay_publish" => {
-                let published = o
-                    .split(": ")
-                    .nth(1)
-                    .and_then(|rest| self.leading_event(rest))
-                    .unwrap_or(ev);
-                l.relay_publish(&who, &published)
-            }
-            "send_email" => l.send_email(
-                &who,
-                &ev,
-                o.contains("idempotency key") && !o.contains("without"),
-            ),
-            "mark_sent" | "mark_email_sent" if o.starts_with("SQLITE_BUSY") => {
-                l.busy(&who, entry.action)
-            }
-            "mark_sent" | "mark_email_sent" => l.mark_sent(&who, &ev),
-            "restart" => l.relay_restart(&who),
+        match entry.kind {
+            TraceKind::OutboxEmpty => l.relay_idle(&who),
+            TraceKind::RelayPublished { event, .. } => l.relay_publish(&who, &l.ev(event, 0)),
+            TraceKind::EmailSent {
+                idempotency_key, ..
+            } => l.send_email(&who, &ev, idempotency_key),
+            TraceKind::Busy { .. } => l.busy(&who, entry.action()),
+            TraceKind::MarkedSent { .. } => l.mark_sent(&who, &ev),
+            TraceKind::RelayRestart => l.relay_restart(&who),
             _ => self.fallback(&who, entry),
         }
     }

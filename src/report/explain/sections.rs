@@ -10,16 +10,16 @@ pub(super) fn dup_causes(r: &RunResult) -> BTreeMap<EventIndex, Vec<DupCause>> {
     let mut by_event: BTreeMap<EventIndex, BTreeSet<DupCause>> = BTreeMap::new();
     for e in r.trace.entries() {
         let Some(event) = e.event else { continue };
-        let o = e.outcome.as_str();
-        let cause = match (e.actor, e.action) {
-            (Actor::Broker, "lease expired") => DupCause::LeaseExpired,
-            (Actor::Broker, "duplicate") => DupCause::BrokerDuplicate,
-            (Actor::Broker, "dlq replay") => DupCause::DeadLetterReplay,
-            (Actor::Consumer(_), "ack") if o.starts_with("ack lost") => DupCause::AckLost,
-            (Actor::Consumer(_), "commit") if o.starts_with("COMMIT timed out") => {
-                DupCause::CommitTimeout
-            }
-            (_, "publish" | "relay_publish") if o.contains("republished") || e.copy > 0 => {
+        let cause = match (e.actor, &e.kind) {
+            (Actor::Broker, TraceKind::LeaseExpired) => DupCause::LeaseExpired,
+            (Actor::Broker, TraceKind::BrokerDuplicate) => DupCause::BrokerDuplicate,
+            (Actor::Broker, TraceKind::DeadLetterReplayed) => DupCause::DeadLetterReplay,
+            (Actor::Consumer(_), TraceKind::AckLost) => DupCause::AckLost,
+            (Actor::Consumer(_), TraceKind::CommitTimeout { .. }) => DupCause::CommitTimeout,
+            (_, TraceKind::Published { how, .. } | TraceKind::RelayPublished { how, .. })
+                if matches!(how, Publication::Again | Publication::Altered { .. })
+                    || e.copy > 0 =>
+            {
                 DupCause::Republished
             }
             _ => continue,

@@ -284,6 +284,7 @@ mod consumer;
 mod crashes;
 mod frame;
 mod run;
+mod trace;
 mod upstream;
 mod verdict;
 

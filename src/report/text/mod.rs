@@ -253,11 +253,11 @@ fn anomaly_lines(l: Lang, paint: Paint, out: &mut String, v: &crate::check::Verd
     }
 }
 
-/// Every trace entry, one per line.
-pub fn trace_text(r: &RunResult) -> String {
+/// Every trace entry, one per line, in `lang`.
+pub fn trace_text(lang: Lang, r: &RunResult) -> String {
     let mut out = String::new();
     for e in r.trace.entries() {
-        let _ = writeln!(out, "{e}");
+        let _ = writeln!(out, "{}", lang.trace_entry(e));
     }
     out
 }

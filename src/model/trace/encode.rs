@@ -1,0 +1,237 @@
+//! The canonical byte encoding of a trace entry's kind, which the trace hash is taken over.
+
+use super::*;
+
+/// Where [`TraceKind::encode`] writes: the trace's hasher, or a test's buffer.
+///
+/// The canonical encoding, which the golden trace hashes pin: a string is its UTF-8 bytes
+/// and a 0 byte; an integer is 8 bytes little-endian (a signed one in two's complement); a
+/// flag is one byte, 0 or 1; an enum value (a step, a database answer) is its stable name
+/// as a string; a variant is its [`TraceKind::name`] then its fields in declaration order.
+pub trait Encoder {
+    fn bytes(&mut self, bytes: &[u8]);
+
+    fn str(&mut self, s: &str) {
+        self.bytes(s.as_bytes());
+        self.bytes(&[0]);
+    }
+
+    fn u64(&mut self, v: u64) {
+        self.bytes(&v.to_le_bytes());
+    }
+
+    fn i64(&mut self, v: i64) {
+        self.bytes(&v.to_le_bytes());
+    }
+
+    fn flag(&mut self, v: bool) {
+        self.bytes(&[u8::from(v)]);
+    }
+}
+
+impl TraceKind {
+    /// Writes the canonical encoding of this entry's kind (see [`Encoder`]).
+    pub fn encode(&self, e: &mut impl Encoder) {
+        use TraceKind::*;
+        e.str(self.name());
+        match self {
+            Db { step, outcome } => {
+                e.str(step.name());
+                encode_db(e, *outcome);
+            }
+            RolledBack { outcome } | Alert { outcome } | Lookup { outcome } => {
+                encode_db(e, *outcome)
+            }
+            StepFailed { step } | Busy { step } => e.str(step.name()),
+            CommitTimeout {
+                fault,
+                committed,
+                strategy,
+            } => {
+                e.u64(*fault as u64);
+                e.flag(*committed);
+                e.str(strategy.name());
+            }
+            Acked { outcome, offsets } => {
+                e.str(outcome.name());
+                e.flag(*offsets);
+            }
+            OutputProduced { staged } => e.flag(*staged),
+            Sleep { ticks } => e.u64(*ticks),
+            Stall { boundary, ticks } => {
+                encode_boundary(e, *boundary);
+                e.u64(*ticks);
+            }
+            Crash { boundary, cause } => {
+                encode_boundary(e, *boundary);
+                match cause {
+                    CrashCause::Planned(i) => e.u64(*i as u64),
+                    CrashCause::Random => e.u64(u64::MAX),
+                }
+            }
+            Delivered { consumer } => e.u64(*consumer as u64),
+            DeadLettered { deliveries, parked } => {
+                e.u64(u64::from(*deliveries));
+                e.flag(*parked);
+            }
+            OutputsSettled { committed } => e.flag(*committed),
+            ConnectionLost {
+                consumer,
+                rebalance,
+            } => {
+                e.u64(*consumer as u64);
+                e.flag(*rebalance);
+            }
+            _ => self.encode_upstream(e),
+        }
+    }
+
+    /// The fields of the producer's, the relays', the retention job's and the simulator's
+    /// kinds (and of the kinds that have none).
+    fn encode_upstream(&self, e: &mut impl Encoder) {
+        use TraceKind::*;
+        match self {
+            Published {
+                event,
+                how,
+                confirmation,
+            } => {
+                e.u64(*event as u64);
+                encode_publication(e, *how);
+                e.str(match confirmation {
+                    Confirmation::Direct => "direct",
+                    Confirmation::Confirmed => "confirmed",
+                    Confirmation::TimedOut => "timed_out",
+                });
+            }
+            PublishTimedOut { intent } => e.u64(*intent as u64),
+            TransferInserted { outbox } => e.flag(*outbox),
+            ProducerRestart { retries } => e.flag(*retries),
+            RelayPublished { row, event, how } => {
+                e.i64(*row);
+                e.u64(*event as u64);
+                encode_publication(e, *how);
+            }
+            EmailSent {
+                row,
+                idempotency_key,
+            } => {
+                e.i64(*row);
+                e.flag(*idempotency_key);
+            }
+            MarkedSent { step, row } => {
+                e.str(step.name());
+                e.i64(*row);
+            }
+            InboxExpired {
+                rows,
+                before_tick,
+                ttl_ticks,
+                events,
+            } => {
+                e.u64(u64::from(*rows));
+                e.i64(*before_tick);
+                e.u64(*ttl_ticks);
+                e.u64(events.len() as u64);
+                for event in events {
+                    e.u64(*event as u64);
+                }
+            }
+            Stopped { limit, healing } => {
+                encode_limit(e, *limit);
+                e.flag(*healing);
+            }
+            Healing {
+                after,
+                steps,
+                ticks,
+            } => {
+                encode_limit(e, *after);
+                e.u64(*steps);
+                e.u64(*ticks);
+            }
+            // No fields.
+            Received | NothingReady | InvalidPayload | AckLost | ExternalEffectSent | Nacked
+            | ConsumerRestart | CrashRollback | StopRollback | BrokerDuplicate | Visible
+            | Requeued | LeaseExpired | LateReplay | DeadLettersEmpty | DeadLetterReplayed
+            | OutputsDiscarded | TransferKnown | TransferCommitted | OutboxEmpty | RelayRestart
+            | CleanupBusy => {}
+            // Written by `encode`. Listed rather than matched by `_`, so that a new variant
+            // does not compile until its fields are encoded somewhere.
+            Db { .. }
+            | RolledBack { .. }
+            | Alert { .. }
+            | Lookup { .. }
+            | StepFailed { .. }
+            | Busy { .. }
+            | CommitTimeout { .. }
+            | Acked { .. }
+            | OutputProduced { .. }
+            | Sleep { .. }
+            | Stall { .. }
+            | Crash { .. }
+            | Delivered { .. }
+            | DeadLettered { .. }
+            | OutputsSettled { .. }
+            | ConnectionLost { .. } => {
+                unreachable!("encoded by TraceKind::encode")
+            }
+        }
+    }
+}
+
+fn encode_db(e: &mut impl Encoder, outcome: DbOutcome) {
+    e.str(outcome.name());
+    match outcome {
+        DbOutcome::Busy { done } => e.u64(u64::from(done)),
+        DbOutcome::BalancesRead { source, target } => {
+            e.i64(source);
+            e.i64(target);
+        }
+        _ => {}
+    }
+}
+
+fn encode_boundary(e: &mut impl Encoder, boundary: Boundary) {
+    e.str(match boundary.side {
+        crate::model::Side::Before => "before",
+        crate::model::Side::After => "after",
+    });
+    e.str(boundary.step.name());
+}
+
+fn encode_publication(e: &mut impl Encoder, how: Publication) {
+    match how {
+        Publication::First => e.str("first"),
+        Publication::Again => e.str("again"),
+        Publication::Altered {
+            amount_minor,
+            original_minor,
+        } => {
+            e.str("altered");
+            e.i64(amount_minor);
+            e.i64(original_minor);
+        }
+        Publication::Minted { intent } => {
+            e.str("minted");
+            e.u64(intent as u64);
+        }
+    }
+}
+
+fn encode_limit(e: &mut impl Encoder, limit: Limit) {
+    match limit {
+        Limit::Steps(n) => {
+            e.str("steps");
+            e.u64(n);
+        }
+        Limit::Ticks(n) => {
+            e.str("ticks");
+            e.u64(n);
+        }
+        Limit::TraceEntries(n) => {
+            e.str("trace_entries");
+            e.u64(n as u64);
+        }
+    }
+}

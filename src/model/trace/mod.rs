@@ -1,0 +1,316 @@
+//! What can happen in a run, as data: one [`TraceKind`] variant per kind of trace entry,
+//! carrying the values that entry is about (the database's answer, the ticks of a stall,
+//! the consumer a delivery went to), never a sentence.
+//!
+//! Everything that tells a trace in words renders it from these variants: the trace line
+//! (`Display`, in English), the Spanish line, `explain`'s narration and the diagrams. Nothing
+//! reads words back. The trace hash is taken over [`TraceKind::encode`], a canonical byte
+//! encoding of the variant and its data, so rewording a sentence changes no hash.
+
+use super::{
+    AckOutcome, Boundary, CommitTimeoutStrategy, ConsumerId, CrashCause, DbOutcome, EventIndex,
+    Step, Tick,
+};
+
+mod encode;
+mod english;
+#[cfg(test)]
+pub(crate) mod tests;
+
+pub use encode::Encoder;
+
+/// What one trace entry says happened.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TraceKind {
+    // A consumer.
+    /// `receive` got a delivery.
+    Received,
+    /// `receive` found nothing ready; the consumer waits.
+    NothingReady,
+    /// A step the store answered (`begin`, `insert_inbox`, `commit`, …).
+    Db { step: Step, outcome: DbOutcome },
+    /// The fault plan made `step` fail before it did anything.
+    StepFailed { step: Step },
+    /// `apply_effect` refused a payload the scenario declares invalid.
+    InvalidPayload,
+    /// The `COMMIT` timed out (the plan's `faults.commit_timeout[fault]`): it did or did not
+    /// commit, the consumer cannot tell, and follows `strategy`.
+    CommitTimeout {
+        fault: usize,
+        committed: bool,
+        strategy: CommitTimeoutStrategy,
+    },
+    /// The ack was lost on the way: the consumer believes it acked.
+    AckLost,
+    /// The broker's answer to an ack; `offsets` when the broker is a log (an ack counts
+    /// towards the next offset commit).
+    Acked { outcome: AckOutcome, offsets: bool },
+    /// `produce_output`: staged in the broker transaction, or published at once.
+    OutputProduced { staged: bool },
+    /// `external_effect`: sent outside the database.
+    ExternalEffectSent,
+    /// The clean-up `ROLLBACK` after a duplicate or a failure.
+    RolledBack { outcome: DbOutcome },
+    /// The payload alert, committed on its own.
+    Alert { outcome: DbOutcome },
+    /// After a commit timeout, the inbox looked up for the event.
+    Lookup { outcome: DbOutcome },
+    /// The delivery rejected, for the broker to redeliver.
+    Nacked,
+    /// A `TransferCompleted` received: the consumer sleeps `ticks` holding it.
+    Sleep { ticks: Tick },
+    /// The plan stalls the consumer at `boundary` for `ticks`.
+    Stall { boundary: Boundary, ticks: Tick },
+    /// The consumer is back after a crash.
+    ConsumerRestart,
+
+    // Any process.
+    /// The process crashed at `boundary` (the entry names the point).
+    Crash {
+        boundary: Boundary,
+        cause: CrashCause,
+    },
+    /// SQLite rolled back the transaction the crashed process held open.
+    CrashRollback,
+    /// The run stopped with this process's transaction open: rolled back.
+    StopRollback,
+
+    // The broker.
+    /// A delivery handed to `consumer`.
+    Delivered { consumer: ConsumerId },
+    /// The broker will deliver the message again of its own accord.
+    BrokerDuplicate,
+    /// A delayed message became visible.
+    Visible,
+    /// A released message is ready for redelivery.
+    Requeued,
+    /// A lease expired with the message unacked.
+    LeaseExpired,
+    /// An acked message came back at the end of the replay window.
+    LateReplay,
+    /// The message went to the dead-letter queue after `deliveries` deliveries; `parked`
+    /// when the queue is replayed later.
+    DeadLettered { deliveries: u32, parked: bool },
+    /// The dead-letter queue was replayed and was empty.
+    DeadLettersEmpty,
+    /// The message came back from the dead-letter queue.
+    DeadLetterReplayed,
+    /// An ack settled the consumer's broker transaction: committed, or aborted.
+    OutputsSettled { committed: bool },
+    /// A crash aborted the consumer's broker transaction with its staged outputs.
+    OutputsDiscarded,
+    /// The broker lost `consumer`'s connection; with a log, the group rebalances.
+    ConnectionLost {
+        consumer: ConsumerId,
+        rebalance: bool,
+    },
+
+    // The producer.
+    /// `event` was published, as `how` says; `confirmation` says whether the producer
+    /// process heard back (a `direct` publication has no process to hear).
+    Published {
+        event: EventIndex,
+        how: Publication,
+        confirmation: Confirmation,
+    },
+    /// A `direct` publication of intent `intent` got no confirmation: published again.
+    PublishTimedOut { intent: EventIndex },
+    /// `insert_transfer`: the transfer (and its outbox row) written, uncommitted.
+    TransferInserted { outbox: bool },
+    /// `insert_transfer`: an earlier attempt committed this transfer already.
+    TransferKnown,
+    /// `commit_transfer` committed.
+    TransferCommitted,
+    /// A producer's or relay's `step` found the write lock held.
+    Busy { step: Step },
+    /// The producer is back after a crash; `retries` when the client retries.
+    ProducerRestart { retries: bool },
+
+    // The relays.
+    /// The outbox has no unsent row.
+    OutboxEmpty,
+    /// The outbox relay published outbox row `row` as `event`.
+    RelayPublished {
+        row: i64,
+        event: EventIndex,
+        how: Publication,
+    },
+    /// The email relay sent row `row` to the mail service.
+    EmailSent { row: i64, idempotency_key: bool },
+    /// Row `row` marked sent (`step` is the relay's mark step).
+    MarkedSent { step: Step, row: i64 },
+    /// A relay is back after a crash.
+    RelayRestart,
+
+    // The inbox retention job.
+    /// `rows` inbox rows processed before `before_tick` deleted; `events` are theirs.
+    InboxExpired {
+        rows: u32,
+        before_tick: i64,
+        ttl_ticks: Tick,
+        events: Vec<EventIndex>,
+    },
+    /// The job found the write lock held.
+    CleanupBusy,
+
+    // The simulator.
+    /// The run stopped at `limit` (of the healing phase, if `healing`).
+    Stopped { limit: Limit, healing: bool },
+    /// The faulty phase ended at `after` with work left; the faults are off from here for
+    /// up to `steps` more steps and `ticks` more ticks.
+    Healing {
+        after: Limit,
+        steps: u64,
+        ticks: Tick,
+    },
+}
+
+/// What a publication was.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Publication {
+    /// The event's first publication.
+    First,
+    /// Another copy, same `event_id` and payload.
+    Again,
+    /// Another copy with the same `event_id` and another amount (a producer bug).
+    Altered {
+        amount_minor: i64,
+        original_minor: i64,
+    },
+    /// A new `event_id` for intent `intent`'s transfer (a per-attempt identity).
+    Minted { intent: EventIndex },
+}
+
+/// Whether the publisher heard the broker's confirmation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Confirmation {
+    /// A `direct` publication: no process waits for it.
+    Direct,
+    Confirmed,
+    TimedOut,
+}
+
+/// A limit a run stops at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Limit {
+    Steps(u64),
+    Ticks(Tick),
+    TraceEntries(usize),
+}
+
+impl TraceKind {
+    /// The verb of the trace line: the step's name for a step, else what happened.
+    pub fn action(&self) -> &'static str {
+        use TraceKind::*;
+        match self {
+            Received | NothingReady => "receive",
+            Db { step, .. } | StepFailed { step } | Busy { step } | MarkedSent { step, .. } => {
+                step.name()
+            }
+            InvalidPayload => "apply_effect",
+            CommitTimeout { .. } => "commit",
+            AckLost | Acked { .. } => "ack",
+            OutputProduced { .. } => "produce_output",
+            ExternalEffectSent => "external_effect",
+            RolledBack { .. } => "rollback",
+            Alert { .. } => "alert",
+            Lookup { .. } => "lookup",
+            Nacked => "nack",
+            Sleep { .. } => "sleep",
+            Stall { .. } => "stall",
+            ConsumerRestart | ProducerRestart { .. } | RelayRestart => "restart",
+            Crash { .. } | CrashRollback => "crash",
+            StopRollback | Stopped { .. } => "stop",
+            Delivered { .. } => "deliver",
+            BrokerDuplicate => "duplicate",
+            Visible => "visible",
+            Requeued => "requeue",
+            LeaseExpired => "lease expired",
+            LateReplay => "late replay",
+            DeadLettered { .. } => "dead-letter",
+            DeadLettersEmpty | DeadLetterReplayed => "dlq replay",
+            OutputsSettled { .. } => "transaction",
+            OutputsDiscarded => "abort",
+            ConnectionLost { .. } => "connection lost",
+            Published { .. } => "publish",
+            PublishTimedOut { .. } => "timeout",
+            TransferInserted { .. } | TransferKnown => "insert_transfer",
+            TransferCommitted => "commit_transfer",
+            OutboxEmpty => "poll",
+            RelayPublished { .. } => "relay_publish",
+            EmailSent { .. } => "send_email",
+            InboxExpired { .. } | CleanupBusy => "delete expired",
+            Healing { .. } => "heal",
+        }
+    }
+
+    /// Whether the entry is a write that found the lock held (a retry follows).
+    pub fn is_busy(&self) -> bool {
+        matches!(
+            self,
+            TraceKind::Busy { .. }
+                | TraceKind::CleanupBusy
+                | TraceKind::Db {
+                    outcome: DbOutcome::Busy { .. },
+                    ..
+                }
+        )
+    }
+}
+
+impl TraceKind {
+    /// The variant's stable name: the first thing its encoding says.
+    pub fn name(&self) -> &'static str {
+        use TraceKind::*;
+        match self {
+            Received => "received",
+            NothingReady => "nothing_ready",
+            Db { .. } => "db",
+            StepFailed { .. } => "step_failed",
+            InvalidPayload => "invalid_payload",
+            CommitTimeout { .. } => "commit_timeout",
+            AckLost => "ack_lost",
+            Acked { .. } => "acked",
+            OutputProduced { .. } => "output_produced",
+            ExternalEffectSent => "external_effect_sent",
+            RolledBack { .. } => "rolled_back",
+            Alert { .. } => "alert",
+            Lookup { .. } => "lookup",
+            Nacked => "nacked",
+            Sleep { .. } => "sleep",
+            Stall { .. } => "stall",
+            ConsumerRestart => "consumer_restart",
+            Crash { .. } => "crash",
+            CrashRollback => "crash_rollback",
+            StopRollback => "stop_rollback",
+            Delivered { .. } => "delivered",
+            BrokerDuplicate => "broker_duplicate",
+            Visible => "visible",
+            Requeued => "requeued",
+            LeaseExpired => "lease_expired",
+            LateReplay => "late_replay",
+            DeadLettered { .. } => "dead_lettered",
+            DeadLettersEmpty => "dead_letters_empty",
+            DeadLetterReplayed => "dead_letter_replayed",
+            OutputsSettled { .. } => "outputs_settled",
+            OutputsDiscarded => "outputs_discarded",
+            ConnectionLost { .. } => "connection_lost",
+            Published { .. } => "published",
+            PublishTimedOut { .. } => "publish_timed_out",
+            TransferInserted { .. } => "transfer_inserted",
+            TransferKnown => "transfer_known",
+            TransferCommitted => "transfer_committed",
+            Busy { .. } => "busy",
+            ProducerRestart { .. } => "producer_restart",
+            OutboxEmpty => "outbox_empty",
+            RelayPublished { .. } => "relay_published",
+            EmailSent { .. } => "email_sent",
+            MarkedSent { .. } => "marked_sent",
+            RelayRestart => "relay_restart",
+            InboxExpired { .. } => "inbox_expired",
+            CleanupBusy => "cleanup_busy",
+            Stopped { .. } => "stopped",
+            Healing { .. } => "healing",
+        }
+    }
+}
