@@ -90,10 +90,10 @@ Shrinking spends at most --shrink-runs simulator runs per finding, for the first
     /// List the built-in protocols with their steps.
     Protocols,
     /// Cross-check the simulator's crash model against reality: for the crash-free run
-    /// and every single crash point, run the scenario once simulated and once with a real
-    /// consumer process on a real SQLite file, killed with SIGKILL at the crash point;
-    /// compare the two (the consumer's steps, what was committed at the crash, the
-    /// verdict) and time them. One consumer, the queue broker.
+    /// and every single crash point, run the scenario once simulated and once with the
+    /// consumer's connection held by a real process on a real SQLite file, killed with
+    /// SIGKILL at the crash point; compare the two (the consumer's steps, what was committed
+    /// at the crash, the verdict) and time them. One consumer, a direct producer.
     #[command(after_help = "Examples:
   delivery-sim crosscheck scenarios/crosscheck-inbox-3-events.json
   delivery-sim crosscheck --protocol no-dedup --events 3 --json

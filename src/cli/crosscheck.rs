@@ -39,8 +39,8 @@ pub fn crosscheck(args: &CrosscheckArgs) -> Result<(String, ExitCode), CliError>
     if let Some(why) = crosscheck::refusal(&scenario) {
         return Err(CliError::Usage(format!(
             "{name}: crosscheck cannot run this scenario: {why}. It cross-checks one consumer \
-             process on the queue broker with a direct producer; `run` and `explore` simulate \
-             everything else."
+             whose database connection is a real process, with a direct producer; `run` and \
+             `explore` simulate everything else."
         )));
     }
     let model = match args.wrong_model {

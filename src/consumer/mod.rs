@@ -1,10 +1,10 @@
 //! The consumer: runs a protocol's steps, one at a time, for each delivery it receives.
 //!
-//! A sans-IO state machine. [`Consumer::poll_command`] says what it wants to do next (a
-//! protocol step, or the rollback/nack that cleans up after a duplicate or a failure);
-//! whoever drives it performs that against the broker or the store and hands the answer to
-//! [`Consumer::handle_result`]. It never touches SQLite, the broker or a clock itself, which
-//! is what lets the simulator stop it at any boundary.
+//! A sans-IO state machine, a [`Host`]: [`Host::poll_command`] says what it wants to do
+//! next (a protocol step, or the rollback/nack that cleans up after a duplicate or a
+//! failure); whoever drives it performs that against the broker or the store and hands the
+//! answer to [`Host::handle_answer`]. It never touches SQLite, the broker or a clock
+//! itself, which is what lets the simulator stop it at any boundary.
 //!
 //! After a step reports a duplicate (the inbox row exists), the consumer rolls back any open
 //! transaction and acks, if its protocol acks at all and has not yet. After a step fails,
@@ -17,7 +17,7 @@
 //! it cannot know whether the commit happened, and follows its [`CommitTimeoutStrategy`].
 
 pub use crate::model::CommitTimeoutStrategy;
-use crate::model::{AckOutcome, DbOutcome, Delivery, HalfDone, Protocol, Step};
+use crate::model::{AckOutcome, DbOutcome, Delivery, HalfDone, Host, Protocol, Step};
 
 /// What the consumer wants done next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -162,19 +162,79 @@ impl Consumer {
         self.phase
     }
 
-    /// What the step in hand already did, when it takes more than one turn.
-    pub fn half_done(&mut self) -> &mut HalfDone {
-        &mut self.half_done
-    }
-
     /// The delivery in hand, if any.
     pub fn delivery(&self) -> Option<Delivery> {
         self.work.map(|w| w.delivery)
     }
 
+    /// The answer to `receive`: a delivery to work on, or nothing ready (wait).
+    fn received(&mut self, result: StepResult) {
+        match result {
+            StepResult::Received(Some(delivery)) => {
+                self.phase = Phase::Working;
+                self.work = Some(Work {
+                    delivery,
+                    next: 1,
+                    in_transaction: false,
+                    acked: false,
+                    produced: false,
+                    mode: Mode::Normal,
+                });
+                self.finish_if_done();
+            }
+            StepResult::Received(None) => self.phase = Phase::Waiting,
+            other => panic!("receive answered with {other:?}"),
+        }
+    }
+
+    /// A duplicate whose protocol never acks, or that acked already, has nothing left to do;
+    /// a failure after an ack has nothing to reject.
+    fn after_step(&mut self) {
+        let w = self.work.expect("working");
+        match w.mode {
+            Mode::Duplicate if !w.in_transaction && (w.acked || !self.protocol.has(Step::Ack)) => {
+                self.stop()
+            }
+            Mode::PayloadMismatch { alerted: true } if w.acked || !self.protocol.has(Step::Ack) => {
+                self.stop()
+            }
+            Mode::Failed if !w.in_transaction && w.acked => self.stop(),
+            _ => self.finish_if_done(),
+        }
+    }
+
+    fn finish_if_done(&mut self) {
+        let w = self.work.expect("working");
+        if w.mode == Mode::Normal && w.next == self.protocol.steps.len() {
+            assert!(!w.in_transaction, "a valid protocol commits what it begins");
+            self.stop();
+        }
+    }
+
+    fn stop(&mut self) {
+        self.work = None;
+        self.phase = Phase::Idle;
+    }
+
+    /// The broker has a message ready: a waiting consumer will receive on its next turn.
+    /// Returns whether the consumer wants a turn.
+    pub fn handle_message_ready(&mut self) -> bool {
+        if self.phase == Phase::Waiting {
+            self.phase = Phase::Idle;
+            true
+        } else {
+            false
+        }
+    }
+}
+
+impl Host for Consumer {
+    type Command = Command;
+    type Answer = StepResult;
+
     /// What the consumer will do on its next turn, or `None` when it waits (for a message
     /// or a restart).
-    pub fn poll_command(&self) -> Option<Command> {
+    fn poll_command(&self) -> Option<Command> {
         match self.phase {
             Phase::Waiting | Phase::Down => None,
             Phase::Idle => Some(Command {
@@ -206,8 +266,8 @@ impl Consumer {
         }
     }
 
-    /// The answer to the command last returned by [`Consumer::poll_command`].
-    pub fn handle_result(&mut self, result: StepResult) {
+    /// The answer to the command last returned by [`Host::poll_command`].
+    fn handle_answer(&mut self, result: StepResult) {
         let command = self
             .poll_command()
             .expect("a result answers a command the consumer issued");
@@ -300,68 +360,8 @@ impl Consumer {
         self.after_step();
     }
 
-    /// The answer to `receive`: a delivery to work on, or nothing ready (wait).
-    fn received(&mut self, result: StepResult) {
-        match result {
-            StepResult::Received(Some(delivery)) => {
-                self.phase = Phase::Working;
-                self.work = Some(Work {
-                    delivery,
-                    next: 1,
-                    in_transaction: false,
-                    acked: false,
-                    produced: false,
-                    mode: Mode::Normal,
-                });
-                self.finish_if_done();
-            }
-            StepResult::Received(None) => self.phase = Phase::Waiting,
-            other => panic!("receive answered with {other:?}"),
-        }
-    }
-
-    /// A duplicate whose protocol never acks, or that acked already, has nothing left to do;
-    /// a failure after an ack has nothing to reject.
-    fn after_step(&mut self) {
-        let w = self.work.expect("working");
-        match w.mode {
-            Mode::Duplicate if !w.in_transaction && (w.acked || !self.protocol.has(Step::Ack)) => {
-                self.stop()
-            }
-            Mode::PayloadMismatch { alerted: true } if w.acked || !self.protocol.has(Step::Ack) => {
-                self.stop()
-            }
-            Mode::Failed if !w.in_transaction && w.acked => self.stop(),
-            _ => self.finish_if_done(),
-        }
-    }
-
-    fn finish_if_done(&mut self) {
-        let w = self.work.expect("working");
-        if w.mode == Mode::Normal && w.next == self.protocol.steps.len() {
-            assert!(!w.in_transaction, "a valid protocol commits what it begins");
-            self.stop();
-        }
-    }
-
-    fn stop(&mut self) {
-        self.work = None;
-        self.phase = Phase::Idle;
-    }
-
-    /// The broker has a message ready: a waiting consumer will receive on its next turn.
-    /// Returns whether the consumer wants a turn.
-    pub fn handle_message_ready(&mut self) -> bool {
-        if self.phase == Phase::Waiting {
-            self.phase = Phase::Idle;
-            true
-        } else {
-            false
-        }
-    }
-
     /// The process dies: the delivery in hand and all volatile state are lost.
-    pub fn handle_crash(&mut self) {
+    fn handle_crash(&mut self) {
         assert_ne!(self.phase, Phase::Down, "a dead consumer cannot crash");
         self.work = None;
         self.half_done = HalfDone::default();
@@ -369,9 +369,14 @@ impl Consumer {
     }
 
     /// The process starts again, empty, and goes back to `receive`.
-    pub fn handle_restart(&mut self) {
+    fn handle_restart(&mut self) {
         assert_eq!(self.phase, Phase::Down, "only a crashed consumer restarts");
         self.phase = Phase::Idle;
+    }
+
+    /// What the step in hand already did, when it takes more than one turn.
+    fn half_done(&mut self) -> &mut HalfDone {
+        &mut self.half_done
     }
 }
 
@@ -424,7 +429,7 @@ mod tests {
         let mut actions = Vec::new();
         for r in results {
             actions.push(c.poll_command().expect("a command").action.name());
-            c.handle_result(*r);
+            c.handle_answer(*r);
         }
         actions
     }
@@ -788,7 +793,7 @@ mod tests {
     #[test]
     fn nothing_ready_means_waiting_until_the_broker_says_so() {
         let mut c = consumer("no-dedup");
-        c.handle_result(StepResult::Received(None));
+        c.handle_answer(StepResult::Received(None));
         assert_eq!(c.poll_command(), None);
         assert!(c.handle_message_ready());
         assert!(

@@ -1,91 +1,115 @@
-//! The line protocol between `crosscheck`'s parent (the broker and the clock) and its
-//! child (the consumer process): one JSON object per line, each way, over the child's
-//! stdin and stdout.
+//! The line protocol between `crosscheck`'s parent (the simulator's executor, with the
+//! broker, the clock and the fault plan) and its child (the process that holds the
+//! consumer's connection to the database file): one JSON object per line, each way, over
+//! the child's stdin and stdout.
 //!
-//! The child speaks only when it needs something or has something to report, and then
-//! blocks reading its next line until the parent answers. That blocking is what puts a
-//! real process at a crash point: the child says "reached `before:commit`" and waits, with
-//! its transaction open, until the parent either says "go on" or kills it.
+//! The child answers each operation once it is done and then blocks reading its next
+//! line. That blocking is what puts a real process at a crash point: between two
+//! operations, with its transaction open, it waits until the parent sends the next one
+//! or kills it.
 
-use crate::broker::{AckOutcome, Delivery};
 use crate::model::{Account, Event, Tick};
-use crate::store::StoreConfig;
+use crate::store::{DbOutcome, StoreConfig, StoreOp};
 use serde::{Deserialize, Serialize};
 use std::io::{BufRead, Write};
 
-/// What the child needs before its first turn. Sent as the first line to every child.
+/// What the child needs to open the database. Sent as the first line to every child.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Setup {
     /// The database file (created by the parent before the first child starts).
     pub db: std::path::PathBuf,
-    pub protocol_name: String,
-    /// The protocol's step names, in order.
-    pub steps: Vec<String>,
     pub store: StoreConfig,
     pub accounts: Vec<Account>,
-    /// Record transfers in `transfer_state` (the lifecycle workload).
-    pub track_transfer: bool,
 }
 
-/// A delivery on the wire: [`Delivery`] with serde both ways.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct WireDelivery {
-    pub message: usize,
-    pub event: usize,
-    pub copy: u32,
-    pub attempt: u32,
+/// A [`StoreOp`] on the wire: which operation, and what it carries (the payload as
+/// received, and the effect's parameters).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum WireOp {
+    Begin,
+    CheckInbox {
+        event: Event,
+    },
+    InsertInbox {
+        event: Event,
+    },
+    RecordPayloadAlert {
+        event: Event,
+    },
+    ApplyEffect {
+        event: Event,
+        fail_credit: bool,
+        done: u8,
+        read: Option<(i64, i64)>,
+        track_transfer: bool,
+    },
+    Commit,
+    Rollback,
+    EnqueueEmail {
+        event: Event,
+    },
 }
 
-impl From<Delivery> for WireDelivery {
-    fn from(d: Delivery) -> WireDelivery {
-        WireDelivery {
-            message: d.message,
-            event: d.event,
-            copy: d.copy,
-            attempt: d.attempt,
+impl From<StoreOp<'_>> for WireOp {
+    fn from(op: StoreOp<'_>) -> WireOp {
+        match op {
+            StoreOp::Begin => WireOp::Begin,
+            StoreOp::CheckInbox { event } => WireOp::CheckInbox {
+                event: event.clone(),
+            },
+            StoreOp::InsertInbox { event } => WireOp::InsertInbox {
+                event: event.clone(),
+            },
+            StoreOp::RecordPayloadAlert { event } => WireOp::RecordPayloadAlert {
+                event: event.clone(),
+            },
+            StoreOp::ApplyEffect {
+                event,
+                fail_credit,
+                done,
+                read,
+                track_transfer,
+            } => WireOp::ApplyEffect {
+                event: event.clone(),
+                fail_credit,
+                done,
+                read,
+                track_transfer,
+            },
+            StoreOp::Commit => WireOp::Commit,
+            StoreOp::Rollback => WireOp::Rollback,
+            StoreOp::EnqueueEmail { event } => WireOp::EnqueueEmail {
+                event: event.clone(),
+            },
         }
     }
 }
 
-impl From<WireDelivery> for Delivery {
-    fn from(d: WireDelivery) -> Delivery {
-        Delivery {
-            message: d.message,
-            event: d.event,
-            copy: d.copy,
-            attempt: d.attempt,
-        }
-    }
-}
-
-/// The broker's answer to an ack, on the wire.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum WireAck {
-    Accepted,
-    AlreadyAcked,
-    Stale,
-    StaleAccepted,
-}
-
-impl From<AckOutcome> for WireAck {
-    fn from(a: AckOutcome) -> WireAck {
-        match a {
-            AckOutcome::Accepted => WireAck::Accepted,
-            AckOutcome::AlreadyAcked => WireAck::AlreadyAcked,
-            AckOutcome::Stale => WireAck::Stale,
-            AckOutcome::StaleAccepted => WireAck::StaleAccepted,
-        }
-    }
-}
-
-impl From<WireAck> for AckOutcome {
-    fn from(a: WireAck) -> AckOutcome {
-        match a {
-            WireAck::Accepted => AckOutcome::Accepted,
-            WireAck::AlreadyAcked => AckOutcome::AlreadyAcked,
-            WireAck::Stale => AckOutcome::Stale,
-            WireAck::StaleAccepted => AckOutcome::StaleAccepted,
+impl WireOp {
+    /// The operation to run, borrowing what it carries.
+    pub fn as_op(&self) -> StoreOp<'_> {
+        match self {
+            WireOp::Begin => StoreOp::Begin,
+            WireOp::CheckInbox { event } => StoreOp::CheckInbox { event },
+            WireOp::InsertInbox { event } => StoreOp::InsertInbox { event },
+            WireOp::RecordPayloadAlert { event } => StoreOp::RecordPayloadAlert { event },
+            WireOp::ApplyEffect {
+                event,
+                fail_credit,
+                done,
+                read,
+                track_transfer,
+            } => StoreOp::ApplyEffect {
+                event,
+                fail_credit: *fail_credit,
+                done: *done,
+                read: *read,
+                track_transfer: *track_transfer,
+            },
+            WireOp::Commit => StoreOp::Commit,
+            WireOp::Rollback => StoreOp::Rollback,
+            WireOp::EnqueueEmail { event } => StoreOp::EnqueueEmail { event },
         }
     }
 }
@@ -96,20 +120,8 @@ impl From<WireAck> for AckOutcome {
 pub enum ToChild {
     /// The first line to every child.
     Setup(Setup),
-    /// Take one turn (one step, or one clean-up action) at virtual tick `now`.
-    Turn { now: Tick },
-    /// The answer to [`FromChild::Receive`]: the delivery and its payload, or nothing ready.
-    Delivery {
-        delivery: Option<WireDelivery>,
-        event: Option<Event>,
-    },
-    /// The answer to [`FromChild::Reached`]: go on; at a "before" boundary, `fail` says
-    /// whether the step is told to fail (an injected fault).
-    Go { fail: bool },
-    /// The answer to [`FromChild::Ack`].
-    Acked { outcome: WireAck },
-    /// The broker has a message ready; the child answers [`FromChild::WantsTurn`].
-    Ready,
+    /// Run `op` at virtual tick `now`; the child answers [`FromChild::Answer`].
+    Execute { op: WireOp, now: Tick },
     /// The run is over: roll back anything open, answer [`FromChild::Closed`], exit.
     Close,
 }
@@ -120,38 +132,12 @@ pub enum ToChild {
 pub enum FromChild {
     /// The database is open (and recovered, if a killed child left it mid-transaction).
     Opened,
-    /// The consumer wants the next delivery.
-    Receive,
-    /// The consumer is at `boundary` (`before:STEP` / `after:STEP`) of `delivery` and waits
-    /// for [`ToChild::Go`]; `in_transaction` says whether its connection has a transaction
-    /// open right now (what a kill here would leave to SQLite's recovery).
-    Reached {
-        boundary: String,
-        delivery: WireDelivery,
+    /// What the database answered, and whether the connection now holds a transaction
+    /// open (what a kill would leave to SQLite's recovery).
+    Answer {
+        outcome: DbOutcome,
         in_transaction: bool,
     },
-    /// The consumer did `action` (a step, or a rollback); `outcome` is what it got back
-    /// (the database's answer for a database step); `duplicate` says the answer meant
-    /// "already processed".
-    Performed {
-        action: String,
-        delivery: Option<WireDelivery>,
-        outcome: String,
-        duplicate: bool,
-    },
-    /// Ack `delivery`; the child waits for [`ToChild::Acked`].
-    Ack { delivery: WireDelivery },
-    /// Reject `delivery` (no answer).
-    Nack { delivery: WireDelivery },
-    /// The side effect outside the database happened (no answer).
-    External { delivery: WireDelivery },
-    /// Publish the output of `delivery` to the output topic (no answer).
-    Produce { delivery: WireDelivery },
-    /// The turn is over. `stale`: the consumer had nothing to do; `waiting`: nothing was
-    /// ready, it waits for [`ToChild::Ready`].
-    TurnEnd { stale: bool, waiting: bool },
-    /// The answer to [`ToChild::Ready`].
-    WantsTurn { wants: bool },
     /// The answer to [`ToChild::Close`]: whether a transaction was open and rolled back.
     Closed { rolled_back: bool },
 }
@@ -199,15 +185,6 @@ mod tests {
     use super::*;
     use crate::model::EventType;
 
-    fn delivery() -> WireDelivery {
-        WireDelivery {
-            message: 2,
-            event: 1,
-            copy: 0,
-            attempt: 3,
-        }
-    }
-
     fn event() -> Event {
         Event {
             index: 1,
@@ -218,6 +195,25 @@ mod tests {
             target: "acc_00002".into(),
             amount_minor: 500,
         }
+    }
+
+    fn ops(e: &Event) -> Vec<StoreOp<'_>> {
+        vec![
+            StoreOp::Begin,
+            StoreOp::CheckInbox { event: e },
+            StoreOp::InsertInbox { event: e },
+            StoreOp::RecordPayloadAlert { event: e },
+            StoreOp::ApplyEffect {
+                event: e,
+                fail_credit: true,
+                done: 1,
+                read: Some((3, -4)),
+                track_transfer: true,
+            },
+            StoreOp::Commit,
+            StoreOp::Rollback,
+            StoreOp::EnqueueEmail { event: e },
+        ]
     }
 
     fn round_trip<T>(messages: Vec<T>)
@@ -243,88 +239,75 @@ mod tests {
 
     #[test]
     fn every_parent_message_round_trips_on_one_line() {
-        round_trip(vec![
-            ToChild::Setup(Setup {
-                db: "/tmp/x/consumer.sqlite".into(),
-                protocol_name: "inbox".into(),
-                steps: vec!["receive".into(), "begin".into()],
-                store: StoreConfig::default(),
-                accounts: vec![Account {
-                    name: "acc_00001".into(),
-                    initial_balance_minor: 7,
-                }],
-                track_transfer: false,
-            }),
-            ToChild::Turn { now: 12 },
-            ToChild::Delivery {
-                delivery: Some(delivery()),
-                event: Some(event()),
-            },
-            ToChild::Delivery {
-                delivery: None,
-                event: None,
-            },
-            ToChild::Go { fail: true },
-            ToChild::Acked {
-                outcome: WireAck::Stale,
-            },
-            ToChild::Ready,
-            ToChild::Close,
-        ]);
+        let e = event();
+        let mut messages = vec![ToChild::Setup(Setup {
+            db: "/tmp/x/consumer.sqlite".into(),
+            store: StoreConfig::default(),
+            accounts: vec![Account {
+                name: "acc_00001".into(),
+                initial_balance_minor: 7,
+            }],
+        })];
+        for op in ops(&e) {
+            messages.push(ToChild::Execute {
+                op: op.into(),
+                now: 12,
+            });
+        }
+        messages.push(ToChild::Close);
+        round_trip(messages);
     }
 
     #[test]
     fn every_child_message_round_trips_on_one_line() {
         round_trip(vec![
             FromChild::Opened,
-            FromChild::Receive,
-            FromChild::Reached {
-                boundary: "before:commit".into(),
-                delivery: delivery(),
+            FromChild::Answer {
+                outcome: DbOutcome::Busy { done: 1 },
                 in_transaction: true,
             },
-            FromChild::Performed {
-                action: "insert_inbox".into(),
-                delivery: Some(delivery()),
-                outcome: "UNIQUE constraint failed: duplicate\nsecond line".into(),
-                duplicate: true,
+            FromChild::Answer {
+                outcome: DbOutcome::BalancesRead {
+                    source: -1,
+                    target: 2,
+                },
+                in_transaction: false,
             },
-            FromChild::Ack {
-                delivery: delivery(),
-            },
-            FromChild::Nack {
-                delivery: delivery(),
-            },
-            FromChild::External {
-                delivery: delivery(),
-            },
-            FromChild::Produce {
-                delivery: delivery(),
-            },
-            FromChild::TurnEnd {
-                stale: false,
-                waiting: true,
-            },
-            FromChild::WantsTurn { wants: false },
             FromChild::Closed { rolled_back: true },
         ]);
     }
 
     #[test]
+    fn an_operation_crosses_the_wire_unchanged() {
+        let e = event();
+        for op in ops(&e) {
+            let wire = WireOp::from(op);
+            assert_eq!(format!("{:?}", wire.as_op()), format!("{op:?}"));
+        }
+    }
+
+    #[test]
     fn the_wire_forms_are_plain_json_with_a_msg_tag() {
         let mut bytes = Vec::new();
-        send(&mut bytes, &ToChild::Turn { now: 4 }).unwrap();
+        let m = ToChild::Execute {
+            op: WireOp::Commit,
+            now: 4,
+        };
+        send(&mut bytes, &m).unwrap();
         assert_eq!(
             String::from_utf8(bytes).unwrap(),
-            "{\"msg\":\"turn\",\"now\":4}\n"
+            "{\"msg\":\"execute\",\"op\":{\"op\":\"commit\"},\"now\":4}\n"
         );
-        let m: FromChild = decode(
-            "{\"msg\":\"reached\",\"boundary\":\"after:ack\",\
-             \"delivery\":{\"message\":0,\"event\":0,\"copy\":0,\"attempt\":1},\
-             \"in_transaction\":false}\r\n",
-        )
-        .unwrap();
-        assert!(matches!(m, FromChild::Reached { ref boundary, .. } if boundary == "after:ack"));
+        let m: FromChild =
+            decode("{\"msg\":\"answer\",\"outcome\":\"committed\",\"in_transaction\":false}\r\n")
+                .unwrap();
+        assert_eq!(
+            m,
+            FromChild::Answer {
+                outcome: DbOutcome::Committed,
+                in_transaction: false
+            }
+        );
     }
 
     #[test]
@@ -332,27 +315,13 @@ mod tests {
         for bad in [
             "hello",
             "{\"msg\":\"explode\"}",
-            "{\"msg\":\"turn\"}",
-            "{\"msg\":\"turn\",\"now\":-1}",
+            "{\"msg\":\"execute\"}",
+            "{\"msg\":\"execute\",\"op\":{\"op\":\"commit\"},\"now\":-1}",
         ] {
             match decode::<ToChild>(bad) {
                 Err(WireError::Malformed { line, .. }) => assert_eq!(line, bad),
                 other => panic!("{bad}: {other:?}"),
             }
-        }
-    }
-
-    #[test]
-    fn deliveries_and_acks_convert_both_ways() {
-        let d = Delivery::from(delivery());
-        assert_eq!(WireDelivery::from(d), delivery());
-        for a in [
-            AckOutcome::Accepted,
-            AckOutcome::AlreadyAcked,
-            AckOutcome::Stale,
-            AckOutcome::StaleAccepted,
-        ] {
-            assert_eq!(AckOutcome::from(WireAck::from(a)), a);
         }
     }
 }

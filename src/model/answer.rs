@@ -58,7 +58,8 @@ impl AckOutcome {
 }
 
 /// What the database answered.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum DbOutcome {
     Begun,
     /// `check_inbox` found the event: already processed.

@@ -8,6 +8,7 @@
 mod answer;
 mod committed;
 mod half_done;
+mod host;
 mod point;
 mod protocol;
 pub mod trace;
@@ -16,6 +17,7 @@ mod workload;
 pub use answer::{AckOutcome, DbOutcome, Delivery, MessageId};
 pub use committed::{CommittedState, LedgerCounts, PayloadAlertRow};
 pub use half_done::HalfDone;
+pub use host::Host;
 pub use point::{Boundary, BoundaryPoint, CrashCause, Side};
 pub use protocol::{
     BuiltIn, CommitTimeoutStrategy, Protocol, ProtocolError, Step, StepActor, BUILT_IN,

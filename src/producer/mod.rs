@@ -1,12 +1,12 @@
 //! The producer: the service that records each transfer in its own database and publishes
 //! its event, in one of the ways the course compares.
 //!
-//! A sans-IO state machine, like the consumer. It works through the workload's intents
-//! (one transfer request each) in order; [`Producer::poll_command`] says which step it wants
-//! next for which intent, whoever drives it performs that against the producer's database
-//! or the broker and answers with [`Producer::handle_result`]. A crash loses the request in
-//! hand and the open transaction; with `retry` the client, having had no answer, sends the
-//! same request again after the restart.
+//! A sans-IO state machine and a [`Host`], like the consumer. It works through the
+//! workload's intents (one transfer request each) in order; [`Host::poll_command`] says
+//! which step it wants next for which intent, whoever drives it performs that against the
+//! producer's database or the broker and answers with [`Host::handle_answer`]. A crash
+//! loses the request in hand and the open transaction; with `retry` the client, having had
+//! no answer, sends the same request again after the restart.
 //!
 //! - `direct`: the event is simply in the broker from the start (no producer database);
 //!   every earlier scenario uses it.
@@ -16,7 +16,7 @@
 //! - `outbox`: the event is written to an outbox table in the transfer's own transaction; a
 //!   relay ([`crate::relay`]) publishes committed rows and marks them sent.
 
-use crate::model::{EventIndex, HalfDone, Step};
+use crate::model::{EventIndex, HalfDone, Host, Step};
 use serde::{Deserialize, Serialize};
 
 /// How the producer gets an event from its database to the broker.
@@ -199,19 +199,6 @@ impl Producer {
         }
     }
 
-    /// What the step in hand already did, when it takes more than one turn.
-    pub fn half_done(&mut self) -> &mut HalfDone {
-        &mut self.half_done
-    }
-
-    pub fn poll_command(&self) -> Option<ProducerCommand> {
-        (self.phase == Phase::Working).then(|| ProducerCommand {
-            step: self.mode.steps()[self.step],
-            intent: self.intents[self.next],
-            attempt: self.attempt,
-        })
-    }
-
     /// The position of the request in hand among all requests (0 = the first).
     pub fn request(&self) -> usize {
         self.next
@@ -222,7 +209,30 @@ impl Producer {
         self.phase == Phase::Finished
     }
 
-    pub fn handle_result(&mut self, result: ProducerResult) {
+    fn next_request(&mut self) {
+        self.next += 1;
+        self.step = 0;
+        self.attempt = 1;
+        self.started = false;
+        if self.next == self.intents.len() {
+            self.phase = Phase::Finished;
+        }
+    }
+}
+
+impl Host for Producer {
+    type Command = ProducerCommand;
+    type Answer = ProducerResult;
+
+    fn poll_command(&self) -> Option<ProducerCommand> {
+        (self.phase == Phase::Working).then(|| ProducerCommand {
+            step: self.mode.steps()[self.step],
+            intent: self.intents[self.next],
+            attempt: self.attempt,
+        })
+    }
+
+    fn handle_answer(&mut self, result: ProducerResult) {
         let command = self.poll_command().expect("a result answers a command");
         self.started = true;
         match result {
@@ -240,19 +250,9 @@ impl Producer {
         }
     }
 
-    fn next_request(&mut self) {
-        self.next += 1;
-        self.step = 0;
-        self.attempt = 1;
-        self.started = false;
-        if self.next == self.intents.len() {
-            self.phase = Phase::Finished;
-        }
-    }
-
     /// The process dies, losing the request in hand (if it had started one; a crash right
     /// after a request's last step interrupts nothing).
-    pub fn handle_crash(&mut self) {
+    fn handle_crash(&mut self) {
         assert_ne!(self.phase, Phase::Down, "a dead producer cannot crash");
         self.half_done = HalfDone::default();
         self.phase = Phase::Down;
@@ -260,7 +260,7 @@ impl Producer {
 
     /// The process is back. With `retry`, the client sends the interrupted request again
     /// (from its first step); without, that request is given up and the next one comes.
-    pub fn handle_restart(&mut self) {
+    fn handle_restart(&mut self) {
         assert_eq!(self.phase, Phase::Down, "only a crashed producer restarts");
         if self.next == self.intents.len() {
             self.phase = Phase::Finished;
@@ -277,6 +277,11 @@ impl Producer {
         } else {
             self.next_request();
         }
+    }
+
+    /// What the step in hand already did, when it takes more than one turn.
+    fn half_done(&mut self) -> &mut HalfDone {
+        &mut self.half_done
     }
 }
 
@@ -298,7 +303,7 @@ mod tests {
             .iter()
             .map(|r| {
                 let c = p.poll_command().expect("a command");
-                p.handle_result(*r);
+                p.handle_answer(*r);
                 (c.step, c.intent, c.attempt)
             })
             .collect()
@@ -334,7 +339,7 @@ mod tests {
         let c = p.poll_command().unwrap();
         assert_eq!((c.step, c.intent, c.attempt), (Step::InsertTransfer, 0, 2));
         // The retried request finds its transfer committed: answered, nothing published.
-        p.handle_result(AlreadyRecorded);
+        p.handle_answer(AlreadyRecorded);
         assert_eq!(p.poll_command().unwrap().intent, 1);
     }
 
@@ -359,7 +364,7 @@ mod tests {
     #[test]
     fn a_crash_without_retry_gives_the_request_up() {
         let mut p = producer(ProducerMode::Outbox, false);
-        p.handle_result(ProducerResult::Done);
+        p.handle_answer(ProducerResult::Done);
         p.handle_crash();
         p.handle_restart();
         let c = p.poll_command().unwrap();

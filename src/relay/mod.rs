@@ -8,7 +8,7 @@
 //! mail service by an idempotency key). The relay reads only committed rows, through its
 //! own connection, so it never sends something whose transaction rolls back.
 
-use crate::model::{EventIndex, HalfDone, Step};
+use crate::model::{EventIndex, HalfDone, Host, Step};
 
 /// Which outbox a relay drains.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -87,20 +87,6 @@ impl Relay {
         }
     }
 
-    /// What the step in hand already did, when it takes more than one turn.
-    pub fn half_done(&mut self) -> &mut HalfDone {
-        &mut self.half_done
-    }
-
-    /// The next command, or `None` while waiting for rows or a restart.
-    pub fn poll_command(&self) -> Option<RelayCommand> {
-        match self.phase {
-            Phase::Idle => Some(RelayCommand::Send),
-            Phase::Holding { row, event } => Some(RelayCommand::Mark { row, event }),
-            Phase::Waiting | Phase::Down => None,
-        }
-    }
-
     /// The step the next command is, for crash points.
     pub fn next_step(&self) -> Option<Step> {
         let (send, mark) = self.kind.steps();
@@ -108,17 +94,6 @@ impl Relay {
             RelayCommand::Send => send,
             RelayCommand::Mark { .. } => mark,
         })
-    }
-
-    pub fn handle_result(&mut self, result: RelayResult) {
-        let command = self.poll_command().expect("a result answers a command");
-        self.phase = match (command, result) {
-            (_, RelayResult::Busy) => self.phase,
-            (RelayCommand::Send, RelayResult::Sent { row, event }) => Phase::Holding { row, event },
-            (RelayCommand::Send, RelayResult::Empty) => Phase::Waiting,
-            (RelayCommand::Mark { .. }, RelayResult::Marked) => Phase::Idle,
-            (command, result) => panic!("{command:?} answered with {result:?}"),
-        };
     }
 
     /// New rows were committed. Returns whether the relay wants a turn.
@@ -130,18 +105,48 @@ impl Relay {
             false
         }
     }
+}
+
+impl Host for Relay {
+    type Command = RelayCommand;
+    type Answer = RelayResult;
+
+    /// The next command, or `None` while waiting for rows or a restart.
+    fn poll_command(&self) -> Option<RelayCommand> {
+        match self.phase {
+            Phase::Idle => Some(RelayCommand::Send),
+            Phase::Holding { row, event } => Some(RelayCommand::Mark { row, event }),
+            Phase::Waiting | Phase::Down => None,
+        }
+    }
+
+    fn handle_answer(&mut self, result: RelayResult) {
+        let command = self.poll_command().expect("a result answers a command");
+        self.phase = match (command, result) {
+            (_, RelayResult::Busy) => self.phase,
+            (RelayCommand::Send, RelayResult::Sent { row, event }) => Phase::Holding { row, event },
+            (RelayCommand::Send, RelayResult::Empty) => Phase::Waiting,
+            (RelayCommand::Mark { .. }, RelayResult::Marked) => Phase::Idle,
+            (command, result) => panic!("{command:?} answered with {result:?}"),
+        };
+    }
 
     /// The process dies: the row in hand is forgotten (it is still unsent in the table).
-    pub fn handle_crash(&mut self) {
+    fn handle_crash(&mut self) {
         assert_ne!(self.phase, Phase::Down, "a dead relay cannot crash");
         self.half_done = HalfDone::default();
         self.phase = Phase::Down;
     }
 
     /// The process is back and starts from the table again.
-    pub fn handle_restart(&mut self) {
+    fn handle_restart(&mut self) {
         assert_eq!(self.phase, Phase::Down, "only a crashed relay restarts");
         self.phase = Phase::Idle;
+    }
+
+    /// What the step in hand already did, when it takes more than one turn.
+    fn half_done(&mut self) -> &mut HalfDone {
+        &mut self.half_done
     }
 }
 
@@ -153,14 +158,14 @@ mod tests {
     fn a_relay_sends_marks_and_waits_when_the_table_is_empty() {
         let mut r = Relay::new(RelayKind::Events);
         assert_eq!(r.next_step(), Some(Step::RelayPublish));
-        r.handle_result(RelayResult::Sent { row: 7, event: 2 });
+        r.handle_answer(RelayResult::Sent { row: 7, event: 2 });
         assert_eq!(
             r.poll_command(),
             Some(RelayCommand::Mark { row: 7, event: 2 })
         );
         assert_eq!(r.next_step(), Some(Step::MarkSent));
-        r.handle_result(RelayResult::Marked);
-        r.handle_result(RelayResult::Empty);
+        r.handle_answer(RelayResult::Marked);
+        r.handle_answer(RelayResult::Empty);
         assert_eq!(r.poll_command(), None);
         assert!(r.handle_wake());
         assert!(!r.handle_wake(), "already awake");
@@ -169,7 +174,7 @@ mod tests {
     #[test]
     fn a_crash_between_send_and_mark_sends_the_row_again() {
         let mut r = Relay::new(RelayKind::Emails);
-        r.handle_result(RelayResult::Sent { row: 1, event: 0 });
+        r.handle_answer(RelayResult::Sent { row: 1, event: 0 });
         r.handle_crash();
         assert_eq!(r.poll_command(), None);
         r.handle_restart();

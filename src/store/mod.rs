@@ -35,6 +35,7 @@ use std::collections::BTreeMap;
 use std::hash::Hasher as _;
 use std::rc::Rc;
 
+mod consumer_db;
 mod ops;
 mod outbox;
 mod read;
@@ -42,6 +43,7 @@ mod retention;
 mod schema;
 mod sql;
 
+pub use consumer_db::ConsumerDb;
 use ops::contention;
 pub use outbox::{OutboxTable, TransferWrite};
 pub use read::replay_statements;

@@ -44,7 +44,7 @@ impl World<'_> {
             self.duplicates_discarded[delivery.event] += 1;
         }
         self.record(now, actor, Some(&delivery), kind);
-        self.consumers[c].handle_result(result);
+        self.consumers[c].handle_answer(result);
         let half_done = self.consumers[c].half_done();
         if let StepResult::Db(DbOutcome::Busy { done }) = result {
             half_done.statements_done = done;
@@ -114,7 +114,7 @@ impl World<'_> {
                 StepResult::Done
             }
         };
-        self.consumers[c].handle_result(result);
+        self.consumers[c].handle_answer(result);
         self.queue
             .push(now + STEP_TICKS, Occurrence::ConsumerTurn(c));
     }
@@ -124,7 +124,7 @@ impl World<'_> {
     fn receive(&mut self, now: Tick, c: ConsumerId) -> Option<Delivery> {
         let Some(d) = self.broker.handle_receive(now, c) else {
             self.record(now, Actor::Consumer(c), None, TraceKind::NothingReady);
-            self.consumers[c].handle_result(StepResult::Received(None));
+            self.consumers[c].handle_answer(StepResult::Received(None));
             return None;
         };
         self.record(

@@ -12,12 +12,12 @@ impl World<'_> {
     /// it is fed or said to be history, configuration or output.
     pub(super) fn fingerprint(&self, now: Tick) -> Option<Digest> {
         let mut connections = self
-            .stores
+            .cleanup_store
             .iter()
-            .chain(&self.cleanup_store)
             .chain(&self.producer_store)
             .chain(&self.relay_stores);
-        if connections.any(|s| s.in_transaction()) {
+        if self.stores.iter().any(|s| s.in_transaction()) || connections.any(|s| s.in_transaction())
+        {
             return None;
         }
         Some(self.fingerprint_digest(now))
@@ -72,7 +72,10 @@ impl World<'_> {
             h.omit_lose_ack_budget = scenario.name == OMIT_LOSE_ACK_BUDGET;
         }
         h.section("database");
-        stores[0].fingerprint_database(now, scenario.store.retention.is_some(), &mut h);
+        stores[0]
+            .local()
+            .expect("fingerprints are taken of simulated runs, whose store is in-process")
+            .fingerprint_database(now, scenario.store.retention.is_some(), &mut h);
         if let Some(store) = producer_store {
             h.section("producer database");
             store.fingerprint_database(now, false, &mut h);

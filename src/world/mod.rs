@@ -16,13 +16,13 @@ use crate::consumer::{Action, CommitTimeoutStrategy, Consumer, StepResult};
 use crate::fault::{Confirmed, CrashRecord, FaultInjector};
 use crate::model::{
     Account, Boundary, BoundaryPoint, Confirmation, ConsumerId, Event, EventIndex, EventType,
-    ExternalEffect, HalfDone, Limit, Publication, Step, Tick, TraceKind,
+    ExternalEffect, HalfDone, Host, Limit, Publication, Step, Tick, TraceKind,
 };
 use crate::scenario::{bounds, Scenario};
 use crate::sim::{
     Actor, Digest, EventQueue, Fingerprint, StateHasher, StopReason, Trace, TraceEntry,
 };
-use crate::store::{CleanupOutcome, DbOutcome, LoggedStatement, Store, StoreOp};
+use crate::store::{CleanupOutcome, ConsumerDb, DbOutcome, LoggedStatement, Store, StoreOp};
 use crate::{
     broker::OutputTopic,
     producer::{Identity, Producer, ProducerDatabase, ProducerMode},
@@ -213,13 +213,22 @@ pub fn run(scenario: &Scenario) -> RunResult {
 
 /// Runs `scenario` to the end with `options` and checks it.
 pub fn run_with(scenario: &Scenario, options: RunOptions) -> RunResult {
-    World::new(scenario, options, &[], None).run()
+    World::new(scenario, options, &[], None, None).run()
+}
+
+/// Runs `scenario` with consumer 0's connection to the consumers' database being `db`
+/// instead of one the world opens: how `crosscheck` runs the simulator's executor against a
+/// real process on a file. Only a scenario whose consumers' database has that one
+/// connection can run so (one consumer, no relay or job on it: `crosscheck::refusal`), and
+/// nothing that reads the store in-process (fingerprints, snapshots) is asked for.
+pub fn run_on(scenario: &Scenario, db: Box<dyn ConsumerDb + '_>) -> RunResult {
+    World::new(scenario, RunOptions::default(), &[], None, Some(db)).run()
 }
 
 /// Runs `scenario` taking, at its k-th scheduling decision, alternative `script[k]` (0 past
 /// the end of the script): how interleavings are enumerated.
 pub fn run_scheduled(scenario: &Scenario, options: RunOptions, script: &[u32]) -> RunResult {
-    World::new(scenario, options, script, None).run()
+    World::new(scenario, options, script, None, None).run()
 }
 
 /// Runs `scenario` as [`run_scheduled`] does, telling `observer` every trace entry with a
@@ -231,7 +240,7 @@ pub fn run_observed(
     script: &[u32],
     observer: &mut dyn Observer,
 ) -> RunResult {
-    World::new(scenario, options, script, Some(observer)).run()
+    World::new(scenario, options, script, Some(observer), None).run()
 }
 
 /// A scheduling decision: several consumers could take a step at the same tick; one did
@@ -268,7 +277,8 @@ struct World<'s> {
     broker: Broker,
     consumers: Vec<Consumer>,
     /// One connection per consumer (all to the same database when there are several).
-    stores: Vec<Store>,
+    /// One per consumer, to the consumers' database.
+    stores: Vec<Box<dyn ConsumerDb + 's>>,
     /// The retention job's own connection to the same database, with retention.
     cleanup_store: Option<Store>,
     /// Per event: when the retention job first deleted its inbox row.
@@ -315,6 +325,7 @@ impl<'s> World<'s> {
         options: RunOptions,
         script: &'s [u32],
         observer: Option<&'s mut dyn Observer>,
+        consumer_db: Option<Box<dyn ConsumerDb + 's>>,
     ) -> World<'s> {
         let accounts = scenario.workload.accounts();
         let n = scenario.consumers;
@@ -326,10 +337,12 @@ impl<'s> World<'s> {
             relay_stores,
             producer_store,
             dir,
-        } = Connections::open(scenario, &accounts);
+        } = Connections::open(scenario, &accounts, consumer_db);
         let events = scenario.events();
         if options.record_statements {
-            stores[0].record_statements();
+            if let Some(store) = stores[0].local_mut() {
+                store.record_statements();
+            }
         }
         World {
             producer: producer.active().then(|| {
@@ -446,7 +459,10 @@ impl<'s> World<'s> {
             healed: self.healed,
             verdict,
             crash_states: self.crash_states,
-            statements: self.stores[0].take_statements(),
+            statements: self.stores[0]
+                .local_mut()
+                .map(Store::take_statements)
+                .unwrap_or_default(),
             decisions: self.decisions,
             inbox_rows_deleted: self.inbox_rows_deleted,
         }

@@ -5,9 +5,9 @@
 use super::*;
 
 /// Every connection of a run, and the directory their files live in.
-pub(super) struct Connections {
+pub(super) struct Connections<'s> {
     /// One per consumer, to the consumers' database.
-    pub stores: Vec<Store>,
+    pub stores: Vec<Box<dyn ConsumerDb + 's>>,
     /// The retention job's, with retention.
     pub cleanup_store: Option<Store>,
     /// The relays (emails, then events) and a connection each.
@@ -19,9 +19,14 @@ pub(super) struct Connections {
     pub dir: Option<tempfile::TempDir>,
 }
 
-impl Connections {
-    /// Opens the connections `scenario` needs, on databases holding `accounts`.
-    pub fn open(scenario: &Scenario, accounts: &[Account]) -> Connections {
+impl<'s> Connections<'s> {
+    /// Opens the connections `scenario` needs, on databases holding `accounts`; with
+    /// `consumer_db`, that is consumer 0's, and the only one to the consumers' database.
+    pub fn open(
+        scenario: &Scenario,
+        accounts: &[Account],
+        consumer_db: Option<Box<dyn ConsumerDb + 's>>,
+    ) -> Connections<'s> {
         let n = scenario.consumers;
         let producer = &scenario.producer;
         let outbox = producer.mode == ProducerMode::Outbox;
@@ -35,6 +40,21 @@ impl Connections {
             + usize::from(email_relay)
             + usize::from(shared_producer) * (1 + usize::from(outbox));
         let mut dir = None;
+        if let Some(db) = consumer_db {
+            assert_eq!(
+                n + extra,
+                1,
+                "a given connection is the database's only one"
+            );
+            return Connections {
+                stores: vec![db],
+                cleanup_store: None,
+                relays: Vec::new(),
+                relay_stores: Vec::new(),
+                producer_store: None,
+                dir,
+            };
+        }
         let mut stores = if n + extra == 1 {
             vec![Store::open_in_memory(&scenario.store, accounts)
                 .expect("an in-memory SQLite database can always be created")]
@@ -74,7 +94,10 @@ impl Connections {
             Some(own.pop().expect("opened for the producer"))
         };
         Connections {
-            stores,
+            stores: stores
+                .into_iter()
+                .map(|s| Box::new(s) as Box<dyn ConsumerDb>)
+                .collect(),
             cleanup_store,
             relays,
             relay_stores,

@@ -90,6 +90,7 @@ impl World<'_> {
         let marks: Vec<(u64, bool)> = self
             .stores
             .iter()
+            .filter_map(|s| s.local())
             .chain(self.cleanup_store.iter())
             .chain(self.relay_stores.iter())
             .chain(self.producer_store.iter())
@@ -99,6 +100,7 @@ impl World<'_> {
             if let Some(committed) = self
                 .stores
                 .iter_mut()
+                .filter_map(|s| s.local_mut())
                 .chain(self.cleanup_store.iter_mut())
                 .find_map(|s| s.committed_snapshot())
             {
@@ -108,6 +110,9 @@ impl World<'_> {
         }
         let mut open = Vec::new();
         for (c, store) in self.stores.iter_mut().enumerate() {
+            let Some(store) = store.local_mut() else {
+                continue; // Snapshots are taken of simulated runs only.
+            };
             if let Some(view) = store.open_transaction_view() {
                 open.push(OpenTransaction {
                     consumer: c,

@@ -11,7 +11,7 @@
 use super::crash::Process;
 use super::{Occurrence, World, STEP_TICKS};
 use crate::model::{
-    Boundary, BoundaryPoint, Confirmation, EventIndex, ExternalEffect, Step, Tick, TraceKind,
+    Boundary, BoundaryPoint, Confirmation, EventIndex, ExternalEffect, Host, Step, Tick, TraceKind,
 };
 use crate::producer::{ProducerMode, ProducerResult};
 use crate::relay::{RelayCommand, RelayKind, RelayResult};
@@ -105,7 +105,7 @@ impl World<'_> {
         };
         self.record_at(now, Process::Producer, Some(&before), kind);
         let producer = self.producer.as_mut().expect("checked above");
-        producer.handle_result(result);
+        producer.handle_answer(result);
         if result == ProducerResult::Busy {
             producer.half_done().past_before = true;
         } else {
@@ -162,7 +162,7 @@ impl World<'_> {
             RelayCommand::Send => {
                 let Some((row, event)) = self.relay_stores[r].next_unsent(table) else {
                     self.record_at(now, side, None, TraceKind::OutboxEmpty);
-                    self.relays[r].handle_result(RelayResult::Empty);
+                    self.relays[r].handle_answer(RelayResult::Empty);
                     return;
                 };
                 let point = self.relay_point(r, Boundary::before(send), event);
@@ -193,7 +193,7 @@ impl World<'_> {
                     }
                 };
                 self.record_at(now, side, Some(&point), sent);
-                self.relays[r].handle_result(RelayResult::Sent { row, event });
+                self.relays[r].handle_answer(RelayResult::Sent { row, event });
                 self.relay_sends[r][event] += 1;
                 let after = BoundaryPoint {
                     boundary: Boundary::after(send),
@@ -215,12 +215,12 @@ impl World<'_> {
                 if !self.relay_stores[r].mark_sent(table, row) {
                     let busy = TraceKind::Busy { step: mark };
                     self.record_at(now, side, Some(&point), busy);
-                    self.relays[r].handle_result(RelayResult::Busy);
+                    self.relays[r].handle_answer(RelayResult::Busy);
                     self.relays[r].half_done().past_before = true;
                 } else {
                     let marked = TraceKind::MarkedSent { step: mark, row };
                     self.record_at(now, side, Some(&point), marked);
-                    self.relays[r].handle_result(RelayResult::Marked);
+                    self.relays[r].handle_answer(RelayResult::Marked);
                     let after = BoundaryPoint {
                         boundary: Boundary::after(mark),
                         ..point

@@ -161,14 +161,17 @@ fn what_one_real_process_cannot_reproduce_is_refused_with_a_reason() {
             "scenarios/inbox-lease-expiry-two-consumers.json",
             "2 consumers",
         ),
-        ("scenarios/log-auto-commit-loses.json", "log broker"),
+        (
+            "scenarios/inbox-retention-ttl-covers-window.json",
+            "retention job",
+        ),
         (
             "scenarios/producer-commit-then-publish-crash-loses-intent.json",
             "producer process",
         ),
         (
-            "scenarios/inbox-commit-timeout-retry.json",
-            "commit timeouts",
+            "scenarios/inbox-email-outbox-idempotency-key.json",
+            "email relay",
         ),
     ] {
         let out = bin(&["crosscheck", file]);

@@ -236,16 +236,9 @@ fn determinism_violations(files: &[(String, String)]) -> Vec<String> {
 const MAX_FILE_LINES: usize = 800;
 const MAX_FUNCTION_LINES: usize = 100;
 
-/// Files still over the limits, each to be split by a named piece of work; the list only
-/// shrinks (a file on it that fits fails the test, so that it is taken off).
-const SIZE_DEBT: [&str; 1] = [
-    // Its own copy of the step executor goes with issue 14, item 2 (one executor).
-    "src/crosscheck/mod.rs",
-];
-
 /// **Architecture Invariant: files and functions stay readable.** No production source file
 /// over [`MAX_FILE_LINES`] lines and no function over [`MAX_FUNCTION_LINES`] (counted from
-/// its `fn` line to its closing brace at the same indentation), outside [`SIZE_DEBT`].
+/// its `fn` line to its closing brace at the same indentation), with no exception.
 fn size_violations(files: &[(String, String)]) -> Vec<String> {
     let mut out = Vec::new();
     for (rel, text) in files {
@@ -258,7 +251,6 @@ fn size_violations(files: &[(String, String)]) -> Vec<String> {
             .windows(2)
             .position(|w| w[0].starts_with("#[cfg(test)]") && w[1].starts_with("mod "))
             .unwrap_or(lines.len());
-        let debt = SIZE_DEBT.contains(&rel.as_str());
         let mut over = Vec::new();
         if end > MAX_FILE_LINES {
             over.push(format!("{rel}: {end} lines of production code"));
@@ -282,11 +274,7 @@ fn size_violations(files: &[(String, String)]) -> Vec<String> {
                 over.push(format!("{rel}:{}: `{name}` is {} lines", i + 1, len + 1));
             }
         }
-        match (debt, over.is_empty()) {
-            (false, _) => out.extend(over),
-            (true, true) => out.push(format!("{rel}: fits now; take it off SIZE_DEBT")),
-            (true, false) => {}
-        }
+        out.extend(over);
     }
     out
 }
@@ -375,10 +363,6 @@ fn each_tidy_rule_catches_a_violation() {
                 &"// a line\n".repeat(MAX_FILE_LINES + 1),
             )),
             "801 lines of production code",
-        ),
-        (
-            size_violations(&file("src/crosscheck/mod.rs", "fn short() {}\n")),
-            "fits now; take it off SIZE_DEBT",
         ),
     ];
     for (found, expected) in bad {

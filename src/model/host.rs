@@ -1,0 +1,34 @@
+//! What every process of a run is to the executor: a sans-IO state machine that says what
+//! it wants done next, takes the answer, and holds all of its volatile state itself.
+//!
+//! The split is stateright's: a process's own struct is everything a crash loses (the
+//! delivery or request or row in hand, a step half done: [`HalfDone`]); what survives is
+//! elsewhere (committed rows in the store, messages in the broker). So a crash is one call,
+//! [`Host::handle_crash`], and a restart another; the executor (`world`) performs the
+//! commands, asks the fault injector at the boundaries, and never keeps a process's state
+//! for it.
+
+use super::HalfDone;
+
+/// A process the executor drives: the consumer, the producer, a relay.
+pub trait Host {
+    /// What the process wants done.
+    type Command;
+    /// What the executor answers after doing it.
+    type Answer;
+
+    /// The next command, or `None` while the process waits (for work, or a restart).
+    fn poll_command(&self) -> Option<Self::Command>;
+
+    /// The answer to the command [`Host::poll_command`] last returned.
+    fn handle_answer(&mut self, answer: Self::Answer);
+
+    /// The process dies: all of its volatile state is lost, the step in hand included.
+    fn handle_crash(&mut self);
+
+    /// The process starts again, empty.
+    fn handle_restart(&mut self);
+
+    /// What the step in hand already did, when it takes more than one turn.
+    fn half_done(&mut self) -> &mut HalfDone;
+}

@@ -1,0 +1,94 @@
+//! What the world's executor needs of a consumer's connection, as a trait: the in-process
+//! [`Store`] of a simulated run, or `crosscheck`'s real process on a database file, which
+//! a crash kills with SIGKILL. One executor drives both.
+
+use super::{CommittedState, DbOutcome, Store, StoreOp};
+use crate::model::Tick;
+
+/// A consumer's connection to the consumers' database.
+pub trait ConsumerDb {
+    /// Runs one operation of the consumer's protocol at virtual time `now`.
+    fn execute(&mut self, op: StoreOp<'_>, now: Tick) -> DbOutcome;
+
+    /// Whether a transaction is open on the connection.
+    fn in_transaction(&self) -> bool;
+
+    /// The process holding the connection died: its open transaction, if any, is gone, as
+    /// SQLite rolls back a connection that goes away. Returns whether there was one.
+    fn drop_open_transaction(&mut self) -> bool;
+
+    /// The committed (ledger, inbox) rows of `event_id`, read on this connection.
+    fn event_rows(&mut self, event_id: &str) -> (u32, u32);
+
+    /// Everything committed, as the checker reads it.
+    fn committed_state(&mut self) -> CommittedState;
+
+    /// The store itself, when it runs in this process: what only a simulated run reads
+    /// (exploration's fingerprints, `explain`'s snapshots, the statement log). `None` for
+    /// a connection in another process, which no exploration or explanation runs on.
+    fn local(&self) -> Option<&Store>;
+
+    fn local_mut(&mut self) -> Option<&mut Store>;
+}
+
+impl ConsumerDb for Store {
+    fn execute(&mut self, op: StoreOp<'_>, now: Tick) -> DbOutcome {
+        Store::execute(self, op, now)
+    }
+
+    fn in_transaction(&self) -> bool {
+        Store::in_transaction(self)
+    }
+
+    fn drop_open_transaction(&mut self) -> bool {
+        Store::drop_open_transaction(self)
+    }
+
+    fn event_rows(&mut self, event_id: &str) -> (u32, u32) {
+        Store::event_rows(self, event_id)
+    }
+
+    fn committed_state(&mut self) -> CommittedState {
+        Store::committed_state(self)
+    }
+
+    fn local(&self) -> Option<&Store> {
+        Some(self)
+    }
+
+    fn local_mut(&mut self) -> Option<&mut Store> {
+        Some(self)
+    }
+}
+
+/// A connection lent to the executor: the caller keeps it, to ask it afterwards what
+/// happened (`crosscheck` asks its real process whether anything failed).
+impl<T: ConsumerDb + ?Sized> ConsumerDb for &mut T {
+    fn execute(&mut self, op: StoreOp<'_>, now: Tick) -> DbOutcome {
+        (**self).execute(op, now)
+    }
+
+    fn in_transaction(&self) -> bool {
+        (**self).in_transaction()
+    }
+
+    fn drop_open_transaction(&mut self) -> bool {
+        (**self).drop_open_transaction()
+    }
+
+    fn event_rows(&mut self, event_id: &str) -> (u32, u32) {
+        (**self).event_rows(event_id)
+    }
+
+    fn committed_state(&mut self) -> CommittedState {
+        (**self).committed_state()
+    }
+
+    fn local(&self) -> Option<&Store> {
+        (**self).local()
+    }
+
+    fn local_mut(&mut self) -> Option<&mut Store> {
+        (**self).local_mut()
+    }
+}
