@@ -28,12 +28,13 @@ impl World<'_> {
         // A step retried after `SQLITE_BUSY`, or resumed after a stall, passed its "before"
         // boundary already.
         if !self.consumers[c].half_done().take_past_before() {
-            if self.crash_point(now, c, Boundary::before(step), &delivery) {
-                return;
-            }
-            if self.stall(now, c, Boundary::before(step), &delivery) {
-                self.consumers[c].half_done().past_before = true;
-                return;
+            match self.interrupt(now, c, Boundary::before(step), &delivery) {
+                Some(Interrupt::Crashed) => return,
+                Some(Interrupt::Stalled) => {
+                    self.consumers[c].half_done().past_before = true;
+                    return;
+                }
+                None => {}
             }
         }
         let (result, kind) = self.perform(now, c, step, &delivery);
@@ -60,13 +61,12 @@ impl World<'_> {
                 result,
                 StepResult::Failed | StepResult::Db(DbOutcome::StaleSnapshot)
             );
-            if completed {
-                if self.crash_point(now, c, Boundary::after(step), &delivery) {
-                    return;
-                }
-                if self.stall(now, c, Boundary::after(step), &delivery) {
-                    return;
-                }
+            if completed
+                && self
+                    .interrupt(now, c, Boundary::after(step), &delivery)
+                    .is_some()
+            {
+                return;
             }
         }
         let delay = self.completion_delay(now, c, step, &delivery);
@@ -304,39 +304,30 @@ impl World<'_> {
         )
     }
 
-    /// Stalls consumer `c` at `boundary` if the plan says so: its next turn comes `ticks`
-    /// later, with everything it holds still held. Returns whether it stalled.
-    pub(super) fn stall(
+    /// Consumer `c`, with `d` in hand, reached `boundary`: crashed there if the fault
+    /// injector says so (see [`World::boundary`]), else stalled there if the plan says so
+    /// (its next turn comes later, with everything it holds still held).
+    fn interrupt(
         &mut self,
         now: Tick,
         c: ConsumerId,
         boundary: Boundary,
         d: &Delivery,
-    ) -> bool {
+    ) -> Option<Interrupt> {
         let point = d.point(boundary);
-        let Some(ticks) = self.faults.stall_at(&point) else {
-            return false;
-        };
+        if self.boundary(now, Process::Consumer(c), point, Some(d.message)) {
+            return Some(Interrupt::Crashed);
+        }
+        let ticks = self.faults.stall_at(&point)?;
         let stall = TraceKind::Stall { boundary, ticks };
         self.record(now, Actor::Consumer(c), Some(d), stall);
         self.queue.push(now + ticks, Occurrence::ConsumerTurn(c));
-        true
+        Some(Interrupt::Stalled)
     }
+}
 
-    /// Consumer `c`, with `d` in hand, reached `boundary`: crashed there if the fault
-    /// injector says so (see [`World::boundary`]). Returns whether it crashed.
-    pub(super) fn crash_point(
-        &mut self,
-        now: Tick,
-        c: ConsumerId,
-        boundary: Boundary,
-        d: &Delivery,
-    ) -> bool {
-        self.boundary(
-            now,
-            Process::Consumer(c),
-            d.point(boundary),
-            Some(d.message),
-        )
-    }
+/// Why a consumer's turn ended at a boundary.
+enum Interrupt {
+    Crashed,
+    Stalled,
 }

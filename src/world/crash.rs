@@ -1,13 +1,13 @@
 //! The one seam where a process meets a step boundary: the point is recorded as reached,
 //! the fault injector says whether the process crashes there, and a crash is carried out
-//! the same way for every process: its volatile state dropped (`handle_crash`), its open
-//! transaction rolled back by SQLite, what the database and the broker confirm recorded,
-//! and its restart scheduled.
+//! the same way for every process: its volatile state dropped (`Host::handle_crash`), its
+//! open transaction rolled back by SQLite, what the database and the broker confirm
+//! recorded, and its restart scheduled; the restart is here too.
 
 use super::*;
 
 /// A process of the run: whose boundary a crash point is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(super) enum Process {
     Consumer(ConsumerId),
     Producer,
@@ -101,15 +101,42 @@ impl World<'_> {
             dropped_transaction,
             confirmed,
         });
-        let restart = match p {
-            Process::Consumer(c) => Occurrence::ConsumerRestart(c),
-            Process::Producer => Occurrence::ProducerRestart,
-            Process::Relay(r) => Occurrence::RelayRestart(r),
-        };
-        self.queue
-            .push(now + self.scenario.consumer.restart_delay_ticks, restart);
+        self.queue.push(
+            now + self.scenario.consumer.restart_delay_ticks,
+            Occurrence::Restart(p),
+        );
         self.record_crash_state(now);
         true
+    }
+
+    /// Process `p` starts again after its crash, empty ([`Host::handle_restart`]), and takes
+    /// its first turn (a consumer rejoins the broker first).
+    pub(super) fn restart(&mut self, now: Tick, p: Process) {
+        let (restarted, turn) = match p {
+            Process::Consumer(c) => {
+                self.consumers[c].handle_restart();
+                self.broker.handle_consumer_restart(now, c);
+                (
+                    TraceKind::ConsumerRestart,
+                    Some(Occurrence::ConsumerTurn(c)),
+                )
+            }
+            Process::Producer => {
+                let producer = self.producer.as_mut().expect("only a producer restarts");
+                producer.handle_restart();
+                let turn = producer.poll_command().map(|_| Occurrence::ProducerTurn);
+                let retries = self.scenario.producer.retry;
+                (TraceKind::ProducerRestart { retries }, turn)
+            }
+            Process::Relay(r) => {
+                self.relays[r].handle_restart();
+                (TraceKind::RelayRestart, Some(Occurrence::RelayTurn(r)))
+            }
+        };
+        self.record_at(now, p, None, restarted);
+        if let Some(turn) = turn {
+            self.queue.push(now, turn);
+        }
     }
 
     /// The crash itself: `p` loses its volatile state, and SQLite rolls back the

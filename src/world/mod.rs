@@ -50,12 +50,11 @@ const STEP_TICKS: Tick = 1;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Occurrence {
     ConsumerTurn(ConsumerId),
-    ConsumerRestart(ConsumerId),
     BrokerTimer(MessageId, TimerKind),
     ProducerTurn,
-    ProducerRestart,
     RelayTurn(usize),
-    RelayRestart(usize),
+    /// A crashed process starts again.
+    Restart(Process),
     /// The broker's dead-letter queue is replayed.
     DeadLetterReplay,
     /// A run of the inbox retention job.
@@ -598,12 +597,7 @@ impl<'s> World<'s> {
                 let c = self.choose(now, c);
                 self.turn(now, c);
             }
-            Occurrence::ConsumerRestart(c) => {
-                self.consumers[c].handle_restart();
-                self.broker.handle_consumer_restart(now, c);
-                self.record(now, Actor::Consumer(c), None, TraceKind::ConsumerRestart);
-                self.queue.push(now, Occurrence::ConsumerTurn(c));
-            }
+            Occurrence::Restart(p) => self.restart(now, p),
             Occurrence::DeadLetterReplay => {
                 let replayed = self.broker.handle_dead_letter_replay(now);
                 if replayed.is_empty() {
@@ -616,8 +610,6 @@ impl<'s> World<'s> {
             }
             Occurrence::ProducerTurn => self.producer_turn(now),
             Occurrence::RelayTurn(r) => self.relay_turn(now, r),
-            Occurrence::ProducerRestart => self.producer_restart(now),
-            Occurrence::RelayRestart(r) => self.relay_restart(now, r),
             Occurrence::BrokerTimer(m, kind) => {
                 if self.broker.handle_timer(now, m, kind) {
                     let d = self.message_ref(m);

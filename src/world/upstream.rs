@@ -130,21 +130,6 @@ impl World<'_> {
         }
     }
 
-    pub(super) fn producer_restart(&mut self, now: Tick) {
-        let producer = self.producer.as_mut().expect("only a producer restarts");
-        producer.handle_restart();
-        let retries = self.scenario.producer.retry;
-        let restart = TraceKind::ProducerRestart { retries };
-        self.record_at(now, Process::Producer, None, restart);
-        if self
-            .producer
-            .as_ref()
-            .is_some_and(|p| p.poll_command().is_some())
-        {
-            self.queue.push(now, Occurrence::ProducerTurn);
-        }
-    }
-
     /// One relay step, with its crash points.
     pub(super) fn relay_turn(&mut self, now: Tick, r: usize) {
         let Some(command) = self.relays[r].poll_command() else {
@@ -241,12 +226,6 @@ impl World<'_> {
             copy: self.relay_sends[r][event],
             delivery: 1,
         }
-    }
-
-    pub(super) fn relay_restart(&mut self, now: Tick, r: usize) {
-        self.relays[r].handle_restart();
-        self.record_at(now, Process::Relay(r), None, TraceKind::RelayRestart);
-        self.queue.push(now, Occurrence::RelayTurn(r));
     }
 
     /// New rows were committed to `kind`'s outbox: its relay, if waiting, takes a turn.

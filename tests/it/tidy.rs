@@ -130,6 +130,14 @@ fn code(text: &str) -> String {
         .join("\n")
 }
 
+/// Where a file's production code ends: where its test module begins, if it has one.
+fn production_end(lines: &[&str]) -> usize {
+    lines
+        .windows(2)
+        .position(|w| w[0].starts_with("#[cfg(test)]") && w[1].starts_with("mod "))
+        .unwrap_or(lines.len())
+}
+
 /// The top-level module a source file belongs to (`src/broker/log.rs` → `broker`).
 fn module_of(rel: &str) -> &str {
     let rest = rel.trim_start_matches("src/");
@@ -196,6 +204,48 @@ fn sqlite_violations(files: &[(String, String)]) -> Vec<String> {
     out
 }
 
+/// **Architecture Invariant: one executor.** Only `world` drives processes: outside it (and
+/// outside each actor's own module), no code creates a process, the broker or the fault
+/// injector, asks the injector for a crash, or hands a process an answer. `crosscheck` in
+/// particular runs `world` and has no step logic of its own.
+fn executor_violations(files: &[(String, String)]) -> Vec<String> {
+    const DRIVERS: [&str; 6] = ["world", "consumer", "producer", "relay", "broker", "fault"];
+    const DRIVING: [&str; 8] = [
+        "FaultInjector::new",
+        ".crash_at(",
+        "Consumer::new",
+        "Producer::new",
+        "Relay::new",
+        "Broker::new",
+        ".handle_answer(",
+        ".handle_crash(",
+    ];
+    let mut out = Vec::new();
+    for (rel, text) in files {
+        if DRIVERS.contains(&module_of(rel))
+            || rel.ends_with("/tests.rs")
+            || rel.contains("/tests/")
+        {
+            continue;
+        }
+        // Production code only: a unit test may drive an actor by hand.
+        let lines: Vec<&str> = text.lines().collect();
+        let code = code(&lines[..production_end(&lines)].join("\n"));
+        for word in DRIVING {
+            if code.contains(word) {
+                out.push(format!("{rel}: `{word}` outside the executor"));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn only_the_world_drives_processes() {
+    let v = executor_violations(&source_texts());
+    assert!(v.is_empty(), "{v:#?}");
+}
+
 /// **Determinism Invariant: a run is a pure function of (scenario, seed).** No hash map or
 /// set (their iteration order is random), no clock and no unseeded random number in the
 /// simulation code: everything but the CLI, the reports and the benchmarks (which time
@@ -246,11 +296,7 @@ fn size_violations(files: &[(String, String)]) -> Vec<String> {
             continue;
         }
         let lines: Vec<&str> = text.lines().collect();
-        // Production code ends where the file's test module begins.
-        let end = lines
-            .windows(2)
-            .position(|w| w[0].starts_with("#[cfg(test)]") && w[1].starts_with("mod "))
-            .unwrap_or(lines.len());
+        let end = production_end(&lines);
         let mut over = Vec::new();
         if end > MAX_FILE_LINES {
             over.push(format!("{rel}: {end} lines of production code"));
@@ -327,6 +373,20 @@ fn each_tidy_rule_catches_a_violation() {
             "imports `crate::world`",
         ),
         (
+            executor_violations(&file(
+                "src/crosscheck/mod.rs",
+                "let f = FaultInjector::new(plan, 7);",
+            )),
+            "`FaultInjector::new` outside the executor",
+        ),
+        (
+            executor_violations(&file(
+                "src/crosscheck/child.rs",
+                "consumer.handle_answer(r);",
+            )),
+            "`.handle_answer(` outside the executor",
+        ),
+        (
             sqlite_violations(&file("src/check/mod.rs", "use rusqlite::Connection;")),
             "uses rusqlite outside `store`",
         ),
@@ -382,6 +442,14 @@ fn each_tidy_rule_catches_a_violation() {
             "let t = std::time::Instant::now();",
         )),
         determinism_violations(&file("src/world/mod.rs", "// no HashMap: order matters")),
+        executor_violations(&file(
+            "src/world/crash.rs",
+            "self.consumers[c].handle_crash();",
+        )),
+        executor_violations(&file(
+            "src/crosscheck/mod.rs",
+            "#[cfg(test)]\nmod tests {\n    let c = Consumer::new(p);\n}",
+        )),
     ];
     for found in fine {
         assert!(found.is_empty(), "{found:?}");

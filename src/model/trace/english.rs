@@ -239,18 +239,12 @@ impl TraceKind {
                 before_tick,
                 ttl_ticks,
                 events,
-            } => {
-                write!(
-                    f,
-                    "deleted {rows} inbox row(s) processed before t={before_tick} (TTL \
-                     {ttl_ticks} ticks): "
-                )?;
-                for (i, e) in events.iter().enumerate() {
-                    let comma = if i == 0 { "" } else { ", " };
-                    write!(f, "{comma}e{e}")?;
-                }
-                Ok(())
-            }
+            } => write!(
+                f,
+                "deleted {rows} inbox row(s) processed before t={before_tick} (TTL {ttl_ticks} \
+                 ticks): {}",
+                event_names(events)
+            ),
             CleanupBusy => {
                 f.write_str("SQLITE_BUSY: a consumer holds the write lock; nothing deleted")
             }

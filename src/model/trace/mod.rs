@@ -198,6 +198,12 @@ pub enum Limit {
     TraceEntries(usize),
 }
 
+/// Events as the trace names them, in a list: `e1, e4`.
+pub fn event_names(events: &[EventIndex]) -> String {
+    let names: Vec<String> = events.iter().map(|e| format!("e{e}")).collect();
+    names.join(", ")
+}
+
 impl TraceKind {
     /// The verb of the trace line: the step's name for a step, else what happened.
     pub fn action(&self) -> &'static str {

@@ -230,8 +230,7 @@ fn upstream_rows(actor: Actor, kind: &TraceKind, lane: Lane, db: Lane, busy: boo
         (Actor::Cleanup, TraceKind::InboxExpired { events, .. }) => {
             let d = message(lane, db, "DELETE expired inbox rows");
             let what = if events.len() <= 4 {
-                let names: Vec<String> = events.iter().map(|e| format!("e{e}")).collect();
-                names.join(", ")
+                crate::model::trace::event_names(events)
             } else {
                 format!("{} events", events.len())
             };

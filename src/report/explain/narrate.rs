@@ -24,9 +24,9 @@ impl Narrator<'_> {
             (Actor::Producer, _) => (self.producer(entry), false),
             (Actor::Relay | Actor::EmailRelay, _) => (self.relay(entry), false),
             (Actor::Cleanup, TraceKind::InboxExpired { events, .. }) => {
-                let events: Vec<String> = events.iter().map(|e| format!("e{e}")).collect();
                 let ttl = self.scenario.store.retention.map_or(0, |r| r.ttl_ticks);
-                (l.cleanup_deleted(&events.join(", "), ttl), false)
+                let events = crate::model::trace::event_names(events);
+                (l.cleanup_deleted(&events, ttl), false)
             }
             (Actor::Cleanup, _) => (l.cleanup_busy(), false),
             (Actor::Sim, TraceKind::Healing { after, .. }) => (

@@ -3,6 +3,7 @@
 //! `model::trace`); Spanish is written here, variant by variant.
 
 use super::*;
+use crate::model::trace::event_names;
 use crate::model::{AckOutcome, Confirmation, DbOutcome, Limit, Publication, Step, TraceKind};
 use crate::sim::TraceEntry;
 
@@ -288,14 +289,11 @@ fn es_upstream(kind: &TraceKind) -> String {
             before_tick,
             ttl_ticks,
             events,
-        } => {
-            let names: Vec<String> = events.iter().map(|e| format!("e{e}")).collect();
-            format!(
-                "borra {rows} fila(s) del inbox procesadas antes de t={before_tick} (TTL \
-                 {ttl_ticks} ticks): {}",
-                names.join(", ")
-            )
-        }
+        } => format!(
+            "borra {rows} fila(s) del inbox procesadas antes de t={before_tick} (TTL {ttl_ticks} \
+             ticks): {}",
+            event_names(events)
+        ),
         CleanupBusy => {
             "SQLITE_BUSY: un consumer tiene el lock de escritura; no se borra nada".into()
         }
