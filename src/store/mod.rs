@@ -287,15 +287,21 @@ impl Store {
                 conn
             }
         };
-        Ok(Store {
+        Ok(Store::on(conn, config, Some(bytes)))
+    }
+
+    /// A store on `conn` with `config`'s policies; `pooled` is the template it goes back to
+    /// the pool with, if it came from there.
+    fn on(conn: Connection, config: &StoreConfig, pooled: Option<Rc<Vec<u8>>>) -> Store {
+        Store {
             conn: Some(conn),
             log: None,
-            pooled: Some(bytes),
+            pooled,
             effect: config.effect,
             out_of_order: config.out_of_order,
             crash_model: config.crash_model,
             wrote_in_transaction: false,
-        })
+        }
     }
 
     /// `connections` connections to one new database file in `dir`, in WAL mode, each with
@@ -322,15 +328,7 @@ impl Store {
                     assert_eq!(mode, "wal", "a file database accepts WAL");
                 }
                 conn.execute_batch("PRAGMA synchronous=OFF")?;
-                Ok(Store {
-                    conn: Some(conn),
-                    log: None,
-                    pooled: None,
-                    effect: config.effect,
-                    out_of_order: config.out_of_order,
-                    crash_model: config.crash_model,
-                    wrote_in_transaction: false,
-                })
+                Ok(Store::on(conn, config, None))
             })
             .collect()
     }
@@ -353,15 +351,7 @@ impl Store {
         let mode: String = conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))?;
         assert_eq!(mode, "wal", "a file database accepts WAL");
         conn.execute_batch("PRAGMA synchronous=FULL")?;
-        Ok(Store {
-            conn: Some(conn),
-            log: None,
-            pooled: None,
-            effect: config.effect,
-            out_of_order: config.out_of_order,
-            crash_model: config.crash_model,
-            wrote_in_transaction: false,
-        })
+        Ok(Store::on(conn, config, None))
     }
 
     fn conn(&self) -> &Connection {
