@@ -120,7 +120,14 @@ impl TraceEntry {
 
     /// The trace line, with `outcome` (what came of it, in some language) at its end.
     pub fn line(&self, outcome: &dyn fmt::Display) -> String {
-        format!(
+        let mut out = String::new();
+        let _ = self.write_line(&mut out, outcome);
+        out
+    }
+
+    fn write_line(&self, w: &mut dyn fmt::Write, outcome: &dyn fmt::Display) -> fmt::Result {
+        write!(
+            w,
             "t={:<5} {:<10} {:<16} {:<14} {}",
             self.tick,
             self.actor.to_string(),
@@ -134,7 +141,7 @@ impl TraceEntry {
 /// The trace line in English, the trace's own wording.
 impl fmt::Display for TraceEntry {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.line(&self.kind))
+        self.write_line(f, &self.kind)
     }
 }
 

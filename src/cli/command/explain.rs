@@ -13,23 +13,20 @@ pub(in crate::cli) fn explain_command(args: &ExplainArgs) -> Result<(String, Exi
         }
     }
     let (mut scenario, origin) = load(&args.source)?;
-    let (crashes, schedule) = overrides(
+    let OverriddenRun {
+        result,
+        failures,
+        schedule,
+        replay: run,
+        ..
+    } = overridden_run(
         &mut scenario,
+        &origin,
         args.inbox_ttl_ticks,
         &args.crash,
         args.schedule.as_deref(),
     )?;
-    let result = world::run_scheduled(&scenario, world::RunOptions::default(), &schedule);
-    reached(&result, &crashes, &schedule)?;
-    let failures = run_failures(&scenario, &result);
     let lang = language(args.lang);
-    let run = replay_with_schedule(
-        with_ttl_flag(
-            origin.replay_command(scenario.seed, &crashes),
-            args.inbox_ttl_ticks,
-        ),
-        &schedule,
-    );
     // The same run, told again: the replay command with `explain` and the language.
     let replay = format!(
         "{} --lang {}",

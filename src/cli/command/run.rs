@@ -102,6 +102,40 @@ pub(in crate::cli) fn overrides(
     Ok((crashes, schedule))
 }
 
+/// A run as `run` and `explain` take it: the command line's overrides applied, the run
+/// checked against the scenario, its `--crash` and `--schedule` held to what it reached,
+/// and the command that replays it.
+pub(in crate::cli) struct OverriddenRun {
+    pub result: RunResult,
+    pub failures: Option<Vec<String>>,
+    pub crashes: Vec<BoundaryPoint>,
+    pub schedule: Vec<u32>,
+    pub replay: String,
+}
+
+pub(in crate::cli) fn overridden_run(
+    scenario: &mut Scenario,
+    origin: &Origin,
+    ttl: Option<u64>,
+    crash: &[String],
+    schedule: Option<&str>,
+) -> Result<OverriddenRun, CliError> {
+    let (crashes, schedule) = overrides(scenario, ttl, crash, schedule)?;
+    let (result, failures) = checked_run(scenario, &schedule, world::RunOptions::default());
+    reached(&result, &crashes, &schedule)?;
+    let replay = replay_with_schedule(
+        with_ttl_flag(origin.replay_command(scenario.seed, &crashes), ttl),
+        &schedule,
+    );
+    Ok(OverriddenRun {
+        result,
+        failures,
+        crashes,
+        schedule,
+        replay,
+    })
+}
+
 pub(in crate::cli) fn run(args: &RunArgs) -> Result<(Printed, ExitCode), CliError> {
     if let Some(path) = &args.source.scenario.file {
         if path.is_dir() {
@@ -138,21 +172,19 @@ pub(in crate::cli) fn run(args: &RunArgs) -> Result<(Printed, ExitCode), CliErro
             return Err(e);
         }
     };
-    let (crashes, schedule) = overrides(
+    let OverriddenRun {
+        result,
+        failures,
+        crashes,
+        replay,
+        ..
+    } = overridden_run(
         &mut scenario,
+        &origin,
         args.inbox_ttl_ticks,
         &args.crash,
         args.schedule.as_deref(),
     )?;
-    let (result, failures) = checked_run(&scenario, &schedule, world::RunOptions::default());
-    reached(&result, &crashes, &schedule)?;
-    let replay = replay_with_schedule(
-        with_ttl_flag(
-            origin.replay_command(scenario.seed, &crashes),
-            args.inbox_ttl_ticks,
-        ),
-        &schedule,
-    );
     if let Some(junit) = &args.junit {
         let report = run_report(&scenario, &origin, &result, &failures, &replay);
         write_junit(junit, &replay, &[report])?;

@@ -250,17 +250,22 @@ impl TraceKind {
         }
     }
 
+    /// The database's answer, for a consumer's entry that carries one (a step, the clean-up
+    /// rollback, the alert, the lookup).
+    pub fn db_answer(&self) -> Option<DbOutcome> {
+        match self {
+            TraceKind::Db { outcome, .. }
+            | TraceKind::RolledBack { outcome }
+            | TraceKind::Alert { outcome }
+            | TraceKind::Lookup { outcome } => Some(*outcome),
+            _ => None,
+        }
+    }
+
     /// Whether the entry is a write that found the lock held (a retry follows).
     pub fn is_busy(&self) -> bool {
-        matches!(
-            self,
-            TraceKind::Busy { .. }
-                | TraceKind::CleanupBusy
-                | TraceKind::Db {
-                    outcome: DbOutcome::Busy { .. },
-                    ..
-                }
-        )
+        matches!(self, TraceKind::Busy { .. } | TraceKind::CleanupBusy)
+            || matches!(self.db_answer(), Some(DbOutcome::Busy { .. }))
     }
 }
 

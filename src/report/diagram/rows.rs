@@ -167,14 +167,7 @@ pub(super) fn rows_of(e: &TraceEntry, producer_db: Lane) -> Vec<Row> {
 /// Whether the entry is a write that had to wait, as the diagram draws it: the write
 /// lock held, or a stale snapshot (which SQLite reports as a kind of busy).
 fn is_busy(kind: &TraceKind) -> bool {
-    let answer = match kind {
-        TraceKind::Db { outcome, .. }
-        | TraceKind::RolledBack { outcome }
-        | TraceKind::Alert { outcome }
-        | TraceKind::Lookup { outcome } => Some(*outcome),
-        _ => None,
-    };
-    kind.is_busy() || answer == Some(DbOutcome::StaleSnapshot)
+    kind.is_busy() || kind.db_answer() == Some(DbOutcome::StaleSnapshot)
 }
 
 /// The rows of a producer's, a relay's or the retention job's step.
@@ -271,10 +264,7 @@ pub(super) fn consumer_rows(kind: &TraceKind, c: Lane, busy: bool) -> Vec<Draft>
     let refused = |d: Draft, why: &str| d.style(Style::Refused).says(format!(": {why}"));
     let duplicate = || note(c, c, "duplicate").says(" recognised");
     let other_payload = || note(c, c, "{e}: same id, other payload, refused");
-    let answer = match kind {
-        TraceKind::Db { outcome, .. } => Some(*outcome),
-        _ => None,
-    };
+    let answer = kind.db_answer();
     match (kind.action(), kind) {
         ("begin", _) => vec![to_db("BEGIN")],
         (action @ ("insert_inbox" | "check_inbox"), _) => {
@@ -357,7 +347,7 @@ fn effect_row(c: Lane, kind: &TraceKind, busy: bool) -> Draft {
         DbOutcome::CreditFailed => refused(d, "credit fails"),
         DbOutcome::Rejected => refused(d, "rejected, unknown transfer"),
         DbOutcome::BusinessDuplicate => refused(d, "transfer already applied"),
-        DbOutcome::StaleSnapshot => refused(d, "stale snapshot"),
+        // (A stale snapshot is drawn as a wait, above.)
         _ => d.says(format!(": {kind}")).remarkable(),
     }
 }

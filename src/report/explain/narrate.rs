@@ -163,14 +163,7 @@ impl Narrator<'_> {
         base: &str,
     ) -> Option<(String, bool)> {
         let l = self.lang;
-        let answer = match entry.kind {
-            TraceKind::Db { outcome, .. }
-            | TraceKind::RolledBack { outcome }
-            | TraceKind::Alert { outcome }
-            | TraceKind::Lookup { outcome } => Some(outcome),
-            _ => None,
-        };
-        match (&entry.kind, answer) {
+        match (&entry.kind, entry.kind.db_answer()) {
             (_, Some(DbOutcome::Busy { .. })) => Some((l.busy(who, entry.action()), false)),
             (_, Some(DbOutcome::StaleSnapshot)) => Some((l.stale_snapshot(who), false)),
             (TraceKind::StepFailed { .. }, _) => {
