@@ -2,6 +2,7 @@
 //! the limits on what a kept verdict holds.
 
 use super::*;
+use std::fmt::Write as _;
 
 /// What happened to one event's business effect.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -65,6 +66,7 @@ impl Outcome {
 }
 
 /// One event, as the committed database and the broker see it.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct EventReport {
     pub event: EventIndex,
@@ -98,7 +100,6 @@ pub struct EventReport {
     pub torn: bool,
     pub acked: bool,
     /// Why it is not acked, when it is not.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub unacked_reason: Option<String>,
     /// The crashes that hit a delivery of this event.
     pub crash_points: Vec<BoundaryPoint>,
@@ -106,7 +107,6 @@ pub struct EventReport {
     pub pending_rows: u32,
     /// When the retention job first deleted its inbox row, if it did: a delivery after
     /// that is no longer recognised as a duplicate.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub inbox_expired_at: Option<Tick>,
 }
 
@@ -237,25 +237,27 @@ impl ScopeVerdict {
 
     /// `ledger per intent: at-least-once (2 once, 1 duplicated)`.
     pub fn describe(&self) -> String {
-        let mut parts = vec![format!("{} once", self.once)];
-        for (n, what) in [
-            (self.lost, "lost"),
-            (self.duplicated, "duplicated"),
-            (self.ghost, "ghost"),
-            (self.stuck, "stuck"),
-            (self.wrong_effect, "wrong effect"),
-        ] {
-            if n > 0 {
-                parts.push(format!("{n} {what}"));
-            }
-        }
-        format!(
-            "{}: {} ({})",
-            self.boundary.name(),
-            self.guarantee,
-            parts.join(", ")
-        )
+        let parts = tally(
+            self.once,
+            &[
+                (self.lost, "lost"),
+                (self.duplicated, "duplicated"),
+                (self.ghost, "ghost"),
+                (self.stuck, "stuck"),
+                (self.wrong_effect, "wrong effect"),
+            ],
+        );
+        format!("{}: {} ({})", self.boundary.name(), self.guarantee, parts)
     }
+}
+
+/// `3 once, 1 lost`: how many ended once, then each other count that is not zero.
+pub fn tally(once: u64, others: &[(u64, &str)]) -> String {
+    let mut parts = format!("{once} once");
+    for (n, what) in others.iter().filter(|(n, _)| *n > 0) {
+        let _ = write!(parts, ", {n} {what}");
+    }
+    parts
 }
 
 /// How one unit fared within one boundary.

@@ -5,11 +5,11 @@ use super::*;
 
 /// One line of the consumer's trace, as both sides record it (rendered from the typed
 /// entry, for the report and its JSON).
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Line {
     pub tick: Tick,
     pub action: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub event: Option<EventIndex>,
     pub copy: u32,
     pub delivery: u32,

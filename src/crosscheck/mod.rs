@@ -137,18 +137,16 @@ fn observation(result: RunResult) -> Observation {
 /// A verdict in a few words: `exactly-once (3 once)`, `at-least-once (2 once, 1
 /// duplicated)`.
 pub fn outcome(v: &Verdict) -> String {
-    let mut parts = vec![format!("{} once", v.exactly_once)];
-    for (n, what) in [
-        (v.lost, "lost"),
-        (v.duplicated, "duplicated"),
-        (v.dead_lettered, "dead-lettered"),
-        (v.rejected, "rejected"),
-    ] {
-        if n > 0 {
-            parts.push(format!("{n} {what}"));
-        }
-    }
-    format!("{} ({})", v.guarantee, parts.join(", "))
+    let parts = crate::check::tally(
+        v.exactly_once,
+        &[
+            (v.lost, "lost"),
+            (v.duplicated, "duplicated"),
+            (v.dead_lettered, "dead-lettered"),
+            (v.rejected, "rejected"),
+        ],
+    );
+    format!("{} ({parts})", v.guarantee)
 }
 
 /// One cross-checked point: both runs, their differences, and how long each took (measured

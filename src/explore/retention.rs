@@ -39,6 +39,7 @@ pub struct FailingRun {
 }
 
 /// One TTL the search ran.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct TtlCandidate {
     pub ttl_ticks: Tick,
@@ -48,7 +49,6 @@ pub struct TtlCandidate {
     pub runs: u64,
     pub duplicated_runs: u64,
     /// The first run that duplicated an event.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub failing: Option<FailingRun>,
 }
 

@@ -4,6 +4,7 @@
 use super::*;
 
 /// The summary over all runs of an exploration.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Summary {
     pub depth: usize,
@@ -52,11 +53,8 @@ pub struct Summary {
     /// The weakest guarantee over all runs.
     pub guarantee: Guarantee,
     /// The other guarantee boundaries the scenario has, over all runs.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub ledger_per_intent: Option<ScopeSummary>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub email: Option<ScopeSummary>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub output_topic: Option<ScopeSummary>,
 }
 

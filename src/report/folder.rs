@@ -12,13 +12,13 @@ use serde::Serialize;
 use std::fmt::Write as _;
 
 /// One check of one scenario file against its `expect`.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct FileCheck {
     /// `run`, `explore dD` (the `expect.explore` entry for depth D), or `interleavings`.
     pub name: String,
     /// How many runs the check made: the runs of the exploration or the interleavings
     /// enumerated (none for `run`, which is one run).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub runs: Option<u64>,
     /// The expectations that failed; empty when they all held.
     pub failures: Vec<String>,
@@ -225,24 +225,19 @@ pub fn folder_text(folder: &str, files: &[FileReport]) -> String {
 }
 
 /// One scenario file in `run DIR --json`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Serialize)]
 pub struct FileJson<'a> {
     pub file: &'a str,
     pub result: FileResult,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub scenario: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub protocol: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
     /// The guarantee the plain run showed.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub guarantee: Option<Guarantee>,
     /// The plain run's trace hash.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub trace_hash: Option<&'a str>,
     pub checks: &'a [FileCheck],
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<&'a str>,
 }
 

@@ -15,6 +15,7 @@ use crate::world::RunResult;
 use serde::Serialize;
 
 /// One anomaly of one event. An event may have several (lost and unacked, say).
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Serialize)]
 pub struct Anomaly {
     pub event_id: String,
@@ -27,13 +28,10 @@ pub struct Anomaly {
     pub kind: &'static str,
     pub effects: u32,
     pub crash_points: Vec<BoundaryPoint>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
     /// `payload_mismatch`: the payload the inbox holds.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub stored_payload: Option<String>,
     /// `payload_mismatch`: the payload of the refused copy.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub received_payload: Option<String>,
 }
 
@@ -196,6 +194,7 @@ impl ExpectJson {
 }
 
 /// `run --json`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Serialize)]
 pub struct RunJson {
     pub scenario: String,
@@ -236,7 +235,6 @@ pub struct RunJson {
     pub stop: StopReason,
     /// Where a limit stopped the faulty phase and the healing phase, every fault off,
     /// began; absent when the faulty phase ended by itself.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub healed: Option<crate::world::Heal>,
     pub trace_hash: String,
     pub anomalies: Vec<Anomaly>,
@@ -247,7 +245,6 @@ pub struct RunJson {
     /// them all. Absent when nothing is left out.
     #[serde(skip_serializing_if = "crate::check::Omitted::is_empty")]
     pub omitted: crate::check::Omitted,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub expect: Option<ExpectJson>,
     pub replay: String,
 }
@@ -298,11 +295,11 @@ pub fn run_json(
 
 /// One run of `explore --json`: its crash point (empty for the crash-free run) and the run
 /// fields.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Serialize)]
 pub struct ExploredRunJson {
     pub crash_points: Vec<BoundaryPoint>,
     /// The index (in `runs`) of an earlier run with the same state after the last crash.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub equivalent_to: Option<usize>,
     #[serde(flatten)]
     pub run: RunJson,
@@ -310,13 +307,13 @@ pub struct ExploredRunJson {
 
 /// `explore --json`. Its runs are made one at a time as they are written (an exploration
 /// may have hundreds of thousands): write it with [`serde_json::to_writer`].
+#[serde_with::skip_serializing_none]
 #[derive(Serialize)]
 pub struct ExploreJson<'a> {
     pub scenario: &'a str,
     pub protocol: &'a str,
     pub runs: ExploredRunsJson<'a>,
     pub summary: Summary,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub expect: Option<ExpectJson>,
 }
 
@@ -356,6 +353,7 @@ pub fn explore_json<'a>(
     }
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Serialize)]
 pub struct MatrixPointJson {
     pub at: String,
@@ -365,20 +363,19 @@ pub struct MatrixPointJson {
     pub lost: u64,
     pub duplicated: u64,
     /// The command replaying the first failing run at this boundary, if any failed.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub replay: Option<String>,
     /// The confirmed state after the crash, the recovery and the outcome, per group of
     /// events that behaved alike.
     pub rows: Vec<PointRow>,
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Serialize)]
 pub struct MatrixProtocolJson {
     pub name: String,
     pub steps: Vec<Step>,
     /// Over single crashes, as `runs`, `lost_runs` and `duplicated_runs`.
     pub guarantee: Guarantee,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub expected_guarantee: Option<Guarantee>,
     pub runs: u64,
     pub lost_runs: u64,
@@ -443,6 +440,7 @@ pub fn matrix_json(columns: &[MatrixColumn], events: usize, seed: u64, depth: us
 }
 
 /// One line of a sweep's `--out` file (JSON Lines).
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Serialize)]
 pub struct FindingJson<'a> {
     pub seed: u64,
@@ -465,7 +463,6 @@ pub struct FindingJson<'a> {
     /// The replay token of this exact run.
     pub token: String,
     /// The minimal run that fails the same way, when the finding was shrunk.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub shrunk: Option<ShrunkJson>,
 }
 
@@ -541,10 +538,10 @@ pub fn finding_json<'a>(
 }
 
 /// One interleaving in `explore --interleavings --json`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Serialize)]
 pub struct InterleavingJson {
     /// The crash injected in this run (with `--with-crashes`).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub crash_point: Option<BoundaryPoint>,
     pub schedule: Vec<u32>,
     pub guarantee: Guarantee,
@@ -559,6 +556,7 @@ pub struct InterleavingJson {
 }
 
 /// `explore --interleavings --json`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Serialize)]
 pub struct InterleavingsJson {
     pub scenario: String,
@@ -579,7 +577,6 @@ pub struct InterleavingsJson {
     pub pending_runs: u64,
     pub guarantee: Guarantee,
     pub runs: Vec<InterleavingJson>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub expect: Option<ExpectJson>,
 }
 
@@ -631,6 +628,7 @@ pub fn interleavings_json(
 }
 
 /// `explore --smallest-safe-ttl --json`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Serialize)]
 pub struct TtlSearchJson {
     pub scenario: String,
@@ -638,9 +636,7 @@ pub struct TtlSearchJson {
     #[serde(flatten)]
     pub search: TtlSearch,
     /// The command replaying the largest unsafe TTL's failing run.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub replay: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub expect: Option<ExpectJson>,
 }
 

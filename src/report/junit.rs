@@ -9,6 +9,7 @@
 //! escaped for XML, and characters XML 1.0 cannot carry are dropped.
 
 use super::folder::{FileReport, FileResult};
+use super::xml::{attr, text};
 use std::fmt::Write as _;
 
 /// The JUnit document for `reports` (in the order given), named `name` (the command).
@@ -131,45 +132,6 @@ fn cases(report: &FileReport) -> Vec<Case> {
         });
     }
     cases
-}
-
-/// Text content: `&`, `<` and `>` escaped, and what XML 1.0 cannot carry dropped.
-fn text(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars().filter(|&c| allowed(c)) {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// An attribute value in double quotes: also quotes escaped, and line breaks and tabs as
-/// character references (a parser would otherwise turn them into spaces).
-fn attr(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars().filter(|&c| allowed(c)) {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            '\n' => out.push_str("&#10;"),
-            '\r' => out.push_str("&#13;"),
-            '\t' => out.push_str("&#9;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// The characters of XML 1.0's `Char` production.
-fn allowed(c: char) -> bool {
-    matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..)
 }
 
 #[cfg(test)]

@@ -15,6 +15,7 @@ pub mod lang;
 pub mod markdown;
 pub mod paint;
 pub mod text;
+pub mod xml;
 
 use crate::explore::sweep::SwarmLimits;
 use crate::model::BoundaryPoint;

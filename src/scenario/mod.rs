@@ -212,27 +212,22 @@ impl Default for Limits {
 /// `run` checks the top-level fields against the run; `explore --depth D` checks the
 /// `explore` entry for depth D if there is one, and otherwise reads the top-level fields for
 /// the set of runs.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Expect {
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub guarantee: Option<Guarantee>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub lost: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub duplicated: Option<u64>,
     /// Events the projection rejects as out of order.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub rejected: Option<u64>,
     /// Committed `payload_alert` rows: copies with a known `event_id` and another payload.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub payload_alerts: Option<u64>,
     /// Completions still waiting in `pending_event` when the run ends.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub pending: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub all_acked: Option<bool>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub conserved: Option<bool>,
     /// One object, or a list with one object per exploration depth.
     #[serde(
@@ -242,40 +237,36 @@ pub struct Expect {
     )]
     pub explore: Vec<ExploreExpect>,
     /// What `explore --interleavings` should find.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub interleavings: Option<InterleavingsExpect>,
     /// Per guarantee boundary (`ledger_per_event`, `ledger_per_intent`, `email`,
     /// `output_topic`): what the run's verdict for it should be.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub boundaries: BTreeMap<Scope, ScopeExpect>,
     /// What `explore --smallest-safe-ttl` should find.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub smallest_safe_ttl: Option<TtlExpect>,
 }
 
 /// What one boundary's verdict should be.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ScopeExpect {
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub guarantee: Option<Guarantee>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub lost: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub duplicated: Option<u64>,
     /// Effects with nothing behind them: a ledger effect for a transfer the producer never
     /// committed, an email for an effect that never committed.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub ghost: Option<u64>,
 }
 
 /// What one boundary should show over an exploration's runs.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ScopeRunsExpect {
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub guarantee: Option<Guarantee>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub broken_runs: Option<u64>,
 }
 
@@ -290,6 +281,7 @@ pub fn runs_step(protocol: &Protocol, producer: &ProducerConfig, step: Step) -> 
 }
 
 /// What `explore --smallest-safe-ttl` should find.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TtlExpect {
@@ -297,31 +289,25 @@ pub struct TtlExpect {
     #[serde(default = "depth_one")]
     pub depth: usize,
     /// The smallest safe TTL, in ticks.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub ticks: Option<u64>,
     /// How many runs the search took.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub runs: Option<u64>,
 }
 
 /// What `explore --interleavings` should find, in counts of interleavings.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct InterleavingsExpect {
     /// The preemption bound these counts are for (also the default bound for this
     /// scenario's `explore --interleavings`).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub max_preemptions: Option<usize>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub runs: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub breaking_runs: Option<u64>,
     /// Interleavings in which the projection rejected an event as out of order.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub rejected_runs: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub guarantee: Option<Guarantee>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub complete: Option<bool>,
 }
 
@@ -356,6 +342,7 @@ fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<ExploreExpe
 }
 
 /// What `explore --depth D` should find, in counts of runs (the crash-free run included).
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ExploreExpect {
@@ -365,23 +352,15 @@ pub struct ExploreExpect {
     pub boundaries: BTreeMap<Scope, ScopeRunsExpect>,
     #[serde(default = "depth_one")]
     pub depth: usize,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub runs: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub guarantee: Option<Guarantee>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub lost_runs: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub duplicated_runs: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub dead_lettered_runs: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub rejected_runs: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub pending_runs: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub unacked_runs: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub unconserved_runs: Option<u64>,
 }
 

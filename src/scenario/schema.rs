@@ -9,18 +9,19 @@ use crate::consumer::CommitTimeoutStrategy;
 use crate::store::{EffectMode, OutOfOrder};
 use serde::{Deserialize, Serialize};
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawScenario {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub name: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub description: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub seed: Option<u64>,
     /// A built-in protocol's name, or `{"name", "description"?, "steps"}`.
     pub protocol: RawProtocol,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub consumers: Option<u64>,
     #[serde(default, skip_serializing_if = "is_default")]
     pub workload: RawWorkload,
@@ -32,7 +33,7 @@ pub struct RawScenario {
     pub consumer: RawConsumer,
     #[serde(default, skip_serializing_if = "is_default")]
     pub faults: RawFaults,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub expect: Option<Expect>,
     #[serde(default, skip_serializing_if = "is_default")]
     pub limits: RawLimits,
@@ -42,32 +43,28 @@ pub struct RawScenario {
     pub email: RawEmail,
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Default, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawProducer {
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub mode: Option<crate::producer::ProducerMode>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub identity: Option<crate::producer::Identity>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub database: Option<crate::producer::ProducerDatabase>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub retry: Option<bool>,
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Default, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawEmail {
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub idempotency_key: Option<bool>,
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawPublishFault {
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub event: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub times: Option<u32>,
 }
 
@@ -119,25 +116,23 @@ fn is_default<T: Default + PartialEq>(value: &T) -> bool {
     *value == T::default()
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawCustomProtocol {
     pub name: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub description: Option<String>,
     pub steps: Vec<String>,
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Default, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawWorkload {
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub events: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub accounts: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub amount_minor: Option<i64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub initial_balance_minor: Option<i64>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub republish: Vec<u64>,
@@ -145,58 +140,39 @@ pub struct RawWorkload {
     pub republish_altered: Vec<u64>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub invalid: Vec<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub lifecycle: Option<bool>,
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Default, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawStore {
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub inbox_unique: Option<bool>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub effect: Option<EffectMode>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub business_key_unique: Option<bool>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub inbox_ttl_ticks: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub cleanup_every_ticks: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub cleanup_batch: Option<u32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub out_of_order: Option<OutOfOrder>,
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Default, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawBroker {
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub redelivery_delay_ticks: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub max_deliveries: Option<u32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub lease_ticks: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub stale_ack: Option<StaleAck>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub delivery_jitter_ticks: Option<u64>,
     /// `queue` (default) or `log`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<BrokerKind>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub partitions: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub key: Option<PartitionKey>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub commit_every: Option<u32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub auto_commit: Option<bool>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub transactional: Option<bool>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub replay_dead_letters_at_tick: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub late_redelivery_ticks: Option<u64>,
 }
 
@@ -207,23 +183,22 @@ pub enum BrokerKind {
     Log,
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Default, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawConsumer {
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub restart_delay_ticks: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub on_commit_timeout: Option<CommitTimeoutStrategy>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub completion_delay_ticks: Option<u64>,
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Default, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawFaults {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub crash: Vec<RawCrash>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub random_crash: Option<RawRandomCrash>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fail: Vec<RawFail>,
@@ -239,47 +214,41 @@ pub struct RawFaults {
     pub publish_timeout: Vec<RawPublishFault>,
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawCommitTimeout {
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub event: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub delivery: Option<u32>,
     pub applied: bool,
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawStall {
     pub at: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub event: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub delivery: Option<u32>,
     pub ticks: u64,
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawDeliveryFault {
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub event: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub delivery: Option<u32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub times: Option<u32>,
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawCrash {
     pub at: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub event: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub copy: Option<u32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub delivery: Option<u32>,
 }
 
@@ -290,25 +259,21 @@ pub struct RawRandomCrash {
     pub max_crashes: u32,
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawFail {
     pub at: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub event: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub delivery: Option<u32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub times: Option<u32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub until_tick: Option<u64>,
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Default, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawLimits {
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub max_steps: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub max_ticks: Option<u64>,
 }

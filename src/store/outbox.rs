@@ -190,8 +190,8 @@ impl Store {
 mod tests {
     use super::*;
     use crate::model::EventType;
-    use crate::store::tests::accounts;
-    use crate::store::{StoreConfig, StoreOp};
+    use crate::store::tests::{accounts, apply};
+    use crate::store::StoreConfig;
 
     fn event(index: usize, event_id: &str) -> Event {
         Event {
@@ -238,16 +238,12 @@ mod tests {
             ..StoreConfig::default()
         };
         let mut s = Store::open_in_memory(&config, &accounts()).unwrap();
-        let apply = |e| StoreOp::ApplyEffect {
-            event: e,
-            fail_credit: false,
-            done: 0,
-            read: None,
-            track_transfer: false,
-        };
         let (first, second) = (event(0, "id-0"), event(1, "id-1"));
-        assert_eq!(s.execute(apply(&first), 1), DbOutcome::Applied);
-        assert_eq!(s.execute(apply(&second), 2), DbOutcome::BusinessDuplicate);
+        assert_eq!(s.execute(apply(&first, false), 1), DbOutcome::Applied);
+        assert_eq!(
+            s.execute(apply(&second, false), 2),
+            DbOutcome::BusinessDuplicate
+        );
         let c = s.committed_state();
         assert_eq!(c.ledger_by_transfer["tr_00000"].debits, 1);
         assert!(!c.ledger.contains_key("id-1"));
@@ -258,13 +254,7 @@ mod tests {
         let mut s = Store::open_in_memory(&StoreConfig::default(), &accounts()).unwrap();
         for (i, id) in ["id-0", "id-1"].into_iter().enumerate() {
             let e = event(i, id);
-            let op = StoreOp::ApplyEffect {
-                event: &e,
-                fail_credit: false,
-                done: 0,
-                read: None,
-                track_transfer: false,
-            };
+            let op = apply(&e, false);
             assert_eq!(s.execute(op, 1), DbOutcome::Applied);
         }
         assert_eq!(s.committed_state().ledger_by_transfer["tr_00000"].debits, 2);

@@ -9,6 +9,7 @@
 //! tests look for carry `class` and `data-*` attributes (the lane, the event, its outcome).
 
 use super::{legend_text, Diagram, Lane, Row, Shape, Style, Tone, PLAIN_INK};
+use crate::report::xml::attr as esc;
 use std::fmt::Write as _;
 
 const MARGIN: i64 = 16;
@@ -384,22 +385,4 @@ fn fit(text: &str, max: i64) -> String {
     let mut s: String = text.chars().take(max - 3).collect();
     s.push_str("...");
     s
-}
-
-/// `text` escaped for XML text and attribute values.
-pub(super) fn esc(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            // XML 1.0 forbids most control characters even escaped.
-            c if c.is_control() && c != '\n' && c != '\t' => out.push(' '),
-            c => out.push(c),
-        }
-    }
-    out
 }

@@ -270,14 +270,6 @@ fn mermaid_text_is_cleaned_of_syntax() {
 }
 
 #[test]
-fn svg_text_is_escaped() {
-    assert_eq!(
-        svg::esc("<a & 'b' \"c\">\u{1}"),
-        "&lt;a &amp; &apos;b&apos; &quot;c&quot;&gt; "
-    );
-}
-
-#[test]
 fn a_scenario_name_with_syntax_characters_cannot_break_either_diagram() {
     let (mut s, r) = crashed("ack-first", 3, "after:ack e1 d1");
     s.name = "evil; name # <b>\"x\"</b> & 'y' %%".into();

@@ -44,16 +44,11 @@ impl Lang {
     }
 
     pub fn lost_torn(self, ev: &str, debits: u32, credits: u32) -> String {
+        let (d, c) = self.ledger_rows(debits, credits);
         match self {
-            Lang::En => format!(
-                "Event {ev} is lost: only half of its transfer committed ({}, {}).",
-                pl(debits, "debit", "debits"),
-                pl(credits, "credit", "credits")
-            ),
+            Lang::En => format!("Event {ev} is lost: only half of its transfer committed ({d}, {c})."),
             Lang::Es => format!(
-                "El evento {ev} se perdió: solo se confirmó la mitad de su transferencia ({}, {}).",
-                pl(debits, "débito", "débitos"),
-                pl(credits, "crédito", "créditos")
+                "El evento {ev} se perdió: solo se confirmó la mitad de su transferencia ({d}, {c})."
             ),
         }
     }
@@ -271,17 +266,14 @@ impl Lang {
     }
 
     pub fn torn_anomaly(self, ev: &str, debits: u32, credits: u32) -> String {
+        let (d, c) = self.ledger_rows(debits, credits);
         match self {
             Lang::En => format!(
-                "Event {ev} is torn: {} and {} committed, so the balances no longer add up.",
-                pl(debits, "debit", "debits"),
-                pl(credits, "credit", "credits")
+                "Event {ev} is torn: {d} and {c} committed, so the balances no longer add up."
             ),
             Lang::Es => format!(
-                "El evento {ev} quedó partido: se confirmaron {} y {}, así que los saldos ya no \
-                 cierran.",
-                pl(debits, "débito", "débitos"),
-                pl(credits, "crédito", "créditos")
+                "El evento {ev} quedó partido: se confirmaron {d} y {c}, así que los saldos ya no \
+                 cierran."
             ),
         }
     }

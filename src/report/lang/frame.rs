@@ -266,18 +266,8 @@ impl Lang {
 
     /// An event with a debit and no credit, or the reverse.
     pub fn ledger_torn(self, event: usize, debits: u32, credits: u32) -> String {
-        match self {
-            Lang::En => format!(
-                "e{event} ({}, {})",
-                pl(debits, "debit", "debits"),
-                pl(credits, "credit", "credits")
-            ),
-            Lang::Es => format!(
-                "e{event} ({}, {})",
-                pl(debits, "débito", "débitos"),
-                pl(credits, "crédito", "créditos")
-            ),
-        }
+        let (d, c) = self.ledger_rows(debits, credits);
+        format!("e{event} ({d}, {c})")
     }
 
     pub fn tx_item(self, item: TxItem) -> String {

@@ -120,6 +120,22 @@ pub(crate) fn nonzero(sep: &str, counts: &[(u64, &str)]) -> String {
         .collect()
 }
 
+impl Lang {
+    /// `1 debit` and `2 credits`: an event's committed ledger rows, counted.
+    fn ledger_rows(self, debits: u32, credits: u32) -> (String, String) {
+        match self {
+            Lang::En => (
+                pl(debits, "debit", "debits"),
+                pl(credits, "credit", "credits"),
+            ),
+            Lang::Es => (
+                pl(debits, "débito", "débitos"),
+                pl(credits, "crédito", "créditos"),
+            ),
+        }
+    }
+}
+
 fn pl(n: impl Into<u64>, one: &str, many: &str) -> String {
     let n = n.into();
     format!("{n} {}", if n == 1 { one } else { many })

@@ -422,11 +422,10 @@ impl Lang {
                 e.amount_minor
             ),
             (Lang::En, "torn") => format!("TORN: half an effect committed ({detail})"),
-            (Lang::Es, "torn") => format!(
-                "PARTIDO: se confirmó medio efecto ({}, {})",
-                pl(e.debits, "débito", "débitos"),
-                pl(e.credits, "crédito", "créditos")
-            ),
+            (Lang::Es, "torn") => {
+                let (d, c) = Lang::Es.ledger_rows(e.debits, e.credits);
+                format!("PARTIDO: se confirmó medio efecto ({d}, {c})")
+            }
             (Lang::En, _) => format!("UNACKED: {detail}"),
             (Lang::Es, _) => format!(
                 "SIN ACK: {}",

@@ -11,22 +11,18 @@ fn a_completion_needs_its_transfer_and_is_rejected_without_it() {
         event_type: EventType::TransferCompleted,
         ..event()
     };
-    let apply = |e| StoreOp::ApplyEffect {
-        event: e,
-        fail_credit: false,
-        done: 0,
-        read: None,
-        track_transfer: true,
-    };
     let mut s = store(true);
     assert_eq!(
-        s.execute(apply(&completed), 1),
+        s.execute(apply(&completed, true), 1),
         DbOutcome::Rejected,
         "unknown transfer"
     );
-    assert_eq!(s.execute(apply(&created), 2), DbOutcome::Applied);
-    assert_eq!(s.execute(apply(&completed), 3), DbOutcome::Applied);
-    assert_eq!(s.execute(apply(&completed), 4), DbOutcome::AlreadyCompleted);
+    assert_eq!(s.execute(apply(&created, true), 2), DbOutcome::Applied);
+    assert_eq!(s.execute(apply(&completed, true), 3), DbOutcome::Applied);
+    assert_eq!(
+        s.execute(apply(&completed, true), 4),
+        DbOutcome::AlreadyCompleted
+    );
     let c = s.committed_state();
     assert_eq!(c.ledger[&completed.event_id].completions, 1);
     assert_eq!(c.rejected[&completed.event_id], 1);
@@ -43,7 +39,7 @@ fn a_buffered_completion_waits_and_is_applied_by_its_creations_transaction() {
     let mut s = buffering_store();
     s.execute(StoreOp::Begin, 1);
     s.execute(StoreOp::InsertInbox { event: &completed }, 2);
-    assert_eq!(s.execute(apply(&completed), 3), DbOutcome::Buffered);
+    assert_eq!(s.execute(apply(&completed, true), 3), DbOutcome::Buffered);
     s.execute(StoreOp::Commit, 4);
     let c = s.committed_state();
     assert_eq!(
@@ -53,13 +49,19 @@ fn a_buffered_completion_waits_and_is_applied_by_its_creations_transaction() {
     assert!(c.rejected.is_empty() && !c.ledger.contains_key(&completed.event_id));
 
     s.execute(StoreOp::Begin, 5);
-    assert_eq!(s.execute(apply(&created), 6), DbOutcome::AppliedWithPending);
+    assert_eq!(
+        s.execute(apply(&created, true), 6),
+        DbOutcome::AppliedWithPending
+    );
     // Rolled back: the pending row is still there, nothing applied.
     s.execute(StoreOp::Rollback, 7);
     assert_eq!(s.committed_state().pending[&completed.event_id], 1);
 
     s.execute(StoreOp::Begin, 8);
-    assert_eq!(s.execute(apply(&created), 9), DbOutcome::AppliedWithPending);
+    assert_eq!(
+        s.execute(apply(&created, true), 9),
+        DbOutcome::AppliedWithPending
+    );
     s.execute(StoreOp::Commit, 10);
     let c = s.committed_state();
     assert!(
@@ -69,7 +71,7 @@ fn a_buffered_completion_waits_and_is_applied_by_its_creations_transaction() {
     assert_eq!(c.ledger[&completed.event_id].completions, 1);
     assert_eq!(c.ledger[&created.event_id].debits, 1);
     assert_eq!(
-        s.execute(apply(&completed), 11),
+        s.execute(apply(&completed, true), 11),
         DbOutcome::AlreadyCompleted,
         "a late copy of the completion finds the transfer completed"
     );
@@ -80,10 +82,10 @@ fn a_creation_with_nothing_pending_is_a_plain_apply_and_reject_mode_never_buffer
     let created = event();
     let completed = completed_of(&created);
     let mut s = buffering_store();
-    assert_eq!(s.execute(apply(&created), 1), DbOutcome::Applied);
-    assert_eq!(s.execute(apply(&completed), 2), DbOutcome::Applied);
+    assert_eq!(s.execute(apply(&created, true), 1), DbOutcome::Applied);
+    assert_eq!(s.execute(apply(&completed, true), 2), DbOutcome::Applied);
     let mut r = store(true);
-    assert_eq!(r.execute(apply(&completed), 1), DbOutcome::Rejected);
+    assert_eq!(r.execute(apply(&completed, true), 1), DbOutcome::Rejected);
     assert!(r.committed_state().pending.is_empty());
 }
 
@@ -92,9 +94,12 @@ fn without_the_inbox_a_completion_buffered_twice_is_applied_twice() {
     let created = event();
     let completed = completed_of(&created);
     let mut s = buffering_store();
-    assert_eq!(s.execute(apply(&completed), 1), DbOutcome::Buffered);
-    assert_eq!(s.execute(apply(&completed), 2), DbOutcome::Buffered);
-    assert_eq!(s.execute(apply(&created), 3), DbOutcome::AppliedWithPending);
+    assert_eq!(s.execute(apply(&completed, true), 1), DbOutcome::Buffered);
+    assert_eq!(s.execute(apply(&completed, true), 2), DbOutcome::Buffered);
+    assert_eq!(
+        s.execute(apply(&created, true), 3),
+        DbOutcome::AppliedWithPending
+    );
     assert_eq!(
         s.committed_state().ledger[&completed.event_id].completions,
         2
@@ -178,13 +183,7 @@ fn a_transfer_state_row_is_written_only_when_the_lifecycle_needs_it() {
     for track_transfer in [false, true] {
         let mut s = store(true);
         let e = event();
-        let op = StoreOp::ApplyEffect {
-            event: &e,
-            fail_credit: false,
-            done: 0,
-            read: None,
-            track_transfer,
-        };
+        let op = apply(&e, track_transfer);
         assert_eq!(s.execute(op, 1), DbOutcome::Applied);
         assert_eq!(transfers(&s), i64::from(track_transfer), "{track_transfer}");
     }

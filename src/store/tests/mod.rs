@@ -97,19 +97,7 @@ fn a_committed_effect_moves_money_and_writes_two_ledger_rows() {
     let mut s = store(true);
     let e = event();
     s.execute(StoreOp::Begin, 1);
-    assert_eq!(
-        s.execute(
-            StoreOp::ApplyEffect {
-                event: &e,
-                fail_credit: false,
-                done: 0,
-                read: None,
-                track_transfer: true,
-            },
-            2
-        ),
-        DbOutcome::Applied
-    );
+    assert_eq!(s.execute(apply(&e, true), 2), DbOutcome::Applied);
     s.execute(StoreOp::Commit, 3);
     let c = s.committed_state();
     assert_eq!(
@@ -130,16 +118,7 @@ fn a_crash_drops_the_open_transaction_and_keeps_what_was_committed() {
     let e = event();
     s.execute(StoreOp::InsertInbox { event: &e }, 1); // autocommits
     s.execute(StoreOp::Begin, 2);
-    s.execute(
-        StoreOp::ApplyEffect {
-            event: &e,
-            fail_credit: false,
-            done: 0,
-            read: None,
-            track_transfer: true,
-        },
-        3,
-    );
+    s.execute(apply(&e, true), 3);
     assert!(s.drop_open_transaction());
     assert!(!s.drop_open_transaction(), "nothing left to drop");
     let c = s.committed_state();
@@ -221,13 +200,14 @@ fn completed_of(created: &Event) -> Event {
     }
 }
 
-fn apply(e: &Event) -> StoreOp<'_> {
+/// The effect on its first turn: nothing done yet, nothing read, no failure.
+pub(in crate::store) fn apply(e: &Event, track_transfer: bool) -> StoreOp<'_> {
     StoreOp::ApplyEffect {
         event: e,
         fail_credit: false,
         done: 0,
         read: None,
-        track_transfer: true,
+        track_transfer,
     }
 }
 
@@ -284,7 +264,7 @@ fn an_effect_or_an_alert_blocked_by_another_writer_is_busy_not_a_duplicate() {
     };
     stores[1].execute(StoreOp::Begin, 2);
     assert_eq!(
-        stores[1].execute(apply(&other), 2),
+        stores[1].execute(apply(&other, true), 2),
         DbOutcome::Busy { done: 0 },
         "the ledger insert waits for the lock; it is no business duplicate"
     );
@@ -398,7 +378,7 @@ fn the_business_key_guards_each_leg_and_a_credit_row_alone_is_a_business_duplica
         )
         .unwrap();
     s.execute(StoreOp::Begin, 1);
-    assert_eq!(s.execute(apply(&e), 2), DbOutcome::BusinessDuplicate);
+    assert_eq!(s.execute(apply(&e, true), 2), DbOutcome::BusinessDuplicate);
     s.execute(StoreOp::Rollback, 3);
     let c = s.committed_state();
     assert!(!c.ledger.contains_key(&e.event_id), "the debit rolled back");

@@ -134,20 +134,8 @@ fn a_committed_snapshot_is_taken_only_outside_a_transaction() {
 fn committed_credit_amounts_show_an_applied_copy_with_another_payload() {
     let mut s = store(true);
     let e = event();
-    let apply = |s: &mut Store, event| {
-        s.execute(
-            StoreOp::ApplyEffect {
-                event,
-                fail_credit: false,
-                done: 0,
-                read: None,
-                track_transfer: false,
-            },
-            1,
-        )
-    };
-    apply(&mut s, &e);
-    apply(&mut s, &e.altered(1));
+    s.execute(apply(&e, false), 1);
+    s.execute(apply(&e.altered(1), false), 1);
     let c = s.committed_state();
     assert_eq!(c.credit_amounts[&e.event_id], [10_000, 20_000]);
     assert_eq!(

@@ -146,7 +146,7 @@ fn a_connection_reused_for_its_template_is_reset_to_the_templates_rows() {
         let e = event();
         s.execute(StoreOp::Begin, 1);
         s.execute(StoreOp::InsertInbox { event: &e }, 1);
-        s.execute(apply(&e), 2);
+        s.execute(apply(&e, true), 2);
         s.execute(StoreOp::Commit, 3);
         s.execute(StoreOp::RecordPayloadAlert { event: &e }, 4);
         assert_eq!(
@@ -173,7 +173,7 @@ fn a_connection_reused_for_its_template_is_reset_to_the_templates_rows() {
 
         // Rowids start at 1 again, as in a fresh copy.
         let mut again = store(true);
-        again.execute(apply(&e), 6);
+        again.execute(apply(&e, true), 6);
         let first: i64 = again
             .conn()
             .query_row("SELECT MIN(entry_id) FROM ledger_entry", [], |r| r.get(0))
@@ -200,8 +200,8 @@ fn a_connection_reused_for_its_template_is_reset_to_the_templates_rows() {
             event_id: "another".into(),
             ..event()
         };
-        assert_eq!(plain.execute(apply(&e), 7), DbOutcome::Applied);
-        assert_eq!(plain.execute(apply(&second), 8), DbOutcome::Applied);
+        assert_eq!(plain.execute(apply(&e, true), 7), DbOutcome::Applied);
+        assert_eq!(plain.execute(apply(&second, true), 8), DbOutcome::Applied);
     })
     .join()
     .unwrap();
@@ -265,16 +265,7 @@ fn replaying_the_logged_statements_rebuilds_the_same_state() {
     s.record_statements();
     s.execute(StoreOp::Begin, 1);
     s.execute(StoreOp::InsertInbox { event: &e }, 2);
-    s.execute(
-        StoreOp::ApplyEffect {
-            event: &e,
-            fail_credit: false,
-            done: 0,
-            read: None,
-            track_transfer: true,
-        },
-        3,
-    );
+    s.execute(apply(&e, true), 3);
     s.execute(StoreOp::Commit, 4);
     s.execute(StoreOp::InsertInbox { event: &e }, 5);
     let expected = s.committed_state();
