@@ -361,6 +361,7 @@ pub mod strategies {
         )
             .prop_map(|(step, event, times)| FailSpec {
                 step,
+                nth: None,
                 event,
                 delivery: None,
                 times,

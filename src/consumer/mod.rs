@@ -17,7 +17,7 @@
 //! it cannot know whether the commit happened, and follows its [`CommitTimeoutStrategy`].
 
 pub use crate::model::CommitTimeoutStrategy;
-use crate::model::{AckOutcome, DbOutcome, Delivery, HalfDone, Host, Protocol, Step};
+use crate::model::{occurrence, AckOutcome, DbOutcome, Delivery, HalfDone, Host, Protocol, Step};
 
 /// What the consumer wants done next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,6 +52,9 @@ impl Action {
 pub struct Command {
     pub action: Action,
     pub delivery: Option<Delivery>,
+    /// For a protocol step, which occurrence of its step it is (1 unless the protocol
+    /// repeats the step: the second `commit` is 2); its crash points carry it.
+    pub nth: u8,
 }
 
 /// The answer to a command.
@@ -149,13 +152,33 @@ impl Consumer {
         self
     }
 
-    /// The index of `step` in the protocol; only asked for steps a commit implies.
-    fn position(&self, step: Step) -> usize {
-        self.protocol
-            .steps
+    /// The clean-up after a duplicate, a failure, a payload mismatch or a commit timeout:
+    /// roll back first, then (output and) ack, reject, alert or look up.
+    fn recovery(&self, mode: Mode, w: Work) -> Action {
+        match mode {
+            _ if w.in_transaction => Action::Rollback,
+            // The event's result is recorded already; its output is derived from the event,
+            // so it is emitted again, in this delivery's broker transaction, before the ack
+            // confirms it.
+            Mode::Duplicate if self.protocol.has(Step::ProduceOutput) && !w.produced => {
+                Action::Step(Step::ProduceOutput)
+            }
+            Mode::Duplicate => Action::Step(Step::Ack),
+            Mode::Failed => Action::Nack,
+            Mode::PayloadMismatch { alerted: false } => Action::RecordAlert,
+            Mode::PayloadMismatch { alerted: true } => Action::Step(Step::Ack),
+            Mode::LookingUp => Action::Lookup,
+            Mode::Normal => unreachable!("normal work runs the protocol's next step"),
+        }
+    }
+
+    /// The `begin` that opened the transaction whose `commit` is at `commit_at`: the last
+    /// one before it (transactions do not nest).
+    fn begin_before(&self, commit_at: usize) -> usize {
+        self.protocol.steps[..commit_at]
             .iter()
-            .position(|s| *s == step)
-            .expect("a protocol that commits has begin and commit")
+            .rposition(|s| *s == Step::Begin)
+            .expect("a valid protocol begins what it commits")
     }
 
     pub fn phase(&self) -> Phase {
@@ -240,32 +263,25 @@ impl Host for Consumer {
             Phase::Idle => Some(Command {
                 action: Action::Step(Step::Receive),
                 delivery: None,
+                nth: 1,
             }),
             Phase::Working => {
                 let w = self.work.expect("working means holding a delivery");
-                let action = match w.mode {
-                    Mode::Normal => Action::Step(self.protocol.steps[w.next]),
-                    _ if w.in_transaction => Action::Rollback,
-                    // The event's result is recorded already; its output is derived from
-                    // the event, so it is emitted again, in this delivery's broker
-                    // transaction, before the ack confirms it.
-                    Mode::Duplicate if self.protocol.has(Step::ProduceOutput) && !w.produced => {
-                        Action::Step(Step::ProduceOutput)
-                    }
-                    Mode::Duplicate => Action::Step(Step::Ack),
-                    Mode::Failed => Action::Nack,
-                    Mode::PayloadMismatch { alerted: false } => Action::RecordAlert,
-                    Mode::PayloadMismatch { alerted: true } => Action::Step(Step::Ack),
-                    Mode::LookingUp => Action::Lookup,
+                let (action, nth) = match w.mode {
+                    Mode::Normal => (
+                        Action::Step(self.protocol.steps[w.next]),
+                        occurrence(&self.protocol.steps, w.next),
+                    ),
+                    mode => (self.recovery(mode, w), 1),
                 };
                 Some(Command {
                     action,
                     delivery: Some(w.delivery),
+                    nth,
                 })
             }
         }
     }
-
     /// The answer to the command last returned by [`Host::poll_command`].
     fn handle_answer(&mut self, result: StepResult) {
         let command = self
@@ -275,14 +291,12 @@ impl Host for Consumer {
             self.received(result);
             return;
         }
-        let commit_at = self
-            .protocol
-            .has(Step::Commit)
-            .then(|| self.position(Step::Commit));
-        let begin_at = self
-            .protocol
-            .has(Step::Begin)
-            .then(|| self.position(Step::Begin));
+        // A commit that timed out is the step at `next` until the lookup decides; the
+        // transaction to run again is the one that commit closes.
+        let commit_at = self.work.map(|w| w.next);
+        let begin_at = commit_at
+            .filter(|at| self.protocol.steps.get(*at) == Some(&Step::Commit))
+            .map(|at| self.begin_before(at));
         let strategy = self.on_commit_timeout;
         let w = self.work.as_mut().expect("working");
         match (command.action, result) {
@@ -768,6 +782,113 @@ mod tests {
             ]
         );
         assert_eq!(absent.phase(), Phase::Idle);
+    }
+
+    /// The seeds' anti-pattern with explicit transactions: the mark commits on its own,
+    /// then the effect in a second transaction.
+    fn two_transactions(strategy: CommitTimeoutStrategy) -> Consumer {
+        use Step::*;
+        let steps = vec![
+            Receive,
+            Begin,
+            InsertInbox,
+            Commit,
+            Begin,
+            ApplyEffect,
+            Commit,
+            Ack,
+        ];
+        Consumer::new(Protocol::new("mark-own-transaction", "", steps).unwrap())
+            .with_commit_timeout_strategy(strategy)
+    }
+
+    /// Feeds `answers` and returns each command the consumer gave, as `name#nth`.
+    fn numbered(c: &mut Consumer, answers: &[StepResult]) -> Vec<String> {
+        let mut commands = Vec::new();
+        for a in answers {
+            let command = c.poll_command().expect("a command");
+            commands.push(format!("{}#{}", command.action.name(), command.nth));
+            c.handle_answer(*a);
+        }
+        commands
+    }
+
+    #[test]
+    fn a_repeated_step_is_numbered_by_occurrence() {
+        use DbOutcome::*;
+        let mut c = two_transactions(CommitTimeoutStrategy::Retry);
+        let answers = [Begun, Inserted, Committed, Begun, Applied, Committed].map(StepResult::Db);
+        let mut all = vec![StepResult::Received(Some(delivery()))];
+        all.extend(answers);
+        all.push(StepResult::Acked(AckOutcome::Accepted));
+        assert_eq!(
+            numbered(&mut c, &all).join(" "),
+            "receive#1 begin#1 insert_inbox#1 commit#1 begin#2 apply_effect#1 commit#2 ack#1"
+        );
+        assert_eq!(c.phase(), Phase::Idle);
+    }
+
+    #[test]
+    fn a_duplicate_in_the_first_transaction_acks_without_the_second() {
+        // The redelivery after a crash between the two commits: the mark is there, so the
+        // consumer discards the event and acks; its effect never runs (the event is lost).
+        let mut c = two_transactions(CommitTimeoutStrategy::Retry);
+        let answers = [
+            StepResult::Received(Some(delivery())),
+            StepResult::Db(DbOutcome::Begun),
+            StepResult::Db(DbOutcome::Duplicate),
+            StepResult::Db(DbOutcome::RolledBack),
+            StepResult::Acked(AckOutcome::Accepted),
+        ];
+        assert_eq!(
+            numbered(&mut c, &answers).join(" "),
+            "receive#1 begin#1 insert_inbox#1 rollback#1 ack#1"
+        );
+        assert_eq!(c.phase(), Phase::Idle);
+    }
+
+    #[test]
+    fn a_commit_timeout_reruns_the_transaction_its_commit_closes() {
+        use DbOutcome::*;
+        let first = [Begun, Inserted, Committed, Begun, Applied, CommitTimeout].map(StepResult::Db);
+        let upto = |c: &mut Consumer| {
+            let mut all = vec![StepResult::Received(Some(delivery()))];
+            all.extend(first);
+            numbered(c, &all)
+        };
+        // Retry: the second transaction again, from its own `begin`, not the first one's.
+        let mut retry = two_transactions(CommitTimeoutStrategy::Retry);
+        upto(&mut retry);
+        let again = [Begun, Applied, Committed].map(StepResult::Db);
+        assert_eq!(
+            numbered(&mut retry, &again).join(" "),
+            "begin#2 apply_effect#1 commit#2"
+        );
+        // Lookup: not found means the second transaction again; found, the step after it.
+        let mut absent = two_transactions(CommitTimeoutStrategy::Lookup);
+        upto(&mut absent);
+        assert_eq!(
+            numbered(
+                &mut absent,
+                &[StepResult::Db(NotFound), StepResult::Db(Begun)]
+            )
+            .join(" "),
+            "lookup#1 begin#2"
+        );
+        let mut found = two_transactions(CommitTimeoutStrategy::Lookup);
+        upto(&mut found);
+        assert_eq!(
+            numbered(
+                &mut found,
+                &[
+                    StepResult::Db(Found),
+                    StepResult::Acked(AckOutcome::Accepted)
+                ]
+            )
+            .join(" "),
+            "lookup#1 ack#1"
+        );
+        assert_eq!(found.phase(), Phase::Idle);
     }
 
     #[test]

@@ -232,10 +232,21 @@ pub(super) fn cell(x: &Exploration, at: Boundary) -> MatrixCell {
 
 /// The rows of a matrix: every boundary of every step any protocol has, in the order of
 /// [`Step::ALL`] so that a row means the same instant in every column.
+///
+/// A step some protocol repeats has a pair of rows per occurrence (`commit`, `commit#2`).
 pub fn matrix_rows(columns: &[MatrixColumn]) -> Vec<Boundary> {
     Step::ALL
         .iter()
-        .filter(|s| columns.iter().any(|c| c.protocol.has(**s)))
-        .flat_map(|s| [Boundary::before(*s), Boundary::after(*s)])
+        .flat_map(|s| {
+            let most = columns
+                .iter()
+                .map(|c| c.protocol.steps.iter().filter(|t| *t == s).count())
+                .max()
+                .unwrap_or(0);
+            (1..=most).flat_map(move |n| {
+                let nth = u8::try_from(n).expect("a protocol has fewer than 256 steps");
+                [Boundary::before(*s).nth(nth), Boundary::after(*s).nth(nth)]
+            })
+        })
         .collect()
 }

@@ -648,6 +648,7 @@ mod tests {
         }];
         s.faults.fail = vec![crate::fault::FailSpec {
             step: Step::Commit,
+            nth: None,
             event: Some(1),
             delivery: None,
             times: 3,

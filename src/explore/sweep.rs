@@ -90,6 +90,7 @@ pub fn draw_plan(scenario: &Scenario, seed: u64, limits: &SwarmLimits) -> SwarmP
     let fail = (0..failures)
         .map(|_| FailSpec {
             step: failable[rng.below(failable.len() as u64) as usize],
+            nth: None,
             event: Some(rng.below(events) as usize),
             delivery: None,
             times: 1 + rng.below(3) as u32,
@@ -115,8 +116,9 @@ pub fn draw_plan(scenario: &Scenario, seed: u64, limits: &SwarmLimits) -> SwarmP
     // consumer never outlasts it.
     let stall: Vec<StallSpec> = if limits.max_stall_ticks > 0 && rng.below(2) == 1 {
         let steps = &scenario.protocol.steps;
+        let at = 1 + rng.below(steps.len() as u64 - 1) as usize;
         vec![StallSpec {
-            at: Boundary::before(steps[1 + rng.below(steps.len() as u64 - 1) as usize]),
+            at: Boundary::before(steps[at]).nth(crate::model::occurrence(steps, at)),
             event: Some(rng.below(events) as usize),
             delivery: None,
             ticks: 1 + rng.below(u64::from(limits.max_stall_ticks)),

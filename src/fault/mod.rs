@@ -55,6 +55,10 @@ pub struct RandomCrash {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct FailSpec {
     pub step: Step,
+    /// Only the `nth` occurrence of a step the protocol repeats (`commit#2`); `None`:
+    /// every occurrence.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nth: Option<u8>,
     pub event: Option<EventIndex>,
     pub delivery: Option<u32>,
     /// How many times it fails; ignored with `until_tick`.
@@ -69,6 +73,9 @@ pub struct FailSpec {
 /// transaction was rolled back). It fires once, at the first commit it matches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct CommitTimeoutSpec {
+    /// Only the `nth` commit of a protocol that commits more than once; `None`: any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nth: Option<u8>,
     pub event: Option<EventIndex>,
     pub delivery: Option<u32>,
     pub applied: bool,
@@ -238,7 +245,7 @@ impl FaultInjector {
                     let after = self.rng.below(2) == 1;
                     if after {
                         self.pending_after = Some(BoundaryPoint {
-                            boundary: Boundary::after(point.boundary.step),
+                            boundary: point.boundary.opposite(),
                             ..*point
                         });
                     } else if self.planned(point).is_none() {
@@ -263,12 +270,14 @@ impl FaultInjector {
         (0..self.plan.crash.len()).find(|&i| !self.fired[i] && self.plan.crash[i].matches(point))
     }
 
-    /// Whether `step` of `delivery` fails at tick `now` (and uses up one of its failures
-    /// if so; a failure `until_tick` is never used up, only outlived).
-    pub fn fails(&mut self, step: Step, delivery: &Delivery, now: Tick) -> bool {
+    /// Whether the `nth` occurrence of `step` in `delivery` fails at tick `now` (and uses
+    /// up one of its failures if so; a failure `until_tick` is never used up, only
+    /// outlived).
+    pub fn fails(&mut self, step: Step, nth: u8, delivery: &Delivery, now: Tick) -> bool {
         let hit = self.plan.fail.iter().enumerate().find(|(i, f)| {
             f.until_tick.map_or(self.fails_left[*i] > 0, |t| now < t)
                 && f.step == step
+                && f.nth.is_none_or(|n| n == nth)
                 && f.event.is_none_or(|e| e == delivery.event)
                 && f.delivery.is_none_or(|d| d == delivery.attempt)
         });
@@ -283,14 +292,16 @@ impl FaultInjector {
         }
     }
 
-    /// The commit timeout planned for the commit of `d`, if one is left: its index and
-    /// whether the commit is applied. Nothing is used up until [`Self::fire_commit_timeout`]
-    /// (a commit that SQLite answers busy has not happened yet).
-    pub fn commit_timeout(&self, d: &Delivery) -> Option<(usize, bool)> {
+    /// The commit timeout planned for the `nth` commit of `d`, if one is left: its index
+    /// and whether the commit is applied. Nothing is used up until
+    /// [`Self::fire_commit_timeout`] (a commit that SQLite answers busy has not happened
+    /// yet).
+    pub fn commit_timeout(&self, d: &Delivery, nth: u8) -> Option<(usize, bool)> {
         (0..self.plan.commit_timeout.len())
             .find(|&i| {
                 let t = &self.plan.commit_timeout[i];
                 !self.timeouts_fired[i]
+                    && t.nth.is_none_or(|n| n == nth)
                     && t.event.is_none_or(|e| e == d.event)
                     && t.delivery.is_none_or(|a| a == d.attempt)
             })
@@ -353,6 +364,7 @@ fn fail_faults(fail: &[FailSpec], fails_left: &[u32], now: Tick, h: &mut crate::
     for (spec, left) in fail.iter().zip(fails_left) {
         let FailSpec {
             step,
+            nth,
             event,
             delivery,
             times: _,
@@ -361,11 +373,11 @@ fn fail_faults(fail: &[FailSpec], fails_left: &[u32], now: Tick, h: &mut crate::
         match until_tick {
             // Fails on every match before `t`: what decides is how long that still is.
             Some(t) if *t > now => {
-                h.value(&(step, event, delivery));
+                h.value(&(step, nth, event, delivery));
                 h.instant(*t, now);
             }
             Some(_) => {}
-            None if *left > 0 => h.value(&(step, event, delivery, left)),
+            None if *left > 0 => h.value(&(step, nth, event, delivery, left)),
             None => {}
         }
     }
@@ -443,11 +455,12 @@ impl crate::sim::Fingerprint for FaultInjector {
         for (spec, fired) in commit_timeout.iter().zip(timeouts_fired) {
             if !fired {
                 let CommitTimeoutSpec {
+                    nth,
                     event,
                     delivery,
                     applied,
                 } = spec;
-                h.value(&(event, delivery, applied));
+                h.value(&(nth, event, delivery, applied));
             }
         }
         h.section("publish_timeout");
@@ -578,6 +591,7 @@ mod tests {
         let plan = FaultPlan {
             fail: vec![FailSpec {
                 step: Step::ApplyEffect,
+                nth: None,
                 event: Some(0),
                 delivery: None,
                 times: 2,
@@ -592,11 +606,11 @@ mod tests {
             copy: 0,
             attempt: 1,
         };
-        assert!(!f.fails(Step::Commit, &d, 0));
-        assert!(!f.fails(Step::ApplyEffect, &Delivery { event: 1, ..d }, 0));
-        assert!(f.fails(Step::ApplyEffect, &d, 0));
-        assert!(f.fails(Step::ApplyEffect, &d, 0));
-        assert!(!f.fails(Step::ApplyEffect, &d, 0));
+        assert!(!f.fails(Step::Commit, 1, &d, 0));
+        assert!(!f.fails(Step::ApplyEffect, 1, &Delivery { event: 1, ..d }, 0));
+        assert!(f.fails(Step::ApplyEffect, 1, &d, 0));
+        assert!(f.fails(Step::ApplyEffect, 1, &d, 0));
+        assert!(!f.fails(Step::ApplyEffect, 1, &d, 0));
     }
 
     #[test]
@@ -604,6 +618,7 @@ mod tests {
         let plan = FaultPlan {
             fail: vec![FailSpec {
                 step: Step::Ack,
+                nth: None,
                 event: Some(1),
                 delivery: None,
                 times: 1,
@@ -620,15 +635,15 @@ mod tests {
         };
         for (attempt, now) in [(1, 3), (2, 14), (3, 25), (4, 49)] {
             assert!(
-                f.fails(Step::Ack, &Delivery { attempt, ..d }, now),
+                f.fails(Step::Ack, 1, &Delivery { attempt, ..d }, now),
                 "t={now}"
             );
         }
         assert!(
-            !f.fails(Step::Ack, &Delivery { attempt: 5, ..d }, 50),
+            !f.fails(Step::Ack, 1, &Delivery { attempt: 5, ..d }, 50),
             "fixed"
         );
-        assert!(!f.fails(Step::Ack, &Delivery { event: 0, ..d }, 3));
+        assert!(!f.fails(Step::Ack, 1, &Delivery { event: 0, ..d }, 3));
     }
 
     #[test]
@@ -636,11 +651,13 @@ mod tests {
         let plan = FaultPlan {
             commit_timeout: vec![
                 CommitTimeoutSpec {
+                    nth: None,
                     event: Some(0),
                     delivery: None,
                     applied: true,
                 },
                 CommitTimeoutSpec {
+                    nth: None,
                     event: Some(1),
                     delivery: Some(2),
                     applied: false,
@@ -655,18 +672,18 @@ mod tests {
             copy: 0,
             attempt: 1,
         };
-        assert_eq!(f.commit_timeout(&d), Some((0, true)));
+        assert_eq!(f.commit_timeout(&d, 1), Some((0, true)));
         assert_eq!(
-            f.commit_timeout(&d),
+            f.commit_timeout(&d, 1),
             Some((0, true)),
             "not used up by asking"
         );
         f.fire_commit_timeout(0);
-        assert_eq!(f.commit_timeout(&d), None);
+        assert_eq!(f.commit_timeout(&d, 1), None);
         let e1 = Delivery { event: 1, ..d };
-        assert_eq!(f.commit_timeout(&e1), None, "only the second delivery");
+        assert_eq!(f.commit_timeout(&e1, 1), None, "only the second delivery");
         assert_eq!(
-            f.commit_timeout(&Delivery { attempt: 2, ..e1 }),
+            f.commit_timeout(&Delivery { attempt: 2, ..e1 }, 1),
             Some((1, false))
         );
     }

@@ -18,7 +18,7 @@ pub use answer::{AckOutcome, DbOutcome, Delivery, MessageId};
 pub use committed::{CommittedState, LedgerCounts, PayloadAlertRow};
 pub use half_done::HalfDone;
 pub use host::Host;
-pub use point::{Boundary, BoundaryPoint, CrashCause, Side};
+pub use point::{occurrence, split_occurrence, Boundary, BoundaryPoint, CrashCause, Side};
 pub use protocol::{
     BuiltIn, CommitTimeoutStrategy, Protocol, ProtocolError, Step, StepActor, BUILT_IN,
 };

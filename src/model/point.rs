@@ -14,10 +14,16 @@ pub enum Side {
 
 /// `before:STEP` or `after:STEP`. `after:commit` is the seeds' "between commit and ack"
 /// when the protocol acks right after committing.
+///
+/// A step a protocol runs more than once (two transactions, two commits) is numbered by
+/// occurrence: `after:commit` is the first `commit` of a delivery, `after:commit#2` the
+/// second. `nth` is that number, 1 for every step that appears once, and is written only
+/// when it is more than 1, so a protocol without repeats names its points as it always did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Boundary {
     pub side: Side,
     pub step: Step,
+    pub nth: u8,
 }
 
 impl Boundary {
@@ -25,6 +31,7 @@ impl Boundary {
         Boundary {
             side: Side::Before,
             step,
+            nth: 1,
         }
     }
 
@@ -32,10 +39,26 @@ impl Boundary {
         Boundary {
             side: Side::After,
             step,
+            nth: 1,
         }
     }
 
-    /// Parses `before:STEP` / `after:STEP`; the error says what is allowed.
+    /// The same boundary at the `nth` occurrence of its step.
+    pub fn nth(self, nth: u8) -> Boundary {
+        Boundary { nth, ..self }
+    }
+
+    /// The other side of the same step.
+    pub fn opposite(self) -> Boundary {
+        let side = match self.side {
+            Side::Before => Side::After,
+            Side::After => Side::Before,
+        };
+        Boundary { side, ..self }
+    }
+
+    /// Parses `before:STEP` / `after:STEP`, with `#N` after a repeated step's name
+    /// (`after:commit#2`); the error says what is allowed.
     pub fn parse(text: &str) -> Result<Boundary, String> {
         let (side, step) = text.split_once(':').ok_or_else(|| {
             format!("`{text}` is not a crash point; write `before:STEP` or `after:STEP`")
@@ -45,22 +68,66 @@ impl Boundary {
             "after" => Side::After,
             other => return Err(format!("`{other}` in `{text}` must be `before` or `after`")),
         };
+        let (step, nth) = split_occurrence(step, text)?;
+        let nth = nth.unwrap_or(1);
         let step = Step::parse(step).ok_or_else(|| {
             format!(
                 "unknown step `{step}` in `{text}`; the steps are {}",
                 Step::all_names()
             )
         })?;
-        Ok(Boundary { side, step })
+        Ok(Boundary { side, step, nth })
     }
 
-    /// Both boundaries of every step of `steps`, in execution order.
+    /// Both boundaries of every step of `steps`, in execution order, a repeated step
+    /// numbered by occurrence.
     pub fn all_of(steps: &[Step]) -> Vec<Boundary> {
-        steps
-            .iter()
-            .flat_map(|s| [Boundary::before(*s), Boundary::after(*s)])
+        (0..steps.len())
+            .flat_map(|i| {
+                let nth = occurrence(steps, i);
+                [
+                    Boundary::before(steps[i]).nth(nth),
+                    Boundary::after(steps[i]).nth(nth),
+                ]
+            })
             .collect()
     }
+}
+
+impl Boundary {
+    /// The index in `steps` of the step this boundary is at (its `nth` occurrence).
+    pub fn index_in(self, steps: &[Step]) -> Option<usize> {
+        steps
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| **s == self.step)
+            .nth(usize::from(self.nth).checked_sub(1)?)
+            .map(|(i, _)| i)
+    }
+}
+
+/// `commit#2` as (`commit`, `Some(2)`), `commit` as (`commit`, `None`); `text` is the
+/// whole field, for the error.
+pub fn split_occurrence<'a>(name: &'a str, text: &str) -> Result<(&'a str, Option<u8>), String> {
+    match name.split_once('#') {
+        None => Ok((name, None)),
+        Some((step, n)) => match n.parse::<u8>() {
+            Ok(n) if n >= 1 => Ok((step, Some(n))),
+            _ => Err(format!(
+                "`#{n}` in `{text}` is not an occurrence; a repeated step is numbered from 1 \
+                 (`after:commit#2` is the second `commit`)"
+            )),
+        },
+    }
+}
+
+/// Which occurrence of its step `steps[index]` is: 1 for the first.
+pub fn occurrence(steps: &[Step], index: usize) -> u8 {
+    let n = steps[..=index]
+        .iter()
+        .filter(|s| **s == steps[index])
+        .count();
+    u8::try_from(n).expect("a protocol has fewer than 256 steps")
 }
 
 impl fmt::Display for Boundary {
@@ -69,7 +136,11 @@ impl fmt::Display for Boundary {
             Side::Before => "before",
             Side::After => "after",
         };
-        write!(f, "{side}:{}", self.step)
+        write!(f, "{side}:{}", self.step)?;
+        if self.nth > 1 {
+            write!(f, "#{}", self.nth)?;
+        }
+        Ok(())
     }
 }
 
@@ -81,8 +152,8 @@ impl Serialize for Boundary {
 
 /// A boundary reached while handling one delivery: event `event`, publication `copy`
 /// (0 = the original, 1 = the first republish, …) and delivery attempt `delivery`
-/// (1 = first). A protocol runs each step once per delivery, so a point names one instant
-/// of a run; the one exception is a consumer that runs its transaction again after a commit
+/// (1 = first). A protocol runs each step (each occurrence of a repeated one) once per
+/// delivery, so a point names one instant of a run; the one exception is a consumer that runs its transaction again after a commit
 /// timeout, and then the point names the first time the delivery reached the boundary.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct BoundaryPoint {
@@ -152,9 +223,50 @@ mod tests {
 
     #[test]
     fn boundaries_parse_and_print_the_same_text() {
-        for text in ["before:commit", "after:ack", "after:insert_inbox"] {
+        for text in [
+            "before:commit",
+            "after:ack",
+            "after:insert_inbox",
+            "after:commit#2",
+        ] {
             assert_eq!(Boundary::parse(text).unwrap().to_string(), text);
         }
+        assert_eq!(
+            Boundary::parse("before:commit#1").unwrap(),
+            Boundary::before(Step::Commit)
+        );
+        assert_eq!(
+            Boundary::parse("after:commit#3").unwrap(),
+            Boundary::after(Step::Commit).nth(3)
+        );
+    }
+
+    #[test]
+    fn repeated_steps_are_numbered_by_occurrence() {
+        use Step::*;
+        let steps = [
+            Receive,
+            Begin,
+            InsertInbox,
+            Commit,
+            Begin,
+            ApplyEffect,
+            Commit,
+            Ack,
+        ];
+        let names: Vec<String> = Boundary::all_of(&steps)
+            .iter()
+            .map(|b| b.to_string())
+            .collect();
+        assert_eq!(names[6..8], ["before:commit", "after:commit"]);
+        assert_eq!(names[8..10], ["before:begin#2", "after:begin#2"]);
+        assert_eq!(names[12..14], ["before:commit#2", "after:commit#2"]);
+        assert_eq!(occurrence(&steps, 6), 2);
+        assert_eq!(Boundary::after(Commit).nth(2).index_in(&steps), Some(6));
+        assert_eq!(Boundary::after(Commit).index_in(&steps), Some(3));
+        assert_eq!(Boundary::after(Commit).nth(3).index_in(&steps), None);
+        assert_eq!(Boundary::after(Commit).nth(0).index_in(&steps), None);
+        assert_eq!(occurrence(&steps, 3), 1);
     }
 
     #[test]
@@ -165,6 +277,15 @@ mod tests {
         assert!(Boundary::parse("during:commit")
             .unwrap_err()
             .contains("`before` or `after`"));
+        for bad in [
+            "after:commit#0",
+            "after:commit#",
+            "after:commit#x",
+            "after:commit#300",
+        ] {
+            let e = Boundary::parse(bad).unwrap_err();
+            assert!(e.contains("numbered from 1"), "{bad}: {e}");
+        }
         let e = Boundary::parse("after:comit").unwrap_err();
         assert!(
             e.contains("unknown step `comit`") && e.contains("insert_inbox"),

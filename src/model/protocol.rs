@@ -1,7 +1,7 @@
 //! Consumer protocols: the ordered steps a consumer runs for every delivery, the seven
 //! built-in protocols of the course, and the rules a custom protocol must obey.
 
-use super::Guarantee;
+use super::{Boundary, Guarantee};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -176,9 +176,15 @@ pub struct Protocol {
 pub enum ProtocolError {
     #[error("a protocol needs at least one step")]
     Empty,
+    #[error("a protocol has at most {max} steps, this one {len}")]
+    TooLong { len: usize, max: usize },
     #[error("the first step must be `receive`, found `{found}`")]
     ReceiveNotFirst { found: Step },
-    #[error("step `{step}` appears twice (at {first} and {second}); each step may appear once")]
+    #[error(
+        "step `{step}` appears twice (at {first} and {second}); `receive`, `ack` and \
+         `produce_output` may appear once each (a delivery is received, acked and its output \
+         produced once), other steps may repeat"
+    )]
     Repeated {
         step: Step,
         first: usize,
@@ -188,6 +194,11 @@ pub enum ProtocolError {
     CommitWithoutBegin { at: usize },
     #[error("`begin` at {at} has no `commit` after it, so the transaction would never end")]
     BeginWithoutCommit { at: usize },
+    #[error(
+        "`begin` at {at} is inside the transaction opened at {open}; commit that one first \
+         (SQLite has no nested transactions)"
+    )]
+    NestedBegin { at: usize, open: usize },
     #[error("the protocol has no `apply_effect` step, so it has no business effect to check")]
     NoEffect,
     #[error(
@@ -209,10 +220,12 @@ impl ProtocolError {
     pub fn position(&self) -> Option<usize> {
         match self {
             ProtocolError::Empty | ProtocolError::NoEffect => None,
+            ProtocolError::TooLong { max, .. } => Some(*max),
             ProtocolError::ReceiveNotFirst { .. } => Some(0),
             ProtocolError::Repeated { second, .. } => Some(*second),
             ProtocolError::CommitWithoutBegin { at }
             | ProtocolError::BeginWithoutCommit { at }
+            | ProtocolError::NestedBegin { at, .. }
             | ProtocolError::NotAConsumerStep { at, .. }
             | ProtocolError::EnqueueOutsideTransaction { at } => Some(*at),
         }
@@ -294,6 +307,10 @@ pub const BUILT_IN: [BuiltIn; 7] = {
 };
 
 impl Protocol {
+    /// The most steps a protocol may have (repeats included): each is two crash points of
+    /// every delivery, and an occurrence is numbered in a byte.
+    pub const MAX_STEPS: usize = 64;
+
     /// Builds a custom protocol, checking the rules of [`Protocol::validate`].
     pub fn new(
         name: impl Into<String>,
@@ -328,11 +345,19 @@ impl Protocol {
         BUILT_IN.map(|b| b.name).join(", ")
     }
 
-    /// The rules a protocol obeys: it starts with `receive`; each step appears at most once
-    /// (so a crash point `after:commit` names one instant); `commit` follows a `begin` and
-    /// every `begin` is committed; there is an `apply_effect` to check.
+    /// The rules a protocol obeys: it starts with `receive`; `receive`, `ack` and
+    /// `produce_output` appear at most once, other steps may repeat (a repeated step's
+    /// crash points are numbered by occurrence, `after:commit#2`); every `commit` closes a
+    /// `begin`, transactions do not nest and every `begin` is committed; `enqueue_email`
+    /// runs inside a transaction; there is an `apply_effect` to check.
     pub fn validate(steps: &[Step]) -> Result<(), ProtocolError> {
         let first = *steps.first().ok_or(ProtocolError::Empty)?;
+        if steps.len() > Protocol::MAX_STEPS {
+            return Err(ProtocolError::TooLong {
+                len: steps.len(),
+                max: Protocol::MAX_STEPS,
+            });
+        }
         if let Some((at, step)) = steps
             .iter()
             .enumerate()
@@ -348,6 +373,9 @@ impl Protocol {
             return Err(ProtocolError::ReceiveNotFirst { found: first });
         }
         for (second, step) in steps.iter().enumerate() {
+            if !matches!(step, Step::Receive | Step::Ack | Step::ProduceOutput) {
+                continue;
+            }
             if let Some(first) = steps[..second].iter().position(|s| s == step) {
                 return Err(ProtocolError::Repeated {
                     step: *step,
@@ -356,22 +384,24 @@ impl Protocol {
                 });
             }
         }
-        let begin = steps.iter().position(|s| *s == Step::Begin);
-        let commit = steps.iter().position(|s| *s == Step::Commit);
-        match (begin, commit) {
-            (None, Some(at)) => return Err(ProtocolError::CommitWithoutBegin { at }),
-            (Some(b), Some(c)) if c < b => return Err(ProtocolError::CommitWithoutBegin { at: c }),
-            (Some(at), None) => return Err(ProtocolError::BeginWithoutCommit { at }),
-            _ => {}
+        let mut open = None;
+        for (at, step) in steps.iter().enumerate() {
+            match (step, open) {
+                (Step::Begin, None) => open = Some(at),
+                (Step::Begin, Some(open)) => return Err(ProtocolError::NestedBegin { at, open }),
+                (Step::Commit, None) => return Err(ProtocolError::CommitWithoutBegin { at }),
+                (Step::Commit, Some(_)) => open = None,
+                (Step::EnqueueEmail, None) => {
+                    return Err(ProtocolError::EnqueueOutsideTransaction { at })
+                }
+                _ => {}
+            }
+        }
+        if let Some(at) = open {
+            return Err(ProtocolError::BeginWithoutCommit { at });
         }
         if !steps.contains(&Step::ApplyEffect) {
             return Err(ProtocolError::NoEffect);
-        }
-        if let Some(at) = steps.iter().position(|s| *s == Step::EnqueueEmail) {
-            let inside = begin.is_some_and(|b| b < at) && commit.is_some_and(|c| at < c);
-            if !inside {
-                return Err(ProtocolError::EnqueueOutsideTransaction { at });
-            }
         }
         Ok(())
     }
@@ -387,6 +417,25 @@ impl Protocol {
 
     pub fn has(&self, step: Step) -> bool {
         self.steps.contains(&step)
+    }
+
+    /// Whether a run of this protocol reaches `boundary`: its step is one of the protocol's
+    /// and appears at least `nth` times.
+    pub fn has_boundary(&self, boundary: Boundary) -> bool {
+        let count = self.steps.iter().filter(|s| **s == boundary.step).count();
+        boundary.nth >= 1 && usize::from(boundary.nth) <= count
+    }
+
+    /// The `commit` that commits the effect: the first one after the first `apply_effect`.
+    /// `None` when the effect is never in a transaction that commits after it.
+    pub fn effect_commit(&self) -> Option<usize> {
+        let effect = self.steps.iter().position(|s| *s == Step::ApplyEffect)?;
+        (effect..self.steps.len()).find(|i| self.steps[*i] == Step::Commit)
+    }
+
+    /// Both boundaries of every step, in execution order, repeated steps numbered.
+    pub fn boundaries(&self) -> Vec<Boundary> {
+        Boundary::all_of(&self.steps)
     }
 
     /// `receive → begin → …`, for people.
@@ -453,6 +502,43 @@ mod tests {
             },
         );
         check(&[Receive, Ack], ProtocolError::NoEffect);
+        let mut long = vec![Receive, ApplyEffect];
+        long.extend([ExternalEffect; 63]);
+        check(&long, ProtocolError::TooLong { len: 65, max: 64 });
+        long.pop();
+        Protocol::validate(&long).unwrap();
+        check(
+            &[Receive, Receive, ApplyEffect],
+            ProtocolError::Repeated {
+                step: Receive,
+                first: 0,
+                second: 1,
+            },
+        );
+        check(
+            &[
+                Receive,
+                Begin,
+                InsertInbox,
+                Begin,
+                ApplyEffect,
+                Commit,
+                Commit,
+            ],
+            ProtocolError::NestedBegin { at: 3, open: 1 },
+        );
+        check(
+            &[Receive, Begin, ApplyEffect, Commit, Commit],
+            ProtocolError::CommitWithoutBegin { at: 4 },
+        );
+        check(
+            &[Receive, Begin, ApplyEffect, Commit, Begin, InsertInbox],
+            ProtocolError::BeginWithoutCommit { at: 4 },
+        );
+        check(
+            &[Receive, Begin, ApplyEffect, Commit, EnqueueEmail, Ack],
+            ProtocolError::EnqueueOutsideTransaction { at: 4 },
+        );
         assert_eq!(
             ProtocolError::Repeated {
                 step: Ack,
@@ -462,6 +548,38 @@ mod tests {
             .position(),
             Some(3)
         );
+    }
+
+    #[test]
+    fn steps_may_repeat_in_transactions_of_their_own() {
+        // The seeds' anti-pattern written with explicit transactions: the mark commits in its
+        // own transaction, then the effect in another.
+        let steps = vec![
+            Receive,
+            Begin,
+            InsertInbox,
+            Commit,
+            Begin,
+            ApplyEffect,
+            Commit,
+            Ack,
+        ];
+        let p = Protocol::new("mark-own-tx", "", steps).unwrap();
+        assert!(p.has_boundary(Boundary::after(Commit).nth(2)));
+        assert!(!p.has_boundary(Boundary::after(Commit).nth(3)));
+        assert!(!p.has_boundary(Boundary::after(Commit).nth(0)));
+        assert!(!p.has_boundary(Boundary::before(CheckInbox)));
+        assert_eq!(p.boundaries().len(), 16);
+        // Two effects and two inbox checks are programs too; the checker judges them.
+        Protocol::validate(&[
+            Receive,
+            CheckInbox,
+            ApplyEffect,
+            CheckInbox,
+            ApplyEffect,
+            Ack,
+        ])
+        .unwrap();
     }
 
     #[test]

@@ -59,6 +59,8 @@ pub mod bounds {
     pub const MAX_AMOUNT_MINOR: i64 = 1_000_000_000_000;
     /// Partitions of a log broker.
     pub const MAX_PARTITIONS: u64 = 64;
+    /// Steps of a protocol (repeats allowed): every one is two crash points per delivery.
+    pub const MAX_PROTOCOL_STEPS: usize = crate::model::Protocol::MAX_STEPS;
     /// Crash depth of an exploration (`explore --depth`, `expect.explore[].depth`): the
     /// schedules grow as the number of crash points to this power.
     pub const MAX_DEPTH: usize = 4;
@@ -278,6 +280,37 @@ pub fn runs_step(protocol: &Protocol, producer: &ProducerConfig, step: Step) -> 
         StepActor::Relay => producer.mode == ProducerMode::Outbox,
         StepActor::EmailRelay => protocol.has(Step::EnqueueEmail),
     }
+}
+
+/// Why a run never reaches the `nth` occurrence of `step` although it runs the step: the
+/// protocol does not repeat it that often (`commit#3` with two commits), or the step is
+/// another actor's, whose steps do not repeat. `what` is the text the user wrote
+/// (`after:commit#3`). `None` when the occurrence exists.
+pub fn missing_occurrence(protocol: &Protocol, step: Step, nth: u8, what: &str) -> Option<String> {
+    let boundary = crate::model::Boundary::before(step).nth(nth);
+    let reached = match step.actor() {
+        StepActor::Consumer => protocol.has_boundary(boundary),
+        _ => nth == 1,
+    };
+    if reached {
+        return None;
+    }
+    let count = protocol.steps.iter().filter(|s| **s == step).count();
+    Some(match step.actor() {
+        StepActor::Consumer => format!(
+            "`{what}` is never reached: protocol `{}` runs `{step}` {} ({})",
+            protocol.name,
+            match count {
+                1 => "once".to_string(),
+                n => format!("{n} times"),
+            },
+            protocol.arrow_list()
+        ),
+        actor => format!(
+            "`{what}` is never reached: the {} runs `{step}` once per event",
+            actor.name()
+        ),
+    })
 }
 
 /// What `explore --smallest-safe-ttl` should find.

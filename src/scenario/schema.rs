@@ -218,6 +218,8 @@ pub struct RawFaults {
 #[derive(Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawCommitTimeout {
+    /// `commit#N`: only the N-th commit of a protocol that commits more than once.
+    pub at: Option<String>,
     pub event: Option<u64>,
     pub delivery: Option<u32>,
     pub applied: bool,

@@ -178,6 +178,47 @@ mod tests {
     }
 
     #[test]
+    fn numbered_occurrences_survive_a_token() {
+        use crate::fault::{CommitTimeoutSpec, FailSpec};
+        use Step::*;
+        let steps = vec![
+            Receive,
+            Begin,
+            InsertInbox,
+            Commit,
+            Begin,
+            ApplyEffect,
+            Commit,
+            Ack,
+        ];
+        let mut s = Scenario::new(Protocol::new("two", "", steps).unwrap());
+        s.workload.events = 2;
+        s.faults.crash = vec![CrashSpec::exactly(BoundaryPoint {
+            boundary: Boundary::before(Commit).nth(2),
+            event: 1,
+            copy: 0,
+            delivery: 1,
+        })];
+        s.faults.fail = vec![FailSpec {
+            step: Commit,
+            nth: Some(2),
+            event: Some(0),
+            delivery: None,
+            times: 1,
+            until_tick: None,
+        }];
+        s.faults.commit_timeout = vec![CommitTimeoutSpec {
+            nth: Some(2),
+            event: Some(1),
+            delivery: Some(2),
+            applied: false,
+        }];
+        let back = decode(&encode(&s, &[])).unwrap().scenario;
+        assert_eq!(back, s);
+        assert_eq!(back.faults.crash[0].at.to_string(), "before:commit#2");
+    }
+
+    #[test]
     fn the_description_and_expectations_are_not_carried() {
         let mut s = example();
         s.description = "a long teaching text".into();

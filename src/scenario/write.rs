@@ -164,7 +164,10 @@ fn faults(s: &Scenario) -> RawFaults {
             .fail
             .iter()
             .map(|x| RawFail {
-                at: x.step.name().to_string(),
+                at: match x.nth {
+                    None => x.step.name().to_string(),
+                    Some(n) => format!("{}#{n}", x.step),
+                },
                 event: event(x.event),
                 delivery: x.delivery,
                 // `times` is ignored (and refused) with `until_tick`.
@@ -192,6 +195,7 @@ fn faults(s: &Scenario) -> RawFaults {
             .commit_timeout
             .iter()
             .map(|t| RawCommitTimeout {
+                at: t.nth.map(|n| format!("commit#{n}")),
                 event: event(t.event),
                 delivery: t.delivery,
                 applied: t.applied,

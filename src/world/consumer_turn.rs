@@ -28,7 +28,7 @@ impl World<'_> {
         // A step retried after `SQLITE_BUSY`, or resumed after a stall, passed its "before"
         // boundary already.
         if !self.consumers[c].half_done().take_past_before() {
-            match self.interrupt(now, c, Boundary::before(step), &delivery) {
+            match self.interrupt(now, c, Boundary::before(step).nth(command.nth), &delivery) {
                 Some(Interrupt::Crashed) => return,
                 Some(Interrupt::Stalled) => {
                     self.consumers[c].half_done().past_before = true;
@@ -37,7 +37,7 @@ impl World<'_> {
                 None => {}
             }
         }
-        let (result, kind) = self.perform(now, c, step, &delivery);
+        let (result, kind) = self.perform(now, c, step, command.nth, &delivery);
         if result == StepResult::Db(DbOutcome::Committed) {
             self.wake_relay(now, RelayKind::Emails);
         }
@@ -63,7 +63,7 @@ impl World<'_> {
             );
             if completed
                 && self
-                    .interrupt(now, c, Boundary::after(step), &delivery)
+                    .interrupt(now, c, Boundary::after(step).nth(command.nth), &delivery)
                     .is_some()
             {
                 return;
@@ -169,6 +169,7 @@ impl World<'_> {
         now: Tick,
         c: ConsumerId,
         step: Step,
+        nth: u8,
         d: &Delivery,
     ) -> (StepResult, TraceKind) {
         if step == Step::Receive {
@@ -178,7 +179,7 @@ impl World<'_> {
         let fails = match self.consumers[c].half_done().decided_fail {
             Some(fails) => fails,
             None => {
-                let fails = self.faults.fails(step, d, now);
+                let fails = self.faults.fails(step, nth, d, now);
                 self.consumers[c].half_done().decided_fail = Some(fails);
                 fails
             }
@@ -211,7 +212,7 @@ impl World<'_> {
                 },
                 now,
             )),
-            Step::Commit => self.commit(now, c, d),
+            Step::Commit => self.commit(now, c, nth, d),
             Step::Ack => self.ack(now, c, d),
             Step::EnqueueEmail => db(self.stores[c].execute(StoreOp::EnqueueEmail { event }, now)),
             Step::ProduceOutput => {
@@ -242,12 +243,18 @@ impl World<'_> {
 
     /// `commit`, with the commit timeout the plan may inject: the transaction ends (or not)
     /// and the consumer is not told which.
-    fn commit(&mut self, now: Tick, c: ConsumerId, d: &Delivery) -> (StepResult, TraceKind) {
+    fn commit(
+        &mut self,
+        now: Tick,
+        c: ConsumerId,
+        nth: u8,
+        d: &Delivery,
+    ) -> (StepResult, TraceKind) {
         let db = |outcome: DbOutcome| {
             let step = Step::Commit;
             (StepResult::Db(outcome), TraceKind::Db { step, outcome })
         };
-        match self.faults.commit_timeout(d) {
+        match self.faults.commit_timeout(d, nth) {
             None => db(self.stores[c].execute(StoreOp::Commit, now)),
             Some((i, applied)) => {
                 let op = if applied {

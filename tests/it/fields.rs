@@ -313,6 +313,10 @@ const EXAMPLES: &[(&str, &str)] = &[
         r#"{"protocol": "inbox", "consumers": 2, "faults": {"duplicate_delivery": [{"event": 0, "times": 2}]}}"#,
     ),
     (
+        "faults.commit_timeout[].at",
+        r#"{"protocol": {"name": "two", "steps": ["receive", "begin", "insert_inbox", "commit", "begin", "apply_effect", "commit", "ack"]}, "faults": {"commit_timeout": [{"at": "commit#2", "event": 0, "applied": false}]}}"#,
+    ),
+    (
         "faults.commit_timeout[].event",
         r#"{"protocol": "inbox", "faults": {"commit_timeout": [{"event": 1, "applied": true}]}}"#,
     ),

@@ -89,7 +89,7 @@ fn readme_lists_every_bound_with_its_value() {
         .split("\n## ")
         .next()
         .unwrap();
-    let bounds: [(&str, u128); 20] = [
+    let bounds: [(&str, u128); 21] = [
         ("MAX_EVENTS", bounds::MAX_EVENTS.into()),
         ("MAX_ACCOUNTS", bounds::MAX_ACCOUNTS.into()),
         ("MAX_REPUBLISH", bounds::MAX_REPUBLISH as u128),
@@ -105,6 +105,7 @@ fn readme_lists_every_bound_with_its_value() {
         ("MAX_CLEANUP_BATCH", bounds::MAX_CLEANUP_BATCH.into()),
         ("MAX_SCENARIO_BYTES", bounds::MAX_SCENARIO_BYTES as u128),
         ("MAX_PARTITIONS", bounds::MAX_PARTITIONS.into()),
+        ("MAX_PROTOCOL_STEPS", bounds::MAX_PROTOCOL_STEPS as u128),
         ("MAX_DEPTH", bounds::MAX_DEPTH as u128),
         ("MAX_PREEMPTIONS", bounds::MAX_PREEMPTIONS as u128),
         ("MAX_EXPLORE_STEPS", bounds::MAX_EXPLORE_STEPS),

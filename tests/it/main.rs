@@ -16,6 +16,7 @@ mod library;
 mod memory;
 mod properties;
 mod prune;
+mod repeated_steps;
 mod retention_order;
 mod shrink;
 mod support;

@@ -605,6 +605,7 @@ fn commit_timeouts(events: usize) -> impl Strategy<Value = Vec<CommitTimeoutSpec
             any::<bool>(),
         )
             .prop_map(|(event, delivery, applied)| CommitTimeoutSpec {
+                nth: None,
                 event,
                 delivery,
                 applied,
@@ -688,6 +689,7 @@ proptest! {
         }
         s.faults.fail.push(FailSpec {
             step,
+            nth: None,
             event: Some(poisoned % events),
             delivery: None,
             times: 1,
@@ -758,6 +760,7 @@ fn a_commit_timeout_shows_which_strategy_loses_and_which_duplicates() {
         let mut s = Scenario::new(Protocol::built_in(protocol).unwrap());
         s.consumer.on_commit_timeout = strategy;
         s.faults.commit_timeout = vec![CommitTimeoutSpec {
+            nth: None,
             event: Some(0),
             delivery: None,
             applied,
@@ -779,6 +782,7 @@ fn replaying_dead_letters_without_an_inbox_duplicates_what_was_committed() {
     s.broker.replay_dead_letters_at_tick = Some(100);
     s.faults.fail = vec![FailSpec {
         step: Step::Ack,
+        nth: None,
         event: Some(2),
         delivery: None,
         times: 1,

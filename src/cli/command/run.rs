@@ -37,6 +37,13 @@ pub(in crate::cli) fn crash_override(
                     scenario.protocol.arrow_list()
                 )));
             }
+            let b = p.boundary;
+            let what = b.to_string();
+            if let Some(m) =
+                crate::scenario::missing_occurrence(&scenario.protocol, b.step, b.nth, &what)
+            {
+                return Err(CliError::Usage(format!("--crash: {m}")));
+            }
             // Events minted by a per-attempt identity are numbered after the workload's.
             let minted = scenario.producer.identity == Identity::PerAttempt;
             if p.event >= scenario.workload.events && !minted {

@@ -7,7 +7,9 @@ use super::*;
 /// The canonical encoding, which the golden trace hashes pin: a string is its UTF-8 bytes
 /// and a 0 byte; an integer is 8 bytes little-endian (a signed one in two's complement); a
 /// flag is one byte, 0 or 1; an enum value (a step, a database answer) is its stable name
-/// as a string; a variant is its [`TraceKind::name`] then its fields in declaration order.
+/// as a string; a boundary is its side's name then its step's name, with `#N` appended to
+/// the step's name for the N-th occurrence of a step the protocol repeats (N > 1); a
+/// variant is its [`TraceKind::name`] then its fields in declaration order.
 pub trait Encoder {
     fn bytes(&mut self, bytes: &[u8]);
 
@@ -197,7 +199,11 @@ fn encode_boundary(e: &mut impl Encoder, boundary: Boundary) {
         crate::model::Side::Before => "before",
         crate::model::Side::After => "after",
     });
-    e.str(boundary.step.name());
+    if boundary.nth > 1 {
+        e.str(&format!("{}#{}", boundary.step.name(), boundary.nth));
+    } else {
+        e.str(boundary.step.name());
+    }
 }
 
 fn encode_publication(e: &mut impl Encoder, how: Publication) {

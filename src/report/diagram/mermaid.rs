@@ -77,15 +77,17 @@ pub(super) fn render(d: &Diagram) -> String {
     out
 }
 
-/// `text` with nothing Mermaid would read as syntax: `;` becomes `,`, `#` becomes `no.`,
-/// `&` becomes `and`; `<`, `>`, quotes, backticks, braces, backslashes, `%` and control
-/// characters become spaces; runs of spaces become one.
+/// `text` with nothing Mermaid would read as syntax: `;` becomes `,`, `#` the fullwidth
+/// `＃`, `&` becomes `and`; `<`, `>`, quotes, backticks, braces, backslashes, `%` and
+/// control characters become spaces; runs of spaces become one.
 pub(super) fn clean(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
             ';' => out.push(','),
-            '#' => out.push_str("no. "),
+            // `#` starts an entity code in Mermaid; the fullwidth sign reads the same, so a
+            // repeated step's crash point still looks like `after:commit#2`.
+            '#' => out.push('\u{FF03}'),
             '&' => out.push_str(" and "),
             '<' | '>' | '"' | '\'' | '`' | '{' | '}' | '\\' | '%' => out.push(' '),
             c if c.is_control() => out.push(' '),

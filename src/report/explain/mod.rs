@@ -309,13 +309,14 @@ fn wrap(text: &str, prefix: &str, indent: usize) -> String {
 }
 
 /// Where the crash point stands between the protocol's commit and ack: the rows of the
-/// seeds' table. `None` for a protocol without both steps, or a step of another actor.
-pub fn phase(steps: &[Step], at: Boundary) -> Option<Phase> {
-    let position = |step: Step| steps.iter().position(|s| *s == step);
+/// seeds' table. The commit is the one that commits the effect (a protocol may commit more
+/// than one transaction). `None` for a protocol without both, or a step of another actor.
+pub fn phase(protocol: &crate::model::Protocol, at: Boundary) -> Option<Phase> {
+    let steps = &protocol.steps;
     let (commit, ack, here) = (
-        position(Step::Commit)?,
-        position(Step::Ack)?,
-        position(at.step)?,
+        protocol.effect_commit()?,
+        steps.iter().position(|s| *s == Step::Ack)?,
+        at.index_in(steps)?,
     );
     let p = 2 * here + usize::from(at.side == Side::After);
     let committed = p > 2 * commit;
@@ -326,6 +327,21 @@ pub fn phase(steps: &[Step], at: Boundary) -> Option<Phase> {
         (true, true) => Phase::AckAccepted,
         (false, true) => Phase::AckedBeforeCommit,
     })
+}
+
+/// [`phase`] in words.
+pub fn phase_words(
+    l: Lang,
+    protocol: &crate::model::Protocol,
+    at: Boundary,
+) -> Option<&'static str> {
+    let several_commits = protocol
+        .steps
+        .iter()
+        .filter(|s| **s == Step::Commit)
+        .count()
+        > 1;
+    phase(protocol, at).map(|p| l.phase(p, several_commits))
 }
 
 /// What a producer's or relay's crash at `at` leaves half done.

@@ -268,9 +268,9 @@ impl Narrator<'_> {
         if effect {
             return l.ack_after_commit(who, &ev);
         }
-        let steps = &self.scenario.protocol.steps;
-        let position = |step| steps.iter().position(|s| *s == step);
-        match (position(Step::Ack), position(Step::Commit)) {
+        let protocol = &self.scenario.protocol;
+        let ack = protocol.steps.iter().position(|s| *s == Step::Ack);
+        match (ack, protocol.effect_commit()) {
             (Some(a), Some(c)) if a < c => l.ack_before_commit(who, &ev),
             _ => l.ack_without_effect(who, &ev),
         }
@@ -279,7 +279,7 @@ impl Narrator<'_> {
     pub(super) fn crash(&mut self, who: &str, entry: &TraceEntry) -> String {
         let crash = self.next_crash();
         let l = self.lang;
-        let phase = phase(&self.scenario.protocol.steps, crash.point.boundary);
+        let phase = phase_words(l, &self.scenario.protocol, crash.point.boundary);
         let c = crash.confirmed;
         l.crash(
             who,

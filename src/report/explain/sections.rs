@@ -222,8 +222,8 @@ pub(super) fn failure_points(out: &mut String, n: &Narrator<'_>, paint: Paint) {
             .event(c.point.event)
             .expect("the report of an event a crash hit is always kept")
             .outcome;
-        let point = match phase(&n.scenario.protocol.steps, c.point.boundary) {
-            Some(p) => format!("{} ({})", c.point, l.phase(p)),
+        let point = match phase_words(l, &n.scenario.protocol, c.point.boundary) {
+            Some(p) => format!("{} ({p})", c.point),
             None => c.point.to_string(),
         };
         let outcome_text = l.outcome(outcome);

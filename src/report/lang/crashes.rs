@@ -5,16 +5,33 @@ use super::*;
 impl Lang {
     // ---------------------------------------------------------------- explain: crashes
 
-    pub fn phase(self, p: Phase) -> &'static str {
-        match (self, p) {
-            (Lang::En, Phase::BeforeCommit) => "before the commit",
-            (Lang::Es, Phase::BeforeCommit) => "antes del commit",
-            (Lang::En, Phase::BetweenCommitAndAck) => "after the commit, before the ack",
-            (Lang::Es, Phase::BetweenCommitAndAck) => "después del commit, antes del ack",
-            (Lang::En, Phase::AckAccepted) => "ack accepted",
-            (Lang::Es, Phase::AckAccepted) => "ack aceptado",
-            (Lang::En, Phase::AckedBeforeCommit) => "after the ack, before the commit",
-            (Lang::Es, Phase::AckedBeforeCommit) => "después del ack, antes del commit",
+    /// A crash phase in words. With `several_commits` (a protocol that commits more than
+    /// one transaction) the commit is named as the effect's: the instant just after a
+    /// first commit is still "before" it.
+    pub fn phase(self, p: Phase, several_commits: bool) -> &'static str {
+        match (self, p, several_commits) {
+            (Lang::En, Phase::BeforeCommit, false) => "before the commit",
+            (Lang::Es, Phase::BeforeCommit, false) => "antes del commit",
+            (Lang::En, Phase::BeforeCommit, true) => "before the effect's commit",
+            (Lang::Es, Phase::BeforeCommit, true) => "antes del commit del efecto",
+            (Lang::En, Phase::BetweenCommitAndAck, false) => "after the commit, before the ack",
+            (Lang::Es, Phase::BetweenCommitAndAck, false) => "después del commit, antes del ack",
+            (Lang::En, Phase::BetweenCommitAndAck, true) => {
+                "after the effect's commit, before the ack"
+            }
+            (Lang::Es, Phase::BetweenCommitAndAck, true) => {
+                "después del commit del efecto, antes del ack"
+            }
+            (Lang::En, Phase::AckAccepted, _) => "ack accepted",
+            (Lang::Es, Phase::AckAccepted, _) => "ack aceptado",
+            (Lang::En, Phase::AckedBeforeCommit, false) => "after the ack, before the commit",
+            (Lang::Es, Phase::AckedBeforeCommit, false) => "después del ack, antes del commit",
+            (Lang::En, Phase::AckedBeforeCommit, true) => {
+                "after the ack, before the effect's commit"
+            }
+            (Lang::Es, Phase::AckedBeforeCommit, true) => {
+                "después del ack, antes del commit del efecto"
+            }
         }
     }
 
@@ -33,7 +50,7 @@ impl Lang {
         who: &str,
         point: &str,
         cause: CrashCause,
-        phase: Option<Phase>,
+        phase: Option<&str>,
         confirmed: &str,
         consequence: &str,
     ) -> String {
@@ -42,12 +59,12 @@ impl Lang {
             Lang::En => format!(
                 "CRASH ({cause}): {who} dies at {point}{}. At this instant the confirmed state \
                  is \"{confirmed}\". {consequence}",
-                phase.map_or(String::new(), |p| format!(", {}", self.phase(p)))
+                phase.map_or(String::new(), |p| format!(", {p}"))
             ),
             Lang::Es => format!(
                 "CAÍDA ({cause}): {who} muere en {point}{}. En ese instante, el estado \
                  confirmado es «{confirmed}». {consequence}",
-                phase.map_or(String::new(), |p| format!(", {}", self.phase(p)))
+                phase.map_or(String::new(), |p| format!(", {p}"))
             ),
         }
     }

@@ -3,6 +3,7 @@
 //! the workload.
 
 use super::*;
+use crate::model::split_occurrence;
 
 impl Checker<'_> {
     pub(super) fn faults(
@@ -113,6 +114,9 @@ impl Checker<'_> {
                     &format!(", so `{}` is never reached", c.at),
                 ));
             }
+            if let Some(m) = crate::scenario::missing_occurrence(protocol, at.step, at.nth, &c.at) {
+                return Err(self.err(format!("faults.crash[{i}].at"), m));
+            }
             let event =
                 self.opt_event(&format!("faults.crash[{i}].event"), c.event, crash_events)?;
             let republished = || workload.republish.iter().chain(&workload.republish_altered);
@@ -154,7 +158,8 @@ impl Checker<'_> {
         let mut fail = Vec::new();
         for (i, f) in fails.into_iter().enumerate() {
             let field = format!("faults.fail[{i}].at");
-            let step = Step::parse(&f.at).ok_or_else(|| {
+            let (name, nth) = split_occurrence(&f.at, &f.at).map_err(|m| self.err(&field, m))?;
+            let step = Step::parse(name).ok_or_else(|| {
                 self.err(
                     &field,
                     format!(
@@ -184,6 +189,7 @@ impl Checker<'_> {
             if !protocol.has(step) {
                 return Err(self.missing_step(&field, protocol, step, ""));
             }
+            self.occurrence(&field, protocol, step, nth)?;
             if f.times.is_some() && f.until_tick.is_some() {
                 return Err(self.err(
                     format!("faults.fail[{i}].until_tick"),
@@ -193,6 +199,7 @@ impl Checker<'_> {
             }
             fail.push(FailSpec {
                 step,
+                nth,
                 event: self.opt_event(
                     &format!("faults.fail[{i}].event"),
                     f.event,
@@ -235,6 +242,10 @@ impl Checker<'_> {
             if !protocol.has(at.step) {
                 return Err(self.missing_step(format!("{field}.at"), protocol, at.step, ""));
             }
+            if let Some(m) = crate::scenario::missing_occurrence(protocol, at.step, at.nth, &st.at)
+            {
+                return Err(self.err(format!("{field}.at"), m));
+            }
             stall.push(StallSpec {
                 at,
                 event: self.opt_event(&format!("{field}.event"), st.event, workload.events)?,
@@ -248,6 +259,22 @@ impl Checker<'_> {
             });
         }
         Ok(stall)
+    }
+
+    /// A step's occurrence (`commit#2`) the protocol runs: not more than it repeats it.
+    fn occurrence(
+        &self,
+        field: &str,
+        protocol: &Protocol,
+        step: Step,
+        nth: Option<u8>,
+    ) -> Result<(), ScenarioError> {
+        let Some(nth) = nth else { return Ok(()) };
+        let what = format!("{step}#{nth}");
+        match crate::scenario::missing_occurrence(protocol, step, nth, &what) {
+            Some(m) => Err(self.err(field, m)),
+            None => Ok(()),
+        }
     }
 
     /// `faults.commit_timeout`: only for a protocol that commits.
@@ -274,7 +301,23 @@ impl Checker<'_> {
                     ", so no commit can time out",
                 ));
             }
+            let nth = match &t.at {
+                None => None,
+                Some(at) => {
+                    let field = format!("{field}.at");
+                    let (name, nth) = split_occurrence(at, at).map_err(|m| self.err(&field, m))?;
+                    if name != "commit" {
+                        return Err(self.err(
+                            &field,
+                            format!("`{at}` is not a commit; write `commit` or `commit#N`"),
+                        ));
+                    }
+                    self.occurrence(&field, protocol, Step::Commit, nth)?;
+                    nth
+                }
+            };
             commit_timeout.push(CommitTimeoutSpec {
+                nth,
                 event: self.opt_event(&format!("{field}.event"), t.event, workload.events)?,
                 delivery: self.delivery(&format!("{field}.delivery"), t.delivery)?,
                 applied: t.applied,
