@@ -787,17 +787,7 @@ mod tests {
     /// The seeds' anti-pattern with explicit transactions: the mark commits on its own,
     /// then the effect in a second transaction.
     fn two_transactions(strategy: CommitTimeoutStrategy) -> Consumer {
-        use Step::*;
-        let steps = vec![
-            Receive,
-            Begin,
-            InsertInbox,
-            Commit,
-            Begin,
-            ApplyEffect,
-            Commit,
-            Ack,
-        ];
+        let steps = crate::model::MARK_OWN_TRANSACTION.to_vec();
         Consumer::new(Protocol::new("mark-own-transaction", "", steps).unwrap())
             .with_commit_timeout_strategy(strategy)
     }

@@ -11,6 +11,8 @@ mod half_done;
 mod host;
 mod point;
 mod protocol;
+#[cfg(test)]
+pub(crate) use protocol::MARK_OWN_TRANSACTION;
 pub mod trace;
 mod workload;
 

@@ -244,16 +244,7 @@ mod tests {
     #[test]
     fn repeated_steps_are_numbered_by_occurrence() {
         use Step::*;
-        let steps = [
-            Receive,
-            Begin,
-            InsertInbox,
-            Commit,
-            Begin,
-            ApplyEffect,
-            Commit,
-            Ack,
-        ];
+        let steps = crate::model::MARK_OWN_TRANSACTION;
         let names: Vec<String> = Boundary::all_of(&steps)
             .iter()
             .map(|b| b.to_string())

@@ -306,6 +306,24 @@ pub const BUILT_IN: [BuiltIn; 7] = {
     ]
 };
 
+/// The seeds' anti-pattern written with explicit transactions, for tests: the mark commits
+/// in its own transaction, then the effect in a second one (every step but `receive`,
+/// `apply_effect`, `insert_inbox` and `ack` repeated).
+#[cfg(test)]
+pub(crate) const MARK_OWN_TRANSACTION: [Step; 8] = {
+    use Step::*;
+    [
+        Receive,
+        Begin,
+        InsertInbox,
+        Commit,
+        Begin,
+        ApplyEffect,
+        Commit,
+        Ack,
+    ]
+};
+
 impl Protocol {
     /// The most steps a protocol may have (repeats included): each is two crash points of
     /// every delivery, and an occurrence is numbered in a byte.
@@ -552,18 +570,7 @@ mod tests {
 
     #[test]
     fn steps_may_repeat_in_transactions_of_their_own() {
-        // The seeds' anti-pattern written with explicit transactions: the mark commits in its
-        // own transaction, then the effect in another.
-        let steps = vec![
-            Receive,
-            Begin,
-            InsertInbox,
-            Commit,
-            Begin,
-            ApplyEffect,
-            Commit,
-            Ack,
-        ];
+        let steps = MARK_OWN_TRANSACTION.to_vec();
         let p = Protocol::new("mark-own-tx", "", steps).unwrap();
         assert!(p.has_boundary(Boundary::after(Commit).nth(2)));
         assert!(!p.has_boundary(Boundary::after(Commit).nth(3)));

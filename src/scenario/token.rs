@@ -181,16 +181,7 @@ mod tests {
     fn numbered_occurrences_survive_a_token() {
         use crate::fault::{CommitTimeoutSpec, FailSpec};
         use Step::*;
-        let steps = vec![
-            Receive,
-            Begin,
-            InsertInbox,
-            Commit,
-            Begin,
-            ApplyEffect,
-            Commit,
-            Ack,
-        ];
+        let steps = crate::model::MARK_OWN_TRANSACTION.to_vec();
         let mut s = Scenario::new(Protocol::new("two", "", steps).unwrap());
         s.workload.events = 2;
         s.faults.crash = vec![CrashSpec::exactly(BoundaryPoint {
