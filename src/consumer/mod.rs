@@ -282,6 +282,7 @@ impl Host for Consumer {
             }
         }
     }
+
     /// The answer to the command last returned by [`Host::poll_command`].
     fn handle_answer(&mut self, result: StepResult) {
         let command = self
