@@ -126,12 +126,18 @@ impl TraceEntry {
     }
 
     fn write_line(&self, w: &mut dyn fmt::Write, outcome: &dyn fmt::Display) -> fmt::Result {
+        let nth = self.kind.occurrence();
+        let verb: std::borrow::Cow<str> = if nth > 1 {
+            format!("{}#{nth}", self.action()).into()
+        } else {
+            self.action().into()
+        };
         write!(
             w,
             "t={:<5} {:<10} {:<16} {:<14} {}",
             self.tick,
             self.actor.to_string(),
-            self.action(),
+            verb,
             self.target(),
             outcome
         )
@@ -237,6 +243,7 @@ mod tests {
             tick,
             actor: Actor::Consumer(0),
             kind: TraceKind::Db {
+                nth: 1,
                 step: Step::Commit,
                 outcome,
             },

@@ -190,13 +190,18 @@ impl World<'_> {
             ..
         } = *self.consumers[c].half_done();
         if fails && step != Step::ApplyEffect {
-            return (StepResult::Failed, TraceKind::StepFailed { step });
+            return (StepResult::Failed, TraceKind::StepFailed { step, nth });
         }
         if step == Step::ApplyEffect && self.is_invalid(d.event) {
             return (StepResult::Failed, TraceKind::InvalidPayload);
         }
         let event = payload(&self.altered, &self.events, d);
-        let db = |outcome: DbOutcome| (StepResult::Db(outcome), TraceKind::Db { step, outcome });
+        let db = |outcome: DbOutcome| {
+            (
+                StepResult::Db(outcome),
+                TraceKind::Db { step, nth, outcome },
+            )
+        };
         match step {
             Step::Receive => unreachable!("handled above"),
             Step::Begin => db(self.stores[c].execute(StoreOp::Begin, now)),
@@ -252,7 +257,10 @@ impl World<'_> {
     ) -> (StepResult, TraceKind) {
         let db = |outcome: DbOutcome| {
             let step = Step::Commit;
-            (StepResult::Db(outcome), TraceKind::Db { step, outcome })
+            (
+                StepResult::Db(outcome),
+                TraceKind::Db { step, nth, outcome },
+            )
         };
         match self.faults.commit_timeout(d, nth) {
             None => db(self.stores[c].execute(StoreOp::Commit, now)),

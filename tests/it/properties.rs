@@ -351,6 +351,7 @@ fn longest_inbox_need(r: &delivery_sim::RunResult) -> Tick {
         let TraceKind::Db {
             step: Step::InsertInbox,
             outcome,
+            ..
         } = e.kind
         else {
             continue;

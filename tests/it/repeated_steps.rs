@@ -72,6 +72,32 @@ fn a_numbered_point_replays_from_the_command_line() {
 }
 
 #[test]
+fn the_trace_numbers_a_repeated_step_in_both_languages() {
+    for lang in ["en", "es"] {
+        let out = stdout(&bin(&["run", SCENARIO, "--trace", "--lang", lang]));
+        let steps: Vec<&str> = out
+            .lines()
+            .filter(|l| l.contains(" consumer0 ") && l.contains(" e0 d1 "))
+            .filter_map(|l| l.split_whitespace().nth(2))
+            .collect();
+        assert_eq!(
+            steps,
+            [
+                "receive",
+                "begin",
+                "insert_inbox",
+                "commit",
+                "begin#2",
+                "apply_effect",
+                "commit#2",
+                "ack"
+            ],
+            "{lang}: {out}"
+        );
+    }
+}
+
+#[test]
 fn explain_names_the_effects_commit_in_both_languages() {
     let es = stdout(&bin(&[
         "explain",

@@ -7,8 +7,9 @@ use super::*;
 /// The canonical encoding, which the golden trace hashes pin: a string is its UTF-8 bytes
 /// and a 0 byte; an integer is 8 bytes little-endian (a signed one in two's complement); a
 /// flag is one byte, 0 or 1; an enum value (a step, a database answer) is its stable name
-/// as a string; a boundary is its side's name then its step's name, with `#N` appended to
-/// the step's name for the N-th occurrence of a step the protocol repeats (N > 1); a
+/// as a string; a boundary is its side's name then its step's name; a step's name (in a
+/// boundary, a database step or a failed step) has `#N` appended for the N-th occurrence
+/// of a step the protocol repeats (N > 1), and its occurrence is not written otherwise; a
 /// variant is its [`TraceKind::name`] then its fields in declaration order.
 pub trait Encoder {
     fn bytes(&mut self, bytes: &[u8]);
@@ -37,14 +38,15 @@ impl TraceKind {
         use TraceKind::*;
         e.str(self.name());
         match self {
-            Db { step, outcome } => {
-                e.str(step.name());
+            Db { step, nth, outcome } => {
+                encode_step(e, *step, *nth);
                 encode_db(e, *outcome);
             }
             RolledBack { outcome } | Alert { outcome } | Lookup { outcome } => {
                 encode_db(e, *outcome)
             }
-            StepFailed { step } | Busy { step } => e.str(step.name()),
+            StepFailed { step, nth } => encode_step(e, *step, *nth),
+            Busy { step } => e.str(step.name()),
             CommitTimeout {
                 fault,
                 committed,
@@ -199,10 +201,15 @@ fn encode_boundary(e: &mut impl Encoder, boundary: Boundary) {
         crate::model::Side::Before => "before",
         crate::model::Side::After => "after",
     });
-    if boundary.nth > 1 {
-        e.str(&format!("{}#{}", boundary.step.name(), boundary.nth));
+    encode_step(e, boundary.step, boundary.nth);
+}
+
+/// A step's name, with `#N` for the N-th occurrence of a repeated one (N > 1).
+fn encode_step(e: &mut impl Encoder, step: Step, nth: u8) {
+    if nth > 1 {
+        e.str(&format!("{}#{nth}", step.name()));
     } else {
-        e.str(boundary.step.name());
+        e.str(step.name());
     }
 }
 

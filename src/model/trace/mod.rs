@@ -27,10 +27,15 @@ pub enum TraceKind {
     Received,
     /// `receive` found nothing ready; the consumer waits.
     NothingReady,
-    /// A step the store answered (`begin`, `insert_inbox`, `commit`, …).
-    Db { step: Step, outcome: DbOutcome },
-    /// The fault plan made `step` fail before it did anything.
-    StepFailed { step: Step },
+    /// A step the store answered (`begin`, `insert_inbox`, `commit`, …); `nth` is its
+    /// occurrence in the protocol (1 unless the protocol repeats the step).
+    Db {
+        step: Step,
+        nth: u8,
+        outcome: DbOutcome,
+    },
+    /// The fault plan made `step` (its `nth` occurrence) fail before it did anything.
+    StepFailed { step: Step, nth: u8 },
     /// `apply_effect` refused a payload the scenario declares invalid.
     InvalidPayload,
     /// The `COMMIT` timed out (the plan's `faults.commit_timeout[fault]`): it did or did not
@@ -205,12 +210,21 @@ pub fn event_names(events: &[EventIndex]) -> String {
 }
 
 impl TraceKind {
+    /// Which occurrence of its step the entry is about: more than 1 only for a step the
+    /// protocol repeats (the trace line says `commit#2`, as its crash points do).
+    pub fn occurrence(&self) -> u8 {
+        match self {
+            TraceKind::Db { nth, .. } | TraceKind::StepFailed { nth, .. } => *nth,
+            _ => 1,
+        }
+    }
+
     /// The verb of the trace line: the step's name for a step, else what happened.
     pub fn action(&self) -> &'static str {
         use TraceKind::*;
         match self {
             Received | NothingReady => "receive",
-            Db { step, .. } | StepFailed { step } | Busy { step } | MarkedSent { step, .. } => {
+            Db { step, .. } | StepFailed { step, .. } | Busy { step } | MarkedSent { step, .. } => {
                 step.name()
             }
             InvalidPayload => "apply_effect",

@@ -8,11 +8,18 @@ use std::collections::BTreeSet;
 pub(crate) fn samples() -> Vec<TraceKind> {
     use TraceKind::*;
     let commit = Boundary::after(Step::Commit);
-    let db = |step, outcome| Db { step, outcome };
+    let db = |step, outcome| Db {
+        step,
+        nth: 1,
+        outcome,
+    };
     let mut out = vec![
         Received,
         NothingReady,
-        StepFailed { step: Step::Begin },
+        StepFailed {
+            step: Step::Begin,
+            nth: 1,
+        },
         InvalidPayload,
         AckLost,
         OutputProduced { staged: true },
@@ -310,4 +317,29 @@ fn every_kind_has_an_action_and_an_english_outcome() {
         assert!(!kind.action().is_empty(), "{kind:?}");
         assert!(!kind.to_string().is_empty(), "{kind:?}");
     }
+}
+
+#[test]
+fn an_occurrence_is_encoded_only_past_the_first() {
+    // The first occurrence encodes as a step that appears once always did (every golden
+    // hash of a protocol without repeats holds); the second is told apart.
+    let db = |nth| TraceKind::Db {
+        step: Step::Commit,
+        nth,
+        outcome: DbOutcome::Committed,
+    };
+    let mut plain = Bytes(Vec::new());
+    plain.str("db");
+    plain.str("commit");
+    assert!(encoded(&db(1)).starts_with(&plain.0));
+    assert_ne!(encoded(&db(1)), encoded(&db(2)));
+    let mut second = Bytes(Vec::new());
+    second.str("db");
+    second.str("commit#2");
+    assert!(encoded(&db(2)).starts_with(&second.0));
+    let failed = |nth| TraceKind::StepFailed {
+        step: Step::Commit,
+        nth,
+    };
+    assert_ne!(encoded(&failed(1)), encoded(&failed(2)));
 }

@@ -64,7 +64,7 @@ impl Narrator<'_> {
         let text = match entry.kind {
             TraceKind::NothingReady => l.waiting(&who),
             TraceKind::Received => l.receive(&who, &ev, entry.delivery),
-            TraceKind::Db { step, outcome } => {
+            TraceKind::Db { step, outcome, .. } => {
                 match self.consumer_db(c, entry, step, outcome, (before, after), in_tx) {
                     Some(text) => text,
                     None => self.fallback(&who, entry),
