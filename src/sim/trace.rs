@@ -59,6 +59,14 @@ impl TraceEntry {
     pub fn action(&self) -> &'static str {
         self.kind.action()
     }
+
+    /// The verb as the line writes it: a repeated step with its occurrence (`commit#2`).
+    pub fn verb(&self) -> std::borrow::Cow<'static, str> {
+        match self.kind.occurrence() {
+            1 => self.action().into(),
+            nth => format!("{}#{nth}", self.action()).into(),
+        }
+    }
 }
 
 impl Actor {
@@ -126,12 +134,7 @@ impl TraceEntry {
     }
 
     fn write_line(&self, w: &mut dyn fmt::Write, outcome: &dyn fmt::Display) -> fmt::Result {
-        let nth = self.kind.occurrence();
-        let verb: std::borrow::Cow<str> = if nth > 1 {
-            format!("{}#{nth}", self.action()).into()
-        } else {
-            self.action().into()
-        };
+        let verb = self.verb();
         write!(
             w,
             "t={:<5} {:<10} {:<16} {:<14} {}",

@@ -144,6 +144,13 @@ fn faults_can_name_one_occurrence() {
     assert_eq!(lost(&timeout("commit")), 0);
     let stall = r#", "faults": {"stall": [{"at": "before:commit#2", "event": 0, "ticks": 5}]}"#;
     assert_eq!(lost(stall), 0);
+    // The explanation names the occurrence that failed.
+    let file = write(dir.path(), "f.json", &scenario(&fail("commit#2")));
+    let es = stdout(&bin(&["explain", &file, "--lang", "es"]));
+    assert!(
+        es.contains("Falla el paso commit#2 de consumer0 con e0"),
+        "{es}"
+    );
 }
 
 #[test]

@@ -164,10 +164,10 @@ impl Narrator<'_> {
     ) -> Option<(String, bool)> {
         let l = self.lang;
         match (&entry.kind, entry.kind.db_answer()) {
-            (_, Some(DbOutcome::Busy { .. })) => Some((l.busy(who, entry.action()), false)),
+            (_, Some(DbOutcome::Busy { .. })) => Some((l.busy(who, &entry.verb()), false)),
             (_, Some(DbOutcome::StaleSnapshot)) => Some((l.stale_snapshot(who), false)),
             (TraceKind::StepFailed { .. }, _) => {
-                Some((l.step_failed(who, entry.action(), ev), true))
+                Some((l.step_failed(who, &entry.verb(), ev), true))
             }
             (TraceKind::InvalidPayload, _) => Some((l.payload_refused(who, ev), true)),
             (_, Some(DbOutcome::PayloadMismatch)) => {
