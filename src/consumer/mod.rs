@@ -115,6 +115,9 @@ pub enum Phase {
 #[derive(Clone, Debug)]
 pub struct Consumer {
     protocol: Protocol,
+    /// Which occurrence of its step each protocol step is (`commit#2`), worked out once:
+    /// every command asks for it.
+    occurrences: Vec<u8>,
     on_commit_timeout: CommitTimeoutStrategy,
     phase: Phase,
     work: Option<Work>,
@@ -126,6 +129,7 @@ impl crate::sim::Fingerprint for Consumer {
     fn fingerprint(&self, _now: crate::model::Tick, h: &mut crate::sim::StateHasher) {
         let Consumer {
             protocol: _,          // Configuration: the same for every run of a scenario.
+            occurrences: _,       // Configuration, from the protocol.
             on_commit_timeout: _, // Configuration.
             phase,
             work,
@@ -137,8 +141,12 @@ impl crate::sim::Fingerprint for Consumer {
 
 impl Consumer {
     pub fn new(protocol: Protocol) -> Consumer {
+        let occurrences = (0..protocol.steps.len())
+            .map(|i| occurrence(&protocol.steps, i))
+            .collect();
         Consumer {
             protocol,
+            occurrences,
             on_commit_timeout: CommitTimeoutStrategy::default(),
             phase: Phase::Idle,
             work: None,
@@ -270,7 +278,7 @@ impl Host for Consumer {
                 let (action, nth) = match w.mode {
                     Mode::Normal => (
                         Action::Step(self.protocol.steps[w.next]),
-                        occurrence(&self.protocol.steps, w.next),
+                        self.occurrences[w.next],
                     ),
                     mode => (self.recovery(mode, w), 1),
                 };

@@ -440,8 +440,7 @@ impl Protocol {
     /// Whether a run of this protocol reaches `boundary`: its step is one of the protocol's
     /// and appears at least `nth` times.
     pub fn has_boundary(&self, boundary: Boundary) -> bool {
-        let count = self.steps.iter().filter(|s| **s == boundary.step).count();
-        boundary.nth >= 1 && usize::from(boundary.nth) <= count
+        boundary.index_in(&self.steps).is_some()
     }
 
     /// The `commit` that commits the effect: the first one after the first `apply_effect`.

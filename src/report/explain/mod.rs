@@ -330,11 +330,7 @@ pub fn phase(protocol: &crate::model::Protocol, at: Boundary) -> Option<Phase> {
 }
 
 /// [`phase`] in words.
-pub fn phase_words(
-    l: Lang,
-    protocol: &crate::model::Protocol,
-    at: Boundary,
-) -> Option<&'static str> {
+pub fn phase_words(l: Lang, protocol: &crate::model::Protocol, at: Boundary) -> Option<String> {
     let several_commits = protocol
         .steps
         .iter()

@@ -285,7 +285,7 @@ impl Narrator<'_> {
             who,
             &crash.point.to_string(),
             crash.cause,
-            phase,
+            phase.as_deref(),
             &l.confirmed(&c),
             &l.crash_consequence(
                 &self.ev(entry),

@@ -8,30 +8,22 @@ impl Lang {
     /// A crash phase in words. With `several_commits` (a protocol that commits more than
     /// one transaction) the commit is named as the effect's: the instant just after a
     /// first commit is still "before" it.
-    pub fn phase(self, p: Phase, several_commits: bool) -> &'static str {
-        match (self, p, several_commits) {
-            (Lang::En, Phase::BeforeCommit, false) => "before the commit",
-            (Lang::Es, Phase::BeforeCommit, false) => "antes del commit",
-            (Lang::En, Phase::BeforeCommit, true) => "before the effect's commit",
-            (Lang::Es, Phase::BeforeCommit, true) => "antes del commit del efecto",
-            (Lang::En, Phase::BetweenCommitAndAck, false) => "after the commit, before the ack",
-            (Lang::Es, Phase::BetweenCommitAndAck, false) => "después del commit, antes del ack",
-            (Lang::En, Phase::BetweenCommitAndAck, true) => {
-                "after the effect's commit, before the ack"
-            }
-            (Lang::Es, Phase::BetweenCommitAndAck, true) => {
-                "después del commit del efecto, antes del ack"
-            }
-            (Lang::En, Phase::AckAccepted, _) => "ack accepted",
-            (Lang::Es, Phase::AckAccepted, _) => "ack aceptado",
-            (Lang::En, Phase::AckedBeforeCommit, false) => "after the ack, before the commit",
-            (Lang::Es, Phase::AckedBeforeCommit, false) => "después del ack, antes del commit",
-            (Lang::En, Phase::AckedBeforeCommit, true) => {
-                "after the ack, before the effect's commit"
-            }
-            (Lang::Es, Phase::AckedBeforeCommit, true) => {
-                "después del ack, antes del commit del efecto"
-            }
+    pub fn phase(self, p: Phase, several_commits: bool) -> String {
+        let commit = match (self, several_commits) {
+            (Lang::En, false) => "the commit",
+            (Lang::En, true) => "the effect's commit",
+            (Lang::Es, false) => "del commit",
+            (Lang::Es, true) => "del commit del efecto",
+        };
+        match (self, p) {
+            (Lang::En, Phase::BeforeCommit) => format!("before {commit}"),
+            (Lang::Es, Phase::BeforeCommit) => format!("antes {commit}"),
+            (Lang::En, Phase::BetweenCommitAndAck) => format!("after {commit}, before the ack"),
+            (Lang::Es, Phase::BetweenCommitAndAck) => format!("después {commit}, antes del ack"),
+            (Lang::En, Phase::AckAccepted) => "ack accepted".into(),
+            (Lang::Es, Phase::AckAccepted) => "ack aceptado".into(),
+            (Lang::En, Phase::AckedBeforeCommit) => format!("after the ack, before {commit}"),
+            (Lang::Es, Phase::AckedBeforeCommit) => format!("después del ack, antes {commit}"),
         }
     }
 
