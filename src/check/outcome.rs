@@ -41,10 +41,11 @@ pub fn check(o: &Observed<'_>) -> Verdict {
     let invalid = count(Outcome::Invalid);
     // A dead-lettered event is lost: nothing in the run redoes it.
     let lost = count(Outcome::Lost) + dead_lettered;
+    // A scenario with its own schema has no balances: its invariants say what is kept.
+    let accounts = if o.committed.custom { &[] } else { o.accounts };
     let balance_total_minor = o.committed.balances.values().sum();
-    let opening_total_minor = o.accounts.iter().map(|a| a.initial_balance_minor).sum();
-    let drifted_accounts: Vec<String> = o
-        .accounts
+    let opening_total_minor = accounts.iter().map(|a| a.initial_balance_minor).sum();
+    let drifted_accounts: Vec<String> = accounts
         .iter()
         .filter(|a| {
             let moved = o.committed.ledger_sums.get(&a.name).copied().unwrap_or(0);
@@ -60,7 +61,10 @@ pub fn check(o: &Observed<'_>) -> Verdict {
         all_acked: reports.iter().all(|r| r.acked),
         conserved: balance_total_minor == opening_total_minor
             && drifted_accounts.is_empty()
-            && !reports.iter().any(|r| r.torn),
+            && !reports.iter().any(|r| r.torn)
+            && o.committed.invariants.iter().all(|i| i.holds),
+        invariants: o.committed.invariants.clone(),
+        own_schema: o.committed.custom,
         drifted_accounts,
         external_effects: o.external_effects.len() as u64,
         boundaries,
@@ -95,7 +99,16 @@ fn event_report(o: &Observed<'_>, e: &Event) -> EventReport {
     // missing the transfer did not happen as the business asked (lost, even if the other
     // half is there: torn); if either half is there twice, it happened twice. The
     // effect of a `TransferCompleted` is its `completion` row.
-    let (effects, whole) = if completion {
+    // With the scenario's own schema, its `check.effects_per_event` counts the effects,
+    // and an effect has no halves.
+    let custom = o
+        .committed
+        .custom
+        .then(|| o.committed.effects.get(&e.event_id).copied().unwrap_or(0))
+        .map(|n| u32::try_from(n).unwrap_or(u32::MAX));
+    let (effects, whole) = if let Some(n) = custom {
+        (n, n)
+    } else if completion {
         (ledger.completions, ledger.completions)
     } else {
         (

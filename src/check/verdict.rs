@@ -154,6 +154,14 @@ pub struct Verdict {
     pub conserved: bool,
     /// Accounts whose balance disagrees with their ledger: a lost update.
     pub drifted_accounts: Vec<String>,
+    /// With the scenario's own schema: its `check.invariants` (and a broken
+    /// `effects_per_event`), each with what it gave; `conserved` says they all hold.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub invariants: Vec<crate::model::InvariantResult>,
+    /// Whether the database is the scenario's own schema (then `conserved` means its
+    /// invariants hold: it has no balances).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub own_schema: bool,
     pub balance_total_minor: i64,
     pub opening_total_minor: i64,
     /// External effects per event are reported, never part of the guarantee: they are

@@ -423,6 +423,7 @@ fn database_step(w: &mut Work, step: Step, outcome: DbOutcome) {
                 | Step::ApplyEffect
                 | Step::Commit
                 | Step::EnqueueEmail
+                | Step::Sql(_)
         ),
         "{step} is not a database step"
     );

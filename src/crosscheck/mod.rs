@@ -66,6 +66,10 @@ pub fn refusal(s: &Scenario) -> Option<String> {
         "its protocol has `enqueue_email`, which needs the email relay, a second process on \
          the database"
             .into()
+    } else if s.store.custom.is_some() {
+        "it has its own schema and SQL steps (`store.schema`); crosscheck does not run SQL \
+         steps in its database process yet"
+            .into()
     } else if s.store.retention.is_some() {
         "it runs the inbox retention job (`store.inbox_ttl_ticks`), a second connection on \
          its own schedule; crosscheck's consumer is the only process on the file"

@@ -95,6 +95,22 @@ impl ConsumerDb for RemoteDb<'_> {
         })
     }
 
+    /// Refused before a cross-check starts (`crosscheck` runs the built-in steps only); an
+    /// error of the cross-check, not a failure of the step, if it ever came here.
+    fn execute_sql(
+        &mut self,
+        step: &crate::model::SqlStep,
+        _: &crate::model::SqlBinding<'_>,
+        _: u8,
+    ) -> Result<DbOutcome, String> {
+        self.error
+            .get_or_insert(RealError::from(std::io::Error::other(format!(
+                "crosscheck does not run SQL step `{}`",
+                step.name
+            ))));
+        Ok(DbOutcome::Busy { done: 0 })
+    }
+
     fn in_transaction(&self) -> bool {
         self.in_transaction
     }

@@ -114,6 +114,12 @@ pub enum DbOutcome {
     /// A `TransferCreated` applied, and with it the completion that waited in
     /// `pending_event` for it.
     AppliedWithPending,
+    /// A SQL step's statements ran, and none said "already processed".
+    Ran,
+    /// A SQL step with `duplicate_if: row` returned a row: already processed.
+    RowFound,
+    /// A SQL step with `duplicate_if: no_change` changed no row: already processed.
+    NoChange,
 }
 
 impl DbOutcome {
@@ -143,6 +149,9 @@ impl DbOutcome {
             DbOutcome::CommitTimeout => "commit_timeout",
             DbOutcome::Buffered => "buffered",
             DbOutcome::AppliedWithPending => "applied_with_pending",
+            DbOutcome::Ran => "ran",
+            DbOutcome::RowFound => "row_found",
+            DbOutcome::NoChange => "no_change",
         }
     }
 
@@ -188,6 +197,9 @@ impl DbOutcome {
                 "UNIQUE constraint failed: this payload was alerted before; no second alert"
             }
             DbOutcome::CommitTimeout => "COMMIT timed out: the outcome is unknown",
+            DbOutcome::Ran => "ran",
+            DbOutcome::RowFound => "a row returned: duplicate",
+            DbOutcome::NoChange => "no row changed: duplicate",
         }
     }
 
@@ -195,7 +207,11 @@ impl DbOutcome {
     pub fn is_duplicate(self) -> bool {
         matches!(
             self,
-            DbOutcome::Found | DbOutcome::Duplicate | DbOutcome::BusinessDuplicate
+            DbOutcome::Found
+                | DbOutcome::Duplicate
+                | DbOutcome::BusinessDuplicate
+                | DbOutcome::RowFound
+                | DbOutcome::NoChange
         )
     }
 }

@@ -37,6 +37,28 @@ pub struct CommittedState {
     /// Per `transfer_id`: its debit and credit rows, whatever events carried them (the
     /// business intent's view).
     pub ledger_by_transfer: BTreeMap<String, LedgerCounts>,
+    /// Whether the database is the scenario's own schema (`store.schema`): then `effects`
+    /// and `invariants` are what is judged, and the ledger fields above stay empty.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub custom: bool,
+    /// Per `event_id`: its committed effects, as the scenario's `check.effects_per_event`
+    /// counts them.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub effects: BTreeMap<String, i64>,
+    /// The scenario's `check.invariants`, each with what it gave.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub invariants: Vec<InvariantResult>,
+}
+
+/// What one check query of the scenario gave on the committed database.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct InvariantResult {
+    /// The query, as the scenario wrote it.
+    pub sql: String,
+    /// Whether it gave true (a non-zero integer).
+    pub holds: bool,
+    /// What it gave, as text (`0`, `NULL`, or SQLite's error).
+    pub value: String,
 }
 
 /// One committed `payload_alert` row: the same `event_id` arrived with another payload.

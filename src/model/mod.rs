@@ -11,19 +11,21 @@ mod half_done;
 mod host;
 mod point;
 mod protocol;
+pub mod sql;
 #[cfg(test)]
 pub(crate) use protocol::MARK_OWN_TRANSACTION;
 pub mod trace;
 mod workload;
 
 pub use answer::{AckOutcome, DbOutcome, Delivery, MessageId};
-pub use committed::{CommittedState, LedgerCounts, PayloadAlertRow};
+pub use committed::{CommittedState, InvariantResult, LedgerCounts, PayloadAlertRow};
 pub use half_done::HalfDone;
 pub use host::Host;
 pub use point::{occurrence, split_occurrence, Boundary, BoundaryPoint, CrashCause, Side};
 pub use protocol::{
     BuiltIn, CommitTimeoutStrategy, Protocol, ProtocolError, Step, StepActor, BUILT_IN,
 };
+pub use sql::{DuplicateIf, SqlBinding, SqlEvent, SqlStep, SqlValue};
 pub use trace::{Confirmation, Limit, Publication, TraceKind};
 pub use workload::{Account, Event, EventType};
 

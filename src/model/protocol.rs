@@ -1,14 +1,14 @@
 //! Consumer protocols: the ordered steps a consumer runs for every delivery, the seven
 //! built-in protocols of the course, and the rules a custom protocol must obey.
 
+use super::sql::{self, SqlStep};
 use super::{Boundary, Guarantee};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-/// One step of a consumer protocol. The set is closed: a scenario names steps by their
-/// `snake_case` name and anything else is rejected with the list below.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
+/// One step of a consumer protocol: one of the built-in steps, named by their `snake_case`
+/// name, or a step the scenario writes in SQL ([`Step::Sql`]), named by the scenario.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Step {
     /// Take the next ready delivery from the broker.
     Receive,
@@ -47,6 +47,16 @@ pub enum Step {
     SendEmail,
     /// Email relay: mark that email sent.
     MarkEmailSent,
+    /// A consumer step written in SQL by the scenario, by its (interned) name; its
+    /// statements are the protocol's ([`Protocol::sql_step`]).
+    Sql(&'static str),
+}
+
+/// A step is written as its name, as scenario files and crash points write it.
+impl Serialize for Step {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
 }
 
 /// Which actor runs a step. Step names are unique across actors, so a crash point such as
@@ -124,11 +134,22 @@ impl Step {
             Step::MarkSent => "mark_sent",
             Step::SendEmail => "send_email",
             Step::MarkEmailSent => "mark_email_sent",
+            Step::Sql(name) => name,
         }
     }
 
+    /// The built-in step called `name`, or the SQL step of that name if a scenario of this
+    /// process defined one (whether this scenario's protocol has it is the caller's check).
     pub fn parse(name: &str) -> Option<Step> {
-        Step::ALL.into_iter().find(|s| s.name() == name)
+        Step::ALL
+            .into_iter()
+            .find(|s| s.name() == name)
+            .or_else(|| sql::interned(name).map(Step::Sql))
+    }
+
+    /// Whether this is a step the scenario wrote in SQL.
+    pub fn is_sql(self) -> bool {
+        matches!(self, Step::Sql(_))
     }
 
     /// The names of the consumer's steps (what a protocol may use), for error messages.
@@ -168,6 +189,9 @@ pub struct Protocol {
     pub name: String,
     pub description: String,
     pub steps: Vec<Step>,
+    /// The definition of every [`Step::Sql`] in `steps`, once per name.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub sql: Vec<SqlStep>,
 }
 
 /// Why a list of steps is not a protocol. Each variant carries the position of the
@@ -199,7 +223,10 @@ pub enum ProtocolError {
          (SQLite has no nested transactions)"
     )]
     NestedBegin { at: usize, open: usize },
-    #[error("the protocol has no `apply_effect` step, so it has no business effect to check")]
+    #[error(
+        "the protocol has no `apply_effect` step and no SQL step, so it has no business \
+         effect to check"
+    )]
     NoEffect,
     #[error(
         "`{step}` at {at} is a step of the {}, not of the consumer; the producer and the \
@@ -211,6 +238,10 @@ pub enum ProtocolError {
         at: usize,
         actor: StepActor,
     },
+    #[error("SQL step `{name}` at {at} is not defined once in the protocol")]
+    UndefinedSql { at: usize, name: &'static str },
+    #[error("SQL step `{name}` is defined but not used in the protocol's steps")]
+    UnusedSql { name: &'static str },
     #[error("`enqueue_email` at {at} must be inside the transaction (after `begin`, before `commit`): the outbox row commits with the effect or not at all")]
     EnqueueOutsideTransaction { at: usize },
 }
@@ -219,7 +250,9 @@ impl ProtocolError {
     /// The index into `steps` that the error is about, if it is about one step.
     pub fn position(&self) -> Option<usize> {
         match self {
-            ProtocolError::Empty | ProtocolError::NoEffect => None,
+            ProtocolError::Empty | ProtocolError::NoEffect | ProtocolError::UnusedSql { .. } => {
+                None
+            }
             ProtocolError::TooLong { max, .. } => Some(*max),
             ProtocolError::ReceiveNotFirst { .. } => Some(0),
             ProtocolError::Repeated { second, .. } => Some(*second),
@@ -227,6 +260,7 @@ impl ProtocolError {
             | ProtocolError::BeginWithoutCommit { at }
             | ProtocolError::NestedBegin { at, .. }
             | ProtocolError::NotAConsumerStep { at, .. }
+            | ProtocolError::UndefinedSql { at, .. }
             | ProtocolError::EnqueueOutsideTransaction { at } => Some(*at),
         }
     }
@@ -335,12 +369,43 @@ impl Protocol {
         description: impl Into<String>,
         steps: Vec<Step>,
     ) -> Result<Protocol, ProtocolError> {
+        Protocol::with_sql(name, description, steps, Vec::new())
+    }
+
+    /// Builds a protocol whose [`Step::Sql`] steps are defined by `sql`: every SQL step of
+    /// `steps` has exactly one definition there, and every definition is used (the
+    /// scenario checks names and statements before; this keeps the pairing true).
+    pub fn with_sql(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        steps: Vec<Step>,
+        sql: Vec<SqlStep>,
+    ) -> Result<Protocol, ProtocolError> {
         Protocol::validate(&steps)?;
+        for (at, step) in steps.iter().enumerate() {
+            if let Step::Sql(name) = step {
+                if sql.iter().filter(|d| d.name == *name).count() != 1 {
+                    return Err(ProtocolError::UndefinedSql { at, name });
+                }
+            }
+        }
+        if let Some(d) = sql.iter().find(|d| !steps.contains(&Step::Sql(d.name))) {
+            return Err(ProtocolError::UnusedSql { name: d.name });
+        }
         Ok(Protocol {
             name: name.into(),
             description: description.into(),
             steps,
+            sql,
         })
+    }
+
+    /// The definition of SQL step `name` (a step of this protocol: validated).
+    pub fn sql_step(&self, name: &str) -> &SqlStep {
+        self.sql
+            .iter()
+            .find(|d| d.name == name)
+            .expect("every SQL step of a protocol is defined (Protocol::with_sql)")
     }
 
     /// The built-in protocol called `name`, if there is one.
@@ -418,7 +483,7 @@ impl Protocol {
         if let Some(at) = open {
             return Err(ProtocolError::BeginWithoutCommit { at });
         }
-        if !steps.contains(&Step::ApplyEffect) {
+        if !steps.iter().any(|s| *s == Step::ApplyEffect || s.is_sql()) {
             return Err(ProtocolError::NoEffect);
         }
         Ok(())
@@ -448,6 +513,16 @@ impl Protocol {
     pub fn effect_commit(&self) -> Option<usize> {
         let effect = self.steps.iter().position(|s| *s == Step::ApplyEffect)?;
         (effect..self.steps.len()).find(|i| self.steps[*i] == Step::Commit)
+    }
+
+    /// Whether a SQL step of this protocol may bind `:now` (read textually, so a mention in
+    /// a string literal counts too: erring towards "yes" only makes exploration merge
+    /// fewer states).
+    pub fn reads_clock(&self) -> bool {
+        let statements = self.sql.iter().flat_map(|d| &d.statements);
+        statements
+            .map(|s| s.to_ascii_lowercase())
+            .any(|s| [":now", "@now", "$now"].iter().any(|p| s.contains(p)))
     }
 
     /// Both boundaries of every step, in execution order, repeated steps numbered.

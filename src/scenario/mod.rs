@@ -19,7 +19,8 @@ use crate::broker::BrokerConfig;
 use crate::consumer::CommitTimeoutStrategy;
 use crate::fault::FaultPlan;
 use crate::model::{
-    Account, Event, EventIndex, EventType, Guarantee, Protocol, Scope, Step, StepActor, Tick,
+    Account, Event, EventIndex, EventType, Guarantee, Protocol, Scope, SqlEvent, SqlValue, Step,
+    StepActor, Tick,
 };
 use crate::producer::{Identity, ProducerConfig, ProducerMode};
 use crate::sim::{SimRng, Stream};
@@ -61,6 +62,17 @@ pub mod bounds {
     pub const MAX_PARTITIONS: u64 = 64;
     /// Steps of a protocol (repeats allowed): every one is two crash points per delivery.
     pub const MAX_PROTOCOL_STEPS: usize = crate::model::Protocol::MAX_STEPS;
+    /// Statements of one SQL step.
+    pub const MAX_SQL_STATEMENTS: usize = 16;
+    /// Bytes of one SQL statement (of a step, the schema, the setup or a check).
+    pub const MAX_SQL_BYTES: usize = 4_096;
+    /// Statements of `store.schema`, of `store.setup`, and invariants of `check`, each.
+    pub const MAX_SCHEMA_STATEMENTS: usize = 64;
+    /// Payloads of `workload.payloads`, and fields of one payload.
+    pub const MAX_PAYLOADS: usize = 1_000;
+    pub const MAX_PAYLOAD_FIELDS: usize = 32;
+    /// SQLite virtual-machine steps of one user statement: past it the statement fails.
+    pub const MAX_SQL_VM_STEPS: u32 = crate::store::MAX_VM_STEPS;
     /// Crash depth of an exploration (`explore --depth`, `expect.explore[].depth`): the
     /// schedules grow as the number of crash points to this power.
     pub const MAX_DEPTH: usize = 4;
@@ -104,6 +116,13 @@ pub struct Workload {
     /// Each transfer is two events, `TransferCreated` then `TransferCompleted` (so `events`
     /// is even): a workload whose projection needs order.
     pub lifecycle: bool,
+    /// With the scenario's own schema: the payloads of the events, cycled over them (event
+    /// `i` carries `payloads[i % len]`), each field a named parameter of the SQL steps.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub payloads: Vec<BTreeMap<String, SqlValue>>,
+    /// With the scenario's own schema: the events' type, the SQL steps' `:event_type`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub event_type: Option<String>,
 }
 
 impl Default for Workload {
@@ -117,6 +136,8 @@ impl Default for Workload {
             republish_altered: Vec::new(),
             invalid: Vec::new(),
             lifecycle: false,
+            payloads: Vec::new(),
+            event_type: None,
         }
     }
 }
@@ -541,6 +562,29 @@ impl Scenario {
     /// The events of this scenario's workload for its seed.
     pub fn events(&self) -> Vec<Event> {
         self.workload.events(self.seed)
+    }
+
+    /// `events` as the scenario's SQL sees them: each one's `event_id`, type and payload
+    /// fields (`workload.payloads`, cycled).
+    pub fn sql_events(&self, events: &[Event]) -> Vec<SqlEvent> {
+        let w = &self.workload;
+        events
+            .iter()
+            .map(|e| SqlEvent {
+                event_id: e.event_id.clone(),
+                event_type: w
+                    .event_type
+                    .clone()
+                    .unwrap_or_else(|| e.event_type.as_str().to_string()),
+                payload: match w.payloads.len() {
+                    0 => Vec::new(),
+                    n => w.payloads[e.index % n]
+                        .iter()
+                        .map(|(k, v)| (k.clone(), v.clone()))
+                        .collect(),
+                },
+            })
+            .collect()
     }
 }
 

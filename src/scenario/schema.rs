@@ -41,6 +41,18 @@ pub struct RawScenario {
     pub producer: RawProducer,
     #[serde(default, skip_serializing_if = "is_default")]
     pub email: RawEmail,
+    /// With `store.schema`: how the scenario's own database is judged.
+    #[serde(default)]
+    pub check: Option<RawCheck>,
+}
+
+#[serde_with::skip_serializing_none]
+#[derive(Debug, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawCheck {
+    pub effects_per_event: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub invariants: Vec<String>,
 }
 
 #[serde_with::skip_serializing_none]
@@ -123,7 +135,71 @@ pub struct RawCustomProtocol {
     pub name: String,
     #[serde(default)]
     pub description: Option<String>,
-    pub steps: Vec<String>,
+    pub steps: Vec<RawStep>,
+}
+
+/// A step of a custom protocol: a built-in step's name, or a step written in SQL.
+#[derive(Debug, PartialEq)]
+pub enum RawStep {
+    Named(String),
+    Sql(RawSqlStep),
+}
+
+/// By hand rather than `#[serde(untagged)]`, so that an error inside a SQL step (an
+/// unknown field, a missing `sql`) is reported as itself, with its path.
+impl<'de> Deserialize<'de> for RawStep {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = RawStep;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a step name (a string) or a SQL step {\"name\", \"sql\"}")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<RawStep, E> {
+                Ok(RawStep::Named(v.to_string()))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<RawStep, A::Error> {
+                RawSqlStep::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+                    .map(RawStep::Sql)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl Serialize for RawStep {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            RawStep::Named(name) => s.serialize_str(name),
+            RawStep::Sql(step) => step.serialize(s),
+        }
+    }
+}
+
+#[serde_with::skip_serializing_none]
+#[derive(Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawSqlStep {
+    pub name: Option<String>,
+    pub sql: RawSql,
+    pub duplicate_if: Option<crate::model::DuplicateIf>,
+}
+
+/// One statement, or a list run in order.
+#[derive(Debug, PartialEq, Deserialize, Serialize)]
+#[serde(untagged)]
+pub enum RawSql {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl RawSql {
+    pub fn statements(&self) -> Vec<String> {
+        match self {
+            RawSql::One(s) => vec![s.clone()],
+            RawSql::Many(v) => v.clone(),
+        }
+    }
 }
 
 #[serde_with::skip_serializing_none]
@@ -141,6 +217,9 @@ pub struct RawWorkload {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub invalid: Vec<u64>,
     pub lifecycle: Option<bool>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub payloads: Vec<serde_json::Map<String, serde_json::Value>>,
+    pub event_type: Option<String>,
 }
 
 #[serde_with::skip_serializing_none]
@@ -154,6 +233,9 @@ pub struct RawStore {
     pub cleanup_every_ticks: Option<u64>,
     pub cleanup_batch: Option<u32>,
     pub out_of_order: Option<OutOfOrder>,
+    pub schema: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub setup: Vec<String>,
 }
 
 #[serde_with::skip_serializing_none]

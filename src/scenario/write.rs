@@ -12,7 +12,7 @@
 use super::schema::*;
 use super::{ConsumerConfig, Limits, Scenario, Workload};
 use crate::broker::BrokerConfig;
-use crate::model::Protocol;
+use crate::model::{Protocol, SqlValue, Step};
 use crate::producer::ProducerConfig;
 use crate::store::{Retention, StoreConfig};
 
@@ -63,6 +63,10 @@ fn raw(s: &Scenario) -> RawScenario {
         email: RawEmail {
             idempotency_key: unless(s.email.idempotency_key, false),
         },
+        check: s.store.custom.as_ref().map(|c| RawCheck {
+            effects_per_event: Some(c.effects_per_event.clone()),
+            invariants: c.invariants.clone(),
+        }),
     }
 }
 
@@ -73,7 +77,24 @@ fn protocol(p: &Protocol) -> RawProtocol {
     RawProtocol::Custom(RawCustomProtocol {
         name: p.name.clone(),
         description: unless(p.description.clone(), String::new()),
-        steps: p.steps.iter().map(|s| s.name().to_string()).collect(),
+        steps: p
+            .steps
+            .iter()
+            .map(|s| match s {
+                Step::Sql(name) => {
+                    let def = p.sql_step(name);
+                    RawStep::Sql(RawSqlStep {
+                        name: Some(def.name.to_string()),
+                        sql: match def.statements.as_slice() {
+                            [one] => RawSql::One(one.clone()),
+                            many => RawSql::Many(many.to_vec()),
+                        },
+                        duplicate_if: def.duplicate_if,
+                    })
+                }
+                other => RawStep::Named(other.name().to_string()),
+            })
+            .collect(),
     })
 }
 
@@ -89,6 +110,22 @@ fn workload(w: &Workload) -> RawWorkload {
         republish_altered: events(&w.republish_altered),
         invalid: events(&w.invalid),
         lifecycle: unless(w.lifecycle, d.lifecycle),
+        payloads: w
+            .payloads
+            .iter()
+            .map(|p| {
+                p.iter()
+                    .map(|(k, v)| {
+                        let v = match v {
+                            SqlValue::Integer(i) => serde_json::Value::from(*i),
+                            SqlValue::Text(s) => serde_json::Value::from(s.clone()),
+                        };
+                        (k.clone(), v)
+                    })
+                    .collect()
+            })
+            .collect(),
+        event_type: w.event_type.clone(),
     }
 }
 
@@ -109,6 +146,12 @@ fn store(st: &StoreConfig) -> RawStore {
         }),
         cleanup_batch: retention.and_then(|r| unless(r.batch, Retention::DEFAULT_BATCH)),
         out_of_order: unless(st.out_of_order, d.out_of_order),
+        schema: st.custom.as_ref().map(|c| c.schema.clone()),
+        setup: st
+            .custom
+            .as_ref()
+            .map(|c| c.setup.clone())
+            .unwrap_or_default(),
     }
 }
 

@@ -3,12 +3,21 @@
 //! a crash kills with SIGKILL. One executor drives both.
 
 use super::{CommittedState, DbOutcome, Store, StoreOp};
-use crate::model::Tick;
+use crate::model::{SqlBinding, SqlStep, Tick};
 
 /// A consumer's connection to the consumers' database.
 pub trait ConsumerDb {
     /// Runs one operation of the consumer's protocol at virtual time `now`.
     fn execute(&mut self, op: StoreOp<'_>, now: Tick) -> DbOutcome;
+
+    /// Runs one of the scenario's SQL steps (see [`Store::execute_sql`]): its outcome, or
+    /// SQLite's message when the step fails.
+    fn execute_sql(
+        &mut self,
+        step: &SqlStep,
+        binding: &SqlBinding<'_>,
+        done: u8,
+    ) -> Result<DbOutcome, String>;
 
     /// Whether a transaction is open on the connection.
     fn in_transaction(&self) -> bool;
@@ -34,6 +43,15 @@ pub trait ConsumerDb {
 impl ConsumerDb for Store {
     fn execute(&mut self, op: StoreOp<'_>, now: Tick) -> DbOutcome {
         Store::execute(self, op, now)
+    }
+
+    fn execute_sql(
+        &mut self,
+        step: &SqlStep,
+        binding: &SqlBinding<'_>,
+        done: u8,
+    ) -> Result<DbOutcome, String> {
+        Store::execute_sql(self, step, binding, done)
     }
 
     fn in_transaction(&self) -> bool {
@@ -66,6 +84,15 @@ impl ConsumerDb for Store {
 impl<T: ConsumerDb + ?Sized> ConsumerDb for &mut T {
     fn execute(&mut self, op: StoreOp<'_>, now: Tick) -> DbOutcome {
         (**self).execute(op, now)
+    }
+
+    fn execute_sql(
+        &mut self,
+        step: &SqlStep,
+        binding: &SqlBinding<'_>,
+        done: u8,
+    ) -> Result<DbOutcome, String> {
+        (**self).execute_sql(step, binding, done)
     }
 
     fn in_transaction(&self) -> bool {

@@ -36,6 +36,7 @@ use std::hash::Hasher as _;
 use std::rc::Rc;
 
 mod consumer_db;
+mod custom;
 mod ops;
 mod outbox;
 mod read;
@@ -44,6 +45,7 @@ mod schema;
 mod sql;
 
 pub use consumer_db::ConsumerDb;
+pub use custom::{CustomSchema, SchemaProblem, SqlChecker, StatementShape, MAX_VM_STEPS};
 use ops::contention;
 pub use outbox::{OutboxTable, TransferWrite};
 pub use read::replay_statements;
@@ -70,6 +72,9 @@ pub struct StoreConfig {
     /// that the cross-check catches a wrong model.
     #[serde(skip)]
     pub crash_model: CrashModel,
+    /// `Some`: the scenario's own schema and check queries replace the ledger.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub custom: Option<CustomSchema>,
 }
 
 /// What the projection does with a `TransferCompleted` whose transfer it does not know.
@@ -150,6 +155,7 @@ impl Default for StoreConfig {
             out_of_order: OutOfOrder::Reject,
             retention: None,
             crash_model: CrashModel::RollBack,
+            custom: None,
         }
     }
 }
@@ -214,6 +220,9 @@ pub enum StoreError {
     Sqlite(#[from] rusqlite::Error),
     #[error("could not write the database file: {0}")]
     Io(#[from] std::io::Error),
+    /// The scenario's own schema or setup failed (checked when it loads, so not expected).
+    #[error("the scenario's schema: {0}")]
+    Custom(String),
 }
 
 pub struct Store {
@@ -232,6 +241,10 @@ pub struct Store {
     /// connection be read mid-transaction without taking a snapshot that would change how
     /// SQLite answers its later writes).
     wrote_in_transaction: bool,
+    /// The scenario's own schema and checks, if it has them.
+    custom: Option<Rc<CustomSchema>>,
+    /// The workload's events as the check queries see them (set by the run).
+    sql_events: Rc<Vec<crate::model::SqlEvent>>,
 }
 
 /// How a logged statement was run.
@@ -266,7 +279,10 @@ impl Store {
                 .map(|i| idle.swap_remove(i))
         });
         let conn = match idle {
-            Some(Idle { template, conn }) if Rc::ptr_eq(&template, &bytes) => {
+            // A scenario's own schema has no `opening_balance` to reset from.
+            Some(Idle { template, conn })
+                if Rc::ptr_eq(&template, &bytes) && config.custom.is_none() =>
+            {
                 reset_in_place(&conn)?;
                 conn
             }
@@ -293,6 +309,9 @@ impl Store {
     /// A store on `conn` with `config`'s policies; `pooled` is the template it goes back to
     /// the pool with, if it came from there.
     fn on(conn: Connection, config: &StoreConfig, pooled: Option<Rc<Vec<u8>>>) -> Store {
+        if config.custom.is_some() {
+            custom::limit(&conn);
+        }
         Store {
             conn: Some(conn),
             log: None,
@@ -301,7 +320,14 @@ impl Store {
             out_of_order: config.out_of_order,
             crash_model: config.crash_model,
             wrote_in_transaction: false,
+            custom: config.custom.clone().map(Rc::new),
+            sql_events: Rc::default(),
         }
+    }
+
+    /// The workload's events as the scenario's check queries see them.
+    pub fn set_sql_events(&mut self, events: Rc<Vec<crate::model::SqlEvent>>) {
+        self.sql_events = events;
     }
 
     /// `connections` connections to one new database file in `dir`, in WAL mode, each with

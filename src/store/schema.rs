@@ -76,7 +76,15 @@ pub(super) fn build(
     conn: &Connection,
     config: &StoreConfig,
     accounts: &[Account],
-) -> rusqlite::Result<()> {
+) -> Result<(), StoreError> {
+    if let Some(custom) = &config.custom {
+        return custom::build_custom(conn, &custom.schema, &custom.setup).map_err(
+            |(setup, i, message)| {
+                let section = if setup { "setup" } else { "schema" };
+                StoreError::Custom(format!("store.{section}[{i}]: {message}"))
+            },
+        );
+    }
     let inbox_key = if config.inbox_unique {
         "PRIMARY KEY"
     } else {

@@ -234,6 +234,22 @@ impl World<'_> {
             | Step::MarkSent
             | Step::SendEmail
             | Step::MarkEmailSent => unreachable!("{step} is not a consumer step (validated)"),
+            Step::Sql(name) => {
+                let binding = SqlBinding {
+                    event: &self.sql_events[d.event],
+                    now,
+                    delivery: d.attempt,
+                    consumer: c,
+                };
+                let sql = self.scenario.protocol.sql_step(name);
+                match self.stores[c].execute_sql(sql, &binding, statements_done) {
+                    Ok(outcome) => db(outcome),
+                    Err(message) => (
+                        StepResult::Failed,
+                        TraceKind::SqlFailed { step, nth, message },
+                    ),
+                }
+            }
             Step::ExternalEffect => {
                 self.external_effects.push(ExternalEffect {
                     tick: now,

@@ -34,6 +34,7 @@ impl World<'_> {
             watch: _,        // An observer only reads.
             duplicates_discarded,
             events,
+            sql_events: _, // Configuration: the same for every run of a scenario.
             altered,
             reached_seen,
             accounts: _, // Configuration: the same for every run of a scenario.
@@ -71,6 +72,8 @@ impl World<'_> {
         {
             h.omit_lose_ack_budget = scenario.name == OMIT_LOSE_ACK_BUDGET;
         }
+        // All is relative to `now`, but a SQL step binding `:now` makes the instant state.
+        h.value(&scenario.protocol.reads_clock().then_some(now));
         h.section("database");
         stores[0]
             .local()

@@ -16,7 +16,8 @@ use crate::consumer::{Action, CommitTimeoutStrategy, Consumer, StepResult};
 use crate::fault::{Confirmed, CrashRecord, FaultInjector};
 use crate::model::{
     Account, Boundary, BoundaryPoint, Confirmation, ConsumerId, Event, EventIndex, EventType,
-    ExternalEffect, HalfDone, Host, Limit, Publication, Step, Tick, TraceKind,
+    ExternalEffect, HalfDone, Host, Limit, Publication, SqlBinding, SqlEvent, Step, Tick,
+    TraceKind,
 };
 use crate::scenario::{bounds, Scenario};
 use crate::sim::{
@@ -42,6 +43,7 @@ use crash::Process;
 use setup::Connections;
 pub use snapshot::{Observer, OpenTransaction, Snapshot};
 use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
 
 /// How long one consumer step takes, in ticks.
 const STEP_TICKS: Tick = 1;
@@ -263,6 +265,8 @@ struct World<'s> {
     /// Per event: how many deliveries were recognised as already processed.
     duplicates_discarded: Vec<u32>,
     events: Vec<Event>,
+    /// The events as the scenario's SQL sees them (empty fields without a custom schema).
+    sql_events: Rc<Vec<SqlEvent>>,
     /// The payload of each altered republish, by (event, copy): the same `event_id` with
     /// another payload. Every other message carries its event as generated.
     altered: BTreeMap<(EventIndex, u32), Event>,
@@ -338,6 +342,10 @@ impl<'s> World<'s> {
             dir,
         } = Connections::open(scenario, &accounts, consumer_db);
         let events = scenario.events();
+        let sql_events = Rc::new(scenario.sql_events(&events));
+        for store in stores.iter_mut().filter_map(|s| s.local_mut()) {
+            store.set_sql_events(Rc::clone(&sql_events));
+        }
         if options.record_statements {
             if let Some(store) = stores[0].local_mut() {
                 store.record_statements();
@@ -366,6 +374,7 @@ impl<'s> World<'s> {
             identity_rng: SimRng::new(scenario.seed, crate::sim::Stream::Identity),
             outputs: OutputTopic::new(scenario.broker.transactional),
             events,
+            sql_events,
             altered: BTreeMap::new(),
             reached_seen: None,
             accounts,

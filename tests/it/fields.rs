@@ -100,8 +100,40 @@ const EXAMPLES: &[(&str, &str)] = &[
         r#"{"protocol": {"name": "mine", "description": "told", "steps": ["receive", "begin", "insert_inbox", "apply_effect", "commit", "ack"]}}"#,
     ),
     (
-        "protocol.steps",
-        r#"{"protocol": {"name": "mine", "steps": ["receive", "ack", "begin", "apply_effect", "commit"]}}"#,
+        "protocol.steps[].name",
+        r#"{"protocol": {"name": "sql", "steps": ["receive", "begin", {"name": "claim", "sql": "INSERT INTO seen VALUES (:event_id)", "duplicate_if": "unique_violation"}, {"name": "apply", "sql": "INSERT INTO done VALUES (:event_id)"}, "commit", "ack"]}, "store": {"schema": ["CREATE TABLE seen (id TEXT PRIMARY KEY)", "CREATE TABLE done (id TEXT)", "CREATE TABLE cfg (n INTEGER)"]}, "check": {"effects_per_event": "SELECT count(*) FROM done WHERE id = :event_id"}}"#,
+    ),
+    (
+        "protocol.steps[].sql",
+        r#"{"protocol": {"name": "sql", "steps": ["receive", "begin", {"name": "claim", "sql": "INSERT INTO seen VALUES (:event_id)", "duplicate_if": "unique_violation"}, {"name": "apply", "sql": "INSERT INTO done VALUES (:event_id)"}, "commit", "ack"]}, "store": {"schema": ["CREATE TABLE seen (id TEXT PRIMARY KEY)", "CREATE TABLE done (id TEXT)", "CREATE TABLE cfg (n INTEGER)"]}, "check": {"effects_per_event": "SELECT count(*) FROM done WHERE id = :event_id"}}"#,
+    ),
+    (
+        "protocol.steps[].duplicate_if",
+        r#"{"protocol": {"name": "sql", "steps": ["receive", "begin", {"name": "claim", "sql": "INSERT INTO seen VALUES (:event_id)", "duplicate_if": "unique_violation"}, {"name": "apply", "sql": "INSERT INTO done VALUES (:event_id)"}, "commit", "ack"]}, "store": {"schema": ["CREATE TABLE seen (id TEXT PRIMARY KEY)", "CREATE TABLE done (id TEXT)", "CREATE TABLE cfg (n INTEGER)"]}, "check": {"effects_per_event": "SELECT count(*) FROM done WHERE id = :event_id"}, "workload": {"republish": [0]}, "broker": {"max_deliveries": 2}}"#,
+    ),
+    (
+        "store.schema",
+        r#"{"protocol": {"name": "sql", "steps": ["receive", "begin", {"name": "claim", "sql": "INSERT INTO seen VALUES (:event_id)", "duplicate_if": "unique_violation"}, {"name": "apply", "sql": "INSERT INTO done VALUES (:event_id)"}, "commit", "ack"]}, "store": {"schema": ["CREATE TABLE seen (id TEXT PRIMARY KEY)", "CREATE TABLE done (id TEXT)", "CREATE TABLE cfg (n INTEGER)"]}, "check": {"effects_per_event": "SELECT count(*) FROM done WHERE id = :event_id"}}"#,
+    ),
+    (
+        "store.setup",
+        r#"{"protocol": {"name": "sql", "steps": ["receive", "begin", {"name": "claim", "sql": "INSERT INTO seen VALUES (:event_id)", "duplicate_if": "unique_violation"}, {"name": "apply", "sql": "INSERT INTO done SELECT :event_id FROM cfg"}, "commit", "ack"]}, "store": {"schema": ["CREATE TABLE seen (id TEXT PRIMARY KEY)", "CREATE TABLE done (id TEXT)", "CREATE TABLE cfg (n INTEGER)"], "setup": ["INSERT INTO cfg VALUES (1)"]}, "check": {"effects_per_event": "SELECT count(*) FROM done WHERE id = :event_id"}}"#,
+    ),
+    (
+        "check.effects_per_event",
+        r#"{"protocol": {"name": "sql", "steps": ["receive", "begin", {"name": "claim", "sql": "INSERT INTO seen VALUES (:event_id)", "duplicate_if": "unique_violation"}, {"name": "apply", "sql": "INSERT INTO done VALUES (:event_id)"}, "commit", "ack"]}, "store": {"schema": ["CREATE TABLE seen (id TEXT PRIMARY KEY)", "CREATE TABLE done (id TEXT)", "CREATE TABLE cfg (n INTEGER)"]}, "check": {"effects_per_event": "SELECT count(*) FROM done WHERE id = :event_id"}}"#,
+    ),
+    (
+        "check.invariants",
+        r#"{"protocol": {"name": "sql", "steps": ["receive", "begin", {"name": "claim", "sql": "INSERT INTO seen VALUES (:event_id)", "duplicate_if": "unique_violation"}, {"name": "apply", "sql": "INSERT INTO done VALUES (:event_id)"}, "commit", "ack"]}, "store": {"schema": ["CREATE TABLE seen (id TEXT PRIMARY KEY)", "CREATE TABLE done (id TEXT)", "CREATE TABLE cfg (n INTEGER)"]}, "check": {"effects_per_event": "SELECT count(*) FROM done WHERE id = :event_id", "invariants": ["SELECT count(*) = 99 FROM done"]}}"#,
+    ),
+    (
+        "workload.payloads",
+        r#"{"protocol": {"name": "sql", "steps": ["receive", "begin", {"name": "claim", "sql": "INSERT INTO seen VALUES (:event_id)", "duplicate_if": "unique_violation"}, {"name": "apply", "sql": "INSERT INTO done SELECT :event_id WHERE :n = 1"}, "commit", "ack"]}, "store": {"schema": ["CREATE TABLE seen (id TEXT PRIMARY KEY)", "CREATE TABLE done (id TEXT)", "CREATE TABLE cfg (n INTEGER)"]}, "check": {"effects_per_event": "SELECT count(*) FROM done WHERE id = :event_id"}, "workload": {"payloads": [{"n": 1}]}}"#,
+    ),
+    (
+        "workload.event_type",
+        r#"{"protocol": {"name": "sql", "steps": ["receive", "begin", {"name": "claim", "sql": "INSERT INTO seen VALUES (:event_id)", "duplicate_if": "unique_violation"}, {"name": "apply", "sql": "INSERT INTO done SELECT :event_id WHERE :event_type = 'Custom'"}, "commit", "ack"]}, "store": {"schema": ["CREATE TABLE seen (id TEXT PRIMARY KEY)", "CREATE TABLE done (id TEXT)", "CREATE TABLE cfg (n INTEGER)"]}, "check": {"effects_per_event": "SELECT count(*) FROM done WHERE id = :event_id"}, "workload": {"event_type": "Custom"}}"#,
     ),
     ("consumers", r#"{"protocol": "inbox", "consumers": 2}"#),
     (
@@ -447,8 +479,16 @@ const BASELINES: &[(&str, &str)] = &[
         r#"{"protocol": {"name": "theirs", "steps": ["receive", "begin", "insert_inbox", "apply_effect", "commit", "ack"]}}"#,
     ),
     (
-        "protocol.steps",
-        r#"{"protocol": {"name": "mine", "steps": ["receive", "begin", "apply_effect", "commit", "ack"]}}"#,
+        "store.schema",
+        r#"{"protocol": {"name": "sql", "steps": ["receive", "begin", {"name": "claim", "sql": "INSERT INTO seen VALUES (:event_id)", "duplicate_if": "unique_violation"}, {"name": "apply", "sql": "INSERT INTO done VALUES (:event_id)"}, "commit", "ack"]}, "store": {"schema": ["CREATE TABLE seen (id TEXT PRIMARY KEY)", "CREATE TABLE done (id TEXT CHECK (id = 'x'))", "CREATE TABLE cfg (n INTEGER)"]}, "check": {"effects_per_event": "SELECT count(*) FROM done WHERE id = :event_id"}}"#,
+    ),
+    (
+        "check.effects_per_event",
+        r#"{"protocol": {"name": "sql", "steps": ["receive", "begin", {"name": "claim", "sql": "INSERT INTO seen VALUES (:event_id)", "duplicate_if": "unique_violation"}, {"name": "apply", "sql": "INSERT INTO done VALUES (:event_id)"}, "commit", "ack"]}, "store": {"schema": ["CREATE TABLE seen (id TEXT PRIMARY KEY)", "CREATE TABLE done (id TEXT)", "CREATE TABLE cfg (n INTEGER)"]}, "check": {"effects_per_event": "SELECT 2 * count(*) FROM done WHERE id = :event_id"}}"#,
+    ),
+    (
+        "workload.payloads",
+        r#"{"protocol": {"name": "sql", "steps": ["receive", "begin", {"name": "claim", "sql": "INSERT INTO seen VALUES (:event_id)", "duplicate_if": "unique_violation"}, {"name": "apply", "sql": "INSERT INTO done SELECT :event_id WHERE :n = 1"}, "commit", "ack"]}, "store": {"schema": ["CREATE TABLE seen (id TEXT PRIMARY KEY)", "CREATE TABLE done (id TEXT)", "CREATE TABLE cfg (n INTEGER)"]}, "check": {"effects_per_event": "SELECT count(*) FROM done WHERE id = :event_id"}, "workload": {"payloads": [{"n": 0}]}}"#,
     ),
 ];
 

@@ -19,5 +19,7 @@ mod prune;
 mod repeated_steps;
 mod retention_order;
 mod shrink;
+mod sql_fuzz;
+mod sql_steps;
 mod support;
 mod tidy;

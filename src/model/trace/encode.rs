@@ -46,6 +46,10 @@ impl TraceKind {
                 encode_db(e, *outcome)
             }
             StepFailed { step, nth } => encode_step(e, *step, *nth),
+            SqlFailed { step, nth, message } => {
+                encode_step(e, *step, *nth);
+                e.str(message);
+            }
             Busy { step } => e.str(step.name()),
             CommitTimeout {
                 fault,
@@ -167,6 +171,7 @@ impl TraceKind {
             | Alert { .. }
             | Lookup { .. }
             | StepFailed { .. }
+            | SqlFailed { .. }
             | Busy { .. }
             | CommitTimeout { .. }
             | Acked { .. }

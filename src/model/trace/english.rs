@@ -46,6 +46,7 @@ impl fmt::Display for TraceKind {
                 f.write_str(outcome.describe())
             }
             StepFailed { .. } => f.write_str("failed (injected): nothing done"),
+            SqlFailed { message, .. } => write!(f, "failed: {message}"),
             InvalidPayload => {
                 f.write_str("refused: the payload is invalid (workload.invalid), nothing applied")
             }

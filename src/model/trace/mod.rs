@@ -168,6 +168,15 @@ pub enum TraceKind {
         steps: u64,
         ticks: Tick,
     },
+
+    // A consumer again (declared last, so that earlier variants keep their numbers).
+    /// SQL step `step` (its `nth` occurrence) failed with SQLite's `message` (a constraint,
+    /// or the statement budget): the step failed, the consumer rolls back and does not ack.
+    SqlFailed {
+        step: Step,
+        nth: u8,
+        message: String,
+    },
 }
 
 /// What a publication was.
@@ -214,7 +223,9 @@ impl TraceKind {
     /// protocol repeats (the trace line says `commit#2`, as its crash points do).
     pub fn occurrence(&self) -> u8 {
         match self {
-            TraceKind::Db { nth, .. } | TraceKind::StepFailed { nth, .. } => *nth,
+            TraceKind::Db { nth, .. }
+            | TraceKind::StepFailed { nth, .. }
+            | TraceKind::SqlFailed { nth, .. } => *nth,
             _ => 1,
         }
     }
@@ -224,9 +235,11 @@ impl TraceKind {
         use TraceKind::*;
         match self {
             Received | NothingReady => "receive",
-            Db { step, .. } | StepFailed { step, .. } | Busy { step } | MarkedSent { step, .. } => {
-                step.name()
-            }
+            Db { step, .. }
+            | StepFailed { step, .. }
+            | SqlFailed { step, .. }
+            | Busy { step }
+            | MarkedSent { step, .. } => step.name(),
             InvalidPayload => "apply_effect",
             CommitTimeout { .. } => "commit",
             AckLost | Acked { .. } => "ack",
@@ -292,6 +305,7 @@ impl TraceKind {
             NothingReady => "nothing_ready",
             Db { .. } => "db",
             StepFailed { .. } => "step_failed",
+            SqlFailed { .. } => "sql_failed",
             InvalidPayload => "invalid_payload",
             CommitTimeout { .. } => "commit_timeout",
             AckLost => "ack_lost",

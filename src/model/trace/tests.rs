@@ -21,6 +21,11 @@ pub(crate) fn samples() -> Vec<TraceKind> {
             nth: 1,
         },
         InvalidPayload,
+        SqlFailed {
+            step: Step::Sql(crate::model::sql::intern("reserve").expect("room")),
+            nth: 1,
+            message: "CHECK constraint failed: qty >= 0".into(),
+        },
         AckLost,
         OutputProduced { staged: true },
         OutputProduced { staged: false },
@@ -258,9 +263,10 @@ fn variant(kind: &TraceKind) -> usize {
         CleanupBusy => 45,
         Stopped { .. } => 46,
         Healing { .. } => 47,
+        SqlFailed { .. } => 48,
     }
 }
-const VARIANTS: usize = 48;
+const VARIANTS: usize = 49;
 
 struct Bytes(Vec<u8>);
 

@@ -286,6 +286,22 @@ pub(super) fn consumer_rows(kind: &TraceKind, c: Lane, busy: bool) -> Vec<Draft>
             }
         }
         ("apply_effect", _) => vec![effect_row(c, kind, busy)],
+        (
+            name,
+            TraceKind::Db {
+                step: Step::Sql(_),
+                outcome,
+                ..
+            },
+        ) => {
+            if busy {
+                vec![wait(to_db(name))]
+            } else if outcome.is_duplicate() {
+                vec![refused(to_db(name), "already processed"), duplicate()]
+            } else {
+                vec![to_db(name)]
+            }
+        }
         ("commit", TraceKind::CommitTimeout { committed, .. }) => {
             let what = if *committed {
                 "timeout, did commit"
@@ -374,7 +390,7 @@ fn ack_row(c: Lane, kind: &TraceKind) -> Draft {
             outcome: AckOutcome::StaleAccepted,
             ..
         } => d.says(", stale, accepted").remarkable(),
-        TraceKind::StepFailed { .. } => refused(d, "fails"),
+        TraceKind::StepFailed { .. } | TraceKind::SqlFailed { .. } => refused(d, "fails"),
         TraceKind::Acked {
             outcome: AckOutcome::AlreadyAcked,
             ..

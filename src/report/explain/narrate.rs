@@ -166,7 +166,7 @@ impl Narrator<'_> {
         match (&entry.kind, entry.kind.db_answer()) {
             (_, Some(DbOutcome::Busy { .. })) => Some((l.busy(who, &entry.verb()), false)),
             (_, Some(DbOutcome::StaleSnapshot)) => Some((l.stale_snapshot(who), false)),
-            (TraceKind::StepFailed { .. }, _) => {
+            (TraceKind::StepFailed { .. } | TraceKind::SqlFailed { .. }, _) => {
                 Some((l.step_failed(who, &entry.verb(), ev), true))
             }
             (TraceKind::InvalidPayload, _) => Some((l.payload_refused(who, ev), true)),

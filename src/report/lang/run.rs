@@ -215,8 +215,27 @@ impl Lang {
         }
     }
 
+    /// With the scenario's own schema: whether its invariants held, and which did not.
+    fn invariants_part(self, v: &Verdict) -> String {
+        let broken: Vec<String> = v
+            .invariants
+            .iter()
+            .filter(|i| !i.holds)
+            .map(|i| format!("`{}` gave {}", i.sql, i.value))
+            .collect();
+        match (self, broken.is_empty()) {
+            (Lang::En, true) => "invariants hold".to_string(),
+            (Lang::Es, true) => "los invariantes se cumplen".to_string(),
+            (Lang::En, false) => format!("INVARIANT BROKEN: {}", broken.join("; ")),
+            (Lang::Es, false) => format!("INVARIANTE ROTO: {}", broken.join("; ")),
+        }
+    }
+
     /// Whether the balances were conserved, and if not, by how much and where.
     fn conservation_part(self, v: &Verdict) -> String {
+        if v.own_schema {
+            return self.invariants_part(v);
+        }
         match self {
             Lang::En => {
                 if v.conserved {

@@ -70,6 +70,9 @@ fn es_db(outcome: DbOutcome) -> &'static str {
             "falla la restricción UNIQUE: este payload ya se alertó; no hay segunda alerta"
         }
         DbOutcome::CommitTimeout => "el COMMIT expiró: el resultado es desconocido",
+        DbOutcome::Ran => "ejecutado",
+        DbOutcome::RowFound => "devuelve una fila: duplicado",
+        DbOutcome::NoChange => "no cambia ninguna fila: duplicado",
     }
 }
 
@@ -107,6 +110,7 @@ fn es_outcome(kind: &TraceKind) -> String {
         NothingReady => "nada listo: espera".into(),
         Db { outcome, .. } | RolledBack { outcome } | Alert { outcome } => es_db(*outcome).into(),
         StepFailed { .. } => "falla (inyectado): no se hace nada".into(),
+        SqlFailed { message, .. } => format!("falla: {message}"),
         InvalidPayload => {
             "rechazado: el payload es inválido (workload.invalid), no se aplica nada".into()
         }

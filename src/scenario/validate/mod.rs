@@ -3,6 +3,7 @@
 
 mod broker;
 mod faults;
+mod sql;
 mod store;
 mod workload;
 
@@ -126,8 +127,9 @@ impl Checker<'_> {
     }
 
     fn scenario(&self, raw: RawScenario) -> Result<Scenario, ScenarioError> {
-        let protocol = self.protocol(raw.protocol)?;
-        let workload = self.workload(raw.workload)?;
+        let (protocol, origins) = self.protocol(&raw.protocol)?;
+        let mut workload = self.workload(&raw.workload)?;
+        let custom = self.custom_store(&raw, &protocol, &origins, &mut workload)?;
         if !workload.invalid.is_empty() && !protocol.has(Step::ApplyEffect) {
             return Err(self.missing_step(
                 "workload.invalid",
@@ -169,6 +171,7 @@ impl Checker<'_> {
                 business_key_unique: raw.store.business_key_unique.unwrap_or(false),
                 out_of_order,
                 retention,
+                custom,
                 ..StoreConfig::default()
             },
             producer,

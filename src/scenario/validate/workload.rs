@@ -4,9 +4,14 @@
 use super::*;
 
 impl Checker<'_> {
-    pub(super) fn protocol(&self, raw: RawProtocol) -> Result<Protocol, ScenarioError> {
-        match raw {
-            RawProtocol::Named(name) => Protocol::built_in(&name).ok_or_else(|| {
+    /// The protocol, and where its SQL steps were written.
+    pub(super) fn protocol(
+        &self,
+        raw: &RawProtocol,
+    ) -> Result<(Protocol, Vec<super::sql::SqlOrigin>), ScenarioError> {
+        let mut origins = Vec::new();
+        let protocol = match raw {
+            RawProtocol::Named(name) => Protocol::built_in(name).ok_or_else(|| {
                 self.err(
                     "protocol",
                     format!(
@@ -20,23 +25,30 @@ impl Checker<'_> {
                 if c.name.trim().is_empty() {
                     return Err(self.err("protocol.name", "a custom protocol needs a name"));
                 }
+                let mut defs = Vec::new();
                 let steps = c
                     .steps
                     .iter()
                     .enumerate()
-                    .map(|(i, s)| {
-                        Step::parse(s).ok_or_else(|| {
-                            self.err(
-                                format!("protocol.steps[{i}]"),
-                                format!(
-                                    "unknown step `{s}`; the steps are {}",
-                                    Step::allowed_names()
-                                ),
-                            )
-                        })
+                    .map(|(i, s)| match s {
+                        RawStep::Sql(raw) => self.sql_step(i, raw, &mut defs, &mut origins),
+                        RawStep::Named(s) => Step::ALL
+                            .into_iter()
+                            .find(|step| step.name() == s)
+                            .ok_or_else(|| {
+                                self.err(
+                                    format!("protocol.steps[{i}]"),
+                                    format!(
+                                        "unknown step `{s}`; the steps are {}, or a SQL step \
+                                         {{\"name\", \"sql\"}} on the scenario's own schema",
+                                        Step::allowed_names()
+                                    ),
+                                )
+                            }),
                     })
                     .collect::<Result<Vec<_>, _>>()?;
-                Protocol::new(c.name, c.description.unwrap_or_default(), steps).map_err(|e| {
+                let description = c.description.clone().unwrap_or_default();
+                Protocol::with_sql(c.name.clone(), description, steps, defs).map_err(|e| {
                     let field = match e.position() {
                         Some(i) => format!("protocol.steps[{i}]"),
                         None => "protocol.steps".to_string(),
@@ -44,10 +56,11 @@ impl Checker<'_> {
                     self.err(field, e.to_string())
                 })
             }
-        }
+        }?;
+        Ok((protocol, origins))
     }
 
-    pub(super) fn workload(&self, raw: RawWorkload) -> Result<Workload, ScenarioError> {
+    pub(super) fn workload(&self, raw: &RawWorkload) -> Result<Workload, ScenarioError> {
         let d = Workload::default();
         let events = self.range(
             "workload.events",
@@ -131,6 +144,9 @@ impl Checker<'_> {
             republish_altered,
             invalid,
             lifecycle,
+            // Checked with the scenario's own schema, which they belong to.
+            payloads: Vec::new(),
+            event_type: None,
         })
     }
 

@@ -1,0 +1,580 @@
+//! The scenario's own schema and SQL (issue 15): SQL steps in `protocol.steps`,
+//! `store.schema` and `store.setup`, `workload.payloads` and `event_type`, and `check`.
+//! Every statement is prepared against the schema when the file loads, so that a syntax
+//! error, an unknown table or an unknown parameter exits 2 naming the step and the
+//! statement, never later in a run.
+
+use super::*;
+use crate::consumer::CommitTimeoutStrategy;
+use crate::model::{sql, DuplicateIf, SqlStep, SqlValue};
+use crate::store::{CustomSchema, SqlChecker, StatementShape};
+use std::collections::BTreeMap;
+
+/// Where a SQL step was written: its first position in `protocol.steps`, and whether its
+/// `sql` was a list (so that a statement's field is `sql[j]`, else `sql`).
+pub(super) struct SqlOrigin {
+    pub name: &'static str,
+    pub at: usize,
+    pub list: bool,
+}
+
+impl SqlOrigin {
+    fn field(&self, j: usize) -> String {
+        match self.list {
+            true => format!("protocol.steps[{}].sql[{j}]", self.at),
+            false => format!("protocol.steps[{}].sql", self.at),
+        }
+    }
+}
+
+/// The built-in steps a scenario's own schema has no tables for.
+const LEDGER_STEPS: [Step; 4] = [
+    Step::CheckInbox,
+    Step::InsertInbox,
+    Step::ApplyEffect,
+    Step::EnqueueEmail,
+];
+
+impl Checker<'_> {
+    /// Step `i` of a custom protocol written as a SQL step: its [`Step`], its definition
+    /// added to `defs` (once per name). `{"name": "begin", "sql": "BEGIN"}` and its
+    /// `commit` twin are the built-in transaction steps.
+    pub(super) fn sql_step(
+        &self,
+        i: usize,
+        raw: &RawSqlStep,
+        defs: &mut Vec<SqlStep>,
+        origins: &mut Vec<SqlOrigin>,
+    ) -> Result<Step, ScenarioError> {
+        let field = format!("protocol.steps[{i}]");
+        let statements = raw.sql.statements();
+        let list = matches!(raw.sql, RawSql::Many(_));
+        if statements.is_empty() || statements.len() > bounds::MAX_SQL_STATEMENTS {
+            return Err(self.err(
+                format!("{field}.sql"),
+                format!(
+                    "a SQL step has 1 to {} statements, this one {}",
+                    bounds::MAX_SQL_STATEMENTS,
+                    statements.len()
+                ),
+            ));
+        }
+        let origin = SqlOrigin {
+            name: "",
+            at: i,
+            list,
+        };
+        for (j, s) in statements.iter().enumerate() {
+            self.statement_text(&origin.field(j), s)?;
+        }
+        let position = defs.len() + 1;
+        let name = raw.name.clone().unwrap_or_else(|| format!("sql{position}"));
+        if let Some(step) = transaction_step(&statements, &name) {
+            return match (step, raw.duplicate_if) {
+                (Ok(step), None) => Ok(step),
+                (Ok(step), Some(_)) => Err(self.err(
+                    format!("{field}.duplicate_if"),
+                    format!(
+                        "`{step}` opens or closes the transaction; it says nothing of duplicates"
+                    ),
+                )),
+                (Err(why), _) => Err(self.err(origin.field(0), why)),
+            };
+        }
+        if !sql::valid_name(&name) {
+            return Err(self.err(
+                format!("{field}.name"),
+                format!(
+                    "`{name}` cannot name a step: crash points write it (`after:{name}`), so \
+                     it is lower-case letters, digits and `_`, starting with a letter, at \
+                     most 40 characters"
+                ),
+            ));
+        }
+        if Step::ALL.iter().any(|s| s.name() == name) {
+            return Err(self.err(
+                format!("{field}.name"),
+                format!(
+                    "`{name}` is a built-in step's name, and a crash point must name one \
+                     step; call this SQL step something else (`begin` and `commit` are the \
+                     built-in steps, written as \"begin\" and \"commit\")"
+                ),
+            ));
+        }
+        let name = sql::intern(&name).ok_or_else(|| {
+            self.err(
+                format!("{field}.name"),
+                "this process has interned too many distinct SQL step names",
+            )
+        })?;
+        let def = SqlStep {
+            name,
+            statements,
+            duplicate_if: raw.duplicate_if,
+        };
+        match defs.iter().position(|d| d.name == name) {
+            Some(k) if defs[k] != def => {
+                return Err(self.err(
+                    field,
+                    format!(
+                        "SQL step `{name}` is defined differently at protocol.steps[{}]; a \
+                         repeated step repeats its definition, another step needs another \
+                         name",
+                        origins[k].at
+                    ),
+                ))
+            }
+            Some(_) => {}
+            None => {
+                defs.push(def);
+                origins.push(SqlOrigin { name, at: i, list });
+            }
+        }
+        Ok(Step::Sql(name))
+    }
+
+    /// A statement's text within bounds, not blank.
+    fn statement_text(&self, field: &str, sql: &str) -> Result<(), ScenarioError> {
+        if sql.trim().is_empty() {
+            return Err(self.err(field, "an empty statement"));
+        }
+        if sql.len() > bounds::MAX_SQL_BYTES {
+            return Err(self.err(
+                field,
+                format!(
+                    "{} bytes is over the limit of {} bytes for one statement",
+                    sql.len(),
+                    bounds::MAX_SQL_BYTES
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The scenario's own database, checked whole: `Some` when `store.schema` is given.
+    /// Fills `workload`'s payloads and event type.
+    pub(super) fn custom_store(
+        &self,
+        raw: &RawScenario,
+        protocol: &Protocol,
+        origins: &[SqlOrigin],
+        workload: &mut Workload,
+    ) -> Result<Option<CustomSchema>, ScenarioError> {
+        let Some(schema) = &raw.store.schema else {
+            return self.no_custom_store(raw, protocol, origins).map(|()| None);
+        };
+        self.refuse_ledger_settings(raw, protocol)?;
+        let check = raw.check.as_ref();
+        let effects = check
+            .and_then(|c| c.effects_per_event.clone())
+            .ok_or_else(|| {
+                self.err(
+                    "check.effects_per_event",
+                    "a scenario with its own schema says how to count an event's committed \
+                 effects, as the business would: for example \"SELECT count(*) FROM \
+                 reservation WHERE event_id = :event_id\"",
+                )
+            })?;
+        let invariants = check.map(|c| c.invariants.clone()).unwrap_or_default();
+        for (list, name) in [
+            (schema, "store.schema"),
+            (&raw.store.setup, "store.setup"),
+            (&invariants, "check.invariants"),
+        ] {
+            if list.len() > bounds::MAX_SCHEMA_STATEMENTS {
+                return Err(self.err(
+                    name,
+                    format!("at most {} statements", bounds::MAX_SCHEMA_STATEMENTS),
+                ));
+            }
+            for (i, s) in list.iter().enumerate() {
+                self.statement_text(&format!("{name}[{i}]"), s)?;
+            }
+        }
+        self.statement_text("check.effects_per_event", &effects)?;
+        workload.payloads = self.payloads(&raw.workload.payloads)?;
+        workload.event_type = self.event_type(raw.workload.event_type.as_deref())?;
+        let checker = SqlChecker::new(schema, &raw.store.setup).map_err(|(setup, i, m)| {
+            let section = if setup { "store.setup" } else { "store.schema" };
+            self.err(format!("{section}[{i}]"), format!("SQLite says: {m}"))
+        })?;
+        let keys = payload_keys(&workload.payloads);
+        for o in origins {
+            self.sql_statements(&checker, protocol.sql_step(o.name), o, &keys)?;
+        }
+        let event_params = |p: &str| sql::EVENT_PARAMETERS.contains(&p) || keys.contains(p);
+        self.check_query(&checker, "check.effects_per_event", &effects, &event_params)?;
+        self.effects_start_at_zero(&checker, raw, &effects, workload)?;
+        for (i, q) in invariants.iter().enumerate() {
+            self.check_query(&checker, &format!("check.invariants[{i}]"), q, &|_| false)?;
+        }
+        Ok(Some(CustomSchema {
+            schema: schema.clone(),
+            setup: raw.store.setup.clone(),
+            effects_per_event: effects,
+            invariants,
+        }))
+    }
+
+    /// `check.effects_per_event` names its event and counts 0 effects for every event of
+    /// the scenario's seed before any delivery: a count that is not per event, or that the
+    /// setup already satisfies, would call lost events "once".
+    fn effects_start_at_zero(
+        &self,
+        checker: &SqlChecker,
+        raw: &RawScenario,
+        effects: &str,
+        workload: &Workload,
+    ) -> Result<(), ScenarioError> {
+        let field = "check.effects_per_event";
+        let shape = self.prepared(checker, field, effects)?;
+        if shape.parameters.is_empty() {
+            return Err(self.err(
+                field,
+                "it names no parameter, so it counts the same for every event; count one \
+                 event's effects (`WHERE event_id = :event_id`, or a payload field)",
+            ));
+        }
+        let mut scenario = Scenario::new(Protocol::built_in("inbox").expect("built in"));
+        scenario.seed = raw.seed.unwrap_or(0);
+        scenario.workload = workload.clone();
+        let events = scenario.events();
+        for (e, sql_event) in events.iter().zip(scenario.sql_events(&events)) {
+            let value = checker.value_before_any_delivery(effects, &sql_event);
+            if value != "0" {
+                return Err(self.err(
+                    field,
+                    format!(
+                        "it gives {value} for e{} before any delivery (on the schema and \
+                         setup alone); an event's count must start at 0, or a lost event \
+                         would look processed",
+                        e.index
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Without `store.schema`: SQL steps, checks, payloads and setup are refused.
+    fn no_custom_store(
+        &self,
+        raw: &RawScenario,
+        protocol: &Protocol,
+        origins: &[SqlOrigin],
+    ) -> Result<(), ScenarioError> {
+        if let Some(o) = origins.first() {
+            return Err(self.err(
+                format!("protocol.steps[{}]", o.at),
+                format!(
+                    "SQL step `{}` runs on the scenario's own schema: give `store.schema` \
+                     (its CREATE TABLE statements) and `check.effects_per_event`; the \
+                     built-in ledger is written by the built-in steps only",
+                    o.name
+                ),
+            ));
+        }
+        let _ = protocol;
+        self.refuse_set(
+            &[
+                ("store.setup", !raw.store.setup.is_empty()),
+                ("check", raw.check.is_some()),
+                ("workload.payloads", !raw.workload.payloads.is_empty()),
+                ("workload.event_type", raw.workload.event_type.is_some()),
+            ],
+            "belongs to a scenario with its own schema (`store.schema`); the built-in \
+             ledger has its own events and checks",
+        )
+    }
+
+    /// With the scenario's own schema, what configures the built-in ledger, its events or
+    /// the producer is refused: none of it exists.
+    fn refuse_ledger_settings(
+        &self,
+        raw: &RawScenario,
+        protocol: &Protocol,
+    ) -> Result<(), ScenarioError> {
+        if let Some(at) = protocol.steps.iter().position(|s| LEDGER_STEPS.contains(s)) {
+            return Err(self.err(
+                format!("protocol.steps[{at}]"),
+                format!(
+                    "`{}` writes the built-in ledger, which a scenario with its own schema \
+                     does not have; write it as a SQL step on your tables",
+                    protocol.steps[at]
+                ),
+            ));
+        }
+        let (st, w) = (&raw.store, &raw.workload);
+        self.refuse_set(
+            &[
+                ("store.inbox_unique", st.inbox_unique.is_some()),
+                ("store.effect", st.effect.is_some()),
+                (
+                    "store.business_key_unique",
+                    st.business_key_unique.is_some(),
+                ),
+                ("store.inbox_ttl_ticks", st.inbox_ttl_ticks.is_some()),
+                (
+                    "store.cleanup_every_ticks",
+                    st.cleanup_every_ticks.is_some(),
+                ),
+                ("store.cleanup_batch", st.cleanup_batch.is_some()),
+                ("store.out_of_order", st.out_of_order.is_some()),
+                ("workload.accounts", w.accounts.is_some()),
+                ("workload.amount_minor", w.amount_minor.is_some()),
+                (
+                    "workload.initial_balance_minor",
+                    w.initial_balance_minor.is_some(),
+                ),
+                (
+                    "workload.republish_altered",
+                    !w.republish_altered.is_empty(),
+                ),
+                ("workload.invalid", !w.invalid.is_empty()),
+                ("workload.lifecycle", w.lifecycle.is_some()),
+                ("producer", raw.producer != RawProducer::default()),
+                ("email", raw.email != RawEmail::default()),
+                (
+                    "faults.publish_timeout",
+                    !raw.faults.publish_timeout.is_empty(),
+                ),
+                (
+                    "consumer.on_commit_timeout",
+                    raw.consumer.on_commit_timeout == Some(CommitTimeoutStrategy::Lookup),
+                ),
+                (
+                    "consumer.completion_delay_ticks",
+                    raw.consumer.completion_delay_ticks.is_some(),
+                ),
+            ],
+            "configures the built-in ledger (its inbox, accounts, transfers, producer or \
+             emails), and this scenario has its own schema (`store.schema`); express it in \
+             your SQL steps and checks instead",
+        )
+    }
+
+    /// Every statement of SQL step `def`, prepared against the schema.
+    fn sql_statements(
+        &self,
+        checker: &SqlChecker,
+        def: &SqlStep,
+        origin: &SqlOrigin,
+        keys: &std::collections::BTreeSet<String>,
+    ) -> Result<(), ScenarioError> {
+        for (j, s) in def.statements.iter().enumerate() {
+            let field = origin.field(j);
+            let shape = self.prepared(checker, &field, s)?;
+            for p in &shape.parameters {
+                if !sql::DELIVERY_PARAMETERS.contains(&p.as_str()) && !keys.contains(p) {
+                    return Err(self.unknown_parameter(&field, p, &sql::DELIVERY_PARAMETERS));
+                }
+            }
+            if let Some(d) = def.duplicate_if {
+                self.duplicate_if_fits(origin, def, d, &shape)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `duplicate_if` needs one statement that can say it: a write for a unique violation
+    /// or no change, a query for a row.
+    fn duplicate_if_fits(
+        &self,
+        origin: &SqlOrigin,
+        def: &SqlStep,
+        d: DuplicateIf,
+        shape: &StatementShape,
+    ) -> Result<(), ScenarioError> {
+        let field = format!("protocol.steps[{}].duplicate_if", origin.at);
+        if def.statements.len() > 1 {
+            return Err(self.err(
+                field,
+                "`duplicate_if` judges one statement, and this step has several; put the \
+                 statement that tells a duplicate in a step of its own",
+            ));
+        }
+        let why = match d {
+            DuplicateIf::Row if shape.columns == 0 => Some("returns no rows"),
+            DuplicateIf::UniqueViolation | DuplicateIf::NoChange if shape.readonly => {
+                Some("writes nothing")
+            }
+            _ => None,
+        };
+        match why {
+            Some(why) => Err(self.err(
+                field,
+                format!("`{}` cannot be told by a statement that {why}", d.name()),
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// A check query: one column, only the parameters `allowed` accepts, and no writes.
+    fn check_query(
+        &self,
+        checker: &SqlChecker,
+        field: &str,
+        sql: &str,
+        allowed: &dyn Fn(&str) -> bool,
+    ) -> Result<(), ScenarioError> {
+        let shape = self.prepared(checker, field, sql)?;
+        if shape.columns != 1 || !shape.readonly {
+            return Err(self.err(
+                field,
+                format!(
+                    "a check is a query giving one value (a SELECT with one column); this \
+                     statement {}",
+                    if shape.readonly {
+                        format!("gives {} columns", shape.columns)
+                    } else {
+                        "writes".to_string()
+                    }
+                ),
+            ));
+        }
+        match shape.parameters.iter().find(|p| !allowed(p)) {
+            Some(p) => Err(self.unknown_parameter(field, p, &sql::EVENT_PARAMETERS)),
+            None => Ok(()),
+        }
+    }
+
+    fn prepared(
+        &self,
+        checker: &SqlChecker,
+        field: &str,
+        sql: &str,
+    ) -> Result<StatementShape, ScenarioError> {
+        checker
+            .prepare(sql)
+            .map_err(|m| self.err(field, format!("`{}`: {m}", one_line(sql))))
+    }
+
+    fn unknown_parameter(&self, field: &str, p: &str, known: &[&str]) -> ScenarioError {
+        self.err(
+            field,
+            format!(
+                "unknown parameter `:{p}`; the parameters are {} and the fields of every \
+                 payload in `workload.payloads`",
+                known
+                    .iter()
+                    .map(|k| format!(":{k}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        )
+    }
+
+    /// `workload.payloads`: objects of integers and strings, named as parameters.
+    fn payloads(
+        &self,
+        raw: &[serde_json::Map<String, serde_json::Value>],
+    ) -> Result<Vec<BTreeMap<String, SqlValue>>, ScenarioError> {
+        if raw.len() > bounds::MAX_PAYLOADS {
+            return Err(self.err(
+                "workload.payloads",
+                format!("at most {} payloads", bounds::MAX_PAYLOADS),
+            ));
+        }
+        let mut out = Vec::new();
+        for (k, map) in raw.iter().enumerate() {
+            if map.len() > bounds::MAX_PAYLOAD_FIELDS {
+                return Err(self.err(
+                    format!("workload.payloads[{k}]"),
+                    format!("at most {} fields", bounds::MAX_PAYLOAD_FIELDS),
+                ));
+            }
+            let mut fields = BTreeMap::new();
+            for (name, v) in map {
+                let field = format!("workload.payloads[{k}].{name}");
+                let is_param = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+                    && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+                if !is_param || sql::DELIVERY_PARAMETERS.contains(&name.as_str()) {
+                    return Err(self.err(
+                        field,
+                        format!(
+                            "`{name}` cannot be a parameter: a field is a letter then \
+                             letters, digits and `_`, and not one of {}",
+                            sql::DELIVERY_PARAMETERS.join(", ")
+                        ),
+                    ));
+                }
+                let value = match v {
+                    serde_json::Value::String(s) => SqlValue::Text(s.clone()),
+                    serde_json::Value::Number(n) if n.is_i64() => {
+                        SqlValue::Integer(n.as_i64().expect("checked"))
+                    }
+                    _ => {
+                        return Err(self.err(
+                            field,
+                            "a payload field is an integer or a string (amounts in minor \
+                             units: no floating point)",
+                        ))
+                    }
+                };
+                fields.insert(name.clone(), value);
+            }
+            out.push(fields);
+        }
+        Ok(out)
+    }
+
+    fn event_type(&self, raw: Option<&str>) -> Result<Option<String>, ScenarioError> {
+        match raw {
+            Some(t) if t.trim().is_empty() || t.len() > 100 => Err(self.err(
+                "workload.event_type",
+                "an event type is a name of 1 to 100 characters",
+            )),
+            other => Ok(other.map(str::to_string)),
+        }
+    }
+}
+
+/// The fields every payload has: the parameters a statement may name.
+fn payload_keys(payloads: &[BTreeMap<String, SqlValue>]) -> std::collections::BTreeSet<String> {
+    let Some(first) = payloads.first() else {
+        return Default::default();
+    };
+    first
+        .keys()
+        .filter(|k| payloads.iter().all(|p| p.contains_key(*k)))
+        .cloned()
+        .collect()
+}
+
+/// `Some` when `statements` is one transaction statement: `Ok(Begin)` for `BEGIN` in a
+/// step named `begin`, `Ok(Commit)` for `COMMIT` in one named `commit`, else why not.
+fn transaction_step(statements: &[String], name: &str) -> Option<Result<Step, String>> {
+    let [only] = statements else { return None };
+    let words: Vec<String> = only
+        .trim()
+        .trim_end_matches(';')
+        .split_whitespace()
+        .map(|w| w.to_ascii_uppercase())
+        .collect();
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    let step = match words.as_slice() {
+        ["BEGIN"]
+        | ["BEGIN", "TRANSACTION"]
+        | ["BEGIN", "DEFERRED"]
+        | ["BEGIN", "DEFERRED", "TRANSACTION"] => Step::Begin,
+        ["COMMIT"] | ["COMMIT", "TRANSACTION"] | ["END"] | ["END", "TRANSACTION"] => Step::Commit,
+        _ => return None,
+    };
+    if name != step.name() {
+        return Some(Err(format!(
+            "a transaction is opened and closed by the built-in steps `begin` and `commit` \
+             (so that crash points, recovery and commit timeouts know where it is); name \
+             this step `{step}` or write \"{step}\""
+        )));
+    }
+    Some(Ok(step))
+}
+
+/// `sql` on one line, shortened, for an error message.
+fn one_line(sql: &str) -> String {
+    let line: String = sql.split_whitespace().collect::<Vec<_>>().join(" ");
+    match line.char_indices().nth(120) {
+        Some((i, _)) => format!("{}…", &line[..i]),
+        None => line,
+    }
+}

@@ -1,0 +1,458 @@
+//! A scenario's own schema and SQL (issue 15): the database built from `store.schema` and
+//! `store.setup` instead of the ledger, the SQL steps run on it with parameters bound from
+//! the delivery, the scenario's check queries, and the load-time check that prepares every
+//! statement against the schema.
+//!
+//! User SQL is held to what a simulation needs to stay a pure function of the scenario
+//! and the seed, and to stay bounded:
+//! - no clock and no randomness: `random()`, the date and time functions and
+//!   `CURRENT_TIMESTAMP` are refused (virtual time is `:now`); so are `'now'` literals;
+//! - no transaction control inside a step (`begin` and `commit` are the protocol's steps,
+//!   so that crash points, recovery and commit timeouts know where a transaction is), no
+//!   `ATTACH`, `DETACH` or `PRAGMA` (a connection setting would not survive the template
+//!   copy, and a file must not be written);
+//! - every statement runs under a budget of SQLite virtual-machine steps
+//!   ([`MAX_VM_STEPS`]) and values are at most [`MAX_VALUE_BYTES`]: past them the statement
+//!   fails (a failure of the step, deterministic, reported), never a hang.
+
+use super::*;
+use crate::model::{DuplicateIf, InvariantResult, SqlBinding, SqlEvent, SqlStep, SqlValue};
+use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
+use rusqlite::limits::Limit;
+
+/// A scenario's own database and the queries that judge it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct CustomSchema {
+    /// `CREATE …` statements, run in order on an empty database.
+    pub schema: Vec<String>,
+    /// Rows every run starts with (`INSERT …`), run after the schema.
+    pub setup: Vec<String>,
+    /// Counts one event's committed effects; bound with `:event_id`, `:event_type` and
+    /// the payload's fields.
+    pub effects_per_event: String,
+    /// Queries that must give true (a non-zero integer) at the end of every run.
+    pub invariants: Vec<String>,
+}
+
+/// The most SQLite virtual-machine steps one user statement may take (an indexed insert
+/// takes tens; a scan of a 10,000-row table some hundred thousand).
+pub const MAX_VM_STEPS: u32 = 2_000_000;
+
+/// The largest string or blob a user statement may build (`SQLITE_LIMIT_LENGTH`).
+pub const MAX_VALUE_BYTES: i32 = 1_000_000;
+
+/// How many virtual-machine steps pass between two calls of the progress handler.
+const VM_STEPS_PER_CALL: i32 = 1_000;
+
+/// Functions whose result is not a function of the statement's arguments and the
+/// database: the wall clock and randomness.
+const NONDETERMINISTIC: [&str; 12] = [
+    "random",
+    "randomblob",
+    "date",
+    "time",
+    "datetime",
+    "julianday",
+    "unixepoch",
+    "strftime",
+    "timediff",
+    "current_time",
+    "current_date",
+    "current_timestamp",
+];
+
+/// A prepared statement's shape, for the load-time checks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StatementShape {
+    /// Its named parameters, without their `:`, `@` or `$`.
+    pub parameters: Vec<String>,
+    /// How many columns a row of it has (0: it returns no rows).
+    pub columns: usize,
+    /// Whether it writes nothing.
+    pub readonly: bool,
+}
+
+/// A scratch database built from a scenario's schema and setup, to prepare its statements
+/// against when the scenario loads.
+pub struct SqlChecker {
+    conn: Connection,
+}
+
+/// Where building a scenario's schema failed: `(in setup, index, SQLite's message)`.
+pub type SchemaProblem = (bool, usize, String);
+
+impl SqlChecker {
+    /// Builds the schema then the setup; the first statement that fails is named.
+    pub fn new(schema: &[String], setup: &[String]) -> Result<SqlChecker, SchemaProblem> {
+        let conn = Connection::open_in_memory().map_err(|e| (false, 0, e.to_string()))?;
+        build_custom(&conn, schema, setup)?;
+        Ok(SqlChecker { conn })
+    }
+
+    /// Prepares `sql` as a step or check statement: one statement, no forbidden function
+    /// or statement, named parameters only.
+    pub fn prepare(&self, sql: &str) -> Result<StatementShape, String> {
+        refuse_now_literal(sql)?;
+        let refused = guard(&self.conn);
+        let prepared = self.conn.prepare(sql);
+        self.conn
+            .authorizer(None::<fn(AuthContext<'_>) -> Authorization>);
+        let stmt = match prepared {
+            Ok(stmt) => stmt,
+            Err(e) => {
+                return Err(match refused.lock().expect("not poisoned").take() {
+                    Some(why) => why,
+                    None => sqlite_message(&e),
+                })
+            }
+        };
+        if stmt.expanded_sql().is_none() {
+            return Err("no statement here (only a comment?)".to_string());
+        }
+        let mut parameters = Vec::new();
+        for i in 1..=stmt.parameter_count() {
+            match stmt.parameter_name(i) {
+                Some(name) if !name.starts_with('?') => parameters.push(name[1..].to_string()),
+                _ => {
+                    return Err(
+                        "positional parameters (`?`) are not bound; name them (`:event_id`)"
+                            .to_string(),
+                    )
+                }
+            }
+        }
+        Ok(StatementShape {
+            parameters,
+            columns: stmt.column_count(),
+            readonly: stmt.readonly(),
+        })
+    }
+}
+
+impl SqlChecker {
+    /// What check query `sql` gives for `event` on the database as every run starts: a
+    /// count of effects must be 0 there, or it does not count what the consumer commits.
+    pub fn value_before_any_delivery(&self, sql: &str, event: &SqlEvent) -> String {
+        let mut stmt = match self.conn.prepare(sql) {
+            Ok(stmt) => stmt,
+            Err(e) => return sqlite_message(&e),
+        };
+        for i in 1..=stmt.parameter_count() {
+            let name = stmt.parameter_name(i).unwrap_or("?")[1..].to_string();
+            let v = event.field(&name).unwrap_or(SqlValue::Integer(0));
+            if let Err(e) = stmt.raw_bind_parameter(i, to_sql(v)) {
+                return sqlite_message(&e);
+            }
+        }
+        let value = budgeted(&self.conn, || {
+            let mut rows = stmt.raw_query();
+            match rows.next()? {
+                Some(row) => row.get::<_, Value>(0),
+                None => Ok(Value::Null),
+            }
+        });
+        match value {
+            Ok(v) => show(&v),
+            Err(e) => failure_message(&e),
+        }
+    }
+}
+
+/// Refuses, while statements are prepared on `conn`, what a simulated step must not do;
+/// the reason of the last refusal is left in the returned cell.
+fn guard(conn: &Connection) -> std::sync::Arc<std::sync::Mutex<Option<String>>> {
+    let refused = std::sync::Arc::new(std::sync::Mutex::new(None));
+    let cell = std::sync::Arc::clone(&refused);
+    conn.authorizer(Some(move |ctx: AuthContext<'_>| {
+        let why = match ctx.action {
+            AuthAction::Transaction { .. } | AuthAction::Savepoint { .. } => Some(
+                "transaction statements belong to the protocol's `begin` and `commit` steps, \
+                 so that crash points, recovery and commit timeouts know where a \
+                 transaction is"
+                    .to_string(),
+            ),
+            AuthAction::Attach { .. } | AuthAction::Detach { .. } => {
+                Some("ATTACH and DETACH are not allowed: a run writes no files".to_string())
+            }
+            AuthAction::Pragma { pragma_name, .. } => Some(format!(
+                "PRAGMA {pragma_name} is not allowed: a connection setting does not carry \
+                 over to the copies of the database each run starts from"
+            )),
+            AuthAction::Function { function_name }
+                if NONDETERMINISTIC.contains(&function_name.to_ascii_lowercase().as_str()) =>
+            {
+                Some(format!(
+                    "{function_name}() reads the wall clock or a random source, so runs \
+                     would not replay; use :now (the virtual time, an integer tick), \
+                     :delivery or :event_id"
+                ))
+            }
+            _ => None,
+        };
+        match why {
+            Some(why) => {
+                *cell.lock().expect("not poisoned") = Some(why);
+                Authorization::Deny
+            }
+            None => Authorization::Allow,
+        }
+    }));
+    refused
+}
+
+/// Refuses a `'now'` string literal, the date functions' wall clock, even where the
+/// function itself is called through a column default.
+fn refuse_now_literal(sql: &str) -> Result<(), String> {
+    let lower = sql.to_ascii_lowercase();
+    if lower.contains("'now'") || lower.contains("\"now\"") {
+        return Err(
+            "'now' reads the wall clock, so runs would not replay; use :now, the \
+                    virtual time (an integer tick)"
+                .to_string(),
+        );
+    }
+    for keyword in ["current_timestamp", "current_date", "current_time"] {
+        if lower.contains(keyword) {
+            return Err(format!(
+                "{} reads the wall clock, so runs would not replay; use :now, the virtual \
+                 time (an integer tick)",
+                keyword.to_ascii_uppercase()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// SQLite's own message for `e`, without rusqlite's wrapping.
+fn sqlite_message(e: &rusqlite::Error) -> String {
+    match e {
+        rusqlite::Error::SqliteFailure(_, Some(message)) => message.clone(),
+        rusqlite::Error::SqlInputError { msg, .. } => msg.clone(),
+        rusqlite::Error::MultipleStatement => {
+            "more than one statement in one string; give a list of statements instead".into()
+        }
+        other => other.to_string(),
+    }
+}
+
+/// Builds a scenario's schema and setup on `conn`, each statement under the same guard and
+/// budget as a step's.
+pub(super) fn build_custom(
+    conn: &Connection,
+    schema: &[String],
+    setup: &[String],
+) -> Result<(), SchemaProblem> {
+    limit(conn);
+    for (in_setup, list) in [(false, schema), (true, setup)] {
+        for (i, sql) in list.iter().enumerate() {
+            refuse_now_literal(sql).map_err(|m| (in_setup, i, m))?;
+            let refused = guard(conn);
+            let result = budgeted(conn, || conn.execute_batch(sql));
+            conn.authorizer(None::<fn(AuthContext<'_>) -> Authorization>);
+            if let Err(e) = result {
+                let why = refused.lock().expect("not poisoned").take();
+                return Err((in_setup, i, why.unwrap_or_else(|| sqlite_message(&e))));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Caps the values a user statement may build on `conn`.
+pub(super) fn limit(conn: &Connection) {
+    // Fails only for a limit SQLite does not know.
+    let _ = conn.set_limit(Limit::SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES);
+}
+
+/// Runs `f` on `conn` under the budget of [`MAX_VM_STEPS`] virtual-machine steps.
+fn budgeted<T>(conn: &Connection, f: impl FnOnce() -> T) -> T {
+    let mut calls = 0u32;
+    conn.progress_handler(
+        VM_STEPS_PER_CALL,
+        Some(move || {
+            calls += 1;
+            calls > MAX_VM_STEPS / VM_STEPS_PER_CALL as u32
+        }),
+    );
+    let result = f();
+    conn.progress_handler(0, None::<fn() -> bool>);
+    result
+}
+
+fn to_sql(v: SqlValue) -> Value {
+    match v {
+        SqlValue::Integer(i) => Value::Integer(i),
+        SqlValue::Text(s) => Value::Text(s),
+    }
+}
+
+/// A value read back, as text for people.
+fn show(v: &Value) -> String {
+    match v {
+        Value::Null => "NULL".into(),
+        Value::Integer(i) => i.to_string(),
+        Value::Real(x) => x.to_string(),
+        Value::Text(s) => format!("'{s}'"),
+        Value::Blob(b) => format!("a blob of {} bytes", b.len()),
+    }
+}
+
+impl Store {
+    /// Runs SQL step `step` from its statement `done` on (earlier ones ran before SQLite
+    /// answered busy), parameters bound from `b`. Lock contention is
+    /// [`DbOutcome::Busy`] or [`DbOutcome::StaleSnapshot`]; the step's `duplicate_if`
+    /// gives [`DbOutcome::Duplicate`], [`DbOutcome::RowFound`] or [`DbOutcome::NoChange`];
+    /// any other SQLite error is the step's failure, with SQLite's message.
+    pub fn execute_sql(
+        &mut self,
+        step: &SqlStep,
+        b: &SqlBinding<'_>,
+        done: u8,
+    ) -> Result<DbOutcome, String> {
+        for (i, sql) in step.statements.iter().enumerate().skip(usize::from(done)) {
+            let run = self.run_user_statement(sql, &|name| b.get(name));
+            let (rows, changed) = match run {
+                Ok(counts) => counts,
+                Err(e) => {
+                    if let Some(o) = contention(&e, i as u8) {
+                        return Ok(o);
+                    }
+                    if step.duplicate_if == Some(DuplicateIf::UniqueViolation)
+                        && is_unique_violation(&e)
+                    {
+                        return Ok(DbOutcome::Duplicate);
+                    }
+                    return Err(failure_message(&e));
+                }
+            };
+            match step.duplicate_if {
+                Some(DuplicateIf::Row) if rows > 0 => return Ok(DbOutcome::RowFound),
+                Some(DuplicateIf::NoChange) if changed == 0 => return Ok(DbOutcome::NoChange),
+                _ => {}
+            }
+        }
+        Ok(DbOutcome::Ran)
+    }
+
+    /// Runs one user statement, its parameters from `value`: the rows it returned and the
+    /// rows it changed.
+    fn run_user_statement(
+        &mut self,
+        sql: &str,
+        value: &dyn Fn(&str) -> Option<SqlValue>,
+    ) -> rusqlite::Result<(usize, usize)> {
+        let conn = self.conn.as_ref().expect("a live store has its connection");
+        let before = conn.total_changes();
+        let counts = budgeted(conn, || {
+            let mut stmt = conn.prepare_cached(sql)?;
+            for i in 1..=stmt.parameter_count() {
+                let name =
+                    stmt.parameter_name(i).expect("named (checked at load)")[1..].to_string();
+                let v = value(&name).expect("every parameter is bound (checked at load)");
+                stmt.raw_bind_parameter(i, to_sql(v))?;
+            }
+            let mut rows = 0;
+            if stmt.column_count() > 0 {
+                let mut it = stmt.raw_query();
+                while it.next()?.is_some() {
+                    rows += 1;
+                }
+            } else {
+                stmt.raw_execute()?;
+            }
+            Ok::<_, rusqlite::Error>(rows)
+        })?;
+        let changed = (conn.total_changes() - before) as usize;
+        self.wrote_in_transaction = !conn.is_autocommit();
+        Ok((counts, changed))
+    }
+
+    /// The scenario's check queries on the committed database: each event's effects, and
+    /// every invariant.
+    pub(super) fn read_custom(&mut self, state: &mut CommittedState) {
+        let Some(custom) = self.custom.clone() else {
+            return;
+        };
+        state.custom = true;
+        let events = Rc::clone(&self.sql_events);
+        for e in events.iter() {
+            // A count that is not a non-negative integer counts as no effect (never
+            // "once"), and the check itself is reported broken.
+            let count = match self.query_value(&custom.effects_per_event, e) {
+                Ok(Value::Integer(n)) if n >= 0 => n,
+                got => {
+                    let value = match got {
+                        Ok(v) => show(&v),
+                        Err(e) => e,
+                    };
+                    state.invariants.push(InvariantResult {
+                        sql: custom.effects_per_event.clone(),
+                        holds: false,
+                        value: format!("{value} for {}, not a count", e.event_id),
+                    });
+                    0
+                }
+            };
+            state.effects.insert(e.event_id.clone(), count);
+        }
+        for sql in &custom.invariants {
+            let empty = SqlEvent {
+                event_id: String::new(),
+                event_type: String::new(),
+                payload: Vec::new(),
+            };
+            let (holds, value) = match self.query_value(sql, &empty) {
+                Ok(v) => (matches!(v, Value::Integer(i) if i != 0), show(&v)),
+                Err(e) => (false, e),
+            };
+            state.invariants.push(InvariantResult {
+                sql: sql.clone(),
+                holds,
+                value,
+            });
+        }
+    }
+
+    /// The first column of the first row of check query `sql` for event `e` (NULL when it
+    /// returns no row), or SQLite's message.
+    fn query_value(&mut self, sql: &str, e: &SqlEvent) -> Result<Value, String> {
+        let conn = self.conn.as_ref().expect("a live store has its connection");
+        budgeted(conn, || {
+            let mut stmt = conn.prepare_cached(sql)?;
+            for i in 1..=stmt.parameter_count() {
+                let name =
+                    stmt.parameter_name(i).expect("named (checked at load)")[1..].to_string();
+                let v = e
+                    .field(&name)
+                    .expect("every parameter is bound (checked at load)");
+                stmt.raw_bind_parameter(i, to_sql(v))?;
+            }
+            let mut rows = stmt.raw_query();
+            match rows.next()? {
+                Some(row) => row.get::<_, Value>(0),
+                None => Ok(Value::Null),
+            }
+        })
+        .map_err(|e| failure_message(&e))
+    }
+}
+
+/// Whether `e` is a `UNIQUE` or `PRIMARY KEY` constraint's error.
+fn is_unique_violation(e: &rusqlite::Error) -> bool {
+    matches!(e, rusqlite::Error::SqliteFailure(f, _)
+        if f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE
+            || f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY)
+}
+
+/// A failed step's message: SQLite's, or the budget that interrupted it.
+fn failure_message(e: &rusqlite::Error) -> String {
+    match e {
+        rusqlite::Error::SqliteFailure(f, _) if f.code == ErrorCode::OperationInterrupted => {
+            format!(
+                "interrupted after {MAX_VM_STEPS} SQLite virtual-machine steps, the limit for \
+                 one statement"
+            )
+        }
+        other => sqlite_message(other),
+    }
+}
