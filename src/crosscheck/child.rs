@@ -67,6 +67,26 @@ pub fn serve(r: &mut impl BufRead, w: &mut impl Write) -> Result<(), ChildError>
                     },
                 )?;
             }
+            ToChild::ExecuteSql { sql, now } => {
+                let step = sql
+                    .step()
+                    .ok_or_else(|| ChildError::Protocol("too many SQL step names".into()))?;
+                let binding = crate::model::SqlBinding {
+                    event: &sql.event,
+                    now,
+                    delivery: sql.delivery,
+                    consumer: sql.consumer,
+                };
+                let result = store.execute_sql(&step, &binding, sql.done);
+                let in_transaction = store.in_transaction();
+                wire::send(
+                    w,
+                    &FromChild::SqlAnswer {
+                        result,
+                        in_transaction,
+                    },
+                )?;
+            }
             ToChild::Close => {
                 let rolled_back = store.drop_open_transaction();
                 wire::send(w, &FromChild::Closed { rolled_back })?;
@@ -94,6 +114,7 @@ mod tests {
             db,
             store: StoreConfig::default(),
             accounts: accounts.to_vec(),
+            sql_events: Vec::new(),
         }
     }
 

@@ -66,10 +66,6 @@ pub fn refusal(s: &Scenario) -> Option<String> {
         "its protocol has `enqueue_email`, which needs the email relay, a second process on \
          the database"
             .into()
-    } else if s.store.custom.is_some() {
-        "it has its own schema and SQL steps (`store.schema`); crosscheck does not run SQL \
-         steps in its database process yet"
-            .into()
     } else if s.store.retention.is_some() {
         "it runs the inbox retention job (`store.inbox_ttl_ticks`), a second connection on \
          its own schedule; crosscheck's consumer is the only process on the file"
@@ -234,6 +230,7 @@ pub fn real(
             db,
             store: s.store.clone(),
             accounts,
+            sql_events: s.sql_events(&s.events()),
         },
     )?;
     let result = crate::world::run_on(&s, Box::new(&mut remote));

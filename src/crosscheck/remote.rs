@@ -48,19 +48,34 @@ impl<'a> RemoteDb<'a> {
     }
 
     fn try_execute(&mut self, op: StoreOp<'_>, now: Tick) -> Result<DbOutcome, RealError> {
+        let op = op.into();
+        self.try_exchange(ToChild::Execute { op, now })?
+            .map_err(|e| RealError::Protocol(format!("an operation failed: {e}")))
+    }
+
+    /// Sends one operation (starting the process if a crash killed the last one) and
+    /// takes its answer: the outcome, or a SQL step's failure.
+    fn try_exchange(&mut self, m: ToChild) -> Result<Result<DbOutcome, String>, RealError> {
         if self.child.is_none() {
             // The process after a crash: it opens the file the killed one left behind.
             self.child = Some(ChildProcess::spawn(self.exe, &self.setup)?);
         }
         let child = self.child.as_mut().expect("started above");
-        child.send(&ToChild::Execute { op: op.into(), now })?;
+        child.send(&m)?;
         match child.recv()? {
             FromChild::Answer {
                 outcome,
                 in_transaction,
             } => {
                 self.in_transaction = in_transaction;
-                Ok(outcome)
+                Ok(Ok(outcome))
+            }
+            FromChild::SqlAnswer {
+                result,
+                in_transaction,
+            } => {
+                self.in_transaction = in_transaction;
+                Ok(result)
             }
             other => Err(RealError::Protocol(format!(
                 "expected an answer, got {other:?}"
@@ -75,7 +90,10 @@ impl<'a> RemoteDb<'a> {
             return nothing;
         }
         match Store::open_file(&self.setup.db, &self.setup.store, &self.setup.accounts) {
-            Ok(mut store) => read(&mut store),
+            Ok(mut store) => {
+                store.set_sql_events(std::rc::Rc::new(self.setup.sql_events.clone()));
+                read(&mut store)
+            }
             Err(e) => {
                 self.error = Some(e.into());
                 nothing
@@ -95,20 +113,22 @@ impl ConsumerDb for RemoteDb<'_> {
         })
     }
 
-    /// Refused before a cross-check starts (`crosscheck` runs the built-in steps only); an
-    /// error of the cross-check, not a failure of the step, if it ever came here.
     fn execute_sql(
         &mut self,
         step: &crate::model::SqlStep,
-        _: &crate::model::SqlBinding<'_>,
-        _: u8,
+        binding: &crate::model::SqlBinding<'_>,
+        done: u8,
     ) -> Result<DbOutcome, String> {
-        self.error
-            .get_or_insert(RealError::from(std::io::Error::other(format!(
-                "crosscheck does not run SQL step `{}`",
-                step.name
-            ))));
-        Ok(DbOutcome::Busy { done: 0 })
+        if self.error.is_some() {
+            return Ok(DbOutcome::Busy { done: 0 });
+        }
+        let sql = super::wire::WireSql::new(step, binding, done);
+        let now = binding.now;
+        self.try_exchange(ToChild::ExecuteSql { sql, now })
+            .unwrap_or_else(|e| {
+                self.error = Some(e);
+                Ok(DbOutcome::Busy { done: 0 })
+            })
     }
 
     fn in_transaction(&self) -> bool {

@@ -8,7 +8,7 @@
 //! operations, with its transaction open, it waits until the parent sends the next one
 //! or kills it.
 
-use crate::model::{Account, Event, Tick};
+use crate::model::{Account, DuplicateIf, Event, SqlBinding, SqlEvent, SqlStep, Tick};
 use crate::store::{DbOutcome, StoreConfig, StoreOp};
 use serde::{Deserialize, Serialize};
 use std::io::{BufRead, Write};
@@ -20,6 +20,45 @@ pub struct Setup {
     pub db: std::path::PathBuf,
     pub store: StoreConfig,
     pub accounts: Vec<Account>,
+    /// With the scenario's own schema: the events as its check queries see them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sql_events: Vec<SqlEvent>,
+}
+
+/// A SQL step on the wire, with the delivery its parameters are bound from (see
+/// [`crate::store::Store::execute_sql`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WireSql {
+    pub name: String,
+    pub statements: Vec<String>,
+    pub duplicate_if: Option<DuplicateIf>,
+    pub event: SqlEvent,
+    pub delivery: u32,
+    pub consumer: usize,
+    pub done: u8,
+}
+
+impl WireSql {
+    pub fn new(step: &SqlStep, b: &SqlBinding<'_>, done: u8) -> WireSql {
+        WireSql {
+            name: step.name.to_string(),
+            statements: step.statements.clone(),
+            duplicate_if: step.duplicate_if,
+            event: b.event.clone(),
+            delivery: b.delivery,
+            consumer: b.consumer,
+            done,
+        }
+    }
+
+    /// The step again, its name interned in this process; `None` past the interner's bound.
+    pub fn step(&self) -> Option<SqlStep> {
+        Some(SqlStep {
+            name: crate::model::sql::intern(&self.name)?,
+            statements: self.statements.clone(),
+            duplicate_if: self.duplicate_if,
+        })
+    }
 }
 
 /// A [`StoreOp`] on the wire: which operation, and what it carries (the payload as
@@ -122,6 +161,9 @@ pub enum ToChild {
     Setup(Setup),
     /// Run `op` at virtual tick `now`; the child answers [`FromChild::Answer`].
     Execute { op: WireOp, now: Tick },
+    /// Run SQL step `sql` at virtual tick `now`; the child answers
+    /// [`FromChild::SqlAnswer`].
+    ExecuteSql { sql: WireSql, now: Tick },
     /// The run is over: roll back anything open, answer [`FromChild::Closed`], exit.
     Close,
 }
@@ -140,6 +182,12 @@ pub enum FromChild {
     },
     /// The answer to [`ToChild::Close`]: whether a transaction was open and rolled back.
     Closed { rolled_back: bool },
+    /// What a SQL step came to (or SQLite's message when it failed), and whether the
+    /// connection now holds a transaction open.
+    SqlAnswer {
+        result: Result<DbOutcome, String>,
+        in_transaction: bool,
+    },
 }
 
 /// Why a line could not be exchanged.
@@ -247,6 +295,7 @@ mod tests {
                 name: "acc_00001".into(),
                 initial_balance_minor: 7,
             }],
+            sql_events: Vec::new(),
         })];
         for op in ops(&e) {
             messages.push(ToChild::Execute {

@@ -67,7 +67,7 @@ pub enum SqlValue {
 
 /// One workload event as SQL statements see it: its identity, its type and its payload's
 /// fields (`workload.payloads`, cycled over the events).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SqlEvent {
     pub event_id: String,
     pub event_type: String,

@@ -216,3 +216,50 @@ fn the_consumer_mode_is_hidden_from_the_help() {
     assert!(completions.contains("crosscheck"));
     assert!(!completions.contains("__consumer"));
 }
+
+/// SQL protocols on the scenario's own schema: the real process runs the very statements,
+/// and agrees at every point; the wrong crash model is caught exactly at the points where
+/// an open transaction has written (after `claim` and `reserve`, before each `commit`).
+#[test]
+fn a_sql_protocol_matches_a_real_process_and_a_wrong_model_is_caught() {
+    let dir = tempfile::tempdir().unwrap();
+    let text =
+        std::fs::read_to_string(root().join("scenarios/sql-mark-own-transaction-loses.json"))
+            .unwrap();
+    let mut spec: serde_json::Value = serde_json::from_str(&text).unwrap();
+    spec["workload"]["events"] = 1.into();
+    spec["faults"]["crash"][0]["event"] = 0.into();
+    spec.as_object_mut().unwrap().remove("expect");
+    let file = write(dir.path(), "one.json", &spec.to_string());
+    let out = bin(&["crosscheck", &file, "--json"]);
+    let report = json(&out);
+    assert_eq!(out.status.code(), Some(0), "{report:#}");
+    assert_eq!(points(&report).len(), 17);
+    assert!(report["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|p| p["real"].as_str().unwrap().starts_with("at-most-once")));
+    let wrong = bin(&[
+        "crosscheck",
+        &file,
+        "--json",
+        "--wrong-model",
+        "keep-uncommitted",
+    ]);
+    assert_eq!(wrong.status.code(), Some(1));
+    let missed: Vec<String> = points(&json(&wrong))
+        .into_iter()
+        .filter(|(_, matched)| !matched)
+        .map(|(p, _)| p.unwrap())
+        .collect();
+    assert_eq!(
+        missed,
+        [
+            "after:claim e0 d1",
+            "before:commit e0 d1",
+            "after:reserve e0 d1",
+            "before:commit#2 e0 d1"
+        ]
+    );
+}

@@ -259,7 +259,7 @@ fn a_bad_sql_scenario_exits_2_on_the_binary_and_commands_that_cannot_run_it_say_
         "{}",
         stderr(&out)
     );
-    for command in ["explain", "crosscheck"] {
+    for command in ["explain"] {
         let out = bin(&[command, RESERVE]);
         assert_eq!(out.status.code(), Some(2), "{command}");
         assert!(
