@@ -48,6 +48,10 @@ pub struct CommittedState {
     /// The scenario's `check.invariants`, each with what it gave.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub invariants: Vec<InvariantResult>,
+    /// With the scenario's own schema: the rows of each of its tables (what `explain`
+    /// shows of the database).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub tables: BTreeMap<String, i64>,
 }
 
 /// What one check query of the scenario gave on the committed database.

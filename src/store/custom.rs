@@ -41,6 +41,10 @@ pub const MAX_VM_STEPS: u32 = 2_000_000;
 /// The largest string or blob a user statement may build (`SQLITE_LIMIT_LENGTH`).
 pub const MAX_VALUE_BYTES: i32 = 1_000_000;
 
+/// The tables of a scenario's schema, in name order.
+const TABLES: &str =
+    "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name";
+
 /// How many virtual-machine steps pass between two calls of the progress handler.
 const VM_STEPS_PER_CALL: i32 = 1_000;
 
@@ -374,6 +378,7 @@ impl Store {
             return;
         };
         state.custom = true;
+        state.tables = self.table_rows();
         let events = Rc::clone(&self.sql_events);
         for e in events.iter() {
             // A count that is not a non-negative integer counts as no effect (never
@@ -411,6 +416,26 @@ impl Store {
                 value,
             });
         }
+    }
+
+    /// The rows of every table of the scenario's schema.
+    fn table_rows(&self) -> BTreeMap<String, i64> {
+        let conn = self.conn.as_ref().expect("a live store has its connection");
+        let names: Vec<String> = conn
+            .prepare_cached(TABLES)
+            .and_then(|mut q| q.query_map([], |r| r.get(0))?.collect())
+            .expect("the schema query");
+        names
+            .into_iter()
+            .map(|t| {
+                let sql = format!("SELECT count(*) FROM \"{}\"", t.replace('"', "\"\""));
+                let n = conn
+                    .prepare_cached(&sql)
+                    .and_then(|mut q| q.query_row([], |r| r.get(0)))
+                    .expect("a count");
+                (t, n)
+            })
+            .collect()
     }
 
     /// The first column of the first row of check query `sql` for event `e` (NULL when it

@@ -41,7 +41,7 @@ mod snapshot;
 mod upstream;
 use crash::Process;
 use setup::Connections;
-pub use snapshot::{Observer, OpenTransaction, Snapshot};
+pub use snapshot::{initial_committed, Observer, OpenTransaction, Snapshot};
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 

@@ -12,7 +12,8 @@
 
 use super::World;
 use crate::broker::Message;
-use crate::model::{ConsumerId, EventIndex};
+use crate::model::{ConsumerId, Event, EventIndex};
+use crate::scenario::Scenario;
 use crate::sim::TraceEntry;
 use crate::store::{CommittedState, Store};
 use std::rc::Rc;
@@ -127,5 +128,18 @@ impl World<'_> {
             open,
         };
         watch.listening = watch.observer.observe(entry, after);
+    }
+}
+
+/// What the consumers' database of `scenario` holds before the first step, read as the
+/// checker reads it (for a scenario with its own schema: its setup's rows), for a narration
+/// to start from. Nothing is committed in a database that cannot be opened.
+pub fn initial_committed(scenario: &Scenario, events: &[Event]) -> CommittedState {
+    match Store::open_in_memory(&scenario.store, &[]) {
+        Ok(mut store) => {
+            store.set_sql_events(Rc::new(scenario.sql_events(events)));
+            store.committed_state()
+        }
+        Err(_) => CommittedState::default(),
     }
 }

@@ -449,11 +449,6 @@ impl Observer for Counting {
 fn narration_never_changes_a_run_and_tells_every_entry_in_both_languages() {
     for file in scenario_files() {
         let s = Scenario::from_file(&root().join(&file)).expect("valid scenario");
-        if s.store.custom.is_some() {
-            // `explain` refuses a scenario with its own schema (tested in sql_steps.rs):
-            // its story is told in the built-in ledger's terms.
-            continue;
-        }
         let plain = run(&s);
         // Watched to the end, and watched for a while only: the run is the same.
         for listen in [usize::MAX, 3] {

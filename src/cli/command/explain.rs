@@ -13,21 +13,6 @@ pub(in crate::cli) fn explain_command(args: &ExplainArgs) -> Result<(String, Exi
         }
     }
     let (mut scenario, origin) = load(&args.source)?;
-    if scenario.store.custom.is_some() {
-        let name = args
-            .source
-            .scenario
-            .file
-            .as_ref()
-            .map(|p| p.display().to_string());
-        return Err(CliError::Usage(format!(
-            "{}: `explain` does not yet narrate a scenario with its own schema \
-             (`store.schema`): its story and state views are told in the built-in ledger's \
-             terms. `run --trace` shows every step and its outcome, `run --diagram svg` draws \
-             the run, and `explore` checks every crash point.",
-            name.unwrap_or_default()
-        )));
-    }
     let OverriddenRun {
         result,
         failures,

@@ -13,6 +13,7 @@
 //! sentence fits, never how it is worded.
 
 mod narrate;
+mod own_schema;
 mod sections;
 mod state;
 
@@ -152,7 +153,7 @@ struct Teller<'a> {
 
 impl<'a> Teller<'a> {
     fn new(narrator: Narrator<'a>, paint: Paint, tick_width: usize) -> Teller<'a> {
-        let before = initial_snapshot(narrator.scenario);
+        let before = initial_snapshot(narrator.scenario, narrator.r);
         Teller {
             broker: narrator.broker_line(&before),
             database: narrator.database_line(&before.committed),
@@ -236,7 +237,12 @@ fn header(out: &mut String, scenario: &Scenario, r: &RunResult, lang: Lang) {
             scenario.seed,
             r.events.len(),
             scenario.consumers,
-            scenario.workload.accounts,
+            // A scenario with its own schema has no accounts.
+            if scenario.store.custom.is_some() {
+                0
+            } else {
+                scenario.workload.accounts
+            },
             &planned
         )
     );
@@ -245,7 +251,14 @@ fn header(out: &mut String, scenario: &Scenario, r: &RunResult, lang: Lang) {
 }
 
 /// The database before the first step: the accounts' opening balances, nothing else.
-fn initial_snapshot(scenario: &Scenario) -> Snapshot {
+fn initial_snapshot(scenario: &Scenario, r: &RunResult) -> Snapshot {
+    if scenario.store.custom.is_some() {
+        return Snapshot {
+            messages: Vec::new(),
+            committed: Rc::new(world::initial_committed(scenario, &r.events)),
+            open: Vec::new(),
+        };
+    }
     let mut committed = CommittedState::default();
     for a in scenario.workload.accounts() {
         committed
@@ -377,6 +390,8 @@ fn side_crash_left(scenario: &Scenario, at: Boundary) -> SideCrash {
 struct TxWrites {
     items: Vec<TxItem>,
     balances: Vec<(String, i64)>,
+    /// With the scenario's own schema: the rows it added to (or removed from) each table.
+    rows: Vec<(String, i64)>,
 }
 
 /// Turns trace entries into sentences, remembering what it needs from earlier entries.

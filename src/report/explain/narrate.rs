@@ -148,6 +148,7 @@ impl Narrator<'_> {
                 l.commit(&who, &self.tx_list(&writes))
             }
             (Step::EnqueueEmail, _) => l.email_queued(&who, &base),
+            (Step::Sql(name), _) => self.sql_step(c, entry, name, outcome, in_tx),
             _ => return None,
         })
     }
@@ -166,8 +167,11 @@ impl Narrator<'_> {
         match (&entry.kind, entry.kind.db_answer()) {
             (_, Some(DbOutcome::Busy { .. })) => Some((l.busy(who, &entry.verb()), false)),
             (_, Some(DbOutcome::StaleSnapshot)) => Some((l.stale_snapshot(who), false)),
-            (TraceKind::StepFailed { .. } | TraceKind::SqlFailed { .. }, _) => {
+            (TraceKind::StepFailed { .. }, _) => {
                 Some((l.step_failed(who, &entry.verb(), ev), true))
+            }
+            (TraceKind::SqlFailed { message, .. }, _) => {
+                Some((l.sql_failed(who, &entry.verb(), ev, message), true))
             }
             (TraceKind::InvalidPayload, _) => Some((l.payload_refused(who, ev), true)),
             (_, Some(DbOutcome::PayloadMismatch)) => {
@@ -257,7 +261,12 @@ impl Narrator<'_> {
             .ledger
             .get(&e.event_id)
             .is_some_and(|x| x.debits.max(x.credits).max(x.completions) > 0)
-            || after.committed.rejected.contains_key(&e.event_id);
+            || after.committed.rejected.contains_key(&e.event_id)
+            || after
+                .committed
+                .effects
+                .get(&e.event_id)
+                .is_some_and(|n| *n > 0);
         let key = (event, entry.copy, entry.delivery);
         if self.refused.contains(&key) {
             return l.ack_after_refusal(who, &ev);
@@ -286,7 +295,7 @@ impl Narrator<'_> {
             &crash.point.to_string(),
             crash.cause,
             phase.as_deref(),
-            &l.confirmed(&c),
+            &self.confirmed(&c),
             &l.crash_consequence(
                 &self.ev(entry),
                 c.ledger_rows > 0,
@@ -379,6 +388,10 @@ impl Narrator<'_> {
                     Publication::Minted { .. } => l.publish_minted(&published),
                     Publication::Altered { .. } => l.publish_altered(&ev, entry.copy),
                     Publication::Again => l.republish(&ev, entry.copy),
+                    Publication::First if self.scenario.store.custom.is_some() => {
+                        let (kind, payload) = self.own_payload(entry.event.unwrap_or(0));
+                        l.publish_own(&published, &kind, &payload)
+                    }
                     Publication::First => {
                         let e = &self.r.events[entry.event.unwrap_or(0)];
                         l.publish(

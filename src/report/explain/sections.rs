@@ -235,7 +235,7 @@ pub(super) fn failure_points(out: &mut String, n: &Narrator<'_>, paint: Paint) {
         let recovery = Recovery::after(r, c);
         for (label, value) in labels.iter().zip([
             point,
-            l.confirmed(&c.confirmed),
+            n.confirmed(&c.confirmed),
             l.recovery(&recovery, &c.confirmed),
             outcome_text,
         ]) {

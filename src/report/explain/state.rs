@@ -12,6 +12,9 @@ impl Narrator<'_> {
     }
 
     pub(super) fn diff(&self, committed: &CommittedState, view: &CommittedState) -> TxWrites {
+        if committed.custom {
+            return self.own_diff(committed, view);
+        }
         let index = |id: &str| self.ids.get(id).copied();
         let mut items = Vec::new();
         for (id, n) in &view.inbox {
@@ -58,14 +61,25 @@ impl Narrator<'_> {
             .filter(|(account, b)| committed.balances.get(*account) != Some(b))
             .map(|(a, b)| (a.clone(), *b))
             .collect();
-        TxWrites { items, balances }
+        TxWrites {
+            items,
+            balances,
+            rows: Vec::new(),
+        }
     }
 
     /// The rows a transaction wrote, one phrase each.
     pub(super) fn tx_list(&self, writes: &Option<TxWrites>) -> Vec<String> {
+        let rows = |w: &TxWrites| -> Vec<String> {
+            let rows = w.rows.iter();
+            rows.map(|(t, d)| self.lang.tx_rows(t, *d)).collect()
+        };
         writes
             .iter()
-            .flat_map(|w| w.items.iter().map(|i| self.lang.tx_item(*i)))
+            .flat_map(|w| {
+                let items = w.items.iter().map(|i| self.lang.tx_item(*i));
+                items.chain(rows(w))
+            })
             .collect()
     }
 
@@ -130,6 +144,9 @@ impl Narrator<'_> {
     /// The committed database in one line: inbox rows, ledger effects, balances, and the
     /// rejections and alerts when there are any. Events counted once are written as ranges.
     pub(super) fn database_line(&self, c: &CommittedState) -> String {
+        if c.custom {
+            return self.own_database_line(c);
+        }
         let l = self.lang;
         let index = |id: &str| self.ids.get(id).copied().unwrap_or(usize::MAX);
         let mut inbox: Vec<(usize, u32)> = c.inbox.iter().map(|(id, n)| (index(id), *n)).collect();
@@ -213,6 +230,7 @@ impl Narrator<'_> {
                         let w = self.diff(&s.committed, view);
                         let mut items: Vec<String> =
                             w.items.iter().map(|i| l.tx_item(*i)).collect();
+                        items.extend(w.rows.iter().map(|(t, d)| l.tx_rows(t, *d)));
                         if !w.balances.is_empty() {
                             let b: Vec<String> =
                                 w.balances.iter().map(|(a, v)| format!("{a} {v}")).collect();

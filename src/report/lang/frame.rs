@@ -37,10 +37,14 @@ impl Lang {
         let (events, consumers, accounts) = (events as u64, consumers as u64, accounts as u64);
         match self {
             Lang::En => format!(
-                "seed {seed}, {}, {}, {}; {}",
+                "seed {seed}, {}, {}{}; {}",
                 pl(events, "event", "events"),
                 pl(consumers, "consumer", "consumers"),
-                pl(accounts, "account", "accounts"),
+                if accounts == 0 {
+                    String::new()
+                } else {
+                    format!(", {}", pl(accounts, "account", "accounts"))
+                },
                 if crashes.is_empty() {
                     "no crash".to_string()
                 } else {
@@ -48,10 +52,14 @@ impl Lang {
                 }
             ),
             Lang::Es => format!(
-                "semilla {seed}, {}, {}, {}; {}",
+                "semilla {seed}, {}, {}{}; {}",
                 pl(events, "evento", "eventos"),
                 pl(consumers, "consumidor", "consumidores"),
-                pl(accounts, "cuenta", "cuentas"),
+                if accounts == 0 {
+                    String::new()
+                } else {
+                    format!(", {}", pl(accounts, "cuenta", "cuentas"))
+                },
                 if crashes.is_empty() {
                     "sin caídas".to_string()
                 } else {
@@ -276,6 +284,8 @@ impl Lang {
             (Lang::Es, TxItem::Inbox(e)) => format!("la fila de inbox de e{e}"),
             (Lang::En, TxItem::Effect(e)) => format!("the debit and credit for e{e}"),
             (Lang::Es, TxItem::Effect(e)) => format!("el débito y el crédito de e{e}"),
+            (Lang::En, TxItem::CountedEffect(e)) => format!("the effect of e{e}"),
+            (Lang::Es, TxItem::CountedEffect(e)) => format!("el efecto de e{e}"),
             (Lang::En, TxItem::Debit(e)) => format!("a debit for e{e} without its credit"),
             (Lang::Es, TxItem::Debit(e)) => format!("un débito de e{e} sin su crédito"),
             (Lang::En, TxItem::Credit(e)) => format!("a credit for e{e} without its debit"),

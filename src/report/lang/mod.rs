@@ -108,6 +108,8 @@ pub enum TxItem {
     Pending(usize),
     /// A completion taken out of `pending_event` (it took effect).
     PendingCleared(usize),
+    /// With the scenario's own schema: an effect as `check.effects_per_event` counts it.
+    CountedEffect(usize),
 }
 
 /// `n one` or `n many`.
@@ -300,6 +302,7 @@ mod consumer;
 mod crashes;
 mod frame;
 mod run;
+mod sql;
 mod trace;
 mod upstream;
 mod verdict;

@@ -1,0 +1,145 @@
+//! explain on a scenario with its own schema (issue 15): its SQL steps, its tables and its
+//! effects as `check.effects_per_event` counts them, in both languages.
+
+use super::*;
+use crate::model::DbOutcome;
+
+impl Lang {
+    /// `who` ran SQL step `step` for `ev`: `statements` are what it sent.
+    pub fn sql_ran(self, who: &str, step: &str, ev: &str, statements: &str, in_tx: bool) -> String {
+        match (self, in_tx) {
+            (Lang::En, true) => {
+                format!("{who} runs {step} for {ev}, in its open transaction: {statements}.")
+            }
+            (Lang::Es, true) => format!(
+                "{who} ejecuta {step} para {ev}, dentro de su transacción abierta: {statements}."
+            ),
+            (Lang::En, false) => format!(
+                "{who} runs {step} for {ev}, outside any transaction (each statement commits \
+                 on its own): {statements}."
+            ),
+            (Lang::Es, false) => format!(
+                "{who} ejecuta {step} para {ev}, fuera de toda transacción (cada sentencia se \
+                 confirma sola): {statements}."
+            ),
+        }
+    }
+
+    /// SQL step `step` said `ev` was processed before (its `duplicate_if`).
+    pub fn sql_duplicate(self, who: &str, step: &str, ev: &str, outcome: DbOutcome) -> String {
+        let (en, es) = match outcome {
+            DbOutcome::RowFound => ("returns a row", "devuelve una fila"),
+            DbOutcome::NoChange => ("changes no row", "no cambia ninguna fila"),
+            _ => (
+                "hits a UNIQUE constraint",
+                "choca con una restricción UNIQUE",
+            ),
+        };
+        match self {
+            Lang::En => format!(
+                "{who}'s {step} {en}: {ev} was processed before (duplicate_if). {who} will roll \
+                 back what it holds open and ack without applying anything."
+            ),
+            Lang::Es => format!(
+                "El paso {step} de {who} {es}: {ev} ya se procesó (duplicate_if). {who} va a \
+                 revertir lo que tenga abierto y hacer ack sin aplicar nada."
+            ),
+        }
+    }
+
+    /// SQL step `step` failed for `ev` with SQLite's `message`.
+    pub fn sql_failed(self, who: &str, step: &str, ev: &str, message: &str) -> String {
+        match self {
+            Lang::En => format!(
+                "{who}'s {step} on {ev} fails: SQLite says \"{message}\". {who} will roll back \
+                 and reject the delivery, so that the broker delivers it again."
+            ),
+            Lang::Es => format!(
+                "Falla el paso {step} de {who} con {ev}: SQLite dice \"{message}\". {who} va a \
+                 hacer rollback y rechazar la entrega, para que el broker la reentregue."
+            ),
+        }
+    }
+
+    /// The producer publishes `ev` of type `kind` with payload `payload` (`sku=sku_1, qty=2`).
+    pub fn publish_own(self, ev: &str, kind: &str, payload: &str) -> String {
+        let payload = if payload.is_empty() {
+            String::new()
+        } else {
+            format!(" ({payload})")
+        };
+        match self {
+            Lang::En => format!("The producer publishes {ev}: {kind}{payload}."),
+            Lang::Es => format!("El productor publica {ev}: {kind}{payload}."),
+        }
+    }
+
+    /// The database line of a scenario with its own schema: rows per table, then effects.
+    pub fn db_part_tables(self, tables: &[String]) -> String {
+        let list = if tables.is_empty() {
+            self.pick("none", "ninguna")
+        } else {
+            tables.join(", ")
+        };
+        self.pick("tables: ", "tablas: ") + &list
+    }
+
+    pub fn db_part_effects(self, events: &[String]) -> String {
+        let list = if events.is_empty() {
+            self.pick("none", "ninguno")
+        } else {
+            events.join(", ")
+        };
+        self.pick("effects: ", "efectos: ") + &list
+    }
+
+    pub fn db_part_broken(self, invariants: &[String]) -> String {
+        self.pick("INVARIANT BROKEN: ", "INVARIANTE ROTO: ") + &invariants.join("; ")
+    }
+
+    /// `reservation 2 rows`.
+    pub fn table_rows(self, table: &str, rows: i64) -> String {
+        match (self, rows) {
+            (Lang::En, 1) => format!("{table} 1 row"),
+            (Lang::En, n) => format!("{table} {n} rows"),
+            (Lang::Es, 1) => format!("{table} 1 fila"),
+            (Lang::Es, n) => format!("{table} {n} filas"),
+        }
+    }
+
+    /// What an open transaction changed in a table: `+1 row in reservation`.
+    pub fn tx_rows(self, table: &str, delta: i64) -> String {
+        let sign = if delta > 0 { "+" } else { "" };
+        match (self, delta.abs()) {
+            (Lang::En, 1) => format!("{sign}{delta} row in {table}"),
+            (Lang::En, _) => format!("{sign}{delta} rows in {table}"),
+            (Lang::Es, 1) => format!("{sign}{delta} fila en {table}"),
+            (Lang::Es, _) => format!("{sign}{delta} filas en {table}"),
+        }
+    }
+
+    /// The confirmed state at a crash, with the scenario's own schema: its effect as
+    /// `check.effects_per_event` counts it, and the ack (the identity is whatever its SQL
+    /// keeps, which the checker does not read).
+    pub fn confirmed_own(self, effect: bool, acked: bool) -> String {
+        let (en, es) = match (effect, acked) {
+            (false, false) => (
+                "no effect committed (as check.effects_per_event counts it), no ack",
+                "ningún efecto confirmado (según check.effects_per_event), sin ack",
+            ),
+            (true, false) => (
+                "the effect is committed (as check.effects_per_event counts it); no ack",
+                "el efecto está confirmado (según check.effects_per_event); sin ack",
+            ),
+            (true, true) => (
+                "the intent is resolved: effect committed and acked",
+                "intención resuelta: efecto confirmado y ack",
+            ),
+            (false, true) => (
+                "only the ack: the broker already forgot the event, and no effect is committed",
+                "solo el ack: el broker ya olvidó el evento, y no hay efecto confirmado",
+            ),
+        };
+        self.pick(en, es)
+    }
+}
