@@ -89,7 +89,7 @@ fn readme_lists_every_bound_with_its_value() {
         .split("\n## ")
         .next()
         .unwrap();
-    let bounds: [(&str, u128); 21] = [
+    let bounds: [(&str, u128); 27] = [
         ("MAX_EVENTS", bounds::MAX_EVENTS.into()),
         ("MAX_ACCOUNTS", bounds::MAX_ACCOUNTS.into()),
         ("MAX_REPUBLISH", bounds::MAX_REPUBLISH as u128),
@@ -111,6 +111,15 @@ fn readme_lists_every_bound_with_its_value() {
         ("MAX_EXPLORE_STEPS", bounds::MAX_EXPLORE_STEPS),
         ("MAX_TRACE_ENTRIES", bounds::MAX_TRACE_ENTRIES as u128),
         ("MAX_SEEDS", delivery_sim::explore::sweep::MAX_SEEDS.into()),
+        ("MAX_SQL_STATEMENTS", bounds::MAX_SQL_STATEMENTS as u128),
+        ("MAX_SQL_BYTES", bounds::MAX_SQL_BYTES as u128),
+        (
+            "MAX_SCHEMA_STATEMENTS",
+            bounds::MAX_SCHEMA_STATEMENTS as u128,
+        ),
+        ("MAX_PAYLOADS", bounds::MAX_PAYLOADS as u128),
+        ("MAX_PAYLOAD_FIELDS", bounds::MAX_PAYLOAD_FIELDS as u128),
+        ("MAX_SQL_VM_STEPS", bounds::MAX_SQL_VM_STEPS.into()),
     ];
     for (name, value) in bounds {
         let row = table

@@ -375,3 +375,19 @@ fn a_sql_scenario_replays_byte_identically_from_its_token() {
     assert_eq!(a["trace_hash"], b["trace_hash"]);
     assert_eq!(a["protocol_steps"][2], "claim");
 }
+
+#[test]
+fn the_readme_shows_a_real_sql_scenario_and_its_real_run() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let file = std::fs::read_to_string(root().join(RESERVE)).unwrap();
+    assert!(
+        readme.contains(&format!("```json\n{file}```")),
+        "README's SQL scenario differs from {RESERVE}"
+    );
+    let lost = "scenarios/sql-mark-own-transaction-loses.json";
+    let run = crate::support::stdout(&bin(&["run", lost]));
+    assert!(
+        readme.contains(&format!("$ delivery-sim run {lost}\n{run}```")),
+        "README's SQL run output is stale: paste `delivery-sim run {lost}`"
+    );
+}
