@@ -41,6 +41,11 @@ pub const MAX_VM_STEPS: u32 = 2_000_000;
 /// The largest string or blob a user statement may build (`SQLITE_LIMIT_LENGTH`).
 pub const MAX_VALUE_BYTES: i32 = 1_000_000;
 
+/// The largest a scenario's own database may grow (`max_page_count`): a run holds a copy
+/// of the template and each thread a few idle connections, so this keeps every command far
+/// inside its memory budget.
+pub const MAX_DATABASE_BYTES: i64 = 32 * 1024 * 1024;
+
 /// The tables of a scenario's schema, in name order.
 const TABLES: &str =
     "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name";
@@ -64,6 +69,10 @@ const NONDETERMINISTIC: [&str; 12] = [
     "current_date",
     "current_timestamp",
 ];
+
+/// Functions that read the connection's state rather than the database: a simulated crash
+/// keeps the connection, a real one does not.
+const CONNECTION_STATE: [&str; 3] = ["last_insert_rowid", "changes", "total_changes"];
 
 /// A prepared statement's shape, for the load-time checks.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -182,6 +191,24 @@ fn guard(conn: &Connection) -> std::sync::Arc<std::sync::Mutex<Option<String>>> 
                 "PRAGMA {pragma_name} is not allowed: a connection setting does not carry \
                  over to the copies of the database each run starts from"
             )),
+            AuthAction::CreateTempTable { .. }
+            | AuthAction::CreateTempIndex { .. }
+            | AuthAction::CreateTempTrigger { .. }
+            | AuthAction::CreateTempView { .. }
+            | AuthAction::CreateVtable { .. } => Some(
+                "temporary tables, indexes, triggers and views live in a connection, which a \
+                 restarted process does not have (and virtual tables are not part of a \
+                 database file); create a table in the schema"
+                    .to_string(),
+            ),
+            AuthAction::Function { function_name }
+                if CONNECTION_STATE.contains(&function_name.to_ascii_lowercase().as_str()) =>
+            {
+                Some(format!(
+                    "{function_name}() reads the connection's state, which a restarted process \
+                     does not have; read the rows instead"
+                ))
+            }
             AuthAction::Function { function_name }
                 if NONDETERMINISTIC.contains(&function_name.to_ascii_lowercase().as_str()) =>
             {
@@ -263,9 +290,18 @@ pub(super) fn build_custom(
 }
 
 /// Caps the values a user statement may build on `conn`.
+/// Caps the values a user statement may build on `conn`, and the database's size: a
+/// statement that would grow it past [`MAX_DATABASE_BYTES`] fails ("database or disk is
+/// full"), a failure of its step like any other.
 pub(super) fn limit(conn: &Connection) {
     // Fails only for a limit SQLite does not know.
     let _ = conn.set_limit(Limit::SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES);
+    let page_bytes: i64 = conn
+        .pragma_query_value(None, "page_size", |r| r.get(0))
+        .unwrap_or(4096);
+    let pages = MAX_DATABASE_BYTES / page_bytes.max(512);
+    conn.pragma_update(None, "max_page_count", pages)
+        .expect("max_page_count is a pragma of every connection");
 }
 
 /// Runs `f` on `conn` under the budget of [`MAX_VM_STEPS`] virtual-machine steps.
@@ -313,6 +349,7 @@ impl Store {
         b: &SqlBinding<'_>,
         done: u8,
     ) -> Result<DbOutcome, String> {
+        let in_transaction = self.in_transaction();
         for (i, sql) in step.statements.iter().enumerate().skip(usize::from(done)) {
             let run = self.run_user_statement(sql, &|name| b.get(name));
             let (rows, changed) = match run {
@@ -325,6 +362,13 @@ impl Store {
                         && is_unique_violation(&e)
                     {
                         return Ok(DbOutcome::Duplicate);
+                    }
+                    if in_transaction && !self.in_transaction() {
+                        self.rolled_back_by_sqlite = true;
+                        return Err(format!(
+                            "{} (SQLite rolled the whole transaction back itself)",
+                            failure_message(&e)
+                        ));
                     }
                     return Err(failure_message(&e));
                 }
@@ -365,10 +409,13 @@ impl Store {
                 stmt.raw_execute()?;
             }
             Ok::<_, rusqlite::Error>(rows)
-        })?;
+        });
+        // Whatever the statement came to: SQLite may have rolled the whole transaction back
+        // (an interrupt, a full database), and then nothing is written any more.
+        self.wrote_in_transaction =
+            !conn.is_autocommit() && (self.wrote_in_transaction || counts.is_ok());
         let changed = (conn.total_changes() - before) as usize;
-        self.wrote_in_transaction = !conn.is_autocommit();
-        Ok((counts, changed))
+        Ok((counts?, changed))
     }
 
     /// The scenario's check queries on the committed database: each event's effects, and

@@ -245,6 +245,10 @@ pub struct Store {
     custom: Option<Rc<CustomSchema>>,
     /// The workload's events as the check queries see them (set by the run).
     sql_events: Rc<Vec<crate::model::SqlEvent>>,
+    /// Whether SQLite itself rolled back the open transaction when a SQL step failed (it
+    /// does on an interrupt or a full database): the consumer's `ROLLBACK` that follows
+    /// then finds nothing to roll back, as a real consumer's would.
+    rolled_back_by_sqlite: bool,
 }
 
 /// How a logged statement was run.
@@ -322,6 +326,7 @@ impl Store {
             wrote_in_transaction: false,
             custom: config.custom.clone().map(Rc::new),
             sql_events: Rc::default(),
+            rolled_back_by_sqlite: false,
         }
     }
 

@@ -27,6 +27,7 @@ impl Store {
     /// inbox's unique violation are bugs of the simulator (the schema and statements are
     /// ours), so they panic with the statement that failed.
     pub fn execute(&mut self, op: StoreOp<'_>, now: Tick) -> DbOutcome {
+        let rolled_back_by_sqlite = std::mem::take(&mut self.rolled_back_by_sqlite);
         match op {
             StoreOp::Begin => {
                 assert!(self.conn().is_autocommit(), "BEGIN inside a transaction");
@@ -59,6 +60,9 @@ impl Store {
                     Err(e) => contention(&e, 0)
                         .unwrap_or_else(|| panic!("email_outbox INSERT: unexpected {e:?}")),
                 }
+            }
+            StoreOp::Rollback if rolled_back_by_sqlite && self.conn().is_autocommit() => {
+                DbOutcome::RolledBack
             }
             StoreOp::Rollback => {
                 assert!(

@@ -45,7 +45,9 @@ impl Store {
             wrote_in_transaction,
             custom,
             sql_events: _, // Configuration: the same for every run of a scenario.
+            rolled_back_by_sqlite,
         } = self;
+        h.value(rolled_back_by_sqlite);
         // A scenario's own statements may read any column, `*_at` ones included.
         let own_schema = custom.is_some();
         let conn = self.conn();

@@ -25,7 +25,7 @@ const SCHEMA: [&str; 4] = [
 
 /// Statements a step may run: the first ones valid, then ones the loader must refuse, or
 /// that fail at run time.
-const STATEMENTS: [&str; 21] = [
+const STATEMENTS: [&str; 23] = [
     "INSERT INTO seen VALUES (:event_id, :now)",
     "INSERT INTO seen VALUES (:event_id, :now) ON CONFLICT DO NOTHING",
     "SELECT 1 FROM seen WHERE id = :event_id",
@@ -37,6 +37,8 @@ const STATEMENTS: [&str; 21] = [
     "DELETE FROM done WHERE id = :event_id AND n > 100",
     "SELECT count(*) FROM done",
     "INSERT INTO done VALUES (:event_id, length(zeroblob(2000000)))",
+    "INSERT INTO done SELECT :event_id, zeroblob(900000) FROM (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 40) SELECT x FROM c)",
+    "INSERT INTO done SELECT :event_id, x FROM (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c)",
     "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c",
     "INSERT INTO nowhere VALUES (1)",
     "SELECT :missing",

@@ -228,6 +228,20 @@ fn every_bad_sql_input_is_refused_naming_its_field() {
             "consumer.on_commit_timeout",
             "built-in ledger",
         ),
+        (
+            Box::new(step(
+                json!({"name": "reserve", "sql": "INSERT INTO reservation VALUES (:event_id, 'a', last_insert_rowid())"}),
+            )),
+            "protocol.steps[3].sql",
+            "connection's state",
+        ),
+        (
+            Box::new(step(
+                json!({"name": "reserve", "sql": "CREATE TEMP TABLE t (a)"}),
+            )),
+            "protocol.steps[3].sql",
+            "temporary",
+        ),
     ];
     for (i, (mutate, field, fragment)) in cases.iter().enumerate() {
         let mut spec = reserve();
@@ -283,6 +297,16 @@ fn a_failing_statement_fails_its_step_and_is_dead_lettered() {
         (json!(["UPDATE stock SET qty = qty - 60 WHERE sku = 'sku_1'", "INSERT INTO reservation VALUES (:event_id, :sku, :qty)"]), "CHECK constraint failed"),
         (json!("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"), "virtual-machine steps"),
         (json!("INSERT INTO reservation VALUES (:event_id, zeroblob(900000000), 1)"), "too big"),
+        // A write interrupted by the budget, and one that fills the database: SQLite rolls
+        // the whole transaction back itself, and the consumer's ROLLBACK finds nothing.
+        (
+            json!("INSERT INTO reservation SELECT :event_id, 'x', x FROM (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c)"),
+            "rolled the whole transaction back",
+        ),
+        (
+            json!("INSERT INTO reservation SELECT :event_id, zeroblob(900000), x FROM (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 40) SELECT x FROM c)"),
+            "database or disk is full",
+        ),
     ];
     for (sql, message) in cases {
         let mut spec = reserve();
@@ -300,6 +324,15 @@ fn a_failing_statement_fails_its_step_and_is_dead_lettered() {
             trace.contains(message),
             "{message} not in the trace:\n{trace}"
         );
+        // Explored too: every crash point, fingerprints taken after SQLite's own rollback.
+        let explored = bin(&["explore", &file, "--json"]);
+        let code = explored.status.code();
+        assert!(
+            matches!(code, Some(0 | 1)),
+            "{message}: {}",
+            stderr(&explored)
+        );
+        assert_eq!(json(&explored)["summary"]["guarantee"], "at-most-once");
     }
 }
 
