@@ -520,9 +520,10 @@ impl Protocol {
     /// fewer states).
     pub fn reads_clock(&self) -> bool {
         let statements = self.sql.iter().flat_map(|d| &d.statements);
-        statements
-            .map(|s| s.to_ascii_lowercase())
-            .any(|s| [":now", "@now", "$now"].iter().any(|p| s.contains(p)))
+        statements.map(|s| s.as_bytes()).any(|s| {
+            s.windows(4)
+                .any(|w| matches!(w[0], b':' | b'@' | b'$') && w[1..].eq_ignore_ascii_case(b"now"))
+        })
     }
 
     /// Both boundaries of every step, in execution order, repeated steps numbered.

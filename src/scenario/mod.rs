@@ -73,6 +73,8 @@ pub mod bounds {
     pub const MAX_PAYLOAD_FIELDS: usize = 32;
     /// SQLite virtual-machine steps of one user statement: past it the statement fails.
     pub const MAX_SQL_VM_STEPS: u32 = crate::store::MAX_VM_STEPS;
+    /// Bytes a scenario's own database may grow to: past it a statement fails.
+    pub const MAX_SQL_DATABASE_BYTES: i64 = crate::store::MAX_DATABASE_BYTES;
     /// Crash depth of an exploration (`explore --depth`, `expect.explore[].depth`): the
     /// schedules grow as the number of crash points to this power.
     pub const MAX_DEPTH: usize = 4;

@@ -282,14 +282,54 @@ pub(super) fn build_custom(
             conn.authorizer(None::<fn(AuthContext<'_>) -> Authorization>);
             if let Err(e) = result {
                 let why = refused.lock().expect("not poisoned").take();
-                return Err((in_setup, i, why.unwrap_or_else(|| sqlite_message(&e))));
+                let why = why.unwrap_or_else(|| format!("SQLite says: {}", sqlite_message(&e)));
+                return Err((in_setup, i, why));
+            }
+            if let Some(why) = nondeterministic_default(conn) {
+                return Err((in_setup, i, why));
             }
         }
     }
     Ok(())
 }
 
-/// Caps the values a user statement may build on `conn`.
+/// A column default that calls a function of [`NONDETERMINISTIC`] or [`CONNECTION_STATE`]:
+/// SQLite evaluates a default when a row is inserted without the column, where the
+/// authorizer does not see it.
+fn nondeterministic_default(conn: &Connection) -> Option<String> {
+    let defaults: Vec<(String, String, String)> = conn
+        .prepare(
+            "SELECT m.name, c.name, c.dflt_value FROM sqlite_schema AS m, \
+             pragma_table_xinfo(m.name) AS c \
+             WHERE m.type = 'table' AND c.dflt_value IS NOT NULL ORDER BY m.name, c.cid",
+        )
+        .and_then(|mut q| {
+            q.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+                .collect()
+        })
+        .unwrap_or_default();
+    defaults.into_iter().find_map(|(table, column, default)| {
+        let lower = default.to_ascii_lowercase();
+        let calls = |f: &&&str| {
+            lower.match_indices(**f).any(|(at, _)| {
+                let before = lower[..at].chars().next_back();
+                let after = lower[at + f.len()..].trim_start();
+                !before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+                    && (after.starts_with('(') || f.starts_with("current_"))
+            })
+        };
+        let f = NONDETERMINISTIC
+            .iter()
+            .chain(&CONNECTION_STATE)
+            .find(calls)?;
+        Some(format!(
+            "the default of {table}.{column} ({default}) calls {f}, which reads a clock, a \
+             random source or the connection, so runs would not replay; give the value in \
+             the INSERT (:now is the virtual time)"
+        ))
+    })
+}
+
 /// Caps the values a user statement may build on `conn`, and the database's size: a
 /// statement that would grow it past [`MAX_DATABASE_BYTES`] fails ("database or disk is
 /// full"), a failure of its step like any other.

@@ -45,7 +45,9 @@ mod schema;
 mod sql;
 
 pub use consumer_db::ConsumerDb;
-pub use custom::{CustomSchema, SchemaProblem, SqlChecker, StatementShape, MAX_VM_STEPS};
+pub use custom::{
+    CustomSchema, SchemaProblem, SqlChecker, StatementShape, MAX_DATABASE_BYTES, MAX_VM_STEPS,
+};
 use ops::contention;
 pub use outbox::{OutboxTable, TransferWrite};
 pub use read::replay_statements;

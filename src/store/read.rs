@@ -65,8 +65,7 @@ impl Store {
             .expect("table names");
         for table in names {
             h.section(&table);
-            let sql = format!("SELECT rowid, * FROM \"{table}\" ORDER BY rowid");
-            let mut q = conn.prepare_cached(&sql).expect("a table scan");
+            let mut q = table_scan(conn, &table);
             let columns: Vec<String> = q.column_names().iter().map(|c| c.to_string()).collect();
             let mut rows = q.query([]).expect("a table scan");
             while let Some(row) = rows.next().expect("a row") {
@@ -217,6 +216,27 @@ impl Store {
         });
         state
     }
+}
+
+/// Every row of `table` in a stable order: with its rowid, in rowid order; a `WITHOUT ROWID`
+/// table (a scenario's own schema may have one) has none, and is read in the order of all
+/// its columns, which is as much a function of its rows.
+fn table_scan<'c>(conn: &'c Connection, table: &str) -> rusqlite::CachedStatement<'c> {
+    let quoted = table.replace('"', "\"\"");
+    if let Ok(q) = conn.prepare_cached(&format!("SELECT rowid, * FROM \"{quoted}\" ORDER BY rowid"))
+    {
+        return q;
+    }
+    let columns = conn
+        .prepare(&format!("SELECT * FROM \"{quoted}\""))
+        .expect("a table of the schema")
+        .column_count();
+    let order: Vec<String> = (1..=columns).map(|i| i.to_string()).collect();
+    conn.prepare_cached(&format!(
+        "SELECT * FROM \"{quoted}\" ORDER BY {}",
+        order.join(", ")
+    ))
+    .expect("a table scan")
 }
 
 /// Replays logged statements on `conn` exactly as the store ran them: the raw-SQLite

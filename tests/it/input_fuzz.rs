@@ -12,26 +12,18 @@
 use super::support::*;
 use delivery_sim::{run, Scenario};
 use proptest::prelude::*;
-use proptest::test_runner::{FileFailurePersistence, RngSeed, TestCaseError, TestRunner};
+use proptest::test_runner::{TestCaseError, TestRunner};
 use serde_json::Value;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 fn config(cases: u32) -> ProptestConfig {
-    let base = ProptestConfig::default();
-    ProptestConfig {
+    fixed_proptest(
         cases,
-        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
-            "proptest-regressions/input_fuzz.txt",
-        ))),
-        rng_seed: if std::env::var_os("PROPTEST_RNG_SEED").is_some() {
-            base.rng_seed
-        } else {
-            RngSeed::Fixed(0x0bad_f00d_5eed)
-        },
-        ..base
-    }
+        "proptest-regressions/input_fuzz.txt",
+        0x0bad_f00d_5eed,
+    )
 }
 
 /// The scenario files as parsed JSON, in name order.

@@ -11,12 +11,13 @@
 use delivery_sim::explore::{explore, ExploreOptions};
 use delivery_sim::{run, RunResult, Scenario};
 use proptest::prelude::*;
-use proptest::test_runner::{FileFailurePersistence, RngSeed, TestRunner};
+use proptest::test_runner::TestRunner;
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-const SCHEMA: [&str; 4] = [
+const SCHEMA: [&str; 5] = [
+    "CREATE TABLE wr (k TEXT PRIMARY KEY, v INTEGER) WITHOUT ROWID",
     "CREATE TABLE seen (id TEXT PRIMARY KEY, at INTEGER)",
     "CREATE TABLE done (id TEXT NOT NULL, n INTEGER)",
     "CREATE TABLE kv (k TEXT PRIMARY KEY, v INTEGER NOT NULL CHECK (v >= 0))",
@@ -25,7 +26,7 @@ const SCHEMA: [&str; 4] = [
 
 /// Statements a step may run: the first ones valid, then ones the loader must refuse, or
 /// that fail at run time.
-const STATEMENTS: [&str; 23] = [
+const STATEMENTS: [&str; 24] = [
     "INSERT INTO seen VALUES (:event_id, :now)",
     "INSERT INTO seen VALUES (:event_id, :now) ON CONFLICT DO NOTHING",
     "SELECT 1 FROM seen WHERE id = :event_id",
@@ -36,6 +37,7 @@ const STATEMENTS: [&str; 23] = [
     "INSERT INTO tick VALUES (:now)",
     "DELETE FROM done WHERE id = :event_id AND n > 100",
     "SELECT count(*) FROM done",
+    "INSERT INTO wr VALUES (:event_id, :delivery) ON CONFLICT(k) DO UPDATE SET v = v + 1",
     "INSERT INTO done VALUES (:event_id, length(zeroblob(2000000)))",
     "INSERT INTO done SELECT :event_id, zeroblob(900000) FROM (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 40) SELECT x FROM c)",
     "INSERT INTO done SELECT :event_id, x FROM (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c)",
@@ -51,7 +53,7 @@ const STATEMENTS: [&str; 23] = [
     "UPDATE kv SET v = strftime('%s', 'now')",
 ];
 
-const VALID: usize = 10;
+const VALID: usize = 11;
 const NAMES: [&str; 7] = [
     "claim",
     "apply",
@@ -211,19 +213,8 @@ fn cases() -> u32 {
 
 #[test]
 fn generated_sql_scenarios_load_or_are_refused_run_deterministically_and_prune_soundly() {
-    let base = ProptestConfig::default();
-    let config = ProptestConfig {
-        cases: cases(),
-        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
-            "proptest-regressions/sql_fuzz.txt",
-        ))),
-        rng_seed: if std::env::var_os("PROPTEST_RNG_SEED").is_some() {
-            base.rng_seed
-        } else {
-            RngSeed::Fixed(0x5eed_0015)
-        },
-        ..base
-    };
+    let config =
+        crate::support::fixed_proptest(cases(), "proptest-regressions/sql_fuzz.txt", 0x5eed_0015);
     let loaded = std::cell::Cell::new(0u32);
     let explored = std::cell::Cell::new(0u32);
     TestRunner::new(config)

@@ -242,6 +242,27 @@ fn every_bad_sql_input_is_refused_naming_its_field() {
             "protocol.steps[3].sql",
             "temporary",
         ),
+        // A default and a trigger run where the statement does not say so.
+        (
+            Box::new(|d: &mut Value| {
+                d["store"]["schema"][2] =
+                    "CREATE TABLE reservation (event_id, sku, qty, tag DEFAULT (random()))".into()
+            }),
+            "store.schema[2]",
+            "the default of reservation.tag",
+        ),
+        (
+            Box::new(|d: &mut Value| {
+                let schema = d["store"]["schema"].as_array_mut().unwrap();
+                schema.push(
+                    "CREATE TRIGGER t AFTER INSERT ON reservation \
+                     BEGIN UPDATE stock SET qty = qty + random() % 2; END"
+                        .into(),
+                );
+            }),
+            "protocol.steps[3].sql[1]",
+            "random()",
+        ),
     ];
     for (i, (mutate, field, fragment)) in cases.iter().enumerate() {
         let mut spec = reserve();
@@ -423,4 +444,24 @@ fn the_readme_shows_a_real_sql_scenario_and_its_real_run() {
         readme.contains(&format!("$ delivery-sim run {lost}\n{run}```")),
         "README's SQL run output is stale: paste `delivery-sim run {lost}`"
     );
+}
+
+/// A `WITHOUT ROWID` table has no rowid to read it in order by: exploration's fingerprint
+/// reads it in the order of its columns, and prunes as soundly.
+#[test]
+fn a_without_rowid_table_is_fingerprinted_and_explored() {
+    let mut spec = reserve();
+    spec["store"]["schema"][0] = json!(
+        "CREATE TABLE processed_event (event_id TEXT PRIMARY KEY, processed_at INTEGER NOT NULL) WITHOUT ROWID"
+    );
+    spec.as_object_mut().unwrap().remove("expect");
+    let dir = tempfile::tempdir().unwrap();
+    let file = crate::support::write(dir.path(), "wr.json", &spec.to_string());
+    for prune in [None, Some("--no-prune")] {
+        let mut args = vec!["explore", file.as_str(), "--depth", "2", "--json"];
+        args.extend(prune);
+        let out = bin(&args);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert_eq!(json(&out)["summary"]["guarantee"], "exactly-once");
+    }
 }

@@ -62,3 +62,20 @@ pub fn scenario_files() -> Vec<String> {
 pub fn json(o: &Output) -> serde_json::Value {
     serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("JSON output: {e}\n{}", stdout(o)))
 }
+
+/// A proptest configuration that draws the same `cases` every time from `seed` (another
+/// draw with `PROPTEST_RNG_SEED=N`), keeping failures in `proptest-regressions/FILE`.
+pub fn fixed_proptest(cases: u32, file: &'static str, seed: u64) -> proptest::test_runner::Config {
+    use proptest::test_runner::{Config, FileFailurePersistence, RngSeed};
+    let base = Config::default();
+    Config {
+        cases,
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(file))),
+        rng_seed: if std::env::var_os("PROPTEST_RNG_SEED").is_some() {
+            base.rng_seed
+        } else {
+            RngSeed::Fixed(seed)
+        },
+        ..base
+    }
+}

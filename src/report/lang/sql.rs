@@ -76,21 +76,19 @@ impl Lang {
 
     /// The database line of a scenario with its own schema: rows per table, then effects.
     pub fn db_part_tables(self, tables: &[String]) -> String {
-        let list = if tables.is_empty() {
-            self.pick("none", "ninguna")
-        } else {
-            tables.join(", ")
-        };
-        self.pick("tables: ", "tablas: ") + &list
+        self.pick("tables: ", "tablas: ") + &self.or_none(tables, ("none", "ninguna"))
     }
 
     pub fn db_part_effects(self, events: &[String]) -> String {
-        let list = if events.is_empty() {
-            self.pick("none", "ninguno")
-        } else {
-            events.join(", ")
-        };
-        self.pick("effects: ", "efectos: ") + &list
+        self.pick("effects: ", "efectos: ") + &self.or_none(events, ("none", "ninguno"))
+    }
+
+    /// `items` joined with commas, or the word for none.
+    fn or_none(self, items: &[String], (en, es): (&str, &str)) -> String {
+        match items {
+            [] => self.pick(en, es),
+            items => items.join(", "),
+        }
     }
 
     pub fn db_part_broken(self, invariants: &[String]) -> String {

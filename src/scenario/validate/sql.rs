@@ -196,7 +196,7 @@ impl Checker<'_> {
         workload.event_type = self.event_type(raw.workload.event_type.as_deref())?;
         let checker = SqlChecker::new(schema, &raw.store.setup).map_err(|(setup, i, m)| {
             let section = if setup { "store.setup" } else { "store.schema" };
-            self.err(format!("{section}[{i}]"), format!("SQLite says: {m}"))
+            self.err(format!("{section}[{i}]"), m)
         })?;
         let keys = payload_keys(&workload.payloads);
         for o in origins {
