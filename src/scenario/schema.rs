@@ -27,6 +27,9 @@ pub struct RawScenario {
     pub workload: RawWorkload,
     #[serde(default, skip_serializing_if = "is_default")]
     pub store: RawStore,
+    /// With `store.schema`: how the scenario's own database is judged.
+    #[serde(default)]
+    pub check: Option<RawCheck>,
     #[serde(default, skip_serializing_if = "is_default")]
     pub broker: RawBroker,
     #[serde(default, skip_serializing_if = "is_default")]
@@ -41,9 +44,6 @@ pub struct RawScenario {
     pub producer: RawProducer,
     #[serde(default, skip_serializing_if = "is_default")]
     pub email: RawEmail,
-    /// With `store.schema`: how the scenario's own database is judged.
-    #[serde(default)]
-    pub check: Option<RawCheck>,
 }
 
 #[serde_with::skip_serializing_none]
