@@ -263,6 +263,11 @@ fn every_bad_sql_input_is_refused_naming_its_field() {
             "protocol.steps[3].sql[1]",
             "random()",
         ),
+        (
+            Box::new(|d: &mut Value| d["faults"]["crash"][0]["at"] = "after:clam".into()),
+            "faults.crash[0].at",
+            "this protocol's steps: receive → begin → claim",
+        ),
     ];
     for (i, (mutate, field, fragment)) in cases.iter().enumerate() {
         let mut spec = reserve();

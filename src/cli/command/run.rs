@@ -17,8 +17,18 @@ pub(in crate::cli) fn crash_override(
     points
         .iter()
         .map(|text| {
-            let p =
-                BoundaryPoint::parse(text).map_err(|e| CliError::Usage(format!("--crash: {e}")))?;
+            let p = BoundaryPoint::parse(text).map_err(|e| {
+                // A protocol with SQL steps has step names of its own.
+                let own = if scenario.protocol.sql.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        " (this protocol's steps: {})",
+                        scenario.protocol.arrow_list()
+                    )
+                };
+                CliError::Usage(format!("--crash: {e}{own}"))
+            })?;
             if !scenario.runs_step(p.boundary.step)
                 && p.boundary.step.actor() != StepActor::Consumer
             {
