@@ -531,6 +531,15 @@ impl Protocol {
         Boundary::all_of(&self.steps)
     }
 
+    /// For an unknown step named where this protocol's steps are meant: ` (this protocol's
+    /// steps: …)` when it has SQL steps, whose names the list of built-in steps lacks.
+    pub fn own_steps_hint(&self) -> String {
+        if self.sql.is_empty() {
+            return String::new();
+        }
+        format!(" (this protocol's steps: {})", self.arrow_list())
+    }
+
     /// `receive → begin → …`, for people.
     pub fn arrow_list(&self) -> String {
         self.steps

@@ -67,7 +67,7 @@ pub enum SqlValue {
 
 /// One workload event as SQL statements see it: its identity, its type and its payload's
 /// fields (`workload.payloads`, cycled over the events).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SqlEvent {
     pub event_id: String,
     pub event_type: String,
@@ -89,8 +89,6 @@ impl SqlBinding<'_> {
     /// delivery parameter nor a payload field (refused when the scenario loads).
     pub fn get(&self, name: &str) -> Option<SqlValue> {
         Some(match name {
-            "event_id" => SqlValue::Text(self.event.event_id.clone()),
-            "event_type" => SqlValue::Text(self.event.event_type.clone()),
             "now" => SqlValue::Integer(self.now as i64),
             "delivery" => SqlValue::Integer(i64::from(self.delivery)),
             "consumer" => SqlValue::Integer(self.consumer as i64),

@@ -145,6 +145,28 @@ impl Default for Workload {
 }
 
 impl Workload {
+    /// `events` as SQL sees them: each one's `event_id`, type (`event_type`, else the
+    /// event's own) and payload fields (`payloads`, cycled).
+    pub fn sql_events(&self, events: &[Event]) -> Vec<SqlEvent> {
+        events
+            .iter()
+            .map(|e| SqlEvent {
+                event_id: e.event_id.clone(),
+                event_type: self
+                    .event_type
+                    .clone()
+                    .unwrap_or_else(|| e.event_type.as_str().to_string()),
+                payload: match self.payloads.len() {
+                    0 => Vec::new(),
+                    n => self.payloads[e.index % n]
+                        .iter()
+                        .map(|(k, v)| (k.clone(), v.clone()))
+                        .collect(),
+                },
+            })
+            .collect()
+    }
+
     /// `acc_00001`, `acc_00002`, … with their opening balances.
     pub fn accounts(&self) -> Vec<Account> {
         (1..=self.accounts)
@@ -566,27 +588,13 @@ impl Scenario {
         self.workload.events(self.seed)
     }
 
-    /// `events` as the scenario's SQL sees them: each one's `event_id`, type and payload
-    /// fields (`workload.payloads`, cycled).
+    /// `events` as the scenario's SQL sees them (see [`Workload::sql_events`]); none without
+    /// its own schema, where nothing reads them.
     pub fn sql_events(&self, events: &[Event]) -> Vec<SqlEvent> {
-        let w = &self.workload;
-        events
-            .iter()
-            .map(|e| SqlEvent {
-                event_id: e.event_id.clone(),
-                event_type: w
-                    .event_type
-                    .clone()
-                    .unwrap_or_else(|| e.event_type.as_str().to_string()),
-                payload: match w.payloads.len() {
-                    0 => Vec::new(),
-                    n => w.payloads[e.index % n]
-                        .iter()
-                        .map(|(k, v)| (k.clone(), v.clone()))
-                        .collect(),
-                },
-            })
-            .collect()
+        match self.store.custom {
+            Some(_) => self.workload.sql_events(events),
+            None => Vec::new(),
+        }
     }
 }
 

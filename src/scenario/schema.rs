@@ -86,30 +86,35 @@ pub enum RawProtocol {
     Custom(RawCustomProtocol),
 }
 
-/// By hand rather than `#[serde(untagged)]`, so that an error inside a custom protocol
-/// (an unknown field, a missing `steps`) is reported as itself, with its path.
+/// A value written as a name (a string) or as an object. By hand rather than
+/// `#[serde(untagged)]`, so that an error inside the object (an unknown field, a missing
+/// one) is reported as itself, with its path.
+struct NameOrObject<T, O> {
+    expecting: &'static str,
+    named: fn(String) -> T,
+    object: fn(O) -> T,
+}
+
+impl<'de, T, O: Deserialize<'de>> serde::de::Visitor<'de> for NameOrObject<T, O> {
+    type Value = T;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(self.expecting)
+    }
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<T, E> {
+        Ok((self.named)(v.to_string()))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
+        O::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(self.object)
+    }
+}
+
 impl<'de> Deserialize<'de> for RawProtocol {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> serde::de::Visitor<'de> for V {
-            type Value = RawProtocol;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str(
-                    "a built-in protocol name (a string) or an object {\"name\", \"steps\"}",
-                )
-            }
-            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<RawProtocol, E> {
-                Ok(RawProtocol::Named(v.to_string()))
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<RawProtocol, A::Error> {
-                RawCustomProtocol::deserialize(serde::de::value::MapAccessDeserializer::new(map))
-                    .map(RawProtocol::Custom)
-            }
-        }
-        d.deserialize_any(V)
+        d.deserialize_any(NameOrObject {
+            expecting: "a built-in protocol name (a string) or an object {\"name\", \"steps\"}",
+            named: RawProtocol::Named,
+            object: RawProtocol::Custom,
+        })
     }
 }
 
@@ -145,25 +150,13 @@ pub enum RawStep {
     Sql(RawSqlStep),
 }
 
-/// By hand rather than `#[serde(untagged)]`, so that an error inside a SQL step (an
-/// unknown field, a missing `sql`) is reported as itself, with its path.
 impl<'de> Deserialize<'de> for RawStep {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> serde::de::Visitor<'de> for V {
-            type Value = RawStep;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a step name (a string) or a SQL step {\"name\", \"sql\"}")
-            }
-            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<RawStep, E> {
-                Ok(RawStep::Named(v.to_string()))
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<RawStep, A::Error> {
-                RawSqlStep::deserialize(serde::de::value::MapAccessDeserializer::new(map))
-                    .map(RawStep::Sql)
-            }
-        }
-        d.deserialize_any(V)
+        d.deserialize_any(NameOrObject {
+            expecting: "a step name (a string) or a SQL step {\"name\", \"sql\"}",
+            named: RawStep::Named,
+            object: RawStep::Sql,
+        })
     }
 }
 

@@ -54,8 +54,9 @@ const TABLES: &str =
 const VM_STEPS_PER_CALL: i32 = 1_000;
 
 /// Functions whose result is not a function of the statement's arguments and the
-/// database: the wall clock and randomness.
-const NONDETERMINISTIC: [&str; 12] = [
+/// database: the wall clock and randomness. (`CURRENT_TIMESTAMP` and its twins are refused
+/// by [`refuse_now_literal`] before a statement is prepared or run.)
+const NONDETERMINISTIC: [&str; 9] = [
     "random",
     "randomblob",
     "date",
@@ -65,9 +66,6 @@ const NONDETERMINISTIC: [&str; 12] = [
     "unixepoch",
     "strftime",
     "timediff",
-    "current_time",
-    "current_date",
-    "current_timestamp",
 ];
 
 /// Functions that read the connection's state rather than the database: a simulated crash
@@ -146,27 +144,9 @@ impl SqlChecker {
     /// What check query `sql` gives for `event` on the database as every run starts: a
     /// count of effects must be 0 there, or it does not count what the consumer commits.
     pub fn value_before_any_delivery(&self, sql: &str, event: &SqlEvent) -> String {
-        let mut stmt = match self.conn.prepare(sql) {
-            Ok(stmt) => stmt,
-            Err(e) => return sqlite_message(&e),
-        };
-        for i in 1..=stmt.parameter_count() {
-            let name = stmt.parameter_name(i).unwrap_or("?")[1..].to_string();
-            let v = event.field(&name).unwrap_or(SqlValue::Integer(0));
-            if let Err(e) = stmt.raw_bind_parameter(i, to_sql(v)) {
-                return sqlite_message(&e);
-            }
-        }
-        let value = budgeted(&self.conn, || {
-            let mut rows = stmt.raw_query();
-            match rows.next()? {
-                Some(row) => row.get::<_, Value>(0),
-                None => Ok(Value::Null),
-            }
-        });
-        match value {
+        match first_value(&self.conn, sql, event) {
             Ok(v) => show(&v),
-            Err(e) => failure_message(&e),
+            Err(e) => e,
         }
     }
 }
@@ -315,7 +295,7 @@ fn nondeterministic_default(conn: &Connection) -> Option<String> {
                 let before = lower[..at].chars().next_back();
                 let after = lower[at + f.len()..].trim_start();
                 !before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
-                    && (after.starts_with('(') || f.starts_with("current_"))
+                    && after.starts_with('(')
             })
         };
         let f = NONDETERMINISTIC
@@ -433,12 +413,7 @@ impl Store {
         let before = conn.total_changes();
         let counts = budgeted(conn, || {
             let mut stmt = conn.prepare_cached(sql)?;
-            for i in 1..=stmt.parameter_count() {
-                let name =
-                    stmt.parameter_name(i).expect("named (checked at load)")[1..].to_string();
-                let v = value(&name).expect("every parameter is bound (checked at load)");
-                stmt.raw_bind_parameter(i, to_sql(v))?;
-            }
+            bind(&mut stmt, value)?;
             let mut rows = 0;
             if stmt.column_count() > 0 {
                 let mut it = stmt.raw_query();
@@ -470,7 +445,7 @@ impl Store {
         for e in events.iter() {
             // A count that is not a non-negative integer counts as no effect (never
             // "once"), and the check itself is reported broken.
-            let count = match self.query_value(&custom.effects_per_event, e) {
+            let count = match first_value(self.conn(), &custom.effects_per_event, e) {
                 Ok(Value::Integer(n)) if n >= 0 => n,
                 got => {
                     let value = match got {
@@ -487,13 +462,10 @@ impl Store {
             };
             state.effects.insert(e.event_id.clone(), count);
         }
+        // An invariant names no parameter (checked at load): no event to bind.
+        let none = SqlEvent::default();
         for sql in &custom.invariants {
-            let empty = SqlEvent {
-                event_id: String::new(),
-                event_type: String::new(),
-                payload: Vec::new(),
-            };
-            let (holds, value) = match self.query_value(sql, &empty) {
+            let (holds, value) = match first_value(self.conn(), sql, &none) {
                 Ok(v) => (matches!(v, Value::Integer(i) if i != 0), show(&v)),
                 Err(e) => (false, e),
             };
@@ -525,28 +497,50 @@ impl Store {
             .collect()
     }
 
-    /// The first column of the first row of check query `sql` for event `e` (NULL when it
-    /// returns no row), or SQLite's message.
-    fn query_value(&mut self, sql: &str, e: &SqlEvent) -> Result<Value, String> {
-        let conn = self.conn.as_ref().expect("a live store has its connection");
-        budgeted(conn, || {
-            let mut stmt = conn.prepare_cached(sql)?;
-            for i in 1..=stmt.parameter_count() {
-                let name =
-                    stmt.parameter_name(i).expect("named (checked at load)")[1..].to_string();
-                let v = e
-                    .field(&name)
-                    .expect("every parameter is bound (checked at load)");
-                stmt.raw_bind_parameter(i, to_sql(v))?;
-            }
-            let mut rows = stmt.raw_query();
-            match rows.next()? {
-                Some(row) => row.get::<_, Value>(0),
-                None => Ok(Value::Null),
-            }
-        })
-        .map_err(|e| failure_message(&e))
+    /// The committed effects of event `event_id` alone, as `check.effects_per_event` counts
+    /// them (0 for a count that is not one).
+    pub(super) fn own_effects_of(&mut self, event_id: &str) -> u32 {
+        let Some(custom) = self.custom.clone() else {
+            return 0;
+        };
+        let events = Rc::clone(&self.sql_events);
+        let Some(e) = events.iter().find(|e| e.event_id == event_id) else {
+            return 0;
+        };
+        match first_value(self.conn(), &custom.effects_per_event, e) {
+            Ok(Value::Integer(n)) => u32::try_from(n).unwrap_or(if n < 0 { 0 } else { u32::MAX }),
+            _ => 0,
+        }
     }
+}
+
+/// Binds every named parameter of `stmt` from `value` (each was checked when the scenario
+/// loaded).
+fn bind(
+    stmt: &mut rusqlite::Statement<'_>,
+    value: &dyn Fn(&str) -> Option<SqlValue>,
+) -> rusqlite::Result<()> {
+    for i in 1..=stmt.parameter_count() {
+        let name = stmt.parameter_name(i).expect("named (checked at load)")[1..].to_string();
+        let v = value(&name).expect("every parameter is bound (checked at load)");
+        stmt.raw_bind_parameter(i, to_sql(v))?;
+    }
+    Ok(())
+}
+
+/// The first column of the first row of check query `sql` for event `e` on `conn` (NULL
+/// when it returns no row), or SQLite's message.
+fn first_value(conn: &Connection, sql: &str, e: &SqlEvent) -> Result<Value, String> {
+    budgeted(conn, || {
+        let mut stmt = conn.prepare_cached(sql)?;
+        bind(&mut stmt, &|name| e.field(name))?;
+        let mut rows = stmt.raw_query();
+        match rows.next()? {
+            Some(row) => row.get::<_, Value>(0),
+            None => Ok(Value::Null),
+        }
+    })
+    .map_err(|e| failure_message(&e))
 }
 
 /// Whether `e` is a `UNIQUE` or `PRIMARY KEY` constraint's error.

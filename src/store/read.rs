@@ -7,10 +7,7 @@ impl Store {
     /// The committed ledger rows and inbox rows of one event.
     pub fn event_rows(&mut self, event_id: &str) -> (u32, u32) {
         if self.custom.is_some() {
-            let mut state = CommittedState::default();
-            self.read_custom(&mut state);
-            let effects = state.effects.get(event_id).copied().unwrap_or(0);
-            return (u32::try_from(effects).unwrap_or(u32::MAX), 0);
+            return (self.own_effects_of(event_id), 0);
         }
         let mut counts = (0, 0);
         self.read(LEDGER_ROWS_OF_EVENT, &[&event_id], |r| {

@@ -342,11 +342,7 @@ impl<'s> World<'s> {
             dir,
         } = Connections::open(scenario, &accounts, consumer_db);
         let events = scenario.events();
-        // Only SQL steps and their checks read them.
-        let sql_events = match scenario.store.custom {
-            Some(_) => Rc::new(scenario.sql_events(&events)),
-            None => Rc::default(),
-        };
+        let sql_events = Rc::new(scenario.sql_events(&events));
         for store in stores.iter_mut().filter_map(|s| s.local_mut()) {
             store.set_sql_events(Rc::clone(&sql_events));
         }

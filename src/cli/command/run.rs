@@ -18,16 +18,10 @@ pub(in crate::cli) fn crash_override(
         .iter()
         .map(|text| {
             let p = BoundaryPoint::parse(text).map_err(|e| {
-                // A protocol with SQL steps has step names of its own.
-                let own = if scenario.protocol.sql.is_empty() {
-                    String::new()
-                } else {
-                    format!(
-                        " (this protocol's steps: {})",
-                        scenario.protocol.arrow_list()
-                    )
-                };
-                CliError::Usage(format!("--crash: {e}{own}"))
+                CliError::Usage(format!(
+                    "--crash: {e}{}",
+                    scenario.protocol.own_steps_hint()
+                ))
             })?;
             if !scenario.runs_step(p.boundary.step)
                 && p.boundary.step.actor() != StepActor::Consumer

@@ -104,8 +104,12 @@ impl Checker<'_> {
         }
         let mut crash = Vec::new();
         for (i, c) in crashes.into_iter().enumerate() {
-            let at = Boundary::parse(&c.at)
-                .map_err(|m| self.err(format!("faults.crash[{i}].at"), m + &own_steps(protocol)))?;
+            let at = Boundary::parse(&c.at).map_err(|m| {
+                self.err(
+                    format!("faults.crash[{i}].at"),
+                    m + &protocol.own_steps_hint(),
+                )
+            })?;
             if !crate::scenario::runs_step(protocol, producer, at.step) {
                 return Err(self.missing_step(
                     format!("faults.crash[{i}].at"),
@@ -166,7 +170,7 @@ impl Checker<'_> {
                         "unknown step `{}`; the steps are {}{}",
                         f.at,
                         Step::allowed_names(),
-                        own_steps(protocol)
+                        protocol.own_steps_hint()
                     ),
                 )
             })?;
@@ -240,7 +244,7 @@ impl Checker<'_> {
         for (i, st) in stalls.into_iter().enumerate() {
             let field = format!("faults.stall[{i}]");
             let at = Boundary::parse(&st.at)
-                .map_err(|m| self.err(format!("{field}.at"), m + &own_steps(protocol)))?;
+                .map_err(|m| self.err(format!("{field}.at"), m + &protocol.own_steps_hint()))?;
             if !protocol.has(at.step) {
                 return Err(self.missing_step(format!("{field}.at"), protocol, at.step, ""));
             }
@@ -365,13 +369,4 @@ impl Checker<'_> {
         }
         Ok(())
     }
-}
-
-/// For an unknown step of a protocol with SQL steps: its own step names, which the list of
-/// the built-in steps does not have.
-fn own_steps(protocol: &Protocol) -> String {
-    if protocol.sql.is_empty() {
-        return String::new();
-    }
-    format!(" (this protocol's steps: {})", protocol.arrow_list())
 }

@@ -20,10 +20,15 @@ pub(super) struct SqlOrigin {
 
 impl SqlOrigin {
     fn field(&self, j: usize) -> String {
-        match self.list {
-            true => format!("protocol.steps[{}].sql[{j}]", self.at),
-            false => format!("protocol.steps[{}].sql", self.at),
-        }
+        statement_field(self.at, self.list, j)
+    }
+}
+
+/// The field of statement `j` of the SQL step at `protocol.steps[at]`.
+fn statement_field(at: usize, list: bool, j: usize) -> String {
+    match list {
+        true => format!("protocol.steps[{at}].sql[{j}]"),
+        false => format!("protocol.steps[{at}].sql"),
     }
 }
 
@@ -59,13 +64,8 @@ impl Checker<'_> {
                 ),
             ));
         }
-        let origin = SqlOrigin {
-            name: "",
-            at: i,
-            list,
-        };
         for (j, s) in statements.iter().enumerate() {
-            self.statement_text(&origin.field(j), s)?;
+            self.statement_text(&statement_field(i, list, j), s)?;
         }
         let position = defs.len() + 1;
         let name = raw.name.clone().unwrap_or_else(|| format!("sql{position}"));
@@ -78,7 +78,7 @@ impl Checker<'_> {
                         "`{step}` opens or closes the transaction; it says nothing of duplicates"
                     ),
                 )),
-                (Err(why), _) => Err(self.err(origin.field(0), why)),
+                (Err(why), _) => Err(self.err(statement_field(i, list, 0), why)),
             };
         }
         if !sql::valid_name(&name) {
@@ -161,7 +161,7 @@ impl Checker<'_> {
         workload: &mut Workload,
     ) -> Result<Option<CustomSchema>, ScenarioError> {
         let Some(schema) = &raw.store.schema else {
-            return self.no_custom_store(raw, protocol, origins).map(|()| None);
+            return self.no_custom_store(raw, origins).map(|()| None);
         };
         self.refuse_ledger_settings(raw, protocol)?;
         let check = raw.check.as_ref();
@@ -203,8 +203,9 @@ impl Checker<'_> {
             self.sql_statements(&checker, protocol.sql_step(o.name), o, &keys)?;
         }
         let event_params = |p: &str| sql::EVENT_PARAMETERS.contains(&p) || keys.contains(p);
-        self.check_query(&checker, "check.effects_per_event", &effects, &event_params)?;
-        self.effects_start_at_zero(&checker, raw, &effects, workload)?;
+        let shape =
+            self.check_query(&checker, "check.effects_per_event", &effects, &event_params)?;
+        self.effects_start_at_zero(&checker, &shape, raw.seed.unwrap_or(0), &effects, workload)?;
         for (i, q) in invariants.iter().enumerate() {
             self.check_query(&checker, &format!("check.invariants[{i}]"), q, &|_| false)?;
         }
@@ -222,12 +223,12 @@ impl Checker<'_> {
     fn effects_start_at_zero(
         &self,
         checker: &SqlChecker,
-        raw: &RawScenario,
+        shape: &StatementShape,
+        seed: u64,
         effects: &str,
         workload: &Workload,
     ) -> Result<(), ScenarioError> {
         let field = "check.effects_per_event";
-        let shape = self.prepared(checker, field, effects)?;
         if shape.parameters.is_empty() {
             return Err(self.err(
                 field,
@@ -235,11 +236,8 @@ impl Checker<'_> {
                  event's effects (`WHERE event_id = :event_id`, or a payload field)",
             ));
         }
-        let mut scenario = Scenario::new(Protocol::built_in("inbox").expect("built in"));
-        scenario.seed = raw.seed.unwrap_or(0);
-        scenario.workload = workload.clone();
-        let events = scenario.events();
-        for (e, sql_event) in events.iter().zip(scenario.sql_events(&events)) {
+        let events = workload.events(seed);
+        for (e, sql_event) in events.iter().zip(workload.sql_events(&events)) {
             let value = checker.value_before_any_delivery(effects, &sql_event);
             if value != "0" {
                 return Err(self.err(
@@ -260,7 +258,6 @@ impl Checker<'_> {
     fn no_custom_store(
         &self,
         raw: &RawScenario,
-        protocol: &Protocol,
         origins: &[SqlOrigin],
     ) -> Result<(), ScenarioError> {
         if let Some(o) = origins.first() {
@@ -274,7 +271,6 @@ impl Checker<'_> {
                 ),
             ));
         }
-        let _ = protocol;
         self.refuse_set(
             &[
                 ("store.setup", !raw.store.setup.is_empty()),
@@ -410,13 +406,14 @@ impl Checker<'_> {
     }
 
     /// A check query: one column, only the parameters `allowed` accepts, and no writes.
+    /// Its shape, for the checks that follow.
     fn check_query(
         &self,
         checker: &SqlChecker,
         field: &str,
         sql: &str,
         allowed: &dyn Fn(&str) -> bool,
-    ) -> Result<(), ScenarioError> {
+    ) -> Result<StatementShape, ScenarioError> {
         let shape = self.prepared(checker, field, sql)?;
         if shape.columns != 1 || !shape.readonly {
             return Err(self.err(
@@ -434,7 +431,7 @@ impl Checker<'_> {
         }
         match shape.parameters.iter().find(|p| !allowed(p)) {
             Some(p) => Err(self.unknown_parameter(field, p, &sql::EVENT_PARAMETERS)),
-            None => Ok(()),
+            None => Ok(shape),
         }
     }
 
