@@ -31,6 +31,7 @@ pub mod store;
 pub mod testing;
 pub mod world;
 
+pub use model::handler;
 pub use model::{Guarantee, Protocol, Scope, Step};
 pub use scenario::Scenario;
 pub use world::{run, run_scheduled, run_with, RunOptions, RunResult};

@@ -70,6 +70,10 @@ pub struct Counterexample {
     /// The size of the failing run this one was shrunk from (`20 events, 1 consumer, 3
     /// crashes, …`), when shrinking made it smaller.
     pub shrunk_from: Option<String>,
+    /// The failing run's scenario, its crashes planned: `delivery_sim::run(&scenario)`
+    /// runs it again, a Rust handler's too (whose `token` is empty: the command line does
+    /// not have your code).
+    pub replay_scenario: Box<Scenario>,
 }
 
 impl Counterexample {
@@ -80,9 +84,14 @@ impl Counterexample {
             .iter()
             .find(|b| b.boundary == boundary)
             .map_or(v.guarantee, |b| b.guarantee);
+        let handler = scenario.protocol.handler.is_some();
         Counterexample {
             scenario: scenario.name.clone(),
-            protocol: scenario.protocol.arrow_list(),
+            protocol: if handler {
+                format!("the Rust handler `{}`", scenario.protocol.name)
+            } else {
+                scenario.protocol.arrow_list()
+            },
             seed: scenario.seed,
             events: scenario.workload.events,
             crashes: r.crashes.iter().map(|c| c.point).collect(),
@@ -99,8 +108,14 @@ impl Counterexample {
                 .collect(),
             trace_hash: r.trace.hash_hex(),
             trace: crate::report::text::trace_text(crate::report::lang::Lang::En, r),
-            token: crate::scenario::token::encode(scenario, &[]),
+            // The command line cannot run a Rust handler: `replay_scenario` replays it.
+            token: if handler {
+                String::new()
+            } else {
+                crate::scenario::token::encode(scenario, &[])
+            },
             shrunk_from: None,
+            replay_scenario: Box::new(scenario.clone()),
         }
     }
 
@@ -112,7 +127,9 @@ impl Counterexample {
         let shrunk = shrink::shrink_while(scenario, &[], ShrinkOptions::default(), &breaks)
             .expect("called on a failing run");
         let mut c = Counterexample::of(&shrunk.scenario, &shrunk.result, boundary, claimed);
-        c.token = shrunk.token();
+        if !c.token.is_empty() {
+            c.token = shrunk.token();
+        }
         if shrunk.size != shrunk.original {
             c.shrunk_from = Some(shrunk.original.describe());
         }
@@ -160,7 +177,14 @@ impl fmt::Display for Counterexample {
         if let Some(from) = &self.shrunk_from {
             writeln!(f, "shrunk    from {from}")?;
         }
-        writeln!(f, "replay    delivery-sim replay {}", self.token)?;
+        if self.token.is_empty() {
+            writeln!(
+                f,
+                "replay    delivery_sim::run(&counterexample.replay_scenario)"
+            )?;
+        } else {
+            writeln!(f, "replay    delivery-sim replay {}", self.token)?;
+        }
         writeln!(f, "trace     hash {}", self.trace_hash)?;
         write!(f, "{}", self.trace)
     }
@@ -259,11 +283,34 @@ pub fn check_guarantee(
     boundary: Scope,
     claimed: Guarantee,
 ) -> Result<u64, Box<Counterexample>> {
+    explore_claim(scenario, depth, boundary, claimed).map(|x| x.summary.runs)
+}
+
+/// The exploration of [`check_guarantee`], or the shrunk counterexample.
+fn explore_claim(
+    scenario: &Scenario,
+    depth: usize,
+    boundary: Scope,
+    claimed: Guarantee,
+) -> Result<explore::Exploration, Box<Counterexample>> {
     assert!(
         (1..=explore::MAX_DEPTH).contains(&depth),
         "depth 1 to {}",
         explore::MAX_DEPTH
     );
+    // The crash-free run first: when it breaks the claim (a livelock to the step limit,
+    // say), that is the counterexample, and exploring the hundreds of thousands of points
+    // such a run reaches would only take hours to say so again.
+    let mut crash_free = scenario.clone();
+    crash_free.faults.crash.clear();
+    crash_free.faults.random_crash = None;
+    if !keeps(&world::run(&crash_free), boundary, claimed) {
+        return Err(Box::new(Counterexample::shrunk(
+            &crash_free,
+            boundary,
+            claimed,
+        )));
+    }
     let x = explore::explore(
         scenario,
         ExploreOptions {
@@ -272,7 +319,7 @@ pub fn check_guarantee(
         },
     );
     match x.runs.iter().find(|r| !keeps(&r.result, boundary, claimed)) {
-        None => Ok(x.summary.runs),
+        None => Ok(x),
         Some(run) => {
             // The first breaking schedule has the fewest crashes; shrinking can still take
             // events and steps away.
@@ -286,6 +333,38 @@ pub fn check_guarantee(
             Err(Box::new(Counterexample::shrunk(&s, boundary, claimed)))
         }
     }
+}
+
+/// Checks a Rust [`Handler`](crate::handler::Handler): `scenario` (its own schema, its
+/// `check`, workload, broker and faults; its protocol is replaced by the handler `make`
+/// builds, under the protocol's name) is explored at every crash schedule up to `depth`
+/// crashes, every schedule run (a handler's state is opaque, so none is taken as equivalent
+/// to another). The claim is the scenario's `expect.guarantee`, exactly-once when it has
+/// none, judged per event by `check.effects_per_event` with progress included. Returns the
+/// weakest guarantee the runs showed, or the first run that breaks the claim, shrunk.
+///
+/// # Panics
+/// When `scenario` has no schema of its own (`store.schema`), or `depth` is not 1 to
+/// [`explore::MAX_DEPTH`].
+pub fn check_handler<H: crate::handler::Handler>(
+    make: impl Fn() -> H + Send + Sync + std::panic::RefUnwindSafe + 'static,
+    scenario: &Scenario,
+    depth: usize,
+) -> Result<Guarantee, Box<Counterexample>> {
+    assert!(
+        scenario.store.custom.is_some(),
+        "a Rust handler runs on a scenario's own schema: give the scenario `store.schema` \
+         and `check.effects_per_event`"
+    );
+    let mut s = scenario.clone();
+    s.protocol = crate::Protocol::handler(scenario.protocol.name.clone(), make);
+    let claimed = scenario
+        .expect
+        .as_ref()
+        .and_then(|e| e.guarantee)
+        .unwrap_or(Guarantee::ExactlyOnce);
+    let x = explore_claim(&s, depth, Scope::LedgerPerEvent, claimed)?;
+    Ok(x.summary.guarantee)
 }
 
 /// [`check_guarantee`], panicking with the counterexample: for plain `#[test]`s.

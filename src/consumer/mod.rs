@@ -16,8 +16,15 @@
 //! original was processed, the corrupt copy must not be. After a `COMMIT` that timed out
 //! it cannot know whether the commit happened, and follows its [`CommitTimeoutStrategy`].
 
+mod handler;
+
+use crate::model::handler::{Answer, Call, HandlerFactory};
 pub use crate::model::CommitTimeoutStrategy;
-use crate::model::{occurrence, AckOutcome, DbOutcome, Delivery, HalfDone, Host, Protocol, Step};
+use crate::model::{
+    occurrence, AckOutcome, DbOutcome, Delivery, HalfDone, Host, Protocol, SqlEvent, Step,
+};
+use handler::HandlerConsumer;
+use std::rc::Rc;
 
 /// What the consumer wants done next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -123,6 +130,8 @@ pub struct Consumer {
     work: Option<Work>,
     /// The step in hand, if it took more than one turn: what of it already happened.
     half_done: HalfDone,
+    /// A Rust handler instead of the protocol's steps, with all of its own state.
+    handler: Option<Box<HandlerConsumer>>,
 }
 
 impl crate::sim::Fingerprint for Consumer {
@@ -134,6 +143,9 @@ impl crate::sim::Fingerprint for Consumer {
             phase,
             work,
             half_done,
+            // A handler's state is opaque: exploration never prunes a run of one
+            // (`explore::explore` runs every schedule), so it needs no digest.
+            handler: _,
         } = self;
         h.value(&(phase, work, half_done));
     }
@@ -151,7 +163,40 @@ impl Consumer {
             phase: Phase::Idle,
             work: None,
             half_done: HalfDone::default(),
+            handler: None,
         }
+    }
+
+    /// The same consumer, running a Rust handler built by `factory` instead of the
+    /// protocol's steps; `events` gives the handler each delivery's event, `id` is the
+    /// consumer's.
+    pub fn with_handler(
+        mut self,
+        factory: HandlerFactory,
+        events: Rc<Vec<SqlEvent>>,
+        id: usize,
+    ) -> Consumer {
+        self.handler = Some(Box::new(HandlerConsumer::new(factory, events, id)));
+        self
+    }
+
+    /// The SQL call a handler waits on, for the executor to run (`None` for a consumer
+    /// that runs steps, or a handler waiting on anything else).
+    pub fn pending_call(&self) -> Option<&Call> {
+        self.handler.as_ref()?.pending_call()
+    }
+
+    /// The error a handler returned since the last call, with its delivery, once.
+    pub fn take_returned_error(&mut self) -> Option<(Delivery, String)> {
+        self.handler.as_mut()?.returned.take()
+    }
+
+    /// The answer to the handler's pending SQL call, given with the outcome `Ran`.
+    pub fn set_reply(&mut self, answer: Answer) {
+        self.handler
+            .as_mut()
+            .expect("only a handler waits on a SQL call")
+            .set_reply(answer);
     }
 
     /// The same consumer, following `strategy` after a commit timeout.
@@ -190,12 +235,18 @@ impl Consumer {
     }
 
     pub fn phase(&self) -> Phase {
-        self.phase
+        match &self.handler {
+            Some(h) => h.phase,
+            None => self.phase,
+        }
     }
 
     /// The delivery in hand, if any.
     pub fn delivery(&self) -> Option<Delivery> {
-        self.work.map(|w| w.delivery)
+        match &self.handler {
+            Some(h) => h.delivery(),
+            None => self.work.map(|w| w.delivery),
+        }
     }
 
     /// The answer to `receive`: a delivery to work on, or nothing ready (wait).
@@ -250,8 +301,12 @@ impl Consumer {
     /// The broker has a message ready: a waiting consumer will receive on its next turn.
     /// Returns whether the consumer wants a turn.
     pub fn handle_message_ready(&mut self) -> bool {
-        if self.phase == Phase::Waiting {
-            self.phase = Phase::Idle;
+        let phase = match &mut self.handler {
+            Some(h) => &mut h.phase,
+            None => &mut self.phase,
+        };
+        if *phase == Phase::Waiting {
+            *phase = Phase::Idle;
             true
         } else {
             false
@@ -266,6 +321,9 @@ impl Host for Consumer {
     /// What the consumer will do on its next turn, or `None` when it waits (for a message
     /// or a restart).
     fn poll_command(&self) -> Option<Command> {
+        if let Some(h) = &self.handler {
+            return h.poll_command();
+        }
         match self.phase {
             Phase::Waiting | Phase::Down => None,
             Phase::Idle => Some(Command {
@@ -293,6 +351,9 @@ impl Host for Consumer {
 
     /// The answer to the command last returned by [`Host::poll_command`].
     fn handle_answer(&mut self, result: StepResult) {
+        if let Some(h) = &mut self.handler {
+            return h.handle_answer(result);
+        }
         let command = self
             .poll_command()
             .expect("a result answers a command the consumer issued");
@@ -385,6 +446,9 @@ impl Host for Consumer {
 
     /// The process dies: the delivery in hand and all volatile state are lost.
     fn handle_crash(&mut self) {
+        if let Some(h) = &mut self.handler {
+            return h.handle_crash();
+        }
         assert_ne!(self.phase, Phase::Down, "a dead consumer cannot crash");
         self.work = None;
         self.half_done = HalfDone::default();
@@ -393,13 +457,20 @@ impl Host for Consumer {
 
     /// The process starts again, empty, and goes back to `receive`.
     fn handle_restart(&mut self) {
-        assert_eq!(self.phase, Phase::Down, "only a crashed consumer restarts");
-        self.phase = Phase::Idle;
+        let phase = match &mut self.handler {
+            Some(h) => &mut h.phase,
+            None => &mut self.phase,
+        };
+        assert_eq!(*phase, Phase::Down, "only a crashed consumer restarts");
+        *phase = Phase::Idle;
     }
 
     /// What the step in hand already did, when it takes more than one turn.
     fn half_done(&mut self) -> &mut HalfDone {
-        &mut self.half_done
+        match &mut self.handler {
+            Some(h) => &mut h.half_done,
+            None => &mut self.half_done,
+        }
     }
 }
 

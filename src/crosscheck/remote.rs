@@ -131,6 +131,20 @@ impl ConsumerDb for RemoteDb<'_> {
             })
     }
 
+    /// A handler is Rust code in the caller's process: the consumer process crosscheck
+    /// starts runs a scenario file's steps only, so a handler's run stops with this error.
+    fn execute_handler_sql(
+        &mut self,
+        _sql: &str,
+        _value: &dyn Fn(&str) -> Option<crate::model::handler::Value>,
+        _row: bool,
+    ) -> Result<crate::model::handler::Answer, DbOutcome> {
+        self.error.get_or_insert(RealError::Protocol(
+            "crosscheck runs a scenario file's steps; a Rust handler is not one".to_string(),
+        ));
+        Err(DbOutcome::Busy { done: 0 })
+    }
+
     fn in_transaction(&self) -> bool {
         self.in_transaction
     }

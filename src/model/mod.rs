@@ -8,6 +8,7 @@
 mod answer;
 mod committed;
 mod half_done;
+pub mod handler;
 mod host;
 mod point;
 mod protocol;

@@ -192,6 +192,10 @@ pub struct Protocol {
     /// The definition of every [`Step::Sql`] in `steps`, once per name.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub sql: Vec<SqlStep>,
+    /// A Rust handler that runs instead of the steps (which are then `receive`, `ack`:
+    /// the handler's own calls are its steps, named as it calls them).
+    #[serde(skip)]
+    pub handler: Option<super::handler::HandlerFactory>,
 }
 
 /// Why a list of steps is not a protocol. Each variant carries the position of the
@@ -397,7 +401,24 @@ impl Protocol {
             description: description.into(),
             steps,
             sql,
+            handler: None,
         })
+    }
+
+    /// A protocol whose consumer is the Rust handler `make` builds (see
+    /// [`crate::handler`]); it runs on a scenario with its own schema
+    /// (`store.schema`, `check.effects_per_event`).
+    pub fn handler<H: super::handler::Handler>(
+        name: impl Into<String>,
+        make: impl Fn() -> H + Send + Sync + std::panic::RefUnwindSafe + 'static,
+    ) -> Protocol {
+        Protocol {
+            name: name.into(),
+            description: "a Rust handler".to_string(),
+            steps: vec![Step::Receive, Step::Ack],
+            sql: Vec::new(),
+            handler: Some(super::handler::HandlerFactory::new(make)),
+        }
     }
 
     /// The definition of SQL step `name` (a step of this protocol: validated).
@@ -519,6 +540,9 @@ impl Protocol {
     /// a string literal counts too: erring towards "yes" only makes exploration merge
     /// fewer states).
     pub fn reads_clock(&self) -> bool {
+        if self.handler.is_some() {
+            return true; // Its statements are not known before it runs.
+        }
         let statements = self.sql.iter().flat_map(|d| &d.statements);
         statements.map(|s| s.as_bytes()).any(|s| {
             s.windows(4)

@@ -3,6 +3,7 @@
 //! a crash kills with SIGKILL. One executor drives both.
 
 use super::{CommittedState, DbOutcome, Store, StoreOp};
+use crate::model::handler::{Answer, Value as HandlerValue};
 use crate::model::{SqlBinding, SqlStep, Tick};
 
 /// A consumer's connection to the consumers' database.
@@ -18,6 +19,14 @@ pub trait ConsumerDb {
         binding: &SqlBinding<'_>,
         done: u8,
     ) -> Result<DbOutcome, String>;
+
+    /// Runs one statement of a Rust handler (see [`Store::execute_handler_sql`]).
+    fn execute_handler_sql(
+        &mut self,
+        sql: &str,
+        value: &dyn Fn(&str) -> Option<HandlerValue>,
+        row: bool,
+    ) -> Result<Answer, DbOutcome>;
 
     /// Whether a transaction is open on the connection.
     fn in_transaction(&self) -> bool;
@@ -52,6 +61,15 @@ impl ConsumerDb for Store {
         done: u8,
     ) -> Result<DbOutcome, String> {
         Store::execute_sql(self, step, binding, done)
+    }
+
+    fn execute_handler_sql(
+        &mut self,
+        sql: &str,
+        value: &dyn Fn(&str) -> Option<HandlerValue>,
+        row: bool,
+    ) -> Result<Answer, DbOutcome> {
+        Store::execute_handler_sql(self, sql, value, row)
     }
 
     fn in_transaction(&self) -> bool {
@@ -93,6 +111,15 @@ impl<T: ConsumerDb + ?Sized> ConsumerDb for &mut T {
         done: u8,
     ) -> Result<DbOutcome, String> {
         (**self).execute_sql(step, binding, done)
+    }
+
+    fn execute_handler_sql(
+        &mut self,
+        sql: &str,
+        value: &dyn Fn(&str) -> Option<HandlerValue>,
+        row: bool,
+    ) -> Result<Answer, DbOutcome> {
+        (**self).execute_handler_sql(sql, value, row)
     }
 
     fn in_transaction(&self) -> bool {

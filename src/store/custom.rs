@@ -239,6 +239,14 @@ fn sqlite_message(e: &rusqlite::Error) -> String {
     match e {
         rusqlite::Error::SqliteFailure(_, Some(message)) => message.clone(),
         rusqlite::Error::SqlInputError { msg, .. } => msg.clone(),
+        rusqlite::Error::InvalidParameterName(name) if name.starts_with('?') => {
+            "positional parameters (`?`) are not bound; name them (`:event_id`)".into()
+        }
+        rusqlite::Error::InvalidParameterName(name) => format!(
+            "parameter {name} is not bound: give it in the call's parameters, or name a \
+             delivery parameter (:event_id, :event_type, :now, :delivery, :consumer) or a \
+             payload field"
+        ),
         rusqlite::Error::MultipleStatement => {
             "more than one statement in one string; give a list of statements instead".into()
         }
@@ -339,7 +347,7 @@ fn budgeted<T>(conn: &Connection, f: impl FnOnce() -> T) -> T {
     result
 }
 
-fn to_sql(v: SqlValue) -> Value {
+pub(super) fn to_sql(v: SqlValue) -> Value {
     match v {
         SqlValue::Integer(i) => Value::Integer(i),
         SqlValue::Text(s) => Value::Text(s),
@@ -371,8 +379,8 @@ impl Store {
     ) -> Result<DbOutcome, String> {
         let in_transaction = self.in_transaction();
         for (i, sql) in step.statements.iter().enumerate().skip(usize::from(done)) {
-            let run = self.run_user_statement(sql, &|name| b.get(name));
-            let (rows, changed) = match run {
+            let run = self.run_user_statement(sql, &|name| b.get(name).map(to_sql), false);
+            let (rows, changed, _) = match run {
                 Ok(counts) => counts,
                 Err(e) => {
                     if let Some(o) = contention(&e, i as u8) {
@@ -402,35 +410,46 @@ impl Store {
         Ok(DbOutcome::Ran)
     }
 
-    /// Runs one user statement, its parameters from `value`: the rows it returned and the
-    /// rows it changed.
-    fn run_user_statement(
+    /// Runs one user statement, its parameters from `value`: the rows it returned, the
+    /// rows it changed, and its first row when `keep_row`.
+    pub(super) fn run_user_statement(
         &mut self,
         sql: &str,
-        value: &dyn Fn(&str) -> Option<SqlValue>,
-    ) -> rusqlite::Result<(usize, usize)> {
+        value: &dyn Fn(&str) -> Option<Value>,
+        keep_row: bool,
+    ) -> rusqlite::Result<(usize, usize, Option<Vec<Value>>)> {
         let conn = self.conn.as_ref().expect("a live store has its connection");
         let before = conn.total_changes();
         let counts = budgeted(conn, || {
             let mut stmt = conn.prepare_cached(sql)?;
             bind(&mut stmt, value)?;
             let mut rows = 0;
+            let mut first = None;
             if stmt.column_count() > 0 {
+                let columns = stmt.column_count();
                 let mut it = stmt.raw_query();
-                while it.next()?.is_some() {
+                while let Some(row) = it.next()? {
+                    if keep_row && first.is_none() {
+                        first = Some(
+                            (0..columns)
+                                .map(|i| row.get::<_, Value>(i))
+                                .collect::<rusqlite::Result<Vec<_>>>()?,
+                        );
+                    }
                     rows += 1;
                 }
             } else {
                 stmt.raw_execute()?;
             }
-            Ok::<_, rusqlite::Error>(rows)
+            Ok::<_, rusqlite::Error>((rows, first))
         });
         // Whatever the statement came to: SQLite may have rolled the whole transaction back
         // (an interrupt, a full database), and then nothing is written any more.
         self.wrote_in_transaction =
             !conn.is_autocommit() && (self.wrote_in_transaction || counts.is_ok());
         let changed = (conn.total_changes() - before) as usize;
-        Ok((counts?, changed))
+        let (rows, first) = counts?;
+        Ok((rows, changed, first))
     }
 
     /// The scenario's check queries on the committed database: each event's effects, and
@@ -514,26 +533,31 @@ impl Store {
     }
 }
 
-/// Binds every named parameter of `stmt` from `value` (each was checked when the scenario
-/// loaded).
-fn bind(
+/// Binds every named parameter of `stmt` from `value`. Each parameter of a scenario's
+/// statement was checked when it loaded; a handler's statement may name one that `value`
+/// does not know, or be positional (`?`): that is an error of the statement.
+pub(super) fn bind(
     stmt: &mut rusqlite::Statement<'_>,
-    value: &dyn Fn(&str) -> Option<SqlValue>,
+    value: &dyn Fn(&str) -> Option<Value>,
 ) -> rusqlite::Result<()> {
     for i in 1..=stmt.parameter_count() {
-        let name = stmt.parameter_name(i).expect("named (checked at load)")[1..].to_string();
-        let v = value(&name).expect("every parameter is bound (checked at load)");
-        stmt.raw_bind_parameter(i, to_sql(v))?;
+        let unbound = |name: &str| rusqlite::Error::InvalidParameterName(name.to_string());
+        let name = match stmt.parameter_name(i) {
+            Some(name) if !name.starts_with('?') => name.to_string(),
+            other => return Err(unbound(other.unwrap_or("?"))),
+        };
+        let v = value(&name[1..]).ok_or_else(|| unbound(&name))?;
+        stmt.raw_bind_parameter(i, v)?;
     }
     Ok(())
 }
 
-/// The first column of the first row of check query `sql` for event `e` on `conn` (NULL
-/// when it returns no row), or SQLite's message.
+/// The first column of the first row `sql` gives for event `e` (`NULL` for no row), or
+/// the error's message.
 fn first_value(conn: &Connection, sql: &str, e: &SqlEvent) -> Result<Value, String> {
     budgeted(conn, || {
         let mut stmt = conn.prepare_cached(sql)?;
-        bind(&mut stmt, &|name| e.field(name))?;
+        bind(&mut stmt, &|name| e.field(name).map(to_sql))?;
         let mut rows = stmt.raw_query();
         match rows.next()? {
             Some(row) => row.get::<_, Value>(0),
@@ -544,14 +568,14 @@ fn first_value(conn: &Connection, sql: &str, e: &SqlEvent) -> Result<Value, Stri
 }
 
 /// Whether `e` is a `UNIQUE` or `PRIMARY KEY` constraint's error.
-fn is_unique_violation(e: &rusqlite::Error) -> bool {
+pub(super) fn is_unique_violation(e: &rusqlite::Error) -> bool {
     matches!(e, rusqlite::Error::SqliteFailure(f, _)
         if f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE
             || f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY)
 }
 
 /// A failed step's message: SQLite's, or the budget that interrupted it.
-fn failure_message(e: &rusqlite::Error) -> String {
+pub(super) fn failure_message(e: &rusqlite::Error) -> String {
     match e {
         rusqlite::Error::SqliteFailure(f, _) if f.code == ErrorCode::OperationInterrupted => {
             format!(

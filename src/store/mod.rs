@@ -37,6 +37,7 @@ use std::rc::Rc;
 
 mod consumer_db;
 mod custom;
+mod handler_sql;
 mod ops;
 mod outbox;
 mod read;

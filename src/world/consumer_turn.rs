@@ -46,6 +46,7 @@ impl World<'_> {
         }
         self.record(now, actor, Some(&delivery), kind);
         self.consumers[c].handle_answer(result);
+        self.record_handler_error(now, c);
         let half_done = self.consumers[c].half_done();
         if let StepResult::Db(DbOutcome::Busy { done }) = result {
             half_done.statements_done = done;
@@ -115,8 +116,17 @@ impl World<'_> {
             }
         };
         self.consumers[c].handle_answer(result);
+        self.record_handler_error(now, c);
         self.queue
             .push(now + STEP_TICKS, Occurrence::ConsumerTurn(c));
+    }
+
+    /// The error a Rust handler returned with its last answer, if it did, in the trace.
+    fn record_handler_error(&mut self, now: Tick, c: ConsumerId) {
+        if let Some((d, error)) = self.consumers[c].take_returned_error() {
+            let kind = TraceKind::HandlerFailed { error };
+            self.record(now, Actor::Consumer(c), Some(&d), kind);
+        }
     }
 
     /// The broker's side of `receive`: the delivery it hands consumer `c` (and whether it
@@ -234,22 +244,7 @@ impl World<'_> {
             | Step::MarkSent
             | Step::SendEmail
             | Step::MarkEmailSent => unreachable!("{step} is not a consumer step (validated)"),
-            Step::Sql(name) => {
-                let binding = SqlBinding {
-                    event: &self.sql_events[d.event],
-                    now,
-                    delivery: d.attempt,
-                    consumer: c,
-                };
-                let sql = self.scenario.protocol.sql_step(name);
-                match self.stores[c].execute_sql(sql, &binding, statements_done) {
-                    Ok(outcome) => db(outcome),
-                    Err(message) => (
-                        StepResult::Failed,
-                        TraceKind::SqlFailed { step, nth, message },
-                    ),
-                }
-            }
+            Step::Sql(name) => self.sql_step(now, c, name, nth, d, statements_done),
             Step::ExternalEffect => {
                 self.external_effects.push(ExternalEffect {
                     tick: now,
@@ -259,6 +254,40 @@ impl World<'_> {
                 });
                 (StepResult::Done, TraceKind::ExternalEffectSent)
             }
+        }
+    }
+
+    /// A SQL step: the handler's pending call, or the protocol's step `name` from its
+    /// statement `statements_done` on (earlier ones ran before SQLite answered busy).
+    fn sql_step(
+        &mut self,
+        now: Tick,
+        c: ConsumerId,
+        name: &'static str,
+        nth: u8,
+        d: &Delivery,
+        statements_done: u8,
+    ) -> (StepResult, TraceKind) {
+        if let Some(call) = self.consumers[c].pending_call().cloned() {
+            return self.handler_call(now, c, nth, d, call);
+        }
+        let step = Step::Sql(name);
+        let binding = SqlBinding {
+            event: &self.sql_events[d.event],
+            now,
+            delivery: d.attempt,
+            consumer: c,
+        };
+        let sql = self.scenario.protocol.sql_step(name);
+        match self.stores[c].execute_sql(sql, &binding, statements_done) {
+            Ok(outcome) => (
+                StepResult::Db(outcome),
+                TraceKind::Db { step, nth, outcome },
+            ),
+            Err(message) => (
+                StepResult::Failed,
+                TraceKind::SqlFailed { step, nth, message },
+            ),
         }
     }
 

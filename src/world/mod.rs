@@ -35,6 +35,7 @@ mod cleanup;
 mod consumer_turn;
 mod crash;
 mod fingerprint;
+mod handler_sql;
 mod publish;
 mod setup;
 mod snapshot;
@@ -279,8 +280,10 @@ struct World<'s> {
     accounts: Vec<Account>,
     broker: Broker,
     consumers: Vec<Consumer>,
-    /// One connection per consumer (all to the same database when there are several).
-    /// One per consumer, to the consumers' database.
+    /// With a Rust handler: its statements' load-time check, done once per statement.
+    handler_sql: Option<handler_sql::HandlerSql>,
+    /// One connection per consumer, to the consumers' database (the same database when
+    /// there are several).
     stores: Vec<Box<dyn ConsumerDb + 's>>,
     /// The retention job's own connection to the same database, with retention.
     cleanup_store: Option<Store>,
@@ -374,17 +377,28 @@ impl<'s> World<'s> {
             identity_rng: SimRng::new(scenario.seed, crate::sim::Stream::Identity),
             outputs: OutputTopic::new(scenario.broker.transactional),
             events,
-            sql_events,
+            sql_events: Rc::clone(&sql_events),
             altered: BTreeMap::new(),
             reached_seen: None,
             accounts,
             broker: Broker::new(scenario.broker.clone(), scenario.seed, n),
             consumers: (0..n)
-                .map(|_| {
-                    Consumer::new(scenario.protocol.clone())
-                        .with_commit_timeout_strategy(scenario.consumer.on_commit_timeout)
+                .map(|c| {
+                    let consumer = Consumer::new(scenario.protocol.clone())
+                        .with_commit_timeout_strategy(scenario.consumer.on_commit_timeout);
+                    match &scenario.protocol.handler {
+                        Some(factory) => {
+                            consumer.with_handler(factory.clone(), Rc::clone(&sql_events), c)
+                        }
+                        None => consumer,
+                    }
                 })
                 .collect(),
+            handler_sql: scenario
+                .protocol
+                .handler
+                .as_ref()
+                .map(|_| handler_sql::HandlerSql::new(scenario)),
             stores,
             cleanup_store,
             inbox_expired_at: vec![None; scenario.workload.events],

@@ -52,6 +52,32 @@ fn the_example_finds_the_bug_with_a_shrunk_plan_and_the_readme_shows_its_real_ou
 }
 
 #[test]
+fn the_handler_example_runs_as_the_readme_shows_and_its_code_is_the_readmes() {
+    let out = Command::new(example("my_handler"))
+        .output()
+        .expect("the example runs");
+    assert!(out.status.success());
+    let text = stdout(&out);
+    assert!(text.contains("crashes   after:commit e0 d1"), "{text}");
+    assert!(text.contains("ClaimFirst: exactly-once"), "{text}");
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    assert!(
+        readme.contains(&format!("$ cargo run --example my_handler\n{text}```")),
+        "README's example output is stale: paste the output of `cargo run --example my_handler`"
+    );
+    let code = std::fs::read_to_string(root().join("examples/my_handler.rs")).unwrap();
+    let shown = readme
+        .split("```rust\nimpl Handler for ClaimFirst {")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("README shows the handler");
+    assert!(
+        code.contains(&format!("impl Handler for ClaimFirst {{{shown}")),
+        "README's ClaimFirst differs from examples/my_handler.rs"
+    );
+}
+
+#[test]
 fn the_checks_catch_every_known_bad_built_in_protocol_and_pass_the_good_ones() {
     for protocol in Protocol::all_built_in() {
         let claimed = protocol.known_crash_guarantee().expect("built-in");

@@ -9,6 +9,7 @@ mod diagram;
 mod explain;
 mod fields;
 mod golden;
+mod handler;
 mod hardening;
 mod input_errors;
 mod input_fuzz;

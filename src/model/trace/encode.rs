@@ -50,6 +50,7 @@ impl TraceKind {
                 encode_step(e, *step, *nth);
                 e.str(message);
             }
+            HandlerFailed { error } => e.str(error),
             Busy { step } => e.str(step.name()),
             CommitTimeout {
                 fault,
@@ -172,6 +173,7 @@ impl TraceKind {
             | Lookup { .. }
             | StepFailed { .. }
             | SqlFailed { .. }
+            | HandlerFailed { .. }
             | Busy { .. }
             | CommitTimeout { .. }
             | Acked { .. }

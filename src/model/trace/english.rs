@@ -47,6 +47,7 @@ impl fmt::Display for TraceKind {
             }
             StepFailed { .. } => f.write_str("failed (injected): nothing done"),
             SqlFailed { message, .. } => write!(f, "failed: {message}"),
+            HandlerFailed { error } => write!(f, "returned an error: {error}"),
             InvalidPayload => {
                 f.write_str("refused: the payload is invalid (workload.invalid), nothing applied")
             }

@@ -177,6 +177,9 @@ pub enum TraceKind {
         nth: u8,
         message: String,
     },
+    /// A Rust handler returned `error` for the delivery: the framework rolls back what it
+    /// left open and, unless it acked, rejects the delivery.
+    HandlerFailed { error: String },
 }
 
 /// What a publication was.
@@ -246,6 +249,7 @@ impl TraceKind {
             OutputProduced { .. } => "produce_output",
             ExternalEffectSent => "external_effect",
             RolledBack { .. } => "rollback",
+            HandlerFailed { .. } => "handler",
             Alert { .. } => "alert",
             Lookup { .. } => "lookup",
             Nacked => "nack",
@@ -306,6 +310,7 @@ impl TraceKind {
             Db { .. } => "db",
             StepFailed { .. } => "step_failed",
             SqlFailed { .. } => "sql_failed",
+            HandlerFailed { .. } => "handler_failed",
             InvalidPayload => "invalid_payload",
             CommitTimeout { .. } => "commit_timeout",
             AckLost => "ack_lost",

@@ -26,6 +26,9 @@ pub(crate) fn samples() -> Vec<TraceKind> {
             nth: 1,
             message: "CHECK constraint failed: qty >= 0".into(),
         },
+        HandlerFailed {
+            error: "not today".into(),
+        },
         AckLost,
         OutputProduced { staged: true },
         OutputProduced { staged: false },
@@ -264,9 +267,10 @@ fn variant(kind: &TraceKind) -> usize {
         Stopped { .. } => 46,
         Healing { .. } => 47,
         SqlFailed { .. } => 48,
+        HandlerFailed { .. } => 49,
     }
 }
-const VARIANTS: usize = 49;
+const VARIANTS: usize = 50;
 
 struct Bytes(Vec<u8>);
 

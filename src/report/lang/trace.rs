@@ -111,6 +111,7 @@ fn es_outcome(kind: &TraceKind) -> String {
         Db { outcome, .. } | RolledBack { outcome } | Alert { outcome } => es_db(*outcome).into(),
         StepFailed { .. } => "falla (inyectado): no se hace nada".into(),
         SqlFailed { message, .. } => format!("falla: {message}"),
+        HandlerFailed { error } => format!("devuelve un error: {error}"),
         InvalidPayload => {
             "rechazado: el payload es inválido (workload.invalid), no se aplica nada".into()
         }

@@ -1,0 +1,419 @@
+//! A consumer whose work is a Rust [`Handler`] rather than a list of steps: each call the
+//! handler makes through its [`Context`] becomes the consumer's next command, and the
+//! answer goes back into the record the handler is replayed from (see
+//! [`crate::model::handler`]).
+//!
+//! The framework around the handler is a real consumer's: it receives, runs the handler,
+//! and when the handler returns it rolls back a transaction left open and, after an error
+//! and no ack, rejects the delivery so that the broker redelivers it. A crash drops the
+//! handler and the delivery; the restarted process builds a new handler.
+
+use super::{Action, Command, Phase, StepResult};
+use crate::model::handler::{
+    Answer, Call, Context, Handler, HandlerFactory, SqlError, SqlErrorKind,
+};
+use crate::model::{DbOutcome, Delivery, HalfDone, SqlEvent, Step};
+use std::rc::Rc;
+
+/// The consumer's volatile state when it runs a handler.
+pub(super) struct HandlerConsumer {
+    factory: HandlerFactory,
+    /// Every event's identity and payload, for the handler's context (configuration).
+    events: Rc<Vec<SqlEvent>>,
+    id: usize,
+    /// The handler between deliveries: what a delivery's handling starts from.
+    live: Box<dyn Handler>,
+    pub(super) phase: Phase,
+    work: Option<Work>,
+    pub(super) half_done: HalfDone,
+    /// The answer to the pending SQL call, handed over by the executor with the outcome.
+    reply: Option<Answer>,
+    /// The error the handler just returned, for the executor's trace.
+    pub(super) returned: Option<(Delivery, String)>,
+}
+
+struct Work {
+    delivery: Delivery,
+    /// The handler as the delivery found it: every replay starts from a copy.
+    at_start: Box<dyn Handler>,
+    record: Vec<(Call, Answer)>,
+    next: Next,
+    in_transaction: bool,
+    acked: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Next {
+    Call(Call),
+    /// The handler returned with a transaction open (rolled back) or with an error.
+    Rollback {
+        failed: bool,
+    },
+    Nack,
+}
+
+impl Clone for HandlerConsumer {
+    fn clone(&self) -> Self {
+        HandlerConsumer {
+            factory: self.factory.clone(),
+            events: Rc::clone(&self.events),
+            id: self.id,
+            live: self.live.clone_handler(),
+            phase: self.phase,
+            work: self.work.as_ref().map(|w| Work {
+                delivery: w.delivery,
+                at_start: w.at_start.clone_handler(),
+                record: w.record.clone(),
+                next: w.next.clone(),
+                in_transaction: w.in_transaction,
+                acked: w.acked,
+            }),
+            half_done: self.half_done,
+            reply: self.reply.clone(),
+            returned: self.returned.clone(),
+        }
+    }
+}
+
+impl std::fmt::Debug for HandlerConsumer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HandlerConsumer")
+            .field("id", &self.id)
+            .field("phase", &self.phase)
+            .field("next", &self.work.as_ref().map(|w| &w.next))
+            .finish()
+    }
+}
+
+impl HandlerConsumer {
+    pub(super) fn new(factory: HandlerFactory, events: Rc<Vec<SqlEvent>>, id: usize) -> Self {
+        HandlerConsumer {
+            live: factory.make(),
+            factory,
+            events,
+            id,
+            phase: Phase::Idle,
+            work: None,
+            half_done: HalfDone::default(),
+            reply: None,
+            returned: None,
+        }
+    }
+
+    pub(super) fn delivery(&self) -> Option<Delivery> {
+        self.work.as_ref().map(|w| w.delivery)
+    }
+
+    /// The SQL call the consumer waits on, for the executor to run.
+    pub(super) fn pending_call(&self) -> Option<&Call> {
+        match &self.work.as_ref()?.next {
+            Next::Call(call @ Call::Sql { .. }) => Some(call),
+            _ => None,
+        }
+    }
+
+    pub(super) fn set_reply(&mut self, answer: Answer) {
+        self.reply = Some(answer);
+    }
+
+    pub(super) fn poll_command(&self) -> Option<Command> {
+        let w = match self.phase {
+            Phase::Waiting | Phase::Down => return None,
+            Phase::Idle => {
+                return Some(Command {
+                    action: Action::Step(Step::Receive),
+                    delivery: None,
+                    nth: 1,
+                })
+            }
+            Phase::Working => self
+                .work
+                .as_ref()
+                .expect("working means holding a delivery"),
+        };
+        let (action, nth) = match &w.next {
+            Next::Call(call) => match call.step() {
+                Some(step) => (Action::Step(step), occurrence_of(&w.record, step)),
+                None => (Action::Rollback, 1),
+            },
+            Next::Rollback { .. } => (Action::Rollback, 1),
+            Next::Nack => (Action::Nack, 1),
+        };
+        Some(Command {
+            action,
+            delivery: Some(w.delivery),
+            nth,
+        })
+    }
+
+    pub(super) fn handle_answer(&mut self, result: StepResult) {
+        if self.phase == Phase::Idle {
+            match result {
+                StepResult::Received(Some(delivery)) => {
+                    self.phase = Phase::Working;
+                    self.work = Some(Work {
+                        delivery,
+                        at_start: self.live.clone_handler(),
+                        record: Vec::new(),
+                        next: Next::Nack, // Replaced by the first run just below.
+                        in_transaction: false,
+                        acked: false,
+                    });
+                    self.run_handler();
+                }
+                StepResult::Received(None) => self.phase = Phase::Waiting,
+                other => panic!("receive answered with {other:?}"),
+            }
+            return;
+        }
+        let reply = self.reply.take();
+        let w = self.work.as_mut().expect("working");
+        let answer = match (&w.next, result) {
+            // SQLite answered busy: nothing happened; the same call runs again later.
+            (_, StepResult::Db(DbOutcome::Busy { .. })) => return,
+            (Next::Nack, StepResult::Done) => {
+                self.stop();
+                return;
+            }
+            (Next::Rollback { failed }, StepResult::Db(DbOutcome::RolledBack)) => {
+                w.in_transaction = false;
+                if *failed && !w.acked {
+                    w.next = Next::Nack;
+                } else {
+                    self.stop();
+                }
+                return;
+            }
+            (Next::Call(_), StepResult::Failed) => failed(
+                SqlErrorKind::Injected,
+                "the scenario's fault plan made this step fail; nothing happened",
+            ),
+            (Next::Call(_), StepResult::Db(DbOutcome::StaleSnapshot)) => failed(
+                SqlErrorKind::Other,
+                "database is locked (a write on a snapshot another connection changed)",
+            ),
+            (Next::Call(Call::Sql { .. }), StepResult::Db(DbOutcome::Ran)) => {
+                reply.expect("the executor hands over a SQL call's answer")
+            }
+            (Next::Call(Call::Begin), StepResult::Db(DbOutcome::Begun)) => {
+                w.in_transaction = true;
+                Answer::Done
+            }
+            (Next::Call(Call::Commit), StepResult::Db(DbOutcome::Committed)) => {
+                w.in_transaction = false;
+                Answer::Done
+            }
+            (Next::Call(Call::Commit), StepResult::Db(DbOutcome::CommitTimeout)) => {
+                w.in_transaction = false;
+                failed(
+                    SqlErrorKind::CommitTimeout,
+                    "commit timed out: the transaction may or may not be committed",
+                )
+            }
+            (Next::Call(Call::Rollback), StepResult::Db(DbOutcome::RolledBack)) => {
+                w.in_transaction = false;
+                Answer::Done
+            }
+            (Next::Call(Call::Ack), StepResult::Acked(_)) => {
+                w.acked = true;
+                Answer::Done
+            }
+            (next, result) => panic!("{next:?} answered with {result:?}"),
+        };
+        let Next::Call(call) = std::mem::replace(&mut w.next, Next::Nack) else {
+            unreachable!("an answer to a call")
+        };
+        w.record.push((call, answer));
+        self.run_handler();
+    }
+
+    /// Runs the handler from the start of the delivery, every recorded call answered from
+    /// the record, until it asks for a new call or returns.
+    fn run_handler(&mut self) {
+        let w = self.work.as_mut().expect("working");
+        let event = &self.events[w.delivery.event];
+        let mut handler = w.at_start.clone_handler();
+        let mut ctx = Context::new(event, w.delivery.attempt, self.id, &w.record);
+        let result = handler.handle(&mut ctx);
+        let (wanted, diverged) = ctx.into_parts();
+        if let Some((recorded, asked)) = diverged {
+            panic!(
+                "the handler is not deterministic: replaying delivery {} of {}, it asked for \
+                 {asked:?} where it had asked for {recorded:?}; a handler must be a function \
+                 of its state and of its calls' answers (no clock, randomness or I/O of its \
+                 own)",
+                w.delivery.attempt, event.event_id
+            );
+        }
+        if let Some(call) = wanted {
+            w.next = Next::Call(call);
+            return;
+        }
+        // The handler returned: its state is what the next delivery starts from.
+        self.live = handler;
+        let failed = result.is_err();
+        if let Err(e) = result {
+            self.returned = Some((w.delivery, e.to_string()));
+        }
+        if w.in_transaction {
+            w.next = Next::Rollback { failed };
+        } else if failed && !w.acked {
+            w.next = Next::Nack;
+        } else {
+            self.stop();
+        }
+    }
+
+    fn stop(&mut self) {
+        self.work = None;
+        self.phase = Phase::Idle;
+    }
+
+    pub(super) fn handle_crash(&mut self) {
+        assert_ne!(self.phase, Phase::Down, "a dead consumer cannot crash");
+        self.work = None;
+        self.reply = None;
+        self.returned = None;
+        self.half_done = HalfDone::default();
+        self.live = self.factory.make();
+        self.phase = Phase::Down;
+    }
+}
+
+fn failed(kind: SqlErrorKind, message: &str) -> Answer {
+    Answer::Failed(SqlError {
+        kind,
+        message: message.to_string(),
+    })
+}
+
+/// Which occurrence of `step` in this delivery the next call is (1 for the first).
+fn occurrence_of(record: &[(Call, Answer)], step: Step) -> u8 {
+    let before = record
+        .iter()
+        .filter(|(c, _)| c.step() == Some(step))
+        .count();
+    u8::try_from(before + 1).unwrap_or(u8::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::handler::{HandlerError, Value};
+    use crate::model::Protocol;
+    use crate::model::{AckOutcome, Host, SqlValue};
+
+    /// Claims the event, then acks; counts the deliveries it finished (volatile state).
+    #[derive(Clone, Default)]
+    struct Claim {
+        finished: u32,
+    }
+
+    impl Handler for Claim {
+        fn handle(&mut self, ctx: &mut Context<'_>) -> Result<(), HandlerError> {
+            ctx.begin()?;
+            let qty = ctx.field("qty").and_then(|v| v.as_i64()).unwrap_or(0);
+            let sql = "INSERT INTO t VALUES (:event_id, :q)";
+            match ctx.execute("claim", sql, &[("q", Value::Integer(qty))]) {
+                Err(HandlerError::Sql(e)) if e.is_unique_violation() => {
+                    ctx.rollback()?;
+                    return ctx.ack();
+                }
+                other => other?,
+            };
+            ctx.commit()?;
+            self.finished += 1;
+            ctx.ack()
+        }
+    }
+
+    fn consumer() -> crate::consumer::Consumer {
+        let events = Rc::new(vec![SqlEvent {
+            event_id: "evt-0".into(),
+            event_type: "OrderPlaced".into(),
+            payload: vec![("qty".into(), SqlValue::Integer(2))],
+        }]);
+        let protocol = Protocol::handler("claim", Claim::default);
+        let factory = protocol.handler.clone().unwrap();
+        crate::consumer::Consumer::new(protocol).with_handler(factory, events, 0)
+    }
+
+    fn delivery(attempt: u32) -> Delivery {
+        Delivery {
+            message: 0,
+            event: 0,
+            copy: 0,
+            attempt,
+        }
+    }
+
+    fn next(c: &crate::consumer::Consumer) -> (Action, u8) {
+        let command = c.poll_command().expect("a command");
+        (command.action, command.nth)
+    }
+
+    #[test]
+    fn each_call_is_the_next_command_and_its_answer_resumes_the_handler() {
+        let mut c = consumer();
+        assert_eq!(next(&c), (Action::Step(Step::Receive), 1));
+        c.handle_answer(StepResult::Received(Some(delivery(1))));
+        assert_eq!(next(&c), (Action::Step(Step::Begin), 1));
+        c.handle_answer(StepResult::Db(DbOutcome::Begun));
+        let claim = Step::Sql(crate::model::sql::intern("claim").unwrap());
+        assert_eq!(next(&c), (Action::Step(claim), 1));
+        let Some(Call::Sql { params, .. }) = c.pending_call() else {
+            panic!("a SQL call")
+        };
+        assert_eq!(params, &[("q".to_string(), Value::Integer(2))]);
+        // Busy: nothing happened, the same call waits.
+        c.handle_answer(StepResult::Db(DbOutcome::Busy { done: 0 }));
+        assert_eq!(next(&c), (Action::Step(claim), 1));
+        c.set_reply(Answer::Changed(1));
+        c.handle_answer(StepResult::Db(DbOutcome::Ran));
+        assert_eq!(next(&c), (Action::Step(Step::Commit), 1));
+        c.handle_answer(StepResult::Db(DbOutcome::Committed));
+        assert_eq!(next(&c), (Action::Step(Step::Ack), 1));
+        c.handle_answer(StepResult::Acked(AckOutcome::Accepted));
+        assert_eq!(c.phase(), Phase::Idle);
+    }
+
+    #[test]
+    fn a_unique_violation_goes_to_the_handler_which_rolls_back_and_acks() {
+        let mut c = consumer();
+        c.handle_answer(StepResult::Received(Some(delivery(2))));
+        c.handle_answer(StepResult::Db(DbOutcome::Begun));
+        c.set_reply(Answer::Failed(SqlError {
+            kind: SqlErrorKind::UniqueViolation,
+            message: "UNIQUE constraint failed: t.id".into(),
+        }));
+        c.handle_answer(StepResult::Db(DbOutcome::Ran));
+        assert_eq!(next(&c), (Action::Rollback, 1));
+        c.handle_answer(StepResult::Db(DbOutcome::RolledBack));
+        assert_eq!(next(&c), (Action::Step(Step::Ack), 1));
+    }
+
+    #[test]
+    fn an_error_rolls_back_then_nacks_and_a_crash_drops_the_handler() {
+        let mut c = consumer();
+        c.handle_answer(StepResult::Received(Some(delivery(1))));
+        c.handle_answer(StepResult::Db(DbOutcome::Begun));
+        // The fault plan fails the claim: the handler propagates it.
+        c.handle_answer(StepResult::Failed);
+        let (d, error) = c
+            .take_returned_error()
+            .expect("the handler returned an error");
+        assert_eq!(d, delivery(1));
+        assert!(error.contains("fault plan"), "{error}");
+        assert_eq!(next(&c), (Action::Rollback, 1));
+        c.handle_answer(StepResult::Db(DbOutcome::RolledBack));
+        assert_eq!(next(&c), (Action::Nack, 1));
+        c.handle_answer(StepResult::Done);
+        assert_eq!(c.phase(), Phase::Idle);
+        // Mid-delivery, a crash loses the delivery; the restart receives again.
+        c.handle_answer(StepResult::Received(Some(delivery(2))));
+        c.handle_crash();
+        assert_eq!(c.poll_command(), None);
+        c.handle_restart();
+        assert_eq!(next(&c), (Action::Step(Step::Receive), 1));
+    }
+}

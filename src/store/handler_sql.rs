@@ -1,0 +1,70 @@
+//! A Rust handler's statements (issue 15, item 3), run on the consumer's connection to a
+//! scenario's own database under the same budgets as a scenario's SQL steps. The executor
+//! has checked each statement first with a [`super::SqlChecker`], as a scenario's
+//! statements are checked when the file loads (the same refusals, the same messages).
+//!
+//! Unlike a SQL step, a failing statement is not the step's failure: its error goes back
+//! to the handler, which decides (an insert-first inbox's unique violation means "already
+//! processed"; anything else it usually propagates with `?`).
+
+use super::custom::{failure_message, is_unique_violation};
+use super::*;
+use crate::model::handler::{Answer, SqlError, SqlErrorKind, Value as HandlerValue};
+
+impl Store {
+    /// Runs one statement of a handler, parameters from `value`: the rows it changed, or
+    /// its first row when `row`; a SQLite error is the answer's, with its kind. Lock
+    /// contention is `Err` ([`DbOutcome::Busy`] or [`DbOutcome::StaleSnapshot`]): nothing
+    /// happened and the call is made again later.
+    pub fn execute_handler_sql(
+        &mut self,
+        sql: &str,
+        value: &dyn Fn(&str) -> Option<HandlerValue>,
+        row: bool,
+    ) -> Result<Answer, DbOutcome> {
+        let in_transaction = self.in_transaction();
+        match self.run_user_statement(sql, &|name| value(name).map(to_sqlite), row) {
+            Ok((_, _, Some(first))) if row => Ok(Answer::Row(Some(
+                first.into_iter().map(from_sqlite).collect(),
+            ))),
+            Ok(_) if row => Ok(Answer::Row(None)),
+            Ok((_, changed, _)) => Ok(Answer::Changed(changed)),
+            Err(e) => {
+                if let Some(outcome) = contention(&e, 0) {
+                    return Err(outcome);
+                }
+                let kind = if is_unique_violation(&e) {
+                    SqlErrorKind::UniqueViolation
+                } else {
+                    SqlErrorKind::Other
+                };
+                let mut message = failure_message(&e);
+                if in_transaction && !self.in_transaction() {
+                    self.rolled_back_by_sqlite = true;
+                    message.push_str(" (SQLite rolled the whole transaction back itself)");
+                }
+                Ok(Answer::Failed(SqlError { kind, message }))
+            }
+        }
+    }
+}
+
+fn to_sqlite(v: HandlerValue) -> Value {
+    match v {
+        HandlerValue::Null => Value::Null,
+        HandlerValue::Integer(i) => Value::Integer(i),
+        HandlerValue::Real(x) => Value::Real(x),
+        HandlerValue::Text(s) => Value::Text(s),
+        HandlerValue::Blob(b) => Value::Blob(b),
+    }
+}
+
+fn from_sqlite(v: Value) -> HandlerValue {
+    match v {
+        Value::Null => HandlerValue::Null,
+        Value::Integer(i) => HandlerValue::Integer(i),
+        Value::Real(x) => HandlerValue::Real(x),
+        Value::Text(s) => HandlerValue::Text(s),
+        Value::Blob(b) => HandlerValue::Blob(b),
+    }
+}

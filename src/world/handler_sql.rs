@@ -1,0 +1,122 @@
+//! A Rust handler's SQL calls, performed for its consumer: each statement is checked once
+//! per run as a scenario's own statements are when the file loads (one statement, named
+//! parameters, no clock, randomness, transaction control, `ATTACH` or `PRAGMA`), then run
+//! on the consumer's connection with the call's parameters and the delivery's.
+
+use super::*;
+use crate::model::handler::{Answer, Call, SqlError, SqlErrorKind, Value as HandlerValue};
+use crate::store::SqlChecker;
+
+/// The checker of a handler's statements, and what it said of each statement so far.
+pub(super) struct HandlerSql {
+    /// `Err` when the scenario has no schema of its own to check against.
+    checker: Result<SqlChecker, String>,
+    verdicts: BTreeMap<String, Result<(), String>>,
+}
+
+impl HandlerSql {
+    pub(super) fn new(scenario: &Scenario) -> HandlerSql {
+        let checker = match &scenario.store.custom {
+            None => Err(
+                "a Rust handler runs on a scenario's own schema (store.schema, \
+                 check.effects_per_event); this scenario has the built-in ledger"
+                    .to_string(),
+            ),
+            Some(custom) => {
+                SqlChecker::new(&custom.schema, &custom.setup).map_err(|(in_setup, i, message)| {
+                    let part = if in_setup { "setup" } else { "schema" };
+                    format!("store.{part}[{i}] fails: {message}")
+                })
+            }
+        };
+        HandlerSql {
+            checker,
+            verdicts: BTreeMap::new(),
+        }
+    }
+
+    /// Whether `sql` may run as a handler's statement, and if not why.
+    fn check(&mut self, sql: &str) -> Result<(), String> {
+        if let Some(verdict) = self.verdicts.get(sql) {
+            return verdict.clone();
+        }
+        let verdict = match &self.checker {
+            Err(why) => Err(why.clone()),
+            Ok(checker) => checker.prepare(sql).map(drop),
+        };
+        self.verdicts.insert(sql.to_string(), verdict.clone());
+        verdict
+    }
+}
+
+impl World<'_> {
+    /// Runs the SQL call consumer `c`'s handler waits on: the answer goes to the consumer,
+    /// the outcome to the trace (a SQLite error as the step's `SqlFailed`: the handler
+    /// decides what it means).
+    pub(super) fn handler_call(
+        &mut self,
+        now: Tick,
+        c: ConsumerId,
+        nth: u8,
+        d: &Delivery,
+        call: Call,
+    ) -> (StepResult, TraceKind) {
+        let Call::Sql {
+            step,
+            sql,
+            params,
+            row,
+        } = call
+        else {
+            unreachable!("only a SQL call is run here")
+        };
+        let step = Step::Sql(step);
+        let checker = self
+            .handler_sql
+            .as_mut()
+            .expect("a handler's run checks its SQL");
+        let answer = match checker.check(&sql) {
+            Err(message) => Answer::Failed(SqlError {
+                kind: SqlErrorKind::Other,
+                message,
+            }),
+            Ok(()) => {
+                let binding = SqlBinding {
+                    event: &self.sql_events[d.event],
+                    now,
+                    delivery: d.attempt,
+                    consumer: c,
+                };
+                let value = |name: &str| -> Option<HandlerValue> {
+                    match params.iter().find(|(k, _)| k == name) {
+                        Some((_, v)) => Some(v.clone()),
+                        None => binding.get(name).map(HandlerValue::from),
+                    }
+                };
+                match self.stores[c].execute_handler_sql(&sql, &value, row) {
+                    Ok(answer) => answer,
+                    Err(outcome) => {
+                        return (
+                            StepResult::Db(outcome),
+                            TraceKind::Db { step, nth, outcome },
+                        )
+                    }
+                }
+            }
+        };
+        let kind = match &answer {
+            Answer::Failed(e) => TraceKind::SqlFailed {
+                step,
+                nth,
+                message: e.message.clone(),
+            },
+            _ => TraceKind::Db {
+                step,
+                nth,
+                outcome: DbOutcome::Ran,
+            },
+        };
+        self.consumers[c].set_reply(answer);
+        (StepResult::Db(DbOutcome::Ran), kind)
+    }
+}
