@@ -192,8 +192,10 @@ impl HandlerConsumer {
                 SqlErrorKind::Other,
                 "database is locked (a write on a snapshot another connection changed)",
             ),
-            (Next::Call(Call::Sql { .. }), StepResult::Db(DbOutcome::Ran)) => {
-                reply.expect("the executor hands over a SQL call's answer")
+            // A SQL call's answer, or SQLite's refusal of a `begin` inside a transaction or a
+            // `commit` outside one.
+            (Next::Call(_), StepResult::Db(DbOutcome::Ran)) => {
+                reply.expect("the executor hands over the answer with `Ran`")
             }
             (Next::Call(Call::Begin), StepResult::Db(DbOutcome::Begun)) => {
                 w.in_transaction = true;

@@ -186,6 +186,11 @@ impl Consumer {
         self.handler.as_ref()?.pending_call()
     }
 
+    /// Whether this consumer runs a Rust handler.
+    pub fn is_handler(&self) -> bool {
+        self.handler.is_some()
+    }
+
     /// The error a handler returned since the last call, with its delivery, once.
     pub fn take_returned_error(&mut self) -> Option<(Delivery, String)> {
         self.handler.as_mut()?.returned.take()

@@ -81,6 +81,16 @@ impl World<'_> {
         let actor = Actor::Consumer(c);
         let result = match command.action {
             Action::Step(step) => unreachable!("{step} is a protocol step"),
+            // A handler's rollback with no transaction open (it never began, or SQLite
+            // rolled it back itself) rolls back nothing.
+            Action::Rollback
+                if self.consumers[c].is_handler() && !self.stores[c].in_transaction() =>
+            {
+                let outcome = DbOutcome::RolledBack;
+                let rolled_back = TraceKind::RolledBack { outcome };
+                self.record(now, actor, command.delivery.as_ref(), rolled_back);
+                StepResult::Db(outcome)
+            }
             Action::Rollback => {
                 let outcome = self.stores[c].execute(StoreOp::Rollback, now);
                 let rolled_back = TraceKind::RolledBack { outcome };
@@ -194,6 +204,9 @@ impl World<'_> {
                 fails
             }
         };
+        if let Some(refused) = self.handler_misuse(c, step, nth) {
+            return refused;
+        }
         let HalfDone {
             statements_done,
             balances_read,

@@ -50,6 +50,35 @@ impl HandlerSql {
 }
 
 impl World<'_> {
+    /// SQLite's answer to a handler's `begin` inside a transaction or `commit` outside one
+    /// (the handler began twice, or SQLite rolled its transaction back after an error):
+    /// nothing is run, the call fails with SQLite's message.
+    pub(super) fn handler_misuse(
+        &mut self,
+        c: ConsumerId,
+        step: Step,
+        nth: u8,
+    ) -> Option<(StepResult, TraceKind)> {
+        if !self.consumers[c].is_handler() {
+            return None;
+        }
+        let open = self.stores[c].in_transaction();
+        let message = match step {
+            Step::Begin if open => "cannot start a transaction within a transaction",
+            Step::Commit if !open => "cannot commit - no transaction is active",
+            _ => return None,
+        };
+        self.consumers[c].set_reply(Answer::Failed(SqlError {
+            kind: SqlErrorKind::Other,
+            message: message.to_string(),
+        }));
+        let message = message.to_string();
+        Some((
+            StepResult::Db(DbOutcome::Ran),
+            TraceKind::SqlFailed { step, nth, message },
+        ))
+    }
+
     /// Runs the SQL call consumer `c`'s handler waits on: the answer goes to the consumer,
     /// the outcome to the trace (a SQLite error as the step's `SqlFailed`: the handler
     /// decides what it means).

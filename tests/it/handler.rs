@@ -386,3 +386,46 @@ fn a_commit_timeout_reaches_the_handler_as_an_unknown_outcome() {
         assert_eq!(duplicated, u64::from(applied), "applied: {applied}");
     }
 }
+
+/// Begins twice, commits twice: SQLite's own errors, not a crash of the simulator.
+#[derive(Clone)]
+struct Clumsy;
+
+impl Handler for Clumsy {
+    fn handle(&mut self, ctx: &mut Context<'_>) -> Result<(), HandlerError> {
+        ctx.rollback()?; // Nothing to roll back: nothing happens.
+        ctx.begin()?;
+        let twice = ctx.begin();
+        ctx.execute(
+            "record",
+            "INSERT INTO reservation VALUES (:event_id, :sku, :qty)",
+            &[],
+        )?;
+        ctx.commit()?;
+        let again = ctx.commit();
+        match (twice, again) {
+            (Err(HandlerError::Sql(a)), Err(HandlerError::Sql(b))) => {
+                assert!(a.message.contains("within a transaction"), "{a}");
+                assert!(b.message.contains("no transaction is active"), "{b}");
+                ctx.ack()
+            }
+            other => Err(HandlerError::Other(format!(
+                "expected two errors: {other:?}"
+            ))),
+        }
+    }
+}
+
+#[test]
+fn a_handler_that_misuses_transactions_gets_sqlites_errors() {
+    let mut s = scenario();
+    s.faults = Default::default();
+    s.protocol = Protocol::handler("clumsy", || Clumsy);
+    let r = delivery_sim::run(&s);
+    let text = delivery_sim::report::text::trace_text(delivery_sim::report::lang::Lang::En, &r);
+    assert!(
+        text.contains("cannot commit - no transaction is active"),
+        "{text}"
+    );
+    assert_eq!(r.verdict.exactly_once, 3, "{text}");
+}
