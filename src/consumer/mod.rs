@@ -239,6 +239,14 @@ impl Consumer {
             .expect("a valid protocol begins what it commits")
     }
 
+    /// The phase of whichever runs the deliveries: the steps or the handler.
+    fn phase_mut(&mut self) -> &mut Phase {
+        match &mut self.handler {
+            Some(h) => &mut h.phase,
+            None => &mut self.phase,
+        }
+    }
+
     pub fn phase(&self) -> Phase {
         match &self.handler {
             Some(h) => h.phase,
@@ -306,10 +314,7 @@ impl Consumer {
     /// The broker has a message ready: a waiting consumer will receive on its next turn.
     /// Returns whether the consumer wants a turn.
     pub fn handle_message_ready(&mut self) -> bool {
-        let phase = match &mut self.handler {
-            Some(h) => &mut h.phase,
-            None => &mut self.phase,
-        };
+        let phase = self.phase_mut();
         if *phase == Phase::Waiting {
             *phase = Phase::Idle;
             true
@@ -462,10 +467,7 @@ impl Host for Consumer {
 
     /// The process starts again, empty, and goes back to `receive`.
     fn handle_restart(&mut self) {
-        let phase = match &mut self.handler {
-            Some(h) => &mut h.phase,
-            None => &mut self.phase,
-        };
+        let phase = self.phase_mut();
         assert_eq!(*phase, Phase::Down, "only a crashed consumer restarts");
         *phase = Phase::Idle;
     }
