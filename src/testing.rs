@@ -344,7 +344,8 @@ fn explore_claim(
 /// weakest guarantee the runs showed, or the first run that breaks the claim, shrunk.
 ///
 /// # Panics
-/// When `scenario` has no schema of its own (`store.schema`), or `depth` is not 1 to
+/// When `scenario` has no schema of its own (`store.schema`) or has named databases
+/// (`store.databases`), or `depth` is not 1 to
 /// [`explore::MAX_DEPTH`].
 pub fn check_handler<H: crate::handler::Handler>(
     make: impl Fn() -> H + Send + Sync + std::panic::RefUnwindSafe + 'static,
@@ -355,6 +356,15 @@ pub fn check_handler<H: crate::handler::Handler>(
         scenario.store.custom.is_some(),
         "a Rust handler runs on a scenario's own schema: give the scenario `store.schema` \
          and `check.effects_per_event`"
+    );
+    assert!(
+        scenario
+            .store
+            .custom
+            .as_ref()
+            .is_some_and(|c| c.databases.is_empty()),
+        "a Rust handler runs on the main database only: `store.databases` is for protocols \
+         written as SQL steps (their `db`)"
     );
     let mut s = scenario.clone();
     s.protocol = crate::Protocol::handler(scenario.protocol.name.clone(), make);

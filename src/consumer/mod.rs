@@ -99,7 +99,9 @@ struct Work {
     delivery: Delivery,
     /// Index of the next protocol step.
     next: usize,
-    in_transaction: bool,
+    /// How many transactions are open: one per database at most (the main one and each
+    /// of `store.databases`), so more than one only with named databases.
+    open_transactions: u8,
     acked: bool,
     /// `produce_output` ran for this delivery.
     produced: bool,
@@ -214,7 +216,7 @@ impl Consumer {
     /// roll back first, then (output and) ack, reject, alert or look up.
     fn recovery(&self, mode: Mode, w: Work) -> Action {
         match mode {
-            _ if w.in_transaction => Action::Rollback,
+            _ if w.open_transactions > 0 => Action::Rollback,
             // The event's result is recorded already; its output is derived from the event,
             // so it is emitted again, in this delivery's broker transaction, before the ack
             // confirms it.
@@ -231,11 +233,12 @@ impl Consumer {
     }
 
     /// The `begin` that opened the transaction whose `commit` is at `commit_at`: the last
-    /// one before it (transactions do not nest).
+    /// one before it on the same database (transactions do not nest on one database).
     fn begin_before(&self, commit_at: usize) -> usize {
-        self.protocol.steps[..commit_at]
-            .iter()
-            .rposition(|s| *s == Step::Begin)
+        let db = self.protocol.db_at(commit_at);
+        (0..commit_at)
+            .rev()
+            .find(|at| self.protocol.steps[*at] == Step::Begin && self.protocol.db_at(*at) == db)
             .expect("a valid protocol begins what it commits")
     }
 
@@ -270,7 +273,7 @@ impl Consumer {
                 self.work = Some(Work {
                     delivery,
                     next: 1,
-                    in_transaction: false,
+                    open_transactions: 0,
                     acked: false,
                     produced: false,
                     mode: Mode::Normal,
@@ -287,13 +290,15 @@ impl Consumer {
     fn after_step(&mut self) {
         let w = self.work.expect("working");
         match w.mode {
-            Mode::Duplicate if !w.in_transaction && (w.acked || !self.protocol.has(Step::Ack)) => {
+            Mode::Duplicate
+                if w.open_transactions == 0 && (w.acked || !self.protocol.has(Step::Ack)) =>
+            {
                 self.stop()
             }
             Mode::PayloadMismatch { alerted: true } if w.acked || !self.protocol.has(Step::Ack) => {
                 self.stop()
             }
-            Mode::Failed if !w.in_transaction && w.acked => self.stop(),
+            Mode::Failed if w.open_transactions == 0 && w.acked => self.stop(),
             _ => self.finish_if_done(),
         }
     }
@@ -301,7 +306,10 @@ impl Consumer {
     fn finish_if_done(&mut self) {
         let w = self.work.expect("working");
         if w.mode == Mode::Normal && w.next == self.protocol.steps.len() {
-            assert!(!w.in_transaction, "a valid protocol commits what it begins");
+            assert_eq!(
+                w.open_transactions, 0,
+                "a valid protocol commits what it begins"
+            );
             self.stop();
         }
     }
@@ -385,8 +393,9 @@ impl Host for Consumer {
                 // it, so the delivery must be rejected and redelivered like any failure.
                 w.mode = Mode::Failed;
             }
+            // Every open transaction is rolled back, on every database.
             (Action::Rollback, StepResult::Db(DbOutcome::RolledBack)) => {
-                w.in_transaction = false;
+                w.open_transactions = 0;
             }
             (Action::Nack, StepResult::Done) => {
                 self.stop();
@@ -422,7 +431,7 @@ impl Host for Consumer {
             }
             (Action::Step(Step::Commit), StepResult::Db(DbOutcome::CommitTimeout)) => {
                 // Committed or rolled back, the transaction is over either way.
-                w.in_transaction = false;
+                w.open_transactions -= 1;
                 match strategy {
                     CommitTimeoutStrategy::Retry => {
                         w.next = begin_at.expect("a protocol that commits begins")
@@ -485,8 +494,8 @@ impl Host for Consumer {
 /// payload mismatch changes the mode; then the next step.
 fn database_step(w: &mut Work, step: Step, outcome: DbOutcome) {
     match outcome {
-        DbOutcome::Begun => w.in_transaction = true,
-        DbOutcome::Committed => w.in_transaction = false,
+        DbOutcome::Begun => w.open_transactions += 1,
+        DbOutcome::Committed => w.open_transactions -= 1,
         DbOutcome::CreditFailed => w.mode = Mode::Failed,
         DbOutcome::PayloadMismatch => w.mode = Mode::PayloadMismatch { alerted: false },
         o if o.is_duplicate() => w.mode = Mode::Duplicate,

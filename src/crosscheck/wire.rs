@@ -32,6 +32,8 @@ pub struct WireSql {
     pub name: String,
     pub statements: Vec<String>,
     pub duplicate_if: Option<DuplicateIf>,
+    #[serde(default)]
+    pub db: u8,
     pub event: SqlEvent,
     pub delivery: u32,
     pub consumer: usize,
@@ -44,6 +46,7 @@ impl WireSql {
             name: step.name.to_string(),
             statements: step.statements.clone(),
             duplicate_if: step.duplicate_if,
+            db: step.db,
             event: b.event.clone(),
             delivery: b.delivery,
             consumer: b.consumer,
@@ -57,6 +60,7 @@ impl WireSql {
             name: crate::model::sql::intern(&self.name)?,
             statements: self.statements.clone(),
             duplicate_if: self.duplicate_if,
+            db: self.db,
         })
     }
 }
@@ -85,6 +89,15 @@ pub enum WireOp {
     },
     Commit,
     Rollback,
+    BeginOn {
+        db: u8,
+    },
+    CommitOn {
+        db: u8,
+    },
+    RollbackOn {
+        db: u8,
+    },
     EnqueueEmail {
         event: Event,
     },
@@ -118,6 +131,9 @@ impl From<StoreOp<'_>> for WireOp {
             },
             StoreOp::Commit => WireOp::Commit,
             StoreOp::Rollback => WireOp::Rollback,
+            StoreOp::BeginOn(db) => WireOp::BeginOn { db },
+            StoreOp::CommitOn(db) => WireOp::CommitOn { db },
+            StoreOp::RollbackOn(db) => WireOp::RollbackOn { db },
             StoreOp::EnqueueEmail { event } => WireOp::EnqueueEmail {
                 event: event.clone(),
             },
@@ -148,6 +164,9 @@ impl WireOp {
             },
             WireOp::Commit => StoreOp::Commit,
             WireOp::Rollback => StoreOp::Rollback,
+            WireOp::BeginOn { db } => StoreOp::BeginOn(*db),
+            WireOp::CommitOn { db } => StoreOp::CommitOn(*db),
+            WireOp::RollbackOn { db } => StoreOp::RollbackOn(*db),
             WireOp::EnqueueEmail { event } => StoreOp::EnqueueEmail { event },
         }
     }
@@ -260,6 +279,9 @@ mod tests {
             },
             StoreOp::Commit,
             StoreOp::Rollback,
+            StoreOp::BeginOn(1),
+            StoreOp::CommitOn(2),
+            StoreOp::RollbackOn(0),
             StoreOp::EnqueueEmail { event: e },
         ]
     }

@@ -4,6 +4,7 @@
 use super::sql::{self, SqlStep};
 use super::{Boundary, Guarantee};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::fmt;
 
 /// One step of a consumer protocol: one of the built-in steps, named by their `snake_case`
@@ -196,6 +197,14 @@ pub struct Protocol {
     /// the handler's own calls are its steps, named as it calls them).
     #[serde(skip)]
     pub handler: Option<super::handler::HandlerFactory>,
+    /// The database each step runs on, by position: 0 is the main one, `k` the `k`-th of
+    /// the scenario's `store.databases`. Empty: every step runs on the main database.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub step_db: Vec<u8>,
+    /// The names of the databases `step_db` counts from 1 (`store.databases`, in name
+    /// order), for people: a step on one is shown `remember@dedup`.
+    #[serde(skip)]
+    pub db_names: Vec<String>,
 }
 
 /// Why a list of steps is not a protocol. Each variant carries the position of the
@@ -246,6 +255,12 @@ pub enum ProtocolError {
     UndefinedSql { at: usize, name: &'static str },
     #[error("SQL step `{name}` is defined but not used in the protocol's steps")]
     UnusedSql { name: &'static str },
+    #[error(
+        "`commit` at {at} closes no transaction on its database: the open one is on another \
+         database (each database has its own transactions; a `commit` closes the one its \
+         `db` names)"
+    )]
+    CommitOnOtherDatabase { at: usize },
     #[error("`enqueue_email` at {at} must be inside the transaction (after `begin`, before `commit`): the outbox row commits with the effect or not at all")]
     EnqueueOutsideTransaction { at: usize },
 }
@@ -265,6 +280,7 @@ impl ProtocolError {
             | ProtocolError::NestedBegin { at, .. }
             | ProtocolError::NotAConsumerStep { at, .. }
             | ProtocolError::UndefinedSql { at, .. }
+            | ProtocolError::CommitOnOtherDatabase { at }
             | ProtocolError::EnqueueOutsideTransaction { at } => Some(*at),
         }
     }
@@ -385,7 +401,19 @@ impl Protocol {
         steps: Vec<Step>,
         sql: Vec<SqlStep>,
     ) -> Result<Protocol, ProtocolError> {
-        Protocol::validate(&steps)?;
+        Protocol::with_sql_on(name, description, steps, sql, Vec::new())
+    }
+
+    /// [`Protocol::with_sql`] with step `i` on database `step_db[i]` (see
+    /// [`Protocol::validate_on`]); a SQL step's definition names the same database.
+    pub fn with_sql_on(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        steps: Vec<Step>,
+        sql: Vec<SqlStep>,
+        step_db: Vec<u8>,
+    ) -> Result<Protocol, ProtocolError> {
+        Protocol::validate_on(&steps, &step_db)?;
         for (at, step) in steps.iter().enumerate() {
             if let Step::Sql(name) = step {
                 if sql.iter().filter(|d| d.name == *name).count() != 1 {
@@ -396,12 +424,30 @@ impl Protocol {
         if let Some(d) = sql.iter().find(|d| !steps.contains(&Step::Sql(d.name))) {
             return Err(ProtocolError::UnusedSql { name: d.name });
         }
+        let db_at = |at: usize| step_db.get(at).copied().unwrap_or(0);
+        for (at, step) in steps.iter().enumerate() {
+            if let Step::Sql(name) = step {
+                let def = sql.iter().find(|d| d.name == *name).expect("checked above");
+                assert_eq!(
+                    def.db,
+                    db_at(at),
+                    "SQL step `{name}` runs on its definition's database"
+                );
+            }
+        }
+        let step_db = if step_db.iter().all(|db| *db == 0) {
+            Vec::new()
+        } else {
+            step_db
+        };
         Ok(Protocol {
             name: name.into(),
             description: description.into(),
             steps,
             sql,
             handler: None,
+            step_db,
+            db_names: Vec::new(),
         })
     }
 
@@ -418,6 +464,8 @@ impl Protocol {
             steps: vec![Step::Receive, Step::Ack],
             sql: Vec::new(),
             handler: Some(super::handler::HandlerFactory::new(make)),
+            step_db: Vec::new(),
+            db_names: Vec::new(),
         }
     }
 
@@ -427,6 +475,27 @@ impl Protocol {
             .iter()
             .find(|d| d.name == name)
             .expect("every SQL step of a protocol is defined (Protocol::with_sql)")
+    }
+
+    /// The database step `at` runs on (0: the main one).
+    pub fn db_at(&self, at: usize) -> u8 {
+        self.step_db.get(at).copied().unwrap_or(0)
+    }
+
+    /// The database the `nth` occurrence of `step` runs on (0: the main one, also for a
+    /// handler's calls, which are not steps of the list).
+    pub fn db_of(&self, step: Step, nth: u8) -> u8 {
+        if self.step_db.is_empty() {
+            return 0;
+        }
+        let at = self
+            .steps
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| **s == step)
+            .nth(usize::from(nth.max(1)) - 1)
+            .map(|(at, _)| at);
+        at.map_or(0, |at| self.db_at(at))
     }
 
     /// The built-in protocol called `name`, if there is one.
@@ -455,6 +524,13 @@ impl Protocol {
     /// `begin`, transactions do not nest and every `begin` is committed; `enqueue_email`
     /// runs inside a transaction; there is an `apply_effect` to check.
     pub fn validate(steps: &[Step]) -> Result<(), ProtocolError> {
+        Protocol::validate_on(steps, &[])
+    }
+
+    /// [`Protocol::validate`] with step `i` running on database `step_db[i]` (0, the main
+    /// one, past its end): each database has its own transactions, so the rules on `begin`
+    /// and `commit` hold per database, and transactions on different databases may overlap.
+    pub fn validate_on(steps: &[Step], step_db: &[u8]) -> Result<(), ProtocolError> {
         let first = *steps.first().ok_or(ProtocolError::Empty)?;
         if steps.len() > Protocol::MAX_STEPS {
             return Err(ProtocolError::TooLong {
@@ -488,21 +564,30 @@ impl Protocol {
                 });
             }
         }
-        let mut open = None;
+        // The open transaction's `begin`, per database.
+        let mut open: BTreeMap<u8, usize> = BTreeMap::new();
         for (at, step) in steps.iter().enumerate() {
-            match (step, open) {
-                (Step::Begin, None) => open = Some(at),
+            let db = step_db.get(at).copied().unwrap_or(0);
+            match (step, open.get(&db).copied()) {
+                (Step::Begin, None) => {
+                    open.insert(db, at);
+                }
                 (Step::Begin, Some(open)) => return Err(ProtocolError::NestedBegin { at, open }),
+                (Step::Commit, None) if !open.is_empty() => {
+                    return Err(ProtocolError::CommitOnOtherDatabase { at })
+                }
                 (Step::Commit, None) => return Err(ProtocolError::CommitWithoutBegin { at }),
-                (Step::Commit, Some(_)) => open = None,
+                (Step::Commit, Some(_)) => {
+                    open.remove(&db);
+                }
                 (Step::EnqueueEmail, None) => {
                     return Err(ProtocolError::EnqueueOutsideTransaction { at })
                 }
                 _ => {}
             }
         }
-        if let Some(at) = open {
-            return Err(ProtocolError::BeginWithoutCommit { at });
+        if let Some(at) = open.values().min() {
+            return Err(ProtocolError::BeginWithoutCommit { at: *at });
         }
         if !steps.iter().any(|s| *s == Step::ApplyEffect || s.is_sql()) {
             return Err(ProtocolError::NoEffect);
@@ -566,11 +651,12 @@ impl Protocol {
 
     /// `receive → begin → …`, for people.
     pub fn arrow_list(&self) -> String {
-        self.steps
-            .iter()
-            .map(|s| s.name())
-            .collect::<Vec<_>>()
-            .join(" → ")
+        let step = |(at, s): (usize, &Step)| match usize::from(self.db_at(at)).checked_sub(1) {
+            Some(k) if k < self.db_names.len() => format!("{}@{}", s.name(), self.db_names[k]),
+            _ => s.name().to_string(),
+        };
+        let steps: Vec<String> = self.steps.iter().enumerate().map(step).collect();
+        steps.join(" → ")
     }
 }
 
@@ -729,5 +815,52 @@ impl CommitTimeoutStrategy {
             CommitTimeoutStrategy::Abandon => "abandon",
             CommitTimeoutStrategy::Lookup => "lookup",
         }
+    }
+}
+
+#[cfg(test)]
+mod database_tests {
+    use super::*;
+
+    /// Each database has its own transactions: they may overlap across databases, never
+    /// nest on one, and a `commit` closes its own database's.
+    #[test]
+    fn transactions_are_paired_per_database() {
+        use Step::*;
+        let steps = [Receive, Begin, Begin, Sql("x"), Commit, Commit, Ack];
+        assert_eq!(
+            Protocol::validate_on(&steps, &[0, 0, 1, 1, 1, 0, 0]),
+            Ok(())
+        );
+        assert_eq!(
+            Protocol::validate(&steps),
+            Err(ProtocolError::NestedBegin { at: 2, open: 1 })
+        );
+        assert_eq!(
+            Protocol::validate_on(&steps, &[0, 0, 1, 1, 0, 0, 0]),
+            Err(ProtocolError::CommitOnOtherDatabase { at: 5 })
+        );
+        let one = [Receive, Begin, Sql("x"), Commit, Ack];
+        assert_eq!(
+            Protocol::validate_on(&one, &[0, 1, 1, 0, 0]),
+            Err(ProtocolError::CommitOnOtherDatabase { at: 3 })
+        );
+        assert_eq!(
+            Protocol::validate_on(&one[..4], &[0, 1, 1, 1]),
+            Ok(()),
+            "a protocol may end without an ack"
+        );
+        let sql = SqlStep {
+            name: "x",
+            statements: vec!["SELECT 1".into()],
+            duplicate_if: None,
+            db: 1,
+        };
+        let p =
+            Protocol::with_sql_on("p", "", one.to_vec(), vec![sql], vec![0, 1, 1, 1, 0]).unwrap();
+        assert_eq!(
+            (p.db_of(Begin, 1), p.db_of(Commit, 1), p.db_of(Ack, 1)),
+            (1, 1, 0)
+        );
     }
 }

@@ -36,8 +36,8 @@ impl DuplicateIf {
     }
 }
 
-/// One SQL step of a protocol: run on the consumer's connection to the main database,
-/// its statements in order (crash points at the step's boundaries, not between its
+/// One SQL step of a protocol: run on the consumer's connection to its database (the main
+/// one, or one of `store.databases`), its statements in order (crash points at the step's boundaries, not between its
 /// statements), with named parameters bound from the delivery.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct SqlStep {
@@ -45,6 +45,13 @@ pub struct SqlStep {
     pub statements: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub duplicate_if: Option<DuplicateIf>,
+    /// The database it runs on: 0, the main one, or the `db`-th of `store.databases`.
+    #[serde(skip_serializing_if = "is_main")]
+    pub db: u8,
+}
+
+fn is_main(db: &u8) -> bool {
+    *db == 0
 }
 
 /// The parameters every SQL statement may name, bound from the delivery in hand, besides

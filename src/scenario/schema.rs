@@ -8,6 +8,7 @@ use crate::broker::{PartitionKey, StaleAck};
 use crate::consumer::CommitTimeoutStrategy;
 use crate::store::{EffectMode, OutOfOrder};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 #[serde_with::skip_serializing_none]
 #[derive(Debug, PartialEq, Deserialize, Serialize)]
@@ -52,7 +53,40 @@ pub struct RawScenario {
 pub struct RawCheck {
     pub effects_per_event: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub invariants: Vec<String>,
+    pub invariants: Vec<RawQuery>,
+}
+
+/// A check query: its SQL on the main database, or an object naming another database.
+#[derive(Debug, PartialEq)]
+pub enum RawQuery {
+    Main(String),
+    On(RawQueryOn),
+}
+
+#[derive(Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawQueryOn {
+    pub sql: String,
+    pub db: String,
+}
+
+impl<'de> Deserialize<'de> for RawQuery {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(NameOrObject {
+            expecting: "a query (a string) or {\"sql\", \"db\"} for one on a named database",
+            named: RawQuery::Main,
+            object: RawQuery::On,
+        })
+    }
+}
+
+impl Serialize for RawQuery {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            RawQuery::Main(sql) => s.serialize_str(sql),
+            RawQuery::On(q) => q.serialize(s),
+        }
+    }
 }
 
 #[serde_with::skip_serializing_none]
@@ -176,6 +210,8 @@ pub struct RawSqlStep {
     pub name: Option<String>,
     pub sql: RawSql,
     pub duplicate_if: Option<crate::model::DuplicateIf>,
+    /// One of `store.databases`; the main database when absent.
+    pub db: Option<String>,
 }
 
 /// One statement, or a list run in order.
@@ -227,6 +263,18 @@ pub struct RawStore {
     pub cleanup_batch: Option<u32>,
     pub out_of_order: Option<OutOfOrder>,
     pub schema: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub setup: Vec<String>,
+    /// Named databases besides the main one, each its own SQLite database.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub databases: BTreeMap<String, RawDatabase>,
+}
+
+/// A named database: its own schema and rows.
+#[derive(Debug, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawDatabase {
+    pub schema: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub setup: Vec<String>,
 }

@@ -14,7 +14,7 @@ use super::{ConsumerConfig, Limits, Scenario, Workload};
 use crate::broker::BrokerConfig;
 use crate::model::{Protocol, SqlValue, Step};
 use crate::producer::ProducerConfig;
-use crate::store::{Retention, StoreConfig};
+use crate::store::{CustomSchema, Retention, StoreConfig};
 
 impl Scenario {
     /// The scenario as a scenario file: pretty JSON with two-space indentation and a final
@@ -50,7 +50,7 @@ fn raw(s: &Scenario) -> RawScenario {
         name: Some(s.name.clone()),
         description: unless(s.description.clone(), String::new()),
         seed: Some(s.seed),
-        protocol: protocol(&s.protocol),
+        protocol: protocol(&s.protocol, s.store.custom.as_ref()),
         consumers: unless(s.consumers as u64, 1),
         workload: workload(&s.workload),
         store: store(&s.store),
@@ -65,12 +65,28 @@ fn raw(s: &Scenario) -> RawScenario {
         },
         check: s.store.custom.as_ref().map(|c| RawCheck {
             effects_per_event: Some(c.effects_per_event.clone()),
-            invariants: c.invariants.clone(),
+            invariants: c
+                .invariants
+                .iter()
+                .enumerate()
+                .map(|(i, sql)| match c.invariant_db(i) {
+                    0 => RawQuery::Main(sql.clone()),
+                    db => RawQuery::On(RawQueryOn {
+                        sql: sql.clone(),
+                        db: c.db_name(db).to_string(),
+                    }),
+                })
+                .collect(),
         }),
     }
 }
 
-fn protocol(p: &Protocol) -> RawProtocol {
+fn protocol(p: &Protocol, custom: Option<&CustomSchema>) -> RawProtocol {
+    // The `db` of a step on a named database.
+    let db = |on: u8| match (on, custom) {
+        (0, _) | (_, None) => None,
+        (on, Some(c)) => Some(c.db_name(on).to_string()),
+    };
     if Protocol::built_in(&p.name).as_ref() == Some(p) {
         return RawProtocol::Named(p.name.clone());
     }
@@ -80,7 +96,15 @@ fn protocol(p: &Protocol) -> RawProtocol {
         steps: p
             .steps
             .iter()
-            .map(|s| match s {
+            .enumerate()
+            .map(|(at, s)| match s {
+                // A transaction on a named database: written as the SQL step it was read from.
+                Step::Begin | Step::Commit if p.db_at(at) != 0 => RawStep::Sql(RawSqlStep {
+                    name: Some(s.name().to_string()),
+                    sql: RawSql::One(if *s == Step::Begin { "BEGIN" } else { "COMMIT" }.into()),
+                    duplicate_if: None,
+                    db: db(p.db_at(at)),
+                }),
                 Step::Sql(name) => {
                     let def = p.sql_step(name);
                     RawStep::Sql(RawSqlStep {
@@ -90,6 +114,7 @@ fn protocol(p: &Protocol) -> RawProtocol {
                             many => RawSql::Many(many.to_vec()),
                         },
                         duplicate_if: def.duplicate_if,
+                        db: db(def.db),
                     })
                 }
                 other => RawStep::Named(other.name().to_string()),
@@ -152,6 +177,18 @@ fn store(st: &StoreConfig) -> RawStore {
             .as_ref()
             .map(|c| c.setup.clone())
             .unwrap_or_default(),
+        databases: st
+            .custom
+            .iter()
+            .flat_map(|c| &c.databases)
+            .map(|d| {
+                let raw = RawDatabase {
+                    schema: d.schema.clone(),
+                    setup: d.setup.clone(),
+                };
+                (d.name.clone(), raw)
+            })
+            .collect(),
     }
 }
 

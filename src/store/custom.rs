@@ -32,6 +32,57 @@ pub struct CustomSchema {
     pub effects_per_event: String,
     /// Queries that must give true (a non-zero integer) at the end of every run.
     pub invariants: Vec<String>,
+    /// The database each invariant reads, by position (see [`SqlStep::db`]); empty: every
+    /// one reads the main database.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub invariants_db: Vec<u8>,
+    /// `store.databases`, in name order: database `k` of a step's `db` is `databases[k - 1]`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub databases: Vec<NamedDatabase>,
+}
+
+/// One of a scenario's named databases (`store.databases`): a SQLite database of its own,
+/// with its own connection per consumer and its own transactions.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct NamedDatabase {
+    pub name: String,
+    pub schema: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub setup: Vec<String>,
+}
+
+/// The most named databases a scenario may have.
+pub const MAX_DATABASES: usize = 4;
+
+impl CustomSchema {
+    /// The name of database `db` (0: `main`).
+    pub fn db_name(&self, db: u8) -> &str {
+        match usize::from(db).checked_sub(1) {
+            None => "main",
+            Some(k) => &self.databases[k].name,
+        }
+    }
+
+    /// The database invariant `i` reads.
+    pub fn invariant_db(&self, i: usize) -> u8 {
+        self.invariants_db.get(i).copied().unwrap_or(0)
+    }
+
+    /// The [`StoreConfig`] of named database `k` (from 1) alone, for its template.
+    pub(super) fn named_config(&self, db: u8) -> StoreConfig {
+        let d = &self.databases[usize::from(db) - 1];
+        StoreConfig {
+            custom: Some(CustomSchema {
+                schema: d.schema.clone(),
+                setup: d.setup.clone(),
+                effects_per_event: String::new(),
+                invariants: Vec::new(),
+                invariants_db: Vec::new(),
+                databases: Vec::new(),
+            }),
+            ..StoreConfig::default()
+        }
+    }
 }
 
 /// The most SQLite virtual-machine steps one user statement may take (an indexed insert
@@ -377,9 +428,10 @@ impl Store {
         b: &SqlBinding<'_>,
         done: u8,
     ) -> Result<DbOutcome, String> {
-        let in_transaction = self.in_transaction();
+        let in_transaction = !self.conn_at(step.db).is_autocommit();
         for (i, sql) in step.statements.iter().enumerate().skip(usize::from(done)) {
-            let run = self.run_user_statement(sql, &|name| b.get(name).map(to_sql), false);
+            let run =
+                self.run_user_statement_on(step.db, sql, &|name| b.get(name).map(to_sql), false);
             let (rows, changed, _) = match run {
                 Ok(counts) => counts,
                 Err(e) => {
@@ -391,7 +443,7 @@ impl Store {
                     {
                         return Ok(DbOutcome::Duplicate);
                     }
-                    if in_transaction && !self.in_transaction() {
+                    if in_transaction && self.conn_at(step.db).is_autocommit() {
                         self.rolled_back_by_sqlite = true;
                         return Err(format!(
                             "{} (SQLite rolled the whole transaction back itself)",
@@ -418,7 +470,18 @@ impl Store {
         value: &dyn Fn(&str) -> Option<Value>,
         keep_row: bool,
     ) -> rusqlite::Result<(usize, usize, Option<Vec<Value>>)> {
-        let conn = self.conn.as_ref().expect("a live store has its connection");
+        self.run_user_statement_on(0, sql, value, keep_row)
+    }
+
+    /// [`Store::run_user_statement`] on database `db` (0: the main one).
+    fn run_user_statement_on(
+        &mut self,
+        db: u8,
+        sql: &str,
+        value: &dyn Fn(&str) -> Option<Value>,
+        keep_row: bool,
+    ) -> rusqlite::Result<(usize, usize, Option<Vec<Value>>)> {
+        let conn = self.conn_at(db);
         let before = conn.total_changes();
         let counts = budgeted(conn, || {
             let mut stmt = conn.prepare_cached(sql)?;
@@ -445,9 +508,17 @@ impl Store {
         });
         // Whatever the statement came to: SQLite may have rolled the whole transaction back
         // (an interrupt, a full database), and then nothing is written any more.
-        self.wrote_in_transaction =
-            !conn.is_autocommit() && (self.wrote_in_transaction || counts.is_ok());
         let changed = (conn.total_changes() - before) as usize;
+        match usize::from(db).checked_sub(1) {
+            None => {
+                self.wrote_in_transaction =
+                    !self.conn().is_autocommit() && (self.wrote_in_transaction || counts.is_ok())
+            }
+            Some(k) => {
+                self.others_wrote[k] =
+                    !self.others[k].is_autocommit() && (self.others_wrote[k] || counts.is_ok())
+            }
+        }
         let (rows, first) = counts?;
         Ok((rows, changed, first))
     }
@@ -455,13 +526,20 @@ impl Store {
     /// The scenario's check queries on the committed database: each event's effects, and
     /// every invariant.
     pub(super) fn read_custom(&mut self, state: &mut CommittedState) {
+        self.read_custom_on(None, state);
+    }
+
+    /// [`Store::read_custom`] for database `only` alone (its tables and invariants, and for
+    /// the main one the effects), or every database for `None`.
+    pub(super) fn read_custom_on(&mut self, only: Option<u8>, state: &mut CommittedState) {
         let Some(custom) = self.custom.clone() else {
             return;
         };
         state.custom = true;
-        state.tables = self.table_rows();
+        state.tables = self.table_rows(&custom, only);
         let events = Rc::clone(&self.sql_events);
-        for e in events.iter() {
+        let effects_here = only.is_none_or(|db| db == 0);
+        for e in events.iter().filter(|_| effects_here) {
             // A count that is not a non-negative integer counts as no effect (never
             // "once"), and the check itself is reported broken.
             let count = match first_value(self.conn(), &custom.effects_per_event, e) {
@@ -483,8 +561,13 @@ impl Store {
         }
         // An invariant names no parameter (checked at load): no event to bind.
         let none = SqlEvent::default();
-        for sql in &custom.invariants {
-            let (holds, value) = match first_value(self.conn(), sql, &none) {
+        for (i, sql) in custom.invariants.iter().enumerate() {
+            let db = custom.invariant_db(i);
+            if only.is_some_and(|only| only != db) {
+                continue;
+            }
+            let conn = self.conn_at(db);
+            let (holds, value) = match first_value(conn, sql, &none) {
                 Ok(v) => (matches!(v, Value::Integer(i) if i != 0), show(&v)),
                 Err(e) => (false, e),
             };
@@ -496,24 +579,31 @@ impl Store {
         }
     }
 
-    /// The rows of every table of the scenario's schema.
-    fn table_rows(&self) -> BTreeMap<String, i64> {
-        let conn = self.conn.as_ref().expect("a live store has its connection");
-        let names: Vec<String> = conn
-            .prepare_cached(TABLES)
-            .and_then(|mut q| q.query_map([], |r| r.get(0))?.collect())
-            .expect("the schema query");
-        names
-            .into_iter()
-            .map(|t| {
+    /// The rows of every table of the scenario's schema; a named database's tables are
+    /// `NAME.table`.
+    fn table_rows(&self, custom: &CustomSchema, only: Option<u8>) -> BTreeMap<String, i64> {
+        let mut rows = BTreeMap::new();
+        let all = 0..=self.others.len() as u8;
+        for db in all.filter(|db| only.is_none_or(|only| only == *db)) {
+            let conn = self.conn_at(db);
+            let prefix = match db {
+                0 => String::new(),
+                _ => format!("{}.", custom.db_name(db)),
+            };
+            let names: Vec<String> = conn
+                .prepare_cached(TABLES)
+                .and_then(|mut q| q.query_map([], |r| r.get(0))?.collect())
+                .expect("the schema query");
+            for t in names {
                 let sql = format!("SELECT count(*) FROM \"{}\"", t.replace('"', "\"\""));
                 let n = conn
                     .prepare_cached(&sql)
                     .and_then(|mut q| q.query_row([], |r| r.get(0)))
                     .expect("a count");
-                (t, n)
-            })
-            .collect()
+                rows.insert(format!("{prefix}{t}"), n);
+            }
+        }
+        rows
     }
 
     /// The committed effects of event `event_id` alone, as `check.effects_per_event` counts

@@ -38,6 +38,7 @@ use std::rc::Rc;
 mod consumer_db;
 mod custom;
 mod handler_sql;
+mod named;
 mod ops;
 mod outbox;
 mod read;
@@ -47,8 +48,10 @@ mod sql;
 
 pub use consumer_db::ConsumerDb;
 pub use custom::{
-    CustomSchema, SchemaProblem, SqlChecker, StatementShape, MAX_DATABASE_BYTES, MAX_VM_STEPS,
+    CustomSchema, NamedDatabase, SchemaProblem, SqlChecker, StatementShape, MAX_DATABASES,
+    MAX_DATABASE_BYTES, MAX_VM_STEPS,
 };
+pub use named::{merge_parts, DatabaseView};
 use ops::contention;
 pub use outbox::{OutboxTable, TransferWrite};
 pub use read::replay_statements;
@@ -199,7 +202,14 @@ pub enum StoreOp<'a> {
         track_transfer: bool,
     },
     Commit,
+    /// Rolls back every transaction the connections hold open (the main database's and
+    /// the named ones'): a consumer's recovery after a duplicate or a failure.
     Rollback,
+    /// `BEGIN`, `COMMIT` or `ROLLBACK` on the scenario's named database `db` (from 1, see
+    /// [`CustomSchema::databases`]), or, for `RollbackOn(0)`, on the main one alone.
+    BeginOn(u8),
+    CommitOn(u8),
+    RollbackOn(u8),
     /// `INSERT INTO email_outbox …` for the event, stamped with virtual time.
     EnqueueEmail {
         event: &'a Event,
@@ -252,6 +262,13 @@ pub struct Store {
     /// does on an interrupt or a full database): the consumer's `ROLLBACK` that follows
     /// then finds nothing to roll back, as a real consumer's would.
     rolled_back_by_sqlite: bool,
+    /// The connections to the scenario's named databases (`store.databases`), in order:
+    /// database `k` of a step is `others[k - 1]`. Each its own SQLite database with its own
+    /// transactions, as a second store of a real service would be.
+    others: Vec<Connection>,
+    /// Per named database, whether its open transaction has written (see
+    /// `wrote_in_transaction`).
+    others_wrote: Vec<bool>,
 }
 
 /// How a logged statement was run.
@@ -310,7 +327,7 @@ impl Store {
                 conn
             }
         };
-        Ok(Store::on(conn, config, Some(bytes)))
+        Store::on(conn, config, Some(bytes)).with_named_in_memory(config)
     }
 
     /// A store on `conn` with `config`'s policies; `pooled` is the template it goes back to
@@ -330,7 +347,39 @@ impl Store {
             custom: config.custom.clone().map(Rc::new),
             sql_events: Rc::default(),
             rolled_back_by_sqlite: false,
+            others: Vec::new(),
+            others_wrote: Vec::new(),
         }
+    }
+
+    /// Adds in-memory connections to the scenario's named databases, each from its own
+    /// template.
+    fn with_named_in_memory(mut self, config: &StoreConfig) -> Result<Store, StoreError> {
+        let Some(custom) = &config.custom else {
+            return Ok(self);
+        };
+        for k in 1..=custom.databases.len() {
+            let bytes = template(&custom.named_config(k as u8), &[])?;
+            let mut conn = Connection::open_in_memory()?;
+            conn.deserialize_read_exact(MAIN_DB, bytes.as_slice(), bytes.len(), false)?;
+            custom::limit(&conn);
+            self.others.push(conn);
+            self.others_wrote.push(false);
+        }
+        Ok(self)
+    }
+
+    /// The connection to database `db` (0: the main one).
+    pub(super) fn conn_at(&self, db: u8) -> &Connection {
+        match usize::from(db).checked_sub(1) {
+            None => self.conn(),
+            Some(k) => &self.others[k],
+        }
+    }
+
+    /// Every connection: the main database's, then the named ones'.
+    fn connections(&self) -> impl Iterator<Item = &Connection> {
+        self.conn.iter().chain(&self.others)
     }
 
     /// The workload's events as the scenario's check queries see them.
@@ -352,17 +401,26 @@ impl Store {
     ) -> Result<Vec<Store>, StoreError> {
         let path = dir.join("delivery-sim.sqlite");
         std::fs::write(&path, template(config, accounts)?.as_slice())?;
+        let databases = config.custom.as_ref().map_or(&[][..], |c| &c.databases);
+        let mut named = Vec::new();
+        for (k, d) in databases.iter().enumerate() {
+            let path = dir.join(format!("named-{}.sqlite", d.name));
+            let custom = config.custom.as_ref().expect("named databases are custom");
+            let bytes = template(&custom.named_config(k as u8 + 1), &[])?;
+            std::fs::write(&path, bytes.as_slice())?;
+            named.push(path);
+        }
         (0..connections)
             .map(|i| {
-                let conn = Connection::open(&path)?;
-                conn.busy_timeout(std::time::Duration::ZERO)?;
-                if i == 0 {
-                    let mode: String =
-                        conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))?;
-                    assert_eq!(mode, "wal", "a file database accepts WAL");
+                let conn = open_wal(&path, i == 0)?;
+                let mut store = Store::on(conn, config, None);
+                for path in &named {
+                    let conn = open_wal(path, i == 0)?;
+                    custom::limit(&conn);
+                    store.others.push(conn);
+                    store.others_wrote.push(false);
                 }
-                conn.execute_batch("PRAGMA synchronous=OFF")?;
-                Ok(Store::on(conn, config, None))
+                Ok(store)
             })
             .collect()
     }
@@ -378,14 +436,20 @@ impl Store {
         config: &StoreConfig,
         accounts: &[Account],
     ) -> Result<Store, StoreError> {
-        if !path.exists() {
-            std::fs::write(path, template(config, accounts)?.as_slice())?;
+        let conn = open_durable(path, || template(config, accounts))?;
+        let mut store = Store::on(conn, config, None);
+        // The named databases are files beside it: `NAME.` before its name.
+        let databases = config.custom.as_ref().map_or(&[][..], |c| &c.databases);
+        for (k, d) in databases.iter().enumerate() {
+            let file = path.file_name().map(|f| f.to_string_lossy().into_owned());
+            let named = path.with_file_name(format!("{}.{}", d.name, file.unwrap_or_default()));
+            let custom = config.custom.as_ref().expect("named databases are custom");
+            let conn = open_durable(&named, || template(&custom.named_config(k as u8 + 1), &[]))?;
+            custom::limit(&conn);
+            store.others.push(conn);
+            store.others_wrote.push(false);
         }
-        let conn = Connection::open(path)?;
-        let mode: String = conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))?;
-        assert_eq!(mode, "wal", "a file database accepts WAL");
-        conn.execute_batch("PRAGMA synchronous=FULL")?;
-        Ok(Store::on(conn, config, None))
+        Ok(store)
     }
 
     fn conn(&self) -> &Connection {
@@ -448,12 +512,19 @@ impl Store {
         }
     }
 
-    /// The consumer's process died: its connection's open transaction, if any, is rolled
+    /// The consumer's process died: its connections' open transactions, if any, are rolled
     /// back, exactly as SQLite does when a connection goes away. Returns whether there was
     /// one.
     pub fn drop_open_transaction(&mut self) -> bool {
+        let mut named = false;
+        for conn in self.others.iter().filter(|c| !c.is_autocommit()) {
+            conn.execute_batch("ROLLBACK")
+                .expect("ROLLBACK of an open transaction");
+            named = true;
+        }
+        self.others_wrote.fill(false);
         if self.conn().is_autocommit() {
-            return false;
+            return named;
         }
         match self.crash_model {
             CrashModel::RollBack => {
@@ -467,9 +538,42 @@ impl Store {
         true
     }
 
+    /// Whether a transaction is open on any of its connections.
     pub fn in_transaction(&self) -> bool {
-        !self.conn().is_autocommit()
+        self.connections().any(|c| !c.is_autocommit())
     }
+}
+
+/// A connection to the database file at `path` as a real process opens it (see
+/// [`Store::open_file`]): created from `template` if it does not exist, WAL mode,
+/// `synchronous=FULL`.
+fn open_durable(
+    path: &std::path::Path,
+    template: impl FnOnce() -> Result<Rc<Vec<u8>>, StoreError>,
+) -> Result<Connection, StoreError> {
+    if !path.exists() {
+        std::fs::write(path, template()?.as_slice())?;
+    }
+    let conn = Connection::open(path)?;
+    let mode: String = conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))?;
+    assert_eq!(mode, "wal", "a file database accepts WAL");
+    conn.execute_batch("PRAGMA synchronous=FULL")?;
+    Ok(conn)
+}
+
+/// A connection to the database file at `path` for one of several processes: WAL mode
+/// (set by the `first`), no busy timeout (the scheduler decides when to retry), and
+/// `synchronous=OFF` (a simulated crash is a process crash, which loses nothing the OS
+/// already holds).
+fn open_wal(path: &std::path::Path, first: bool) -> Result<Connection, StoreError> {
+    let conn = Connection::open(path)?;
+    conn.busy_timeout(std::time::Duration::ZERO)?;
+    if first {
+        let mode: String = conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))?;
+        assert_eq!(mode, "wal", "a file database accepts WAL");
+    }
+    conn.execute_batch("PRAGMA synchronous=OFF")?;
+    Ok(conn)
 }
 
 impl Drop for Store {

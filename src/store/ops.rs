@@ -61,15 +61,60 @@ impl Store {
                         .unwrap_or_else(|| panic!("email_outbox INSERT: unexpected {e:?}")),
                 }
             }
-            StoreOp::Rollback if rolled_back_by_sqlite && self.conn().is_autocommit() => {
+            StoreOp::Rollback => {
+                let mut any = false;
+                for db in 1..=self.others.len() as u8 {
+                    if !self.conn_at(db).is_autocommit() {
+                        any = true;
+                        self.control_on(db, "ROLLBACK");
+                    }
+                }
+                if self.conn().is_autocommit() {
+                    assert!(
+                        any || rolled_back_by_sqlite,
+                        "ROLLBACK outside a transaction"
+                    );
+                    return DbOutcome::RolledBack;
+                }
+                self.control("ROLLBACK").unwrap_or(DbOutcome::RolledBack)
+            }
+            StoreOp::RollbackOn(0) if rolled_back_by_sqlite && self.conn().is_autocommit() => {
                 DbOutcome::RolledBack
             }
-            StoreOp::Rollback => {
+            StoreOp::RollbackOn(0) => {
                 assert!(
                     !self.conn().is_autocommit(),
                     "ROLLBACK outside a transaction"
                 );
                 self.control("ROLLBACK").unwrap_or(DbOutcome::RolledBack)
+            }
+            StoreOp::BeginOn(db) => {
+                assert!(
+                    self.conn_at(db).is_autocommit(),
+                    "BEGIN inside a transaction"
+                );
+                self.control_on(db, "BEGIN").unwrap_or(DbOutcome::Begun)
+            }
+            StoreOp::CommitOn(db) => {
+                assert!(
+                    !self.conn_at(db).is_autocommit(),
+                    "COMMIT outside a transaction"
+                );
+                self.control_on(db, "COMMIT")
+                    .unwrap_or(DbOutcome::Committed)
+            }
+            StoreOp::RollbackOn(db)
+                if rolled_back_by_sqlite && self.conn_at(db).is_autocommit() =>
+            {
+                DbOutcome::RolledBack
+            }
+            StoreOp::RollbackOn(db) => {
+                assert!(
+                    !self.conn_at(db).is_autocommit(),
+                    "ROLLBACK outside a transaction"
+                );
+                self.control_on(db, "ROLLBACK")
+                    .unwrap_or(DbOutcome::RolledBack)
             }
         }
     }
@@ -332,6 +377,17 @@ impl Store {
 
     /// `BEGIN`, `COMMIT` or `ROLLBACK`, prepared once per connection like every statement.
     /// Returns the contention outcome if SQLite answered busy.
+    /// `BEGIN`, `COMMIT` or `ROLLBACK` on named database `db` (from 1): `None` when done,
+    /// else the lock contention that stopped it.
+    fn control_on(&mut self, db: u8, sql: &'static str) -> Option<DbOutcome> {
+        // A new transaction has written nothing; an ended one has nothing open.
+        self.others_wrote[usize::from(db) - 1] = false;
+        match self.conn_at(db).execute_batch(sql) {
+            Ok(()) => None,
+            Err(e) => Some(contention(&e, 0).unwrap_or_else(|| panic!("{sql}: {e}"))),
+        }
+    }
+
     pub(super) fn control(&mut self, sql: &'static str) -> Option<DbOutcome> {
         match self.write(sql, &[]) {
             Ok(_) => None,

@@ -43,6 +43,10 @@ impl Store {
             custom,
             sql_events: _, // Configuration: the same for every run of a scenario.
             rolled_back_by_sqlite,
+            // Never digested: a run with named databases has no fingerprint at all (see
+            // `World::fingerprint`), so every schedule of it is run.
+            others: _,
+            others_wrote: _,
         } = self;
         h.value(rolled_back_by_sqlite);
         // A scenario's own statements may read any column, `*_at` ones included.
@@ -103,7 +107,7 @@ impl Store {
     /// connection would see its own uncommitted writes.
     pub fn committed_state(&mut self) -> CommittedState {
         assert!(
-            self.conn().is_autocommit(),
+            !self.in_transaction(),
             "the checker reads committed state only"
         );
         self.read_state()
@@ -113,15 +117,17 @@ impl Store {
     /// a transaction (its count of changed rows, and whether it is outside a transaction).
     /// The committed state changes only after some connection's mark did.
     pub fn change_mark(&self) -> (u64, bool) {
-        let conn = self.conn();
-        (conn.total_changes(), conn.is_autocommit())
+        let changes = self.connections().map(Connection::total_changes).sum();
+        (changes, !self.in_transaction())
     }
 
     /// For narration during a run: the committed state read through this connection, or
     /// `None` when it has a transaction open (it would see its own writes). The reads are
     /// not logged with the run's statements.
     pub fn committed_snapshot(&mut self) -> Option<CommittedState> {
-        if !self.conn().is_autocommit() {
+        // With a named database's transaction open too: its connection would see its own
+        // writes (and the database may have no other connection to read through).
+        if self.in_transaction() {
             return None;
         }
         let log = self.log.take();

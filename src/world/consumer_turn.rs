@@ -227,7 +227,13 @@ impl World<'_> {
         };
         match step {
             Step::Receive => unreachable!("handled above"),
-            Step::Begin => db(self.stores[c].execute(StoreOp::Begin, now)),
+            Step::Begin => {
+                let op = match self.scenario.protocol.db_of(step, nth) {
+                    0 => StoreOp::Begin,
+                    on => StoreOp::BeginOn(on),
+                };
+                db(self.stores[c].execute(op, now))
+            }
             Step::CheckInbox => db(self.stores[c].execute(StoreOp::CheckInbox { event }, now)),
             Step::InsertInbox => db(self.stores[c].execute(StoreOp::InsertInbox { event }, now)),
             Step::ApplyEffect => db(self.stores[c].execute(
@@ -320,13 +326,20 @@ impl World<'_> {
                 TraceKind::Db { step, nth, outcome },
             )
         };
+        // The database whose transaction this commit closes: the main one, or a named one.
+        let on = self.scenario.protocol.db_of(Step::Commit, nth);
+        let commit = match on {
+            0 => StoreOp::Commit,
+            on => StoreOp::CommitOn(on),
+        };
         match self.faults.commit_timeout(d, nth) {
-            None => db(self.stores[c].execute(StoreOp::Commit, now)),
+            None => db(self.stores[c].execute(commit, now)),
             Some((i, applied)) => {
+                // Not applied: this transaction alone is rolled back, not another database's.
                 let op = if applied {
-                    StoreOp::Commit
+                    commit
                 } else {
-                    StoreOp::Rollback
+                    StoreOp::RollbackOn(on)
                 };
                 match self.stores[c].execute(op, now) {
                     // Busy (or anything but done): nothing happened yet; the timeout

@@ -16,6 +16,17 @@ impl World<'_> {
         if self.scenario.protocol.handler.is_some() {
             return None;
         }
+        // Nor are the rows of a scenario's named databases digested: no schedule of such a
+        // run stands in for another either.
+        if self
+            .scenario
+            .store
+            .custom
+            .as_ref()
+            .is_some_and(|c| !c.databases.is_empty())
+        {
+            return None;
+        }
         let mut connections = self
             .cleanup_store
             .iter()

@@ -15,7 +15,7 @@ use crate::broker::Message;
 use crate::model::{ConsumerId, Event, EventIndex};
 use crate::scenario::Scenario;
 use crate::sim::TraceEntry;
-use crate::store::{CommittedState, Store};
+use crate::store::{merge_parts, CommittedState, DatabaseView, Store};
 use std::rc::Rc;
 
 /// Who watches a narrated run: told every trace entry, with the state right after it, as
@@ -37,6 +37,9 @@ pub(super) struct Watch<'o> {
     /// Every connection's change mark when `committed` was read (empty before the first
     /// read): while they are the same, so is the committed state.
     marks: Vec<(u64, bool)>,
+    /// With named databases: each database's part of `committed` (the main one first), kept
+    /// while no connection to it is outside a transaction to read it again.
+    parts: Vec<CommittedState>,
 }
 
 impl<'o> Watch<'o> {
@@ -46,6 +49,7 @@ impl<'o> Watch<'o> {
             listening: true,
             committed: Rc::default(),
             marks: Vec::new(),
+            parts: Vec::new(),
         }
     }
 }
@@ -71,6 +75,9 @@ pub struct OpenTransaction {
     /// What the consumer's connection sees (the committed rows plus its own uncommitted
     /// writes), or `None` while the transaction has written nothing.
     pub view: Option<CommittedState>,
+    /// The databases it has a transaction open on: 0 is the main one, `k` the `k`-th of
+    /// `store.databases` (each has its own transactions).
+    pub databases: Vec<u8>,
 }
 
 impl World<'_> {
@@ -80,6 +87,13 @@ impl World<'_> {
         let Some(watch) = self.watch.as_mut().filter(|w| w.listening) else {
             return;
         };
+        if self
+            .stores
+            .iter()
+            .any(|s| s.local().is_some_and(|s| s.named_databases() > 0))
+        {
+            return self.observe_named(entry);
+        }
         // Only a commit changes what this reads (the ledger, the inbox, the balances, the
         // alerts): nothing to read again while no connection wrote or ended a transaction.
         // A connection that just committed has no transaction open; so when every one is
@@ -119,8 +133,74 @@ impl World<'_> {
                     consumer: c,
                     event: self.consumers[c].delivery().map(|d| d.event),
                     view,
+                    databases: vec![0],
                 });
             }
+        }
+        let after = Snapshot {
+            messages: self.broker.messages().to_vec(),
+            committed: Rc::clone(&watch.committed),
+            open,
+        };
+        watch.listening = watch.observer.observe(entry, after);
+    }
+}
+
+impl World<'_> {
+    /// [`World::observe`] for a scenario with named databases: each database is read on
+    /// its own, its committed part through a connection outside a transaction there (or
+    /// kept from the last read while there is none), each consumer's open transactions
+    /// through its own connections where they have written.
+    fn observe_named(&mut self, entry: &TraceEntry) {
+        let Some(watch) = self.watch.as_mut() else {
+            return;
+        };
+        let mut locals: Vec<&mut Store> = self
+            .stores
+            .iter_mut()
+            .filter_map(|s| s.local_mut())
+            .collect();
+        let databases = locals
+            .iter()
+            .map(|s| s.named_databases())
+            .max()
+            .unwrap_or(0);
+        watch
+            .parts
+            .resize(usize::from(databases) + 1, CommittedState::default());
+        for db in 0..=databases {
+            if let Some(part) = locals.iter_mut().find_map(|s| s.committed_part(db)) {
+                watch.parts[usize::from(db)] = part;
+            }
+        }
+        watch.committed = Rc::new(merge_parts(&watch.parts));
+        let mut open = Vec::new();
+        for (c, store) in locals.into_iter().enumerate() {
+            let views: Vec<DatabaseView> =
+                (0..=databases).map(|db| store.open_view_part(db)).collect();
+            if views.iter().all(|v| matches!(v, DatabaseView::Committed)) {
+                continue;
+            }
+            let written = views.iter().any(|v| matches!(v, DatabaseView::Written(_)));
+            let databases = (0..=databases)
+                .filter(|db| !matches!(views[usize::from(*db)], DatabaseView::Committed))
+                .collect();
+            let view = written.then(|| {
+                let parts = views
+                    .iter()
+                    .zip(&watch.parts)
+                    .map(|(v, committed)| match v {
+                        DatabaseView::Written(part) => &**part,
+                        _ => committed,
+                    });
+                merge_parts(parts)
+            });
+            open.push(OpenTransaction {
+                consumer: c,
+                event: self.consumers[c].delivery().map(|d| d.event),
+                view,
+                databases,
+            });
         }
         let after = Snapshot {
             messages: self.broker.messages().to_vec(),

@@ -5,6 +5,7 @@
 mod cli;
 mod consumer_faults;
 mod crosscheck;
+mod databases;
 mod diagram;
 mod explain;
 mod fields;

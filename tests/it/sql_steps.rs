@@ -133,12 +133,12 @@ fn every_bad_sql_input_is_refused_naming_its_field() {
         (
             Box::new(|d: &mut Value| d["protocol"]["steps"][2]["db"] = "dedup".into()),
             "protocol.steps[2].db",
-            "unknown field",
+            "no database is called `dedup`: the scenario has no `store.databases`",
         ),
         (
             Box::new(|d: &mut Value| d["store"]["databases"] = json!({"dedup": {}})),
-            "store.databases",
-            "unknown field",
+            "store.databases.dedup",
+            "missing field `schema`",
         ),
         (
             Box::new(|d: &mut Value| d["store"]["schema"][0] = "CREATE TABL x (a)".into()),

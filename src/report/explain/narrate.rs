@@ -57,7 +57,15 @@ impl Narrator<'_> {
         // (`e1`) for what the database knows.
         let ev = self.ev(entry);
         let base = l.ev(entry.event.unwrap_or(0), 0);
-        let in_tx = before.open.iter().any(|t| t.consumer == c);
+        // Whether the step runs inside a transaction: one open on the database it runs on.
+        let db = match entry.kind {
+            TraceKind::Db { step, nth, .. } => self.db_of(step, nth),
+            _ => 0,
+        };
+        let in_tx = before
+            .open
+            .iter()
+            .any(|t| t.consumer == c && t.databases.contains(&db));
         if let Some(told) = self.consumer_refusal(&who, entry, &ev, &base) {
             return told;
         }
@@ -128,7 +136,10 @@ impl Narrator<'_> {
         let base = l.ev(entry.event.unwrap_or(0), 0);
         let key = (entry.event.unwrap_or(0), entry.copy, entry.delivery);
         Some(match (step, outcome) {
-            (Step::Begin, _) => l.begin(&who, &ev),
+            (Step::Begin, _) => match self.db_name(entry) {
+                None => l.begin(&who, &ev),
+                Some(db) => l.begin_on(&who, &ev, db),
+            },
             (Step::CheckInbox, DbOutcome::Found) => {
                 self.discarded.insert(key);
                 l.check_found(&who, &base)
@@ -144,8 +155,14 @@ impl Narrator<'_> {
             (Step::InsertInbox, _) => l.inbox_inserted_autocommit(&who, &base),
             (Step::ApplyEffect, _) => self.effect(c, entry, outcome, after, in_tx),
             (Step::Commit, DbOutcome::Committed) => {
-                let writes = self.writes_of(c, before);
-                l.commit(&who, &self.tx_list(&writes))
+                let TraceKind::Db { nth, .. } = entry.kind else {
+                    unreachable!("a commit's answer is a database entry")
+                };
+                let writes = self.writes_of_on(c, before, self.db_of(step, nth));
+                match self.db_name(entry) {
+                    None => l.commit(&who, &self.tx_list(&writes)),
+                    Some(db) => l.commit_on(&who, &self.tx_list(&writes), db),
+                }
             }
             (Step::EnqueueEmail, _) => l.email_queued(&who, &base),
             (Step::Sql(name), _) => self.sql_step(c, entry, name, outcome, in_tx),

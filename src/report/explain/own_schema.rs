@@ -63,6 +63,45 @@ impl Narrator<'_> {
         }
     }
 
+    /// The database the `nth` `step` runs on (0: the main one).
+    pub(super) fn db_of(&self, step: Step, nth: u8) -> u8 {
+        self.scenario.protocol.db_of(step, nth)
+    }
+
+    /// The name of the named database `entry`'s step runs on; `None` for the main one.
+    pub(super) fn db_name(&self, entry: &TraceEntry) -> Option<&str> {
+        let TraceKind::Db { step, nth, .. } = entry.kind else {
+            return None;
+        };
+        let db = self.db_of(step, nth);
+        let custom = self.scenario.store.custom.as_ref()?;
+        (db != 0).then(|| custom.db_name(db))
+    }
+
+    /// What consumer `c`'s open transaction on database `db` wrote: with named databases,
+    /// only that database's tables, and the effect only for the main one.
+    pub(super) fn writes_of_on(&self, c: usize, before: &Snapshot, db: u8) -> Option<TxWrites> {
+        let mut writes = self.writes_of(c, before)?;
+        let Some(custom) = self.scenario.store.custom.as_ref() else {
+            return Some(writes);
+        };
+        if custom.databases.is_empty() {
+            return Some(writes);
+        }
+        let db_of_table = |t: &str| {
+            let named = custom.databases.iter().position(|d| {
+                t.strip_prefix(d.name.as_str())
+                    .is_some_and(|rest| rest.starts_with('.'))
+            });
+            named.map_or(0, |k| k as u8 + 1)
+        };
+        writes.rows.retain(|(t, _)| db_of_table(t) == db);
+        if db != 0 {
+            writes.items.clear();
+        }
+        Some(writes)
+    }
+
     /// A SQL step the store answered: what it ran, or that it said "already processed".
     pub(super) fn sql_step(
         &mut self,

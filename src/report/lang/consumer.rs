@@ -44,6 +44,21 @@ impl Lang {
         }
     }
 
+    /// `BEGIN` on one of the scenario's named databases: a transaction of its own.
+    pub fn begin_on(self, who: &str, ev: &str, db: &str) -> String {
+        match self {
+            Lang::En => format!(
+                "{who} opens a transaction on database {db} for {ev} (BEGIN). It is a \
+                 transaction of its own: it commits or rolls back apart from any other \
+                 database's."
+            ),
+            Lang::Es => format!(
+                "{who} abre una transacción en la base {db} para {ev} (BEGIN). Es una \
+                 transacción aparte: se confirma o se revierte sin las de otra base."
+            ),
+        }
+    }
+
     pub fn check_found(self, who: &str, ev: &str) -> String {
         match self {
             Lang::En => format!(
@@ -339,6 +354,29 @@ impl Lang {
             ),
             (Lang::Es, false) => format!(
                 "{who} hace COMMIT. Desde ahora es durable, todo junto: {}.",
+                self.list(items)
+            ),
+        }
+    }
+
+    /// The `COMMIT` on one of the scenario's named databases: durable there, and only
+    /// there.
+    pub fn commit_on(self, who: &str, items: &[String], db: &str) -> String {
+        match (self, items.is_empty()) {
+            (Lang::En, true) => {
+                format!("{who} commits (COMMIT) on database {db} a transaction that wrote nothing.")
+            }
+            (Lang::Es, true) => format!(
+                "{who} hace COMMIT en la base {db} de una transacción que no escribió nada."
+            ),
+            (Lang::En, false) => format!(
+                "{who} commits on database {db} (COMMIT). Durable from now on, in {db} only: \
+                 {}. Nothing in another database is part of this commit.",
+                self.list(items)
+            ),
+            (Lang::Es, false) => format!(
+                "{who} hace COMMIT en la base {db}. Desde ahora es durable, solo en {db}: {}. \
+                 Nada de otra base es parte de este COMMIT.",
                 self.list(items)
             ),
         }

@@ -127,7 +127,8 @@ impl Checker<'_> {
     }
 
     fn scenario(&self, raw: RawScenario) -> Result<Scenario, ScenarioError> {
-        let (protocol, origins) = self.protocol(&raw.protocol)?;
+        let databases: Vec<&str> = raw.store.databases.keys().map(String::as_str).collect();
+        let (protocol, origins) = self.protocol(&raw.protocol, &databases)?;
         let mut workload = self.workload(&raw.workload)?;
         let custom = self.custom_store(&raw, &protocol, &origins, &mut workload)?;
         if !workload.invalid.is_empty() && !protocol.has(Step::ApplyEffect) {

@@ -7,7 +7,7 @@
 use super::*;
 use crate::consumer::CommitTimeoutStrategy;
 use crate::model::{sql, DuplicateIf, SqlStep, SqlValue};
-use crate::store::{CustomSchema, SqlChecker, StatementShape};
+use crate::store::{CustomSchema, NamedDatabase, SqlChecker, StatementShape, MAX_DATABASES};
 use std::collections::BTreeMap;
 
 /// Where a SQL step was written: its first position in `protocol.steps`, and whether its
@@ -48,6 +48,7 @@ impl Checker<'_> {
         &self,
         i: usize,
         raw: &RawSqlStep,
+        db: u8,
         defs: &mut Vec<SqlStep>,
         origins: &mut Vec<SqlOrigin>,
     ) -> Result<Step, ScenarioError> {
@@ -111,6 +112,7 @@ impl Checker<'_> {
             name,
             statements,
             duplicate_if: raw.duplicate_if,
+            db,
         };
         match defs.iter().position(|d| d.name == name) {
             Some(k) if defs[k] != def => {
@@ -175,7 +177,24 @@ impl Checker<'_> {
                  reservation WHERE event_id = :event_id\"",
                 )
             })?;
-        let invariants = check.map(|c| c.invariants.clone()).unwrap_or_default();
+        let named = self.named_databases(raw)?;
+        let names: Vec<&str> = named.iter().map(|d| d.name.as_str()).collect();
+        let mut invariants = Vec::new();
+        let mut invariants_db = Vec::new();
+        for (i, q) in check.map_or(&[][..], |c| &c.invariants).iter().enumerate() {
+            let (sql, db) = match q {
+                RawQuery::Main(sql) => (sql.clone(), 0),
+                RawQuery::On(q) => {
+                    let field = format!("check.invariants[{i}].db");
+                    (q.sql.clone(), self.database_index(&field, &q.db, &names)?)
+                }
+            };
+            invariants.push(sql);
+            invariants_db.push(db);
+        }
+        if invariants_db.iter().all(|db| *db == 0) {
+            invariants_db.clear();
+        }
         for (list, name) in [
             (schema, "store.schema"),
             (&raw.store.setup, "store.setup"),
@@ -198,23 +217,111 @@ impl Checker<'_> {
             let section = if setup { "store.setup" } else { "store.schema" };
             self.err(format!("{section}[{i}]"), m)
         })?;
+        let mut checkers = vec![checker];
+        for (k, d) in named.iter().enumerate() {
+            let field = format!("store.databases.{}", d.name);
+            let checker = SqlChecker::new(&d.schema, &d.setup).map_err(|(setup, i, m)| {
+                let section = if setup { "setup" } else { "schema" };
+                self.err(format!("{field}.{section}[{i}]"), m)
+            })?;
+            debug_assert_eq!(checkers.len(), k + 1);
+            checkers.push(checker);
+        }
+        let checker = &checkers[0];
         let keys = payload_keys(&workload.payloads);
         for o in origins {
-            self.sql_statements(&checker, protocol.sql_step(o.name), o, &keys)?;
+            let def = protocol.sql_step(o.name);
+            self.sql_statements(&checkers[usize::from(def.db)], def, o, &keys)?;
         }
         let event_params = |p: &str| sql::EVENT_PARAMETERS.contains(&p) || keys.contains(p);
         let shape =
-            self.check_query(&checker, "check.effects_per_event", &effects, &event_params)?;
-        self.effects_start_at_zero(&checker, &shape, raw.seed.unwrap_or(0), &effects, workload)?;
+            self.check_query(checker, "check.effects_per_event", &effects, &event_params)?;
+        self.effects_start_at_zero(checker, &shape, raw.seed.unwrap_or(0), &effects, workload)?;
         for (i, q) in invariants.iter().enumerate() {
-            self.check_query(&checker, &format!("check.invariants[{i}]"), q, &|_| false)?;
+            let db = invariants_db.get(i).copied().unwrap_or(0);
+            let field = match db {
+                0 => format!("check.invariants[{i}]"),
+                _ => format!("check.invariants[{i}].sql"),
+            };
+            self.check_query(&checkers[usize::from(db)], &field, q, &|_| false)?;
         }
         Ok(Some(CustomSchema {
             schema: schema.clone(),
             setup: raw.store.setup.clone(),
             effects_per_event: effects,
             invariants,
+            invariants_db,
+            databases: named,
         }))
+    }
+
+    /// `store.databases`, in name order, their names and statements checked for form (each
+    /// schema is built when the caller prepares the statements against it).
+    fn named_databases(&self, raw: &RawScenario) -> Result<Vec<NamedDatabase>, ScenarioError> {
+        let databases = &raw.store.databases;
+        if databases.len() > MAX_DATABASES {
+            return Err(self.err(
+                "store.databases",
+                format!(
+                    "at most {MAX_DATABASES} named databases, this scenario has {}",
+                    databases.len()
+                ),
+            ));
+        }
+        let mut named = Vec::new();
+        for (name, d) in databases {
+            let field = format!("store.databases.{name}");
+            if !sql::valid_name(name) || name == "main" || name == "temp" {
+                return Err(self.err(
+                    field,
+                    format!(
+                        "`{name}` cannot name a database: steps name it in `db`, so it is \
+                         lower-case letters, digits and `_`, starting with a letter, at most \
+                         40 characters, and not `main` or `temp` (SQLite's own)"
+                    ),
+                ));
+            }
+            if d.schema.is_empty() {
+                return Err(self.err(
+                    format!("{field}.schema"),
+                    "a named database needs its CREATE TABLE statements",
+                ));
+            }
+            for (list, section) in [(&d.schema, "schema"), (&d.setup, "setup")] {
+                if list.len() > bounds::MAX_SCHEMA_STATEMENTS {
+                    return Err(self.err(
+                        format!("{field}.{section}"),
+                        format!("at most {} statements", bounds::MAX_SCHEMA_STATEMENTS),
+                    ));
+                }
+                for (i, s) in list.iter().enumerate() {
+                    self.statement_text(&format!("{field}.{section}[{i}]"), s)?;
+                }
+            }
+            named.push(NamedDatabase {
+                name: name.clone(),
+                schema: d.schema.clone(),
+                setup: d.setup.clone(),
+            });
+        }
+        Ok(named)
+    }
+
+    /// The index of database `name` among `names` (0: `main`), for a query's `db`.
+    fn database_index(&self, field: &str, name: &str, names: &[&str]) -> Result<u8, ScenarioError> {
+        if name == "main" {
+            return Ok(0);
+        }
+        match names.iter().position(|n| *n == name) {
+            Some(k) => Ok(k as u8 + 1),
+            None => Err(self.err(
+                field,
+                format!(
+                    "no database is called `{name}`; the scenario's databases are main{}",
+                    names.iter().map(|n| format!(", {n}")).collect::<String>()
+                ),
+            )),
+        }
     }
 
     /// `check.effects_per_event` names its event and counts 0 effects for every event of
@@ -274,6 +381,7 @@ impl Checker<'_> {
         self.refuse_set(
             &[
                 ("store.setup", !raw.store.setup.is_empty()),
+                ("store.databases", !raw.store.databases.is_empty()),
                 ("check", raw.check.is_some()),
                 ("workload.payloads", !raw.workload.payloads.is_empty()),
                 ("workload.event_type", raw.workload.event_type.is_some()),

@@ -4,10 +4,12 @@
 use super::*;
 
 impl Checker<'_> {
-    /// The protocol, and where its SQL steps were written.
+    /// The protocol, and where its SQL steps were written; a step's `db` names one of
+    /// `databases` (`store.databases`, in name order).
     pub(super) fn protocol(
         &self,
         raw: &RawProtocol,
+        databases: &[&str],
     ) -> Result<(Protocol, Vec<super::sql::SqlOrigin>), ScenarioError> {
         let mut origins = Vec::new();
         let protocol = match raw {
@@ -26,38 +28,79 @@ impl Checker<'_> {
                     return Err(self.err("protocol.name", "a custom protocol needs a name"));
                 }
                 let mut defs = Vec::new();
+                let mut step_db = Vec::new();
                 let steps = c
                     .steps
                     .iter()
                     .enumerate()
                     .map(|(i, s)| match s {
-                        RawStep::Sql(raw) => self.sql_step(i, raw, &mut defs, &mut origins),
-                        RawStep::Named(s) => Step::ALL
-                            .into_iter()
-                            .find(|step| step.name() == s)
-                            .ok_or_else(|| {
-                                self.err(
-                                    format!("protocol.steps[{i}]"),
-                                    format!(
-                                        "unknown step `{s}`; the steps are {}, or a SQL step \
-                                         {{\"name\", \"sql\"}} on the scenario's own schema",
-                                        Step::allowed_names()
-                                    ),
-                                )
-                            }),
+                        RawStep::Sql(raw) => {
+                            let db = self.step_db(i, raw, databases)?;
+                            step_db.push(db);
+                            self.sql_step(i, raw, db, &mut defs, &mut origins)
+                        }
+                        RawStep::Named(s) => {
+                            step_db.push(0);
+                            self.named_step(i, s)
+                        }
                     })
                     .collect::<Result<Vec<_>, _>>()?;
                 let description = c.description.clone().unwrap_or_default();
-                Protocol::with_sql(c.name.clone(), description, steps, defs).map_err(|e| {
-                    let field = match e.position() {
-                        Some(i) => format!("protocol.steps[{i}]"),
-                        None => "protocol.steps".to_string(),
-                    };
-                    self.err(field, e.to_string())
-                })
+                Protocol::with_sql_on(c.name.clone(), description, steps, defs, step_db)
+                    .map(|mut p| {
+                        p.db_names = databases.iter().map(|d| d.to_string()).collect();
+                        p
+                    })
+                    .map_err(|e| {
+                        let field = match e.position() {
+                            Some(i) => format!("protocol.steps[{i}]"),
+                            None => "protocol.steps".to_string(),
+                        };
+                        self.err(field, e.to_string())
+                    })
             }
         }?;
         Ok((protocol, origins))
+    }
+
+    /// Step `i`, written as a built-in step's name.
+    fn named_step(&self, i: usize, s: &str) -> Result<Step, ScenarioError> {
+        Step::ALL
+            .into_iter()
+            .find(|step| step.name() == s)
+            .ok_or_else(|| {
+                self.err(
+                    format!("protocol.steps[{i}]"),
+                    format!(
+                        "unknown step `{s}`; the steps are {}, or a SQL step \
+                         {{\"name\", \"sql\"}} on the scenario's own schema",
+                        Step::allowed_names()
+                    ),
+                )
+            })
+    }
+
+    /// The database SQL step `i` runs on: 0 (the main one) without `db`, else `k` for the
+    /// `k`-th of `databases`.
+    fn step_db(&self, i: usize, raw: &RawSqlStep, databases: &[&str]) -> Result<u8, ScenarioError> {
+        let Some(name) = &raw.db else { return Ok(0) };
+        match databases.iter().position(|d| d == name) {
+            Some(k) => Ok(k as u8 + 1),
+            None if name == "main" => Ok(0),
+            None => Err(self.err(
+                format!("protocol.steps[{i}].db"),
+                match databases {
+                    [] => format!(
+                        "no database is called `{name}`: the scenario has no \
+                         `store.databases`, only the main database (leave `db` out)"
+                    ),
+                    _ => format!(
+                        "no database is called `{name}`; the scenario's databases are main, {}",
+                        databases.join(", ")
+                    ),
+                },
+            )),
+        }
     }
 
     pub(super) fn workload(&self, raw: &RawWorkload) -> Result<Workload, ScenarioError> {

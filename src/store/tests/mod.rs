@@ -1,6 +1,7 @@
 //! The store's unit tests.
 
 mod lifecycle;
+mod named;
 mod read;
 mod templates;
 
