@@ -29,10 +29,7 @@ impl Store {
     pub fn execute(&mut self, op: StoreOp<'_>, now: Tick) -> DbOutcome {
         let rolled_back_by_sqlite = std::mem::take(&mut self.rolled_back_by_sqlite);
         match op {
-            StoreOp::Begin => {
-                assert!(self.conn().is_autocommit(), "BEGIN inside a transaction");
-                self.control("BEGIN").unwrap_or(DbOutcome::Begun)
-            }
+            StoreOp::Begin => self.transaction_on(0, "BEGIN", DbOutcome::Begun),
             StoreOp::CheckInbox { event } => match self.stored_fingerprint(event) {
                 None => DbOutcome::NotFound,
                 Some(stored) if stored == payload_fingerprint(&event.payload()) => DbOutcome::Found,
@@ -47,10 +44,7 @@ impl Store {
                 track_transfer,
             } => self.apply_effect(event, fail_credit, done, read, track_transfer, now),
             StoreOp::RecordPayloadAlert { event } => self.record_alert(event, now),
-            StoreOp::Commit => {
-                assert!(!self.conn().is_autocommit(), "COMMIT outside a transaction");
-                self.control("COMMIT").unwrap_or(DbOutcome::Committed)
-            }
+            StoreOp::Commit => self.transaction_on(0, "COMMIT", DbOutcome::Committed),
             StoreOp::EnqueueEmail { event } => {
                 match self.write(
                     outbox::INSERT_EMAIL,
@@ -62,61 +56,45 @@ impl Store {
                 }
             }
             StoreOp::Rollback => {
-                let mut any = false;
-                for db in 1..=self.others.len() as u8 {
-                    if !self.conn_at(db).is_autocommit() {
-                        any = true;
-                        self.control_on(db, "ROLLBACK");
-                    }
-                }
-                if self.conn().is_autocommit() {
-                    assert!(
-                        any || rolled_back_by_sqlite,
-                        "ROLLBACK outside a transaction"
-                    );
-                    return DbOutcome::RolledBack;
-                }
-                self.control("ROLLBACK").unwrap_or(DbOutcome::RolledBack)
-            }
-            StoreOp::RollbackOn(0) if rolled_back_by_sqlite && self.conn().is_autocommit() => {
-                DbOutcome::RolledBack
-            }
-            StoreOp::RollbackOn(0) => {
+                let open: Vec<u8> = (0..=self.others.len() as u8)
+                    .filter(|db| !self.conn_at(*db).is_autocommit())
+                    .collect();
                 assert!(
-                    !self.conn().is_autocommit(),
+                    !open.is_empty() || rolled_back_by_sqlite,
                     "ROLLBACK outside a transaction"
                 );
-                self.control("ROLLBACK").unwrap_or(DbOutcome::RolledBack)
+                for db in open {
+                    self.transaction_on(db, "ROLLBACK", DbOutcome::RolledBack);
+                }
+                DbOutcome::RolledBack
             }
-            StoreOp::BeginOn(db) => {
-                assert!(
-                    self.conn_at(db).is_autocommit(),
-                    "BEGIN inside a transaction"
-                );
-                self.control_on(db, "BEGIN").unwrap_or(DbOutcome::Begun)
-            }
-            StoreOp::CommitOn(db) => {
-                assert!(
-                    !self.conn_at(db).is_autocommit(),
-                    "COMMIT outside a transaction"
-                );
-                self.control_on(db, "COMMIT")
-                    .unwrap_or(DbOutcome::Committed)
-            }
+            StoreOp::BeginOn(db) => self.transaction_on(db, "BEGIN", DbOutcome::Begun),
+            StoreOp::CommitOn(db) => self.transaction_on(db, "COMMIT", DbOutcome::Committed),
+            // SQLite itself rolled the transaction back when its statement failed.
             StoreOp::RollbackOn(db)
                 if rolled_back_by_sqlite && self.conn_at(db).is_autocommit() =>
             {
                 DbOutcome::RolledBack
             }
-            StoreOp::RollbackOn(db) => {
-                assert!(
-                    !self.conn_at(db).is_autocommit(),
-                    "ROLLBACK outside a transaction"
-                );
-                self.control_on(db, "ROLLBACK")
-                    .unwrap_or(DbOutcome::RolledBack)
-            }
+            StoreOp::RollbackOn(db) => self.transaction_on(db, "ROLLBACK", DbOutcome::RolledBack),
         }
+    }
+
+    /// `BEGIN`, `COMMIT` or `ROLLBACK` on database `db` (0: the main one): `done` when it
+    /// ran, else the lock contention that stopped it. A `BEGIN` inside a transaction, or
+    /// the others outside one, is a bug of the consumer's bookkeeping.
+    fn transaction_on(&mut self, db: u8, sql: &'static str, done: DbOutcome) -> DbOutcome {
+        let open = !self.conn_at(db).is_autocommit();
+        assert_eq!(
+            open,
+            sql != "BEGIN",
+            "{sql} with a transaction open: {open}"
+        );
+        let answer = match db {
+            0 => self.control(sql),
+            _ => self.control_on(db, sql),
+        };
+        answer.unwrap_or(done)
     }
 
     /// The inbox `INSERT`: a duplicate is told by the unique constraint, then the stored

@@ -501,7 +501,8 @@ const BASELINES: &[(&str, &str)] = &[
     (
         "workload.payloads",
         r#"{"protocol": {"name": "sql", "steps": ["receive", "begin", {"name": "claim", "sql": "INSERT INTO seen VALUES (:event_id)", "duplicate_if": "unique_violation"}, {"name": "apply", "sql": "INSERT INTO done SELECT :event_id WHERE :n = 1"}, "commit", "ack"]}, "store": {"schema": ["CREATE TABLE seen (id TEXT PRIMARY KEY)", "CREATE TABLE done (id TEXT)", "CREATE TABLE cfg (n INTEGER)"]}, "check": {"effects_per_event": "SELECT count(*) FROM done WHERE id = :event_id"}, "workload": {"payloads": [{"n": 0}]}}"#,
-    ),    (
+    ),
+    (
         "store.databases",
         r#"{"protocol": {"name": "sql", "steps": ["receive", {"name": "begin", "sql": "BEGIN", "db": "dedup"}, {"name": "claim", "sql": "INSERT INTO seen VALUES (:event_id)", "duplicate_if": "unique_violation", "db": "dedup"}, {"name": "commit", "sql": "COMMIT", "db": "dedup"}, "begin", {"name": "apply", "sql": "INSERT INTO done VALUES (:event_id)"}, "commit", "ack"]}, "store": {"schema": ["CREATE TABLE done (id TEXT)"], "databases": {"dedup": {"schema": ["CREATE TABLE seen (id TEXT)"]}}}, "check": {"effects_per_event": "SELECT count(*) FROM done WHERE id = :event_id", "invariants": [{"sql": "SELECT count(*) = 99 FROM seen", "db": "dedup"}]}, "workload": {"republish": [0]}}"#,
     ),

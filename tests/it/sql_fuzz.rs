@@ -1,7 +1,7 @@
 //! Generated SQL-step scenarios (issue 15): protocols drawn from a pool of steps (built-in
 //! ones, and SQL ones whose statements are valid, invalid, non-deterministic, transaction
-//! control, unbounded or failing at run time), with or without payloads, crashes and
-//! several consumers. Each one either is refused with a field, or runs without panicking,
+//! control, unbounded or failing at run time), with or without payloads, crashes, several
+//! consumers and a named database (`store.databases`) the steps and transactions may run on. Each one either is refused with a field, or runs without panicking,
 //! twice to the same trace hash; and on the small ones the pruned exploration finds every
 //! outcome the brute-force one (no pruning) finds, at depth 2.
 //!
@@ -78,8 +78,9 @@ fn sql_step() -> impl Strategy<Value = Value> {
         prop::collection::vec(statement(), 1..3),
         prop::option::weighted(0.4, prop::sample::select(vec!["unique_violation", "row", "no_change"])),
         prop::bool::weighted(0.8),
+        database(),
     )
-        .prop_map(|(name, mut sql, dup, single)| {
+        .prop_map(|(name, mut sql, dup, single, db)| {
             if single {
                 sql.truncate(1);
             }
@@ -90,18 +91,40 @@ fn sql_step() -> impl Strategy<Value = Value> {
             if let Some(d) = dup {
                 step["duplicate_if"] = json!(d);
             }
+            if let Some(db) = db {
+                step["db"] = json!(db);
+            }
             step
         })
+}
+
+/// The database a step names: mostly none (the main one), sometimes the named `side` (which
+/// a scenario may not have), `main` itself, or one no scenario has.
+fn database() -> impl Strategy<Value = Option<&'static str>> {
+    prop_oneof![
+        12 => Just(None),
+        4 => Just(Some("side")),
+        1 => Just(Some("main")),
+        1 => Just(Some("nope")),
+    ]
+}
+
+/// A transaction step on `db`: the built-in name for the main one.
+fn transaction(sql: &str, db: Option<&str>) -> Value {
+    match db {
+        None => json!(sql.to_ascii_lowercase()),
+        Some(db) => json!({"name": sql.to_ascii_lowercase(), "sql": sql, "db": db}),
+    }
 }
 
 /// A block of steps: SQL steps in a transaction, one in autocommit, or a built-in step
 /// outside any transaction.
 fn block() -> impl Strategy<Value = Vec<Value>> {
     prop_oneof![
-        3 => prop::collection::vec(sql_step(), 1..3).prop_map(|steps| {
-            let mut b = vec![json!("begin")];
+        3 => (prop::collection::vec(sql_step(), 1..3), database()).prop_map(|(steps, db)| {
+            let mut b = vec![transaction("BEGIN", db)];
             b.extend(steps);
-            b.push(json!("commit"));
+            b.push(transaction("COMMIT", db));
             b
         }),
         2 => sql_step().prop_map(|s| vec![s]),
@@ -148,9 +171,10 @@ fn scenario() -> impl Strategy<Value = Value> {
         prop::option::of(0..20u64),
         any::<bool>(),
         0..3u64,
+        prop::bool::weighted(0.4),
     )
         .prop_map(
-            |(steps, events, consumers, payloads, crash_at, effects_by_n, deliveries)| {
+            |(steps, events, consumers, payloads, crash_at, effects_by_n, deliveries, side)| {
                 let all = steps;
                 let mut s = json!({
                     "seed": events * 7 + consumers,
@@ -168,6 +192,14 @@ fn scenario() -> impl Strategy<Value = Value> {
                     },
                     "limits": {"max_steps": 3000, "max_ticks": 3000}
                 });
+                if side {
+                    s["store"]["databases"] = json!({"side": {"schema": SCHEMA}});
+                    let on_side = json!({"sql": "SELECT count(*) >= 0 FROM seen", "db": "side"});
+                    s["check"]["invariants"]
+                        .as_array_mut()
+                        .unwrap()
+                        .push(on_side);
+                }
                 if payloads || effects_by_n || text_mentions_n(&s) {
                     s["workload"]["payloads"] = json!([{"n": 1}, {"n": 2}]);
                 }
@@ -217,6 +249,7 @@ fn generated_sql_scenarios_load_or_are_refused_run_deterministically_and_prune_s
         crate::support::fixed_proptest(cases(), "proptest-regressions/sql_fuzz.txt", 0x5eed_0015);
     let loaded = std::cell::Cell::new(0u32);
     let explored = std::cell::Cell::new(0u32);
+    let two_databases = std::cell::Cell::new(0u32);
     TestRunner::new(config)
         .run(&scenario(), |spec| {
             let text = spec.to_string();
@@ -229,6 +262,13 @@ fn generated_sql_scenarios_load_or_are_refused_run_deterministically_and_prune_s
                     }
                 };
                 loaded.set(loaded.get() + 1);
+                if s.store
+                    .custom
+                    .as_ref()
+                    .is_some_and(|c| !c.databases.is_empty())
+                {
+                    two_databases.set(two_databases.get() + 1);
+                }
                 let (a, b) = (run(&s), run(&s));
                 assert_eq!(a.trace.hash_hex(), b.trace.hash_hex(), "not deterministic");
                 if s.consumers == 1 && s.workload.events == 1 && a.steps < 60 {
@@ -255,4 +295,5 @@ fn generated_sql_scenarios_load_or_are_refused_run_deterministically_and_prune_s
     // The generator reaches both sides: loaded scenarios, some small enough to explore.
     assert!(loaded.get() > cases() / 8, "{} loaded", loaded.get());
     assert!(explored.get() > 0, "none explored");
+    assert!(two_databases.get() > 0, "none with a named database loaded");
 }

@@ -2,20 +2,13 @@
 //! 2 naming its field, a failing statement is a failed step (never a panic, never a hang),
 //! and pruning agrees with the brute-force exploration on every SQL scenario.
 
-use crate::support::{bin, json, root, stderr};
-use delivery_sim::scenario::Scenario;
+use crate::support::{bin, json, refused, root, spec, stderr};
 use serde_json::{json, Value};
 
 const RESERVE: &str = "scenarios/sql-reserve-stock-inbox.json";
 
 fn reserve() -> Value {
-    serde_json::from_str(&std::fs::read_to_string(root().join(RESERVE)).unwrap()).unwrap()
-}
-
-/// The error of loading `spec`, which must be refused.
-fn refused(spec: &Value) -> (String, String) {
-    let e = Scenario::from_json(&spec.to_string(), "t.json").expect_err("refused");
-    (e.field.clone().unwrap_or_default(), e.message)
+    spec(RESERVE)
 }
 
 #[test]

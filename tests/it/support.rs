@@ -79,3 +79,15 @@ pub fn fixed_proptest(cases: u32, file: &'static str, seed: u64) -> proptest::te
         ..base
     }
 }
+
+/// The scenario file at `file` (relative to the repository), as JSON to edit.
+pub fn spec(file: &str) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(root().join(file)).unwrap()).unwrap()
+}
+
+/// The error of loading `spec`, which must be refused: (field, message).
+pub fn refused(spec: &serde_json::Value) -> (String, String) {
+    let text = spec.to_string();
+    let e = delivery_sim::scenario::Scenario::from_json(&text, "t.json").expect_err("refused");
+    (e.field.clone().unwrap_or_default(), e.message)
+}

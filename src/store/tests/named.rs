@@ -31,18 +31,23 @@ fn step(name: &'static str, sql: &str, db: u8) -> SqlStep {
     }
 }
 
-fn run(s: &mut Store, step: &SqlStep) {
+/// Runs `step` for event `event_id` as consumer `consumer`.
+fn run_as(s: &mut Store, step: &SqlStep, event_id: &str, consumer: usize) -> DbOutcome {
     let event = SqlEvent {
-        event_id: "e0".into(),
+        event_id: event_id.into(),
         ..SqlEvent::default()
     };
     let b = SqlBinding {
         event: &event,
         now: 0,
         delivery: 1,
-        consumer: 0,
+        consumer,
     };
-    assert_eq!(s.execute_sql(step, &b, 0), Ok(DbOutcome::Ran));
+    s.execute_sql(step, &b, 0).expect("the statement runs")
+}
+
+fn run(s: &mut Store, step: &SqlStep) {
+    assert_eq!(run_as(s, step, "e0", 0), DbOutcome::Ran);
 }
 
 fn rows(s: &mut Store) -> (i64, i64) {
@@ -118,21 +123,8 @@ fn several_connections_share_each_named_database_file() {
     // but the main file is free (this write autocommits there).
     let other = &mut stores[1];
     assert_eq!(other.execute(StoreOp::BeginOn(1), 0), DbOutcome::Begun);
-    let event = SqlEvent {
-        event_id: "e1".into(),
-        ..SqlEvent::default()
-    };
-    let b = SqlBinding {
-        event: &event,
-        now: 0,
-        delivery: 1,
-        consumer: 1,
-    };
     let mark = step("mark", "INSERT INTO seen VALUES (:event_id)", 1);
-    assert_eq!(
-        other.execute_sql(&mark, &b, 0),
-        Ok(DbOutcome::Busy { done: 0 })
-    );
+    assert_eq!(run_as(other, &mark, "e1", 1), DbOutcome::Busy { done: 0 });
     run(
         other,
         &step("apply", "INSERT INTO effect VALUES (:event_id)", 0),
