@@ -59,7 +59,9 @@ pub(super) fn intent_reports(o: &Observed<'_>, reports: &[EventReport]) -> Vec<I
 
 /// Whether `r`'s business effect committed, whole: a debit and a credit, or a completion.
 pub(super) fn applied(o: &Observed<'_>, r: &EventReport) -> bool {
-    if o.events[r.event].event_type == EventType::TransferCompleted {
+    // With the scenario's own schema there are no ledger rows: its effects are what
+    // `check.effects_per_event` counts.
+    if o.committed.custom || o.events[r.event].event_type == EventType::TransferCompleted {
         r.effects > 0
     } else {
         r.debits.min(r.credits) > 0
