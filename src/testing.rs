@@ -283,16 +283,18 @@ pub fn check_guarantee(
     boundary: Scope,
     claimed: Guarantee,
 ) -> Result<u64, Box<Counterexample>> {
-    explore_claim(scenario, depth, boundary, claimed).map(|x| x.summary.runs)
+    explore_claim(scenario, depth, &[boundary], claimed).map(|x| x.summary.runs)
 }
 
 /// The exploration of [`check_guarantee`], or the shrunk counterexample.
 fn explore_claim(
     scenario: &Scenario,
     depth: usize,
-    boundary: Scope,
+    boundaries: &[Scope],
     claimed: Guarantee,
 ) -> Result<explore::Exploration, Box<Counterexample>> {
+    // The first boundary a run breaks the claim at, if any.
+    let broken = |r: &RunResult| boundaries.iter().copied().find(|b| !keeps(r, *b, claimed));
     assert!(
         (1..=explore::MAX_DEPTH).contains(&depth),
         "depth 1 to {}",
@@ -304,7 +306,7 @@ fn explore_claim(
     let mut crash_free = scenario.clone();
     crash_free.faults.crash.clear();
     crash_free.faults.random_crash = None;
-    if !keeps(&world::run(&crash_free), boundary, claimed) {
+    if let Some(boundary) = broken(&world::run(&crash_free)) {
         return Err(Box::new(Counterexample::shrunk(
             &crash_free,
             boundary,
@@ -318,9 +320,13 @@ fn explore_claim(
             ..ExploreOptions::default()
         },
     );
-    match x.runs.iter().find(|r| !keeps(&r.result, boundary, claimed)) {
+    let first = x
+        .runs
+        .iter()
+        .find_map(|r| broken(&r.result).map(|b| (r, b)));
+    match first {
         None => Ok(x),
-        Some(run) => {
+        Some((run, boundary)) => {
             // The first breaking schedule has the fewest crashes; shrinking can still take
             // events and steps away.
             let mut s = scenario.clone();
@@ -340,8 +346,12 @@ fn explore_claim(
 /// builds, under the protocol's name) is explored at every crash schedule up to `depth`
 /// crashes, every schedule run (a handler's state is opaque, so none is taken as equivalent
 /// to another). The claim is the scenario's `expect.guarantee`, exactly-once when it has
-/// none, judged per event by `check.effects_per_event` with progress included. Returns the
-/// weakest guarantee the runs showed, or the first run that breaks the claim, shrunk.
+/// none, judged per event by `check.effects_per_event` with progress included, and for a
+/// handler that sends an external effect ([`Handler::sends_external_effect`]) at the email
+/// boundary too (one per event whose effect committed). Returns the weakest guarantee the
+/// runs showed, or the first run that breaks the claim, shrunk.
+///
+/// [`Handler::sends_external_effect`]: crate::handler::Handler::sends_external_effect
 ///
 /// # Panics
 /// When `scenario` has no schema of its own (`store.schema`) or has named databases
@@ -373,8 +383,16 @@ pub fn check_handler<H: crate::handler::Handler>(
         .as_ref()
         .and_then(|e| e.guarantee)
         .unwrap_or(Guarantee::ExactlyOnce);
-    let x = explore_claim(&s, depth, Scope::LedgerPerEvent, claimed)?;
-    Ok(x.summary.guarantee)
+    // A handler that sends an external effect is judged at the email boundary too.
+    let boundaries: &[Scope] = match s.protocol.has(crate::model::Step::ExternalEffect) {
+        true => &[Scope::LedgerPerEvent, Scope::Email],
+        false => &[Scope::LedgerPerEvent],
+    };
+    let x = explore_claim(&s, depth, boundaries, claimed)?;
+    let email = x.summary.email.map(|e| e.guarantee);
+    Ok(Guarantee::weakest(
+        std::iter::once(x.summary.guarantee).chain(email),
+    ))
 }
 
 /// [`check_guarantee`], panicking with the counterexample: for plain `#[test]`s.

@@ -220,6 +220,7 @@ impl HandlerConsumer {
                 w.acked = true;
                 Answer::Done
             }
+            (Next::Call(Call::ExternalEffect), StepResult::Done) => Answer::Done,
             (next, result) => panic!("{next:?} answered with {result:?}"),
         };
         let Next::Call(call) = std::mem::replace(&mut w.next, Next::Nack) else {

@@ -2,7 +2,8 @@
 //! the [`Context`] through which the handler does everything that touches the world, and
 //! the calls and answers the simulator records.
 //!
-//! Every context call (`begin`, `execute`, `query_row`, `commit`, `ack`) is a step: a crash
+//! Every context call (`begin`, `execute`, `query_row`, `commit`, `ack`, `external_effect`)
+//! is a step: a crash
 //! point on both sides, named by the step name the call gives (`after:claim`) or by the
 //! built-in step it is (`after:commit`, `before:ack`), repeated names numbered
 //! (`after:commit#2`). The simulator stays sans-IO and deterministic without threads: a
@@ -69,6 +70,15 @@ use std::sync::Arc;
 /// documentation) and deterministic.
 pub trait Handler: HandlerClone + Send + 'static {
     fn handle(&mut self, ctx: &mut Context<'_>) -> Result<(), HandlerError>;
+
+    /// Whether the handler sends an effect outside the database
+    /// ([`Context::external_effect`]: an email, a call to another service). Then the
+    /// check judges that effect too, per event whose effect committed (the `email`
+    /// boundary): one each, no more, no fewer. A handler that says `false` and calls
+    /// `external_effect` stops the run with a panic saying so.
+    fn sends_external_effect(&self) -> bool {
+        false
+    }
 }
 
 /// Copies a boxed handler; implemented for every `Handler + Clone`.
@@ -194,6 +204,8 @@ pub enum Call {
     /// before or after it is the crash after the step before it or before the next).
     Rollback,
     Ack,
+    /// An effect outside the database (an email): never rolled back.
+    ExternalEffect,
     /// One statement, named parameters from `params` first, then from the delivery
     /// (`:event_id`, `:event_type`, `:now`, `:delivery`, `:consumer`, the payload's fields).
     Sql {
@@ -213,6 +225,7 @@ impl Call {
             Call::Commit => Some(Step::Commit),
             Call::Rollback => None,
             Call::Ack => Some(Step::Ack),
+            Call::ExternalEffect => Some(Step::ExternalEffect),
             Call::Sql { step, .. } => Some(Step::Sql(step)),
         }
     }
@@ -371,6 +384,14 @@ impl<'a> Context<'a> {
     /// Acks the delivery to the broker.
     pub fn ack(&mut self) -> Result<(), HandlerError> {
         self.call(Call::Ack).map(drop)
+    }
+
+    /// Sends the delivery's effect outside the database (an email, a call to another
+    /// service), as step `external_effect`: no transaction covers it, so a rollback or a
+    /// crash after it does not take it back. The handler declares it sends one
+    /// ([`Handler::sends_external_effect`]).
+    pub fn external_effect(&mut self) -> Result<(), HandlerError> {
+        self.call(Call::ExternalEffect).map(drop)
     }
 
     /// Runs one statement as step `step` (its crash points are `before:STEP` and

@@ -458,10 +458,16 @@ impl Protocol {
         name: impl Into<String>,
         make: impl Fn() -> H + Send + Sync + std::panic::RefUnwindSafe + 'static,
     ) -> Protocol {
+        // A handler that sends an external effect has that step: the check then judges the
+        // effect per event (the `email` boundary).
+        let steps = match make().sends_external_effect() {
+            true => vec![Step::Receive, Step::ExternalEffect, Step::Ack],
+            false => vec![Step::Receive, Step::Ack],
+        };
         Protocol {
             name: name.into(),
             description: "a Rust handler".to_string(),
-            steps: vec![Step::Receive, Step::Ack],
+            steps,
             sql: Vec::new(),
             handler: Some(super::handler::HandlerFactory::new(make)),
             step_db: Vec::new(),

@@ -62,6 +62,11 @@ impl World<'_> {
         if !self.consumers[c].is_handler() {
             return None;
         }
+        assert!(
+            step != Step::ExternalEffect || self.scenario.protocol.has(step),
+            "the handler called external_effect, but its `sends_external_effect()` says it \
+             sends none; say `true` there, so that the check judges the external effect"
+        );
         let open = self.stores[c].in_transaction();
         let message = match step {
             Step::Begin if open => "cannot start a transaction within a transaction",

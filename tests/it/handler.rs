@@ -429,3 +429,81 @@ fn a_handler_that_misuses_transactions_gets_sqlites_errors() {
     );
     assert_eq!(r.verdict.exactly_once, 3, "{text}");
 }
+
+/// `ClaimFirst`, confirming each order by email after the commit: on a redelivery the
+/// claim says "processed" and the handler acks, so whether it sends again decides the
+/// email's guarantee. `declared: false` calls `external_effect` without declaring it.
+#[derive(Clone)]
+struct ConfirmByEmail {
+    resend_on_duplicate: bool,
+    declared: bool,
+}
+
+impl Handler for ConfirmByEmail {
+    fn handle(&mut self, ctx: &mut Context<'_>) -> Result<(), HandlerError> {
+        ctx.begin()?;
+        let claim = "INSERT INTO processed_event VALUES (:event_id, :now)";
+        match ctx.execute("claim", claim, &[]) {
+            Err(HandlerError::Sql(e)) if e.is_unique_violation() => {
+                ctx.rollback()?;
+                if self.resend_on_duplicate {
+                    ctx.external_effect()?;
+                }
+                return ctx.ack();
+            }
+            other => other?,
+        };
+        let record = "INSERT INTO reservation VALUES (:event_id, :sku, :qty)";
+        ctx.execute("record", record, &[])?;
+        ctx.commit()?;
+        ctx.external_effect()?;
+        ctx.ack()
+    }
+
+    fn sends_external_effect(&self) -> bool {
+        self.declared
+    }
+}
+
+#[test]
+fn a_handlers_external_effect_is_judged_at_the_email_boundary() {
+    let mut s = scenario();
+    s.workload.events = 2;
+    s.store.custom.as_mut().unwrap().invariants.clear();
+    let once = |resend_on_duplicate| {
+        move || ConfirmByEmail {
+            resend_on_duplicate,
+            declared: true,
+        }
+    };
+    // Not sent again: a crash between the commit and the email loses the email, while
+    // the reservation is exactly-once.
+    let lost = check_handler(once(false), &s, 1).expect_err("the lost email is found");
+    assert_eq!(lost.observed, Guarantee::AtMostOnce, "{lost}");
+    assert_eq!(lost.boundary, delivery_sim::Scope::Email, "{lost}");
+    assert_eq!(
+        lost.crash_arguments(),
+        "--crash 'after:commit e0 d1'",
+        "{lost}"
+    );
+    // Sent again: never lost, sometimes twice.
+    let twice = check_handler(once(true), &s, 1).expect_err("the second email is found");
+    assert_eq!(twice.observed, Guarantee::AtLeastOnce, "{twice}");
+    s.expect = Some(delivery_sim::scenario::Expect {
+        guarantee: Some(Guarantee::AtLeastOnce),
+        ..Default::default()
+    });
+    assert_eq!(check_handler(once(true), &s, 2), Ok(Guarantee::AtLeastOnce));
+    // Sending without saying so would go unjudged: it stops the run instead.
+    let mut undeclared = scenario();
+    undeclared.protocol = Protocol::handler("quiet", || ConfirmByEmail {
+        resend_on_duplicate: false,
+        declared: false,
+    });
+    let panic = std::panic::catch_unwind(|| delivery_sim::run(&undeclared)).expect_err("refused");
+    let message = match panic.downcast_ref::<&str>() {
+        Some(m) => m.to_string(),
+        None => panic.downcast_ref::<String>().cloned().unwrap_or_default(),
+    };
+    assert!(message.contains("sends_external_effect"), "{message}");
+}
