@@ -24,7 +24,7 @@ pub use half_done::HalfDone;
 pub use host::Host;
 pub use point::{occurrence, split_occurrence, Boundary, BoundaryPoint, CrashCause, Side};
 pub use protocol::{
-    BuiltIn, CommitTimeoutStrategy, Protocol, ProtocolError, Step, StepActor, BUILT_IN,
+    built_ins, BuiltIn, CommitTimeoutStrategy, Protocol, ProtocolError, Step, StepActor,
 };
 pub use sql::{DuplicateIf, SqlBinding, SqlEvent, SqlStep, SqlValue};
 pub use trace::{Confirmation, Limit, Publication, TraceKind};

@@ -287,78 +287,79 @@ impl ProtocolError {
 }
 
 /// A protocol that ships with the tool, with the guarantee it is known to give against
-/// single consumer crashes (the matrix checks that claim on every run).
-#[derive(Clone, Copy, Debug)]
+/// single consumer crashes (the matrix checks that claim on every run). Each is a file
+/// under `protocols/`, in the format of a scenario's `protocol` (its steps by name), plus
+/// `crash_guarantee`.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct BuiltIn {
-    pub name: &'static str,
-    pub description: &'static str,
-    pub steps: &'static [Step],
+    pub name: String,
+    pub description: String,
+    #[serde(deserialize_with = "step_names")]
+    pub steps: Vec<Step>,
     pub crash_guarantee: Guarantee,
 }
 
-/// The built-in protocols. Order is the order of the `protocols` listing and of the matrix
-/// columns.
-pub const BUILT_IN: [BuiltIn; 7] = {
-    use Guarantee::*;
-    use Step::*;
-    const fn b(
-        name: &'static str,
-        description: &'static str,
-        steps: &'static [Step],
-        crash_guarantee: Guarantee,
-    ) -> BuiltIn {
-        BuiltIn {
-            name,
-            description,
-            steps,
-            crash_guarantee,
-        }
-    }
-    [
-        b(
-            "ack-first",
-            "Acks on receipt, then processes: a crash after the ack loses the event (at-most-once).",
-            &[Receive, Ack, Begin, ApplyEffect, Commit],
-            AtMostOnce,
-        ),
-        b(
-            "no-dedup",
-            "Processes, commits, then acks, with no inbox: a crash between commit and ack duplicates the effect (at-least-once).",
-            &[Receive, Begin, ApplyEffect, Commit, Ack],
-            AtLeastOnce,
-        ),
-        b(
-            "mark-then-effect",
-            "Marks the event in the inbox in its own transaction, then applies the effect: a crash between them loses the event.",
-            &[Receive, InsertInbox, Begin, ApplyEffect, Commit, Ack],
-            AtMostOnce,
-        ),
-        b(
-            "effect-then-mark",
-            "Checks the inbox, applies and commits the effect, then marks it separately: a crash before the mark duplicates the effect.",
-            &[Receive, CheckInbox, Begin, ApplyEffect, Commit, InsertInbox, Ack],
-            AtLeastOnce,
-        ),
-        b(
-            "check-then-act",
-            "SELECTs the inbox before acting, marking in the effect's transaction: safe against crashes, racy under concurrency.",
-            &[Receive, CheckInbox, Begin, ApplyEffect, InsertInbox, Commit, Ack],
-            ExactlyOnce,
-        ),
-        b(
-            "inbox",
-            "Insert-first inbox in the same transaction as the effect, ack after commit: one effect per event (effectively once).",
-            &[Receive, Begin, InsertInbox, ApplyEffect, Commit, Ack],
-            ExactlyOnce,
-        ),
-        b(
-            "inbox-ack-first",
-            "The inbox transaction done right, but acked before it: a crash after the ack still loses the event.",
-            &[Receive, Ack, Begin, InsertInbox, ApplyEffect, Commit],
-            AtMostOnce,
-        ),
-    ]
-};
+/// The files of the built-in protocols, compiled in. Order is the order of the
+/// `protocols` listing and of the matrix columns.
+const BUILT_IN_FILES: [(&str, &str); 7] = [
+    ("ack-first", include_str!("../../protocols/ack-first.json")),
+    ("no-dedup", include_str!("../../protocols/no-dedup.json")),
+    (
+        "mark-then-effect",
+        include_str!("../../protocols/mark-then-effect.json"),
+    ),
+    (
+        "effect-then-mark",
+        include_str!("../../protocols/effect-then-mark.json"),
+    ),
+    (
+        "check-then-act",
+        include_str!("../../protocols/check-then-act.json"),
+    ),
+    ("inbox", include_str!("../../protocols/inbox.json")),
+    (
+        "inbox-ack-first",
+        include_str!("../../protocols/inbox-ack-first.json"),
+    ),
+];
+
+/// The built-in protocols, read from their files once per process, each checked by the
+/// rules every protocol obeys ([`Protocol::validate`]).
+pub fn built_ins() -> &'static [BuiltIn] {
+    static ALL: std::sync::OnceLock<Vec<BuiltIn>> = std::sync::OnceLock::new();
+    ALL.get_or_init(|| {
+        BUILT_IN_FILES
+            .iter()
+            .map(|(file, text)| {
+                let b: BuiltIn = serde_json::from_str(text)
+                    .unwrap_or_else(|e| panic!("protocols/{file}.json: {e}"));
+                assert_eq!(
+                    b.name, *file,
+                    "protocols/{file}.json names another protocol"
+                );
+                if let Err(e) = Protocol::validate(&b.steps) {
+                    panic!("protocols/{file}.json: {e}");
+                }
+                b
+            })
+            .collect()
+    })
+}
+
+/// Steps by name: the built-in steps only (a built-in protocol has no SQL step).
+fn step_names<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Step>, D::Error> {
+    let names = Vec::<String>::deserialize(d)?;
+    names
+        .iter()
+        .map(|n| {
+            Step::ALL
+                .into_iter()
+                .find(|s| s.name() == n)
+                .ok_or_else(|| serde::de::Error::custom(format!("unknown step `{n}`")))
+        })
+        .collect()
+}
 
 /// The seeds' anti-pattern written with explicit transactions, for tests: the mark commits
 /// in its own transaction, then the effect in a second one (every step but `receive`,
@@ -506,22 +507,23 @@ impl Protocol {
 
     /// The built-in protocol called `name`, if there is one.
     pub fn built_in(name: &str) -> Option<Protocol> {
-        BUILT_IN.iter().find(|b| b.name == name).map(|b| {
-            Protocol::new(b.name, b.description, b.steps.to_vec()).expect("built-ins are valid")
+        built_ins().iter().find(|b| b.name == name).map(|b| {
+            Protocol::new(&b.name, &b.description, b.steps.clone()).expect("built-ins are valid")
         })
     }
 
     /// All built-in protocols, in listing order.
     pub fn all_built_in() -> Vec<Protocol> {
-        BUILT_IN
+        built_ins()
             .iter()
-            .map(|b| Protocol::built_in(b.name).expect("listed"))
+            .map(|b| Protocol::built_in(&b.name).expect("listed"))
             .collect()
     }
 
     /// The names of the built-in protocols, for error messages.
     pub fn built_in_names() -> String {
-        BUILT_IN.map(|b| b.name).join(", ")
+        let names: Vec<&str> = built_ins().iter().map(|b| b.name.as_str()).collect();
+        names.join(", ")
     }
 
     /// The rules a protocol obeys: it starts with `receive`; `receive`, `ack` and
@@ -604,9 +606,9 @@ impl Protocol {
     /// The guarantee against single crashes, if this is a built-in protocol (same name and
     /// same steps).
     pub fn known_crash_guarantee(&self) -> Option<Guarantee> {
-        BUILT_IN
+        built_ins()
             .iter()
-            .find(|b| b.name == self.name && b.steps == self.steps.as_slice())
+            .find(|b| b.name == self.name && b.steps == self.steps)
             .map(|b| b.crash_guarantee)
     }
 

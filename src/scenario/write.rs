@@ -410,12 +410,12 @@ mod tests {
     /// can (faults at the protocol's own steps, events that exist); whatever the loader
     /// accepts must come back unchanged from `to_json`.
     fn scenario_json() -> impl Strategy<Value = Value> {
-        let names = crate::model::BUILT_IN
+        let names = crate::model::built_ins()
             .iter()
-            .map(|b| b.name)
+            .map(|b| b.name.clone())
             .collect::<Vec<_>>();
         (prop::sample::select(names), 1u64..7).prop_flat_map(|(name, events)| {
-            let protocol = Protocol::built_in(name).unwrap();
+            let protocol = Protocol::built_in(&name).unwrap();
             scenario_of(protocol, events)
         })
     }

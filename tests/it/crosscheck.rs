@@ -2,7 +2,7 @@
 //! killed with SIGKILL at every single crash point.
 
 use super::support::*;
-use delivery_sim::model::BUILT_IN;
+use delivery_sim::model::built_ins;
 use std::process::Command;
 
 /// Every point of a `crosscheck --json` report: (crash point, matched).
@@ -22,11 +22,11 @@ fn points(report: &serde_json::Value) -> Vec<(Option<String>, bool)> {
 
 #[test]
 fn every_built_in_protocol_matches_a_real_process_at_every_single_crash_point() {
-    for b in BUILT_IN {
+    for b in built_ins() {
         let out = bin(&[
             "crosscheck",
             "--protocol",
-            b.name,
+            &b.name,
             "--events",
             "3",
             "--json",
@@ -39,7 +39,7 @@ fn every_built_in_protocol_matches_a_real_process_at_every_single_crash_point() 
         let explored = json(&bin(&[
             "explore",
             "--protocol",
-            b.name,
+            &b.name,
             "--events",
             "3",
             "--json",

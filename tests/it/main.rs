@@ -17,6 +17,7 @@ mod input_fuzz;
 mod library;
 mod memory;
 mod properties;
+mod protocol_files;
 mod prune;
 mod repeated_steps;
 mod retention_order;

@@ -139,7 +139,7 @@ fn matrix_legend(out: &mut String, columns: &[MatrixColumn], events: usize, seed
 /// The built-in protocols with their steps and description.
 pub fn protocols_text() -> String {
     let mut out = String::new();
-    for b in BUILT_IN {
+    for b in built_ins() {
         let steps: Vec<&str> = b.steps.iter().map(|s| s.name()).collect();
         let _ = writeln!(
             out,

@@ -13,7 +13,7 @@ use crate::explore::retention::TtlSearch;
 use crate::explore::shrink::Shrunk;
 use crate::explore::sweep::{Finding, SwarmPlan};
 use crate::explore::{matrix_rows, Exploration, Interleavings, MatrixColumn};
-use crate::model::{BoundaryPoint, Guarantee, BUILT_IN};
+use crate::model::{built_ins, BoundaryPoint, Guarantee};
 use crate::report::json::{anomalies, differing_amounts, matrix_origin};
 use crate::report::lang::{Lang, RunLabel};
 use crate::report::paint::Paint;
