@@ -403,6 +403,22 @@ pub fn assert_guarantee(scenario: &Scenario, depth: usize, boundary: Scope, clai
     }
 }
 
+/// The step boundaries `scenario`'s crash-free run reaches, each once, in the order first
+/// reached: for a Rust handler, the crash points its calls make (`before:claim`,
+/// `after:commit`), which its protocol's steps (`receive`, `ack`) do not list. The fault
+/// plans of [`strategies::fault_plan_at`] crash and fail there.
+pub fn reached_boundaries(scenario: &Scenario) -> Vec<crate::model::Boundary> {
+    let mut crash_free = scenario.clone();
+    crash_free.faults = crate::fault::FaultPlan::default();
+    let mut out = Vec::new();
+    for p in world::run(&crash_free).reached {
+        if !out.contains(&p.boundary) {
+            out.push(p.boundary);
+        }
+    }
+    out
+}
+
 /// Proptest strategies for fault plans, so that a `proptest!` block can throw random crashes
 /// and failures at any protocol. They shrink towards fewer faults and earlier events.
 #[cfg(feature = "proptest")]
@@ -418,9 +434,20 @@ pub mod strategies {
         events: usize,
         max_crashes: usize,
     ) -> impl Strategy<Value = Vec<CrashSpec>> {
+        crashes_at(Boundary::all_of(&protocol.steps), events, max_crashes)
+    }
+
+    /// [`crashes`] at the given boundaries: for a Rust handler, those its calls make
+    /// ([`super::reached_boundaries`]), which its protocol's steps do not list.
+    pub fn crashes_at(
+        boundaries: Vec<Boundary>,
+        events: usize,
+        max_crashes: usize,
+    ) -> impl Strategy<Value = Vec<CrashSpec>> {
         assert!(events > 0, "a workload has events");
+        assert!(!boundaries.is_empty(), "a protocol has boundaries");
         let crash = (
-            proptest::sample::select(Boundary::all_of(&protocol.steps)),
+            proptest::sample::select(boundaries),
             proptest::option::of(0..events),
             proptest::option::of(1u32..=3),
         )
@@ -461,6 +488,29 @@ pub mod strategies {
             .copied()
             .filter(|s| *s != Step::Receive)
             .collect();
+        plan(Boundary::all_of(&protocol.steps), failable, events)
+    }
+
+    /// [`fault_plan`] at the given boundaries, failing the steps they name: for a Rust
+    /// handler, give it [`super::reached_boundaries`] of the scenario with the handler.
+    pub fn fault_plan_at(
+        boundaries: Vec<Boundary>,
+        events: usize,
+    ) -> impl Strategy<Value = FaultPlan> {
+        let mut failable: Vec<Step> = Vec::new();
+        for b in &boundaries {
+            if b.step != Step::Receive && !failable.contains(&b.step) {
+                failable.push(b.step);
+            }
+        }
+        plan(boundaries, failable, events)
+    }
+
+    fn plan(
+        boundaries: Vec<Boundary>,
+        failable: Vec<Step>,
+        events: usize,
+    ) -> impl Strategy<Value = FaultPlan> {
         let fail = (
             proptest::sample::select(failable),
             proptest::option::of(0..events),
@@ -488,7 +538,7 @@ pub mod strategies {
                 times,
             });
         (
-            crashes(protocol, events, 3),
+            crashes_at(boundaries, events, 3),
             random,
             proptest::collection::vec(fail, 0..3),
             proptest::collection::vec(delivery_fault.clone(), 0..2),

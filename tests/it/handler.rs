@@ -507,3 +507,49 @@ fn a_handlers_external_effect_is_judged_at_the_email_boundary() {
     };
     assert!(message.contains("sends_external_effect"), "{message}");
 }
+
+/// The proptest strategies throw fault plans at a handler's own crash points (those its
+/// calls make, which `reached_boundaries` lists): the fix holds under every plan drawn,
+/// and the bug is found by one.
+#[test]
+fn fault_plans_drawn_at_a_handlers_own_points_find_the_bug_and_spare_the_fix() {
+    use delivery_sim::testing::{check_run, reached_boundaries, strategies};
+    use proptest::test_runner::{TestCaseError, TestRunner};
+    let mut s = scenario();
+    s.workload.events = 2;
+    s.broker.lease_ticks = Some(50);
+    s.protocol = Protocol::handler("claim-first", || ClaimFirst);
+    let points = reached_boundaries(&s);
+    let names: Vec<String> = points.iter().map(|b| b.to_string()).collect();
+    assert!(names.contains(&"after:claim".to_string()), "{names:?}");
+    assert!(names.contains(&"before:commit".to_string()), "{names:?}");
+    // Whether every plan drawn keeps the claim.
+    let holds = |s: &Scenario| {
+        // A fixed seed, and nothing persisted: the bug's failure is expected.
+        let config = proptest::test_runner::Config {
+            cases: 48,
+            failure_persistence: None,
+            rng_seed: proptest::test_runner::RngSeed::Fixed(15),
+            ..Default::default()
+        };
+        TestRunner::new(config)
+            .run(&strategies::fault_plan_at(points.clone(), 2), |plan| {
+                let mut s = s.clone();
+                s.faults = plan;
+                check_run(
+                    &s,
+                    delivery_sim::Scope::LedgerPerEvent,
+                    Guarantee::ExactlyOnce,
+                )
+                .map(|_| ())
+                .map_err(|c| TestCaseError::fail(c.to_string()))
+            })
+            .is_ok()
+    };
+    assert!(holds(&s), "the fix holds under every plan");
+    s.protocol = Protocol::handler("remember-in-memory", RememberInMemory::default);
+    assert!(
+        !holds(&s),
+        "a plan with a crash after the commit duplicates"
+    );
+}
