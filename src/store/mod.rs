@@ -362,11 +362,17 @@ impl Store {
             let bytes = template(&custom.named_config(k as u8), &[])?;
             let mut conn = Connection::open_in_memory()?;
             conn.deserialize_read_exact(MAIN_DB, bytes.as_slice(), bytes.len(), false)?;
-            custom::limit(&conn);
-            self.others.push(conn);
-            self.others_wrote.push(false);
+            self.add_named(conn);
         }
         Ok(self)
+    }
+
+    /// Adds the connection to the next named database, under the same limits as the
+    /// main one's.
+    fn add_named(&mut self, conn: Connection) {
+        custom::limit(&conn);
+        self.others.push(conn);
+        self.others_wrote.push(false);
     }
 
     /// The connection to database `db` (0: the main one).
@@ -415,10 +421,7 @@ impl Store {
                 let conn = open_wal(&path, i == 0)?;
                 let mut store = Store::on(conn, config, None);
                 for path in &named {
-                    let conn = open_wal(path, i == 0)?;
-                    custom::limit(&conn);
-                    store.others.push(conn);
-                    store.others_wrote.push(false);
+                    store.add_named(open_wal(path, i == 0)?);
                 }
                 Ok(store)
             })
@@ -445,9 +448,7 @@ impl Store {
             let named = path.with_file_name(format!("{}.{}", d.name, file.unwrap_or_default()));
             let custom = config.custom.as_ref().expect("named databases are custom");
             let conn = open_durable(&named, || template(&custom.named_config(k as u8 + 1), &[]))?;
-            custom::limit(&conn);
-            store.others.push(conn);
-            store.others_wrote.push(false);
+            store.add_named(conn);
         }
         Ok(store)
     }
