@@ -105,13 +105,7 @@ pub fn execute(command: &Command) -> Result<(Printed, ExitCode), CliError> {
         Command::Sweep(args) => text(sweep(args)),
         Command::Crosscheck(args) => text(crosscheck::crosscheck(args)),
         Command::Replay(args) => replay(args),
-        Command::Completions(args) => {
-            use clap::CommandFactory;
-            let mut out = Vec::new();
-            clap_complete::generate(args.shell, &mut Cli::command(), "delivery-sim", &mut out);
-            let script = String::from_utf8(out).expect("completion scripts are UTF-8");
-            Ok((script.into(), ExitCode::SUCCESS))
-        }
+        Command::Completions(args) => Ok((completions(args.shell).into(), ExitCode::SUCCESS)),
         Command::Bench(args) => {
             let report = crate::bench::run();
             if let Some(dir) = &args.out {
@@ -255,4 +249,21 @@ fn refuse_unknown_choices(
 fn write_atomically(path: &Path, content: &str, flag: &str) -> Result<(), CliError> {
     atomic::write(path, content.as_bytes())
         .map_err(|e| CliError::Usage(format!("{flag}: cannot write {}: {e}", path.display())))
+}
+
+/// The completion script for `shell`. clap_complete (4.6.12, the newest) names the bash
+/// states of a hyphenated binary's subcommands two ways (clap-rs/clap#6421): the loop
+/// builds `delivery__sim__subcmd__run`, the case arms say `delivery__subcmd__sim__subcmd__run`,
+/// so no arm ever matched and only subcommand names completed. The arms are renamed to the
+/// loop's spelling, which is the binary's name escaped alone (`delivery__sim`), as upstream's
+/// fix does.
+fn completions(shell: clap_complete::Shell) -> String {
+    use clap::CommandFactory;
+    let mut out = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "delivery-sim", &mut out);
+    let script = String::from_utf8(out).expect("completion scripts are UTF-8");
+    match shell {
+        clap_complete::Shell::Bash => script.replace("delivery__subcmd__sim", "delivery__sim"),
+        _ => script,
+    }
 }

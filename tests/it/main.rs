@@ -3,6 +3,7 @@
 //! plans.
 
 mod cli;
+mod completions;
 mod consumer_faults;
 mod crosscheck;
 mod databases;
