@@ -270,11 +270,7 @@ impl Handler for CheckThenAct {
             "INSERT OR IGNORE INTO processed_event VALUES (:event_id, :now)",
             &[],
         )?;
-        ctx.execute(
-            "record",
-            "INSERT INTO reservation VALUES (:event_id, :sku, :qty)",
-            &[],
-        )?;
+        record(ctx)?;
         ctx.commit()?;
         ctx.ack()
     }
@@ -329,11 +325,7 @@ impl Handler for SwallowsErrors {
             "INSERT INTO processed_event VALUES (:event_id, 0)",
             &[],
         );
-        let _ = ctx.execute(
-            "record",
-            "INSERT INTO reservation VALUES (:event_id, :sku, :qty)",
-            &[],
-        );
+        let _ = record(ctx);
         let _ = ctx.commit();
         let _ = ctx.ack();
         Ok(())
@@ -396,11 +388,7 @@ impl Handler for Clumsy {
         ctx.rollback()?; // Nothing to roll back: nothing happens.
         ctx.begin()?;
         let twice = ctx.begin();
-        ctx.execute(
-            "record",
-            "INSERT INTO reservation VALUES (:event_id, :sku, :qty)",
-            &[],
-        )?;
+        record(ctx)?;
         ctx.commit()?;
         let again = ctx.commit();
         match (twice, again) {
@@ -453,8 +441,7 @@ impl Handler for ConfirmByEmail {
             }
             other => other?,
         };
-        let record = "INSERT INTO reservation VALUES (:event_id, :sku, :qty)";
-        ctx.execute("record", record, &[])?;
+        record(ctx)?;
         ctx.commit()?;
         ctx.external_effect()?;
         ctx.ack()
@@ -552,4 +539,10 @@ fn fault_plans_drawn_at_a_handlers_own_points_find_the_bug_and_spare_the_fix() {
         !holds(&s),
         "a plan with a crash after the commit duplicates"
     );
+}
+
+/// Step `record`: the order's reservation row, the handlers' shared effect.
+fn record(ctx: &mut Context<'_>) -> Result<usize, HandlerError> {
+    let sql = "INSERT INTO reservation VALUES (:event_id, :sku, :qty)";
+    ctx.execute("record", sql, &[])
 }
