@@ -33,50 +33,103 @@ fn every_scenario_runs_and_holds_its_expectations() {
     }
 }
 
+/// `run scenarios/ --json`, once: every file holds every check it pins (the plain run, each
+/// pinned exploration depth, the interleavings, the smallest safe TTL), and the folder run
+/// makes exactly those checks. The explorations assert in the simulator itself that each
+/// schedule's crashes all fired, in order; the JSON of single explorations is checked
+/// below on a file at depths 1 and 2. One process for every file: the checks run in
+/// parallel and nothing is run twice (`.ci/run` repeats it in release).
 #[test]
-fn every_scenario_explores_as_expected_at_every_depth_it_pins() {
-    for file in scenario_files() {
+fn every_scenario_file_holds_everything_it_pins() {
+    let o = bin(&["run", "scenarios/", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    let out = json(&o);
+    let files = scenario_files();
+    let entries = out["scenarios"].as_array().unwrap();
+    assert_eq!(entries.len(), files.len());
+    let n = files.len();
+    assert_eq!(
+        out["totals"],
+        serde_json::json!({"scenarios": n, "held": n, "failed": 0, "input_errors": 0})
+    );
+    for (entry, file) in entries.iter().zip(&files) {
+        assert_eq!(entry["file"], file.as_str());
+        assert_eq!(entry["result"], "ok", "{file}: {entry}");
         let spec: Value =
-            serde_json::from_str(&std::fs::read_to_string(root().join(&file)).unwrap()).unwrap();
-        let depths: Vec<u64> = spec["expect"]["explore"]
+            serde_json::from_str(&std::fs::read_to_string(root().join(file)).unwrap()).unwrap();
+        let expect = &spec["expect"];
+        assert_eq!(entry["guarantee"], expect["guarantee"], "{file}");
+        let mut depths: Vec<u64> = expect["explore"]
             .as_array()
             .expect("every scenario pins its exploration")
             .iter()
             .map(|x| x["depth"].as_u64().unwrap())
             .collect();
         assert!(depths.contains(&1), "{file} pins depth 1");
-        for depth in depths {
-            let depth = depth.to_string();
-            let o = bin(&["explore", &file, "--depth", &depth, "--json"]);
+        depths.sort_unstable();
+        depths.dedup();
+        let mut wanted: Vec<String> = vec!["run".into()];
+        wanted.extend(depths.iter().map(|d| format!("explore d{d}")));
+        if expect["interleavings"].is_null() {
             assert_eq!(
-                o.status.code(),
-                Some(0),
-                "{file} depth {depth}: {}",
-                stdout(&o)
+                spec["consumers"].as_u64().unwrap_or(1),
+                1,
+                "{file} pins its interleavings"
             );
-            let out = json(&o);
-            let runs = out["runs"].as_array().unwrap();
-            assert_eq!(runs.len() as u64, out["summary"]["runs"].as_u64().unwrap());
-            assert!(
-                runs[0]["crash_points"].as_array().unwrap().is_empty(),
-                "baseline first"
-            );
-            for r in &runs[1..] {
-                let points = r["crash_points"].as_array().unwrap();
-                assert!(!points.is_empty() && points.len() <= depth.parse().unwrap());
-                let fired: Vec<&Value> = r["crashes"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|c| &c["point"])
-                    .collect();
-                assert_eq!(
-                    fired,
-                    points.iter().collect::<Vec<_>>(),
-                    "{file}: the crashes fired"
-                );
+        } else {
+            wanted.push("interleavings".into());
+        }
+        if !expect["smallest_safe_ttl"].is_null() {
+            wanted.push("smallest safe TTL".into());
+        }
+        let checks = entry["checks"].as_array().unwrap();
+        let names: Vec<&str> = checks.iter().map(|c| c["name"].as_str().unwrap()).collect();
+        assert_eq!(names, wanted, "{file}");
+        for check in checks {
+            assert_eq!(check["failures"], serde_json::json!([]), "{file}: {check}");
+            if check["name"] == "interleavings" {
+                assert_eq!(check["runs"], expect["interleavings"]["runs"], "{file}");
+            } else if check["name"] != "run" {
+                assert!(check["runs"].as_u64().unwrap() >= 1, "{file}: {check}");
             }
         }
+        assert_eq!(
+            checks[0]["replay"],
+            format!("delivery-sim run {file} --seed {}", spec["seed"]),
+            "{file}"
+        );
+    }
+}
+
+#[test]
+fn an_explorations_json_lists_the_baseline_first_then_each_schedule_with_its_crashes() {
+    let file = "scenarios/inbox-max-deliveries-one-crash-absorbed.json";
+    for depth in ["1", "2"] {
+        let out = json(&bin(&["explore", file, "--depth", depth, "--json"]));
+        let runs = out["runs"].as_array().unwrap();
+        assert_eq!(runs.len() as u64, out["summary"]["runs"].as_u64().unwrap());
+        assert!(
+            runs[0]["crash_points"].as_array().unwrap().is_empty(),
+            "baseline first"
+        );
+        let mut deepest = 0;
+        for r in &runs[1..] {
+            let points = r["crash_points"].as_array().unwrap();
+            assert!(!points.is_empty() && points.len() <= depth.parse().unwrap());
+            deepest = deepest.max(points.len());
+            let fired: Vec<&Value> = r["crashes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| &c["point"])
+                .collect();
+            assert_eq!(
+                fired,
+                points.iter().collect::<Vec<_>>(),
+                "the crashes fired"
+            );
+        }
+        assert_eq!(deepest.to_string(), depth);
     }
 }
 
@@ -605,31 +658,6 @@ fn matrix_output_does_not_depend_on_the_thread_count() {
 }
 
 #[test]
-fn every_concurrent_scenario_interleaves_as_expected() {
-    let mut checked = 0;
-    for file in scenario_files() {
-        let spec: Value =
-            serde_json::from_str(&std::fs::read_to_string(root().join(&file)).unwrap()).unwrap();
-        let expect = &spec["expect"]["interleavings"];
-        if expect.is_null() {
-            assert!(
-                spec["consumers"].as_u64().unwrap_or(1) == 1,
-                "{file} pins its interleavings"
-            );
-            continue;
-        }
-        let o = bin(&["explore", &file, "--interleavings", "--json"]);
-        assert_eq!(o.status.code(), Some(0), "{file}: {}", stdout(&o));
-        let out = json(&o);
-        assert_eq!(out["interleavings"], expect["runs"], "{file}");
-        assert_eq!(out["breaking_runs"], expect["breaking_runs"], "{file}");
-        assert_eq!(out["complete"], true, "{file}");
-        checked += 1;
-    }
-    assert!(checked >= 5);
-}
-
-#[test]
 fn the_constraint_decides_not_the_if() {
     // The seeds' concurrency case: the same interleavings break check-then-act without the
     // unique constraint, and none break it with the constraint or the inbox protocol.
@@ -666,7 +694,8 @@ fn the_constraint_decides_not_the_if() {
 #[test]
 fn a_breaking_interleaving_replays_with_its_schedule() {
     let file = "scenarios/check-then-act-broker-duplicate-no-constraint.json";
-    let out = json(&bin(&["explore", file, "--interleavings", "--json"]));
+    let whole = bin(&["explore", file, "--interleavings", "--json"]);
+    let out = json(&whole);
     let runs = out["runs"].as_array().unwrap();
     let safe = runs
         .iter()
@@ -685,10 +714,7 @@ fn a_breaking_interleaving_replays_with_its_schedule() {
         assert_eq!(replayed["duplicated"], r["duplicated"]);
     }
     let one = with_threads(&["explore", file, "--interleavings", "--json"], "1");
-    assert_eq!(
-        one.stdout,
-        bin(&["explore", file, "--interleavings", "--json"]).stdout
-    );
+    assert_eq!(one.stdout, whole.stdout);
 }
 
 #[test]
@@ -743,29 +769,6 @@ const GOOD: &str = r#"{"protocol": "inbox", "seed": 3,
 /// Claims that a lossy protocol is exactly-once.
 const WRONG: &str = r#"{"protocol": "ack-first", "faults": {"crash": [{"at": "after:ack", "event": 0}]},
     "expect": {"guarantee": "exactly-once", "lost": 0}}"#;
-
-#[test]
-fn run_dir_checks_every_scenario_file_and_they_all_hold() {
-    let o = bin(&["run", "scenarios/"]);
-    let out = stdout(&o);
-    assert_eq!(o.status.code(), Some(0), "{out}{}", stderr(&o));
-    let files = scenario_files();
-    for file in &files {
-        let name = file.trim_start_matches("scenarios/");
-        let row = out
-            .lines()
-            .find(|l| l.trim_start().starts_with(&format!("{name} ")))
-            .unwrap_or_else(|| panic!("no row for {name}:\n{out}"));
-        assert!(row.ends_with("  ok") && row.contains("run"), "{row}");
-    }
-    let n = files.len();
-    assert!(
-        out.ends_with(&format!(
-            "\n{n} scenarios: {n} held, 0 failed, 0 input errors\n"
-        )),
-        "{out}"
-    );
-}
 
 #[test]
 fn run_dir_json_lists_every_file_in_name_order_with_its_checks_and_its_runs_own_hash() {
