@@ -15,6 +15,7 @@ use super::{
     CliError, RunArgs,
 };
 use crate::explore;
+use crate::model::Guarantee;
 use crate::report::folder::{self, FileCheck, FileReport, FileResult, PlainRun, Totals};
 use crate::report::Origin;
 use crate::scenario::Scenario;
@@ -171,9 +172,6 @@ fn make_checks(
     origin: &Origin,
     report: &mut FileReport,
 ) -> Result<(), String> {
-    let refused = |field: &'static str, command: String| {
-        move |e: CliError| format!("field `{field}` asks for `{command}`, which is refused: {e}")
-    };
     let seed = scenario.seed;
     // Files run in parallel, and a run may be as long as the trace limit: only the
     // trace's hash is kept, so that the runs in flight stay small.
@@ -189,48 +187,65 @@ fn make_checks(
         guarantee: result.verdict.guarantee,
         trace_hash: result.trace.hash_hex(),
     });
+    if scenario.expect.is_none() && failures.is_none() {
+        return Ok(()); // Nothing stated, and the run finished.
+    }
+    // Nothing stated, but every run is expected to finish: a liveness failure fails the
+    // file, as it fails `run FILE`.
+    report.checks.push(FileCheck {
+        name: "run".into(),
+        runs: None,
+        guarantee: Some(result.verdict.guarantee),
+        failures: failures.unwrap_or_default(),
+        replay: origin.replay_command(seed, &[]),
+    });
+    pinned_checks(scenario, origin, &mut report.checks)
+}
+
+/// The checks `scenario`'s `expect` pins beyond its plain run, pushed onto `checks` as
+/// they are made: each pinned exploration depth from the shallowest, the interleavings,
+/// the smallest safe TTL. Stops at the first that is bad input and says which field asked
+/// for it. `run DIR` makes them for every file, `run FILE` for its file.
+pub(in crate::cli) fn pinned_checks(
+    scenario: &Scenario,
+    origin: &Origin,
+    checks: &mut Vec<FileCheck>,
+) -> Result<(), String> {
     let Some(expect) = &scenario.expect else {
-        // Nothing stated, but every run is expected to finish: a liveness failure fails the
-        // file, as it fails `run FILE`.
-        if let Some(failures) = failures {
-            report.checks.push(FileCheck {
-                name: "run".into(),
-                runs: None,
-                failures,
-                replay: origin.replay_command(seed, &[]),
-            });
-        }
         return Ok(());
     };
+    let refused = |field: &'static str, command: String| {
+        move |e: CliError| format!("field `{field}` asks for `{command}`, which is refused: {e}")
+    };
+    let seed = scenario.seed;
     // Each check function returns `None` only for a scenario without the expectation it
     // compares with, and every check here is made because the scenario has one.
-    let mut push = |name: String, runs: Option<u64>, failures: Option<Vec<String>>, replay| {
+    let mut push = |name: String,
+                    runs: u64,
+                    guarantee: Option<Guarantee>,
+                    failures: Option<Vec<String>>,
+                    replay| {
         assert!(failures.is_some(), "{name}: the scenario pins this check");
-        report.checks.push(FileCheck {
+        checks.push(FileCheck {
             name,
-            runs,
+            runs: Some(runs),
+            guarantee,
             failures: failures.unwrap_or_default(),
             replay,
         });
     };
-    push(
-        "run".into(),
-        None,
-        failures,
-        origin.replay_command(seed, &[]),
-    );
     let mut depths: Vec<usize> = expect.explore.iter().map(|x| x.depth).collect();
     depths.sort_unstable();
     depths.dedup();
     for depth in depths {
-        let name = format!("explore d{depth}");
         let (x, failures) =
             checked_exploration(scenario, depth, explore::DEFAULT_MAX_SCHEDULES, true).map_err(
                 refused("expect.explore", format!("explore --depth {depth}")),
             )?;
         push(
-            name,
-            Some(x.summary.runs),
+            format!("explore d{depth}"),
+            x.summary.runs,
+            Some(x.summary.guarantee),
             failures,
             origin.explore_command(seed, depth),
         );
@@ -244,7 +259,8 @@ fn make_checks(
                 ))?;
         push(
             "interleavings".into(),
-            Some(x.runs.len() as u64),
+            x.runs.len() as u64,
+            Some(x.guarantee),
             failures,
             origin.interleavings_command(seed, x.max_preemptions),
         );
@@ -259,7 +275,8 @@ fn make_checks(
             )?;
         push(
             "smallest safe TTL".into(),
-            Some(search.runs),
+            search.runs,
+            None,
             failures,
             origin.ttl_search_command(seed, ttl.depth),
         );

@@ -1,5 +1,5 @@
-//! The report of `run DIR`: one row per scenario file (its protocol, the guarantee its run
-//! showed, the checks made, the plain run's trace hash and the result), then each failure
+//! The report of `run DIR` (and the checks of `run FILE`): one row per scenario file (its
+//! protocol, the guarantee over every check it pins, the checks made, the plain run's trace hash and the result), then each failure
 //! with the command that repeats the failing check, then the totals; as text, and as one
 //! JSON document for programs.
 //!
@@ -20,6 +20,9 @@ pub struct FileCheck {
     /// How many runs the check made: the runs of the exploration or the interleavings
     /// enumerated (none for `run`, which is one run).
     pub runs: Option<u64>,
+    /// The guarantee the check's runs showed, all of them together (none for the smallest
+    /// safe TTL search, whose runs are at many TTLs).
+    pub guarantee: Option<Guarantee>,
     /// The expectations that failed; empty when they all held.
     pub failures: Vec<String>,
     /// The command that repeats this check alone.
@@ -74,6 +77,16 @@ impl FileReport {
         } else {
             FileResult::Ok
         }
+    }
+
+    /// The guarantee over everything the file pins: the weakest of the plain run's and of
+    /// every check's. An exploration that loses an event makes the file at-most-once even
+    /// when its crash-free run is exactly-once.
+    pub fn guarantee(&self) -> Option<Guarantee> {
+        let run = self.run.as_ref()?;
+        Some(Guarantee::weakest(
+            std::iter::once(run.guarantee).chain(self.checks.iter().filter_map(|c| c.guarantee)),
+        ))
     }
 
     /// The first failing check and its first failed expectation.
@@ -160,9 +173,7 @@ pub fn folder_text(folder: &str, files: &[FileReport]) -> String {
             [
                 f.name.clone(),
                 f.run.as_ref().map_or_else(dash, |r| r.protocol.clone()),
-                f.run
-                    .as_ref()
-                    .map_or_else(dash, |r| r.guarantee.to_string()),
+                f.guarantee().map_or_else(dash, |g| g.to_string()),
                 checks,
                 f.run.as_ref().map_or_else(dash, |r| r.trace_hash.clone()),
                 result,
@@ -233,7 +244,8 @@ pub struct FileJson<'a> {
     pub scenario: Option<&'a str>,
     pub protocol: Option<&'a str>,
     pub seed: Option<u64>,
-    /// The guarantee the plain run showed.
+    /// The guarantee over everything the file pins ([`FileReport::guarantee`]); each
+    /// check gives its own.
     pub guarantee: Option<Guarantee>,
     /// The plain run's trace hash.
     pub trace_hash: Option<&'a str>,
@@ -260,7 +272,7 @@ pub fn folder_json<'a>(folder: &'a str, files: &'a [FileReport]) -> FolderJson<'
                 scenario: f.run.as_ref().map(|r| r.scenario.as_str()),
                 protocol: f.run.as_ref().map(|r| r.protocol.as_str()),
                 seed: f.run.as_ref().map(|r| r.seed),
-                guarantee: f.run.as_ref().map(|r| r.guarantee),
+                guarantee: f.guarantee(),
                 trace_hash: f.run.as_ref().map(|r| r.trace_hash.as_str()),
                 checks: &f.checks,
                 error: f.error.as_deref(),
@@ -292,12 +304,20 @@ mod tests {
                     FileCheck {
                         name: "run".into(),
                         runs: None,
+                        guarantee: Some(Guarantee::ExactlyOnce),
                         failures: Vec::new(),
                         replay: format!("delivery-sim run dir/{name} --seed 7"),
                     },
                     FileCheck {
                         name: "explore d1".into(),
                         runs: Some(31),
+                        // A failing exploration here also duplicates: the file's guarantee
+                        // is the weakest of its checks'.
+                        guarantee: Some(if failures.is_empty() {
+                            Guarantee::ExactlyOnce
+                        } else {
+                            Guarantee::AtLeastOnce
+                        }),
                         failures: failures.iter().map(|f| f.to_string()).collect(),
                         replay: format!("delivery-sim explore dir/{name} --seed 7 --depth 1"),
                     },
@@ -321,10 +341,10 @@ mod tests {
              expect (the run, every pinned exploration depth, the pinned interleavings and \
              smallest safe TTL)
 
-  file    protocol  guarantee     checks           trace hash        result
-  a.json  inbox     exactly-once  run, explore d1  0123456789abcdef  ok
-  b.json  inbox     exactly-once  run, explore d1  0123456789abcdef  FAILED explore d1: expected 30 runs, observed 31
-  c.json  -         -             -                -                 input error
+  file    protocol  guarantee      checks           trace hash        result
+  a.json  inbox     exactly-once   run, explore d1  0123456789abcdef  ok
+  b.json  inbox     at-least-once  run, explore d1  0123456789abcdef  FAILED explore d1: expected 30 runs, observed 31
+  c.json  -         -              -                -                 input error
 
 dir/b.json FAILED
   explore d1
@@ -345,6 +365,11 @@ dir/c.json input error
         );
         assert_eq!(json["scenarios"][1]["result"], "failed");
         assert_eq!(json["scenarios"][1]["checks"][1]["runs"], 31);
+        assert_eq!(json["scenarios"][1]["guarantee"], "at-least-once");
+        assert_eq!(
+            json["scenarios"][1]["checks"][0]["guarantee"],
+            "exactly-once"
+        );
         assert_eq!(json["scenarios"][2]["result"], "input_error");
         assert!(json["scenarios"][2].get("trace_hash").is_none());
     }

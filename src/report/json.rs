@@ -246,6 +246,11 @@ pub struct RunJson {
     #[serde(skip_serializing_if = "crate::check::Omitted::is_empty")]
     pub omitted: crate::check::Omitted,
     pub expect: Option<ExpectJson>,
+    /// `run FILE`: every check its file pins, made as `run DIR` makes them (the run, each
+    /// exploration depth, the interleavings, the smallest safe TTL); absent when a flag
+    /// (`--seed` another seed, `--crash`, `--schedule`, `--inbox-ttl-ticks`) changed the
+    /// run, and in the runs listed by other commands.
+    pub checks: Option<Vec<crate::report::folder::FileCheck>>,
     pub replay: String,
 }
 
@@ -289,6 +294,7 @@ pub fn run_json(
         event_reports: v.events.clone(),
         omitted: v.omitted,
         expect,
+        checks: None,
         replay: origin.replay_command(scenario.seed, crash_override),
     }
 }

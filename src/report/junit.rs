@@ -42,7 +42,10 @@ pub fn junit_xml(name: &str, reports: &[FileReport]) -> String {
                 ("scenario", run.scenario.clone()),
                 ("protocol", run.protocol.clone()),
                 ("seed", run.seed.to_string()),
-                ("guarantee", run.guarantee.to_string()),
+                (
+                    "guarantee",
+                    report.guarantee().unwrap_or(run.guarantee).to_string(),
+                ),
                 ("trace_hash", run.trace_hash.clone()),
             ] {
                 let _ = writeln!(
@@ -161,6 +164,7 @@ mod tests {
         let check = |name: &str, failures: &[&str]| FileCheck {
             name: name.into(),
             runs: None,
+            guarantee: None,
             failures: failures.iter().map(|f| f.to_string()).collect(),
             replay: "delivery-sim run 'a&b.json' --seed 7".into(),
         };

@@ -22,6 +22,7 @@ mod protocol_files;
 mod prune;
 mod repeated_steps;
 mod retention_order;
+mod run_file;
 mod shrink;
 mod sql_fuzz;
 mod sql_steps;

@@ -91,3 +91,28 @@ pub fn refused(spec: &serde_json::Value) -> (String, String) {
     let e = delivery_sim::scenario::Scenario::from_json(&text, "t.json").expect_err("refused");
     (e.field.clone().unwrap_or_default(), e.message)
 }
+
+/// What `run scenarios/ --json` printed (its exit code, its JSON, its stderr), run once
+/// per test binary and shared: it makes every check of every file, most of a minute
+/// unoptimised, and several tests read it (each file's verdicts, its fresh-process hash).
+pub fn scenarios_folder_run() -> &'static (Option<i32>, serde_json::Value, String) {
+    static RUN: std::sync::OnceLock<(Option<i32>, serde_json::Value, String)> =
+        std::sync::OnceLock::new();
+    RUN.get_or_init(|| {
+        let o = bin(&["run", "scenarios/", "--json"]);
+        (o.status.code(), json(&o), stderr(&o))
+    })
+}
+
+/// The trace hash of `file`'s plain run (a path under `scenarios/`), as a fresh process of
+/// the binary printed it in [`scenarios_folder_run`].
+pub fn fresh_process_hash(file: &str) -> serde_json::Value {
+    let (_, out, _) = scenarios_folder_run();
+    out["scenarios"]
+        .as_array()
+        .expect("the folder's files")
+        .iter()
+        .find(|e| e["file"] == file)
+        .unwrap_or_else(|| panic!("{file} is not in run scenarios/"))["trace_hash"]
+        .clone()
+}

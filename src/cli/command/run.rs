@@ -1,5 +1,6 @@
 //! `run`: one scenario run (with crash points given on the command line, if any), checked
-//! against its `expect`, printed as a report, a trace or a diagram.
+//! against its `expect`, printed as a report, a trace or a diagram; and every other check
+//! the file pins (explorations, interleavings, smallest safe TTL), as `run DIR` makes them.
 
 use crate::cli::*;
 
@@ -162,27 +163,17 @@ pub(in crate::cli) fn run(args: &RunArgs) -> Result<(Printed, ExitCode), CliErro
             )));
         }
     }
-    let (mut scenario, origin) = match load(&args.source) {
+    let (mut scenario, origin) = match load_scenario(&args.source.scenario) {
         Ok(loaded) => loaded,
-        Err(e) => {
-            // The CI job that reads the report learns of the bad input from it too.
-            if let (Some(junit), Some(path)) = (&args.junit, &args.source.scenario.file) {
-                let report = FileReport {
-                    path: path.display().to_string(),
-                    name: file_name(path),
-                    run: None,
-                    checks: Vec::new(),
-                    error: Some(e.to_string()),
-                };
-                write_junit(
-                    junit,
-                    &format!("delivery-sim run {}", path.display()),
-                    &[report],
-                )?;
-            }
-            return Err(e);
-        }
+        Err(e) => return Err(junit_of_bad_input(args, e)?),
     };
+    // The file as written, for the checks it pins beyond the run (the overrides below
+    // change the run, not what the file pins).
+    let changed_by = run_changed_by(args, &scenario);
+    let as_written = changed_by.is_empty().then(|| scenario.clone());
+    if let Some(seed) = args.source.seed {
+        scenario.seed = seed;
+    }
     let OverriddenRun {
         result,
         failures,
@@ -196,11 +187,20 @@ pub(in crate::cli) fn run(args: &RunArgs) -> Result<(Printed, ExitCode), CliErro
         &args.crash,
         args.schedule.as_deref(),
     )?;
-    if let Some(junit) = &args.junit {
-        let report = run_report(&scenario, &origin, &result, &failures, &replay);
-        write_junit(junit, &replay, &[report])?;
+    note_unmade_checks(&scenario, &changed_by);
+    let mut report = run_report(&scenario, &origin, &result, &failures, &replay);
+    if let Some(written) = &as_written {
+        folder::pinned_checks(written, &origin, &mut report.checks)
+            .map_err(|e| CliError::Usage(format!("{}: {e}", report.path)))?;
     }
-    let held = held(&failures);
+    if let Some(junit) = &args.junit {
+        write_junit(junit, &replay, std::slice::from_ref(&report))?;
+    }
+    let checks = as_written.map(|_| report.checks);
+    let held = match &checks {
+        Some(checks) => checks.iter().all(|c| c.failures.is_empty()),
+        None => held(&failures),
+    };
     let mut out = String::new();
     if let Some(format) = args.diagram {
         out.push_str(&draw(args, format, &scenario, &result)?);
@@ -208,6 +208,7 @@ pub(in crate::cli) fn run(args: &RunArgs) -> Result<(Printed, ExitCode), CliErro
         let expect = failures.map(json::ExpectJson::from_failures);
         let mut report = json::run_json(&scenario, &result, &origin, &crashes, expect);
         report.replay = with_ttl_flag(report.replay, args.inbox_ttl_ticks);
+        report.checks = checks;
         out.push_str(&to_json(&report));
     } else {
         out.push_str(&text::run_text_in(
@@ -218,6 +219,13 @@ pub(in crate::cli) fn run(args: &RunArgs) -> Result<(Printed, ExitCode), CliErro
             &replay,
             failures.as_deref(),
         ));
+        if let Some(checks) = checks.as_ref().filter(|c| c.len() > 1) {
+            out.push_str(&text::checks_text_in(
+                language(args.lang),
+                stdout_paint(),
+                checks,
+            ));
+        }
         if args.trace {
             return Ok((trace_then(result, language(args.lang), out), code(held)));
         }
@@ -235,6 +243,59 @@ pub(in crate::cli) fn trace_then(result: RunResult, lang: Lang, report: String) 
         writeln!(w)?;
         w.write_all(report.as_bytes())
     }))
+}
+
+/// `e`, the file's bad input, after writing it to the `--junit` report if one is asked
+/// for: the CI job that reads the report learns of the bad input from it too.
+fn junit_of_bad_input(args: &RunArgs, e: CliError) -> Result<CliError, CliError> {
+    if let (Some(junit), Some(path)) = (&args.junit, &args.source.scenario.file) {
+        let report = FileReport {
+            path: path.display().to_string(),
+            name: file_name(path),
+            run: None,
+            checks: Vec::new(),
+            error: Some(e.to_string()),
+        };
+        write_junit(
+            junit,
+            &format!("delivery-sim run {}", path.display()),
+            &[report],
+        )?;
+    }
+    Ok(e)
+}
+
+/// The flags that change the run a file's pins are written for (`scenario` is the file as
+/// written): another `--seed`, `--crash`, `--schedule`, `--inbox-ttl-ticks`; and
+/// `--diagram`, which draws one run. With any, `run FILE` checks only the run; without,
+/// every check the file pins, as `run DIR` does.
+fn run_changed_by(args: &RunArgs, scenario: &Scenario) -> Vec<&'static str> {
+    let changed = [
+        (
+            args.source.seed.is_some_and(|s| s != scenario.seed),
+            "--seed",
+        ),
+        (!args.crash.is_empty(), "--crash"),
+        (args.schedule.is_some(), "--schedule"),
+        (args.inbox_ttl_ticks.is_some(), "--inbox-ttl-ticks"),
+        (args.diagram.is_some(), "--diagram"),
+    ];
+    changed.iter().filter(|c| c.0).map(|c| c.1).collect()
+}
+
+/// Says on stderr which pinned checks `flags` kept `run FILE` from making, if any.
+fn note_unmade_checks(scenario: &Scenario, flags: &[&str]) {
+    let pins_more = scenario.expect.as_ref().is_some_and(|e| {
+        !e.explore.is_empty() || e.interleavings.is_some() || e.smallest_safe_ttl.is_some()
+    });
+    if pins_more && !flags.is_empty() {
+        eprintln!(
+            "note: only the run was checked against the file's expect; the explorations, \
+             interleavings and TTL search it pins were not made, since {} changes the run \
+             they are written for (run the file without it to make them)",
+            flags.join(" and ")
+        );
+    }
 }
 
 /// Checks a run against the `--schedule` and `--crash` it was given: a choice past a
@@ -280,6 +341,7 @@ fn run_report(
             .map(|f| FileCheck {
                 name: "run".into(),
                 runs: None,
+                guarantee: Some(result.verdict.guarantee),
                 failures: f.clone(),
                 replay: replay.to_string(),
             })

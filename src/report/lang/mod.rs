@@ -63,6 +63,9 @@ pub enum RunLabel {
     Intent,
     Trace,
     Expect,
+    /// What `run FILE` checked beyond the run: the explorations, interleavings and TTL
+    /// search the file pins.
+    Checks,
     Replay,
 }
 

@@ -24,6 +24,7 @@ impl Lang {
             RunLabel::Intent => ("intent", "intención"),
             RunLabel::Trace => ("trace", "traza"),
             RunLabel::Expect => ("expect", "esperado"),
+            RunLabel::Checks => ("checks", "controles"),
             RunLabel::Replay => ("replay", "reproducir"),
         };
         match self {
@@ -633,6 +634,16 @@ impl Lang {
         match self {
             Lang::En => "held",
             Lang::Es => "se cumplió",
+        }
+    }
+
+    /// How many runs a pinned check made, after its result.
+    pub fn check_runs(self, runs: u64) -> String {
+        match (self, runs) {
+            (Lang::En, 1) => "1 run".into(),
+            (Lang::En, n) => format!("{n} runs"),
+            (Lang::Es, 1) => "1 corrida".into(),
+            (Lang::Es, n) => format!("{n} corridas"),
         }
     }
 

@@ -14,6 +14,7 @@ use crate::explore::shrink::Shrunk;
 use crate::explore::sweep::{Finding, SwarmPlan};
 use crate::explore::{matrix_rows, Exploration, Interleavings, MatrixColumn};
 use crate::model::{built_ins, BoundaryPoint, Guarantee};
+use crate::report::folder::FileCheck;
 use crate::report::json::{anomalies, differing_amounts, matrix_origin};
 use crate::report::lang::{Lang, RunLabel};
 use crate::report::paint::Paint;
@@ -53,6 +54,56 @@ fn expectation_lines_in(l: Lang, paint: Paint, out: &mut String, failures: Optio
             }
         }
     }
+}
+
+/// The checks `run FILE` made of everything its file pins (the run, each exploration
+/// depth, the interleavings, the smallest safe TTL), as `run DIR` makes them: one line
+/// each with the guarantee its runs showed and whether its expectations held; under a
+/// failed one, what failed and the command that repeats it.
+pub fn checks_text_in(l: Lang, paint: Paint, checks: &[FileCheck]) -> String {
+    let mut out = String::new();
+    let name_width = checks
+        .iter()
+        .map(|c| c.name.chars().count())
+        .max()
+        .unwrap_or(0);
+    let label = pad(l.run_label(RunLabel::Checks));
+    for (i, c) in checks.iter().enumerate() {
+        let guarantee = c
+            .guarantee
+            .map_or_else(|| "-".to_string(), |g| g.to_string());
+        let result = if c.failures.is_empty() {
+            paint.good(l.expect_held())
+        } else {
+            paint.bad(l.expect_failed())
+        };
+        let runs = c
+            .runs
+            .map(|n| format!(" ({})", l.check_runs(n)))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "{}{:<name_width$}  {guarantee:<13}  {result}{runs}",
+            if i == 0 {
+                label.as_str()
+            } else {
+                "           "
+            },
+            c.name,
+        );
+        if !c.failures.is_empty() {
+            for f in &c.failures {
+                let _ = writeln!(out, "             - {f}");
+            }
+            let _ = writeln!(
+                out,
+                "             {}  {}",
+                l.run_label(RunLabel::Replay),
+                c.replay
+            );
+        }
+    }
+    out
 }
 
 /// A label of the run report, padded to its column.
