@@ -1,5 +1,9 @@
-//! Shell completions that complete (issue 16, item 3): the bash script is sourced in a real
-//! bash, its function called as bash calls it on a TAB, and `COMPREPLY` read back.
+//! Shell completions that complete (issue 16, item 3), each in its real shell: the bash
+//! script is sourced in bash, its function called as bash calls it on a TAB, and
+//! `COMPREPLY` read back; fish answers `complete -C LINE`; zsh runs interactively in a
+//! pseudo-terminal with the line typed and a TAB (tests/shells/zsh-complete.zsh). zsh and
+//! fish are not on every machine: their tests are behind the `shells` feature, which
+//! `.ci/run` turns on after installing them.
 
 use crate::support::{bin, command, stdout};
 
@@ -27,28 +31,95 @@ fn complete(script: &std::path::Path, words: &[&str]) -> Vec<String> {
     stdout(&out).lines().map(str::to_string).collect()
 }
 
+/// The command lines every shell's completion is tried on, and what it must offer.
+const CASES: [(&[&str], &[&str]); 5] = [
+    (&["delivery-sim", "ru"], &["run"]),
+    (
+        &["delivery-sim", "run", "--diag"],
+        &["--diagram", "--diagram-detail"],
+    ),
+    (
+        &["delivery-sim", "run", "--diagram", ""],
+        &["mermaid", "svg"],
+    ),
+    (&["delivery-sim", "explain", "--lang", ""], &["en", "es"]),
+    (
+        &["delivery-sim", "sweep", "--max-c"],
+        &["--max-crash-ppm", "--max-crashes"],
+    ),
+];
+
 #[test]
 fn bash_completes_flags_and_their_values_after_a_subcommand() {
     let dir = tempfile::tempdir().unwrap();
     let script = dir.path().join("delivery-sim.bash");
     std::fs::write(&script, stdout(&bin(&["completions", "bash"]))).unwrap();
-    let cases: [(&[&str], &[&str]); 5] = [
-        (&["delivery-sim", "ru"], &["run"]),
-        (
-            &["delivery-sim", "run", "--diag"],
-            &["--diagram", "--diagram-detail"],
-        ),
-        (
-            &["delivery-sim", "run", "--diagram", ""],
-            &["mermaid", "svg"],
-        ),
-        (&["delivery-sim", "explain", "--lang", ""], &["en", "es"]),
-        (
-            &["delivery-sim", "sweep", "--max-c"],
-            &["--max-crash-ppm", "--max-crashes"],
-        ),
-    ];
-    for (words, expected) in cases {
+    for (words, expected) in CASES {
         assert_eq!(complete(&script, words), expected, "{words:?}");
+    }
+}
+
+/// The candidates a shell printed, one per line, blank lines left out, sorted (each
+/// shell orders them its own way).
+#[cfg(feature = "shells")]
+fn candidates(out: &std::process::Output, shell: &str) -> Vec<String> {
+    assert!(
+        out.status.success(),
+        "{shell}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut lines: Vec<String> = stdout(out)
+        .lines()
+        // fish prints a description after a TAB.
+        .map(|l| l.split('\t').next().unwrap_or("").trim().to_string())
+        .filter(|l| !l.is_empty())
+        .collect();
+    lines.sort();
+    lines
+}
+
+#[cfg(feature = "shells")]
+fn sorted(expected: &[&str]) -> Vec<String> {
+    let mut v: Vec<String> = expected.iter().map(|s| s.to_string()).collect();
+    v.sort();
+    v
+}
+
+#[cfg(feature = "shells")]
+#[test]
+fn fish_completes_flags_and_their_values_after_a_subcommand() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("delivery-sim.fish");
+    std::fs::write(&script, stdout(&bin(&["completions", "fish"]))).unwrap();
+    for (words, expected) in CASES {
+        let line = words.join(" ");
+        let program = format!("source '{}'; complete -C '{line}'", script.display());
+        let out = command("fish")
+            .arg("-c")
+            .arg(program)
+            .output()
+            .expect("fish runs");
+        assert_eq!(candidates(&out, "fish"), sorted(expected), "{line:?}");
+    }
+}
+
+#[cfg(feature = "shells")]
+#[test]
+fn zsh_completes_flags_and_their_values_after_a_subcommand() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("_delivery-sim");
+    std::fs::write(&script, stdout(&bin(&["completions", "zsh"]))).unwrap();
+    let capture = crate::support::root().join("tests/shells/zsh-complete.zsh");
+    for (words, expected) in CASES {
+        let line = words.join(" ");
+        // `timeout`: a completion that never ends must fail the test, not hang it.
+        let out = command("timeout")
+            .args(["60", "zsh", "-f"])
+            .arg(&capture)
+            .arg(&script)
+            .arg(&line)
+            .output()
+            .expect("zsh runs");
+        assert_eq!(candidates(&out, "zsh"), sorted(expected), "{line:?}");
     }
 }
