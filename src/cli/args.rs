@@ -37,7 +37,8 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Run one scenario and report what happened to every event. Given a folder, run every
+    /// Run one scenario, report what happened to every event, and make every other check
+    /// its file pins (explorations, interleavings, smallest safe TTL). Given a folder, run every
     /// scenario file in it (`*.json`, in name order) and check each against its `expect`:
     /// the run, every pinned exploration depth, the pinned interleavings and the pinned
     /// smallest safe TTL; print one row
@@ -49,8 +50,10 @@ pub enum Command {
   delivery-sim run scenarios/
   delivery-sim run scenarios/ --json
 
-With a folder, the exit code is 2 if any file is bad input (the others still run), else 1
+Given a file, `run` also makes every other check the file's `expect` pins, as with a folder
+(unless --seed, --crash, --schedule, --inbox-ttl-ticks or --diagram change the run). With a folder, the exit code is 2 if any file is bad input (the others still run), else 1
 if any expectation failed, else 0.")]
+    #[command(mut_arg("file", |a| a.help("A scenario file (JSON), or a folder of them (every *.json directly in it)")))]
     Run(RunArgs),
     /// Tell one run step by step, for a learner: what each step did and why it matters, the
     /// broker's and the database's state after it (and what an open transaction holds), then
@@ -81,6 +84,7 @@ else English. Colours only on a terminal, and never with NO_COLOR set.")]
 
 Shrinking spends at most --shrink-runs simulator runs per finding, for the first
 --shrink-findings findings; `delivery-sim replay TOKEN` replays a printed token.")]
+    #[command(mut_arg("protocol", |a| a.help("Instead of a file: a built-in protocol with default settings; each seed draws its own faults")))]
     Sweep(SweepArgs),
     /// Every built-in protocol against every single crash point, as a table.
     #[command(after_help = "Examples:
@@ -157,13 +161,15 @@ pub struct BenchArgs {
 }
 
 /// Where the scenario comes from: a file, or a built-in protocol with default settings.
+/// One of the two is required, which the usage line shows as `<FILE|--protocol <NAME>>`.
 #[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("scenario").required(true).args(["file", "protocol"])))]
 pub struct ScenarioArgs {
-    /// A scenario file (JSON); `run` also takes a folder of them.
-    #[arg(value_name = "FILE", required_unless_present = "protocol")]
+    /// A scenario file (JSON).
+    #[arg(value_name = "FILE")]
     pub file: Option<PathBuf>,
-    /// Instead of a file: a built-in protocol with default settings and no faults.
-    #[arg(long, conflicts_with = "file")]
+    /// Instead of a file: a built-in protocol with default settings and no planned faults.
+    #[arg(long, value_name = "NAME", conflicts_with = "file")]
     pub protocol: Option<String>,
     /// With --protocol: how many events to publish.
     #[arg(long, requires = "protocol", default_value_t = 3)]

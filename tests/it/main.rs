@@ -13,6 +13,7 @@ mod fields;
 mod golden;
 mod handler;
 mod hardening;
+mod help;
 mod input_errors;
 mod input_fuzz;
 mod library;
