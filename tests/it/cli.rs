@@ -446,6 +446,11 @@ fn protocols_lists_each_built_in_with_its_steps() {
     ] {
         assert!(out.contains(name), "{name}");
     }
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    assert!(
+        readme.contains(&format!("$ delivery-sim protocols\n{out}```")),
+        "README's protocols output is stale: paste `delivery-sim protocols`"
+    );
 }
 
 #[test]
@@ -466,26 +471,6 @@ fn the_readme_scenario_example_is_a_real_scenario_file() {
         readme.contains(&format!("```json\n{file}```")),
         "README's scenario example differs from scenarios/inbox-every-fault-kind.json"
     );
-}
-
-/// Splits a replay command as a POSIX shell would, for the simple quoting `Origin` emits.
-pub fn shell_words(cmd: &str) -> Vec<String> {
-    let mut words = Vec::new();
-    let mut word = String::new();
-    let mut quoted = false;
-    for c in cmd.chars() {
-        match c {
-            '\'' => quoted = !quoted,
-            ' ' if !quoted => {
-                if !word.is_empty() {
-                    words.push(std::mem::take(&mut word));
-                }
-            }
-            c => word.push(c),
-        }
-    }
-    words.push(word);
-    words
 }
 
 #[test]

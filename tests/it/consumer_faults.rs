@@ -3,7 +3,6 @@
 //! (each strategy's outcome, and crash points around the retry), and poison messages with
 //! a dead-letter replay (dead-lettered as its own outcome, replayed once with the inbox).
 
-use super::cli::shell_words;
 use super::support::*;
 use serde_json::Value;
 

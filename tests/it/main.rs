@@ -21,6 +21,7 @@ mod memory;
 mod properties;
 mod protocol_files;
 mod prune;
+mod readme;
 mod repeated_steps;
 mod retention_order;
 mod run_file;

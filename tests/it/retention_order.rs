@@ -18,28 +18,6 @@ fn replay(command: &str) -> Value {
     json(&bin(&args))
 }
 
-/// Splits a replay command as a POSIX shell would, for the simple quoting it uses.
-fn shell_words(cmd: &str) -> Vec<String> {
-    let mut words = Vec::new();
-    let mut word = String::new();
-    let mut quoted = false;
-    for c in cmd.chars() {
-        match c {
-            '\'' => quoted = !quoted,
-            ' ' if !quoted => {
-                if !word.is_empty() {
-                    words.push(std::mem::take(&mut word));
-                }
-            }
-            c => word.push(c),
-        }
-    }
-    if !word.is_empty() {
-        words.push(word);
-    }
-    words
-}
-
 #[test]
 fn every_ttl_search_finds_what_its_scenario_pins_and_its_evidence_replays() {
     let mut checked = 0;

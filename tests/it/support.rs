@@ -116,3 +116,26 @@ pub fn fresh_process_hash(file: &str) -> serde_json::Value {
         .unwrap_or_else(|| panic!("{file} is not in run scenarios/"))["trace_hash"]
         .clone()
 }
+
+/// Splits a command as a POSIX shell would, for the simple quoting `Origin` emits in
+/// replay commands (and the README uses).
+pub fn shell_words(cmd: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut quoted = false;
+    for c in cmd.chars() {
+        match c {
+            '\'' => quoted = !quoted,
+            ' ' if !quoted => {
+                if !word.is_empty() {
+                    words.push(std::mem::take(&mut word));
+                }
+            }
+            c => word.push(c),
+        }
+    }
+    if !word.is_empty() {
+        words.push(word);
+    }
+    words
+}
