@@ -51,7 +51,8 @@ pub enum Command {
   delivery-sim run scenarios/ --json
 
 Given a file, `run` also makes every other check the file's `expect` pins, as with a folder
-(unless --seed, --crash, --schedule, --inbox-ttl-ticks or --diagram change the run). With a folder, the exit code is 2 if any file is bad input (the others still run), else 1
+(unless --seed, --crash, --schedule or --inbox-ttl-ticks change the run, or --diagram draws
+it). With a folder, the exit code is 2 if any file is bad input (the others still run), else 1
 if any expectation failed, else 0.")]
     #[command(mut_arg("file", |a| a.help("A scenario file (JSON), or a folder of them (every *.json directly in it)")))]
     Run(RunArgs),

@@ -1097,3 +1097,52 @@ fn the_liveness_scenarios_exit_1_on_liveness_alone_in_every_command() {
         assert!(out.contains("liveness: "), "{out}");
     }
 }
+
+/// The explore table numbers its runs, so that `≡ run N` can be looked up; at the last
+/// depth, equivalent runs have nothing skipped and the text says so, not "0 extensions".
+#[test]
+fn the_explore_table_numbers_the_runs_its_equivalences_refer_to() {
+    let out = stdout(&bin(&[
+        "explore",
+        "scenarios/inbox-crash-before-commit.json",
+    ]));
+    assert!(!out.contains("their 0 extensions"), "{out}");
+    assert!(out.contains("\nsame state "), "{out}");
+    let rows: Vec<&str> = out
+        .lines()
+        .skip_while(|l| !l.contains("crash schedule"))
+        .take_while(|l| !l.is_empty())
+        .collect();
+    assert!(
+        rows[0].trim_start().starts_with("run  crash schedule"),
+        "{}",
+        rows[0]
+    );
+    let number = |row: &str| {
+        row.split_whitespace()
+            .next()
+            .unwrap()
+            .parse::<usize>()
+            .unwrap()
+    };
+    let mut referred = 0;
+    for (i, row) in rows[1..].iter().enumerate() {
+        assert_eq!(number(row), i, "{row}");
+        if let Some((_, n)) = row.split_once("≡ run ") {
+            let n: usize = n.trim().parse().unwrap();
+            assert!(n < i, "{row}: an earlier run");
+            referred += 1;
+        }
+    }
+    assert!(referred > 0);
+    let d2 = stdout(&bin(&[
+        "explore",
+        "scenarios/inbox-crash-before-commit.json",
+        "--depth",
+        "2",
+    ]));
+    assert!(
+        d2.contains("\nskipped    ") && d2.contains(" extensions were not run"),
+        "{d2}"
+    );
+}

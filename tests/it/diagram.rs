@@ -384,7 +384,8 @@ fn out_writes_the_same_bytes_as_stdout_and_runs_repeat_exactly() {
         path.to_str().unwrap(),
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert!(stdout(&o).starts_with("wrote "), "{}", stdout(&o));
+    assert!(stderr(&o).starts_with("wrote "), "{}", stderr(&o));
+    assert!(stdout(&o).is_empty(), "results on stdout, status on stderr");
     let written = std::fs::read_to_string(&path).unwrap();
     assert_eq!(written, svg_of(file));
     assert_eq!(svg_of(file), svg_of(file));

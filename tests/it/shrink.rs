@@ -167,9 +167,9 @@ fn a_replayed_token_becomes_a_regression_scenario_that_run_passes() {
     let o = bin(&["replay", &token, "--scenario-out", file.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1), "the run loses an event");
     assert!(
-        stdout(&o).contains("its expect pins this run: lost"),
+        stderr(&o).contains("its expect pins this run: lost"),
         "{}",
-        stdout(&o)
+        stderr(&o)
     );
     let written: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
     let description = written["description"].as_str().unwrap();

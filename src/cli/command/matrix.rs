@@ -47,9 +47,8 @@ pub(in crate::cli) fn matrix(args: &MatrixArgs) -> Result<(String, ExitCode), Cl
             &markdown::matrix_markdown(&columns, events, args.seed, args.depth),
         )?;
         let js = write("matrix.json", &to_json(&json))?;
-        if !args.json {
-            out.push_str(&format!("\nwrote {} and {}\n", md.display(), js.display()));
-        }
+        // A status line, not a result: stderr, with or without --json.
+        eprintln!("wrote {} and {}", md.display(), js.display());
     }
     Ok((out, code(held)))
 }

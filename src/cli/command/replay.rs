@@ -30,6 +30,12 @@ pub(in crate::cli) fn replay(args: &ReplayArgs) -> Result<(Printed, ExitCode), C
             "a pinned scenario loads and holds"
         );
         write_atomically(path, &json, "--scenario-out")?;
+        // A status line, not a result: stderr.
+        eprintln!(
+            "wrote {} (its expect pins this run: {})",
+            path.display(),
+            failure
+        );
     }
     let mut out = String::new();
     if args.json {
@@ -38,13 +44,6 @@ pub(in crate::cli) fn replay(args: &ReplayArgs) -> Result<(Printed, ExitCode), C
         out.push_str(&to_json(&j));
     } else {
         out.push_str(&text::run_text(&scenario, &result, &command, None));
-        if let Some(path) = &args.scenario_out {
-            out.push_str(&format!(
-                "wrote {} (its expect pins this run: {})\n",
-                path.display(),
-                failure
-            ));
-        }
         if args.trace {
             let lang = crate::report::lang::Lang::En;
             return Ok((trace_then(result, lang, out), code(failure.is_empty())));

@@ -170,7 +170,8 @@ pub(in crate::cli) fn run(args: &RunArgs) -> Result<(Printed, ExitCode), CliErro
     // The file as written, for the checks it pins beyond the run (the overrides below
     // change the run, not what the file pins).
     let changed_by = run_changed_by(args, &scenario);
-    let as_written = changed_by.is_empty().then(|| scenario.clone());
+    // A diagram draws one run: the drawing is the output, and only the run is checked.
+    let as_written = (changed_by.is_empty() && args.diagram.is_none()).then(|| scenario.clone());
     if let Some(seed) = args.source.seed {
         scenario.seed = seed;
     }
@@ -266,9 +267,9 @@ fn junit_of_bad_input(args: &RunArgs, e: CliError) -> Result<CliError, CliError>
 }
 
 /// The flags that change the run a file's pins are written for (`scenario` is the file as
-/// written): another `--seed`, `--crash`, `--schedule`, `--inbox-ttl-ticks`; and
-/// `--diagram`, which draws one run. With any, `run FILE` checks only the run; without,
-/// every check the file pins, as `run DIR` does.
+/// written): another `--seed`, `--crash`, `--schedule`, `--inbox-ttl-ticks`. With any,
+/// `run FILE` checks only the run; without, every check the file pins, as `run DIR` does
+/// (unless it draws a diagram, which is of one run).
 fn run_changed_by(args: &RunArgs, scenario: &Scenario) -> Vec<&'static str> {
     let changed = [
         (
@@ -278,7 +279,6 @@ fn run_changed_by(args: &RunArgs, scenario: &Scenario) -> Vec<&'static str> {
         (!args.crash.is_empty(), "--crash"),
         (args.schedule.is_some(), "--schedule"),
         (args.inbox_ttl_ticks.is_some(), "--inbox-ttl-ticks"),
-        (args.diagram.is_some(), "--diagram"),
     ];
     changed.iter().filter(|c| c.0).map(|c| c.1).collect()
 }
@@ -373,12 +373,14 @@ fn draw(
             atomic::write(path, drawn.as_bytes()).map_err(|e| {
                 CliError::Usage(format!("--out: cannot write {}: {e}", path.display()))
             })?;
-            format!(
-                "wrote {} ({} rows, {} bytes)\n",
+            // A status line, not a result: stderr. stdout stays empty.
+            eprintln!(
+                "wrote {} ({} rows, {} bytes)",
                 path.display(),
                 d.rows.len(),
                 drawn.len()
-            )
+            );
+            String::new()
         }
         None => drawn,
     })

@@ -39,16 +39,18 @@ fn run_table(out: &mut String, x: &Exploration) {
             .max()
             .unwrap_or(0)
             .max("crash schedule".len());
+        // The run numbers, from 0 for the crash-free run: what `≡ run N` refers to.
+        let number_width = (x.runs.len().saturating_sub(1)).to_string().len().max(3);
         let _ = writeln!(
             out,
-            "  {:<width$}  {:<16} {:>4} {:>4} {:>4}  {:<5}  trace hash",
-            "crash schedule", "outcome", "once", "lost", "dup", "acked"
+            "  {:>number_width$}  {:<width$}  {:<16} {:>4} {:>4} {:>4}  {:<5}  trace hash",
+            "run", "crash schedule", "outcome", "once", "lost", "dup", "acked"
         );
-        for r in &x.runs {
+        for (i, r) in x.runs.iter().enumerate() {
             let v = &r.result.verdict;
             let _ = writeln!(
                 out,
-                "  {:<width$}  {:<16} {:>4} {:>4} {:>4}  {:<5}  {}{}",
+                "  {i:>number_width$}  {:<width$}  {:<16} {:>4} {:>4} {:>4}  {:<5}  {}{}",
                 schedule_text(&r.crashes),
                 outcome_cell(&r.result),
                 v.exactly_once,
@@ -133,12 +135,20 @@ pub fn explore_text(
          each crash at a boundary the previous crashes' run reached",
         s.runs, s.depth, s.depth
     );
-    if s.equivalent_runs > 0 {
+    if s.equivalent_runs > 0 && s.pruned_schedules > 0 {
         let _ = writeln!(
             out,
             "skipped    {} runs had the same state after their last crash as an earlier run; \
              their {} extensions were not run (the earlier run's were)",
             s.equivalent_runs, s.pruned_schedules
+        );
+    } else if s.equivalent_runs > 0 {
+        // At the last depth a run has no extensions: nothing was skipped.
+        let _ = writeln!(
+            out,
+            "same state {} runs had the same state after their last crash as an earlier run \
+             (≡ run N below); at depth {} none has an extension to skip",
+            s.equivalent_runs, s.depth
         );
     }
     if s.interrupted {

@@ -5,7 +5,12 @@ use super::*;
 /// A sweep's plan in a few words: `crashes 12% ×3, fails apply_effect e1 ×2, republishes e0`.
 pub fn plan_text(plan: &SwarmPlan) -> String {
     let mut parts = Vec::new();
-    if let Some(rc) = plan.faults.random_crash {
+    // A budget of no crash, or no chance per step, crashes nothing: not worth a word.
+    if let Some(rc) = plan
+        .faults
+        .random_crash
+        .filter(|rc| rc.max_crashes > 0 && rc.per_step_ppm > 0)
+    {
         parts.push(format!(
             "crashes {:.1}% per step, at most {}",
             f64::from(rc.per_step_ppm) / 10_000.0,
@@ -49,6 +54,9 @@ pub fn plan_text(plan: &SwarmPlan) -> String {
             parts.push(format!("{what} e{}", f.event.unwrap_or(0)));
         }
     }
+    if parts.is_empty() {
+        return "no fault drawn".to_string();
+    }
     parts.join(", ")
 }
 
@@ -81,11 +89,15 @@ pub fn finding_line(f: &Finding, replay: &str) -> String {
         broke.push(stop_text(f.result.stop).to_string());
     }
     format!(
-        "seed {}: {} — {}; {} crash(es)\n    {}",
+        "seed {}: {} — {}; {}\n    {}",
         f.seed,
         broke.join(", "),
         plan_text(&f.plan),
-        f.result.crashes.len(),
+        match f.result.crashes.len() {
+            0 => "no crash".to_string(),
+            1 => "1 crash".to_string(),
+            n => format!("{n} crashes"),
+        },
         replay
     )
 }
@@ -161,4 +173,36 @@ pub fn regression_description(
     }
     text.push_str(&format!(" Replay token: {token}"));
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fault::{FaultPlan, RandomCrash};
+
+    fn plan(per_step_ppm: u32, max_crashes: u32) -> SwarmPlan {
+        SwarmPlan {
+            faults: FaultPlan {
+                random_crash: Some(RandomCrash {
+                    per_step_ppm,
+                    max_crashes,
+                }),
+                ..FaultPlan::default()
+            },
+            republish: Vec::new(),
+            lease_ticks: None,
+            jitter_ticks: 0,
+            stale_ack: crate::broker::StaleAck::default(),
+        }
+    }
+
+    #[test]
+    fn a_plan_that_cannot_crash_says_nothing_of_crashes() {
+        assert_eq!(
+            plan_text(&plan(120_000, 3)),
+            "crashes 12.0% per step, at most 3"
+        );
+        assert_eq!(plan_text(&plan(120_000, 0)), "no fault drawn");
+        assert_eq!(plan_text(&plan(0, 3)), "no fault drawn");
+    }
 }
