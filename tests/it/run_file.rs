@@ -227,3 +227,34 @@ fn the_readme_shows_real_rows_of_run_dir() {
     }
     assert!(shown >= 4, "{shown} rows");
 }
+
+/// A pinned check that is bad input (interleavings of one consumer) exits 2 naming the
+/// field, and the JUnit report has it as an error, as `run DIR` does.
+#[test]
+fn a_pinned_check_that_is_bad_input_is_an_error_in_both() {
+    let text = r#"{"protocol": "inbox", "seed": 3,
+        "expect": {"guarantee": "exactly-once", "interleavings": {"runs": 3}}}"#;
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("f");
+    std::fs::create_dir(&folder).unwrap();
+    let file = write(&folder, "one-consumer.json", text);
+    let (dir_xml, file_xml) = (dir.path().join("d.xml"), dir.path().join("f.xml"));
+    let by_dir = bin(&[
+        "run",
+        folder.to_str().unwrap(),
+        "--junit",
+        dir_xml.to_str().unwrap(),
+    ]);
+    let by_file = bin(&["run", &file, "--junit", file_xml.to_str().unwrap()]);
+    for o in [&by_dir, &by_file] {
+        assert_eq!(o.status.code(), Some(2));
+        // run FILE's error is on stderr; run DIR names the files there and gives each
+        // one's paragraph in its report.
+        let said = format!("{}{}", stdout(o), stderr(o));
+        assert!(said.contains("field `expect.interleavings`"), "{said}");
+    }
+    let dir_xml = std::fs::read_to_string(dir_xml).unwrap();
+    let file_xml = std::fs::read_to_string(file_xml).unwrap();
+    assert!(file_xml.contains("<error "), "{file_xml}");
+    assert_eq!(suites(&dir_xml), suites(&file_xml));
+}

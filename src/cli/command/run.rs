@@ -190,12 +190,17 @@ pub(in crate::cli) fn run(args: &RunArgs) -> Result<(Printed, ExitCode), CliErro
     )?;
     note_unmade_checks(&scenario, &changed_by);
     let mut report = run_report(&scenario, &origin, &result, &failures, &replay);
-    if let Some(written) = &as_written {
-        folder::pinned_checks(written, &origin, &mut report.checks)
-            .map_err(|e| CliError::Usage(format!("{}: {e}", report.path)))?;
-    }
+    let refused = as_written
+        .as_ref()
+        .and_then(|written| folder::pinned_checks(written, &origin, &mut report.checks).err())
+        .map(|e| format!("{}: {e}", report.path));
+    // A pinned check that is bad input is an error case of the report, as in `run DIR`.
+    report.error.clone_from(&refused);
     if let Some(junit) = &args.junit {
         write_junit(junit, &replay, std::slice::from_ref(&report))?;
+    }
+    if let Some(e) = refused {
+        return Err(CliError::Usage(e));
     }
     let checks = as_written.map(|_| report.checks);
     let held = match &checks {
