@@ -6,9 +6,10 @@
 //! safe TTL (`expect.smallest_safe_ttl`, as `explore FILE --smallest-safe-ttl --depth D`).
 //!
 //! Files are checked in parallel (rayon) and collected in file-name order before anything
-//! is printed, so the output is the same for any number of threads. A bad file does not
-//! stop the others: it is reported as an input error, and the exit code is 2 if any file
-//! is bad input, else 1 if any expectation failed, else 0.
+//! is printed, so the output is the same for any number of threads. On a terminal, a
+//! progress bar on stderr counts the files checked, and is cleared before the report. A
+//! bad file does not stop the others: it is reported as an input error, and the exit code
+//! is 2 if any file is bad input, else 1 if any expectation failed, else 0.
 
 use super::{
     checked_exploration, checked_interleavings, checked_run, checked_ttl_search, code, to_json,
@@ -27,7 +28,20 @@ use std::process::ExitCode;
 pub(super) fn run_folder(dir: &Path, args: &RunArgs) -> Result<(String, ExitCode), CliError> {
     refuse_one_file_flags(dir, args)?;
     let files = scenario_files(dir)?;
-    let reports: Vec<FileReport> = files.par_iter().map(|path| check_file(path)).collect();
+    let bar = progress_bar(files.len() as u64);
+    let reports: Vec<FileReport> = files
+        .par_iter()
+        .map(|path| {
+            let report = check_file(path);
+            if let Some(bar) = &bar {
+                bar.inc(1);
+            }
+            report
+        })
+        .collect();
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
     let folder = dir.display().to_string();
     let totals = Totals::of(&reports);
     if totals.input_errors > 0 {
@@ -59,6 +73,24 @@ pub(super) fn run_folder(dir: &Path, args: &RunArgs) -> Result<(String, ExitCode
         code(totals.failed == 0)
     };
     Ok((out, exit))
+}
+
+/// A progress bar over `total` files, on stderr when it is a terminal (a status, not a
+/// result: stdout stays the report), cleared when the files are checked.
+fn progress_bar(total: u64) -> Option<indicatif::ProgressBar> {
+    use std::io::IsTerminal as _;
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::with_draw_target(
+        Some(total),
+        indicatif::ProgressDrawTarget::stderr(),
+    );
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} scenario files, ETA {eta}")
+            .expect("a valid template"),
+    );
+    Some(bar)
 }
 
 /// Refuses the flags that choose how one scenario runs: with a folder they would apply to
