@@ -212,26 +212,42 @@ fn make_checks(
         ..crate::world::RunOptions::default()
     };
     let (result, failures) = checked_run(scenario, &[], hash_only);
+    add_run(
+        report,
+        scenario,
+        &result,
+        failures,
+        origin.replay_command(seed, &[]),
+    );
+    pinned_checks(scenario, origin, &mut report.checks)
+}
+
+/// Puts `scenario`'s plain run `result` in `report`, and its `run` check when there is one
+/// (`failures` is `None` only when the scenario states nothing and the run finished; a
+/// liveness failure fails a file without `expect` too). `run DIR` and `run FILE` alike.
+pub(in crate::cli) fn add_run(
+    report: &mut FileReport,
+    scenario: &Scenario,
+    result: &crate::world::RunResult,
+    failures: Option<Vec<String>>,
+    replay: String,
+) {
     report.run = Some(PlainRun {
         scenario: scenario.name.clone(),
         protocol: scenario.protocol.name.clone(),
-        seed,
+        seed: scenario.seed,
         guarantee: result.verdict.guarantee,
         trace_hash: result.trace.hash_hex(),
     });
-    if scenario.expect.is_none() && failures.is_none() {
-        return Ok(()); // Nothing stated, and the run finished.
+    if let Some(failures) = failures {
+        report.checks.push(FileCheck {
+            name: "run".into(),
+            runs: None,
+            guarantee: Some(result.verdict.guarantee),
+            failures,
+            replay,
+        });
     }
-    // Nothing stated, but every run is expected to finish: a liveness failure fails the
-    // file, as it fails `run FILE`.
-    report.checks.push(FileCheck {
-        name: "run".into(),
-        runs: None,
-        guarantee: Some(result.verdict.guarantee),
-        failures: failures.unwrap_or_default(),
-        replay: origin.replay_command(seed, &[]),
-    });
-    pinned_checks(scenario, origin, &mut report.checks)
 }
 
 /// The checks `scenario`'s `expect` pins beyond its plain run, pushed onto `checks` as

@@ -23,7 +23,7 @@ use crate::explore::sweep::{self, SwarmLimits};
 use crate::fault::CrashSpec;
 use crate::model::{BoundaryPoint, Protocol, StepActor};
 use crate::producer::Identity;
-use crate::report::folder::{FileCheck, FileReport, PlainRun};
+use crate::report::folder::FileReport;
 use crate::report::lang::Lang;
 use crate::report::paint::Paint;
 use crate::report::{diagram, explain, json, junit, markdown, text, token_command, Origin};

@@ -1,7 +1,7 @@
 //! The report of `run DIR` (and the checks of `run FILE`): one row per scenario file (its
-//! protocol, the guarantee over every check it pins, the checks made, the plain run's trace hash and the result), then each failure
-//! with the command that repeats the failing check, then the totals; as text, and as one
-//! JSON document for programs.
+//! protocol, the guarantee over every check it pins, the checks made, the plain run's
+//! trace hash and the result), then each failure with the command that repeats the
+//! failing check, then the totals; as text, and as one JSON document for programs.
 //!
 //! The checks themselves are made by the command line with the same functions as `run
 //! FILE`, `explore FILE --depth D` and `explore FILE --interleavings`; this module only

@@ -44,7 +44,7 @@ pub fn junit_xml(name: &str, reports: &[FileReport]) -> String {
                 ("seed", run.seed.to_string()),
                 (
                     "guarantee",
-                    report.guarantee().unwrap_or(run.guarantee).to_string(),
+                    report.guarantee().expect("a report with a run").to_string(),
                 ),
                 ("trace_hash", run.trace_hash.clone()),
             ] {

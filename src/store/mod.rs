@@ -406,14 +406,14 @@ impl Store {
         connections: usize,
     ) -> Result<Vec<Store>, StoreError> {
         let path = dir.join("delivery-sim.sqlite");
-        std::fs::write(&path, in_wal_mode(&template(config, accounts)?))?;
+        write_in_wal_mode(&path, &template(config, accounts)?)?;
         let databases = config.custom.as_ref().map_or(&[][..], |c| &c.databases);
         let mut named = Vec::new();
         for (k, d) in databases.iter().enumerate() {
             let path = dir.join(format!("named-{}.sqlite", d.name));
             let custom = config.custom.as_ref().expect("named databases are custom");
             let bytes = template(&custom.named_config(k as u8 + 1), &[])?;
-            std::fs::write(&path, in_wal_mode(&bytes))?;
+            write_in_wal_mode(&path, &bytes)?;
             named.push(path);
         }
         (0..connections)
@@ -562,14 +562,16 @@ fn open_durable(
     Ok(conn)
 }
 
-/// The database image `bytes` marked as a WAL database (bytes 18 and 19 of the header,
-/// the file format's write and read versions, are 2), so that the first connection finds
-/// it in WAL mode instead of converting it through a rollback journal.
-fn in_wal_mode(bytes: &[u8]) -> Vec<u8> {
-    let mut wal = bytes.to_vec();
-    wal[18] = 2;
-    wal[19] = 2;
-    wal
+/// Writes the database image `bytes` to `path` marked as a WAL database (bytes 18 and 19
+/// of the header, the file format's write and read versions, are 2), so that the first
+/// connection finds it in WAL mode instead of converting it through a rollback journal.
+/// Written around those two bytes, so that the shared template is not copied per run.
+fn write_in_wal_mode(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let mut file = std::fs::File::create(path)?;
+    file.write_all(&bytes[..18])?;
+    file.write_all(&[2, 2])?;
+    file.write_all(&bytes[20..])
 }
 
 /// A connection to the database file at `path` for one of several processes: WAL mode

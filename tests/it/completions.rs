@@ -85,41 +85,49 @@ fn sorted(expected: &[&str]) -> Vec<String> {
     v
 }
 
+/// Writes `delivery-sim completions SHELL` to `file_name`, and asks `ask` (given the
+/// script and a command line) for each case's candidates, which must be the expected ones.
 #[cfg(feature = "shells")]
-#[test]
-fn fish_completes_flags_and_their_values_after_a_subcommand() {
+fn assert_completes(
+    shell: &str,
+    file_name: &str,
+    ask: impl Fn(&std::path::Path, &str) -> std::process::Output,
+) {
     let dir = tempfile::tempdir().unwrap();
-    let script = dir.path().join("delivery-sim.fish");
-    std::fs::write(&script, stdout(&bin(&["completions", "fish"]))).unwrap();
+    let script = dir.path().join(file_name);
+    std::fs::write(&script, stdout(&bin(&["completions", shell]))).unwrap();
     for (words, expected) in CASES {
         let line = words.join(" ");
-        let program = format!("source '{}'; complete -C '{line}'", script.display());
-        let out = command("fish")
-            .arg("-c")
-            .arg(program)
-            .output()
-            .expect("fish runs");
-        assert_eq!(candidates(&out, "fish"), sorted(expected), "{line:?}");
+        let out = ask(&script, &line);
+        assert_eq!(candidates(&out, shell), sorted(expected), "{line:?}");
     }
 }
 
 #[cfg(feature = "shells")]
 #[test]
+fn fish_completes_flags_and_their_values_after_a_subcommand() {
+    assert_completes("fish", "delivery-sim.fish", |script, line| {
+        let program = format!("source '{}'; complete -C '{line}'", script.display());
+        command("fish")
+            .arg("-c")
+            .arg(program)
+            .output()
+            .expect("fish runs")
+    });
+}
+
+#[cfg(feature = "shells")]
+#[test]
 fn zsh_completes_flags_and_their_values_after_a_subcommand() {
-    let dir = tempfile::tempdir().unwrap();
-    let script = dir.path().join("_delivery-sim");
-    std::fs::write(&script, stdout(&bin(&["completions", "zsh"]))).unwrap();
     let capture = crate::support::root().join("tests/shells/zsh-complete.zsh");
-    for (words, expected) in CASES {
-        let line = words.join(" ");
+    assert_completes("zsh", "_delivery-sim", |script, line| {
         // `timeout`: a completion that never ends must fail the test, not hang it.
-        let out = command("timeout")
+        command("timeout")
             .args(["60", "zsh", "-f"])
             .arg(&capture)
-            .arg(&script)
-            .arg(&line)
+            .arg(script)
+            .arg(line)
             .output()
-            .expect("zsh runs");
-        assert_eq!(candidates(&out, "zsh"), sorted(expected), "{line:?}");
-    }
+            .expect("zsh runs")
+    });
 }

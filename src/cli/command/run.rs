@@ -319,7 +319,8 @@ pub(in crate::cli) fn reached(
     Ok(())
 }
 
-/// The JUnit report of one run of a file (or a built-in scenario).
+/// The report of one run of a file (or a built-in scenario), as `run DIR` makes it for a
+/// file: its plain run and `run` check; the other checks are added after.
 fn run_report(
     scenario: &Scenario,
     origin: &Origin,
@@ -331,28 +332,21 @@ fn run_report(
         Origin::File(path) => (path.clone(), file_name(Path::new(path))),
         Origin::BuiltIn { .. } => (scenario.name.clone(), scenario.name.clone()),
     };
-    FileReport {
+    let mut report = FileReport {
         path,
         name,
-        run: Some(PlainRun {
-            scenario: scenario.name.clone(),
-            protocol: scenario.protocol.name.clone(),
-            seed: scenario.seed,
-            guarantee: result.verdict.guarantee,
-            trace_hash: result.trace.hash_hex(),
-        }),
-        checks: failures
-            .iter()
-            .map(|f| FileCheck {
-                name: "run".into(),
-                runs: None,
-                guarantee: Some(result.verdict.guarantee),
-                failures: f.clone(),
-                replay: replay.to_string(),
-            })
-            .collect(),
+        run: None,
+        checks: Vec::new(),
         error: None,
-    }
+    };
+    folder::add_run(
+        &mut report,
+        scenario,
+        result,
+        failures.clone(),
+        replay.to_string(),
+    );
+    report
 }
 
 /// The run's diagram, drawn in `format`: the text itself, or a line saying which `--out`
