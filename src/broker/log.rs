@@ -15,7 +15,9 @@ use serde::Serialize;
 use std::collections::VecDeque;
 
 /// What decides a message's partition.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum PartitionKey {
     /// Both events of a transfer land in the same partition, in order.
@@ -29,7 +31,7 @@ pub enum PartitionKey {
 }
 
 /// The log's settings.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct LogConfig {
     pub partitions: usize,
     pub key: PartitionKey,
@@ -60,7 +62,7 @@ pub fn partition_of(key: &str, partitions: usize) -> usize {
     (hash % partitions as u64) as usize
 }
 
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, schemars::JsonSchema)]
 struct Partition {
     /// Message ids in offset order.
     log: Vec<MessageId>,

@@ -33,7 +33,7 @@ use serde::Serialize;
 use std::collections::VecDeque;
 
 /// The broker's settings.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct BrokerConfig {
     /// How long an unacked message waits, after its consumer crashed or rejected it, before
     /// it is ready again.
@@ -64,7 +64,9 @@ pub struct BrokerConfig {
 }
 
 /// Whether the broker honours an ack that names an earlier delivery.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum StaleAck {
     /// Only the latest delivery's ack counts (RabbitMQ delivery tags, SQS receipt handles).
@@ -91,7 +93,7 @@ impl Default for BrokerConfig {
 }
 
 /// Where a message stands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case", tag = "state")]
 pub enum MessageState {
     Ready,
@@ -113,7 +115,7 @@ pub enum MessageState {
     },
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Message {
     pub event: EventIndex,
     pub copy: u32,

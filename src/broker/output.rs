@@ -11,7 +11,7 @@ use crate::model::{ConsumerId, EventIndex};
 use serde::Serialize;
 
 /// Where an output message is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum OutputState {
     /// Produced inside an open broker transaction: invisible to readers until it commits.
@@ -22,7 +22,7 @@ pub enum OutputState {
     Aborted,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
 pub struct OutputRecord {
     pub event: EventIndex,
     pub consumer: ConsumerId,

@@ -83,9 +83,63 @@ impl Serialize for FailureKind {
     }
 }
 
+impl schemars::JsonSchema for FailureKind {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "FailureKind".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        use crate::model::Scope;
+        // The lists below name every kind: a new kind fails this match until it is added.
+        let _every_kind_listed = |k: FailureKind| match k {
+            FailureKind::Lost
+            | FailureKind::Duplicated
+            | FailureKind::DeadLettered
+            | FailureKind::Stuck
+            | FailureKind::WrongEffect
+            | FailureKind::Rejected
+            | FailureKind::Pending
+            | FailureKind::Unconserved
+            | FailureKind::Unacked
+            | FailureKind::Limited
+            | FailureKind::Broken(
+                Scope::LedgerPerEvent | Scope::LedgerPerIntent | Scope::Email | Scope::OutputTopic,
+            ) => (),
+        };
+        let scopes = [
+            Scope::LedgerPerEvent,
+            Scope::LedgerPerIntent,
+            Scope::Email,
+            Scope::OutputTopic,
+        ];
+        let kinds: Vec<String> = [
+            FailureKind::Lost,
+            FailureKind::Duplicated,
+            FailureKind::DeadLettered,
+            FailureKind::Stuck,
+            FailureKind::WrongEffect,
+            FailureKind::Rejected,
+            FailureKind::Pending,
+            FailureKind::Unconserved,
+            FailureKind::Unacked,
+            FailureKind::Limited,
+        ]
+        .into_iter()
+        .chain(scopes.map(FailureKind::Broken))
+        .map(FailureKind::key)
+        .collect();
+        schemars::json_schema!({
+            "type": "string",
+            "enum": kinds,
+            "description": "A property a run breaks."
+        })
+    }
+}
+
 /// How a run fails: the set of properties it breaks. Two runs fail "the same way" when
 /// their signatures are equal; an empty signature is a run that does not fail.
-#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(
+    Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, schemars::JsonSchema,
+)]
 #[serde(transparent)]
 pub struct FailureSignature(pub BTreeSet<FailureKind>);
 

@@ -5,7 +5,7 @@ use super::*;
 use std::fmt::Write as _;
 
 /// What happened to one event's business effect.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
     /// One committed effect, with the event's own payload, and nothing left to redo it.
@@ -67,7 +67,7 @@ impl Outcome {
 
 /// One event, as the committed database and the broker see it.
 #[serde_with::skip_serializing_none]
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct EventReport {
     pub event: EventIndex,
     pub event_id: String,
@@ -112,7 +112,7 @@ pub struct EventReport {
 
 /// One committed payload alert: a copy of an event arrived with the event's `event_id` and
 /// another payload. The inbox kept `stored_payload`; `received_payload` was not applied.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct PayloadAlert {
     pub stored_payload: String,
     pub received_payload: String,
@@ -124,7 +124,7 @@ pub struct PayloadAlert {
 }
 
 /// The verdict of one run.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Verdict {
     pub events: Vec<EventReport>,
     /// Events with no effect that nothing will redo, the dead-lettered ones included.
@@ -181,7 +181,7 @@ pub struct Verdict {
 }
 
 /// What [`Verdict::slim`] left out of a verdict: how many reports of each kind.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Omitted {
     pub events: usize,
     pub intents: usize,
@@ -200,7 +200,7 @@ pub const MAX_KEPT_REPORTS: usize = 8;
 
 /// One guarantee boundary's verdict: the seeds' "say what happens once, for what identity,
 /// within what boundary".
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct ScopeVerdict {
     pub boundary: Scope,
     pub guarantee: Guarantee,
@@ -269,7 +269,7 @@ pub fn tally(once: u64, others: &[(u64, &str)]) -> String {
 }
 
 /// How one unit fared within one boundary.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ScopeOutcome {
     Once,
@@ -299,7 +299,7 @@ impl ScopeOutcome {
 }
 
 /// One business intent (a transfer), end to end.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct IntentReport {
     pub transfer_id: String,
     /// The workload event that expresses it.

@@ -364,6 +364,10 @@ pub struct SweepArgs {
     /// lease, so that leases expire while a consumer works).
     #[arg(long, default_value_t = SwarmLimits::default().max_stall_ticks)]
     pub max_stall_ticks: u32,
+    /// Print the result as JSON: one document, written as the sweep goes, with each finding
+    /// (as --out writes them) and the summary; the progress bar goes to stderr.
+    #[arg(long)]
+    pub json: bool,
     /// Do not shrink findings (each still gets the replay token of its exact run).
     #[arg(long)]
     pub no_shrink: bool,

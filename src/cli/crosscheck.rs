@@ -31,7 +31,7 @@ pub enum WrongModel {
 }
 
 pub fn crosscheck(args: &CrosscheckArgs) -> Result<(String, ExitCode), CliError> {
-    let (scenario, _) = load(&args.source)?;
+    let (scenario, origin) = load(&args.source)?;
     let name = match &args.source.scenario.file {
         Some(path) => path.display().to_string(),
         None => format!("--protocol {}", scenario.protocol.name),
@@ -80,7 +80,7 @@ pub fn crosscheck(args: &CrosscheckArgs) -> Result<(String, ExitCode), CliError>
         .collect();
     let all_match = rows.iter().all(crosscheck::Checked::matches);
     let out = if args.json {
-        to_json(&report::json(&scenario, &name, &rows))
+        to_json(&report::json(&scenario, &origin, &rows))
     } else {
         report::text(&scenario, &name, &rows)
     };

@@ -242,7 +242,7 @@ pub(in crate::cli) fn add_run(
     if let Some(failures) = failures {
         report.checks.push(FileCheck {
             name: "run".into(),
-            runs: None,
+            runs: 1,
             guarantee: Some(result.verdict.guarantee),
             failures,
             replay,
@@ -276,7 +276,7 @@ pub(in crate::cli) fn pinned_checks(
         assert!(failures.is_some(), "{name}: the scenario pins this check");
         checks.push(FileCheck {
             name,
-            runs: Some(runs),
+            runs,
             guarantee,
             failures: failures.unwrap_or_default(),
             replay,

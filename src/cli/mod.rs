@@ -134,8 +134,10 @@ fn code(held: bool) -> ExitCode {
     }
 }
 
+/// A command's JSON document: `value` after its `schema_version`, pretty, one newline.
 fn to_json<T: serde::Serialize>(value: &T) -> String {
-    let mut s = serde_json::to_string_pretty(value).expect("report types serialize");
+    let document = json::Document::new(value);
+    let mut s = serde_json::to_string_pretty(&document).expect("report types serialize");
     s.push('\n');
     s
 }

@@ -6,7 +6,7 @@ use super::*;
 /// One line of the consumer's trace, as both sides record it (rendered from the typed
 /// entry, for the report and its JSON).
 #[serde_with::skip_serializing_none]
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Line {
     pub tick: Tick,
     pub action: String,
@@ -46,7 +46,7 @@ pub struct Observation {
 }
 
 /// One difference between the simulated and the real run.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Difference {
     /// What differs (`verdict.events[0].effects`, `consumer trace line 7`, …).
     pub what: String,

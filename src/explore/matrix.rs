@@ -4,7 +4,7 @@
 use super::*;
 
 /// What happened to the crashed event after one single crash: the seeds' "recuperación".
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, schemars::JsonSchema)]
 pub struct Recovery {
     /// The broker delivered the event again after the crash.
     pub redelivered: bool,
@@ -71,7 +71,7 @@ impl Recovery {
 /// One row of a protocol's failure-point table: a boundary, the confirmed state after a
 /// crash there, the recovery, and the outcome, with the events for which this held (a
 /// boundary may need several rows if events behave differently there).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct PointRow {
     pub at: Boundary,
     pub confirmed: String,
@@ -81,7 +81,7 @@ pub struct PointRow {
 }
 
 /// The outcomes observed when crashing once at one boundary, over every event and attempt.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct MatrixCell {
     pub at: Boundary,
     pub runs: u64,

@@ -27,7 +27,7 @@ use serde::Serialize;
 pub const MAX_CANDIDATES: u128 = 2 + 21 + 20;
 
 /// A run that duplicated an event under some TTL: what it takes to replay it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct FailingRun {
     /// The crash schedule of an explored run; empty for the scenario's own run, with its
     /// own faults.
@@ -40,7 +40,7 @@ pub struct FailingRun {
 
 /// One TTL the search ran.
 #[serde_with::skip_serializing_none]
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct TtlCandidate {
     pub ttl_ticks: Tick,
     pub safe: bool,
@@ -53,7 +53,7 @@ pub struct TtlCandidate {
 }
 
 /// The result of the search.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct TtlSearch {
     /// The crash depth each candidate was explored to (0: the scenario's own run only).
     pub depth: usize,

@@ -34,7 +34,7 @@ pub use crate::check::failure::{FailureKind, FailureSignature};
 
 /// How big a failing run is, compared field by field in this order: what shrinking
 /// minimises.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, schemars::JsonSchema)]
 pub struct RunSize {
     /// Workload events.
     pub events: usize,

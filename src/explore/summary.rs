@@ -5,7 +5,7 @@ use super::*;
 
 /// The summary over all runs of an exploration.
 #[serde_with::skip_serializing_none]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Summary {
     pub depth: usize,
     pub runs: u64,
@@ -59,7 +59,7 @@ pub struct Summary {
 }
 
 /// One guarantee boundary over a set of runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct ScopeSummary {
     /// The weakest over all runs.
     pub guarantee: Guarantee,

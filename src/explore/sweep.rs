@@ -24,7 +24,7 @@ pub const MAX_SEEDS: u64 = 10_000_000;
 pub const CHUNK: u64 = 256;
 
 /// The ranges each seed draws its fault rates from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct SwarmLimits {
     /// A seed's crash probability per step is drawn from 0 to this (parts per million).
     pub max_crash_ppm: u32,
@@ -59,8 +59,12 @@ impl Default for SwarmLimits {
 }
 
 /// What one seed drew.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde_with::skip_serializing_none]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct SwarmPlan {
+    /// Written as a scenario file's `faults`.
+    #[serde(serialize_with = "crate::scenario::serialize_faults")]
+    #[schemars(with = "crate::scenario::FaultsAsWritten")]
     pub faults: FaultPlan,
     pub republish: Vec<EventIndex>,
     /// The lease the broker gets when the seed loses acks (else the scenario's own).

@@ -12,7 +12,7 @@ use serde::Serialize;
 
 /// A crash at a named boundary, optionally only for one event, one publication of it, and
 /// one delivery attempt. It fires once, at the first boundary it matches.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct CrashSpec {
     pub at: Boundary,
     pub event: Option<EventIndex>,
@@ -42,7 +42,7 @@ impl CrashSpec {
 /// Crashes drawn from the seed: each protocol step is hit with probability
 /// `per_step_ppm` parts per million (then before or after it, half and half), at most
 /// `max_crashes` times in the run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct RandomCrash {
     pub per_step_ppm: u32,
     pub max_crashes: u32,
@@ -52,7 +52,7 @@ pub struct RandomCrash {
 /// `until_tick`) every time it runs before that virtual tick: a poison message, until the
 /// bug is fixed at `until_tick`. For `apply_effect` the debit runs and the credit fails, as
 /// in the seeds' "applyCredit fails".
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct FailSpec {
     pub step: Step,
     /// Only the `nth` occurrence of a step the protocol repeats (`commit#2`); `None`:
@@ -71,7 +71,7 @@ pub struct FailSpec {
 /// The `COMMIT` of a delivery times out: the consumer never learns whether it happened.
 /// With `applied` it did (SQLite committed, the answer was lost); without, it did not (the
 /// transaction was rolled back). It fires once, at the first commit it matches.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct CommitTimeoutSpec {
     /// Only the `nth` commit of a protocol that commits more than once; `None`: any.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -84,7 +84,7 @@ pub struct CommitTimeoutSpec {
 /// A consumer that stops for `ticks` at a boundary without crashing (a long GC pause, a
 /// slow disk): it keeps its delivery and its open transaction, and its lease may expire
 /// meanwhile. It fires once, at the first boundary it matches.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct StallSpec {
     pub at: Boundary,
     pub event: Option<EventIndex>,
@@ -93,7 +93,7 @@ pub struct StallSpec {
 }
 
 /// A fault that hits one delivery's message at the broker, `times` times.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct DeliveryFault {
     pub event: Option<EventIndex>,
     pub delivery: Option<u32>,
@@ -107,7 +107,7 @@ impl DeliveryFault {
 }
 
 /// Everything that goes wrong in a run, except republishes (which are workload).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct FaultPlan {
     pub crash: Vec<CrashSpec>,
     pub random_crash: Option<RandomCrash>,
@@ -146,14 +146,14 @@ impl FaultPlan {
 }
 
 /// A fault on the producer's publication of one intent's event, `times` times.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct PublishFault {
     pub event: Option<EventIndex>,
     pub times: u32,
 }
 
 /// A crash that happened.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct CrashRecord {
     pub tick: Tick,
     pub point: BoundaryPoint,
@@ -166,7 +166,7 @@ pub struct CrashRecord {
 
 /// The confirmed state of one event at an instant: its committed rows and whether the
 /// broker holds an ack for the delivery. This is the seeds' "estado confirmado".
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Confirmed {
     pub ledger_rows: u32,
     pub inbox_rows: u32,

@@ -12,7 +12,7 @@ pub type MessageId = usize;
 
 /// What a consumer receives: the event, which publication of it, and the attempt number
 /// (1 for the first delivery of this message).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
 pub struct Delivery {
     pub message: MessageId,
     pub event: EventIndex,
@@ -58,7 +58,9 @@ impl AckOutcome {
 }
 
 /// What the database answered.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum DbOutcome {
     Begun,

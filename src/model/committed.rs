@@ -7,7 +7,7 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 
 /// Debit and credit rows of one event in the committed ledger.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct LedgerCounts {
     pub debits: u32,
     pub credits: u32,
@@ -16,7 +16,7 @@ pub struct LedgerCounts {
 }
 
 /// What is committed, read back with SQL as the business would read it.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct CommittedState {
     /// Per `event_id`: its debit and credit rows.
     pub ledger: BTreeMap<String, LedgerCounts>,
@@ -55,7 +55,7 @@ pub struct CommittedState {
 }
 
 /// What one check query of the scenario gave on the committed database.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct InvariantResult {
     /// The query, as the scenario wrote it.
     pub sql: String,
@@ -66,7 +66,7 @@ pub struct InvariantResult {
 }
 
 /// One committed `payload_alert` row: the same `event_id` arrived with another payload.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct PayloadAlertRow {
     pub event_id: String,
     /// The payload the inbox row holds (what was processed).

@@ -42,7 +42,7 @@ pub type EventIndex = usize;
 pub type ConsumerId = usize;
 
 /// A side effect outside the database, as the outside world saw it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct ExternalEffect {
     pub tick: Tick,
     pub event: EventIndex,
@@ -53,7 +53,16 @@ pub struct ExternalEffect {
 /// A guarantee's boundary (the seeds' *frontera*): what is counted, per what identity. A
 /// verdict is given per scope, because "exactly-once" without a scope says nothing.
 #[derive(
-    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
 )]
 #[serde(rename_all = "snake_case")]
 pub enum Scope {
@@ -92,7 +101,16 @@ impl Scope {
 /// What a run, or a set of runs, guarantees about effects per event, judged from the
 /// committed database: no loss and no duplicate is `exactly-once` (effectively once).
 #[derive(
-    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
 )]
 pub enum Guarantee {
     #[serde(rename = "exactly-once")]

@@ -150,6 +150,20 @@ impl Serialize for Boundary {
     }
 }
 
+impl schemars::JsonSchema for Boundary {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Boundary".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "pattern": "^(before|after):[^\\s#]+(#[0-9]+)?$",
+            "description": "A step boundary: `before:STEP` or `after:STEP`, `#N` for the \
+                N-th occurrence of a repeated step (`after:commit#2`)."
+        })
+    }
+}
+
 /// A boundary reached while handling one delivery: event `event`, publication `copy`
 /// (0 = the original, 1 = the first republish, …) and delivery attempt `delivery`
 /// (1 = first). A protocol runs each step (each occurrence of a repeated one) once per
@@ -214,6 +228,21 @@ impl BoundaryPoint {
 impl Serialize for BoundaryPoint {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.collect_str(self)
+    }
+}
+
+impl schemars::JsonSchema for BoundaryPoint {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "BoundaryPoint".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "pattern": "^(before|after):[^\\s#]+(#[0-9]+)? e[0-9]+( copy[0-9]+)? d[0-9]+$",
+            "description": "A crash point as `run --crash` takes it: a boundary, the event, \
+                the publication (`copyN`, absent for the original) and the delivery attempt \
+                (`after:commit e0 d1`, `after:commit e0 copy1 d2`)."
+        })
     }
 }
 
@@ -315,12 +344,33 @@ mod tests {
     }
 }
 
-/// Why the consumer crashed where it did.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+/// Why the consumer crashed where it did. In JSON always an object with a `kind`:
+/// `{"kind": "planned", "index": 0}` or `{"kind": "random"}`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(into = "CrashCauseJson")]
+#[schemars(with = "CrashCauseJson")]
 pub enum CrashCause {
     /// The plan's `crash[i]`.
     Planned(usize),
     /// A random crash drawn from the seed.
     Random,
+}
+
+/// [`CrashCause`] as JSON writes it.
+#[derive(Serialize, schemars::JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+enum CrashCauseJson {
+    /// The scenario's `faults.crash[index]` (or the `index`-th `--crash`).
+    Planned { index: usize },
+    /// A random crash drawn from the seed (`faults.random_crash`).
+    Random,
+}
+
+impl From<CrashCause> for CrashCauseJson {
+    fn from(c: CrashCause) -> CrashCauseJson {
+        match c {
+            CrashCause::Planned(index) => CrashCauseJson::Planned { index },
+            CrashCause::Random => CrashCauseJson::Random,
+        }
+    }
 }

@@ -60,9 +60,22 @@ impl Serialize for Step {
     }
 }
 
+impl schemars::JsonSchema for Step {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Step".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "description": "A step's name: a built-in step (`receive`, `insert_inbox`, \
+                `apply_effect`, `commit`, `ack`, …) or a SQL step the scenario names."
+        })
+    }
+}
+
 /// Which actor runs a step. Step names are unique across actors, so a crash point such as
 /// `after:publish e0 d1` names its actor without saying so.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum StepActor {
     Consumer,
@@ -185,7 +198,7 @@ impl fmt::Display for Step {
 /// A validated consumer protocol. Construct it with [`Protocol::new`] (custom) or
 /// [`Protocol::built_in`]; both enforce the rules of [`Protocol::validate`], so holders of
 /// a `Protocol` never need to re-check them.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Protocol {
     pub name: String,
     pub description: String,
@@ -801,7 +814,9 @@ mod tests {
 }
 
 /// What the consumer does when its `COMMIT` times out, not knowing whether it happened.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum CommitTimeoutStrategy {
     /// Runs the transaction again from `begin`, blindly: safe only if the transaction

@@ -14,7 +14,7 @@ use std::sync::Mutex;
 
 /// How a SQL step tells that the delivery's event was already processed. The consumer then
 /// rolls back its open transaction and acks, as with the built-in inbox.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum DuplicateIf {
     /// The statement failed on a `UNIQUE` or `PRIMARY KEY` constraint (an insert-first
@@ -39,7 +39,7 @@ impl DuplicateIf {
 /// One SQL step of a protocol: run on the consumer's connection to its database (the main
 /// one, or one of `store.databases`), its statements in order (crash points at the step's boundaries, not between its
 /// statements), with named parameters bound from the delivery.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct SqlStep {
     pub name: &'static str,
     pub statements: Vec<String>,
@@ -65,7 +65,9 @@ pub const EVENT_PARAMETERS: [&str; 2] = ["event_id", "event_type"];
 
 /// A value of an event's payload, bound to a statement's parameter: what JSON and SQLite
 /// share without loss (no floating point: money is counted in minor units).
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(untagged)]
 pub enum SqlValue {
     Integer(i64),
@@ -74,7 +76,7 @@ pub enum SqlValue {
 
 /// One workload event as SQL statements see it: its identity, its type and its payload's
 /// fields (`workload.payloads`, cycled over the events).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SqlEvent {
     pub event_id: String,
     pub event_type: String,

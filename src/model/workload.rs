@@ -4,7 +4,19 @@
 use serde::{Deserialize, Serialize};
 
 /// The kind of an event, stored in the inbox's `event_type` column.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 pub enum EventType {
     /// Moves the money and records the transfer as created.
     TransferCreated,
@@ -23,7 +35,7 @@ impl EventType {
 }
 
 /// An account of the balance projection, with the balance it starts the run with.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Account {
     pub name: String,
     pub initial_balance_minor: i64,
@@ -32,7 +44,7 @@ pub struct Account {
 /// One published fact: "transfer `transfer_id` moved `amount_minor` from `source` to
 /// `target`". The `event_id` is a UUID derived from the run's seed, so it is the same for
 /// every run of the same scenario and seed.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Event {
     pub index: usize,
     pub event_id: String,

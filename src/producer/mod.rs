@@ -20,7 +20,9 @@ use crate::model::{EventIndex, HalfDone, Host, Step};
 use serde::{Deserialize, Serialize};
 
 /// How the producer gets an event from its database to the broker.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum ProducerMode {
     /// No producer process: every event is in the broker at tick 0.
@@ -60,7 +62,9 @@ impl ProducerMode {
 }
 
 /// Where an event's identity comes from.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Identity {
     /// One `event_id` per intent, reused by every publication of it: a consumer's inbox
@@ -73,7 +77,9 @@ pub enum Identity {
 }
 
 /// Which database file holds the producer's tables.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum ProducerDatabase {
     /// A database of its own, as a separate service would have.
@@ -84,7 +90,7 @@ pub enum ProducerDatabase {
     Shared,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct ProducerConfig {
     pub mode: ProducerMode,
     pub identity: Identity,

@@ -2,7 +2,9 @@
 //! outcome side by side, the timings, and, for every point that does not match, what
 //! differs and both consumer traces. Text for people, JSON for programs.
 
+use super::Origin;
 use crate::crosscheck::{self, Checked, Line};
+use crate::model::BoundaryPoint;
 use crate::scenario::Scenario;
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -146,50 +148,71 @@ fn traces(sim: &[Line], real: &[Line]) -> String {
     out
 }
 
-#[derive(Serialize)]
-struct PointJson<'a> {
-    crash_point: Option<String>,
-    simulated: String,
-    real: Option<String>,
+/// One run of `crosscheck --json`: the crash-free run, or one single crash point.
+#[serde_with::skip_serializing_none]
+#[derive(Serialize, schemars::JsonSchema)]
+pub struct CrosscheckRunJson<'a> {
+    /// The crash of this run (empty for the crash-free run), as explore writes a run's.
+    pub crash_points: Vec<BoundaryPoint>,
+    /// The simulated run's outcome per event (`once`, `lost`, …).
+    pub simulated: String,
+    /// The real run's, absent when the real process could not run.
+    pub real: Option<String>,
     #[serde(rename = "match")]
-    matches: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    error: Option<&'a str>,
-    differences: &'a [crosscheck::Difference],
-    simulated_ms: f64,
-    real_ms: f64,
-    ratio: f64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    simulated_trace: Option<Vec<String>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    real_trace: Option<Vec<String>>,
+    pub matches: bool,
+    /// Why the real process could not run.
+    pub error: Option<&'a str>,
+    pub differences: &'a [crosscheck::Difference],
+    pub simulated_ms: f64,
+    pub real_ms: f64,
+    /// real / simulated wall time.
+    pub ratio: f64,
+    /// Both consumer traces, for a run that does not match.
+    pub simulated_trace: Option<Vec<String>>,
+    pub real_trace: Option<Vec<String>>,
+    /// The command that runs the simulated side alone.
+    pub replay: String,
 }
 
-#[derive(Serialize)]
-struct CrosscheckJson<'a> {
-    origin: &'a str,
-    protocol: &'a str,
-    events: usize,
-    seed: u64,
-    runs: usize,
-    matched: usize,
-    all_match: bool,
-    simulated_ms_per_run: f64,
-    real_ms_per_run: f64,
-    ratio: f64,
-    points: Vec<PointJson<'a>>,
+/// The summary over every run of a crosscheck.
+#[derive(Serialize, schemars::JsonSchema)]
+pub struct CrosscheckSummary {
+    pub runs: usize,
+    pub matched: usize,
+    pub all_match: bool,
+    pub simulated_ms_per_run: f64,
+    pub real_ms_per_run: f64,
+    /// real / simulated, over every run.
+    pub ratio: f64,
+}
+
+/// `crosscheck --json`.
+#[derive(Serialize, schemars::JsonSchema)]
+pub struct CrosscheckJson<'a> {
+    pub scenario: &'a str,
+    pub protocol: &'a str,
+    pub events: usize,
+    pub seed: u64,
+    pub runs: Vec<CrosscheckRunJson<'a>>,
+    pub summary: CrosscheckSummary,
 }
 
 /// The report for programs.
-pub fn json(scenario: &Scenario, origin: &str, rows: &[Checked]) -> serde_json::Value {
+pub fn json<'a>(
+    scenario: &'a Scenario,
+    origin: &Origin,
+    rows: &'a [Checked],
+) -> CrosscheckJson<'a> {
     let (sim, real, ratio_all) = timing(rows);
     let lines = |l: &[Line]| l.iter().map(|l| l.to_string()).collect::<Vec<_>>();
-    let points = rows
+    let runs = rows
         .iter()
         .map(|r| {
             let show = !r.matches();
-            PointJson {
-                crash_point: r.point.map(|p| p.to_string()),
+            let crash_points: Vec<BoundaryPoint> = r.point.into_iter().collect();
+            CrosscheckRunJson {
+                replay: origin.replay_command(scenario.seed, &crash_points),
+                crash_points,
                 simulated: crosscheck::outcome(&r.simulated.verdict),
                 real: r
                     .real
@@ -210,18 +233,19 @@ pub fn json(scenario: &Scenario, origin: &str, rows: &[Checked]) -> serde_json::
         })
         .collect();
     let matched = rows.iter().filter(|r| r.matches()).count();
-    serde_json::to_value(CrosscheckJson {
-        origin,
+    CrosscheckJson {
+        scenario: &scenario.name,
         protocol: &scenario.protocol.name,
         events: scenario.workload.events,
         seed: scenario.seed,
-        runs: rows.len(),
-        matched,
-        all_match: matched == rows.len(),
-        simulated_ms_per_run: ms(sim),
-        real_ms_per_run: ms(real),
-        ratio: ratio_all,
-        points,
-    })
-    .expect("the report serializes")
+        runs,
+        summary: CrosscheckSummary {
+            runs: rows.len(),
+            matched,
+            all_match: matched == rows.len(),
+            simulated_ms_per_run: ms(sim),
+            real_ms_per_run: ms(real),
+            ratio: ratio_all,
+        },
+    }
 }

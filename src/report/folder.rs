@@ -13,13 +13,13 @@ use std::fmt::Write as _;
 
 /// One check of one scenario file against its `expect`.
 #[serde_with::skip_serializing_none]
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct FileCheck {
     /// `run`, `explore dD` (the `expect.explore` entry for depth D), or `interleavings`.
     pub name: String,
-    /// How many runs the check made: the runs of the exploration or the interleavings
-    /// enumerated (none for `run`, which is one run).
-    pub runs: Option<u64>,
+    /// How many runs the check made: 1 for `run`, the runs of an exploration, the
+    /// interleavings enumerated, the runs over every TTL a search tried.
+    pub runs: u64,
     /// The guarantee the check's runs showed, all of them together (none for the smallest
     /// safe TTL search, whose runs are at many TTLs).
     pub guarantee: Option<Guarantee>,
@@ -57,7 +57,7 @@ pub struct FileReport {
 }
 
 /// The result of one file.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum FileResult {
     /// Every check's expectations held (or the scenario states none).
@@ -98,7 +98,7 @@ impl FileReport {
 }
 
 /// How many files held, failed, and were bad input.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Totals {
     pub scenarios: usize,
     pub held: usize,
@@ -237,7 +237,7 @@ pub fn folder_text(folder: &str, files: &[FileReport]) -> String {
 
 /// One scenario file in `run DIR --json`.
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct FileJson<'a> {
     pub file: &'a str,
     pub result: FileResult,
@@ -254,7 +254,7 @@ pub struct FileJson<'a> {
 }
 
 /// `run DIR --json`.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct FolderJson<'a> {
     pub folder: &'a str,
     pub scenarios: Vec<FileJson<'a>>,
@@ -303,14 +303,14 @@ mod tests {
                 vec![
                     FileCheck {
                         name: "run".into(),
-                        runs: None,
+                        runs: 1,
                         guarantee: Some(Guarantee::ExactlyOnce),
                         failures: Vec::new(),
                         replay: format!("delivery-sim run dir/{name} --seed 7"),
                     },
                     FileCheck {
                         name: "explore d1".into(),
-                        runs: Some(31),
+                        runs: 31,
                         // A failing exploration here also duplicates: the file's guarantee
                         // is the weakest of its checks'.
                         guarantee: Some(if failures.is_empty() {

@@ -1,11 +1,17 @@
-//! The JSON contract: the shapes `run --json`, `explore --json` and `matrix --json` print.
-//! Field names are part of the interface; add fields, never rename them.
+//! The JSON contract: the shapes every `--json` prints (`run`, `explore` in its three modes,
+//! `matrix`, `sweep`, `replay`, `crosscheck`; `run DIR` in [`super::folder`]). One concept
+//! has one shape everywhere: crash points are `crash_points` lists of `after:commit e0 d1`
+//! strings, a crash's `cause` is an object with a `kind`, faults are written as a scenario
+//! file writes them, the guarantee over many runs is in a `summary`. Every document starts
+//! with `schema_version`; its JSON Schema, derived from these types, is committed under
+//! `docs/schema/` ([`super::schema`]). Field names are part of the interface: adding a field
+//! keeps the version, renaming or removing one, or changing its meaning, bumps it.
 
 use super::Origin;
 use crate::check::{EventReport, IntentReport, Outcome, ScopeVerdict};
 use crate::explore::retention::TtlSearch;
 use crate::explore::shrink::{FailureSignature, RunSize, Shrunk};
-use crate::explore::sweep::{Finding, SwarmPlan};
+use crate::explore::sweep::{Finding, SwarmLimits, SwarmPlan};
 use crate::explore::{Exploration, Interleavings, MatrixColumn, PointRow, Summary};
 use crate::fault::CrashRecord;
 use crate::model::{BoundaryPoint, Guarantee, Step};
@@ -14,9 +20,52 @@ use crate::sim::StopReason;
 use crate::world::RunResult;
 use serde::Serialize;
 
+/// The version of the JSON vocabulary, the first field of every document a command prints.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// [`SCHEMA_VERSION`], written as the number and described as that constant in the schema.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SchemaVersion;
+
+impl Serialize for SchemaVersion {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u32(SCHEMA_VERSION)
+    }
+}
+
+impl schemars::JsonSchema for SchemaVersion {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "SchemaVersion".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "const": SCHEMA_VERSION,
+            "description": "The version of the JSON vocabulary: renaming or removing a field, \
+                or changing its meaning, bumps it; adding a field does not."
+        })
+    }
+}
+
+/// A document a command prints: `schema_version` first, then the command's own fields.
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct Document<T> {
+    pub schema_version: SchemaVersion,
+    #[serde(flatten)]
+    pub body: T,
+}
+
+impl<T> Document<T> {
+    pub fn new(body: T) -> Document<T> {
+        Document {
+            schema_version: SchemaVersion,
+            body,
+        }
+    }
+}
+
 /// One anomaly of one event. An event may have several (lost and unacked, say).
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct Anomaly {
     pub event_id: String,
     pub event: usize,
@@ -178,7 +227,7 @@ fn outcome_anomaly(e: &EventReport) -> Option<(&'static str, Option<String>)> {
 }
 
 /// Whether the scenario's expectations held, and which did not.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct ExpectJson {
     pub held: bool,
     pub failures: Vec<String>,
@@ -195,7 +244,7 @@ impl ExpectJson {
 
 /// `run --json`.
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct RunJson {
     pub scenario: String,
     pub protocol: String,
@@ -302,7 +351,7 @@ pub fn run_json(
 /// One run of `explore --json`: its crash point (empty for the crash-free run) and the run
 /// fields.
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct ExploredRunJson {
     pub crash_points: Vec<BoundaryPoint>,
     /// The index (in `runs`) of an earlier run with the same state after the last crash.
@@ -314,10 +363,11 @@ pub struct ExploredRunJson {
 /// `explore --json`. Its runs are made one at a time as they are written (an exploration
 /// may have hundreds of thousands): write it with [`serde_json::to_writer`].
 #[serde_with::skip_serializing_none]
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 pub struct ExploreJson<'a> {
     pub scenario: &'a str,
     pub protocol: &'a str,
+    #[schemars(with = "Vec<ExploredRunJson>")]
     pub runs: ExploredRunsJson<'a>,
     pub summary: Summary,
     pub expect: Option<ExpectJson>,
@@ -360,7 +410,7 @@ pub fn explore_json<'a>(
 }
 
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct MatrixPointJson {
     pub at: String,
     pub outcome: &'static str,
@@ -376,7 +426,7 @@ pub struct MatrixPointJson {
 }
 
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct MatrixProtocolJson {
     pub name: String,
     pub steps: Vec<Step>,
@@ -392,7 +442,7 @@ pub struct MatrixProtocolJson {
 }
 
 /// `matrix --json`, and `results/matrix.json`.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct MatrixJson {
     pub events: usize,
     pub seed: u64,
@@ -447,7 +497,7 @@ pub fn matrix_json(columns: &[MatrixColumn], events: usize, seed: u64, depth: us
 
 /// One line of a sweep's `--out` file (JSON Lines).
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct FindingJson<'a> {
     pub seed: u64,
     pub scenario: &'a str,
@@ -472,9 +522,54 @@ pub struct FindingJson<'a> {
     pub shrunk: Option<ShrunkJson>,
 }
 
+/// `sweep --json`, before its findings: what was swept within which limits.
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct SweepHead<'a> {
+    pub scenario: &'a str,
+    pub protocol: &'a str,
+    /// The seeds asked for: `start` included, `end` excluded.
+    pub seeds: SeedRange,
+    /// The ranges each seed drew its faults from.
+    pub limits: SwarmLimits,
+    /// How many findings are shrunk (the first ones); absent with `--no-shrink`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shrink_findings: Option<u64>,
+}
+
+/// A range of seeds, `start` included, `end` excluded (`--seeds START..END`).
+#[derive(Clone, Copy, Debug, Serialize, schemars::JsonSchema)]
+pub struct SeedRange {
+    pub start: u64,
+    pub end: u64,
+}
+
+/// `sweep --json`, after its findings.
+#[serde_with::skip_serializing_none]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct SweepSummary {
+    /// Seeds run: all of them, or, when interrupted, those before `resume`'s.
+    pub runs: u64,
+    pub findings: u64,
+    pub shrunk: u64,
+    /// Whether an interruption (Ctrl-C) stopped the sweep; `resume` runs the rest.
+    pub interrupted: bool,
+    pub resume: Option<String>,
+}
+
+/// `sweep --json`: one document, written as the sweep goes (the head, each finding as it is
+/// found, the summary), so that a sweep of millions of seeds is never held in memory.
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct SweepJson<'a> {
+    #[serde(flatten)]
+    pub head: SweepHead<'a>,
+    /// The failing seeds, in seed order.
+    pub findings: Vec<FindingJson<'a>>,
+    pub summary: SweepSummary,
+}
+
 /// A shrunk failing run: how far it shrank, and the run itself as a token and as a
 /// scenario file.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct ShrunkJson {
     pub failure: FailureSignature,
     pub original: RunSize,
@@ -489,6 +584,7 @@ pub struct ShrunkJson {
     pub token: String,
     pub replay: String,
     /// The shrunk scenario, as a scenario file would hold it.
+    #[schemars(with = "crate::scenario::ScenarioFileJson")]
     pub scenario: serde_json::Value,
 }
 
@@ -544,11 +640,12 @@ pub fn finding_json<'a>(
 }
 
 /// One interleaving in `explore --interleavings --json`.
-#[serde_with::skip_serializing_none]
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct InterleavingJson {
-    /// The crash injected in this run (with `--with-crashes`).
-    pub crash_point: Option<BoundaryPoint>,
+    /// The crash injected in this run (with `--with-crashes`; empty without), as explore
+    /// writes a run's crash points.
+    pub crash_points: Vec<BoundaryPoint>,
+    /// The scheduling choices, as `run --schedule` takes them.
     pub schedule: Vec<u32>,
     pub guarantee: Guarantee,
     pub lost: u64,
@@ -561,28 +658,40 @@ pub struct InterleavingJson {
     pub replay: String,
 }
 
-/// `explore --interleavings --json`.
-#[serde_with::skip_serializing_none]
-#[derive(Debug, Serialize)]
-pub struct InterleavingsJson {
-    pub scenario: String,
-    pub protocol: String,
-    pub consumers: usize,
-    pub max_preemptions: usize,
-    pub with_crashes: bool,
-    pub interleavings: u64,
-    pub complete: bool,
+/// The summary over every interleaving, named as an exploration's [`Summary`] names its
+/// counts.
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct InterleavingsSummary {
+    /// Interleavings run.
+    pub runs: u64,
+    /// Whether `--max-interleavings`, the memory budget or an interruption stopped the
+    /// enumeration before every interleaving was run.
+    pub truncated: bool,
     /// Whether the memory budget for kept runs stopped it (a failure).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub memory_limited: bool,
+    /// Runs that broke any property (lost, duplicated, unacked, unconserved, …).
     pub breaking_runs: u64,
     pub lost_runs: u64,
     pub duplicated_runs: u64,
     pub unconserved_runs: u64,
     pub rejected_runs: u64,
     pub pending_runs: u64,
+    /// The weakest guarantee over every interleaving.
     pub guarantee: Guarantee,
+}
+
+/// `explore --interleavings --json`.
+#[serde_with::skip_serializing_none]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct InterleavingsJson {
+    pub scenario: String,
+    pub protocol: String,
+    pub consumers: usize,
+    pub max_preemptions: usize,
+    pub with_crashes: bool,
     pub runs: Vec<InterleavingJson>,
+    pub summary: InterleavingsSummary,
     pub expect: Option<ExpectJson>,
 }
 
@@ -598,16 +707,6 @@ pub fn interleavings_json(
         consumers: scenario.consumers,
         max_preemptions: x.max_preemptions,
         with_crashes: x.with_crashes,
-        interleavings: x.runs.len() as u64,
-        complete: x.complete,
-        memory_limited: x.memory_limited,
-        breaking_runs: x.breaking_runs,
-        lost_runs: x.lost_runs,
-        duplicated_runs: x.duplicated_runs,
-        unconserved_runs: x.unconserved_runs,
-        rejected_runs: x.rejected_runs,
-        pending_runs: x.pending_runs,
-        guarantee: x.guarantee,
         runs: x
             .runs
             .iter()
@@ -615,7 +714,7 @@ pub fn interleavings_json(
             .map(|(r, replay)| {
                 let v = &r.result.verdict;
                 InterleavingJson {
-                    crash_point: r.crash,
+                    crash_points: r.crash.into_iter().collect(),
                     schedule: r.schedule.to_vec(),
                     guarantee: v.guarantee,
                     lost: v.lost,
@@ -629,13 +728,25 @@ pub fn interleavings_json(
                 }
             })
             .collect(),
+        summary: InterleavingsSummary {
+            runs: x.runs.len() as u64,
+            truncated: !x.complete,
+            memory_limited: x.memory_limited,
+            breaking_runs: x.breaking_runs,
+            lost_runs: x.lost_runs,
+            duplicated_runs: x.duplicated_runs,
+            unconserved_runs: x.unconserved_runs,
+            rejected_runs: x.rejected_runs,
+            pending_runs: x.pending_runs,
+            guarantee: x.guarantee,
+        },
         expect: failures.map(ExpectJson::from_failures),
     }
 }
 
 /// `explore --smallest-safe-ttl --json`.
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct TtlSearchJson {
     pub scenario: String,
     pub protocol: String,

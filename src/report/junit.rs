@@ -163,7 +163,7 @@ mod tests {
     fn cases_failures_and_errors_are_counted_and_escaped() {
         let check = |name: &str, failures: &[&str]| FileCheck {
             name: name.into(),
-            runs: None,
+            runs: 1,
             guarantee: None,
             failures: failures.iter().map(|f| f.to_string()).collect(),
             replay: "delivery-sim run 'a&b.json' --seed 7".into(),

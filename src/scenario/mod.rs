@@ -15,6 +15,40 @@ pub mod token;
 
 pub use error::ScenarioError;
 
+/// A fault plan as a scenario file's `faults` section writes it: the one shape every
+/// output uses for faults (a sweep's drawn plan, a shrunk run's scenario).
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+#[serde(transparent)]
+pub struct FaultsAsWritten(schema::RawFaults);
+
+impl FaultsAsWritten {
+    pub fn of(plan: &FaultPlan) -> FaultsAsWritten {
+        FaultsAsWritten(write::raw_faults(plan))
+    }
+}
+
+/// Serializes a fault plan as [`FaultsAsWritten`] (for `#[serde(serialize_with)]`).
+pub fn serialize_faults<S: serde::Serializer>(plan: &FaultPlan, s: S) -> Result<S::Ok, S::Error> {
+    FaultsAsWritten::of(plan).serialize(s)
+}
+
+/// The schema of a scenario file where an output holds one (a shrunk finding's scenario).
+pub struct ScenarioFileJson;
+
+impl schemars::JsonSchema for ScenarioFileJson {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "ScenarioFile".into()
+    }
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schema::RawScenario::json_schema(generator)
+    }
+}
+
+/// The JSON Schema of a scenario file, derived from the types the loader reads it with.
+pub fn file_schema() -> schemars::Schema {
+    schemars::schema_for!(schema::RawScenario)
+}
+
 use crate::broker::BrokerConfig;
 use crate::consumer::CommitTimeoutStrategy;
 use crate::fault::FaultPlan;
@@ -97,7 +131,7 @@ pub mod bounds {
 }
 
 /// The events published and the accounts they move money between.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Workload {
     pub events: usize,
     pub accounts: usize,
@@ -217,7 +251,7 @@ impl Workload {
 }
 
 /// The consumer process's settings.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct ConsumerConfig {
     /// How long a crashed consumer stays down before it restarts.
     pub restart_delay_ticks: Tick,
@@ -239,7 +273,7 @@ impl Default for ConsumerConfig {
 }
 
 /// Bounds on one run. Reaching one stops the run and is reported, never a hang.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Limits {
     /// Consumer steps (every protocol step, rollback and nack counts one).
     pub max_steps: u64,
@@ -260,7 +294,7 @@ impl Default for Limits {
 /// `explore` entry for depth D if there is one, and otherwise reads the top-level fields for
 /// the set of runs.
 #[serde_with::skip_serializing_none]
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Expect {
     pub guarantee: Option<Guarantee>,
@@ -297,7 +331,9 @@ pub struct Expect {
 
 /// What one boundary's verdict should be.
 #[serde_with::skip_serializing_none]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(deny_unknown_fields)]
 pub struct ScopeExpect {
     pub guarantee: Option<Guarantee>,
@@ -310,7 +346,9 @@ pub struct ScopeExpect {
 
 /// What one boundary should show over an exploration's runs.
 #[serde_with::skip_serializing_none]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(deny_unknown_fields)]
 pub struct ScopeRunsExpect {
     pub guarantee: Option<Guarantee>,
@@ -360,7 +398,7 @@ pub fn missing_occurrence(protocol: &Protocol, step: Step, nth: u8, what: &str) 
 
 /// What `explore --smallest-safe-ttl` should find.
 #[serde_with::skip_serializing_none]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TtlExpect {
     /// The crash depth each candidate TTL is verified to (also the search's default).
@@ -374,7 +412,9 @@ pub struct TtlExpect {
 
 /// What `explore --interleavings` should find, in counts of interleavings.
 #[serde_with::skip_serializing_none]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(deny_unknown_fields)]
 pub struct InterleavingsExpect {
     /// The preemption bound these counts are for (also the default bound for this
@@ -421,7 +461,7 @@ fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<ExploreExpe
 
 /// What `explore --depth D` should find, in counts of runs (the crash-free run included).
 #[serde_with::skip_serializing_none]
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExploreExpect {
     /// Per guarantee boundary beyond the ledger per event: its weakest guarantee over all
@@ -461,7 +501,7 @@ fn not_utf8(origin: &str, bytes: &[u8], e: std::str::Utf8Error) -> ScenarioError
 }
 
 /// A validated scenario.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Scenario {
     pub name: String,
     pub description: String,
@@ -484,7 +524,7 @@ pub struct Scenario {
 
 /// The mail service outside the consumer: it sends every email it is handed, unless the
 /// email carries an idempotency key (the `event_id`) it has seen before.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct EmailConfig {
     pub idempotency_key: bool,
 }

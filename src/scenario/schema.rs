@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 #[serde_with::skip_serializing_none]
-#[derive(Debug, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawScenario {
     #[serde(default)]
@@ -48,7 +48,7 @@ pub struct RawScenario {
 }
 
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Default, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, Default, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawCheck {
     pub effects_per_event: Option<String>,
@@ -57,13 +57,14 @@ pub struct RawCheck {
 }
 
 /// A check query: its SQL on the main database, or an object naming another database.
-#[derive(Debug, PartialEq)]
+#[derive(Debug, PartialEq, schemars::JsonSchema)]
+#[schemars(untagged)]
 pub enum RawQuery {
     Main(String),
     On(RawQueryOn),
 }
 
-#[derive(Debug, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawQueryOn {
     pub sql: String,
@@ -90,7 +91,7 @@ impl Serialize for RawQuery {
 }
 
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Default, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, Default, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawProducer {
     pub mode: Option<crate::producer::ProducerMode>,
@@ -100,21 +101,22 @@ pub struct RawProducer {
 }
 
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Default, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, Default, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawEmail {
     pub idempotency_key: Option<bool>,
 }
 
 #[serde_with::skip_serializing_none]
-#[derive(Debug, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawPublishFault {
     pub event: Option<u64>,
     pub times: Option<u32>,
 }
 
-#[derive(Debug, PartialEq)]
+#[derive(Debug, PartialEq, schemars::JsonSchema)]
+#[schemars(untagged)]
 pub enum RawProtocol {
     Named(String),
     Custom(RawCustomProtocol),
@@ -168,7 +170,7 @@ fn is_default<T: Default + PartialEq>(value: &T) -> bool {
 }
 
 #[serde_with::skip_serializing_none]
-#[derive(Debug, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawCustomProtocol {
     pub name: String,
@@ -178,7 +180,8 @@ pub struct RawCustomProtocol {
 }
 
 /// A step of a custom protocol: a built-in step's name, or a step written in SQL.
-#[derive(Debug, PartialEq)]
+#[derive(Debug, PartialEq, schemars::JsonSchema)]
+#[schemars(untagged)]
 pub enum RawStep {
     Named(String),
     Sql(RawSqlStep),
@@ -204,7 +207,7 @@ impl Serialize for RawStep {
 }
 
 #[serde_with::skip_serializing_none]
-#[derive(Debug, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawSqlStep {
     pub name: Option<String>,
@@ -215,7 +218,7 @@ pub struct RawSqlStep {
 }
 
 /// One statement, or a list run in order.
-#[derive(Debug, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum RawSql {
     One(String),
@@ -232,7 +235,7 @@ impl RawSql {
 }
 
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Default, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, Default, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawWorkload {
     pub events: Option<u64>,
@@ -252,7 +255,7 @@ pub struct RawWorkload {
 }
 
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Default, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, Default, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawStore {
     pub inbox_unique: Option<bool>,
@@ -271,7 +274,7 @@ pub struct RawStore {
 }
 
 /// A named database: its own schema and rows.
-#[derive(Debug, Default, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, Default, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawDatabase {
     pub schema: Vec<String>,
@@ -280,7 +283,7 @@ pub struct RawDatabase {
 }
 
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Default, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, Default, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawBroker {
     pub redelivery_delay_ticks: Option<u64>,
@@ -299,7 +302,7 @@ pub struct RawBroker {
     pub late_redelivery_ticks: Option<u64>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum BrokerKind {
     Queue,
@@ -307,7 +310,7 @@ pub enum BrokerKind {
 }
 
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Default, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, Default, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawConsumer {
     pub restart_delay_ticks: Option<u64>,
@@ -316,7 +319,7 @@ pub struct RawConsumer {
 }
 
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Default, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, Default, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawFaults {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -338,7 +341,7 @@ pub struct RawFaults {
 }
 
 #[serde_with::skip_serializing_none]
-#[derive(Debug, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawCommitTimeout {
     /// `commit#N`: only the N-th commit of a protocol that commits more than once.
@@ -349,7 +352,7 @@ pub struct RawCommitTimeout {
 }
 
 #[serde_with::skip_serializing_none]
-#[derive(Debug, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawStall {
     pub at: String,
@@ -359,7 +362,7 @@ pub struct RawStall {
 }
 
 #[serde_with::skip_serializing_none]
-#[derive(Debug, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawDeliveryFault {
     pub event: Option<u64>,
@@ -368,7 +371,7 @@ pub struct RawDeliveryFault {
 }
 
 #[serde_with::skip_serializing_none]
-#[derive(Debug, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawCrash {
     pub at: String,
@@ -377,7 +380,7 @@ pub struct RawCrash {
     pub delivery: Option<u32>,
 }
 
-#[derive(Debug, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawRandomCrash {
     pub per_step_ppm: u32,
@@ -385,7 +388,7 @@ pub struct RawRandomCrash {
 }
 
 #[serde_with::skip_serializing_none]
-#[derive(Debug, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawFail {
     pub at: String,
@@ -396,7 +399,7 @@ pub struct RawFail {
 }
 
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Default, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, Default, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawLimits {
     pub max_steps: Option<u64>,

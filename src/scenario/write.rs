@@ -12,6 +12,7 @@
 use super::schema::*;
 use super::{ConsumerConfig, Limits, Scenario, Workload};
 use crate::broker::BrokerConfig;
+use crate::fault::FaultPlan;
 use crate::model::{Protocol, SqlValue, Step};
 use crate::producer::ProducerConfig;
 use crate::store::{CustomSchema, Retention, StoreConfig};
@@ -224,7 +225,11 @@ fn consumer(c: &ConsumerConfig) -> RawConsumer {
 }
 
 fn faults(s: &Scenario) -> RawFaults {
-    let f = &s.faults;
+    raw_faults(&s.faults)
+}
+
+/// A fault plan as a scenario file's `faults` writes it.
+pub(super) fn raw_faults(f: &FaultPlan) -> RawFaults {
     RawFaults {
         crash: f
             .crash

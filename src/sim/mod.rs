@@ -16,7 +16,9 @@ pub use rng::{SimRng, Stream};
 pub use trace::{Actor, Trace, TraceEntry};
 
 /// Why the run stopped.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum StopReason {
     /// Nothing left to do: every consumer waits and no timer is pending.

@@ -13,7 +13,7 @@ use serde::Serialize;
 use std::fmt;
 
 /// Who did it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Actor {
     Producer,

@@ -21,7 +21,7 @@ use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
 use rusqlite::limits::Limit;
 
 /// A scenario's own database and the queries that judge it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct CustomSchema {
     /// `CREATE …` statements, run in order on an empty database.
     pub schema: Vec<String>,
@@ -43,7 +43,7 @@ pub struct CustomSchema {
 
 /// One of a scenario's named databases (`store.databases`): a SQLite database of its own,
 /// with its own connection per consumer and its own transactions.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct NamedDatabase {
     pub name: String,
     pub schema: Vec<String>,

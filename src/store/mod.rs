@@ -59,7 +59,7 @@ use schema::*;
 use sql::*;
 
 /// The store's settings.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct StoreConfig {
     /// Whether `processed_event.event_id` is the primary key. `false` shows what the
     /// constraint protects: the inbox `INSERT` then never reports a duplicate.
@@ -84,7 +84,9 @@ pub struct StoreConfig {
 }
 
 /// What the projection does with a `TransferCompleted` whose transfer it does not know.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum OutOfOrder {
     /// Records it in `rejected_event` and applies nothing: the transfer never completes.
@@ -97,7 +99,9 @@ pub enum OutOfOrder {
 
 /// The inbox retention policy: a periodic job that deletes inbox rows older than
 /// `ttl_ticks`, at most `batch` rows per run, as the seeds propose.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 pub struct Retention {
     /// Rows whose `processed_at` is more than this many ticks in the past are deleted.
     pub ttl_ticks: Tick,
@@ -141,7 +145,9 @@ pub enum CrashModel {
 }
 
 /// How the effect updates balances.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum EffectMode {
     /// `SET balance_minor = balance_minor + ?`: one statement, commutative.

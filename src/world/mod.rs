@@ -154,7 +154,7 @@ impl RunResult {
 }
 
 /// Where the faulty phase ended and the healing phase, with every fault off, began.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct Heal {
     pub tick: Tick,
     pub steps: u64,
@@ -249,7 +249,7 @@ pub fn run_observed(
 /// (`chosen`, an index into them in queue order) and the others waited a tick. A script's
 /// choice that names no alternative (`chosen >= alternatives`) is recorded as given and run
 /// as 0, for the caller to refuse.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct Decision {
     pub chosen: u32,
     pub alternatives: u32,

@@ -664,8 +664,8 @@ fn the_constraint_decides_not_the_if() {
     let count = |file: &str| {
         let out = json(&bin(&["explore", file, "--interleavings", "--json"]));
         (
-            out["interleavings"].as_u64().unwrap(),
-            out["breaking_runs"].as_u64().unwrap(),
+            out["summary"]["runs"].as_u64().unwrap(),
+            out["summary"]["breaking_runs"].as_u64().unwrap(),
         )
     };
     let (total, broken) = count("scenarios/check-then-act-lease-expiry-no-constraint.json");
@@ -738,10 +738,10 @@ fn interleavings_with_crash_points_keep_the_inbox_safe_and_break_check_then_act(
             "--with-crashes",
             "--json",
         ]));
-        assert_eq!(out["complete"], true);
+        assert_eq!(out["summary"]["truncated"], false);
         (
-            out["interleavings"].as_u64().unwrap(),
-            out["breaking_runs"].as_u64().unwrap(),
+            out["summary"]["runs"].as_u64().unwrap(),
+            out["summary"]["breaking_runs"].as_u64().unwrap(),
         )
     };
     let (runs, broken) = count("scenarios/inbox-lease-expiry-two-consumers.json");

@@ -7,13 +7,13 @@ use std::process::Command;
 
 /// Every point of a `crosscheck --json` report: (crash point, matched).
 fn points(report: &serde_json::Value) -> Vec<(Option<String>, bool)> {
-    report["points"]
+    report["runs"]
         .as_array()
-        .expect("points")
+        .expect("runs")
         .iter()
         .map(|p| {
             (
-                p["crash_point"].as_str().map(str::to_string),
+                p["crash_points"][0].as_str().map(str::to_string),
                 p["match"].as_bool().expect("match"),
             )
         })
@@ -33,7 +33,7 @@ fn every_built_in_protocol_matches_a_real_process_at_every_single_crash_point() 
         ]);
         let report = json(&out);
         assert_eq!(out.status.code(), Some(0), "{}: {report:#}", b.name);
-        assert_eq!(report["all_match"], true, "{}", b.name);
+        assert_eq!(report["summary"]["all_match"], true, "{}", b.name);
         // The very points explore enumerates at depth 1, in its order, each with the
         // verdict explore gives it.
         let explored = json(&bin(&[
@@ -45,16 +45,10 @@ fn every_built_in_protocol_matches_a_real_process_at_every_single_crash_point() 
             "--json",
         ]));
         let runs = explored["runs"].as_array().expect("runs");
-        let ours = report["points"].as_array().expect("points");
+        let ours = report["runs"].as_array().expect("runs");
         assert_eq!(ours.len(), runs.len(), "{}", b.name);
         for (p, run) in ours.iter().zip(runs) {
-            let point = run["crash_points"].as_array().unwrap().first().cloned();
-            assert_eq!(
-                p["crash_point"],
-                point.unwrap_or(serde_json::Value::Null),
-                "{}",
-                b.name
-            );
+            assert_eq!(p["crash_points"], run["crash_points"], "{}", b.name);
             assert!(
                 p["simulated"]
                     .as_str()
@@ -82,7 +76,7 @@ fn a_wrong_crash_model_is_caught_at_the_points_inside_a_transaction() {
     ]);
     assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
     let report = json(&out);
-    assert_eq!(report["all_match"], false);
+    assert_eq!(report["summary"]["all_match"], false);
     let points = points(&report);
     // Inside the transaction (after `begin`, before `commit` completes) once something
     // was written: the wrong model keeps the writes the kill lost.
@@ -104,11 +98,11 @@ fn a_wrong_crash_model_is_caught_at_the_points_inside_a_transaction() {
     }
     assert_eq!(points.iter().filter(|(_, m)| !m).count(), 3 * written.len());
     // Each mismatch says what differs, on both sides, with both traces.
-    let bad = report["points"]
+    let bad = report["runs"]
         .as_array()
         .unwrap()
         .iter()
-        .find(|p| p["crash_point"] == "before:commit e0 d1")
+        .find(|p| p["crash_points"][0] == "before:commit e0 d1")
         .unwrap();
     let what: Vec<&str> = bad["differences"]
         .as_array()
@@ -235,7 +229,7 @@ fn a_sql_protocol_matches_a_real_process_and_a_wrong_model_is_caught() {
     let report = json(&out);
     assert_eq!(out.status.code(), Some(0), "{report:#}");
     assert_eq!(points(&report).len(), 17);
-    assert!(report["points"]
+    assert!(report["runs"]
         .as_array()
         .unwrap()
         .iter()

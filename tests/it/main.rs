@@ -25,6 +25,7 @@ mod readme;
 mod repeated_steps;
 mod retention_order;
 mod run_file;
+mod schema;
 mod shrink;
 mod sql_fuzz;
 mod sql_steps;

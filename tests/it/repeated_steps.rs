@@ -233,10 +233,10 @@ fn crosscheck_agrees_at_every_numbered_point() {
     let out = bin(&["crosscheck", SCENARIO, "--json"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let v = json(&out);
-    let points = v["points"].as_array().unwrap();
+    let points = v["runs"].as_array().unwrap();
     assert_eq!(points.len(), 49);
     assert!(points.iter().all(|p| p["match"] == true));
     assert!(points
         .iter()
-        .any(|p| p["crash_point"].as_str() == Some("before:commit#2 e1 d1")));
+        .any(|p| p["crash_points"][0].as_str() == Some("before:commit#2 e1 d1")));
 }

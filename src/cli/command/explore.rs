@@ -137,7 +137,7 @@ pub(in crate::cli) fn explore(args: &ExploreArgs) -> Result<(Printed, ExitCode),
         let write = move |w: &mut dyn Write| {
             serde_json::to_writer_pretty(
                 &mut *w,
-                &json::explore_json(&scenario, &x, &origin, expect),
+                &json::Document::new(json::explore_json(&scenario, &x, &origin, expect)),
             )
             .map_err(std::io::Error::other)?;
             writeln!(w)

@@ -28,14 +28,13 @@ pub(in crate::cli) fn seed_range(text: &str) -> Result<std::ops::Range<u64>, Cli
 }
 
 pub(in crate::cli) fn sweep(args: &SweepArgs) -> Result<(String, ExitCode), CliError> {
-    use std::io::IsTerminal;
     let (scenario, origin) = load_scenario(&args.scenario)?;
     let seeds = seed_range(&args.seeds)?;
     let limits = swarm_limits(args)?;
     let shrink_options = shrink_options(args)?;
     // How many findings to shrink, if any.
     let shrinking = (!args.no_shrink).then_some(args.shrink_findings);
-    if seeds.end - seeds.start == 1 {
+    if seeds.end - seeds.start == 1 && !args.json {
         // One seed: the full report, which is what a replay command is for.
         return Ok(one_seed(
             &scenario,
@@ -45,24 +44,20 @@ pub(in crate::cli) fn sweep(args: &SweepArgs) -> Result<(String, ExitCode), CliE
             shrinking.map(|_| shrink_options),
         ));
     }
-    let jsonl = open_out(args)?;
     let total = seeds.end - seeds.start;
-    // The bar, and the findings printed above it, go to stdout, and only when stdout is a
-    // terminal: a pipe gets plain lines, and a redirected stderr cannot swallow findings.
-    let mut out = Findings {
-        bar: std::io::stdout().is_terminal().then(|| progress_bar(total)),
-        jsonl,
-        count: 0,
-        shrunk: 0,
-    };
+    let mut out = Findings::new(args, total)?;
     interrupt::install();
-    out.say(&announcement(
-        &scenario,
-        &seeds,
-        &limits,
-        shrinking,
-        shrink_options,
-    ));
+    if args.json {
+        out.write_stdout(&json_head(&scenario, &seeds, &limits, shrinking))?;
+    } else {
+        out.say(&announcement(
+            &scenario,
+            &seeds,
+            &limits,
+            shrinking,
+            shrink_options,
+        ));
+    }
     let mut start = seeds.start;
     while start < seeds.end {
         let end = (start + sweep::CHUNK).min(seeds.end);
@@ -104,11 +99,57 @@ pub(in crate::cli) fn sweep(args: &SweepArgs) -> Result<(String, ExitCode), CliE
             findings,
         );
         let ran = seeds.start..start;
-        let summary = interrupted_line(total, ran, findings, &resume, args.out.as_deref());
+        let summary = if args.json {
+            json_tail(ran.end - ran.start, findings, shrunk_findings, Some(resume))
+        } else {
+            interrupted_line(total, ran, findings, &resume, args.out.as_deref())
+        };
         return Ok((summary, interrupt::exit_code()));
     }
-    let summary = summary_line(total, findings, shrunk_findings, args.out.as_deref());
+    let summary = if args.json {
+        json_tail(total, findings, shrunk_findings, None)
+    } else {
+        summary_line(total, findings, shrunk_findings, args.out.as_deref())
+    };
     Ok((summary, code(findings == 0)))
+}
+
+/// `sweep --json` up to its findings: the document's head, its `findings` list opened.
+fn json_head(
+    scenario: &Scenario,
+    seeds: &std::ops::Range<u64>,
+    limits: &SwarmLimits,
+    shrinking: Option<u64>,
+) -> String {
+    let head = json::Document::new(json::SweepHead {
+        scenario: &scenario.name,
+        protocol: &scenario.protocol.name,
+        seeds: json::SeedRange {
+            start: seeds.start,
+            end: seeds.end,
+        },
+        limits: *limits,
+        shrink_findings: shrinking,
+    });
+    let head = serde_json::to_string(&head).expect("report types serialize");
+    // The head is an object: its closing brace gives way to the findings.
+    format!(
+        "{},\"findings\":[",
+        head.strip_suffix('}').expect("an object")
+    )
+}
+
+/// `sweep --json` after its findings: the list closed, the summary, the document closed.
+fn json_tail(runs: u64, findings: u64, shrunk: u64, resume: Option<String>) -> String {
+    let summary = json::SweepSummary {
+        runs,
+        findings,
+        shrunk,
+        interrupted: resume.is_some(),
+        resume,
+    };
+    let summary = serde_json::to_string(&summary).expect("report types serialize");
+    format!("\n],\"summary\":{summary}}}\n")
 }
 
 /// The swarm's limits, each flag checked against its bound.
@@ -162,12 +203,9 @@ fn open_out(args: &SweepArgs) -> Result<Option<std::fs::File>, CliError> {
         .map_err(|e| CliError::Usage(format!("--out: cannot create {}: {e}", path.display())))
 }
 
-/// The progress bar of a sweep over `total` seeds, drawn on stdout.
-fn progress_bar(total: u64) -> indicatif::ProgressBar {
-    let bar = indicatif::ProgressBar::with_draw_target(
-        Some(total),
-        indicatif::ProgressDrawTarget::stdout(),
-    );
+/// The progress bar of a sweep over `total` seeds, drawn on `target`.
+fn progress_bar(total: u64, target: indicatif::ProgressDrawTarget) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::with_draw_target(Some(total), target);
     bar.set_style(
         indicatif::ProgressStyle::with_template(
             "{bar:30} {pos}/{len} runs, {per_sec}, {msg}, ETA {eta}",
@@ -292,11 +330,48 @@ fn interrupted_line(
 struct Findings {
     bar: Option<indicatif::ProgressBar>,
     jsonl: Option<std::fs::File>,
+    /// `--json`: each finding is an item of the document's `findings`, not text.
+    json: bool,
     count: u64,
     shrunk: u64,
 }
 
 impl Findings {
+    /// Where `args`' sweep over `total` seeds writes: the `--out` file, and the bar. The
+    /// bar, and the findings printed above it, go to stdout, and only when stdout is a
+    /// terminal: a pipe gets plain lines, and a redirected stderr cannot swallow findings.
+    /// With --json, stdout is the document's, and the bar goes to a terminal's stderr.
+    fn new(args: &SweepArgs, total: u64) -> Result<Findings, CliError> {
+        use std::io::IsTerminal;
+        let bar = if args.json {
+            std::io::stderr()
+                .is_terminal()
+                .then(|| progress_bar(total, indicatif::ProgressDrawTarget::stderr()))
+        } else {
+            std::io::stdout()
+                .is_terminal()
+                .then(|| progress_bar(total, indicatif::ProgressDrawTarget::stdout()))
+        };
+        Ok(Findings {
+            bar,
+            jsonl: open_out(args)?,
+            json: args.json,
+            count: 0,
+            shrunk: 0,
+        })
+    }
+
+    /// Writes part of the `--json` document to stdout, now.
+    fn write_stdout(&self, text: &str) -> Result<(), CliError> {
+        let mut stdout = std::io::stdout().lock();
+        match write!(stdout, "{text}").and_then(|_| stdout.flush()) {
+            Ok(()) => Ok(()),
+            // A closed pipe (`| head`) is the reader's choice, not an error of ours.
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+            Err(e) => Err(CliError::Usage(format!("cannot write to stdout: {e}"))),
+        }
+    }
+
     fn say(&self, line: &str) {
         match &self.bar {
             Some(bar) => bar.println(line),
@@ -334,10 +409,18 @@ impl Findings {
             }
             None => format!("    {}", token_command(&exact)),
         };
-        self.say(&format!("{}\n{how}", text::finding_line(f, &replay)));
+        let finding_line = text::finding_line(f, &replay);
+        let finding = json::finding_json(scenario, f, replay, exact, shrunk.as_ref());
+        if self.json {
+            let item = serde_json::to_string(&finding).expect("findings serialize");
+            let comma = if self.count == 1 { "" } else { "," };
+            self.write_stdout(&format!("{comma}\n{item}"))?;
+        } else {
+            self.say(&format!("{finding_line}\n{how}"));
+        }
         if let Some(file) = &mut self.jsonl {
-            let finding = json::finding_json(scenario, f, replay, exact, shrunk.as_ref());
-            let line = serde_json::to_string(&finding).expect("findings serialize");
+            let line =
+                serde_json::to_string(&json::Document::new(finding)).expect("findings serialize");
             writeln!(file, "{line}")
                 .and_then(|_| file.flush())
                 .map_err(|e| CliError::Usage(format!("--out: cannot write: {e}")))?;

@@ -1,0 +1,315 @@
+//! The committed JSON Schemas (`docs/schema/`) against real outputs of the binary: every
+//! scenario file validates against the scenario file's schema, every command's `--json`
+//! against its output's, and a field renamed anywhere in an output fails validation.
+//!
+//! `cargo test` validates `run DIR` over every scenario file and one invocation of each
+//! other command and mode; with `DS_SCHEMA_EVERY_FILE=1` (`.ci/run`, in release) every
+//! command runs on every scenario file it accepts.
+
+use crate::support::{self, bin, json, root, scenario_files, stdout};
+use serde_json::Value;
+
+/// The validator of `docs/schema/NAME.schema.json`.
+fn validator(name: &str) -> jsonschema::Validator {
+    let path = root().join(format!("docs/schema/{name}.schema.json"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+    let schema: Value = serde_json::from_str(&text).unwrap();
+    jsonschema::meta::validate(&schema).unwrap_or_else(|e| panic!("{name}: not a schema: {e}"));
+    jsonschema::validator_for(&schema).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// Every way `value` breaks the schema, as `path: message` lines.
+fn errors(v: &jsonschema::Validator, value: &Value) -> Vec<String> {
+    v.iter_errors(value)
+        .map(|e| format!("{}: {e}", e.instance_path()))
+        .collect()
+}
+
+#[track_caller]
+fn assert_valid(schema: &str, what: &str, value: &Value) {
+    let errors = errors(&validator(schema), value);
+    assert!(
+        errors.is_empty(),
+        "{what} does not validate against {schema}.schema.json:\n{}",
+        errors.join("\n")
+    );
+}
+
+/// Every object in `value` (depth first) with the path to it: the places a field can be
+/// renamed.
+fn objects(value: &Value, at: String, out: &mut Vec<String>) {
+    match value {
+        Value::Object(o) => {
+            if !o.is_empty() {
+                out.push(at.clone());
+            }
+            for (k, v) in o {
+                objects(v, format!("{at}/{k}"), out);
+            }
+        }
+        Value::Array(a) => {
+            for (i, v) in a.iter().enumerate() {
+                objects(v, format!("{at}/{i}"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `value` with the first field of the object at `pointer` renamed (`x` → `x_renamed`).
+fn renamed(value: &Value, pointer: &str) -> Value {
+    let mut v = value.clone();
+    let object = v
+        .pointer_mut(pointer)
+        .and_then(Value::as_object_mut)
+        .unwrap();
+    let (key, field) = object
+        .iter()
+        .next()
+        .map(|(k, f)| (k.clone(), f.clone()))
+        .unwrap();
+    object.remove(&key);
+    object.insert(format!("{key}_renamed"), field);
+    v
+}
+
+/// The output validates, and renaming one field of any of its objects (the top level, and
+/// up to `samples` nested ones spread over the document) does not.
+#[track_caller]
+fn assert_valid_and_strict(schema: &str, what: &str, value: &Value, samples: usize) {
+    assert_valid(schema, what, value);
+    let v = validator(schema);
+    let mut places = Vec::new();
+    objects(value, String::new(), &mut places);
+    let step = (places.len() / samples.max(1)).max(1);
+    for place in places.iter().step_by(step) {
+        assert!(
+            !errors(&v, &renamed(value, place)).is_empty(),
+            "{what}: a field renamed in the object at `{place}` still validates against \
+             {schema}.schema.json"
+        );
+    }
+}
+
+/// Runs the binary and returns its JSON output; the exit code is the command's to give
+/// (0 or 1), never a usage error.
+fn output(args: &[&str]) -> Value {
+    let o = bin(args);
+    assert!(
+        matches!(o.status.code(), Some(0 | 1)),
+        "{args:?}: {:?}\n{}",
+        o.status,
+        support::stderr(&o)
+    );
+    json(&o)
+}
+
+#[test]
+fn every_scenario_file_validates_and_a_misspelt_field_does_not() {
+    let v = validator("scenario");
+    for file in scenario_files() {
+        let spec = support::spec(&file);
+        let errors = errors(&v, &spec);
+        assert!(errors.is_empty(), "{file}:\n{}", errors.join("\n"));
+    }
+    // A field the loader refuses is refused by the schema too, at any depth.
+    let spec = support::spec("scenarios/inbox-retention-ttl-covers-crashes.json");
+    let mut places = Vec::new();
+    objects(&spec, String::new(), &mut places);
+    assert!(places.len() > 3, "{places:?}");
+    for place in places {
+        let wrong = renamed(&spec, &place);
+        assert!(
+            !errors(&v, &wrong).is_empty(),
+            "renamed at `{place}`: still valid"
+        );
+        support::refused(&wrong);
+    }
+}
+
+#[test]
+fn run_dir_validates_over_every_scenario_file() {
+    let (_, out, _) = support::scenarios_folder_run();
+    assert_valid_and_strict("run-folder", "run scenarios/ --json", out, 40);
+}
+
+#[test]
+fn run_and_replay_validate() {
+    for file in [
+        "scenarios/inbox-retention-ttl-covers-crashes.json",
+        "scenarios/autocommit-read-modify-write-lost-update.json",
+        "scenarios/ack-first-crash-after-ack.json",
+    ] {
+        let out = output(&["run", file, "--json"]);
+        assert!(
+            out["checks"].is_array(),
+            "{file}: run FILE lists its checks"
+        );
+        assert_valid_and_strict("run", file, &out, 30);
+    }
+    let sweep = output(&[
+        "sweep",
+        "--protocol",
+        "no-dedup",
+        "--events",
+        "2",
+        "--seeds",
+        "0..3",
+        "--json",
+        "--shrink-findings",
+        "1",
+    ]);
+    let finding = &sweep["findings"][0];
+    for token in [&finding["token"], &finding["shrunk"]["token"]] {
+        let out = output(&["replay", token.as_str().unwrap(), "--json"]);
+        assert_valid_and_strict("run", "replay --json", &out, 30);
+    }
+}
+
+#[test]
+fn explore_in_every_mode_validates() {
+    let file = "scenarios/inbox-crash-between-commit-and-ack.json";
+    for depth in ["1", "2"] {
+        let out = output(&["explore", file, "--depth", depth, "--json"]);
+        assert_valid_and_strict("explore", &format!("explore --depth {depth}"), &out, 30);
+    }
+    let out = output(&[
+        "explore",
+        "--protocol",
+        "ack-first",
+        "--events",
+        "2",
+        "--json",
+        "--no-prune",
+    ]);
+    assert_valid_and_strict("explore", "explore --no-prune", &out, 30);
+    let file = "scenarios/autocommit-read-modify-write-lost-update.json";
+    let out = output(&[
+        "explore",
+        file,
+        "--interleavings",
+        "--with-crashes",
+        "--json",
+    ]);
+    assert_eq!(
+        out["summary"]["runs"],
+        out["runs"].as_array().unwrap().len()
+    );
+    assert_valid_and_strict("explore-interleavings", "explore --interleavings", &out, 30);
+    let file = "scenarios/inbox-retention-ttl-shorter-than-window.json";
+    let out = output(&["explore", file, "--smallest-safe-ttl", "--json"]);
+    assert_valid_and_strict("explore-smallest-safe-ttl", file, &out, 30);
+}
+
+#[test]
+fn matrix_sweep_and_crosscheck_validate() {
+    let out = output(&["matrix", "--events", "1", "--depth", "1", "--json"]);
+    assert_valid_and_strict("matrix", "matrix --json", &out, 30);
+
+    let dir = tempfile::tempdir().unwrap();
+    let lines = dir.path().join("findings.jsonl");
+    let args = [
+        "sweep",
+        "--protocol",
+        "no-dedup",
+        "--events",
+        "3",
+        "--seeds",
+        "0..6",
+        "--shrink-findings",
+        "2",
+        "--json",
+        "--out",
+        lines.to_str().unwrap(),
+    ];
+    let out = output(&args);
+    let findings = out["findings"].as_array().unwrap();
+    assert!(findings.len() > 2, "{out}");
+    assert_eq!(out["summary"]["findings"], findings.len());
+    assert!(findings[0]["shrunk"]["scenario"].is_object());
+    assert_valid_and_strict("sweep", "sweep --json", &out, 40);
+    // The --out file holds the same findings, one document per line.
+    let text = std::fs::read_to_string(&lines).unwrap();
+    for (line, finding) in text.lines().zip(findings) {
+        let mut line: Value = serde_json::from_str(line).unwrap();
+        assert_valid_and_strict("sweep-finding", "a line of sweep --out", &line, 20);
+        line.as_object_mut().unwrap().remove("schema_version");
+        assert_eq!(&line, finding);
+    }
+    assert_eq!(text.lines().count(), findings.len());
+
+    let out = output(&[
+        "crosscheck",
+        "--protocol",
+        "inbox",
+        "--events",
+        "1",
+        "--json",
+    ]);
+    assert_valid_and_strict("crosscheck", "crosscheck --json", &out, 20);
+}
+
+#[test]
+fn every_document_says_its_schema_version() {
+    let schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("docs/schema/run.schema.json")).unwrap(),
+    )
+    .unwrap();
+    let version = &schema["$defs"]["SchemaVersion"]["const"];
+    let out = json(&bin(&["run", "--protocol", "inbox", "--json"]));
+    assert_eq!(&out["schema_version"], version);
+    let wrong = {
+        let mut o = out.clone();
+        o["schema_version"] = (version.as_u64().unwrap() + 1).into();
+        o
+    };
+    assert!(!errors(&validator("run"), &wrong).is_empty());
+    let text = stdout(&bin(&["run", "--protocol", "inbox", "--json"]));
+    assert!(text.starts_with("{\n  \"schema_version\": "), "{text}");
+}
+
+/// `DS_SCHEMA_EVERY_FILE=1`: every command's `--json` on every scenario file it accepts.
+#[test]
+fn with_ds_schema_every_file_every_command_validates_on_every_file() {
+    if std::env::var_os("DS_SCHEMA_EVERY_FILE").is_none() {
+        return;
+    }
+    for file in scenario_files() {
+        let spec = support::spec(&file);
+        let mut runs: Vec<(&str, Vec<&str>)> = vec![
+            ("run", vec!["run", &file, "--json"]),
+            ("explore", vec!["explore", &file, "--json"]),
+            ("sweep", vec!["sweep", &file, "--seeds", "0..4", "--json"]),
+        ];
+        if spec["consumers"].as_u64().unwrap_or(1) > 1 {
+            runs.push((
+                "explore-interleavings",
+                vec!["explore", &file, "--interleavings", "--json"],
+            ));
+        }
+        if spec["store"]["inbox_ttl_ticks"].is_u64() {
+            runs.push((
+                "explore-smallest-safe-ttl",
+                vec![
+                    "explore",
+                    &file,
+                    "--smallest-safe-ttl",
+                    "--depth",
+                    "0",
+                    "--json",
+                ],
+            ));
+        }
+        runs.push(("crosscheck", vec!["crosscheck", &file, "--json"]));
+        for (schema, args) in runs {
+            let o = bin(&args);
+            match o.status.code() {
+                Some(0 | 1) => assert_valid(schema, &format!("{args:?}"), &json(&o)),
+                // Refused for this file (crosscheck's one consumer, explore's bounds): the
+                // refusal is tested elsewhere.
+                Some(2) => {}
+                other => panic!("{args:?}: {other:?}\n{}", support::stderr(&o)),
+            }
+        }
+    }
+}
