@@ -316,6 +316,7 @@ pub struct Expect {
         deserialize_with = "one_or_many",
         skip_serializing_if = "Vec::is_empty"
     )]
+    #[schemars(with = "OneOrMany<ExploreExpect>")]
     pub explore: Vec<ExploreExpect>,
     /// What `explore --interleavings` should find.
     #[serde(default)]
@@ -437,6 +438,15 @@ impl Expect {
 }
 
 /// Accepts `{...}` or `[{...}, ...]`.
+/// The schema of a field written as one object or a list of them ([`one_or_many`]).
+#[derive(schemars::JsonSchema)]
+#[schemars(untagged)]
+#[allow(dead_code)] // Only its schema is used.
+enum OneOrMany<T> {
+    One(T),
+    Many(Vec<T>),
+}
+
 fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<ExploreExpect>, D::Error> {
     #[derive(Deserialize)]
     #[serde(untagged)]

@@ -414,6 +414,9 @@ fn mutated_scenarios_load_or_are_refused_with_a_location_and_never_panic() {
     let scenarios = scenarios();
     let dir = tempfile::tempdir().unwrap();
     let tally: RefCell<BTreeMap<&'static str, Tally>> = RefCell::default();
+    // What the loader accepts, the committed scenario schema accepts: an editor checking
+    // files against it never flags a file the tool runs.
+    let schema = crate::schema::validator("scenario");
     let mut runner = TestRunner::new(config(4096));
     runner
         .run(
@@ -426,6 +429,9 @@ fn mutated_scenarios_load_or_are_refused_with_a_location_and_never_panic() {
                 match loaded {
                     Ok(s) => {
                         t.loaded += 1;
+                        let value: Value = serde_json::from_slice(&bytes).expect("it loaded");
+                        let errors = crate::schema::errors(&schema, &value);
+                        prop_assert!(errors.is_empty(), "loaded, yet {errors:?}");
                         run_clamped(s).map_err(TestCaseError::fail)?;
                     }
                     Err(line) => {

@@ -10,7 +10,7 @@ use crate::support::{self, bin, json, root, scenario_files, stdout};
 use serde_json::Value;
 
 /// The validator of `docs/schema/NAME.schema.json`.
-fn validator(name: &str) -> jsonschema::Validator {
+pub fn validator(name: &str) -> jsonschema::Validator {
     let path = root().join(format!("docs/schema/{name}.schema.json"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
     let schema: Value = serde_json::from_str(&text).unwrap();
@@ -19,7 +19,7 @@ fn validator(name: &str) -> jsonschema::Validator {
 }
 
 /// Every way `value` breaks the schema, as `path: message` lines.
-fn errors(v: &jsonschema::Validator, value: &Value) -> Vec<String> {
+pub fn errors(v: &jsonschema::Validator, value: &Value) -> Vec<String> {
     v.iter_errors(value)
         .map(|e| format!("{}: {e}", e.instance_path()))
         .collect()
@@ -112,6 +112,14 @@ fn every_scenario_file_validates_and_a_misspelt_field_does_not() {
         let errors = errors(&v, &spec);
         assert!(errors.is_empty(), "{file}:\n{}", errors.join("\n"));
     }
+    // What the loader accepts in another form than the files use, the schema accepts.
+    let mut one = support::spec("scenarios/inbox-crash-between-commit-and-ack.json");
+    let first = one["expect"]["explore"][0].clone();
+    assert!(first.is_object(), "the file pins a list of depths");
+    one["expect"]["explore"] = first;
+    delivery_sim::scenario::Scenario::from_json(&one.to_string(), "one.json").unwrap();
+    let errors_one = errors(&v, &one);
+    assert!(errors_one.is_empty(), "{}", errors_one.join("\n"));
     // A field the loader refuses is refused by the schema too, at any depth.
     let spec = support::spec("scenarios/inbox-retention-ttl-covers-crashes.json");
     let mut places = Vec::new();
