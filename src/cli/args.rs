@@ -158,6 +158,9 @@ pub struct CompletionsArgs {
 pub struct BenchArgs {
     /// Also write BENCHMARKS.md into this directory.
     #[arg(long, value_name = "DIR")]
+    pub out_dir: Option<PathBuf>,
+    /// Refused with a pointer to --out-dir: `--out` names a file in every command.
+    #[arg(long, value_name = "DIR", hide = true)]
     pub out: Option<PathBuf>,
 }
 
@@ -396,6 +399,9 @@ pub struct MatrixArgs {
     pub depth: usize,
     /// Also write matrix.md (failure-point tables) and matrix.json into this directory.
     #[arg(long, value_name = "DIR")]
+    pub out_dir: Option<PathBuf>,
+    /// Refused with a pointer to --out-dir: `--out` names a file in every command.
+    #[arg(long, value_name = "DIR", hide = true)]
     pub out: Option<PathBuf>,
     /// Seed of every run (event ids and accounts).
     #[arg(long, default_value_t = 0)]

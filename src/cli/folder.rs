@@ -65,7 +65,7 @@ pub(super) fn run_folder(dir: &Path, args: &RunArgs) -> Result<(String, ExitCode
     let out = if args.json {
         to_json(&folder::folder_json(&folder, &reports))
     } else {
-        folder::folder_text(&folder, &reports)
+        folder::folder_text(super::language(args.lang), &folder, &reports)
     };
     let exit = if totals.input_errors > 0 {
         ExitCode::from(2)

@@ -107,17 +107,33 @@ pub fn execute(command: &Command) -> Result<(Printed, ExitCode), CliError> {
         Command::Replay(args) => replay(args),
         Command::Completions(args) => Ok((completions(args.shell).into(), ExitCode::SUCCESS)),
         Command::Bench(args) => {
+            refuse_out_for_a_folder("bench", &args.out)?;
             let report = crate::bench::run();
-            if let Some(dir) = &args.out {
+            if let Some(dir) = &args.out_dir {
                 let path = dir.join("BENCHMARKS.md");
                 std::fs::create_dir_all(dir)
                     .and_then(|_| atomic::write(&path, report.as_bytes()))
                     .map_err(|e| {
-                        CliError::Usage(format!("--out: cannot write {}: {e}", path.display()))
+                        CliError::Usage(format!("--out-dir: cannot write {}: {e}", path.display()))
                     })?;
+                // A status line, not a result: stderr.
+                eprintln!("wrote {}", path.display());
             }
             Ok((report.into(), ExitCode::SUCCESS))
         }
+    }
+}
+
+/// `--out` names a file in every command (`run --diagram`'s drawing, `sweep`'s findings);
+/// a command that writes several files into a folder takes `--out-dir`.
+fn refuse_out_for_a_folder(command: &str, out: &Option<PathBuf>) -> Result<(), CliError> {
+    match out {
+        None => Ok(()),
+        Some(path) => Err(CliError::Usage(format!(
+            "--out {}: `{command}` writes its files into a folder, which it takes as \
+             `--out-dir DIR`; `--out` names one file, in every command that has it",
+            path.display()
+        ))),
     }
 }
 

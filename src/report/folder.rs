@@ -7,6 +7,7 @@
 //! FILE`, `explore FILE --depth D` and `explore FILE --interleavings`; this module only
 //! reads their outcomes, in the order it is given them (file-name order).
 
+use super::lang::Lang;
 use crate::model::Guarantee;
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -123,37 +124,22 @@ impl Totals {
     }
 }
 
-fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
-
 /// The totals line, e.g. `43 scenarios: 43 held, 0 failed, 0 input errors`.
-pub fn totals_line(t: &Totals) -> String {
-    format!(
-        "{}: {} held, {} failed, {}",
-        plural(t.scenarios, "scenario", "scenarios"),
-        t.held,
-        t.failed,
-        plural(t.input_errors, "input error", "input errors")
-    )
+pub fn totals_line(lang: Lang, t: &Totals) -> String {
+    lang.folder_totals(t.scenarios, t.held, t.failed, t.input_errors)
 }
 
-/// The text report of `run DIR` on the files of `folder`, in the order given.
-pub fn folder_text(folder: &str, files: &[FileReport]) -> String {
+/// The text report of `run DIR` on the files of `folder`, in the order given, in `lang`.
+/// The expectations' failures are the checker's own sentences, as `run FILE` prints them.
+pub fn folder_text(lang: Lang, folder: &str, files: &[FileReport]) -> String {
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "run {folder}: {}, each run with its own seed and checked against its expect \
-         (the run, every pinned exploration depth, the pinned interleavings and smallest safe \
-         TTL)\n",
-        plural(files.len(), "scenario file", "scenario files")
-    );
+    let _ = writeln!(out, "{}\n", lang.folder_intro(folder, files.len()));
     let dash = || "-".to_string();
     let rows: Vec<[String; 6]> = files
         .iter()
         .map(|f| {
             let checks = if f.checks.is_empty() && f.error.is_none() {
-                "(no expect)".to_string()
+                lang.folder_no_expect().to_string()
             } else if f.checks.is_empty() {
                 dash()
             } else {
@@ -165,9 +151,9 @@ pub fn folder_text(folder: &str, files: &[FileReport]) -> String {
             };
             let result = match (f.result(), f.first_failure()) {
                 (FileResult::Failed, Some((check, line))) => {
-                    format!("FAILED {}: {line}", check.name)
+                    format!("{} {}: {line}", lang.expect_failed(), check.name)
                 }
-                (FileResult::InputError, _) => "input error".to_string(),
+                (FileResult::InputError, _) => lang.folder_input_error().to_string(),
                 _ => "ok".to_string(),
             };
             [
@@ -180,14 +166,7 @@ pub fn folder_text(folder: &str, files: &[FileReport]) -> String {
             ]
         })
         .collect();
-    let header = [
-        "file",
-        "protocol",
-        "guarantee",
-        "checks",
-        "trace hash",
-        "result",
-    ];
+    let header = lang.folder_header();
     let mut widths = header.map(|h| h.chars().count());
     for row in &rows {
         for (w, cell) in widths.iter_mut().zip(row) {
@@ -214,24 +193,24 @@ pub fn folder_text(folder: &str, files: &[FileReport]) -> String {
         match f.result() {
             FileResult::Ok => {}
             FileResult::Failed => {
-                let _ = writeln!(out, "\n{} FAILED", f.path);
+                let _ = writeln!(out, "\n{} {}", f.path, lang.expect_failed());
                 for c in f.checks.iter().filter(|c| !c.failures.is_empty()) {
                     let _ = writeln!(out, "  {}", c.name);
                     for failure in &c.failures {
                         let _ = writeln!(out, "    - {failure}");
                     }
-                    let _ = writeln!(out, "    replay  {}", c.replay);
+                    let _ = writeln!(out, "    {}  {}", lang.folder_replay(), c.replay);
                 }
             }
             FileResult::InputError => {
-                let _ = writeln!(out, "\n{} input error", f.path);
+                let _ = writeln!(out, "\n{} {}", f.path, lang.folder_input_error());
                 if let Some(e) = &f.error {
                     let _ = writeln!(out, "  {e}");
                 }
             }
         }
     }
-    let _ = writeln!(out, "\n{}", totals_line(&Totals::of(files)));
+    let _ = writeln!(out, "\n{}", totals_line(lang, &Totals::of(files)));
     out
 }
 
@@ -334,7 +313,7 @@ mod tests {
             file("b.json", &["expected 30 runs, observed 31", "second"], None),
             file("c.json", &[], Some("invalid scenario dir/c.json: bad")),
         ];
-        let text = folder_text("dir/", &files);
+        let text = folder_text(Lang::En, "dir/", &files);
         assert_eq!(
             text,
             "run dir/: 3 scenario files, each run with its own seed and checked against its \
@@ -358,6 +337,23 @@ dir/c.json input error
 3 scenarios: 1 held, 1 failed, 1 input error
 "
         );
+        // In Spanish, every word of the tool's own; identifiers, hashes and commands as
+        // they are.
+        let es = folder_text(Lang::Es, "dir/", &files);
+        for words in [
+            "3 archivos de escenario",
+            "  archivo  protocolo  garantía       controles        hash de traza     resultado\n",
+            "NO SE CUMPLIÓ explore d1: expected 30 runs",
+            "error de entrada",
+            "dir/b.json NO SE CUMPLIÓ\n",
+            "    repetir  delivery-sim explore dir/b.json --seed 7 --depth 1\n",
+            "3 escenarios: 1 se cumplió, 1 no se cumplió, 1 error de entrada\n",
+        ] {
+            assert!(es.contains(words), "{words:?} in\n{es}");
+        }
+        for english in ["FAILED", "input error", "held", "scenario file", "replay "] {
+            assert!(!es.contains(english), "{english:?} in\n{es}");
+        }
         let json = serde_json::to_value(folder_json("dir/", &files)).unwrap();
         assert_eq!(
             json["totals"],

@@ -53,7 +53,7 @@ pub fn all() -> Vec<NamedSchema> {
         ),
         output::<MatrixJson>(
             "matrix",
-            "`matrix --json`, and `matrix.json` of `matrix --out`.",
+            "`matrix --json`, and `matrix.json` of `matrix --out-dir`.",
         ),
         output::<SweepJson<'static>>("sweep", "`sweep --json`."),
         output::<FindingJson<'static>>(

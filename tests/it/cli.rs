@@ -523,14 +523,14 @@ fn the_readme_shows_the_real_output_of_its_main_command() {
 #[test]
 fn the_committed_results_are_what_the_code_generates() {
     let dir = std::env::temp_dir().join(format!("delivery-sim-results-{}", std::process::id()));
-    let o = bin(&["matrix", "--out", dir.to_str().unwrap()]);
+    let o = bin(&["matrix", "--out-dir", dir.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     for name in ["matrix.md", "matrix.json"] {
         let fresh = std::fs::read_to_string(dir.join(name)).unwrap();
         let committed = std::fs::read_to_string(root().join("results").join(name)).unwrap();
         assert!(
             fresh == committed,
-            "results/{name} is stale: run `cargo run --release -- matrix --out results/`"
+            "results/{name} is stale: run `cargo run --release -- matrix --out-dir results/`"
         );
     }
     std::fs::remove_dir_all(&dir).unwrap();

@@ -130,3 +130,58 @@ fn a_scenario_commands_usage_and_file_help_say_what_it_takes() {
         );
     }
 }
+
+/// Every visible flag of every command: (command, long name, value name, help).
+fn flags() -> Vec<(String, String, Option<String>, String)> {
+    use clap::CommandFactory;
+    let cli = delivery_sim::cli::Cli::command();
+    let mut out = Vec::new();
+    for sub in cli.get_subcommands() {
+        for arg in sub.get_arguments().filter(|a| !a.is_hide_set()) {
+            let Some(long) = arg.get_long() else { continue };
+            out.push((
+                sub.get_name().to_string(),
+                long.to_string(),
+                arg.get_value_names()
+                    .and_then(|v| v.first())
+                    .map(|v| v.to_string()),
+                arg.get_help().map(|h| h.to_string()).unwrap_or_default(),
+            ));
+        }
+    }
+    out
+}
+
+#[test]
+fn a_flag_means_the_same_thing_in_every_command() {
+    let flags = flags();
+    // One value name per flag, whichever command has it: `--out` is a file everywhere,
+    // `--out-dir` a folder, `--seed` a seed.
+    let mut seen: std::collections::BTreeMap<&str, (&str, &Option<String>)> = Default::default();
+    for (command, long, value, _) in &flags {
+        if let Some((first, v)) = seen.insert(long, (command, value)) {
+            assert_eq!(
+                v, value,
+                "--{long}: {first} and {command} name its value differently"
+            );
+        }
+    }
+    assert_eq!(seen["out"].1.as_deref(), Some("FILE"));
+    assert_eq!(seen["out-dir"].1.as_deref(), Some("DIR"));
+    // Every command that prints results prints them as JSON on request, with one help.
+    for command in ["run", "explore", "sweep", "matrix", "crosscheck", "replay"] {
+        let json = flags
+            .iter()
+            .find(|(c, l, _, _)| c == command && l == "json")
+            .unwrap_or_else(|| panic!("{command} has no --json"));
+        assert!(
+            json.3.starts_with("Print the result as JSON"),
+            "{command}: {}",
+            json.3
+        );
+    }
+    // `--out` for a folder is refused with the flag that takes one.
+    let o = bin(&["matrix", "--out", "somewhere"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--out-dir DIR"), "{}", stderr(&o));
+}

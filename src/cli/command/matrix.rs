@@ -3,6 +3,7 @@
 use crate::cli::*;
 
 pub(in crate::cli) fn matrix(args: &MatrixArgs) -> Result<(String, ExitCode), CliError> {
+    refuse_out_for_a_folder("matrix", &args.out)?;
     let events = events_arg("--events", args.events)?;
     let protocols = Protocol::all_built_in();
     for p in &protocols {
@@ -32,16 +33,17 @@ pub(in crate::cli) fn matrix(args: &MatrixArgs) -> Result<(String, ExitCode), Cl
             memory_line(0, "--depth or --events").replace(" after 0 runs", "")
         ));
     }
-    if let Some(dir) = &args.out {
+    if let Some(dir) = &args.out_dir {
         let write = |name: &str, content: &str| -> Result<PathBuf, CliError> {
             let path = dir.join(name);
             atomic::write(&path, content.as_bytes()).map_err(|e| {
-                CliError::Usage(format!("--out: cannot write {}: {e}", path.display()))
+                CliError::Usage(format!("--out-dir: cannot write {}: {e}", path.display()))
             })?;
             Ok(path)
         };
-        std::fs::create_dir_all(dir)
-            .map_err(|e| CliError::Usage(format!("--out: cannot create {}: {e}", dir.display())))?;
+        std::fs::create_dir_all(dir).map_err(|e| {
+            CliError::Usage(format!("--out-dir: cannot create {}: {e}", dir.display()))
+        })?;
         let md = write(
             "matrix.md",
             &markdown::matrix_markdown(&columns, events, args.seed, args.depth),

@@ -303,6 +303,7 @@ mod anomalies;
 mod broker;
 mod consumer;
 mod crashes;
+mod folder;
 mod frame;
 mod run;
 mod sql;
