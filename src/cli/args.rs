@@ -406,6 +406,10 @@ pub struct MatrixArgs {
     /// Seed of every run (event ids and accounts).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// The language of the printed table (default: the environment's, else English).
+    /// matrix.md and the JSON are the same in every language.
+    #[arg(long, value_enum, value_name = "LANG")]
+    pub lang: Option<LangArg>,
     /// Print the result as JSON.
     #[arg(long)]
     pub json: bool,

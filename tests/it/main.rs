@@ -16,6 +16,7 @@ mod hardening;
 mod help;
 mod input_errors;
 mod input_fuzz;
+mod lang;
 mod library;
 mod memory;
 mod properties;

@@ -24,14 +24,10 @@ pub(in crate::cli) fn matrix(args: &MatrixArgs) -> Result<(String, ExitCode), Cl
     let mut out = if args.json {
         to_json(&json)
     } else {
-        text::matrix_text(&columns, events, args.seed, args.depth)
+        text::matrix_text(language(args.lang), &columns, events, args.seed, args.depth)
     };
     if !limited.is_empty() && !args.json {
-        out.push_str(&format!(
-            "\nTRUNCATED  {}: {}\n",
-            limited.join(", "),
-            memory_line(0, "--depth or --events").replace(" after 0 runs", "")
-        ));
+        out.push_str(&truncated_line(language(args.lang), &limited));
     }
     if let Some(dir) = &args.out_dir {
         let write = |name: &str, content: &str| -> Result<PathBuf, CliError> {
@@ -53,4 +49,22 @@ pub(in crate::cli) fn matrix(args: &MatrixArgs) -> Result<(String, ExitCode), Cl
         eprintln!("wrote {} and {}", md.display(), js.display());
     }
     Ok((out, code(held)))
+}
+
+/// The line under a matrix whose explorations the memory budget stopped.
+fn truncated_line(lang: Lang, limited: &[&str]) -> String {
+    let mib = explore::budget::KEPT_RUNS_BYTES >> 20;
+    let limited = limited.join(", ");
+    match lang {
+        Lang::En => format!(
+            "\nTRUNCATED  {limited}: limit: the exploration stopped at the {mib} MiB its kept \
+             runs may take (every command stays within 1 GiB): what it says covers those runs \
+             only; lower --depth or --events\n"
+        ),
+        Lang::Es => format!(
+            "\nTRUNCADO  {limited}: límite: la exploración se detuvo en los {mib} MiB que pueden \
+             ocupar sus corridas guardadas (todo comando se queda dentro de 1 GiB): lo que dice \
+             cubre solo esas corridas; bajá --depth o --events\n"
+        ),
+    }
 }

@@ -89,7 +89,8 @@ impl Lang {
         }
     }
 
-    fn choose(self, en: &'static str, es: &'static str) -> &'static str {
+    /// `en` or `es`, whichever is this language.
+    pub(super) fn choose(self, en: &'static str, es: &'static str) -> &'static str {
         match self {
             Lang::En => en,
             Lang::Es => es,

@@ -305,6 +305,7 @@ mod consumer;
 mod crashes;
 mod folder;
 mod frame;
+mod matrix;
 mod run;
 mod sql;
 mod trace;

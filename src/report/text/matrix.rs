@@ -2,29 +2,32 @@
 
 use super::*;
 
-/// The protocol × crash-point table.
-pub fn matrix_text(columns: &[MatrixColumn], events: usize, seed: u64, depth: usize) -> String {
+/// The protocol × crash-point table, in `lang`.
+pub fn matrix_text(
+    lang: Lang,
+    columns: &[MatrixColumn],
+    events: usize,
+    seed: u64,
+    depth: usize,
+) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "delivery-sim matrix: {} protocols × every crash point, single crashes and up to {} per run; \
-         {} events per run, seed {}\n",
-        columns.len(),
-        depth,
-        events,
-        seed
+        "{}\n",
+        lang.matrix_intro(columns.len(), depth, events, seed)
     );
     let rows = matrix_rows(columns);
     let first = rows
         .iter()
-        .map(|r| r.to_string().len())
+        .map(|r| r.to_string().chars().count())
         .max()
         .unwrap_or(0)
-        .max("guarantee, depth 1".len());
+        .max(lang.matrix_guarantee_row(depth).chars().count())
+        .max(lang.matrix_runs_row(depth).chars().count());
     let widths: Vec<usize> = columns
         .iter()
         .map(|c| {
-            c.protocol.name.len().max("DUPLICATED".len()).max(
+            c.protocol.name.len().max(lang.matrix_widest_cell()).max(
                 c.summaries
                     .iter()
                     .map(|s| s.guarantee.name().len())
@@ -44,7 +47,7 @@ pub fn matrix_text(columns: &[MatrixColumn], events: usize, seed: u64, depth: us
     };
     line(
         &mut out,
-        "crash point",
+        lang.matrix_crash_point(),
         columns.iter().map(|c| c.protocol.name.clone()).collect(),
     );
     line(
@@ -57,12 +60,7 @@ pub fn matrix_text(columns: &[MatrixColumn], events: usize, seed: u64, depth: us
             .iter()
             .map(|c| match c.cells.iter().find(|cell| cell.at == *row) {
                 None => "·".to_string(),
-                Some(cell) => match cell.outcome() {
-                    "once" => "once".to_string(),
-                    "lost" => "LOST".to_string(),
-                    "duplicated" => "DUPLICATED".to_string(),
-                    _ => "LOST+DUP".to_string(),
-                },
+                Some(cell) => lang.matrix_cell(cell.outcome()).to_string(),
             })
             .collect();
         line(&mut out, &row.to_string(), cells);
@@ -75,7 +73,7 @@ pub fn matrix_text(columns: &[MatrixColumn], events: usize, seed: u64, depth: us
     for depth in 1..=depth {
         line(
             &mut out,
-            &format!("runs, depth {depth}"),
+            &lang.matrix_runs_row(depth),
             columns
                 .iter()
                 .map(|c| c.summaries[depth - 1].runs.to_string())
@@ -83,29 +81,23 @@ pub fn matrix_text(columns: &[MatrixColumn], events: usize, seed: u64, depth: us
         );
         line(
             &mut out,
-            &format!("guarantee, depth {depth}"),
+            &lang.matrix_guarantee_row(depth),
             columns
                 .iter()
                 .map(|c| c.summaries[depth - 1].guarantee.name().to_string())
                 .collect(),
         );
     }
-    matrix_legend(&mut out, columns, events, seed);
+    matrix_legend(lang, &mut out, columns, events, seed);
     out
 }
 
 /// The matrix's legend, the replay commands of its failing cells, and whether every
 /// protocol showed its documented guarantee.
-fn matrix_legend(out: &mut String, columns: &[MatrixColumn], events: usize, seed: u64) {
+fn matrix_legend(lang: Lang, out: &mut String, columns: &[MatrixColumn], events: usize, seed: u64) {
     let mismatches: Vec<&MatrixColumn> = columns.iter().filter(|c| !c.as_documented()).collect();
-    out.push_str(
-        "\nonce = every event's effect committed exactly once; LOST = some event has no committed\n\
-         effect; DUPLICATED = some event's effect committed twice; · = the protocol has no such\n\
-         step. A cell covers every event and delivery attempt crashed once at that boundary;\n\
-         the run then recovers. Depth 2 adds a second crash at every point the first crash's\n\
-         run reached, its recovery included.\n",
-    );
-    out.push_str("\nto replay the first failing run of each failing cell:\n");
+    let _ = write!(out, "\n{}", lang.matrix_legend());
+    let _ = writeln!(out, "\n{}", lang.matrix_replay_header());
     for c in columns {
         for cell in &c.cells {
             if let Some(p) = cell.first_failure {
@@ -118,20 +110,19 @@ fn matrix_legend(out: &mut String, columns: &[MatrixColumn], events: usize, seed
         }
     }
     if mismatches.is_empty() {
-        out.push_str("every built-in protocol showed the guarantee it is documented to have.\n");
+        let _ = writeln!(out, "{}", lang.matrix_as_documented());
     }
     for c in mismatches {
         let shown: Vec<String> = c
             .summaries
             .iter()
-            .map(|s| format!("{} at depth {}", s.guarantee, s.depth))
+            .map(|s| lang.matrix_shown(s.guarantee.name(), s.depth))
             .collect();
+        let documented = c.protocol.known_crash_guarantee().expect("filtered");
         let _ = writeln!(
             out,
-            "MISMATCH: {} is documented as {} but showed {}",
-            c.protocol.name,
-            c.protocol.known_crash_guarantee().expect("filtered"),
-            shown.join(", ")
+            "{}",
+            lang.matrix_mismatch(&c.protocol.name, documented.name(), &shown.join(", "))
         );
     }
 }

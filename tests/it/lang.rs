@@ -1,0 +1,133 @@
+//! `--lang es|en` on the commands that print text for people beyond `run FILE` and
+//! `explain`: the words change, the table, the numbers, the identifiers and the files
+//! written do not; without `--lang`, the environment's language is used.
+
+use super::support::*;
+
+/// `text` with every run of letters outside identifiers blanked: what must not change
+/// between languages (numbers, crash points, guarantee names, commands).
+fn skeleton(text: &str) -> Vec<String> {
+    text.lines()
+        .flat_map(|l| l.split_whitespace())
+        .filter(|w| {
+            w.chars()
+                .any(|c| c.is_ascii_digit() || c == '/' || c == '-')
+                || w.starts_with("before:")
+                || w.starts_with("after:")
+        })
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn matrix_speaks_spanish_with_the_same_cells_and_files() {
+    let args = ["matrix", "--events", "2", "--depth", "1"];
+    let en = bin(&args);
+    let es = bin(&[&args[..], &["--lang", "es"]].concat());
+    assert_eq!(en.status.code(), Some(0));
+    assert_eq!(es.status.code(), Some(0));
+    let (en, es) = (stdout(&en), stdout(&es));
+    assert!(
+        es.contains("punto de falla") && es.contains("garantía, profundidad 1"),
+        "{es}"
+    );
+    assert!(
+        es.contains("cada protocolo incluido mostró la garantía"),
+        "{es}"
+    );
+    for english in [
+        "crash point",
+        "LOST",
+        "DUPLICATED",
+        "to replay",
+        "runs, depth",
+    ] {
+        assert!(!es.contains(english), "{english:?} in\n{es}");
+    }
+    assert!(!es.split_whitespace().any(|w| w == "once"), "{es}");
+    // Same rows, and the same cell in every row once the words are mapped.
+    let mapped = es
+        .replace("una vez", "once")
+        .replace("PERDIDO", "LOST")
+        .replace("DUPLICADO", "DUPLICATED");
+    let rows = |t: &str| -> Vec<String> {
+        t.lines()
+            .filter(|l| l.starts_with("before:") || l.starts_with("after:"))
+            .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+            .collect()
+    };
+    assert_eq!(rows(&mapped), rows(&en));
+    // The same numbers in the summary rows, and the same replay commands.
+    let numbers = |t: &str| -> Vec<String> {
+        t.lines()
+            .filter(|l| l.contains(", ") && !l.contains(':'))
+            .flat_map(skeleton)
+            .collect()
+    };
+    assert_eq!(numbers(&es), numbers(&en));
+    let replays = |t: &str| -> Vec<String> {
+        t.lines()
+            .filter(|l| l.starts_with("  delivery-sim run"))
+            .map(str::to_string)
+            .collect()
+    };
+    assert!(!replays(&en).is_empty());
+    assert_eq!(replays(&es), replays(&en));
+    // The environment's language is the default; --lang wins over it.
+    let mut cmd = command(env!("CARGO_BIN_EXE_delivery-sim"));
+    let from_env = cmd.args(args).env("LANG", "es_AR.UTF-8").output().unwrap();
+    assert_eq!(stdout(&from_env), es);
+    let mut cmd = command(env!("CARGO_BIN_EXE_delivery-sim"));
+    let forced = cmd
+        .args(args)
+        .args(["--lang", "en"])
+        .env("LANG", "es_AR.UTF-8")
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&forced), en);
+    // The files are the same in every language: results/ must not depend on the machine.
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("en"), dir.path().join("es"));
+    bin(&[&args[..], &["--out-dir", a.to_str().unwrap()]].concat());
+    bin(&[
+        &args[..],
+        &["--lang", "es", "--out-dir", b.to_str().unwrap()],
+    ]
+    .concat());
+    for name in ["matrix.md", "matrix.json"] {
+        assert_eq!(
+            std::fs::read(a.join(name)).unwrap(),
+            std::fs::read(b.join(name)).unwrap(),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn run_dir_speaks_spanish_with_the_same_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in [
+        "ack-first-crash-after-ack.json",
+        "inbox-crash-between-commit-and-ack.json",
+    ] {
+        std::fs::copy(root().join("scenarios").join(name), dir.path().join(name)).unwrap();
+    }
+    std::fs::write(
+        dir.path().join("z-bad.json"),
+        "{\"protocol\": \"inbox\", \"sed\": 1}",
+    )
+    .unwrap();
+    let folder = dir.path().to_str().unwrap();
+    let en = bin(&["run", folder]);
+    let es = bin(&["run", folder, "--lang", "es"]);
+    assert_eq!(en.status.code(), Some(2));
+    assert_eq!(es.status.code(), Some(2));
+    let (en, es) = (stdout(&en), stdout(&es));
+    assert!(
+        es.contains("archivo") && es.contains("hash de traza"),
+        "{es}"
+    );
+    assert!(es.contains("3 escenarios: 2 se cumplieron, 0 no se cumplieron, 1 error de entrada"));
+    assert!(!es.contains("held") && !es.contains("input error"), "{es}");
+    assert_eq!(skeleton(&es), skeleton(&en));
+}
