@@ -321,3 +321,48 @@ fn with_ds_schema_every_file_every_command_validates_on_every_file() {
         }
     }
 }
+
+/// An interrupted `sweep --json` still prints one whole document: the findings so far and
+/// a summary that says so, with the command that resumes it.
+#[cfg(unix)]
+#[test]
+fn an_interrupted_sweep_still_prints_a_valid_document() {
+    use std::io::{BufRead, Read};
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_delivery-sim"))
+        .args(["sweep", "--protocol", "no-dedup", "--events", "5"])
+        .args(["--seeds", "0..10000000", "--json", "--no-shrink"])
+        .current_dir(root())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut reader = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut text = String::new();
+    // The first finding is written when its chunk ends: interrupt then.
+    loop {
+        let mut line = String::new();
+        assert!(
+            reader.read_line(&mut line).unwrap() > 0,
+            "ended early: {text}"
+        );
+        text.push_str(&line);
+        if line.starts_with("{\"seed\"") {
+            break;
+        }
+    }
+    let kill = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    reader.read_to_string(&mut text).unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(130));
+    let out: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+    assert_eq!(out["summary"]["interrupted"], true);
+    assert!(out["summary"]["resume"]
+        .as_str()
+        .unwrap()
+        .contains("--json"));
+    assert_valid("sweep", "an interrupted sweep --json", &out);
+}

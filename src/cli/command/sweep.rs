@@ -238,6 +238,10 @@ fn resume_command(
     if !args.no_shrink && args.shrink_runs != shrink::DEFAULT_MAX_RUNS {
         resume.push_str(&format!(" --shrink-runs {}", args.shrink_runs));
     }
+    if args.json {
+        // The rest as a document of its own, as this one was printed.
+        resume.push_str(" --json");
+    }
     if let Some(path) = &args.out {
         resume.push_str(&format!(
             " --out {} --append",
