@@ -326,6 +326,10 @@ pub struct ExploreArgs {
     /// Print the result as JSON.
     #[arg(long)]
     pub json: bool,
+    /// The language of the text report (default: the environment's, else English). The
+    /// JSON is the same in every language.
+    #[arg(long, value_enum, value_name = "LANG")]
+    pub lang: Option<LangArg>,
 }
 
 /// `sweep`: the scenario's protocol, workload, store and broker are used; its faults and

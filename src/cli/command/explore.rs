@@ -144,7 +144,13 @@ pub(in crate::cli) fn explore(args: &ExploreArgs) -> Result<(Printed, ExitCode),
         };
         return Ok((Printed::Stream(Box::new(write)), code));
     }
-    let out = text::explore_text(&scenario, &x, &origin, failures.as_deref());
+    let out = text::explore_text(
+        language(args.lang),
+        &scenario,
+        &x,
+        &origin,
+        failures.as_deref(),
+    );
     Ok((out.into(), code))
 }
 
@@ -310,7 +316,13 @@ pub(in crate::cli) fn interleavings(
     let out = if args.json {
         to_json(&json::interleavings_json(scenario, &x, &replays, failures))
     } else {
-        text::interleavings_text(scenario, &x, &replays, failures.as_deref())
+        text::interleavings_text(
+            language(args.lang),
+            scenario,
+            &x,
+            &replays,
+            failures.as_deref(),
+        )
     };
     Ok((out, code(held)))
 }

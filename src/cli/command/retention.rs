@@ -91,7 +91,13 @@ pub(in crate::cli) fn smallest_safe_ttl(
             failures.map(json::ExpectJson::from_failures),
         ))
     } else {
-        text::ttl_search_text(scenario, &search, replay.as_deref(), failures.as_deref())
+        text::ttl_search_text(
+            language(args.lang),
+            scenario,
+            &search,
+            replay.as_deref(),
+            failures.as_deref(),
+        )
     };
     Ok((out, code(held)))
 }

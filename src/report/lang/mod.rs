@@ -303,6 +303,8 @@ mod anomalies;
 mod broker;
 mod consumer;
 mod crashes;
+mod explore;
+pub use explore::{ExploreLabel, InterleavingsEnd};
 mod folder;
 mod frame;
 mod matrix;

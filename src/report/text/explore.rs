@@ -2,14 +2,14 @@
 //! their replay commands; of interleavings; of a retention TTL search.
 
 use super::*;
+use crate::report::lang::{ExploreLabel, InterleavingsEnd};
 
-pub(super) fn outcome_cell(r: &RunResult) -> &'static str {
-    match r.verdict.guarantee {
-        Guarantee::ExactlyOnce => "once",
-        Guarantee::AtMostOnce => "LOST",
-        Guarantee::AtLeastOnce => "DUPLICATED",
-        Guarantee::None => "LOST+DUPLICATED",
-    }
+pub(super) fn outcome_cell(l: Lang, r: &RunResult) -> &'static str {
+    let g = r.verdict.guarantee;
+    l.explore_outcome(
+        matches!(g, Guarantee::AtMostOnce | Guarantee::None),
+        matches!(g, Guarantee::AtLeastOnce | Guarantee::None),
+    )
 }
 
 /// How many runs an exploration lists one by one, and how many failing runs.
@@ -17,9 +17,9 @@ pub(super) const EXPLORE_ROWS: usize = 200;
 
 pub(super) const FAILING_ROWS: usize = 50;
 
-pub(super) fn schedule_text(crashes: &[BoundaryPoint]) -> String {
+pub(super) fn schedule_text(l: Lang, crashes: &[BoundaryPoint]) -> String {
     if crashes.is_empty() {
-        "(no crash)".to_string()
+        l.no_crash().to_string()
     } else {
         crashes
             .iter()
@@ -30,59 +30,56 @@ pub(super) fn schedule_text(crashes: &[BoundaryPoint]) -> String {
 }
 
 /// One line per run of `x`, when there are not too many.
-fn run_table(out: &mut String, x: &Exploration) {
+fn run_table(l: Lang, out: &mut String, x: &Exploration) {
     if x.runs.len() <= EXPLORE_ROWS {
+        let [run, schedule, outcome, once, lost, dup, acked, hash] = l.explore_columns();
         let width = x
             .runs
             .iter()
-            .map(|r| schedule_text(&r.crashes).len())
+            .map(|r| schedule_text(l, &r.crashes).chars().count())
             .max()
             .unwrap_or(0)
-            .max("crash schedule".len());
+            .max(schedule.chars().count());
         // The run numbers, from 0 for the crash-free run: what `≡ run N` refers to.
-        let number_width = (x.runs.len().saturating_sub(1)).to_string().len().max(3);
+        let number_width = (x.runs.len().saturating_sub(1))
+            .to_string()
+            .len()
+            .max(run.chars().count());
         let _ = writeln!(
             out,
-            "  {:>number_width$}  {:<width$}  {:<16} {:>4} {:>4} {:>4}  {:<5}  trace hash",
-            "run", "crash schedule", "outcome", "once", "lost", "dup", "acked"
+            "  {run:>number_width$}  {schedule:<width$}  {outcome:<16} {once:>4} {lost:>4} \
+             {dup:>4}  {acked:<5}  {hash}"
         );
         for (i, r) in x.runs.iter().enumerate() {
             let v = &r.result.verdict;
             let _ = writeln!(
                 out,
                 "  {i:>number_width$}  {:<width$}  {:<16} {:>4} {:>4} {:>4}  {:<5}  {}{}",
-                schedule_text(&r.crashes),
-                outcome_cell(&r.result),
+                schedule_text(l, &r.crashes),
+                outcome_cell(l, &r.result),
                 v.exactly_once,
                 v.lost,
                 v.duplicated,
-                if v.all_acked { "yes" } else { "NO" },
+                l.yes_no(v.all_acked),
                 r.result.trace.hash_hex(),
                 r.equivalent_to
-                    .map_or(String::new(), |i| format!("  ≡ run {i}"))
+                    .map_or(String::new(), |i| format!("  {}", l.same_as_run(i)))
             );
         }
     } else {
-        let _ = writeln!(
-            out,
-            "  ({} runs: too many to list; see --json)",
-            x.runs.len()
-        );
+        let _ = writeln!(out, "  {}", l.too_many_runs(x.runs.len()));
     }
 }
 
 /// The failing runs, the ones that could not finish first, each with its replay command.
-fn failing_runs(out: &mut String, scenario: &Scenario, x: &Exploration, origin: &Origin) {
+fn failing_runs(l: Lang, out: &mut String, scenario: &Scenario, x: &Exploration, origin: &Origin) {
     // The runs that could not finish first: each fails the exploration.
     let failing: Vec<_> = x
         .not_live()
         .chain(x.failing().filter(|r| !r.result.failure().fails_liveness()))
         .collect();
     if !failing.is_empty() {
-        let _ = writeln!(
-            out,
-            "\nfailing runs, each with the command that replays it:"
-        );
+        let _ = writeln!(out, "\n{}", l.failing_runs_header());
         for r in failing.iter().take(FAILING_ROWS) {
             let events: Vec<String> = r
                 .result
@@ -90,7 +87,7 @@ fn failing_runs(out: &mut String, scenario: &Scenario, x: &Exploration, origin: 
                 .events
                 .iter()
                 .filter(|e| e.outcome != Outcome::Once)
-                .map(|e| format!("e{} {}", e.event, e.outcome.name()))
+                .map(|e| format!("e{} {}", e.event, outcome_word(l, e.outcome)))
                 .chain(
                     r.result
                         .verdict
@@ -104,163 +101,114 @@ fn failing_runs(out: &mut String, scenario: &Scenario, x: &Exploration, origin: 
             let _ = writeln!(
                 out,
                 "  {} → {}\n    {}",
-                schedule_text(&r.crashes),
+                schedule_text(l, &r.crashes),
                 events.join(", "),
                 origin.replay_command(scenario.seed, &r.crashes)
             );
         }
         if failing.len() > FAILING_ROWS {
-            let _ = writeln!(
-                out,
-                "  … {} more (see --json)",
-                failing.len() - FAILING_ROWS
-            );
+            let _ = writeln!(out, "  {}", l.and_more(failing.len() - FAILING_ROWS));
         }
     }
 }
 
-/// The summary of an exploration: one line per run (when there are not too many), the
-/// failing runs with their replay commands, and the summary.
+/// An event's outcome in a list of failing runs: the checker's name in English (`lost`),
+/// the table's word in lower case in Spanish (`perdido`).
+fn outcome_word(l: Lang, o: Outcome) -> String {
+    match l {
+        Lang::En => o.name().to_string(),
+        Lang::Es => l.outcome(o).to_lowercase(),
+    }
+}
+
+/// The summary of an exploration, in `l`: one line per run (when there are not too many),
+/// the failing runs with their replay commands, and the summary.
 pub fn explore_text(
+    l: Lang,
     scenario: &Scenario,
     x: &Exploration,
     origin: &Origin,
     failures: Option<&[String]>,
 ) -> String {
-    let mut out = header(scenario, false);
+    let mut out = header_in(l, scenario, false);
     let s = &x.summary;
     let _ = writeln!(
         out,
-        "explored   {} runs to depth {}: the crash-free run, then every schedule of up to {} crash(es), \
-         each crash at a boundary the previous crashes' run reached",
-        s.runs, s.depth, s.depth
+        "{}{}",
+        l.explore_label(ExploreLabel::Explored),
+        l.explored(s.runs, s.depth)
     );
     if s.equivalent_runs > 0 && s.pruned_schedules > 0 {
         let _ = writeln!(
             out,
-            "skipped    {} runs had the same state after their last crash as an earlier run; \
-             their {} extensions were not run (the earlier run's were)",
-            s.equivalent_runs, s.pruned_schedules
+            "{}",
+            l.explore_skipped(s.equivalent_runs, s.pruned_schedules)
         );
     } else if s.equivalent_runs > 0 {
         // At the last depth a run has no extensions: nothing was skipped.
-        let _ = writeln!(
-            out,
-            "same state {} runs had the same state after their last crash as an earlier run \
-             (≡ run N below); at depth {} none has an extension to skip",
-            s.equivalent_runs, s.depth
-        );
+        let _ = writeln!(out, "{}", l.explore_same_state(s.equivalent_runs, s.depth));
     }
     if s.interrupted {
-        let _ = writeln!(
-            out,
-            "INTERRUPTED  Ctrl-C stopped the exploration after {} runs, a prefix of its \
-             schedules in order: the counts above are for those runs only; explore has no \
-             partial resume, rerun the same command for the whole (it is deterministic)",
-            s.runs
-        );
+        let _ = writeln!(out, "{}", l.explore_interrupted(s.runs));
     } else if s.memory_limited {
-        let _ = writeln!(
-            out,
-            "TRUNCATED  the memory budget for kept runs stopped the exploration after {} \
-             runs, before it was complete: the counts above are for those runs only",
-            s.runs
-        );
+        let _ = writeln!(out, "{}", l.explore_memory_limited(s.runs));
     } else if s.truncated {
-        let _ = writeln!(
-            out,
-            "TRUNCATED  the schedule limit stopped the exploration before it was complete"
-        );
+        let _ = writeln!(out, "{}", l.explore_schedule_limited());
     }
     out.push('\n');
-    run_table(&mut out, x);
-    failing_runs(&mut out, scenario, x, origin);
-    let _ =
-        writeln!(
+    run_table(l, &mut out, x);
+    failing_runs(l, &mut out, scenario, x, origin);
+    let _ = writeln!(
         out,
-        "\nsummary    {}: {} of {} runs lost an event, {} duplicated one, {} dead-lettered one; \
-         {}{} left an event unacked; {} broke conservation; {} hit a limit{}",
+        "\n{}{}: {}",
+        l.explore_label(ExploreLabel::Summary),
         s.guarantee,
-        s.lost_runs,
-        s.runs,
-        s.duplicated_runs,
-        s.dead_lettered_runs,
-        if s.rejected_runs + s.pending_runs > 0 {
-            format!(
-                "{} rejected one as out of order, {} ended with a completion still pending; ",
-                s.rejected_runs, s.pending_runs
-            )
-        } else {
-            String::new()
-        },
-        s.unacked_runs,
-        s.unconserved_runs,
-        s.limited_runs,
-        crate::report::lang::nonzero(
-            "; ",
-            &[
-                (s.stuck_runs, "left an event stuck"),
-                (s.wrong_effect_runs, "applied an altered copy instead of an event"),
-            ]
-        )
+        l.explore_summary(s)
     );
     for (scope, b) in s.scopes() {
         let _ = writeln!(
             out,
-            "           {}: {} over all runs ({} of {} runs broke it)",
-            scope.name(),
-            b.guarantee,
-            b.broken_runs,
-            s.runs
+            "           {}",
+            l.explore_scope_line(&l.scope(scope), b.guarantee.name(), b.broken_runs, s.runs)
         );
     }
-    expectation_lines(&mut out, failures);
+    expectation_lines_in(l, Paint::OFF, &mut out, failures);
     out
 }
 
-/// The summary of an interleaving exploration.
+/// The summary of an interleaving exploration, in `l`.
 pub fn interleavings_text(
+    l: Lang,
     scenario: &Scenario,
     x: &Interleavings,
     replays: &[String],
     failures: Option<&[String]>,
 ) -> String {
-    let mut out = header(scenario, false);
+    let mut out = header_in(l, scenario, false);
+    let ending = if x.complete {
+        InterleavingsEnd::Complete
+    } else if x.memory_limited {
+        InterleavingsEnd::Memory
+    } else {
+        InterleavingsEnd::Limit
+    };
     let _ = writeln!(
         out,
-        "explored   {} interleavings of {} consumers' steps{}, departing from round-robin at most \
-         {} time(s){}",
-        x.runs.len(),
-        scenario.consumers,
-        if x.with_crashes {
-            ", each without a crash and with one crash at every boundary"
-        } else {
-            ""
-        },
-        x.max_preemptions,
-        if x.complete {
-            " (all of them)"
-        } else if x.memory_limited {
-            " — INCOMPLETE: the memory budget for kept runs stopped it"
-        } else {
-            " — INCOMPLETE: the interleaving limit stopped it"
-        }
+        "{}{}",
+        l.explore_label(ExploreLabel::Explored),
+        l.interleavings_explored(
+            x.runs.len(),
+            scenario.consumers,
+            x.with_crashes,
+            x.max_preemptions,
+            ending
+        )
     );
     let _ = writeln!(
         out,
-        "breaking   {} of {} interleavings break the protocol: {} lost an event, {} duplicated one, \
-         {} rejected one as out of order, {} broke conservation{}",
-        x.breaking_runs,
-        x.runs.len(),
-        x.lost_runs,
-        x.duplicated_runs,
-        x.rejected_runs,
-        x.unconserved_runs,
-        if x.pending_runs > 0 {
-            format!(", {} ended with a completion still pending", x.pending_runs)
-        } else {
-            String::new()
-        }
+        "{}{}",
+        l.explore_label(ExploreLabel::Breaking),
+        l.interleavings_breaking(x)
     );
     let failing: Vec<(&crate::explore::InterleavedRun, &String)> = x
         .runs
@@ -276,10 +224,7 @@ pub fn interleavings_text(
         })
         .collect();
     if !failing.is_empty() {
-        let _ = writeln!(
-            out,
-            "\nbreaking interleavings, each with the command that replays it:"
-        );
+        let _ = writeln!(out, "\n{}", l.breaking_interleavings_header());
         for (r, replay) in failing.iter().take(FAILING_ROWS) {
             let events: Vec<String> = r
                 .result
@@ -287,123 +232,88 @@ pub fn interleavings_text(
                 .events
                 .iter()
                 .filter(|e| e.outcome != Outcome::Once || !e.acked)
-                .map(|e| format!("e{} {}", e.event, e.outcome.name()))
+                .map(|e| format!("e{} {}", e.event, outcome_word(l, e.outcome)))
                 .chain(
                     r.result
                         .verdict
                         .drifted_accounts
                         .iter()
-                        .map(|a| format!("lost update on {a}")),
+                        .map(|a| l.lost_update_on(a)),
                 )
                 .collect();
             let crash = r
                 .crash
-                .map_or(String::new(), |p| format!(" (crash at {p})"));
+                .map_or(String::new(), |p| l.crash_at(&p.to_string()));
             let _ = writeln!(out, "  {}{crash}\n    {replay}", events.join(", "));
         }
         if failing.len() > FAILING_ROWS {
-            let _ = writeln!(
-                out,
-                "  … {} more (see --json)",
-                failing.len() - FAILING_ROWS
-            );
+            let _ = writeln!(out, "  {}", l.and_more(failing.len() - FAILING_ROWS));
         }
     }
-    let _ = writeln!(out, "\nsummary    {} over all interleavings", x.guarantee);
-    expectation_lines(&mut out, failures);
+    let _ = writeln!(
+        out,
+        "\n{}{}",
+        l.explore_label(ExploreLabel::Summary),
+        l.over_all_interleavings(x.guarantee.name())
+    );
+    expectation_lines_in(l, Paint::OFF, &mut out, failures);
     out
 }
 
 /// The TTL search's answer: the smallest safe TTL and why it is that, or that there is none.
-fn smallest_line(out: &mut String, x: &TtlSearch) {
-    match x.smallest_safe_ttl_ticks {
-        Some(ttl) => {
-            let _ = writeln!(
-                out,
-                "smallest   {ttl} ticks{}",
-                match x.window_ticks {
-                    Some(w) if ttl >= w => format!(
-                        " = the {w}-tick replay window + {} ticks of lag: the inbox row is \
-                         written before the ack the window counts from, the replay is checked \
-                         after it is delivered{}",
-                        ttl - w,
-                        if x.depth > 0 {
-                            ", and a crash before the ack delays the ack"
-                        } else {
-                            ""
-                        }
-                    ),
-                    _ => String::new(),
-                }
-            );
-        }
-        None => {
-            let _ = writeln!(
-                out,
-                "smallest   NONE: every TTL up to {} ticks duplicates an event (the protocol \
-                 duplicates without any help from retention)",
-                crate::scenario::bounds::MAX_DELAY_TICKS
-            );
-        }
-    }
+fn smallest_line(l: Lang, out: &mut String, x: &TtlSearch) {
+    let answer = match x.smallest_safe_ttl_ticks {
+        Some(ttl) => l.ttl_smallest(ttl, x.window_ticks, x.depth > 0),
+        None => l.ttl_none_safe(crate::scenario::bounds::MAX_DELAY_TICKS),
+    };
+    let _ = writeln!(out, "{}{answer}", l.explore_label(ExploreLabel::Smallest));
 }
 
-/// The result of `explore --smallest-safe-ttl`: every TTL tried, the answer, and the
-/// evidence for it (the largest unsafe TTL's failing run, with `replay`).
+/// The result of `explore --smallest-safe-ttl`, in `l`: every TTL tried, the answer, and
+/// the evidence for it (the largest unsafe TTL's failing run, with `replay`).
 pub fn ttl_search_text(
+    l: Lang,
     scenario: &Scenario,
     x: &TtlSearch,
     replay: Option<&str>,
     failures: Option<&[String]>,
 ) -> String {
-    let mut out = header(scenario, false);
+    let mut out = header_in(l, scenario, false);
     let _ = writeln!(
         out,
-        "searched   the smallest inbox TTL with no duplicated event; {}, cleanup every {} ticks \
-         in batches of at most {}; each TTL verified by the scenario's own run{}",
-        match x.window_ticks {
-            Some(w) => format!("broker replay window {w} ticks after each ack"),
-            None => "no broker replay window".to_string(),
-        },
-        x.cleanup_every_ticks,
-        x.cleanup_batch,
-        if x.depth == 0 {
-            String::new()
-        } else {
-            format!(" and every schedule of up to {} crash(es)", x.depth)
-        }
+        "{}{}",
+        l.explore_label(ExploreLabel::Searched),
+        l.ttl_searched(x)
     );
-    out.push_str("\n  ttl ticks  verdict  runs  duplicated runs\n");
+    let _ = writeln!(out, "\n{}", l.ttl_table_header());
+    let (ttl_w, verdict_w, runs_w, dup_w) = match l {
+        Lang::En => (9, 7, 4, 15),
+        Lang::Es => (9, 9, 8, 19),
+    };
     for c in &x.candidates {
         let _ = writeln!(
             out,
-            "  {:>9}  {:<7}  {:>4}  {:>15}",
+            "  {:>ttl_w$}  {:<verdict_w$}  {:>runs_w$}  {:>dup_w$}",
             c.ttl_ticks,
-            if c.safe { "safe" } else { "UNSAFE" },
+            l.ttl_safe(c.safe),
             c.runs,
             c.duplicated_runs
         );
     }
     out.push('\n');
-    smallest_line(&mut out, x);
+    smallest_line(l, &mut out, x);
     if let Some((ttl, failing)) = x.largest_unsafe_failure() {
         let events: Vec<String> = failing
             .duplicated_events
             .iter()
             .map(|e| format!("e{e}"))
             .collect();
+        let crashes = (!failing.own_faults).then(|| schedule_text(l, &failing.crash_points));
         let _ = writeln!(
             out,
-            "unsafe     {ttl} ticks: {} duplicated {}",
-            if failing.own_faults {
-                "the scenario's own run".to_string()
-            } else {
-                format!(
-                    "the run crashing at {}",
-                    schedule_text(&failing.crash_points)
-                )
-            },
-            events.join(", ")
+            "{}{}",
+            l.explore_label(ExploreLabel::Unsafe),
+            l.ttl_unsafe(ttl, crashes.as_deref(), &events.join(", "))
         );
         if let Some(replay) = replay {
             let _ = writeln!(out, "           {replay}");
@@ -411,19 +321,16 @@ pub fn ttl_search_text(
     }
     let _ = writeln!(
         out,
-        "boundary   {}",
-        match (x.boundary_verified, x.smallest_safe_ttl_ticks) {
-            (true, Some(0)) => "verified: even TTL 0 is safe".to_string(),
-            (true, Some(ttl)) => format!("verified: {} unsafe, {ttl} safe", ttl - 1),
-            _ => "NOT VERIFIED".to_string(),
-        }
+        "{}{}",
+        l.explore_label(ExploreLabel::Boundary),
+        l.ttl_boundary(x.boundary_verified, x.smallest_safe_ttl_ticks)
     );
     let _ = writeln!(
         out,
-        "runs       {} runs over {} candidate TTLs",
-        x.runs,
-        x.candidates.len()
+        "{}{}",
+        l.explore_label(ExploreLabel::Runs),
+        l.ttl_runs(x.runs, x.candidates.len())
     );
-    expectation_lines(&mut out, failures);
+    expectation_lines_in(l, Paint::OFF, &mut out, failures);
     out
 }

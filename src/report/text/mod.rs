@@ -36,10 +36,6 @@ fn stop_text(stop: StopReason) -> &'static str {
     }
 }
 
-fn expectation_lines(out: &mut String, failures: Option<&[String]>) {
-    expectation_lines_in(Lang::En, Paint::OFF, out, failures);
-}
-
 fn expectation_lines_in(l: Lang, paint: Paint, out: &mut String, failures: Option<&[String]>) {
     let label = pad(l.run_label(RunLabel::Expect));
     match failures {
@@ -114,10 +110,6 @@ fn pad(label: &str) -> String {
 }
 
 /// The scenario's name (and description) and its protocol's steps.
-fn header(scenario: &Scenario, with_description: bool) -> String {
-    header_in(Lang::En, scenario, with_description)
-}
-
 fn header_in(l: Lang, scenario: &Scenario, with_description: bool) -> String {
     let mut out = format!(
         "{}{}\n",
