@@ -362,7 +362,7 @@ impl Lang {
     }
 
     /// ` (crash at after:commit e0 d1)`.
-    pub fn crash_at(self, point: &str) -> String {
+    pub fn crashed_at_note(self, point: &str) -> String {
         match self {
             Lang::En => format!(" (crash at {point})"),
             Lang::Es => format!(" (caída en {point})"),

@@ -243,7 +243,7 @@ pub fn interleavings_text(
                 .collect();
             let crash = r
                 .crash
-                .map_or(String::new(), |p| l.crash_at(&p.to_string()));
+                .map_or(String::new(), |p| l.crashed_at_note(&p.to_string()));
             let _ = writeln!(out, "  {}{crash}\n    {replay}", events.join(", "));
         }
         if failing.len() > FAILING_ROWS {
