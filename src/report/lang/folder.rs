@@ -88,12 +88,4 @@ impl Lang {
             ),
         }
     }
-
-    /// `en` or `es`, whichever is this language.
-    pub(super) fn choose(self, en: &'static str, es: &'static str) -> &'static str {
-        match self {
-            Lang::En => en,
-            Lang::Es => es,
-        }
-    }
 }

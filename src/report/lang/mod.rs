@@ -191,6 +191,14 @@ impl Lang {
         }
     }
 
+    /// [`Lang::pick`] for words known at compile time: no allocation.
+    fn choose(self, en: &'static str, es: &'static str) -> &'static str {
+        match self {
+            Lang::En => en,
+            Lang::Es => es,
+        }
+    }
+
     fn pick(self, en: &str, es: &str) -> String {
         match self {
             Lang::En => en.to_string(),
