@@ -6,6 +6,7 @@
 
 use super::support::*;
 use delivery_sim::report::diagram::{self, Detail};
+use delivery_sim::report::lang::Lang;
 use delivery_sim::{run, Scenario};
 use std::collections::BTreeSet;
 
@@ -174,15 +175,18 @@ fn every_scenario_draws_valid_mermaid_and_well_formed_svg() {
     for file in scenario_files() {
         let s = scenario(&file);
         let r = run(&s);
-        for detail in [Detail::Full, Detail::Compact] {
-            let d = diagram::build(&s, &r, detail);
+        let drawings = [Detail::Full, Detail::Compact]
+            .into_iter()
+            .flat_map(|detail| [(detail, Lang::En), (detail, Lang::Es)]);
+        for (detail, lang) in drawings {
+            let d = diagram::build(&s, &r, detail, lang);
             let m = d.mermaid();
             if let Err(e) = validate_mermaid(&m) {
-                panic!("{file} ({detail:?}): {e}\n{m}");
+                panic!("{file} ({detail:?}, {lang:?}): {e}\n{m}");
             }
             let svg = d.svg();
             let doc = roxmltree::Document::parse(&svg)
-                .unwrap_or_else(|e| panic!("{file} ({detail:?}): SVG is not XML: {e}"));
+                .unwrap_or_else(|e| panic!("{file} ({detail:?}, {lang:?}): SVG is not XML: {e}"));
             check_standalone(&doc, &file);
         }
     }

@@ -182,3 +182,67 @@ fn explore_speaks_spanish_in_every_mode_with_the_same_runs() {
         );
     }
 }
+
+#[test]
+fn diagrams_speak_spanish_with_the_same_arrows() {
+    let file = "scenarios/inbox-crash-between-commit-and-ack.json";
+    let args = ["run", file, "--diagram", "mermaid"];
+    let en = bin(&args);
+    let es = bin(&[&args[..], &["--lang", "es"]].concat());
+    assert_eq!(en.status.code(), Some(0));
+    assert_eq!(es.status.code(), Some(0));
+    let (en, es) = (stdout(&en), stdout(&es));
+    assert!(es.contains("participant DB as Base de datos"), "{es}");
+    assert!(es.contains("B->>C0: reentrega e1 d2"), "{es}");
+    assert!(
+        es.contains("Note over C0: CAÍDA after:commit e1 d1"),
+        "{es}"
+    );
+    for english in [
+        "Database",
+        "legend",
+        "deliver",
+        "publish",
+        "recognised",
+        "CRASH",
+    ] {
+        assert!(!es.contains(english), "{english:?} in\n{es}");
+    }
+    // The same lanes, arrows and notes, in the same order, over the same deliveries.
+    let arrows = |t: &str| -> Vec<String> {
+        t.lines()
+            .map(|l| {
+                let head = l.split(": ").next().unwrap_or(l).trim().to_string();
+                let names: Vec<&str> = l
+                    .split_whitespace()
+                    .filter(|w| w.starts_with('e') && w[1..].parse::<u32>().is_ok())
+                    .collect();
+                format!("{head} {}", names.join(" "))
+            })
+            .filter(|l| !l.starts_with("participant"))
+            .collect()
+    };
+    assert_eq!(arrows(&es), arrows(&en));
+    assert_eq!(skeleton(&es), skeleton(&en));
+    // LANG decides without --lang; the status line of --out speaks it too, on stderr.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("d.svg");
+    let mut cmd = command(env!("CARGO_BIN_EXE_delivery-sim"));
+    let o = cmd
+        .args([
+            "run",
+            file,
+            "--diagram",
+            "svg",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .env("LANG", "es_AR.UTF-8")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    assert!(stdout(&o).is_empty());
+    assert!(stderr(&o).starts_with("escrito "), "{}", stderr(&o));
+    let svg = std::fs::read_to_string(&out).unwrap();
+    assert!(svg.contains(">caída</text>") && svg.contains(">Productor</text>"));
+}

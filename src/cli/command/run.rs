@@ -362,7 +362,8 @@ fn draw(
         DiagramDetail::Full => diagram::Detail::Full,
         DiagramDetail::Compact => diagram::Detail::Compact,
     };
-    let d = diagram::build(scenario, result, detail);
+    let lang = language(args.lang);
+    let d = diagram::build(scenario, result, detail, lang);
     let drawn = match format {
         DiagramFormat::Mermaid => d.mermaid(),
         DiagramFormat::Svg => d.svg(),
@@ -374,10 +375,8 @@ fn draw(
             })?;
             // A status line, not a result: stderr. stdout stays empty.
             eprintln!(
-                "wrote {} ({} rows, {} bytes)",
-                path.display(),
-                d.rows.len(),
-                drawn.len()
+                "{}",
+                lang.diagram_wrote(&path.display().to_string(), d.rows.len(), drawn.len())
             );
             String::new()
         }

@@ -30,7 +30,7 @@ impl Kept {
     }
 
     /// The rows kept, ending with a note for those cut (if any), and how many were cut.
-    pub(super) fn finish(mut self, lanes: &[Lane]) -> (Vec<Row>, usize) {
+    pub(super) fn finish(mut self, lanes: &[Lane], lang: Lang) -> (Vec<Row>, usize) {
         if self.cut > 0 {
             let (first, last) = self.cut_ticks;
             self.rows.push(Row {
@@ -39,10 +39,7 @@ impl Kept {
                     from: lanes[0],
                     to: lanes[lanes.len() - 1],
                 },
-                label: format!(
-                    "{} more rows not drawn (t={first} to t={last}): a diagram stops at {MAX_ROWS} rows, --trace lists every step",
-                    self.cut,
-                ),
+                label: lang.diagram_cut(self.cut, (first, last), MAX_ROWS),
                 event: None,
                 tone: None,
                 verb: "cut",
@@ -113,13 +110,13 @@ impl Folder {
     }
 
     /// Ends the current run: its note, or its rows when it is too short to fold.
-    pub(super) fn flush(&mut self, kept: &mut Kept) {
+    pub(super) fn flush(&mut self, kept: &mut Kept, lang: Lang) {
         for row in self.first.drain(..) {
             kept.push(row);
         }
         if let Some(fold) = self.fold.take() {
             self.folded += fold.steps;
-            kept.push(fold.row());
+            kept.push(fold.row(lang));
         }
     }
 }
@@ -141,7 +138,10 @@ impl Fold {
         self.to = self.to.max(to);
         self.events.extend(row.event);
         // A verb with a place for the delivery (`{e} visible`) is named without it.
-        let verb = row.verb.trim_start_matches("{e} ");
+        let verb = row
+            .verb
+            .trim_start_matches("{e}: ")
+            .trim_start_matches("{e} ");
         if !self.verbs.contains(&verb) {
             self.verbs.push(verb);
         }
@@ -150,7 +150,7 @@ impl Fold {
     }
 
     /// One note standing for the run: which events, how many steps, which verbs.
-    pub(super) fn row(self) -> Row {
+    pub(super) fn row(self, lang: Lang) -> Row {
         let events: Vec<EventIndex> = self.events.into_iter().collect();
         Row {
             tick: self.tick,
@@ -160,11 +160,10 @@ impl Fold {
                 steps: self.steps,
                 last_tick: self.last_tick,
             },
-            label: format!(
-                "{}: {} routine steps ({})",
-                event_ranges(&events),
+            label: lang.diagram_fold(
+                &event_ranges(&events, lang),
                 self.steps,
-                self.verbs.join(", ")
+                &self.verbs.join(", "),
             ),
             event: None,
             tone: Some(Tone::Once),
@@ -176,7 +175,7 @@ impl Fold {
 }
 
 /// `e0-e4, e6, e8-e19`; past four ranges, `12 events, e0 to e30`.
-pub(super) fn event_ranges(events: &[EventIndex]) -> String {
+pub(super) fn event_ranges(events: &[EventIndex], lang: Lang) -> String {
     let mut ranges: Vec<(EventIndex, EventIndex)> = Vec::new();
     for &e in events {
         match ranges.last_mut() {
@@ -185,12 +184,7 @@ pub(super) fn event_ranges(events: &[EventIndex]) -> String {
         }
     }
     if ranges.len() > 4 {
-        return format!(
-            "{} events, e{} to e{}",
-            events.len(),
-            events[0],
-            events[events.len() - 1]
-        );
+        return lang.diagram_event_span(events.len(), events[0], events[events.len() - 1]);
     }
     ranges
         .iter()

@@ -4,13 +4,18 @@
 //! statement, `#` starts an entity code, `<` and `>` are HTML, quotes and `%` confuse the
 //! lexer), so that no scenario name or outcome can break the diagram.
 
-use super::{legend_text, Diagram, Shape, Style, Tone};
+use super::{Diagram, Shape, Style, Tone};
 use std::fmt::Write as _;
 
 pub(super) fn render(d: &Diagram) -> String {
     let mut out = String::from("sequenceDiagram\n");
     for lane in &d.lanes {
-        let _ = writeln!(out, "    participant {} as {}", lane.alias(), lane.name());
+        let _ = writeln!(
+            out,
+            "    participant {} as {}",
+            lane.alias(),
+            lane.name(d.lang)
+        );
     }
     let span = format!(
         "{},{}",
@@ -22,15 +27,14 @@ pub(super) fn render(d: &Diagram) -> String {
         "    Note over {span}: {}",
         clean(&format!("{}: {}", d.name, d.verdict.join(", ")))
     );
-    let legend: Vec<&str> = Tone::ALL.iter().map(|&t| legend_text(t)).collect();
+    let legend: Vec<&str> = Tone::ALL
+        .iter()
+        .map(|&t| d.lang.diagram_legend(t))
+        .collect();
     let _ = writeln!(
         out,
         "    Note over {span}: {}",
-        clean(&format!(
-            "legend: {}. x at an arrow end = refused, failed or lost, dashed arrow = waits \
-             for a lock",
-            legend.join(", ")
-        ))
+        clean(&d.lang.diagram_legend_note(&legend.join(", ")))
     );
     if let Some(text) = d.elision_text() {
         let _ = writeln!(out, "    Note over {span}: {}", clean(&text));

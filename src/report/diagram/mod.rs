@@ -23,6 +23,7 @@ use crate::model::{
     AckOutcome, ConsumerId, DbOutcome, EventIndex, Publication, Step, Tick, TraceKind,
 };
 use crate::producer::ProducerDatabase;
+use crate::report::lang::Lang;
 use crate::scenario::Scenario;
 use crate::sim::{Actor, TraceEntry};
 use crate::world::RunResult;
@@ -87,18 +88,19 @@ impl Lane {
     }
 
     /// The name shown at the top of the lane.
-    pub fn name(self) -> String {
+    pub fn name(self, l: Lang) -> String {
+        let w = |en, es| l.choose(en, es).to_string();
         match self {
-            Lane::Producer => "Producer".into(),
-            Lane::ProducerDb => "Producer DB".into(),
+            Lane::Producer => w("Producer", "Productor"),
+            Lane::ProducerDb => w("Producer DB", "Base del productor"),
             Lane::Relay => "Relay".into(),
             Lane::Broker => "Broker".into(),
-            Lane::DeadLetters => "Dead letters".into(),
+            Lane::DeadLetters => w("Dead letters", "DLQ"),
             Lane::Consumer(c) => format!("Consumer {c}"),
-            Lane::Database => "Database".into(),
-            Lane::Cleanup => "Inbox cleanup".into(),
-            Lane::EmailRelay => "Email relay".into(),
-            Lane::Mail => "Mail service".into(),
+            Lane::Database => w("Database", "Base de datos"),
+            Lane::Cleanup => w("Inbox cleanup", "Limpieza del inbox"),
+            Lane::EmailRelay => w("Email relay", "Relay de correos"),
+            Lane::Mail => w("Mail service", "Servicio de correo"),
         }
     }
 
@@ -257,15 +259,17 @@ pub struct Diagram {
     pub folded_steps: usize,
     /// How many rows past [`MAX_ROWS`] were left out.
     pub cut_rows: usize,
+    /// The language of every label.
+    pub lang: Lang,
 }
 
-/// Builds the diagram of run `r` of `scenario`.
+/// Builds the diagram of run `r` of `scenario`, labelled in `lang`.
 ///
 /// Two passes over the trace, neither keeping more than a diagram's rows: the first finds
 /// the lanes, the number of rows and which deliveries went by the book; the second draws,
 /// folds and cuts row by row. A run of millions of entries takes the memory of
 /// [`MAX_ROWS`] rows, not of millions.
-pub fn build(scenario: &Scenario, r: &RunResult, detail: Detail) -> Diagram {
+pub fn build(scenario: &Scenario, r: &RunResult, detail: Detail, lang: Lang) -> Diagram {
     let outcomes: BTreeMap<EventIndex, Outcome> = r
         .verdict
         .events
@@ -280,12 +284,14 @@ pub fn build(scenario: &Scenario, r: &RunResult, detail: Detail) -> Diagram {
     let outcomes = &outcomes;
     let rows = move || {
         r.trace.entries().iter().flat_map(move |entry| {
-            rows_of(entry, producer_db).into_iter().map(move |mut row| {
-                row.tone = row
-                    .event
-                    .map(|e| outcomes.get(&e).map_or(Tone::Other, |&o| Tone::of(o)));
-                row
-            })
+            rows_of(entry, producer_db, lang)
+                .into_iter()
+                .map(move |mut row| {
+                    row.tone = row
+                        .event
+                        .map(|e| outcomes.get(&e).map_or(Tone::Other, |&o| Tone::of(o)));
+                    row
+                })
         })
     };
     let mut lanes: Vec<Lane> = vec![Lane::Producer, Lane::Broker, Lane::Database];
@@ -318,21 +324,27 @@ pub fn build(scenario: &Scenario, r: &RunResult, detail: Detail) -> Diagram {
         if compact && folder.foldable(&row, &routine) {
             folder.add(row);
         } else {
-            folder.flush(&mut kept);
+            folder.flush(&mut kept, lang);
             kept.push(row);
         }
     }
-    folder.flush(&mut kept);
-    let (mut rows, cut_rows) = kept.finish(&lanes);
-    rows.extend(outcome_rows(r, &lanes));
+    folder.flush(&mut kept, lang);
+    let (mut rows, cut_rows) = kept.finish(&lanes, lang);
+    rows.extend(outcome_rows(r, &lanes, lang));
     Diagram {
         name: scenario.name.clone(),
-        verdict: r.verdict.boundaries.iter().map(|b| b.describe()).collect(),
+        verdict: r
+            .verdict
+            .boundaries
+            .iter()
+            .map(|b| lang.describe_scope(b))
+            .collect(),
         lanes,
         rows,
         compact,
         folded_steps: folder.folded,
         cut_rows,
+        lang,
     }
 }
 
@@ -349,31 +361,8 @@ impl Diagram {
 
     /// What the compact view left out, in one sentence, if it left anything out.
     fn elision_text(&self) -> Option<String> {
-        let mut parts = Vec::new();
-        if self.folded_steps > 0 {
-            parts.push(format!(
-                "compact view: {} routine steps of events processed once are folded into notes \
-                 (--diagram-detail full draws every step)",
-                self.folded_steps
-            ));
-        }
-        if self.cut_rows > 0 {
-            parts.push(format!(
-                "the last {} rows are cut (at most {MAX_ROWS} rows)",
-                self.cut_rows
-            ));
-        }
-        (!parts.is_empty()).then(|| parts.join(", "))
-    }
-}
-
-/// The legend's sentence for a tone.
-fn legend_text(tone: Tone) -> &'static str {
-    match tone {
-        Tone::Once => "green = once",
-        Tone::Lost => "red = lost",
-        Tone::Duplicated => "orange = duplicated",
-        Tone::Other => "grey = other outcome",
+        self.lang
+            .diagram_elision(self.folded_steps, self.cut_rows, MAX_ROWS)
     }
 }
 
@@ -382,7 +371,7 @@ const MAX_OUTCOME_NOTES: usize = 8;
 
 /// The closing notes: what became of each event that was not processed once, over the
 /// database whose committed rows decided it.
-fn outcome_rows(r: &RunResult, lanes: &[Lane]) -> Vec<Row> {
+fn outcome_rows(r: &RunResult, lanes: &[Lane], lang: Lang) -> Vec<Row> {
     let anomalies: Vec<_> = r
         .verdict
         .events
@@ -395,27 +384,10 @@ fn outcome_rows(r: &RunResult, lanes: &[Lane]) -> Vec<Row> {
         to: lane,
     };
     for e in anomalies.iter().take(MAX_OUTCOME_NOTES) {
-        let n = e.effects;
-        let acked = if e.acked { "acked" } else { "not acked" };
-        let what = match e.outcome {
-            Outcome::Lost => format!("LOST: no effect committed, {acked}"),
-            Outcome::Duplicated => format!("DUPLICATED: {n} effects committed"),
-            Outcome::DeadLettered => {
-                "DEAD-LETTERED: no effect, lost unless the dead-letter queue is replayed".into()
-            }
-            Outcome::Stuck => format!("STUCK: {n} effect(s), still held by the broker"),
-            Outcome::WrongEffect => "WRONG EFFECT: an altered copy's payload was applied".into(),
-            Outcome::Invalid => "invalid payload: refused, never applied, as it should be".into(),
-            Outcome::Rejected => "rejected by the projection: out of order".into(),
-            Outcome::SameIntent => "no effect of its own: its transfer was applied already".into(),
-            Outcome::Unpublished => "never published: the producer died first".into(),
-            Outcome::Pending => "pending: waits for its transfer in pending_event".into(),
-            Outcome::Once => unreachable!("filtered out"),
-        };
         rows.push(Row {
             tick: r.end_tick,
             shape: over(Lane::Database),
-            label: format!("e{} {what}", e.event),
+            label: lang.diagram_outcome(e),
             event: Some(e.event),
             tone: Some(Tone::of(e.outcome)),
             verb: "outcome",
@@ -430,10 +402,7 @@ fn outcome_rows(r: &RunResult, lanes: &[Lane]) -> Vec<Row> {
                 from: lanes[0],
                 to: lanes[lanes.len() - 1],
             },
-            label: format!(
-                "and {} more events not processed once (the text report lists them)",
-                anomalies.len() - MAX_OUTCOME_NOTES
-            ),
+            label: lang.diagram_more_outcomes(anomalies.len() - MAX_OUTCOME_NOTES),
             event: None,
             tone: None,
             verb: "outcome",

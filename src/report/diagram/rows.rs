@@ -77,7 +77,7 @@ impl Draft {
 /// The rows one trace entry is drawn as: none for what is not an interaction (a receive,
 /// which the broker's delivery already shows; an idle poll), usually one, two for a
 /// duplicate (the refused insert and the note that the duplicate was recognised).
-pub(super) fn rows_of(e: &TraceEntry, producer_db: Lane) -> Vec<Row> {
+pub(super) fn rows_of(e: &TraceEntry, producer_db: Lane, l: Lang) -> Vec<Row> {
     let busy = is_busy(&e.kind);
     let mut drafts: Vec<Draft> = Vec::new();
     let lane = match e.actor {
@@ -96,46 +96,26 @@ pub(super) fn rows_of(e: &TraceEntry, producer_db: Lane) -> Vec<Row> {
     };
     match (e.actor, &e.kind) {
         (_, TraceKind::Received | TraceKind::NothingReady | TraceKind::OutboxEmpty) => {}
-        (_, TraceKind::Crash { boundary, .. }) => {
-            // The crash point exactly as `run --crash` takes it.
-            let point = match e.event {
-                Some(event) if e.copy > 0 => {
-                    format!(" e{event} copy{} d{}", e.copy, e.delivery)
-                }
-                Some(event) => format!(" e{event} d{}", e.delivery),
-                None => String::new(),
-            };
-            drafts.push(Draft {
-                shape: Shape::Crash { lane },
-                verb: "CRASH",
-                suffix: String::new(),
-                text: Some(format!("CRASH {boundary}{point}")),
-                routine: false,
-            });
-        }
-        (_, TraceKind::CrashRollback) => {
-            let mut d = note(lane, db, "SQLite rolls back");
-            d.text = Some(match e.event {
-                Some(_) => format!("SQLite rolls back the transaction of {}", delivery_label(e)),
-                None => "SQLite rolls back the open transaction".into(),
-            });
-            drafts.push(d);
+        (_, TraceKind::Crash { .. } | TraceKind::CrashRollback) => {
+            drafts.push(crash_row(e, (lane, db), l))
         }
         (
             _,
             TraceKind::ConsumerRestart
             | TraceKind::ProducerRestart { .. }
             | TraceKind::RelayRestart,
-        ) => drafts.push(note(lane, lane, "restart")),
-        (_, kind @ (TraceKind::StopRollback | TraceKind::Stopped { .. })) => {
-            drafts.push(note(lane, lane, "stop").says(format!(": {kind}")))
-        }
-        (_, kind @ TraceKind::Healing { .. }) => {
-            drafts.push(note(lane, lane, "healing").says(format!(": {kind}")))
-        }
-        (Actor::Consumer(_), kind) => drafts.extend(consumer_rows(kind, lane, busy)),
-        (Actor::Broker, kind) => drafts.extend(broker_rows(kind, e.delivery > 1)),
-        (actor, kind) => drafts.extend(upstream_rows(actor, kind, lane, db, busy)),
+        ) => drafts.push(note(lane, lane, l.choose("restart", "reinicio"))),
+        (_, kind @ (TraceKind::StopRollback | TraceKind::Stopped { .. })) => drafts.push(
+            note(lane, lane, l.choose("stop", "parada"))
+                .says(format!(": {}", l.trace_outcome(kind))),
+        ),
+        (_, kind @ TraceKind::Healing { .. }) => drafts.push(
+            note(lane, lane, l.choose("healing", "recuperación"))
+                .says(format!(": {}", l.trace_outcome(kind))),
+        ),
+        (Actor::Consumer(_), kind) => drafts.extend(consumer_rows(kind, lane, busy, l)),
+        (Actor::Broker, kind) => drafts.extend(broker_rows(kind, e.delivery > 1, l)),
+        (actor, kind) => drafts.extend(upstream_rows(actor, kind, (lane, db), busy, l)),
     }
     let target = delivery_label(e);
     drafts
@@ -164,70 +144,114 @@ pub(super) fn rows_of(e: &TraceEntry, producer_db: Lane) -> Vec<Row> {
         .collect()
 }
 
+/// The row of a crash (named by its point exactly as `run --crash` takes it) or of the
+/// rollback SQLite does for the process that died.
+fn crash_row(e: &TraceEntry, (lane, db): (Lane, Lane), l: Lang) -> Draft {
+    if let TraceKind::Crash { boundary, .. } = &e.kind {
+        let point = match e.event {
+            Some(event) if e.copy > 0 => {
+                format!(" e{event} copy{} d{}", e.copy, e.delivery)
+            }
+            Some(event) => format!(" e{event} d{}", e.delivery),
+            None => String::new(),
+        };
+        return Draft {
+            shape: Shape::Crash { lane },
+            verb: "CRASH",
+            suffix: String::new(),
+            text: Some(format!("{} {boundary}{point}", l.choose("CRASH", "CAÍDA"))),
+            routine: false,
+        };
+    }
+    let mut d = note(
+        lane,
+        db,
+        l.choose("SQLite rolls back", "SQLite hace rollback"),
+    );
+    d.text = Some(match (l, e.event) {
+        (Lang::En, Some(_)) => {
+            format!("SQLite rolls back the transaction of {}", delivery_label(e))
+        }
+        (Lang::Es, Some(_)) => format!(
+            "SQLite hace rollback de la transacción de {}",
+            delivery_label(e)
+        ),
+        (_, None) => l
+            .choose(
+                "SQLite rolls back the open transaction",
+                "SQLite hace rollback de la transacción abierta",
+            )
+            .to_string(),
+    });
+    d
+}
+
 /// Whether the entry is a write that had to wait, as the diagram draws it: the write
 /// lock held, or a stale snapshot (which SQLite reports as a kind of busy).
 fn is_busy(kind: &TraceKind) -> bool {
     kind.is_busy() || kind.db_answer() == Some(DbOutcome::StaleSnapshot)
 }
 
-/// The rows of a producer's, a relay's or the retention job's step.
-fn upstream_rows(actor: Actor, kind: &TraceKind, lane: Lane, db: Lane, busy: bool) -> Vec<Draft> {
+/// The rows of a producer's, a relay's or the retention job's step; `lanes` is the
+/// process's own lane and the database it writes to.
+fn upstream_rows(
+    actor: Actor,
+    kind: &TraceKind,
+    (lane, db): (Lane, Lane),
+    busy: bool,
+    l: Lang,
+) -> Vec<Draft> {
+    if actor == Actor::Producer {
+        if let Some(d) = producer_row(kind, (lane, db), l) {
+            return vec![d];
+        }
+    }
     let mut out = Vec::new();
+    let w = |en, es| l.choose(en, es);
     match (actor, kind) {
-        (Actor::Producer, TraceKind::Published { how, .. }) => {
-            let d = message(Lane::Producer, Lane::Broker, "publish");
-            out.push(publish_variant(d, *how));
-        }
-        (Actor::Producer, TraceKind::TransferKnown) => out.push(
-            message(lane, db, "SELECT transfer")
-                .says(": already committed")
-                .remarkable(),
-        ),
-        (Actor::Producer, TraceKind::TransferInserted { .. })
-        | (
-            Actor::Producer,
-            TraceKind::Busy {
-                step: Step::InsertTransfer,
-            },
-        ) => out.push(message(lane, db, "BEGIN, INSERT transfer")),
-        (Actor::Producer, TraceKind::TransferCommitted)
-        | (
-            Actor::Producer,
-            TraceKind::Busy {
-                step: Step::CommitTransfer,
-            },
-        ) => out.push(message(lane, db, "COMMIT transfer")),
-        (Actor::Producer, TraceKind::PublishTimedOut { .. }) => {
-            out.push(note(lane, lane, "no confirmation for {e}, publish again"))
-        }
         (Actor::Relay, TraceKind::RelayPublished { how, .. }) => {
-            let d = message(Lane::Relay, Lane::Broker, "publish");
-            out.push(publish_variant(d, *how));
+            let d = message(Lane::Relay, Lane::Broker, w("publish", "publica"));
+            out.push(publish_variant(d, *how, l));
         }
         (
             Actor::Relay | Actor::EmailRelay,
             TraceKind::MarkedSent { .. } | TraceKind::Busy { .. },
         ) => {
-            let d = message(lane, db, "mark sent");
+            let d = message(lane, db, w("mark sent", "marca enviado"));
             out.push(if busy {
-                d.style(Style::Wait).says(": busy, wait")
+                d.style(Style::Wait)
+                    .says(w(": busy, wait", ": ocupada, espera"))
             } else {
                 d
             });
         }
         (Actor::Cleanup, TraceKind::CleanupBusy) => out.push(
-            message(lane, db, "DELETE expired inbox rows")
-                .style(Style::Wait)
-                .says(": busy"),
+            message(
+                lane,
+                db,
+                w(
+                    "DELETE expired inbox rows",
+                    "DELETE filas vencidas del inbox",
+                ),
+            )
+            .style(Style::Wait)
+            .says(w(": busy", ": ocupada")),
         ),
         (Actor::Cleanup, TraceKind::InboxExpired { events, .. }) => {
-            let d = message(lane, db, "DELETE expired inbox rows");
+            let d = message(
+                lane,
+                db,
+                w(
+                    "DELETE expired inbox rows",
+                    "DELETE filas vencidas del inbox",
+                ),
+            );
             let what = if events.len() <= 4 {
                 crate::model::trace::event_names(events)
             } else {
-                format!("{} events", events.len())
+                format!("{} {}", events.len(), w("events", "eventos"))
             };
-            out.push(d.says(format!(" of {what}")).remarkable());
+            out.push(d.says(format!(" {} {what}", w("of", "de"))).remarkable());
         }
         (
             Actor::EmailRelay,
@@ -235,57 +259,82 @@ fn upstream_rows(actor: Actor, kind: &TraceKind, lane: Lane, db: Lane, busy: boo
                 idempotency_key, ..
             },
         ) => {
-            let d = message(lane, Lane::Mail, "send email");
+            let d = message(lane, Lane::Mail, w("send email", "envía correo"));
             out.push(if *idempotency_key {
-                d.says(" with key")
+                d.says(w(" with key", " con clave"))
             } else {
                 d
             });
         }
-        (_, kind) => out.push(note(lane, lane, "step").says(format!(" {}: {kind}", kind.action()))),
+        (_, kind) => out.push(note(lane, lane, "step").says(format!(
+            " {}: {}",
+            kind.action(),
+            l.trace_outcome(kind)
+        ))),
     }
     out
 }
 
+/// The row of a producer's step, if it has one of its own.
+fn producer_row(kind: &TraceKind, (lane, db): (Lane, Lane), l: Lang) -> Option<Draft> {
+    let w = |en, es| l.choose(en, es);
+    Some(match kind {
+        TraceKind::Published { how, .. } => {
+            let d = message(Lane::Producer, Lane::Broker, w("publish", "publica"));
+            publish_variant(d, *how, l)
+        }
+        TraceKind::TransferKnown => message(lane, db, "SELECT transfer")
+            .says(w(": already committed", ": ya confirmada"))
+            .remarkable(),
+        TraceKind::TransferInserted { .. }
+        | TraceKind::Busy {
+            step: Step::InsertTransfer,
+        } => message(lane, db, "BEGIN, INSERT transfer"),
+        TraceKind::TransferCommitted
+        | TraceKind::Busy {
+            step: Step::CommitTransfer,
+        } => message(lane, db, "COMMIT transfer"),
+        TraceKind::PublishTimedOut { .. } => note(
+            lane,
+            lane,
+            w(
+                "no confirmation for {e}, publish again",
+                "sin confirmación de {e}, publica de nuevo",
+            ),
+        ),
+        _ => return None,
+    })
+}
+
 /// A publication, marked when it repeats or renames an event.
-pub(super) fn publish_variant(d: Draft, how: Publication) -> Draft {
+pub(super) fn publish_variant(d: Draft, how: Publication, l: Lang) -> Draft {
+    let w = |en, es| l.choose(en, es);
     match how {
-        Publication::Altered { .. } => d.says(" again, OTHER payload").remarkable(),
-        Publication::Again => d.says(" again").remarkable(),
-        Publication::Minted { .. } => d.says(" with a new event_id").remarkable(),
+        Publication::Altered { .. } => d
+            .says(w(" again, OTHER payload", " de nuevo, OTRO payload"))
+            .remarkable(),
+        Publication::Again => d.says(w(" again", " de nuevo")).remarkable(),
+        Publication::Minted { .. } => d
+            .says(w(" with a new event_id", " con un event_id nuevo"))
+            .remarkable(),
         Publication::First => d,
     }
 }
 
-pub(super) fn consumer_rows(kind: &TraceKind, c: Lane, busy: bool) -> Vec<Draft> {
+pub(super) fn consumer_rows(kind: &TraceKind, c: Lane, busy: bool, l: Lang) -> Vec<Draft> {
+    let w = |en, es| l.choose(en, es);
     let db = Lane::Database;
     let to_db = |verb| message(c, db, verb);
-    let wait = |d: Draft| d.style(Style::Wait).says(": busy, wait");
+    let wait = |d: Draft| {
+        d.style(Style::Wait)
+            .says(w(": busy, wait", ": ocupada, espera"))
+    };
     let refused = |d: Draft, why: &str| d.style(Style::Refused).says(format!(": {why}"));
-    let duplicate = || note(c, c, "duplicate").says(" recognised");
-    let other_payload = || note(c, c, "{e}: same id, other payload, refused");
-    let answer = kind.db_answer();
+    let duplicate = || duplicate_note(c, l);
     match (kind.action(), kind) {
         ("begin", _) => vec![to_db("BEGIN")],
-        (action @ ("insert_inbox" | "check_inbox"), _) => {
-            let verb = if action == "insert_inbox" {
-                "INSERT inbox"
-            } else {
-                "SELECT inbox"
-            };
-            if busy {
-                vec![wait(to_db(verb))]
-            } else if matches!(answer, Some(DbOutcome::Found | DbOutcome::Duplicate)) {
-                vec![refused(to_db(verb), "exists"), duplicate()]
-            } else if answer == Some(DbOutcome::PayloadMismatch) {
-                vec![refused(to_db(verb), "other payload"), other_payload()]
-            } else if action == "check_inbox" {
-                vec![to_db(verb).says(": none")]
-            } else {
-                vec![to_db(verb)]
-            }
-        }
-        ("apply_effect", _) => vec![effect_row(c, kind, busy)],
+        (action @ ("insert_inbox" | "check_inbox"), _) => inbox_rows(action, kind, c, busy, l),
+        ("apply_effect", _) => vec![effect_row(c, kind, busy, l)],
         (
             name,
             TraceKind::Db {
@@ -297,79 +346,149 @@ pub(super) fn consumer_rows(kind: &TraceKind, c: Lane, busy: bool) -> Vec<Draft>
             if busy {
                 vec![wait(to_db(name))]
             } else if outcome.is_duplicate() {
-                vec![refused(to_db(name), "already processed"), duplicate()]
+                vec![
+                    refused(to_db(name), w("already processed", "ya procesado")),
+                    duplicate(),
+                ]
             } else {
                 vec![to_db(name)]
             }
         }
         ("commit", TraceKind::CommitTimeout { committed, .. }) => {
             let what = if *committed {
-                "timeout, did commit"
+                w("timeout, did commit", "timeout, el commit se hizo")
             } else {
-                "timeout, did not commit"
+                w("timeout, did not commit", "timeout, el commit no se hizo")
             };
             vec![refused(to_db("COMMIT"), what)]
         }
         ("commit", _) => vec![to_db("COMMIT")],
         ("rollback", _) => vec![note(c, db, "ROLLBACK")],
-        ("lookup", TraceKind::Lookup { outcome }) => vec![to_db("lookup")
+        ("lookup", TraceKind::Lookup { outcome }) => vec![to_db(w("lookup", "consulta"))
             .says(if *outcome == DbOutcome::NotFound {
-                ": not found"
+                w(": not found", ": no encontrado")
             } else {
-                ": found"
+                w(": found", ": encontrado")
             })
             .remarkable()],
         ("alert", TraceKind::Alert { outcome }) => {
             let d = to_db("INSERT alert").remarkable();
             vec![if *outcome == DbOutcome::AlertExists {
-                refused(d, "already alerted")
+                refused(d, w("already alerted", "alerta ya registrada"))
             } else {
                 d
             }]
         }
         ("enqueue_email", _) => vec![to_db("INSERT email")],
-        ("ack", _) => vec![ack_row(c, kind)],
+        ("ack", _) => vec![ack_row(c, kind, l)],
         ("nack", _) => vec![message(c, Lane::Broker, "nack").remarkable()],
-        ("produce_output", _) => vec![message(c, Lane::Broker, "output")],
-        ("external_effect", _) => {
-            vec![note(c, c, "external effect").says(", never rolled back")]
-        }
-        (_, TraceKind::Sleep { ticks }) => {
-            vec![note(c, c, "sleep").says(format!(" {ticks} ticks, a completion waits"))]
-        }
+        ("produce_output", _) => vec![message(c, Lane::Broker, w("output", "salida"))],
+        ("external_effect", _) => vec![note(c, c, w("external effect", "efecto externo"))
+            .says(w(", never rolled back", ", sin rollback posible"))],
+        (_, TraceKind::Sleep { ticks }) => vec![note(c, c, w("sleep", "duerme")).says(match l {
+            Lang::En => format!(" {ticks} ticks, a completion waits"),
+            Lang::Es => format!(" {ticks} ticks, una completion espera"),
+        })],
         (_, TraceKind::Stall { ticks, .. }) => {
-            vec![note(c, c, "stall").says(format!(" for {ticks} ticks"))]
+            vec![note(c, c, w("stall", "se detiene")).says(match l {
+                Lang::En => format!(" for {ticks} ticks"),
+                Lang::Es => format!(" durante {ticks} ticks"),
+            })]
         }
-        (action, kind) => vec![note(c, c, "step").says(format!(" {action}: {kind}"))],
+        (action, kind) => {
+            vec![note(c, c, "step").says(format!(" {action}: {}", l.trace_outcome(kind)))]
+        }
+    }
+}
+
+/// The note that a duplicate was recognised.
+fn duplicate_note(c: Lane, l: Lang) -> Draft {
+    note(c, c, l.choose("duplicate", "duplicado")).says(l.choose(" recognised", " reconocido"))
+}
+
+/// The rows of an inbox insert or check: done, waiting, or refused as a duplicate or as
+/// the same id with another payload.
+fn inbox_rows(action: &str, kind: &TraceKind, c: Lane, busy: bool, l: Lang) -> Vec<Draft> {
+    let w = |en, es| l.choose(en, es);
+    let verb = if action == "insert_inbox" {
+        "INSERT inbox"
+    } else {
+        "SELECT inbox"
+    };
+    let d = message(c, Lane::Database, verb);
+    let refused = |d: Draft, why: &str| d.style(Style::Refused).says(format!(": {why}"));
+    let answer = kind.db_answer();
+    if busy {
+        vec![d
+            .style(Style::Wait)
+            .says(w(": busy, wait", ": ocupada, espera"))]
+    } else if matches!(answer, Some(DbOutcome::Found | DbOutcome::Duplicate)) {
+        vec![refused(d, w("exists", "ya existe")), duplicate_note(c, l)]
+    } else if answer == Some(DbOutcome::PayloadMismatch) {
+        let why = w(
+            "{e}: same id, other payload, refused",
+            "{e}: mismo id, otro payload, rechazado",
+        );
+        vec![
+            refused(d, w("other payload", "otro payload")),
+            note(c, c, why),
+        ]
+    } else if action == "check_inbox" {
+        vec![d.says(w(": none", ": no está"))]
+    } else {
+        vec![d]
     }
 }
 
 /// The row of an `apply_effect`: applied, read, refused, or kept pending.
-fn effect_row(c: Lane, kind: &TraceKind, busy: bool) -> Draft {
+fn effect_row(c: Lane, kind: &TraceKind, busy: bool, l: Lang) -> Draft {
+    let w = |en, es| l.choose(en, es);
     let to_db = |verb| message(c, Lane::Database, verb);
     let refused = |d: Draft, why: &str| d.style(Style::Refused).says(format!(": {why}"));
-    let d = to_db("apply");
+    let d = to_db(w("apply", "aplica"));
     if busy {
-        return d.style(Style::Wait).says(": busy, wait");
+        return d
+            .style(Style::Wait)
+            .says(w(": busy, wait", ": ocupada, espera"));
     }
     let TraceKind::Db { outcome, .. } = kind else {
-        return d.says(format!(": {kind}")).remarkable();
+        return d.says(format!(": {}", l.trace_outcome(kind))).remarkable();
     };
     match outcome {
-        DbOutcome::AppliedWithPending => d.says(" and its waiting completion").remarkable(),
-        DbOutcome::Buffered => d.says(": transfer unknown, kept pending").remarkable(),
+        DbOutcome::AppliedWithPending => d
+            .says(w(
+                " and its waiting completion",
+                " y la completion que esperaba",
+            ))
+            .remarkable(),
+        DbOutcome::Buffered => d
+            .says(w(
+                ": transfer unknown, kept pending",
+                ": transferencia desconocida, queda pendiente",
+            ))
+            .remarkable(),
         DbOutcome::Applied => d,
-        DbOutcome::BalancesRead { .. } => to_db("read balances"),
-        DbOutcome::CreditFailed => refused(d, "credit fails"),
-        DbOutcome::Rejected => refused(d, "rejected, unknown transfer"),
-        DbOutcome::BusinessDuplicate => refused(d, "transfer already applied"),
+        DbOutcome::BalancesRead { .. } => to_db(w("read balances", "lee saldos")),
+        DbOutcome::CreditFailed => refused(d, w("credit fails", "el crédito falla")),
+        DbOutcome::Rejected => refused(
+            d,
+            w(
+                "rejected, unknown transfer",
+                "rechazado, transferencia desconocida",
+            ),
+        ),
+        DbOutcome::BusinessDuplicate => refused(
+            d,
+            w("transfer already applied", "transferencia ya aplicada"),
+        ),
         // (A stale snapshot is drawn as a wait, above.)
-        _ => d.says(format!(": {kind}")).remarkable(),
+        _ => d.says(format!(": {}", l.trace_outcome(kind))).remarkable(),
     }
 }
 
 /// The row of an `ack`: accepted, lost, stale or refused.
-fn ack_row(c: Lane, kind: &TraceKind) -> Draft {
+fn ack_row(c: Lane, kind: &TraceKind, l: Lang) -> Draft {
+    let w = |en, es| l.choose(en, es);
     let refused = |d: Draft, why: &str| d.style(Style::Refused).says(format!(": {why}"));
     let d = message(c, Lane::Broker, "ack");
     match kind {
@@ -380,66 +499,107 @@ fn ack_row(c: Lane, kind: &TraceKind) -> Draft {
         TraceKind::Acked {
             outcome: AckOutcome::Accepted,
             offsets: true,
-        } => d.says(", offset later"),
-        TraceKind::AckLost => refused(d, "lost on the way"),
+        } => d.says(w(", offset later", ", offset después")),
+        TraceKind::AckLost => refused(d, w("lost on the way", "se pierde en el camino")),
         TraceKind::Acked {
             outcome: AckOutcome::Stale,
             ..
-        } => refused(d, "stale, ignored"),
+        } => refused(d, w("stale, ignored", "vencido, ignorado")),
         TraceKind::Acked {
             outcome: AckOutcome::StaleAccepted,
             ..
-        } => d.says(", stale, accepted").remarkable(),
-        TraceKind::StepFailed { .. } | TraceKind::SqlFailed { .. } => refused(d, "fails"),
+        } => d
+            .says(w(", stale, accepted", ", vencido, aceptado"))
+            .remarkable(),
+        TraceKind::StepFailed { .. } | TraceKind::SqlFailed { .. } => {
+            refused(d, w("fails", "falla"))
+        }
         TraceKind::Acked {
             outcome: AckOutcome::AlreadyAcked,
             ..
-        } => d.says(", already acked").remarkable(),
-        _ => d.says(format!(": {kind}")).remarkable(),
+        } => d.says(w(", already acked", ", ya tenía ack")).remarkable(),
+        _ => d.says(format!(": {}", l.trace_outcome(kind))).remarkable(),
     }
 }
 
-pub(super) fn broker_rows(kind: &TraceKind, again: bool) -> Vec<Draft> {
+pub(super) fn broker_rows(kind: &TraceKind, again: bool, l: Lang) -> Vec<Draft> {
+    let w = |en, es| l.choose(en, es);
     let b = Lane::Broker;
     match kind {
         // A redelivery is how a protocol recovers, or duplicates: always drawn.
         TraceKind::Delivered { consumer } if again => {
-            vec![message(b, Lane::Consumer(*consumer), "redeliver").remarkable()]
+            vec![message(b, Lane::Consumer(*consumer), w("redeliver", "reentrega")).remarkable()]
         }
-        TraceKind::Delivered { consumer } => vec![message(b, Lane::Consumer(*consumer), "deliver")],
-        TraceKind::Requeued => vec![note(b, b, "{e} ready for redelivery")],
+        TraceKind::Delivered { consumer } => {
+            vec![message(
+                b,
+                Lane::Consumer(*consumer),
+                w("deliver", "entrega"),
+            )]
+        }
+        TraceKind::Requeued => vec![note(
+            b,
+            b,
+            w("{e} ready for redelivery", "{e} listo para reentrega"),
+        )],
         TraceKind::Visible => {
-            let mut d = note(b, b, "{e} visible after its delay");
+            let mut d = note(
+                b,
+                b,
+                w("{e} visible after its delay", "{e} visible tras su demora"),
+            );
             d.routine = true;
             vec![d]
         }
-        TraceKind::LeaseExpired => vec![note(b, b, "lease of {e} expired")],
+        TraceKind::LeaseExpired => vec![note(
+            b,
+            b,
+            w("lease of {e} expired", "vence el lease de {e}"),
+        )],
         TraceKind::ConnectionLost {
             consumer,
             rebalance,
         } => {
-            let what = if *rebalance {
-                "left the group: rebalance"
-            } else {
-                "gone: its unacked redelivered"
+            let what = match (l, rebalance) {
+                (Lang::En, true) => "left the group: rebalance",
+                (Lang::En, false) => "gone: its unacked redelivered",
+                (Lang::Es, true) => "dejó el grupo: rebalanceo",
+                (Lang::Es, false) => "se fue: lo que no tenía ack se reentrega",
             };
-            vec![note(b, b, "connection lost").says(format!(": C{consumer} {what}"))]
+            vec![note(b, b, w("connection lost", "conexión perdida"))
+                .says(format!(": C{consumer} {what}"))]
         }
         TraceKind::DeadLettered { .. } => {
-            vec![message(b, Lane::DeadLetters, "dead-letter").remarkable()]
+            vec![message(b, Lane::DeadLetters, w("dead-letter", "a la DLQ")).remarkable()]
         }
         TraceKind::DeadLettersEmpty | TraceKind::DeadLetterReplayed => {
-            vec![message(Lane::DeadLetters, b, "replay").remarkable()]
+            vec![message(Lane::DeadLetters, b, w("replay", "reinyecta")).remarkable()]
         }
-        TraceKind::BrokerDuplicate => vec![note(b, b, "broker duplicates")],
-        TraceKind::LateReplay => vec![note(b, b, "{e} acked, replayed late")],
-        TraceKind::OutputsSettled { committed: false } => vec![note(b, b, "{e} outputs aborted")],
+        TraceKind::BrokerDuplicate => vec![note(b, b, w("broker duplicates", "el broker duplica"))],
+        TraceKind::LateReplay => vec![note(
+            b,
+            b,
+            w("{e} acked, replayed late", "{e} con ack, repetido tarde"),
+        )],
+        TraceKind::OutputsSettled { committed: false } => vec![note(
+            b,
+            b,
+            w("{e} outputs aborted", "{e}: salidas abortadas"),
+        )],
         TraceKind::OutputsSettled { committed: true } => {
-            let mut d = note(b, b, "{e} outputs visible");
+            let mut d = note(b, b, w("{e} outputs visible", "{e}: salidas visibles"));
             d.routine = true;
             vec![d]
         }
-        TraceKind::OutputsDiscarded => vec![note(b, b, "{e} outputs discarded")],
-        other => vec![note(b, b, "broker").says(format!(" {}: {other}", other.action()))],
+        TraceKind::OutputsDiscarded => vec![note(
+            b,
+            b,
+            w("{e} outputs discarded", "{e}: salidas descartadas"),
+        )],
+        other => vec![note(b, b, "broker").says(format!(
+            " {}: {}",
+            other.action(),
+            l.trace_outcome(other)
+        ))],
     }
 }

@@ -8,7 +8,8 @@
 //! integer number of pixels, so the output is the same on every platform. Elements that the
 //! tests look for carry `class` and `data-*` attributes (the lane, the event, its outcome).
 
-use super::{legend_text, Diagram, Lane, Row, Shape, Style, Tone, PLAIN_INK};
+use super::{Diagram, Lane, Row, Shape, Style, Tone, PLAIN_INK};
+use crate::report::lang::Lang;
 use crate::report::xml::attr as esc;
 use std::fmt::Write as _;
 
@@ -136,7 +137,7 @@ fn head(d: &Diagram, verdict: &str, elision: Option<&str>) -> (String, i64) {
         r#"<text x="{MARGIN}" y="46" font-size="12" fill="{PLAIN_INK}">{}</text>"#,
         esc(verdict)
     );
-    legend(&mut head, 66);
+    legend(&mut head, 66, d.lang);
     let mut lanes_top = 88;
     if let Some(e) = elision {
         let _ = writeln!(
@@ -181,7 +182,7 @@ fn lifelines(d: &Diagram, lanes_top: i64, bottom: i64, center: &dyn Fn(Lane) -> 
             x - LANE_W / 2 + 10,
             LANE_W - 20,
             lanes_top + 17,
-            esc(&lane.name()),
+            esc(&lane.name(d.lang)),
             key = lane.key(),
         );
     }
@@ -198,11 +199,11 @@ fn markers() -> Vec<(&'static str, &'static str)> {
 /// The legend's width, for sizing the document.
 const LEGEND_W: i64 = 760;
 
-fn legend(out: &mut String, y: i64) {
+fn legend(out: &mut String, y: i64, lang: Lang) {
     let mut x = MARGIN;
     for tone in Tone::ALL {
         let (r, g, b) = tone.band_rgb();
-        let text = legend_text(tone);
+        let text = lang.diagram_legend(tone);
         let _ = writeln!(
             out,
             r#"<g class="legend" data-outcome="{}"><rect x="{x}" y="{}" width="12" height="12" fill="rgb({r},{g},{b})" stroke="{}"/><text x="{}" y="{y}" font-size="11" fill="{}">{}</text></g>"#,
@@ -218,8 +219,9 @@ fn legend(out: &mut String, y: i64) {
     cross(out, x + 5, y - 4, 5, CRASH_INK, 2);
     let _ = writeln!(
         out,
-        r#"<text x="{}" y="{y}" font-size="11" fill="{CRASH_INK}">crash</text>"#,
-        x + 14
+        r#"<text x="{}" y="{y}" font-size="11" fill="{CRASH_INK}">{}</text>"#,
+        x + 14,
+        lang.diagram_crash()
     );
 }
 

@@ -192,7 +192,7 @@ impl Lang {
     }
 
     /// [`Lang::pick`] for words known at compile time: no allocation.
-    fn choose(self, en: &'static str, es: &'static str) -> &'static str {
+    pub(crate) fn choose(self, en: &'static str, es: &'static str) -> &'static str {
         match self {
             Lang::En => en,
             Lang::Es => es,
@@ -311,6 +311,7 @@ mod anomalies;
 mod broker;
 mod consumer;
 mod crashes;
+mod diagram;
 mod explore;
 pub use explore::{ExploreLabel, InterleavingsEnd};
 mod folder;
