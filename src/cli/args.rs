@@ -93,7 +93,7 @@ Shrinking spends at most --shrink-runs simulator runs per finding, for the first
   delivery-sim matrix --events 5 --json")]
     Matrix(MatrixArgs),
     /// List the built-in protocols with their steps.
-    Protocols,
+    Protocols(ProtocolsArgs),
     /// Cross-check the simulator's crash model against reality: for the crash-free run
     /// and every single crash point, run the scenario once simulated and once with the
     /// consumer's connection held by a real process on a real SQLite file, killed with
@@ -131,6 +131,17 @@ changes (a regression scenario for the bug).")]
 }
 
 #[derive(Debug, Args)]
+pub struct ProtocolsArgs {
+    /// Print the result as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// The language of the listing (default: the environment's, else English). The JSON is
+    /// the same in every language.
+    #[arg(long, value_enum, value_name = "LANG")]
+    pub lang: Option<LangArg>,
+}
+
+#[derive(Debug, Args)]
 pub struct ReplayArgs {
     /// The replay token (starts with `ds1:`).
     #[arg(value_name = "TOKEN")]
@@ -145,6 +156,10 @@ pub struct ReplayArgs {
     /// observed.
     #[arg(long, value_name = "FILE")]
     pub scenario_out: Option<PathBuf>,
+    /// The language of the text report (default: the environment's, else English). The
+    /// JSON, and the file --scenario-out writes, are the same in every language.
+    #[arg(long, value_enum, value_name = "LANG")]
+    pub lang: Option<LangArg>,
 }
 
 #[derive(Debug, Args)]
@@ -266,6 +281,16 @@ pub enum LangArg {
     Es,
 }
 
+impl LangArg {
+    /// The flag's value, as a command line writes it.
+    pub fn code(self) -> &'static str {
+        match self {
+            LangArg::En => "en",
+            LangArg::Es => "es",
+        }
+    }
+}
+
 /// `explain`: the scenario source, crashes and schedule as `run` takes them.
 #[derive(Debug, Args)]
 pub struct ExplainArgs {
@@ -385,6 +410,10 @@ pub struct SweepArgs {
     /// run.
     #[arg(long, default_value_t = DEFAULT_SHRINK_FINDINGS, value_name = "N")]
     pub shrink_findings: u64,
+    /// The language of the text report (default: the environment's, else English). The
+    /// JSON, and the lines --out writes, are the same in every language.
+    #[arg(long, value_enum, value_name = "LANG")]
+    pub lang: Option<LangArg>,
 }
 
 /// How many findings of one sweep are shrunk by default: enough for every distinct bug a

@@ -3,7 +3,7 @@
 //! reproduce (exit 2, with the reason), cross-checks the crash-free run and every single
 //! crash point `explore` enumerates, prints the table, and exits 1 if any point differs.
 
-use super::{load, to_json, CliError, Source};
+use super::{language, load, to_json, CliError, LangArg, Source};
 use crate::crosscheck;
 use crate::report::crosscheck as report;
 use crate::store::CrashModel;
@@ -17,6 +17,10 @@ pub struct CrosscheckArgs {
     /// Print the result as JSON.
     #[arg(long)]
     pub json: bool,
+    /// The language of the text report (default: the environment's, else English). The
+    /// JSON is the same in every language.
+    #[arg(long, value_enum, value_name = "LANG")]
+    pub lang: Option<LangArg>,
     /// For tests of crosscheck itself: simulate with a deliberately wrong crash model, so
     /// that the check has something to catch.
     #[arg(long, value_enum, hide = true)]
@@ -82,7 +86,7 @@ pub fn crosscheck(args: &CrosscheckArgs) -> Result<(String, ExitCode), CliError>
     let out = if args.json {
         to_json(&report::json(&scenario, &origin, &rows))
     } else {
-        report::text(&scenario, &name, &rows)
+        report::text(language(args.lang), &scenario, &name, &rows)
     };
     Ok((
         out,

@@ -24,7 +24,7 @@ use crate::fault::CrashSpec;
 use crate::model::{BoundaryPoint, Protocol, StepActor};
 use crate::producer::Identity;
 use crate::report::folder::FileReport;
-use crate::report::lang::Lang;
+use crate::report::lang::{Lang, SweepHead};
 use crate::report::paint::Paint;
 use crate::report::{diagram, explain, json, junit, markdown, text, token_command, Origin};
 use crate::scenario::token::{self, TokenError};
@@ -97,7 +97,14 @@ impl From<String> for Printed {
 pub fn execute(command: &Command) -> Result<(Printed, ExitCode), CliError> {
     let text = |r: Result<(String, ExitCode), CliError>| r.map(|(t, c)| (Printed::Text(t), c));
     match command {
-        Command::Protocols => Ok((text::protocols_text().into(), ExitCode::SUCCESS)),
+        Command::Protocols(args) => {
+            let out = if args.json {
+                to_json(&crate::report::protocols::json())
+            } else {
+                crate::report::protocols::text(language(args.lang))
+            };
+            Ok((out.into(), ExitCode::SUCCESS))
+        }
         Command::Run(args) => run(args),
         Command::Explain(args) => text(explain_command(args)),
         Command::Explore(args) => explore(args),

@@ -5,19 +5,20 @@
 use super::Origin;
 use crate::crosscheck::{self, Checked, Line};
 use crate::model::BoundaryPoint;
+use crate::report::lang::Lang;
 use crate::scenario::Scenario;
 use serde::Serialize;
 use std::fmt::Write as _;
 
-fn point_name(c: &Checked) -> String {
+fn point_name(l: Lang, c: &Checked) -> String {
     c.point
-        .map_or_else(|| "(no crash)".to_string(), |p| p.to_string())
+        .map_or_else(|| l.crosscheck_no_crash().to_string(), |p| p.to_string())
 }
 
-fn real_outcome(c: &Checked) -> String {
+fn real_outcome(l: Lang, c: &Checked) -> String {
     match &c.real {
-        Ok(o) => crosscheck::outcome(&o.verdict),
-        Err(_) => "(could not run)".to_string(),
+        Ok(o) => l.crosscheck_outcome(&o.verdict),
+        Err(_) => l.crosscheck_could_not_run().to_string(),
     }
 }
 
@@ -41,53 +42,52 @@ fn ratio(sim: f64, real: f64) -> f64 {
     }
 }
 
-/// The report for people.
-pub fn text(scenario: &Scenario, origin: &str, rows: &[Checked]) -> String {
+/// The report for people, in language `l`.
+pub fn text(l: Lang, scenario: &Scenario, origin: &str, rows: &[Checked]) -> String {
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "crosscheck {origin}: protocol {} ({}), {} events, seed {}",
-        scenario.protocol.name,
+    let protocol = (
+        scenario.protocol.name.as_str(),
         scenario.protocol.arrow_list(),
+    );
+    let head = l.crosscheck_head(
+        origin,
+        (protocol.0, &protocol.1),
         scenario.workload.events,
-        scenario.seed
+        scenario.seed,
     );
-    out.push_str(
-        "Real runs: the consumer is a child process on a SQLite file (WAL, synchronous=FULL), \
-         killed with SIGKILL at the crash point and restarted on the same file; the parent \
-         plays the broker and the clock.\n\n",
+    let _ = writeln!(out, "{head}\n");
+    let header = l.crosscheck_header();
+    // Columns are as wide as their widest cell, counted in characters (`sí`, `caída`).
+    let widest = |cells: Vec<String>, title: &str| {
+        cells
+            .iter()
+            .map(|c| c.chars().count())
+            .max()
+            .unwrap_or(0)
+            .max(title.chars().count())
+    };
+    let width = widest(rows.iter().map(|r| point_name(l, r)).collect(), header[0]);
+    let sim_width = widest(
+        rows.iter()
+            .map(|r| l.crosscheck_outcome(&r.simulated.verdict))
+            .collect(),
+        header[1],
     );
-    let width = rows
-        .iter()
-        .map(|r| point_name(r).len())
-        .max()
-        .unwrap_or(0)
-        .max("crash point".len());
-    let sim_width = rows
-        .iter()
-        .map(|r| crosscheck::outcome(&r.simulated.verdict).len())
-        .max()
-        .unwrap_or(0)
-        .max("simulated".len());
-    let real_width = rows
-        .iter()
-        .map(|r| real_outcome(r).len())
-        .max()
-        .unwrap_or(0)
-        .max("real".len());
+    let real_width = widest(rows.iter().map(|r| real_outcome(l, r)).collect(), header[2]);
+    let match_width = header[3].chars().count().max(5);
     let _ = writeln!(
         out,
-        "{:<width$}  {:<sim_width$}  {:<real_width$}  {:<5}  {:>8}  {:>8}  {:>6}",
-        "crash point", "simulated", "real", "match", "sim ms", "real ms", "ratio"
+        "{:<width$}  {:<sim_width$}  {:<real_width$}  {:<match_width$}  {:>8}  {:>8}  {:>6}",
+        header[0], header[1], header[2], header[3], header[4], header[5], header[6]
     );
     for r in rows {
         let _ = writeln!(
             out,
-            "{:<width$}  {:<sim_width$}  {:<real_width$}  {:<5}  {:>8.3}  {:>8.2}  {:>5.0}×",
-            point_name(r),
-            crosscheck::outcome(&r.simulated.verdict),
-            real_outcome(r),
-            if r.matches() { "yes" } else { "NO" },
+            "{:<width$}  {:<sim_width$}  {:<real_width$}  {:<match_width$}  {:>8.3}  {:>8.2}  {:>5.0}×",
+            point_name(l, r),
+            l.crosscheck_outcome(&r.simulated.verdict),
+            real_outcome(l, r),
+            l.crosscheck_yes_no(r.matches()),
             ms(r.simulated_seconds),
             ms(r.real_seconds),
             ratio(r.simulated_seconds, r.real_seconds)
@@ -95,54 +95,48 @@ pub fn text(scenario: &Scenario, origin: &str, rows: &[Checked]) -> String {
     }
     let matched = rows.iter().filter(|r| r.matches()).count();
     let (sim, real, ratio) = timing(rows);
-    let _ = writeln!(
-        out,
-        "\n{matched} of {} runs match (the crash-free run and {} single crash points).",
-        rows.len(),
-        rows.len().saturating_sub(1)
-    );
-    let _ = writeln!(
-        out,
-        "Wall time per run: simulated {:.3} ms, real {:.2} ms; the simulation is {ratio:.0}× \
-         faster.",
-        ms(sim),
-        ms(real)
-    );
+    let _ = writeln!(out, "\n{}", l.crosscheck_matched(matched, rows.len()));
+    let _ = writeln!(out, "{}", l.crosscheck_timing(ms(sim), ms(real), ratio));
     for r in rows.iter().filter(|r| !r.matches()) {
-        let _ = writeln!(out, "\nMISMATCH at {}:", point_name(r));
-        match &r.real {
-            Err(e) => {
-                let _ = writeln!(out, "  the real run could not be carried out: {e}");
-            }
-            Ok(real) => {
-                for d in &r.differences {
-                    let _ = writeln!(out, "  {}", d.what);
-                    let _ = writeln!(out, "    simulated: {}", d.simulated);
-                    let _ = writeln!(out, "    real:      {}", d.real);
-                }
-                if r.simulated.lines.is_empty() {
-                    let _ = writeln!(
-                        out,
-                        "  (traces not kept: the first {} mismatches keep theirs)",
-                        crosscheck::MAX_DETAILED_MISMATCHES
-                    );
-                } else {
-                    out.push_str(&traces(&r.simulated.lines, &real.lines));
-                }
-            }
-        }
+        mismatch(l, &mut out, r);
     }
     out
 }
 
+/// The block of a point that does not match: what differs, and both consumer traces.
+fn mismatch(l: Lang, out: &mut String, r: &Checked) {
+    let _ = writeln!(out, "\n{}", l.crosscheck_mismatch(&point_name(l, r)));
+    match &r.real {
+        Err(e) => {
+            let _ = writeln!(out, "  {}", l.crosscheck_not_carried_out(&e.to_string()));
+        }
+        Ok(real) => {
+            let (simulated, real_side) = l.crosscheck_sides();
+            for d in &r.differences {
+                let _ = writeln!(out, "  {}", d.what);
+                let _ = writeln!(out, "    {simulated}{}", d.simulated);
+                let _ = writeln!(out, "    {real_side}{}", d.real);
+            }
+            if r.simulated.lines.is_empty() {
+                let kept = crosscheck::MAX_DETAILED_MISMATCHES;
+                let _ = writeln!(out, "  {}", l.crosscheck_traces_not_kept(kept));
+            } else {
+                out.push_str(&traces(l, &r.simulated.lines, &real.lines));
+            }
+        }
+    }
+}
+
 /// Both consumer traces, one after the other, the lines that differ marked with `!`.
-fn traces(sim: &[Line], real: &[Line]) -> String {
+fn traces(l: Lang, sim: &[Line], real: &[Line]) -> String {
     let mut out = String::new();
-    for (name, lines, other) in [("simulated", sim, real), ("real", real, sim)] {
-        let _ = writeln!(out, "  {name} consumer trace:");
-        for (i, l) in lines.iter().enumerate() {
-            let same = other.get(i).is_some_and(|o| o.to_string() == l.to_string());
-            let _ = writeln!(out, "   {} {l}", if same { ' ' } else { '!' });
+    for (simulated, lines, other) in [(true, sim, real), (false, real, sim)] {
+        let _ = writeln!(out, "  {}", l.crosscheck_trace_title(simulated));
+        for (i, line) in lines.iter().enumerate() {
+            let same = other
+                .get(i)
+                .is_some_and(|o| o.to_string() == line.to_string());
+            let _ = writeln!(out, "   {} {line}", if same { ' ' } else { '!' });
         }
     }
     out

@@ -14,6 +14,7 @@ pub mod junit;
 pub mod lang;
 pub mod markdown;
 pub mod paint;
+pub mod protocols;
 pub mod schema;
 pub mod text;
 pub mod xml;

@@ -13,6 +13,7 @@ use super::json::{
     Document, ExploreJson, FindingJson, InterleavingsJson, MatrixJson, RunJson, SweepJson,
     TtlSearchJson,
 };
+use super::protocols::ProtocolsJson;
 use schemars::generate::SchemaSettings;
 use schemars::transform::RecursiveTransform;
 use schemars::{JsonSchema, Schema};
@@ -61,6 +62,7 @@ pub fn all() -> Vec<NamedSchema> {
             "One line of `sweep --out FILE` (JSON Lines): one finding.",
         ),
         output::<CrosscheckJson<'static>>("crosscheck", "`crosscheck --json`."),
+        output::<ProtocolsJson>("protocols", "`protocols --json`."),
     ]
 }
 

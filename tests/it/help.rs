@@ -169,7 +169,15 @@ fn a_flag_means_the_same_thing_in_every_command() {
     assert_eq!(seen["out"].1.as_deref(), Some("FILE"));
     assert_eq!(seen["out-dir"].1.as_deref(), Some("DIR"));
     // Every command that prints results prints them as JSON on request, with one help.
-    for command in ["run", "explore", "sweep", "matrix", "crosscheck", "replay"] {
+    for command in [
+        "run",
+        "explore",
+        "sweep",
+        "matrix",
+        "crosscheck",
+        "replay",
+        "protocols",
+    ] {
         let json = flags
             .iter()
             .find(|(c, l, _, _)| c == command && l == "json")
@@ -180,6 +188,23 @@ fn a_flag_means_the_same_thing_in_every_command() {
             json.3
         );
     }
+    // Every command that prints text for people speaks both languages, with one value name.
+    for command in [
+        "run",
+        "explain",
+        "explore",
+        "sweep",
+        "matrix",
+        "crosscheck",
+        "replay",
+        "protocols",
+    ] {
+        assert!(
+            flags.iter().any(|(c, l, _, _)| c == command && l == "lang"),
+            "{command} has no --lang"
+        );
+    }
+    assert_eq!(seen["lang"].1.as_deref(), Some("LANG"));
     // `--out` for a folder is refused with the flag that takes one.
     let o = bin(&["matrix", "--out", "somewhere"]);
     assert_eq!(o.status.code(), Some(2));

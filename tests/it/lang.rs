@@ -246,3 +246,129 @@ fn diagrams_speak_spanish_with_the_same_arrows() {
     let svg = std::fs::read_to_string(&out).unwrap();
     assert!(svg.contains(">caída</text>") && svg.contains(">Productor</text>"));
 }
+
+#[test]
+fn sweep_and_replay_speak_spanish_with_the_same_findings() {
+    let args = [
+        "sweep",
+        "--protocol",
+        "no-dedup",
+        "--events",
+        "2",
+        "--seeds",
+        "0..3",
+    ];
+    let en = bin(&args);
+    let es = bin(&[&args[..], &["--lang", "es"]].concat());
+    assert_eq!(en.status.code(), Some(1));
+    assert_eq!(es.status.code(), Some(1));
+    let (en, es) = (stdout(&en), stdout(&es));
+    assert!(es.starts_with("sweep de 3 semillas 0..3"), "{es}");
+    assert!(
+        es.contains("semilla 0: ") && es.contains("reducido a "),
+        "{es}"
+    );
+    assert!(es.contains("3 semillas barridas: 3 con fallas"), "{es}");
+    // The commands (`--seeds`) are the tool's own words.
+    let words: String = es
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("delivery-sim "))
+        .collect();
+    for english in [
+        "sweeping",
+        "seeds",
+        "failing",
+        "shrunk",
+        "crash ",
+        "duplicated",
+        "fails ",
+        "runs",
+    ] {
+        assert!(!words.contains(english), "{english:?} in\n{es}");
+    }
+    let commands = |t: &str| -> Vec<String> {
+        t.lines()
+            .filter(|l| l.trim_start().starts_with("delivery-sim "))
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(commands(&en).len(), 6, "{en}");
+    assert_eq!(commands(&es), commands(&en));
+    assert_eq!(skeleton(&es), skeleton(&en));
+    // One seed: its whole run report, in Spanish too.
+    let one = bin(&[
+        "sweep",
+        "--protocol",
+        "no-dedup",
+        "--events",
+        "2",
+        "--seeds",
+        "1..2",
+        "--lang",
+        "es",
+    ]);
+    assert!(
+        stdout(&one).starts_with("sweep, semilla 1: "),
+        "{}",
+        stdout(&one)
+    );
+    assert!(stdout(&one).contains("reducido a "), "{}", stdout(&one));
+    // A finding's token replayed, in both languages: the same run, other words.
+    let token = commands(&en)
+        .iter()
+        .find_map(|l| {
+            l.trim()
+                .strip_prefix("delivery-sim replay ")
+                .map(str::to_string)
+        })
+        .expect("a shrunk finding's token");
+    let (ren, res) = (
+        bin(&["replay", &token]),
+        bin(&["replay", &token, "--lang", "es"]),
+    );
+    assert_eq!(ren.status.code(), res.status.code());
+    let (ren, res) = (stdout(&ren), stdout(&res));
+    assert_ne!(ren, res);
+    assert_eq!(skeleton(&res), skeleton(&ren));
+    assert!(res.contains("DUPLICADO"), "{res}");
+    assert!(!res.contains("DUPLICATED"), "{res}");
+}
+
+#[test]
+fn crosscheck_speaks_spanish_with_the_same_points() {
+    let args = ["crosscheck", "--protocol", "inbox", "--events", "1"];
+    let en = bin(&args);
+    let es = bin(&[&args[..], &["--lang", "es"]].concat());
+    assert_eq!(en.status.code(), Some(0));
+    assert_eq!(es.status.code(), Some(0));
+    let (en, es) = (stdout(&en), stdout(&es));
+    assert!(
+        es.contains("punto de falla") && es.contains("(sin caída)"),
+        "{es}"
+    );
+    for english in [
+        "crash point",
+        "simulated",
+        "runs match",
+        "Wall time",
+        " yes ",
+        " once",
+    ] {
+        assert!(!es.contains(english), "{english:?} in\n{es}");
+    }
+    // The same points, in the same order, with the same outcomes once the words are mapped.
+    let rows = |t: &str| -> Vec<String> {
+        t.lines()
+            .filter(|l| l.starts_with("before:") || l.starts_with("after:"))
+            .map(|l| {
+                let cells: Vec<&str> = l.split("  ").filter(|c| !c.is_empty()).collect();
+                cells[..4]
+                    .join("|")
+                    .replace("una vez", "once")
+                    .replace("sí", "yes")
+            })
+            .collect()
+    };
+    assert!(!rows(&en).is_empty());
+    assert_eq!(rows(&es), rows(&en));
+}

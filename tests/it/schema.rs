@@ -210,7 +210,7 @@ fn explore_in_every_mode_validates() {
 }
 
 #[test]
-fn matrix_sweep_and_crosscheck_validate() {
+fn matrix_sweep_crosscheck_and_protocols_validate() {
     let out = output(&["matrix", "--events", "1", "--depth", "1", "--json"]);
     assert_valid_and_strict("matrix", "matrix --json", &out, 30);
 
@@ -255,6 +255,10 @@ fn matrix_sweep_and_crosscheck_validate() {
         "--json",
     ]);
     assert_valid_and_strict("crosscheck", "crosscheck --json", &out, 20);
+
+    let out = output(&["protocols", "--json"]);
+    assert_eq!(out["protocols"].as_array().unwrap().len(), 7, "{out}");
+    assert_valid_and_strict("protocols", "protocols --json", &out, 10);
 }
 
 #[test]

@@ -10,6 +10,7 @@ pub(in crate::cli) fn replay(args: &ReplayArgs) -> Result<(Printed, ExitCode), C
     let token = args.token.trim();
     let command = token_command(token);
     let failure = result.failure();
+    let lang = language(args.lang);
     if let Some(path) = &args.scenario_out {
         let mut file = scenario.clone();
         file.description = text::regression_description(&result, &failure, token, &schedule);
@@ -32,9 +33,8 @@ pub(in crate::cli) fn replay(args: &ReplayArgs) -> Result<(Printed, ExitCode), C
         write_atomically(path, &json, "--scenario-out")?;
         // A status line, not a result: stderr.
         eprintln!(
-            "wrote {} (its expect pins this run: {})",
-            path.display(),
-            failure
+            "{}",
+            lang.replay_wrote(&path.display().to_string(), &failure)
         );
     }
     let mut out = String::new();
@@ -43,9 +43,15 @@ pub(in crate::cli) fn replay(args: &ReplayArgs) -> Result<(Printed, ExitCode), C
         j.replay = command;
         out.push_str(&to_json(&j));
     } else {
-        out.push_str(&text::run_text(&scenario, &result, &command, None));
+        out.push_str(&text::run_text_in(
+            lang,
+            stdout_paint(),
+            &scenario,
+            &result,
+            &command,
+            None,
+        ));
         if args.trace {
-            let lang = crate::report::lang::Lang::En;
             return Ok((trace_then(result, lang, out), code(failure.is_empty())));
         }
     }

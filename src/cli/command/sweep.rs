@@ -34,6 +34,7 @@ pub(in crate::cli) fn sweep(args: &SweepArgs) -> Result<(String, ExitCode), CliE
     let shrink_options = shrink_options(args)?;
     // How many findings to shrink, if any.
     let shrinking = (!args.no_shrink).then_some(args.shrink_findings);
+    let lang = language(args.lang);
     if seeds.end - seeds.start == 1 && !args.json {
         // One seed: the full report, which is what a replay command is for.
         return Ok(one_seed(
@@ -42,6 +43,7 @@ pub(in crate::cli) fn sweep(args: &SweepArgs) -> Result<(String, ExitCode), CliE
             seeds.start,
             &limits,
             shrinking.map(|_| shrink_options),
+            lang,
         ));
     }
     let total = seeds.end - seeds.start;
@@ -50,13 +52,17 @@ pub(in crate::cli) fn sweep(args: &SweepArgs) -> Result<(String, ExitCode), CliE
     if args.json {
         out.write_stdout(&json_head(&scenario, &seeds, &limits, shrinking))?;
     } else {
-        out.say(&announcement(
-            &scenario,
-            &seeds,
-            &limits,
-            shrinking,
-            shrink_options,
-        ));
+        out.say(&lang.sweep_head(&SweepHead {
+            seeds: seeds.clone(),
+            scenario: &scenario.name,
+            protocol: &scenario.protocol.name,
+            crash_ppm: limits.max_crash_ppm,
+            crashes: limits.max_crashes,
+            failures: limits.max_failures,
+            republishes: limits.max_republishes,
+            broker_faults: limits.max_broker_faults,
+            shrinking: shrinking.map(|n| (n, shrink_options.max_runs)),
+        }));
     }
     let mut start = seeds.start;
     while start < seeds.end {
@@ -102,14 +108,18 @@ pub(in crate::cli) fn sweep(args: &SweepArgs) -> Result<(String, ExitCode), CliE
         let summary = if args.json {
             json_tail(ran.end - ran.start, findings, shrunk_findings, Some(resume))
         } else {
-            interrupted_line(total, ran, findings, &resume, args.out.as_deref())
+            let out = args.out.as_ref().map(|p| p.display().to_string());
+            let line = lang.sweep_interrupted(total, ran, findings, &resume, out.as_deref());
+            format!("{line}\n")
         };
         return Ok((summary, interrupt::exit_code()));
     }
     let summary = if args.json {
         json_tail(total, findings, shrunk_findings, None)
     } else {
-        summary_line(total, findings, shrunk_findings, args.out.as_deref())
+        let out = args.out.as_ref().map(|p| p.display().to_string());
+        let line = lang.sweep_summary(total, findings, shrunk_findings, out.as_deref());
+        format!("{line}\n")
     };
     Ok((summary, code(findings == 0)))
 }
@@ -173,17 +183,28 @@ fn one_seed(
     seed: u64,
     limits: &SwarmLimits,
     shrink: Option<ShrinkOptions>,
+    lang: Lang,
 ) -> (String, ExitCode) {
     let (s, plan) = sweep::seeded(scenario, seed, limits);
     let result = world::run(&s);
-    let mut out = format!("sweep seed {seed}: {}\n", text::plan_text(&plan));
+    let mut out = format!(
+        "{}\n",
+        lang.sweep_seed_head(seed, &text::plan_text(lang, &plan))
+    );
     let replay = origin.sweep_replay_command(seed, limits);
-    out.push_str(&text::run_text(&s, &result, &replay, None));
+    out.push_str(&text::run_text_in(
+        lang,
+        stdout_paint(),
+        &s,
+        &result,
+        &replay,
+        None,
+    ));
     let failing = sweep::is_finding(&result);
     if let Some(options) = shrink.filter(|_| failing) {
         let f = sweep::Finding { seed, plan, result };
         let shrunk = sweep::shrink_finding(scenario, &f, limits, options);
-        out.push_str(&format!("\n{}\n", text::shrunk_lines(&shrunk)));
+        out.push_str(&format!("\n{}\n", text::shrunk_lines(lang, &shrunk)));
     }
     (out, code(!failing))
 }
@@ -204,7 +225,11 @@ fn open_out(args: &SweepArgs) -> Result<Option<std::fs::File>, CliError> {
 }
 
 /// The progress bar of a sweep over `total` seeds, drawn on `target`.
-fn progress_bar(total: u64, target: indicatif::ProgressDrawTarget) -> indicatif::ProgressBar {
+fn progress_bar(
+    total: u64,
+    target: indicatif::ProgressDrawTarget,
+    lang: Lang,
+) -> indicatif::ProgressBar {
     let bar = indicatif::ProgressBar::with_draw_target(Some(total), target);
     bar.set_style(
         indicatif::ProgressStyle::with_template(
@@ -212,7 +237,7 @@ fn progress_bar(total: u64, target: indicatif::ProgressDrawTarget) -> indicatif:
         )
         .expect("a valid template"),
     );
-    bar.set_message("0 findings");
+    bar.set_message(lang.sweep_findings(0));
     bar
 }
 
@@ -242,6 +267,10 @@ fn resume_command(
         // The rest as a document of its own, as this one was printed.
         resume.push_str(" --json");
     }
+    if let Some(lang) = args.lang {
+        // The rest in the language this part was printed in.
+        resume.push_str(&format!(" --lang {}", lang.code()));
+    }
     if let Some(path) = &args.out {
         resume.push_str(&format!(
             " --out {} --append",
@@ -264,71 +293,6 @@ fn shrink_options(args: &SweepArgs) -> Result<ShrinkOptions, CliError> {
     })
 }
 
-/// The line a sweep starts with: what it sweeps, within which limits, shrinking what.
-fn announcement(
-    scenario: &Scenario,
-    seeds: &std::ops::Range<u64>,
-    limits: &SwarmLimits,
-    shrinking: Option<u64>,
-    shrink_options: ShrinkOptions,
-) -> String {
-    format!(
-        "sweeping {} seeds {}..{} of `{}` ({}), swarm limits: crash ≤ {} ppm per step, ≤ {} crashes, \
-         ≤ {} failed steps, ≤ {} republishes, ≤ {} lost acks and broker duplicates; {}",
-        seeds.end - seeds.start,
-        seeds.start,
-        seeds.end,
-        scenario.name,
-        scenario.protocol.name,
-        limits.max_crash_ppm,
-        limits.max_crashes,
-        limits.max_failures,
-        limits.max_republishes,
-        limits.max_broker_faults,
-        match shrinking {
-            Some(n) => format!(
-                "shrinking the first {n} findings, ≤ {} runs each",
-                shrink_options.max_runs
-            ),
-            None => "not shrinking findings".to_string(),
-        }
-    )
-}
-
-/// The line a finished sweep ends with.
-fn summary_line(total: u64, findings: u64, shrunk_findings: u64, out: Option<&Path>) -> String {
-    format!(
-        "swept {total} seeds: {findings} failing (lost, duplicated, dead-lettered, torn, unacked, limited, or broken at another boundary){}{}\n",
-        if shrunk_findings > 0 {
-            format!("; {shrunk_findings} shrunk (replay each with `delivery-sim replay TOKEN`)")
-        } else {
-            String::new()
-        },
-        out.map_or(String::new(), |p| format!("; findings written to {}", p.display()))
-    )
-}
-
-/// The line an interrupted sweep ends with: what ran, and the command that resumes it.
-fn interrupted_line(
-    total: u64,
-    ran: std::ops::Range<u64>,
-    findings: u64,
-    resume: &str,
-    out: Option<&Path>,
-) -> String {
-    format!(
-        "interrupted after {} of {total} seeds ({}..{} ran): {findings} failing so far{}\n\
-         resume with: {resume}\n",
-        ran.end - ran.start,
-        ran.start,
-        ran.end,
-        out.map_or(String::new(), |p| format!(
-            "; findings written to {}",
-            p.display()
-        ))
-    )
-}
-
 /// Where a sweep's findings go: stdout (above the progress bar, when there is one) and the
 /// `--out` file; and how many there were.
 struct Findings {
@@ -336,6 +300,7 @@ struct Findings {
     jsonl: Option<std::fs::File>,
     /// `--json`: each finding is an item of the document's `findings`, not text.
     json: bool,
+    lang: Lang,
     count: u64,
     shrunk: u64,
 }
@@ -347,19 +312,21 @@ impl Findings {
     /// With --json, stdout is the document's, and the bar goes to a terminal's stderr.
     fn new(args: &SweepArgs, total: u64) -> Result<Findings, CliError> {
         use std::io::IsTerminal;
+        let lang = language(args.lang);
         let bar = if args.json {
             std::io::stderr()
                 .is_terminal()
-                .then(|| progress_bar(total, indicatif::ProgressDrawTarget::stderr()))
+                .then(|| progress_bar(total, indicatif::ProgressDrawTarget::stderr(), lang))
         } else {
             std::io::stdout()
                 .is_terminal()
-                .then(|| progress_bar(total, indicatif::ProgressDrawTarget::stdout()))
+                .then(|| progress_bar(total, indicatif::ProgressDrawTarget::stdout(), lang))
         };
         Ok(Findings {
             bar,
             jsonl: open_out(args)?,
             json: args.json,
+            lang,
             count: 0,
             shrunk: 0,
         })
@@ -409,11 +376,11 @@ impl Findings {
         let how = match &shrunk {
             Some(s) => {
                 self.shrunk += 1;
-                text::shrunk_lines(s)
+                text::shrunk_lines(self.lang, s)
             }
             None => format!("    {}", token_command(&exact)),
         };
-        let finding_line = text::finding_line(f, &replay);
+        let finding_line = text::finding_line(self.lang, f, &replay);
         let finding = json::finding_json(scenario, f, replay, exact, shrunk.as_ref());
         if self.json {
             let item = serde_json::to_string(&finding).expect("findings serialize");
@@ -430,7 +397,7 @@ impl Findings {
                 .map_err(|e| CliError::Usage(format!("--out: cannot write: {e}")))?;
         }
         if let Some(bar) = &self.bar {
-            bar.set_message(format!("{} findings", self.count));
+            bar.set_message(self.lang.sweep_findings(self.count));
         }
         Ok(())
     }

@@ -126,26 +126,3 @@ fn matrix_legend(lang: Lang, out: &mut String, columns: &[MatrixColumn], events:
         );
     }
 }
-
-/// The built-in protocols with their steps and description.
-pub fn protocols_text() -> String {
-    let mut out = String::new();
-    for b in built_ins() {
-        let steps: Vec<&str> = b.steps.iter().map(|s| s.name()).collect();
-        let _ = writeln!(
-            out,
-            "{:<17} {}\n{:<17} steps: {}\n{:<17} under single crashes: {}\n",
-            b.name,
-            b.description,
-            "",
-            steps.join(" → "),
-            "",
-            b.crash_guarantee
-        );
-    }
-    out.push_str(
-        "A scenario may define its own: \"protocol\": {\"name\": \"...\", \"steps\": [...]}, with steps from\n\
-         receive, begin, check_inbox, insert_inbox, apply_effect, commit, ack, external_effect.\n",
-    );
-    out
-}

@@ -13,7 +13,7 @@ use crate::explore::retention::TtlSearch;
 use crate::explore::shrink::Shrunk;
 use crate::explore::sweep::{Finding, SwarmPlan};
 use crate::explore::{matrix_rows, Exploration, Interleavings, MatrixColumn};
-use crate::model::{built_ins, BoundaryPoint, Guarantee};
+use crate::model::{BoundaryPoint, Guarantee};
 use crate::report::folder::FileCheck;
 use crate::report::json::{anomalies, differing_amounts, matrix_origin};
 use crate::report::lang::{Lang, RunLabel};
@@ -26,15 +26,6 @@ use std::fmt::Write as _;
 
 /// How many events a run report lists one by one before summarising the rest.
 const EVENT_ROWS: usize = 40;
-
-fn stop_text(stop: StopReason) -> &'static str {
-    match stop {
-        StopReason::Quiescent => "nothing left to do",
-        StopReason::StepLimit => "STEP LIMIT REACHED",
-        StopReason::TickLimit => "TICK LIMIT REACHED",
-        StopReason::TraceLimit => "TRACE LIMIT REACHED",
-    }
-}
 
 fn expectation_lines_in(l: Lang, paint: Paint, out: &mut String, failures: Option<&[String]>) {
     let label = pad(l.run_label(RunLabel::Expect));

@@ -3,7 +3,7 @@
 use super::*;
 
 /// A sweep's plan in a few words: `crashes 12% ×3, fails apply_effect e1 ×2, republishes e0`.
-pub fn plan_text(plan: &SwarmPlan) -> String {
+pub fn plan_text(l: Lang, plan: &SwarmPlan) -> String {
     let mut parts = Vec::new();
     // A budget of no crash, or no chance per step, crashes nothing: not worth a word.
     if let Some(rc) = plan
@@ -11,69 +11,55 @@ pub fn plan_text(plan: &SwarmPlan) -> String {
         .random_crash
         .filter(|rc| rc.max_crashes > 0 && rc.per_step_ppm > 0)
     {
-        parts.push(format!(
-            "crashes {:.1}% per step, at most {}",
-            f64::from(rc.per_step_ppm) / 10_000.0,
-            rc.max_crashes
-        ));
+        parts.push(l.plan_crashes(f64::from(rc.per_step_ppm) / 10_000.0, rc.max_crashes));
     }
     for f in &plan.faults.fail {
-        parts.push(format!(
-            "fails {}{} ×{}",
-            f.step,
-            f.event.map_or(String::new(), |e| format!(" e{e}")),
-            f.times
-        ));
+        let event = f.event.map_or(String::new(), |e| format!(" e{e}"));
+        parts.push(l.plan_fails(&f.step.to_string(), &event, f.times));
     }
     if !plan.republish.is_empty() {
         let events: Vec<String> = plan.republish.iter().map(|e| format!("e{e}")).collect();
-        parts.push(format!("republishes {}", events.join(", ")));
+        parts.push(l.plan_republishes(&events.join(", ")));
     }
     for st in &plan.faults.stall {
-        parts.push(format!(
-            "stalls {} ticks at {} e{}",
-            st.ticks,
-            st.at,
-            st.event.unwrap_or(0)
-        ));
+        parts.push(l.plan_stall(st.ticks, &st.at.to_string(), st.event.unwrap_or(0)));
     }
     if plan.jitter_ticks > 0 {
-        parts.push(format!(
-            "deliveries delayed up to {} ticks",
-            plan.jitter_ticks
-        ));
+        parts.push(l.plan_jitter(plan.jitter_ticks));
     }
     if plan.stale_ack == crate::broker::StaleAck::Accept {
-        parts.push("stale acks accepted".to_string());
+        parts.push(l.plan_stale_acks().to_string());
     }
-    for (what, faults) in [
-        ("loses the ack of", &plan.faults.lose_ack),
-        ("broker duplicates", &plan.faults.duplicate_delivery),
-    ] {
-        for f in faults.iter() {
-            parts.push(format!("{what} e{}", f.event.unwrap_or(0)));
-        }
+    for f in &plan.faults.lose_ack {
+        parts.push(l.plan_lose_ack(f.event.unwrap_or(0)));
+    }
+    for f in &plan.faults.duplicate_delivery {
+        parts.push(l.plan_broker_duplicate(f.event.unwrap_or(0)));
     }
     if parts.is_empty() {
-        return "no fault drawn".to_string();
+        return l.plan_no_fault().to_string();
     }
     parts.join(", ")
 }
 
 /// One line for a failing seed: what broke, under which plan, and how to replay it.
-pub fn finding_line(f: &Finding, replay: &str) -> String {
+pub fn finding_line(l: Lang, f: &Finding, replay: &str) -> String {
     let v = &f.result.verdict;
     let mut broke: Vec<String> = v
         .events
         .iter()
         .filter(|e| e.outcome != Outcome::Once || !e.acked || e.torn)
         .map(|e| {
-            let mut what = format!("e{} {}", e.event, e.outcome.name());
+            let name = match l {
+                Lang::En => e.outcome.name().to_string(),
+                Lang::Es => l.outcome(e.outcome),
+            };
+            let mut what = format!("e{} {name}", e.event);
             if e.torn {
-                what.push_str(" (torn)");
+                what.push_str(l.finding_torn());
             }
             if !e.acked && !matches!(e.outcome, Outcome::DeadLettered | Outcome::Stuck) {
-                what.push_str(" (unacked)");
+                what.push_str(l.finding_unacked());
             }
             what
         })
@@ -83,28 +69,25 @@ pub fn finding_line(f: &Finding, replay: &str) -> String {
             .iter()
             .skip(1)
             .filter(|b| b.guarantee != Guarantee::ExactlyOnce)
-            .map(|b| b.describe()),
+            .map(|b| l.describe_scope(b)),
     );
     if f.result.stop != StopReason::Quiescent {
-        broke.push(stop_text(f.result.stop).to_string());
+        broke.push(l.stop_text(f.result.stop).to_string());
     }
     format!(
-        "seed {}: {} — {}; {}\n    {}",
+        "{} {}: {} — {}; {}\n    {}",
+        l.choose("seed", "semilla"),
         f.seed,
         broke.join(", "),
-        plan_text(&f.plan),
-        match f.result.crashes.len() {
-            0 => "no crash".to_string(),
-            1 => "1 crash".to_string(),
-            n => format!("{n} crashes"),
-        },
+        plan_text(l, &f.plan),
+        l.crash_count(f.result.crashes.len()),
         replay
     )
 }
 
 /// A finding's shrunk run, under its finding line: how small it got, from what, in how many
 /// runs, how it fails, its crashes, and the command that replays it.
-pub fn shrunk_lines(s: &Shrunk) -> String {
+pub fn shrunk_lines(l: Lang, s: &Shrunk) -> String {
     let crashes: Vec<String> = s
         .result
         .crashes
@@ -112,21 +95,14 @@ pub fn shrunk_lines(s: &Shrunk) -> String {
         .map(|c| c.point.to_string())
         .collect();
     format!(
-        "    shrunk to {} in {} runs{} (from {}): {}{}\n    {}",
-        s.size.describe(),
-        s.runs,
-        if s.exhausted {
-            ", the budget (a smaller run may exist)"
-        } else {
-            ""
-        },
-        s.original.describe(),
-        s.signature,
-        if crashes.is_empty() {
-            String::new()
-        } else {
-            format!("; crash at {}", crashes.join(", then "))
-        },
+        "    {}\n    {}",
+        l.shrunk_line(
+            (&l.run_size(&s.size), &l.run_size(&s.original)),
+            s.runs,
+            s.exhausted,
+            &l.failure_signature(&s.signature),
+            &crashes
+        ),
         crate::report::token_command(&s.token())
     )
 }
@@ -199,10 +175,10 @@ mod tests {
     #[test]
     fn a_plan_that_cannot_crash_says_nothing_of_crashes() {
         assert_eq!(
-            plan_text(&plan(120_000, 3)),
+            plan_text(Lang::En, &plan(120_000, 3)),
             "crashes 12.0% per step, at most 3"
         );
-        assert_eq!(plan_text(&plan(120_000, 0)), "no fault drawn");
-        assert_eq!(plan_text(&plan(0, 3)), "no fault drawn");
+        assert_eq!(plan_text(Lang::En, &plan(120_000, 0)), "no fault drawn");
+        assert_eq!(plan_text(Lang::En, &plan(0, 3)), "no fault drawn");
     }
 }

@@ -1,0 +1,164 @@
+//! The words of `crosscheck`'s text report: its head, the table's header and cells, the
+//! summary and the blocks of points that do not match. The JSON is the same in every
+//! language; what differs between the two runs is the comparer's own wording.
+
+use super::Lang;
+use crate::check::Verdict;
+
+impl Lang {
+    /// The report's head: what is cross-checked, and how the real runs are made.
+    pub fn crosscheck_head(
+        self,
+        origin: &str,
+        (protocol, arrows): (&str, &str),
+        events: usize,
+        seed: u64,
+    ) -> String {
+        match self {
+            Lang::En => format!(
+                "crosscheck {origin}: protocol {protocol} ({arrows}), {events} events, seed \
+                 {seed}\nReal runs: the consumer is a child process on a SQLite file (WAL, \
+                 synchronous=FULL), killed with SIGKILL at the crash point and restarted on the \
+                 same file; the parent plays the broker and the clock."
+            ),
+            Lang::Es => format!(
+                "crosscheck {origin}: protocolo {protocol} ({arrows}), {events} eventos, \
+                 semilla {seed}\nCorridas reales: el consumer es un proceso hijo sobre un \
+                 archivo SQLite (WAL, synchronous=FULL), matado con SIGKILL en el punto de falla \
+                 y reiniciado sobre el mismo archivo; el padre hace de broker y de reloj."
+            ),
+        }
+    }
+
+    /// The table's column names.
+    pub fn crosscheck_header(self) -> [&'static str; 7] {
+        match self {
+            Lang::En => [
+                "crash point",
+                "simulated",
+                "real",
+                "match",
+                "sim ms",
+                "real ms",
+                "ratio",
+            ],
+            Lang::Es => [
+                "punto de falla",
+                "simulado",
+                "real",
+                "igual",
+                "ms sim",
+                "ms real",
+                "razón",
+            ],
+        }
+    }
+
+    /// The crash point cell of the crash-free run.
+    pub fn crosscheck_no_crash(self) -> &'static str {
+        self.choose("(no crash)", "(sin caída)")
+    }
+
+    /// The real cell of a point whose real process could not run.
+    pub fn crosscheck_could_not_run(self) -> &'static str {
+        self.choose("(could not run)", "(no se pudo correr)")
+    }
+
+    /// The match cell.
+    pub fn crosscheck_yes_no(self, matches: bool) -> &'static str {
+        match matches {
+            true => self.choose("yes", "sí"),
+            false => "NO",
+        }
+    }
+
+    /// A run's outcome: `exactly-once (3 once)`.
+    pub fn crosscheck_outcome(self, v: &Verdict) -> String {
+        let counts = [
+            (v.lost, "lost", "perdido", "perdidos"),
+            (v.duplicated, "duplicated", "duplicado", "duplicados"),
+            (v.dead_lettered, "dead-lettered", "en la DLQ", "en la DLQ"),
+            (v.rejected, "rejected", "rechazado", "rechazados"),
+        ];
+        let mut parts = vec![match self {
+            Lang::En => format!("{} once", v.exactly_once),
+            Lang::Es => format!("{} una vez", v.exactly_once),
+        }];
+        for (n, en, one, many) in counts.into_iter().filter(|c| c.0 > 0) {
+            parts.push(match self {
+                Lang::En => format!("{n} {en}"),
+                Lang::Es => format!("{n} {}", if n == 1 { one } else { many }),
+            });
+        }
+        format!("{} ({})", v.guarantee, parts.join(", "))
+    }
+
+    /// How many runs match.
+    pub fn crosscheck_matched(self, matched: usize, runs: usize) -> String {
+        let points = runs.saturating_sub(1);
+        match self {
+            Lang::En => format!(
+                "{matched} of {runs} runs match (the crash-free run and {points} single crash \
+                 points)."
+            ),
+            Lang::Es => format!(
+                "{matched} de {runs} corridas coinciden (la corrida sin caídas y {points} \
+                 puntos de una caída)."
+            ),
+        }
+    }
+
+    /// The mean wall time of a run on each side.
+    pub fn crosscheck_timing(self, sim_ms: f64, real_ms: f64, ratio: f64) -> String {
+        match self {
+            Lang::En => format!(
+                "Wall time per run: simulated {sim_ms:.3} ms, real {real_ms:.2} ms; the \
+                 simulation is {ratio:.0}× faster."
+            ),
+            Lang::Es => format!(
+                "Tiempo real por corrida: simulada {sim_ms:.3} ms, real {real_ms:.2} ms; la \
+                 simulación es {ratio:.0}× más rápida."
+            ),
+        }
+    }
+
+    /// The head of a block of a point that does not match.
+    pub fn crosscheck_mismatch(self, point: &str) -> String {
+        match self {
+            Lang::En => format!("MISMATCH at {point}:"),
+            Lang::Es => format!("NO COINCIDE en {point}:"),
+        }
+    }
+
+    pub fn crosscheck_not_carried_out(self, error: &str) -> String {
+        match self {
+            Lang::En => format!("the real run could not be carried out: {error}"),
+            Lang::Es => format!("la corrida real no se pudo hacer: {error}"),
+        }
+    }
+
+    /// `simulated: ` and `real:      `, aligned.
+    pub fn crosscheck_sides(self) -> (&'static str, &'static str) {
+        match self {
+            Lang::En => ("simulated: ", "real:      "),
+            Lang::Es => ("simulada: ", "real:     "),
+        }
+    }
+
+    pub fn crosscheck_traces_not_kept(self, kept: usize) -> String {
+        match self {
+            Lang::En => format!("(traces not kept: the first {kept} mismatches keep theirs)"),
+            Lang::Es => {
+                format!("(trazas no guardadas: las guardan las primeras {kept} diferencias)")
+            }
+        }
+    }
+
+    /// The title of one side's consumer trace.
+    pub fn crosscheck_trace_title(self, simulated: bool) -> &'static str {
+        match simulated {
+            true => self.choose("simulated consumer trace:", "traza del consumer simulado:"),
+            false => self.choose("real consumer trace:", "traza del consumer real:"),
+        }
+    }
+}
