@@ -92,11 +92,17 @@ fn matrix_speaks_spanish_with_the_same_cells_and_files() {
     let dir = tempfile::tempdir().unwrap();
     let (a, b) = (dir.path().join("en"), dir.path().join("es"));
     bin(&[&args[..], &["--out-dir", a.to_str().unwrap()]].concat());
-    bin(&[
+    let written = bin(&[
         &args[..],
         &["--lang", "es", "--out-dir", b.to_str().unwrap()],
     ]
     .concat());
+    // The status line speaks the report's language too.
+    assert!(
+        stderr(&written).starts_with("escrito ") && stderr(&written).contains(" y "),
+        "{}",
+        stderr(&written)
+    );
     for name in ["matrix.md", "matrix.json"] {
         assert_eq!(
             std::fs::read(a.join(name)).unwrap(),
@@ -371,4 +377,31 @@ fn crosscheck_speaks_spanish_with_the_same_points() {
     };
     assert!(!rows(&en).is_empty());
     assert_eq!(rows(&es), rows(&en));
+}
+
+#[test]
+fn status_lines_on_stderr_speak_the_language_too() {
+    let o = bin(&[
+        "run",
+        "--protocol",
+        "inbox",
+        "--crash",
+        "after:commit e0 d2",
+        "--lang",
+        "es",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("aviso: la corrida nunca llegó a --crash 'after:commit e0 d2'"),
+        "{}",
+        stderr(&o)
+    );
+    let o = bin(&[
+        "run",
+        "--protocol",
+        "inbox",
+        "--crash",
+        "after:commit e0 d2",
+    ]);
+    assert!(stderr(&o).contains("warning: --crash 'after:commit e0 d2' was never reached"));
 }

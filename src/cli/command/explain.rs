@@ -25,6 +25,7 @@ pub(in crate::cli) fn explain_command(args: &ExplainArgs) -> Result<(String, Exi
         args.inbox_ttl_ticks,
         &args.crash,
         args.schedule.as_deref(),
+        language(args.lang),
     )?;
     let lang = language(args.lang);
     // The same run, told again: the replay command with `explain` and the language.

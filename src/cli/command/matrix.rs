@@ -46,7 +46,8 @@ pub(in crate::cli) fn matrix(args: &MatrixArgs) -> Result<(String, ExitCode), Cl
         )?;
         let js = write("matrix.json", &to_json(&json))?;
         // A status line, not a result: stderr, with or without --json.
-        eprintln!("wrote {} and {}", md.display(), js.display());
+        let written = [md.display().to_string(), js.display().to_string()];
+        eprintln!("{}", language(args.lang).status_wrote(&written));
     }
     Ok((out, code(held)))
 }

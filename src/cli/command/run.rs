@@ -131,10 +131,11 @@ pub(in crate::cli) fn overridden_run(
     ttl: Option<u64>,
     crash: &[String],
     schedule: Option<&str>,
+    lang: Lang,
 ) -> Result<OverriddenRun, CliError> {
     let (crashes, schedule) = overrides(scenario, ttl, crash, schedule)?;
     let (result, failures) = checked_run(scenario, &schedule, world::RunOptions::default());
-    reached(&result, &crashes, &schedule)?;
+    reached(&result, &crashes, &schedule, lang)?;
     let replay = replay_with_schedule(
         with_ttl_flag(origin.replay_command(scenario.seed, &crashes), ttl),
         &schedule,
@@ -187,8 +188,9 @@ pub(in crate::cli) fn run(args: &RunArgs) -> Result<(Printed, ExitCode), CliErro
         args.inbox_ttl_ticks,
         &args.crash,
         args.schedule.as_deref(),
+        language(args.lang),
     )?;
-    note_unmade_checks(&scenario, &changed_by);
+    note_unmade_checks(&scenario, &changed_by, language(args.lang));
     let mut report = run_report(&scenario, &origin, &result, &failures, &replay);
     let refused = as_written
         .as_ref()
@@ -289,17 +291,13 @@ fn run_changed_by(args: &RunArgs, scenario: &Scenario) -> Vec<&'static str> {
 }
 
 /// Says on stderr which pinned checks `flags` kept `run FILE` from making, if any.
-fn note_unmade_checks(scenario: &Scenario, flags: &[&str]) {
+fn note_unmade_checks(scenario: &Scenario, flags: &[&str], lang: Lang) {
     let pins_more = scenario.expect.as_ref().is_some_and(|e| {
         !e.explore.is_empty() || e.interleavings.is_some() || e.smallest_safe_ttl.is_some()
     });
     if pins_more && !flags.is_empty() {
-        eprintln!(
-            "note: only the run was checked against the file's expect; the explorations, \
-             interleavings and TTL search it pins were not made, since {} changes the run \
-             they are written for (run the file without it to make them)",
-            flags.join(" and ")
-        );
+        let flags: Vec<String> = flags.iter().map(|f| f.to_string()).collect();
+        eprintln!("{}", lang.status_unmade_checks(&flags));
     }
 }
 
@@ -309,11 +307,12 @@ pub(in crate::cli) fn reached(
     result: &RunResult,
     crashes: &[BoundaryPoint],
     schedule: &[u32],
+    lang: Lang,
 ) -> Result<(), CliError> {
     refuse_unknown_choices(result, schedule, "--schedule")?;
     for p in crashes {
         if !result.crashes.iter().any(|c| c.point == *p) {
-            eprintln!("warning: --crash '{p}' was never reached in this run");
+            eprintln!("{}", lang.status_crash_never_reached(&p.to_string()));
         }
     }
     Ok(())

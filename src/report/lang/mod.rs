@@ -321,6 +321,7 @@ mod matrix;
 mod protocols;
 mod run;
 mod sql;
+mod status;
 mod sweep;
 pub use sweep::SweepHead;
 mod trace;
