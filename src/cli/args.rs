@@ -174,6 +174,10 @@ pub struct BenchArgs {
     /// Also write BENCHMARKS.md into this directory.
     #[arg(long, value_name = "DIR")]
     pub out_dir: Option<PathBuf>,
+    /// Print the result as JSON (the figures BENCHMARKS.md is written from) instead of
+    /// Markdown.
+    #[arg(long)]
+    pub json: bool,
     /// Refused with a pointer to --out-dir: `--out` names a file in every command.
     #[arg(long, value_name = "DIR", hide = true)]
     pub out: Option<PathBuf>,

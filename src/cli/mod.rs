@@ -115,7 +115,8 @@ pub fn execute(command: &Command) -> Result<(Printed, ExitCode), CliError> {
         Command::Completions(args) => Ok((completions(args.shell).into(), ExitCode::SUCCESS)),
         Command::Bench(args) => {
             refuse_out_for_a_folder("bench", &args.out)?;
-            let report = crate::bench::run();
+            let figures = crate::bench::run();
+            let report = figures.markdown();
             if let Some(dir) = &args.out_dir {
                 let path = dir.join("BENCHMARKS.md");
                 std::fs::create_dir_all(dir)
@@ -126,7 +127,8 @@ pub fn execute(command: &Command) -> Result<(Printed, ExitCode), CliError> {
                 // A status line, not a result: stderr.
                 eprintln!("wrote {}", path.display());
             }
-            Ok((report.into(), ExitCode::SUCCESS))
+            let out = if args.json { to_json(&figures) } else { report };
+            Ok((out.into(), ExitCode::SUCCESS))
         }
     }
 }

@@ -63,6 +63,7 @@ pub fn all() -> Vec<NamedSchema> {
         ),
         output::<CrosscheckJson<'static>>("crosscheck", "`crosscheck --json`."),
         output::<ProtocolsJson>("protocols", "`protocols --json`."),
+        output::<crate::bench::Figures>("bench", "`bench --json`."),
     ]
 }
 

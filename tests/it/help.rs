@@ -177,6 +177,7 @@ fn a_flag_means_the_same_thing_in_every_command() {
         "crosscheck",
         "replay",
         "protocols",
+        "bench",
     ] {
         let json = flags
             .iter()
