@@ -320,6 +320,6 @@ pub fn failed_interleaving_expectations(
             ("rejected_runs", expect.rejected_runs, x.rejected_runs),
         ],
     );
-    check::push_mismatches(&mut failed, &[("complete", expect.complete, x.complete)]);
+    check::push_mismatches(&mut failed, &[("truncated", expect.truncated, !x.complete)]);
     failed
 }

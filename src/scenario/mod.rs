@@ -427,7 +427,9 @@ pub struct InterleavingsExpect {
     #[serde(default)]
     pub rejected_runs: Option<u64>,
     pub guarantee: Option<Guarantee>,
-    pub complete: Option<bool>,
+    /// Whether the enumeration stopped at its limits before it was complete (the output's
+    /// `summary.truncated`).
+    pub truncated: Option<bool>,
 }
 
 impl Expect {

@@ -91,6 +91,16 @@ fn bad_fields_name_their_path_and_what_is_allowed() {
         "workload.event",
         &["unknown field `event`", "events"],
     );
+    // A field renamed since: the error says what it is called now, and that it is inverted.
+    check_err(
+        r#"{"protocol": "inbox", "expect": {"interleavings": {"complete": true}}}"#,
+        "expect.interleavings.complete",
+        &[
+            "unknown field `complete`",
+            "it is now `truncated`, its opposite",
+            "`\"complete\": true` is `\"truncated\": false`",
+        ],
+    );
     check_err(
         r#"{"protocol": "inbox", "seed": "seven"}"#,
         "seed",

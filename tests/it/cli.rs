@@ -718,6 +718,25 @@ fn a_breaking_interleaving_replays_with_its_schedule() {
 }
 
 #[test]
+fn expect_interleavings_truncated_is_checked_both_ways() {
+    let file = "scenarios/inbox-lease-expiry-two-consumers.json";
+    let o = bin(&["explore", file, "--interleavings"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // The same file claiming a truncated enumeration fails on exactly that field.
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(root().join(file)).unwrap();
+    assert!(text.contains("\"truncated\": false"));
+    let wrong = write(
+        dir.path(),
+        "wrong.json",
+        &text.replace("\"truncated\": false", "\"truncated\": true"),
+    );
+    let o = bin(&["explore", &wrong, "--interleavings"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    assert!(stdout(&o).contains("truncated"), "{}", stdout(&o));
+}
+
+#[test]
 fn interleavings_need_two_consumers() {
     let o = bin(&[
         "explore",

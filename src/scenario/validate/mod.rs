@@ -32,6 +32,10 @@ pub fn parse(text: &str, origin: &str) -> Result<Scenario, ScenarioError> {
             Some(key) => format!("{path}.{key}"),
             None => path,
         };
+        let message = match renamed_field(&field, &message) {
+            Some(hint) => format!("{message}; {hint}"),
+            None => message,
+        };
         ScenarioError {
             origin: origin.to_string(),
             location: (inner.line() > 0).then(|| (inner.line(), inner.column())),
@@ -44,6 +48,15 @@ pub fn parse(text: &str, origin: &str) -> Result<Scenario, ScenarioError> {
     // serde refuses a repeated struct field but keeps a map's last value; refuse both.
     super::strict::unique_keys(text).map_err(located)?;
     Checker { origin }.scenario(raw)
+}
+
+/// What an unknown field that an earlier version of the format had is called now.
+fn renamed_field(field: &str, message: &str) -> Option<&'static str> {
+    let unknown = message.starts_with("unknown field");
+    (unknown && field == "expect.interleavings.complete").then_some(
+        "it is now `truncated`, its opposite, named as the output's `summary.truncated`: \
+         `\"complete\": true` is `\"truncated\": false`",
+    )
 }
 
 /// The error for a scenario `bytes` long, over [`bounds::MAX_SCENARIO_BYTES`], located
