@@ -22,14 +22,19 @@ fn skeleton(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// `args` run twice, in English and with `--lang es`: both exit with `code`; their stdouts.
+fn en_es(args: &[&str], code: i32) -> (String, String) {
+    let en = bin(args);
+    let es = bin(&[args, &["--lang", "es"]].concat());
+    assert_eq!(en.status.code(), Some(code), "{args:?}: {}", stderr(&en));
+    assert_eq!(es.status.code(), Some(code), "{args:?}: {}", stderr(&es));
+    (stdout(&en), stdout(&es))
+}
+
 #[test]
 fn matrix_speaks_spanish_with_the_same_cells_and_files() {
     let args = ["matrix", "--events", "2", "--depth", "1"];
-    let en = bin(&args);
-    let es = bin(&[&args[..], &["--lang", "es"]].concat());
-    assert_eq!(en.status.code(), Some(0));
-    assert_eq!(es.status.code(), Some(0));
-    let (en, es) = (stdout(&en), stdout(&es));
+    let (en, es) = en_es(&args, 0);
     assert!(
         es.contains("punto de falla") && es.contains("garantía, profundidad 1"),
         "{es}"
@@ -193,11 +198,7 @@ fn explore_speaks_spanish_in_every_mode_with_the_same_runs() {
 fn diagrams_speak_spanish_with_the_same_arrows() {
     let file = "scenarios/inbox-crash-between-commit-and-ack.json";
     let args = ["run", file, "--diagram", "mermaid"];
-    let en = bin(&args);
-    let es = bin(&[&args[..], &["--lang", "es"]].concat());
-    assert_eq!(en.status.code(), Some(0));
-    assert_eq!(es.status.code(), Some(0));
-    let (en, es) = (stdout(&en), stdout(&es));
+    let (en, es) = en_es(&args, 0);
     assert!(es.contains("participant DB as Base de datos"), "{es}");
     assert!(es.contains("B->>C0: reentrega e1 d2"), "{es}");
     assert!(
@@ -264,11 +265,7 @@ fn sweep_and_replay_speak_spanish_with_the_same_findings() {
         "--seeds",
         "0..3",
     ];
-    let en = bin(&args);
-    let es = bin(&[&args[..], &["--lang", "es"]].concat());
-    assert_eq!(en.status.code(), Some(1));
-    assert_eq!(es.status.code(), Some(1));
-    let (en, es) = (stdout(&en), stdout(&es));
+    let (en, es) = en_es(&args, 1);
     assert!(es.starts_with("sweep de 3 semillas 0..3"), "{es}");
     assert!(
         es.contains("semilla 0: ") && es.contains("reducido a "),
@@ -343,11 +340,7 @@ fn sweep_and_replay_speak_spanish_with_the_same_findings() {
 #[test]
 fn crosscheck_speaks_spanish_with_the_same_points() {
     let args = ["crosscheck", "--protocol", "inbox", "--events", "1"];
-    let en = bin(&args);
-    let es = bin(&[&args[..], &["--lang", "es"]].concat());
-    assert_eq!(en.status.code(), Some(0));
-    assert_eq!(es.status.code(), Some(0));
-    let (en, es) = (stdout(&en), stdout(&es));
+    let (en, es) = en_es(&args, 0);
     assert!(
         es.contains("punto de falla") && es.contains("(sin caída)"),
         "{es}"
