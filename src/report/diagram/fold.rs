@@ -11,6 +11,8 @@ pub(super) struct Kept {
     /// Rows past the cap: how many, and the ticks of the first and the last.
     pub(super) cut: usize,
     pub(super) cut_ticks: (Tick, Tick),
+    /// The trace entries of the rows cut, first and last.
+    pub(super) cut_entries: Option<(usize, usize)>,
 }
 
 impl Kept {
@@ -24,9 +26,11 @@ impl Kept {
             let last = self.rows.pop().expect("MAX_ROWS rows are kept");
             self.cut = 1;
             self.cut_ticks = (last.tick, last.tick);
+            self.cut_entries = last.entries;
         }
         self.cut += 1;
         self.cut_ticks.1 = row.tick;
+        self.cut_entries = span(self.cut_entries, row.entries);
     }
 
     /// The rows kept, ending with a note for those cut (if any), and how many were cut.
@@ -45,6 +49,7 @@ impl Kept {
                 verb: "cut",
                 routine: false,
                 delivery: None,
+                entries: self.cut_entries,
             });
         }
         (self.rows, self.cut)
@@ -75,6 +80,7 @@ pub(super) struct Fold {
     pub(super) steps: usize,
     pub(super) tick: Tick,
     pub(super) last_tick: Tick,
+    pub(super) entries: Option<(usize, usize)>,
 }
 
 impl Folder {
@@ -99,6 +105,7 @@ impl Folder {
                     steps: 0,
                     tick: self.first.first().map_or(row.tick, |r| r.tick),
                     last_tick: row.tick,
+                    entries: None,
                 };
                 for r in std::mem::take(&mut self.first) {
                     fold.add(&r);
@@ -147,6 +154,7 @@ impl Fold {
         }
         self.steps += 1;
         self.last_tick = row.tick;
+        self.entries = span(self.entries, row.entries);
     }
 
     /// One note standing for the run: which events, how many steps, which verbs.
@@ -170,7 +178,16 @@ impl Fold {
             verb: "fold",
             routine: false,
             delivery: None,
+            entries: self.entries,
         }
+    }
+}
+
+/// The entries from the first of `a` to the last of `b`, either of which may be unknown.
+fn span(a: Option<(usize, usize)>, b: Option<(usize, usize)>) -> Option<(usize, usize)> {
+    match (a, b) {
+        (Some((first, _)), Some((_, last))) => Some((first, last)),
+        (a, b) => a.or(b),
     }
 }
 

@@ -133,7 +133,7 @@ pub enum Tone {
 }
 
 impl Tone {
-    fn of(outcome: Outcome) -> Tone {
+    pub(crate) fn of(outcome: Outcome) -> Tone {
         match outcome {
             Outcome::Once => Tone::Once,
             // A dead-lettered, stuck or wrongly applied event's own effect is missing.
@@ -242,6 +242,9 @@ pub struct Row {
     routine: bool,
     /// The delivery it belongs to: (event, copy, delivery attempt).
     delivery: Option<(EventIndex, u32, u32)>,
+    /// The trace entries it stands for, first and last (indices into the run's trace): one
+    /// for a step, a range for a fold or a cut; `None` for the closing notes.
+    pub entries: Option<(usize, usize)>,
 }
 
 /// A diagram of one run, ready to render.
@@ -283,16 +286,21 @@ pub fn build(scenario: &Scenario, r: &RunResult, detail: Detail, lang: Lang) -> 
     };
     let outcomes = &outcomes;
     let rows = move || {
-        r.trace.entries().iter().flat_map(move |entry| {
-            rows_of(entry, producer_db, lang)
-                .into_iter()
-                .map(move |mut row| {
-                    row.tone = row
-                        .event
-                        .map(|e| outcomes.get(&e).map_or(Tone::Other, |&o| Tone::of(o)));
-                    row
-                })
-        })
+        r.trace
+            .entries()
+            .iter()
+            .enumerate()
+            .flat_map(move |(i, entry)| {
+                rows_of(entry, producer_db, lang)
+                    .into_iter()
+                    .map(move |mut row| {
+                        row.tone = row
+                            .event
+                            .map(|e| outcomes.get(&e).map_or(Tone::Other, |&o| Tone::of(o)));
+                        row.entries = Some((i, i));
+                        row
+                    })
+            })
     };
     let mut lanes: Vec<Lane> = vec![Lane::Producer, Lane::Broker, Lane::Database];
     lanes.extend((0..scenario.consumers.max(1)).map(Lane::Consumer));
@@ -393,6 +401,7 @@ fn outcome_rows(r: &RunResult, lanes: &[Lane], lang: Lang) -> Vec<Row> {
             verb: "outcome",
             routine: false,
             delivery: None,
+            entries: None,
         });
     }
     if anomalies.len() > MAX_OUTCOME_NOTES {
@@ -408,6 +417,7 @@ fn outcome_rows(r: &RunResult, lanes: &[Lane], lang: Lang) -> Vec<Row> {
             verb: "outcome",
             routine: false,
             delivery: None,
+            entries: None,
         });
     }
     rows

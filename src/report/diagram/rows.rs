@@ -139,6 +139,7 @@ pub(super) fn rows_of(e: &TraceEntry, producer_db: Lane, l: Lang) -> Vec<Row> {
                 verb: d.verb,
                 routine: d.routine,
                 delivery: e.event.map(|ev| (ev, e.copy, e.delivery)),
+                entries: None,
             }
         })
         .collect()

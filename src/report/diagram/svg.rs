@@ -253,9 +253,7 @@ fn draw_row(
         Some(t) => (t.ink(), t.name()),
         None => (PLAIN_INK, "none"),
     };
-    let event = row
-        .event
-        .map_or(String::new(), |e| format!(r#" data-event="{e}""#));
+    let event = row_attrs(row);
     match row.shape {
         Shape::Message { from, to, style } if from != to => {
             let (x1, x2) = (center(from), center(to));
@@ -336,6 +334,18 @@ fn draw_row(
 
 /// A note or a fold: a box over the lanes from `xs.0` to `xs.1`, widened to its text within
 /// the lanes (`area` is their left edge and width).
+/// The attributes that tie a row to its event and to the trace entries it stands for
+/// (`data-first` to `data-last`), which the HTML pages use to highlight the row of a step.
+fn row_attrs(row: &Row) -> String {
+    let mut attrs = row
+        .event
+        .map_or(String::new(), |e| format!(r#" data-event="{e}""#));
+    if let Some((first, last)) = row.entries {
+        let _ = write!(attrs, r#" data-first="{first}" data-last="{last}""#);
+    }
+    attrs
+}
+
 fn box_row(
     out: &mut String,
     class: &str,
@@ -359,9 +369,7 @@ fn box_row(
     } else {
         ("#fffde7", "#c9b458", "")
     };
-    let event = row
-        .event
-        .map_or(String::new(), |e| format!(r#" data-event="{e}""#));
+    let event = row_attrs(row);
     let _ = writeln!(
         out,
         r#"<g class="{class}"{event}><rect x="{x}" y="{}" width="{w}" height="{}" rx="3" fill="{fill}" stroke="{stroke}"{extra}/><text x="{}" y="{}" font-size="11"{} text-anchor="middle" fill="{ink}">{}</text></g>"#,

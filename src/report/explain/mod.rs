@@ -65,6 +65,7 @@ pub fn explain_text(
     lang: Lang,
     paint: Paint,
 ) -> String {
+    let story = story(scenario, script, r, lang);
     let mut out = String::new();
     header(&mut out, scenario, r, lang);
     let tick_width = r
@@ -76,22 +77,33 @@ pub fn explain_text(
         .unwrap_or(1)
         + 4;
     let _ = writeln!(out, "\n{}\n", paint.strong(lang.section_steps()));
-    let mut teller = Teller::new(Narrator::new(scenario, r, lang), paint, tick_width);
-    teller.out = out;
-    let initial = teller.database.clone();
-    teller.state(StateLabel::Database, &initial);
-    tell(scenario, script, r, &mut teller);
-    let (n, mut out) = (teller.narrator, teller.out);
-    if teller.told < r.trace.len() {
+    let state = |out: &mut String, label: StateLabel, text: &str| {
+        out.push_str(&state_line(lang, paint, tick_width, label, text));
+        out.push('\n');
+    };
+    state(&mut out, StateLabel::Database, &story.initial_database);
+    for step in &story.steps {
+        let prefix = format!("{:<tick_width$}", format!("t={}", step.tick));
+        let text = wrap(&step.sentence, &prefix, tick_width);
+        out.push_str(&if step.alarm {
+            paint_lines(&text, |l| paint.bad(l))
+        } else {
+            text
+        });
+        for (label, text) in &step.states {
+            state(&mut out, *label, text);
+        }
+    }
+    if story.untold > 0 {
         out.push_str(&wrap(
-            &lang.untold_entries(r.trace.len() - teller.told, MAX_TOLD_ENTRIES),
+            &lang.untold_entries(story.untold, MAX_TOLD_ENTRIES),
             "",
             0,
         ));
     }
-    anomalies_section(&mut out, &n, paint);
+    anomalies_text(&mut out, lang, &story.anomalies, paint);
     verdict_section(&mut out, r, lang, paint);
-    failure_points(&mut out, &n, paint);
+    failure_points_text(&mut out, lang, &story.failure_points, paint);
     let _ = writeln!(out);
     match failures {
         None => {}
@@ -107,6 +119,66 @@ pub fn explain_text(
     }
     let _ = writeln!(out, "{}", lang.replay_sentence(replay));
     out
+}
+
+/// One run told in `lang`, as data: what [`explain_text`] prints, and what the HTML pages
+/// show step by step.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Story {
+    /// The committed database before the first step.
+    pub initial_database: String,
+    /// The first [`MAX_TOLD_ENTRIES`] trace entries, one step each, in trace order.
+    pub steps: Vec<ToldStep>,
+    /// How many entries of the run were not told.
+    pub untold: usize,
+    /// Every anomaly of the verdict in plain words; empty when there is none.
+    pub anomalies: Vec<String>,
+    /// The seeds' table of the run: one per crash.
+    pub failure_points: Vec<FailurePoint>,
+}
+
+/// One trace entry, told: what happened, and the states that changed with it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ToldStep {
+    /// Its index in the run's trace (the diagram's rows name the same index).
+    pub entry: usize,
+    pub tick: crate::model::Tick,
+    pub sentence: String,
+    /// Whether it is where something went wrong (a crash, a refusal, a loss).
+    pub alarm: bool,
+    /// The broker, database and open-transaction lines that changed, in that order.
+    pub states: Vec<(StateLabel, String)>,
+}
+
+/// One crash of a run, as the seeds' table shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FailurePoint {
+    /// The crash point, with where it stands between commit and ack.
+    pub point: String,
+    pub confirmed: String,
+    pub recovery: String,
+    /// The crashed event's outcome, in words.
+    pub outcome: String,
+    pub once: bool,
+}
+
+/// Tells `r`, the run of `scenario` with scheduling choices `script`, in `lang`.
+///
+/// The steps are told from a second run of the same scenario and script, watched entry by
+/// entry (see [`world::run_observed`]): it keeps one snapshot at a time. Runs are
+/// deterministic, and the two traces' hashes are compared to make sure the told run is `r`.
+pub fn story(scenario: &Scenario, script: &[u32], r: &RunResult, lang: Lang) -> Story {
+    let mut teller = Teller::new(Narrator::new(scenario, r, lang));
+    let initial_database = teller.database.clone();
+    tell(scenario, script, r, &mut teller);
+    let n = &teller.narrator;
+    Story {
+        initial_database,
+        untold: r.trace.len() - teller.steps.len(),
+        anomalies: anomaly_sentences(n),
+        failure_points: failure_points(n),
+        steps: teller.steps,
+    }
 }
 
 /// Runs `scenario` with `script` again, watched by `teller`, and checks that it is the run
@@ -128,21 +200,17 @@ fn tell(scenario: &Scenario, script: &[u32], r: &RunResult, teller: &mut Teller<
 /// catalogue fits, so that they are told as the trace says them, in English. A test keeps
 /// this at zero for every scenario in both languages.
 pub fn untold_entries(scenario: &Scenario, script: &[u32], r: &RunResult, lang: Lang) -> usize {
-    let mut teller = Teller::new(Narrator::new(scenario, r, lang), Paint::new(false), 0);
+    let mut teller = Teller::new(Narrator::new(scenario, r, lang));
     tell(scenario, script, r, &mut teller);
     teller.narrator.fallbacks.get()
 }
 
-/// Tells a run entry by entry as it goes (the [`world::Observer`] of `explain`): a sentence
-/// per entry, then the state lines that changed. It keeps the previous entry's state as the
-/// lines it printed, not as a snapshot.
+/// Tells a run entry by entry as it goes (the [`world::Observer`] of `explain`): a step per
+/// entry, with the state lines that changed. It keeps the previous entry's state as the
+/// lines it told, not as a snapshot.
 struct Teller<'a> {
     narrator: Narrator<'a>,
-    paint: Paint,
-    tick_width: usize,
-    out: String,
-    /// Entries told so far.
-    told: usize,
+    steps: Vec<ToldStep>,
     /// The previous entry's state: what the narrator compares with (its committed part and
     /// open transactions), and its broker, database and open-transaction lines.
     before: Snapshot,
@@ -152,66 +220,55 @@ struct Teller<'a> {
 }
 
 impl<'a> Teller<'a> {
-    fn new(narrator: Narrator<'a>, paint: Paint, tick_width: usize) -> Teller<'a> {
+    fn new(narrator: Narrator<'a>) -> Teller<'a> {
         let before = initial_snapshot(narrator.scenario, narrator.r);
         Teller {
             broker: narrator.broker_line(&before),
             database: narrator.database_line(&before.committed),
             open: Vec::new(),
             narrator,
-            paint,
-            tick_width,
-            out: String::new(),
-            told: 0,
+            steps: Vec::new(),
             before,
         }
-    }
-
-    /// A state line under the current step.
-    fn state(&mut self, label: StateLabel, text: &str) {
-        let line = state_line(self.narrator.lang, self.paint, self.tick_width, label, text);
-        self.out.push_str(&line);
-        self.out.push('\n');
     }
 }
 
 impl world::Observer for Teller<'_> {
     fn observe(&mut self, entry: &TraceEntry, after: Snapshot) -> bool {
         let (sentence, alarm) = self.narrator.narrate(entry, &self.before, &after);
-        let tick_width = self.tick_width;
-        let prefix = format!("{:<tick_width$}", format!("t={}", entry.tick));
-        let text = wrap(&sentence, &prefix, tick_width);
-        self.out.push_str(&if alarm {
-            paint_lines(&text, |l| self.paint.bad(l))
-        } else {
-            text
-        });
-        // A line is printed when it changed; it is worded again only when its state did
+        let mut states = Vec::new();
+        // A line is told when it changed; it is worded again only when its state did
         // (a run of thousands of events would otherwise word thousands of items per step).
         if after.messages != self.before.messages {
             let broker = self.narrator.broker_line(&after);
             if broker != self.broker {
-                self.state(StateLabel::Broker, &broker);
+                states.push((StateLabel::Broker, broker.clone()));
                 self.broker = broker;
             }
         }
         if !Rc::ptr_eq(&after.committed, &self.before.committed) {
             let database = self.narrator.database_line(&after.committed);
             if database != self.database {
-                self.state(StateLabel::Database, &database);
+                states.push((StateLabel::Database, database.clone()));
                 self.database = database;
             }
         }
         let open = self.narrator.open_lines(&after);
         for line in &open {
             if !self.open.contains(line) {
-                self.state(StateLabel::OpenTransaction, line);
+                states.push((StateLabel::OpenTransaction, line.clone()));
             }
         }
         self.open = open;
         self.before = after;
-        self.told += 1;
-        self.told < MAX_TOLD_ENTRIES
+        self.steps.push(ToldStep {
+            entry: self.steps.len(),
+            tick: entry.tick,
+            sentence,
+            alarm,
+            states,
+        });
+        self.steps.len() < MAX_TOLD_ENTRIES
     }
 }
 

@@ -39,11 +39,10 @@ pub(super) fn dup_causes(r: &RunResult) -> BTreeMap<EventIndex, Vec<DupCause>> {
 }
 
 /// Every anomaly of the verdict, in plain words: why it happened, not only what.
-pub(super) fn anomalies_section(out: &mut String, n: &Narrator<'_>, paint: Paint) {
+pub(super) fn anomaly_sentences(n: &Narrator<'_>) -> Vec<String> {
     let l = n.lang;
     let r = n.r;
     let v = &r.verdict;
-    let _ = writeln!(out, "\n{}\n", paint.strong(l.section_anomalies()));
     let mut sentences: Vec<String> = Vec::new();
     let mut causes_by_event = None;
     for a in anomalies(&v.events) {
@@ -117,13 +116,19 @@ pub(super) fn anomalies_section(out: &mut String, n: &Narrator<'_>, paint: Paint
     if r.stop != StopReason::Quiescent {
         sentences.push(l.stopped_anomaly(r.stop == StopReason::StepLimit));
     }
+    sentences
+}
+
+/// The anomalies section of `explain`'s text.
+pub(super) fn anomalies_text(out: &mut String, l: Lang, sentences: &[String], paint: Paint) {
+    let _ = writeln!(out, "\n{}\n", paint.strong(l.section_anomalies()));
     if sentences.is_empty() {
         out.push_str(&paint_lines(&wrap(&l.no_anomalies(), "", 0), |line| {
             paint.good(line)
         }));
     }
     for s in sentences {
-        out.push_str(&paint_lines(&wrap(&s, "- ", 2), |line| paint.bad(line)));
+        out.push_str(&paint_lines(&wrap(s, "- ", 2), |line| paint.bad(line)));
     }
 }
 
@@ -202,45 +207,62 @@ pub(super) fn verdict_section(out: &mut String, r: &RunResult, l: Lang, paint: P
     }
 }
 
-/// The seeds' table for this run: one block per crash.
-pub(super) fn failure_points(out: &mut String, n: &Narrator<'_>, paint: Paint) {
+/// The seeds' table for this run: one row per crash.
+pub(super) fn failure_points(n: &Narrator<'_>) -> Vec<FailurePoint> {
     let l = n.lang;
     let r = n.r;
+    r.crashes
+        .iter()
+        .map(|c| {
+            let outcome = r
+                .verdict
+                .event(c.point.event)
+                .expect("the report of an event a crash hit is always kept")
+                .outcome;
+            let point = match phase_words(l, &n.scenario.protocol, c.point.boundary) {
+                Some(p) => format!("{} ({p})", c.point),
+                None => c.point.to_string(),
+            };
+            FailurePoint {
+                point,
+                confirmed: n.confirmed(&c.confirmed),
+                recovery: l.recovery(&Recovery::after(r, c), &c.confirmed),
+                outcome: l.outcome(outcome),
+                once: outcome == Outcome::Once,
+            }
+        })
+        .collect()
+}
+
+/// The failure-point section of `explain`'s text: one block per crash.
+pub(super) fn failure_points_text(
+    out: &mut String,
+    l: Lang,
+    points: &[FailurePoint],
+    paint: Paint,
+) {
     let _ = writeln!(out, "\n{}\n", paint.strong(l.section_failure_points()));
-    if r.crashes.is_empty() {
+    if points.is_empty() {
         out.push_str(&wrap(&l.no_failure_points(), "", 0));
         return;
     }
     let labels = l.failure_point_labels();
     let width = labels.iter().map(|s| s.chars().count()).max().unwrap_or(0) + 2;
-    for (i, c) in r.crashes.iter().enumerate() {
+    for (i, p) in points.iter().enumerate() {
         if i > 0 {
             out.push('\n');
         }
-        let outcome = r
-            .verdict
-            .event(c.point.event)
-            .expect("the report of an event a crash hit is always kept")
-            .outcome;
-        let point = match phase_words(l, &n.scenario.protocol, c.point.boundary) {
-            Some(p) => format!("{} ({p})", c.point),
-            None => c.point.to_string(),
-        };
-        let outcome_text = l.outcome(outcome);
-        let outcome_text = if outcome == Outcome::Once {
-            paint.good(&outcome_text)
+        let outcome = if p.once {
+            paint.good(&p.outcome)
         } else {
-            paint.bad(&outcome_text)
+            paint.bad(&p.outcome)
         };
-        let recovery = Recovery::after(r, c);
-        for (label, value) in labels.iter().zip([
-            point,
-            n.confirmed(&c.confirmed),
-            l.recovery(&recovery, &c.confirmed),
-            outcome_text,
-        ]) {
+        for (label, value) in labels
+            .iter()
+            .zip([&p.point, &p.confirmed, &p.recovery, &outcome])
+        {
             let prefix = format!("  {label:<width$}");
-            out.push_str(&wrap(&value, &prefix, width + 2));
+            out.push_str(&wrap(value, &prefix, width + 2));
         }
     }
 }
