@@ -251,6 +251,11 @@ pub struct RunArgs {
     /// With --diagram: write the diagram to this file instead of printing it.
     #[arg(long, value_name = "FILE", requires = "diagram")]
     pub out: Option<PathBuf>,
+    /// Also write the run (its diagram, its story, its verdict) as one self-contained HTML page to this file: open it in a
+    /// browser, offline, to click through it step by step. It opens in --lang's language and
+    /// switches between English and Spanish.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
     /// Also write the checks as JUnit XML to this file (one test case per check of each
     /// scenario; written whole or not at all).
     #[arg(long, value_name = "FILE")]
@@ -355,6 +360,12 @@ pub struct ExploreArgs {
     /// Print the result as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Also write the exploration as one self-contained HTML page to this file: every run
+    /// listed, and the failing ones first among those it tells step by step. Open it in a
+    /// browser, offline; it opens in --lang's language and switches between English and
+    /// Spanish. (Crash explorations only.)
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["interleavings", "smallest_safe_ttl"])]
+    pub html: Option<PathBuf>,
     /// The language of the text report (default: the environment's, else English). The
     /// JSON is the same in every language.
     #[arg(long, value_enum, value_name = "LANG")]
@@ -434,12 +445,18 @@ pub struct MatrixArgs {
     /// guarantee row.
     #[arg(long, default_value_t = 2)]
     pub depth: usize,
-    /// Also write matrix.md (failure-point tables) and matrix.json into this directory.
+    /// Also write matrix.md (failure-point tables), matrix.json and matrix.html (the
+    /// clickable page of --html) into this directory.
     #[arg(long, value_name = "DIR")]
     pub out_dir: Option<PathBuf>,
     /// Refused with a pointer to --out-dir: `--out` names a file in every command.
     #[arg(long, value_name = "DIR", hide = true)]
     pub out: Option<PathBuf>,
+    /// Also write the matrix (each cell opens its run) as one self-contained HTML page to this file: open it in a
+    /// browser, offline, to click through it step by step. It opens in --lang's language and
+    /// switches between English and Spanish.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
     /// Seed of every run (event ids and accounts).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,

@@ -135,6 +135,13 @@ fn refuse_one_file_flags(dir: &Path, args: &RunArgs) -> Result<(), CliError> {
             "a diagram draws one run; the table gives each file's verdict",
         );
     }
+    if args.html.is_some() {
+        return refuse(
+            "--html",
+            "a page tells one run, or an exploration (`explore FILE --html`); the table gives \
+             each file's verdict",
+        );
+    }
     if args.source.seed.is_some() {
         return refuse(
             "--seed",

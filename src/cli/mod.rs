@@ -26,7 +26,7 @@ use crate::producer::Identity;
 use crate::report::folder::FileReport;
 use crate::report::lang::{Lang, SweepHead};
 use crate::report::paint::Paint;
-use crate::report::{diagram, explain, json, junit, markdown, text, token_command, Origin};
+use crate::report::{diagram, explain, html, json, junit, markdown, text, token_command, Origin};
 use crate::scenario::token::{self, TokenError};
 use crate::scenario::{bounds, Scenario, ScenarioError};
 use crate::world::{self, RunResult};

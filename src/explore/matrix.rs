@@ -90,6 +90,11 @@ pub struct MatrixCell {
     pub duplicated: u64,
     /// The first run at this boundary that lost or duplicated an event, to replay.
     pub first_failure: Option<BoundaryPoint>,
+    /// The first run at this boundary, whatever its outcome: what the HTML page shows of a
+    /// cell where nothing failed. Not printed, so that the matrix's JSON stays as it was.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub first_run: Option<BoundaryPoint>,
     pub rows: Vec<PointRow>,
 }
 
@@ -183,6 +188,7 @@ pub(super) fn cell(x: &Exploration, at: Boundary) -> MatrixCell {
         lost: 0,
         duplicated: 0,
         first_failure: None,
+        first_run: None,
         rows: Vec::new(),
     };
     for r in x
@@ -191,6 +197,7 @@ pub(super) fn cell(x: &Exploration, at: Boundary) -> MatrixCell {
         .filter(|r| r.crashes.len() == 1 && r.crashes[0].boundary == at)
     {
         cell.runs += 1;
+        cell.first_run.get_or_insert(r.crashes[0]);
         let v = &r.result.verdict;
         if v.lost > 0 {
             cell.lost += 1;

@@ -9,6 +9,7 @@ pub mod crosscheck;
 pub mod diagram;
 pub mod explain;
 pub mod folder;
+pub mod html;
 pub mod json;
 pub mod junit;
 pub mod lang;

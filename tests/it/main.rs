@@ -14,6 +14,7 @@ mod golden;
 mod handler;
 mod hardening;
 mod help;
+mod html;
 mod input_errors;
 mod input_fuzz;
 mod lang;

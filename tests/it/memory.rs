@@ -68,6 +68,22 @@ fn explain_of_the_most_events_and_accounts_stays_small() {
     assert!(stdout(&o).contains("entradas más de la traza"));
 }
 
+#[test]
+fn a_page_of_the_most_events_and_accounts_stays_small() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(
+        dir.path(),
+        "many.json",
+        r#"{"name": "many", "seed": 1, "protocol": "inbox",
+            "workload": {"events": 10000, "accounts": 10000}}"#,
+    );
+    let html = dir.path().join("many.html");
+    let o = limited(&["run", &file, "--html", html.to_str().unwrap()], &[]);
+    clean("run --html, 10,000 events and accounts", &o, &[0]);
+    let size = std::fs::metadata(&html).expect("the page").len();
+    assert!(size < 8 << 20, "{size} bytes");
+}
+
 /// What could not finish in bounded time or memory is refused before it starts, saying
 /// what to lower.
 #[test]
@@ -158,6 +174,7 @@ mod at_the_bounds {
         let file = write(dir.path(), "limit.json", AT_THE_TRACE_LIMIT);
         let svg = dir.path().join("d.svg").display().to_string();
         let junit = dir.path().join("j.xml").display().to_string();
+        let html = dir.path().join("p.html").display().to_string();
         for args in [
             vec!["run", &file],
             vec!["run", &file, "--json"],
@@ -172,6 +189,7 @@ mod at_the_bounds {
                 "full",
             ],
             vec!["run", &file, "--junit", &junit],
+            vec!["run", &file, "--html", &html, "--lang", "es"],
             vec!["explain", &file],
         ] {
             let o = limited(&args, &[]);
@@ -198,6 +216,7 @@ mod at_the_bounds {
         let e45 = write(dir.path(), "e45.json", &inbox(45));
         let e7 = write(dir.path(), "e7.json", &inbox(7));
         let e3 = write(dir.path(), "e3.json", &inbox(3));
+        let html = dir.path().join("p.html").display().to_string();
         let il = write(
             dir.path(),
             "il.json",
@@ -207,6 +226,7 @@ mod at_the_bounds {
         for args in [
             vec!["explore", &e45, "--depth", "2"],
             vec!["explore", &e45, "--depth", "2", "--json"],
+            vec!["explore", &e45, "--depth", "2", "--html", &html],
             vec!["explore", &e7, "--depth", "3", "--no-prune"],
             vec![
                 "explore",
@@ -219,6 +239,7 @@ mod at_the_bounds {
             ],
             vec!["explore", &il, "--interleavings", "--max-preemptions", "1"],
             vec!["matrix", "--events", "40", "--depth", "2"],
+            vec!["matrix", "--events", "40", "--depth", "1", "--html", &html],
         ] {
             let o = limited(&args, &[]);
             clean(&args.join(" "), &o, &[0, 1]);

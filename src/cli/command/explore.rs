@@ -125,6 +125,15 @@ pub(in crate::cli) fn explore(args: &ExploreArgs) -> Result<(Printed, ExitCode),
         checked_exploration(&scenario, args.depth, args.max_schedules, !args.no_prune)?;
     // The counts of an interrupted exploration are a prefix's: not compared with `expect`.
     let failures = failures.filter(|_| !x.summary.interrupted);
+    if let Some(path) = &args.html {
+        let lang = language(args.lang);
+        let command = origin.explore_command(scenario.seed, args.depth);
+        write_html(
+            path,
+            &html::explore_page(&scenario, &x, &origin, lang, &command),
+            lang,
+        )?;
+    }
     let held = held(&failures);
     let code = if x.summary.interrupted {
         interrupt::exit_code()

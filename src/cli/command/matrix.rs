@@ -29,6 +29,17 @@ pub(in crate::cli) fn matrix(args: &MatrixArgs) -> Result<(String, ExitCode), Cl
     if !limited.is_empty() && !args.json {
         out.push_str(&truncated_line(language(args.lang), &limited));
     }
+    let page = || {
+        let command = format!(
+            "delivery-sim matrix --depth {} --events {events} --seed {}",
+            args.depth, args.seed
+        );
+        let lang = language(args.lang);
+        html::matrix_page(&columns, events, args.seed, args.depth, lang, &command)
+    };
+    if let Some(path) = &args.html {
+        write_html(path, &page(), language(args.lang))?;
+    }
     if let Some(dir) = &args.out_dir {
         let write = |name: &str, content: &str| -> Result<PathBuf, CliError> {
             let path = dir.join(name);
@@ -45,8 +56,17 @@ pub(in crate::cli) fn matrix(args: &MatrixArgs) -> Result<(String, ExitCode), Cl
             &markdown::matrix_markdown(&columns, events, args.seed, args.depth),
         )?;
         let js = write("matrix.json", &to_json(&json))?;
+        // The committed page opens in English, as matrix.md is written, whatever the
+        // machine's language.
+        let mut page = page();
+        page.lang = Lang::En.code();
+        let html = write("matrix.html", &page.html())?;
         // A status line, not a result: stderr, with or without --json.
-        let written = [md.display().to_string(), js.display().to_string()];
+        let written = [
+            md.display().to_string(),
+            js.display().to_string(),
+            html.display().to_string(),
+        ];
         eprintln!("{}", language(args.lang).status_wrote(&written));
     }
     Ok((out, code(held)))

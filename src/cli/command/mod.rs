@@ -3,6 +3,7 @@
 
 mod explain;
 mod explore;
+mod html;
 mod matrix;
 mod replay;
 mod retention;
@@ -11,6 +12,7 @@ mod sweep;
 
 pub(in crate::cli) use explain::*;
 pub(in crate::cli) use explore::*;
+pub(in crate::cli) use html::*;
 pub(in crate::cli) use matrix::*;
 pub(in crate::cli) use replay::*;
 pub(in crate::cli) use retention::*;

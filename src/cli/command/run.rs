@@ -180,8 +180,8 @@ pub(in crate::cli) fn run(args: &RunArgs) -> Result<(Printed, ExitCode), CliErro
         result,
         failures,
         crashes,
+        schedule,
         replay,
-        ..
     } = overridden_run(
         &mut scenario,
         &origin,
@@ -191,6 +191,11 @@ pub(in crate::cli) fn run(args: &RunArgs) -> Result<(Printed, ExitCode), CliErro
         language(args.lang),
     )?;
     note_unmade_checks(&scenario, &changed_by, language(args.lang));
+    if let Some(path) = &args.html {
+        let lang = language(args.lang);
+        let page = html::run_page(&scenario, &schedule, &result, &replay, lang);
+        write_html(path, &page, lang)?;
+    }
     let mut report = run_report(&scenario, &origin, &result, &failures, &replay);
     let refused = as_written
         .as_ref()

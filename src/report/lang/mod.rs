@@ -191,6 +191,11 @@ impl Lang {
         }
     }
 
+    /// The language as `--lang` names it: `en` or `es`.
+    pub fn code(self) -> &'static str {
+        self.choose("en", "es")
+    }
+
     /// [`Lang::pick`] for words known at compile time: no allocation.
     pub(crate) fn choose(self, en: &'static str, es: &'static str) -> &'static str {
         match self {
@@ -317,6 +322,7 @@ mod explore;
 pub use explore::{ExploreLabel, InterleavingsEnd};
 mod folder;
 mod frame;
+mod html;
 mod matrix;
 mod protocols;
 mod run;

@@ -4,7 +4,7 @@
 use super::*;
 use crate::report::lang::{ExploreLabel, InterleavingsEnd};
 
-pub(super) fn outcome_cell(l: Lang, r: &RunResult) -> &'static str {
+pub(crate) fn outcome_cell(l: Lang, r: &RunResult) -> &'static str {
     let g = r.verdict.guarantee;
     l.explore_outcome(
         matches!(g, Guarantee::AtMostOnce | Guarantee::None),
@@ -17,7 +17,7 @@ pub(super) const EXPLORE_ROWS: usize = 200;
 
 pub(super) const FAILING_ROWS: usize = 50;
 
-pub(super) fn schedule_text(l: Lang, crashes: &[BoundaryPoint]) -> String {
+pub(crate) fn schedule_text(l: Lang, crashes: &[BoundaryPoint]) -> String {
     if crashes.is_empty() {
         l.no_crash().to_string()
     } else {

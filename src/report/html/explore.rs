@@ -1,0 +1,149 @@
+//! The exploration page: every run of a crash exploration listed with its crashes and
+//! outcome, numbered as `explore` numbers them; the failing runs first among those the page
+//! tells step by step.
+
+use super::run::worst_tone;
+use super::{run_view, Bi, Page, MAX_SHOWN_RUNS};
+use crate::explore::{Exploration, ExploredRun};
+use crate::fault::CrashSpec;
+use crate::report::lang::{ExploreLabel, Lang};
+use crate::report::text::{outcome_cell, schedule_text};
+use crate::report::Origin;
+use crate::scenario::Scenario;
+use crate::world;
+use serde::Serialize;
+
+/// The most runs an exploration page lists: the first ones, and every failing one up to
+/// this many in all. (An exploration may have hundreds of thousands; the terminal's table
+/// stops far earlier.)
+pub const MAX_LISTED_RUNS: usize = 2_000;
+
+/// The longest run (in trace entries) an exploration page tells: it is run again with its
+/// whole trace to be told, beside the runs the exploration keeps (up to 512 MiB). At about
+/// 150 bytes an entry, 30 MB. `explain` tells 5,000 entries of any run, and a diagram draws
+/// 240 rows, so a longer run would be told no better.
+pub const MAX_TOLD_TRACE_ENTRIES: usize = 200_000;
+
+/// The list the exploration page opens on.
+#[derive(Clone, Debug, Serialize)]
+pub struct Listing {
+    /// What was explored, and the guarantee over every run.
+    pub summary: Bi<Vec<String>>,
+    pub runs: Vec<ListedRun>,
+    /// How many runs the exploration made (more than listed when it made more than
+    /// [`MAX_LISTED_RUNS`]).
+    pub total: usize,
+}
+
+/// One run of the exploration.
+#[derive(Clone, Debug, Serialize)]
+pub struct ListedRun {
+    /// Its number in `explore`'s table, from 0 for the crash-free run.
+    pub number: usize,
+    pub schedule: Bi<String>,
+    pub outcome: Bi<&'static str>,
+    pub tone: &'static str,
+    pub once: u64,
+    pub lost: u64,
+    pub duplicated: u64,
+    /// The earlier run whose state after the last crash was the same.
+    pub same_as: Option<usize>,
+    /// The run the page tells step by step, if it does: an index into the page's runs.
+    pub view: Option<usize>,
+    pub replay: String,
+}
+
+/// The page of `explore --html`: the runs of `x`, the exploration of `scenario` (from
+/// `origin`), opening in `lang`.
+pub fn explore_page(
+    scenario: &Scenario,
+    x: &Exploration,
+    origin: &Origin,
+    lang: Lang,
+    command: &str,
+) -> Page {
+    let mut page = Page::new(
+        "explore",
+        lang,
+        Bi::of(|_| scenario.name.clone()),
+        command.to_string(),
+    );
+    let failing = |r: &ExploredRun| !r.result.failure().is_empty();
+    let listed: Vec<usize> = (0..x.runs.len())
+        .filter(|&i| i < MAX_LISTED_RUNS / 2 || failing(&x.runs[i]))
+        .take(MAX_LISTED_RUNS)
+        .collect();
+    let shown = told(&listed, |i| failing(&x.runs[i]), MAX_SHOWN_RUNS);
+    let mut runs = Vec::with_capacity(listed.len());
+    for &i in &listed {
+        let run = &x.runs[i];
+        let replay = origin.replay_command(scenario.seed, &run.crashes);
+        // A run longer than a page can tell is replayed, not rerun: rerunning it would hold
+        // its whole trace beside the exploration's runs.
+        let view = if shown.binary_search(&i).is_ok()
+            && run.result.trace.len() <= MAX_TOLD_TRACE_ENTRIES
+        {
+            page.tell(|| full_run(scenario, run, &replay))
+        } else {
+            None
+        };
+        let v = &run.result.verdict;
+        runs.push(ListedRun {
+            number: i,
+            schedule: Bi::of(|l| schedule_text(l, &run.crashes)),
+            outcome: Bi::of(|l| outcome_cell(l, &run.result)),
+            tone: worst_tone(&run.result),
+            once: v.exactly_once,
+            lost: v.lost,
+            duplicated: v.duplicated,
+            same_as: run.equivalent_to,
+            view,
+            replay,
+        });
+    }
+    let s = &x.summary;
+    page.listing = Some(Listing {
+        summary: Bi::of(|l| {
+            vec![
+                l.explored(s.runs, s.depth),
+                format!(
+                    "{}{}: {}",
+                    l.explore_label(ExploreLabel::Summary),
+                    s.guarantee,
+                    l.explore_summary(s)
+                ),
+            ]
+        }),
+        runs,
+        total: x.runs.len(),
+    });
+    page
+}
+
+/// Which of the `listed` runs a page tells step by step: the failing ones first, then the
+/// others in order, at most `cap`; in listing order.
+pub(super) fn told(listed: &[usize], failing: impl Fn(usize) -> bool, cap: usize) -> Vec<usize> {
+    let mut told: Vec<usize> = listed
+        .iter()
+        .copied()
+        .filter(|&i| failing(i))
+        .chain(listed.iter().copied().filter(|&i| !failing(i)))
+        .take(cap)
+        .collect();
+    told.sort_unstable();
+    told
+}
+
+/// `run` again with its whole trace (an exploration keeps only what its summary needs).
+fn full_run(scenario: &Scenario, run: &ExploredRun, replay: &str) -> super::run::RunView {
+    let mut s = scenario.clone();
+    s.faults.crash = run.crashes.iter().map(|p| CrashSpec::exactly(*p)).collect();
+    s.faults.random_crash = None;
+    let r = world::run(&s);
+    assert_eq!(
+        r.trace.hash_hex(),
+        run.result.trace.hash_hex(),
+        "an explored run replays to the same trace"
+    );
+    run_view(&s, &[], &r, replay)
+}

@@ -1,0 +1,160 @@
+//! The matrix page: protocols as columns, crash points as rows, each cell labelled with its
+//! outcome in words (never colour alone) and tied to one run the page tells step by step:
+//! the cell's first failing run, else its first run.
+
+use super::{run_view, Bi, Page};
+use crate::explore::{matrix_rows, MatrixColumn};
+use crate::fault::CrashSpec;
+use crate::model::{built_ins, BoundaryPoint};
+use crate::report::lang::Lang;
+use crate::report::Origin;
+use crate::scenario::Scenario;
+use crate::world;
+use serde::Serialize;
+
+/// The table the matrix page opens on.
+#[derive(Clone, Debug, Serialize)]
+pub struct MatrixView {
+    pub intro: Bi<String>,
+    pub legend: Bi<String>,
+    pub crash_point: Bi<&'static str>,
+    pub protocols: Vec<ProtocolColumn>,
+    pub rows: Vec<MatrixRow>,
+    /// Per depth, the row labels of the runs and of the guarantee.
+    pub depth_labels: Bi<Vec<[String; 2]>>,
+}
+
+/// One protocol's column.
+#[derive(Clone, Debug, Serialize)]
+pub struct ProtocolColumn {
+    pub name: String,
+    pub steps: String,
+    pub description: Bi<String>,
+    /// Per depth, 1 to the matrix's: how many runs, and the guarantee they showed.
+    pub runs: Vec<u64>,
+    pub guarantees: Vec<String>,
+    /// Whether every depth showed the guarantee the protocol is documented with.
+    pub as_documented: bool,
+}
+
+/// One crash point: a cell per protocol, `None` where the protocol has no such step.
+#[derive(Clone, Debug, Serialize)]
+pub struct MatrixRow {
+    pub at: String,
+    pub cells: Vec<Option<CellView>>,
+}
+
+/// One protocol crashed once at one point, over every event and delivery attempt.
+#[derive(Clone, Debug, Serialize)]
+pub struct CellView {
+    /// `once`, `lost`, `duplicated` or `lost+duplicated`.
+    pub outcome: &'static str,
+    pub label: Bi<&'static str>,
+    pub runs: u64,
+    pub lost: u64,
+    pub duplicated: u64,
+    /// The run the cell opens: an index into the page's runs (none when the page was full).
+    pub run: Option<usize>,
+    /// The command that replays that run.
+    pub replay: String,
+}
+
+/// The page of `matrix --html`: `columns`, explored with `events` events, `seed` and
+/// `depth`, opening in `lang`.
+pub fn matrix_page(
+    columns: &[MatrixColumn],
+    events: usize,
+    seed: u64,
+    depth: usize,
+    lang: Lang,
+    command: &str,
+) -> Page {
+    let mut page = Page::new(
+        "matrix",
+        lang,
+        Bi::of(|l| l.html_word("matrix_title").to_string()),
+        command.to_string(),
+    );
+    let boundaries = matrix_rows(columns);
+    let mut rows: Vec<MatrixRow> = boundaries
+        .iter()
+        .map(|at| MatrixRow {
+            at: at.to_string(),
+            cells: Vec::new(),
+        })
+        .collect();
+    for column in columns {
+        let mut scenario = Scenario::new(column.protocol.clone());
+        scenario.seed = seed;
+        scenario.workload.events = events;
+        let origin = Origin::BuiltIn {
+            protocol: column.protocol.name.clone(),
+            events,
+        };
+        for (row, at) in rows.iter_mut().zip(&boundaries) {
+            let cell = column.cells.iter().find(|c| c.at == *at);
+            let Some((cell, point)) =
+                cell.and_then(|c| Some((c, c.first_failure.or(c.first_run)?)))
+            else {
+                row.cells.push(None);
+                continue;
+            };
+            let replay = origin.replay_command(seed, &[point]);
+            let run = page.tell(|| crashed_run(&scenario, point, &replay));
+            row.cells.push(Some(CellView {
+                outcome: cell.outcome(),
+                label: Bi::of(|l| l.matrix_cell(cell.outcome())),
+                runs: cell.runs,
+                lost: cell.lost,
+                duplicated: cell.duplicated,
+                run,
+                replay,
+            }));
+        }
+    }
+    page.matrix = Some(MatrixView {
+        intro: Bi::of(|l| l.matrix_intro(columns.len(), depth, events, seed)),
+        legend: Bi::of(|l| l.matrix_legend().replace('\n', " ").trim().to_string()),
+        crash_point: Bi::of(|l| l.matrix_crash_point()),
+        protocols: columns.iter().map(column_view).collect(),
+        rows,
+        depth_labels: Bi::of(|l| {
+            (1..=depth)
+                .map(|d| [l.matrix_runs_row(d), l.matrix_guarantee_row(d)])
+                .collect()
+        }),
+    });
+    page
+}
+
+/// The run of `scenario` with a single crash at `point`, as the cell's page shows it.
+fn crashed_run(scenario: &Scenario, point: BoundaryPoint, replay: &str) -> super::run::RunView {
+    let mut s = scenario.clone();
+    s.faults.crash = vec![CrashSpec::exactly(point)];
+    let r = world::run(&s);
+    assert_eq!(
+        r.crashes.first().map(|c| c.point),
+        Some(point),
+        "a matrix run reaches the crash point its exploration reached"
+    );
+    run_view(&s, &[], &r, replay)
+}
+
+fn column_view(c: &MatrixColumn) -> ProtocolColumn {
+    let built_in = built_ins().iter().find(|b| b.name == c.protocol.name);
+    ProtocolColumn {
+        name: c.protocol.name.clone(),
+        steps: c.protocol.arrow_list(),
+        description: Bi::of(|l| match built_in {
+            Some(b) => l.built_in_description(b),
+            None => c.protocol.description.clone(),
+        }),
+        runs: c.summaries.iter().map(|s| s.runs).collect(),
+        guarantees: c
+            .summaries
+            .iter()
+            .map(|s| s.guarantee.name().to_string())
+            .collect(),
+        as_documented: c.as_documented(),
+    }
+}

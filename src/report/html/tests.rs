@@ -1,0 +1,248 @@
+//! The pages: self-contained, their data what the catalogue and the runs say, the script's
+//! words all in the catalogue, the matrix page within its size and agreeing with the
+//! matrix's own verdicts.
+
+use super::explore as page_explore;
+use super::*;
+use crate::explore;
+use crate::fault::CrashSpec;
+use crate::model::{Boundary, BoundaryPoint, Protocol, Step};
+use crate::scenario::Scenario;
+use crate::world;
+use serde_json::Value;
+
+/// The data a page embeds, unpacked as its script unpacks it.
+fn data_of(html: &str) -> Value {
+    serde_json::from_str(&unpacked(html).expect("a data element")).expect("the page's data is JSON")
+}
+
+fn crashed(protocol: &str, point: &str) -> (Scenario, world::RunResult) {
+    let mut s = Scenario::new(Protocol::built_in(protocol).expect("a built-in"));
+    s.workload.events = 2;
+    s.faults.crash = vec![CrashSpec::exactly(
+        BoundaryPoint::parse(point).expect("a crash point"),
+    )];
+    let r = world::run(&s);
+    (s, r)
+}
+
+#[test]
+fn a_page_loads_nothing_from_anywhere() {
+    let (s, r) = crashed("ack-first", "after:ack e0 d1");
+    let html = run_page(&s, &[], &r, "delivery-sim run x", Lang::En).html();
+    for external in [
+        "<link", "src=", "@import", "url(http", "https:", "//cdn", "fetch(",
+    ] {
+        assert!(!html.contains(external), "{external} in the page");
+    }
+    // The only address is the SVG namespace, which names and loads nothing.
+    let addresses: Vec<&str> = html.matches("http://").collect();
+    assert_eq!(
+        html.matches("http://www.w3.org/2000/svg").count(),
+        addresses.len()
+    );
+    assert!(html.contains("Content-Security-Policy") && html.contains("default-src 'none'"));
+}
+
+#[test]
+fn a_run_page_tells_every_entry_in_both_languages_and_its_diagram_names_them() {
+    let (s, r) = crashed("no-dedup", "after:commit e1 d1");
+    let page = run_page(&s, &[], &r, "delivery-sim run y", Lang::Es);
+    let data = data_of(&page.html());
+    assert_eq!(data["lang"], "es");
+    let run = &data["runs"][0];
+    let steps = run["steps"].as_array().expect("steps");
+    assert_eq!(
+        steps.len(),
+        r.trace.len(),
+        "every entry of a short run is told"
+    );
+    for (i, step) in steps.iter().enumerate() {
+        assert_eq!(step["entry"], i);
+        assert_ne!(step["text"]["en"], step["text"]["es"], "step {i}");
+    }
+    assert_eq!(run["guarantee"], "at-least-once");
+    assert_eq!(run["tone"], "duplicated");
+    assert_eq!(run["crashes"][0], "after:commit e1 d1");
+    // Each diagram row points at entries the story tells.
+    for lang in ["en", "es"] {
+        let svg = run["svg"][lang].as_str().expect("an svg");
+        assert!(svg.starts_with("<svg"), "inlined without its declaration");
+        let firsts: Vec<usize> = svg
+            .split("data-first=\"")
+            .skip(1)
+            .map(|rest| {
+                rest[..rest.find('"').expect("quoted")]
+                    .parse()
+                    .expect("a number")
+            })
+            .collect();
+        assert!(firsts.len() > 10, "{lang}: {} rows", firsts.len());
+        assert!(firsts.iter().all(|&f| f < steps.len()));
+        assert!(firsts.windows(2).all(|w| w[0] <= w[1]), "in trace order");
+    }
+    assert_ne!(run["svg"]["en"], run["svg"]["es"]);
+    let events = run["events"].as_array().expect("events");
+    assert_eq!(events[1]["tone"], "duplicated");
+    assert_eq!(events[1]["outcome"]["es"], "DUPLICADO");
+    assert_eq!(
+        run["failure_points"]["en"].as_array().map(Vec::len),
+        Some(1)
+    );
+}
+
+#[test]
+fn nothing_in_the_data_can_end_the_script_element() {
+    let (mut s, r) = crashed("inbox", "after:ack e0 d1");
+    s.name = "x</script><script>alert(1)</script><!--".into();
+    let html = run_page(&s, &[], &r, "delivery-sim run z", Lang::En).html();
+    // The data element's end and the script's own: no third.
+    assert_eq!(html.matches("</script>").count(), 2);
+    assert!(!html.contains("<!--"));
+    assert!(
+        html.contains("<title>x&lt;/script&gt;"),
+        "the title is escaped"
+    );
+    assert_eq!(data_of(&html)["runs"][0]["name"], s.name.as_str());
+}
+
+#[test]
+fn a_page_is_the_same_bytes_every_time() {
+    let (s, r) = crashed("inbox", "after:commit e1 d1");
+    let page = || run_page(&s, &[], &r, "delivery-sim run w", Lang::Es).html();
+    assert_eq!(page(), page());
+}
+
+#[test]
+fn every_word_the_script_asks_for_is_in_the_catalogue() {
+    let key = |rest: &'static str| &rest[..rest.find('"').expect("a quoted key")];
+    let js = include_str!("page.js");
+    let mut asked: Vec<&str> = js.split("w(\"").skip(1).map(key).collect();
+    // The page's title is worded in Rust.
+    let rust = include_str!("matrix.rs");
+    asked.extend(rust.split("html_word(\"").skip(1).map(key));
+    assert!(asked.len() > 30, "{asked:?}");
+    for lang in [Lang::En, Lang::Es] {
+        let words: BTreeMap<_, _> = lang.html_words().into_iter().collect();
+        for key in &asked {
+            assert!(words.contains_key(key), "{key} is not a word of the pages");
+        }
+    }
+    // And no word of the catalogue is left unused.
+    for (key, _) in Lang::En.html_words() {
+        assert!(asked.contains(&key), "{key} is never asked for");
+    }
+    // And a word the script asks for that the catalogue lacks is found.
+    let bad = "w(\"no_such_word\")";
+    let key = &bad[3..bad.len() - 2];
+    assert!(!Lang::En.html_words().iter().any(|(k, _)| *k == key));
+}
+
+#[test]
+fn the_matrix_page_agrees_with_the_matrix_and_stays_small() {
+    let protocols = Protocol::all_built_in();
+    let columns = explore::matrix(&protocols, 3, 0, 1);
+    let page = matrix_page(&columns, 3, 0, 1, Lang::En, "delivery-sim matrix");
+    let html = page.html();
+    assert!(html.len() < 5_000_000, "{} bytes", html.len());
+    let m = page.matrix.as_ref().expect("a matrix");
+    assert_eq!(m.protocols.len(), protocols.len());
+    for (row, at) in m.rows.iter().zip(explore::matrix_rows(&columns)) {
+        assert_eq!(row.at, at.to_string());
+        for (cell, column) in row.cells.iter().zip(&columns) {
+            let own = column.cells.iter().find(|c| c.at == at);
+            assert_eq!(
+                cell.is_some(),
+                own.is_some(),
+                "{} {at}",
+                column.protocol.name
+            );
+            let (Some(cell), Some(own)) = (cell, own) else {
+                continue;
+            };
+            assert_eq!(cell.outcome, own.outcome());
+            // The run a cell opens crashes there and shows what the cell says.
+            let run = &page.runs[cell.run.expect("a 3-event matrix page tells every cell")];
+            assert_eq!(run.protocol, column.protocol.name);
+            assert!(
+                run.crashes[0].starts_with(&format!("{at} ")),
+                "{:?}",
+                run.crashes
+            );
+            if own.outcome() == "once" {
+                assert_eq!(run.guarantee, "exactly-once", "{} {at}", run.protocol);
+            } else {
+                assert_ne!(run.guarantee, "exactly-once", "{} {at}", run.protocol);
+            }
+        }
+    }
+    let ack_first = m.protocols.iter().position(|p| p.name == "ack-first");
+    let after_ack = Boundary::after(Step::Ack).to_string();
+    let row = m
+        .rows
+        .iter()
+        .find(|r| r.at == after_ack)
+        .expect("after:ack");
+    let cell = row.cells[ack_first.expect("ack-first")].as_ref();
+    assert_eq!(cell.map(|c| c.outcome), Some("lost"));
+}
+
+#[test]
+fn an_exploration_page_lists_every_run_and_tells_the_failing_ones() {
+    let mut s = Scenario::new(Protocol::built_in("ack-first").expect("a built-in"));
+    s.workload.events = 2;
+    let x = explore::explore(&s, explore::ExploreOptions::default());
+    let origin = crate::report::Origin::BuiltIn {
+        protocol: "ack-first".into(),
+        events: 2,
+    };
+    let page = explore_page(&s, &x, &origin, Lang::En, "delivery-sim explore");
+    let listing = page.listing.as_ref().expect("a listing");
+    assert_eq!(listing.runs.len(), x.runs.len());
+    assert_eq!(listing.total, x.runs.len());
+    for (listed, run) in listing.runs.iter().zip(&x.runs) {
+        let view = listed
+            .view
+            .map(|v| &page.runs[v])
+            .expect("a small exploration is told whole");
+        assert_eq!(view.trace_hash, run.result.trace.hash_hex());
+        assert_eq!(view.guarantee, run.result.verdict.guarantee.name());
+        assert_eq!(listed.lost, run.result.verdict.lost);
+    }
+}
+
+#[test]
+fn a_page_with_more_runs_than_it_tells_tells_the_failing_ones() {
+    let listed: Vec<usize> = (0..10).collect();
+    let failing = |i: usize| i == 7 || i == 9;
+    assert_eq!(page_explore::told(&listed, failing, 3), vec![0, 7, 9]);
+    assert_eq!(page_explore::told(&listed, failing, 1), vec![7]);
+    assert_eq!(page_explore::told(&listed, |_| false, 2), vec![0, 1]);
+    assert_eq!(page_explore::told(&listed, failing, 99), listed);
+}
+
+#[test]
+fn a_full_page_lists_runs_without_telling_them() {
+    let (s, r) = crashed("no-dedup", "after:commit e0 d1");
+    let view = run_view(&s, &[], &r, "delivery-sim run v");
+    let size = serde_json::to_vec(&view).expect("serialises").len();
+    let mut page = Page::new(
+        "explore",
+        Lang::En,
+        Bi::of(|_| String::new()),
+        String::new(),
+    );
+    let mut told = 0;
+    while page.tell(|| view.clone()).is_some() {
+        told += 1;
+        assert!(told <= PAGE_DATA_BYTES / size + 1, "the page never fills");
+    }
+    assert_eq!(told, PAGE_DATA_BYTES.div_ceil(size));
+    assert!(page
+        .tell(|| unreachable!("a full page makes no more runs"))
+        .is_none());
+    // The first run is told whatever its size.
+    let mut empty = Page::new("run", Lang::En, Bi::of(|_| String::new()), String::new());
+    empty.data_bytes = PAGE_DATA_BYTES;
+    assert_eq!(empty.tell(|| view.clone()), Some(0));
+}
