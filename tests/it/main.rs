@@ -2,6 +2,8 @@
 //! scenario files, bad input, golden trace hashes, and properties over seeds and fault
 //! plans.
 
+#[cfg(feature = "browser")]
+mod browser;
 mod cli;
 mod completions;
 mod consumer_faults;

@@ -1,0 +1,95 @@
+// Drives Debian's Chromium (headless) over a matrix page opened from disk, as a learner
+// would: click a LOST cell, step through the run, switch to Spanish, compare two protocols,
+// copy the replay command. Fails (exit 1) on anything unexpected, on any error the page
+// logs, and on any request that leaves the file. Run by tests/it/browser.rs (feature
+// `browser`), which `.ci/run` turns on after installing chromium and this folder's
+// playwright-core.
+//
+//   node pages.mjs PAGE.html SCREENSHOT_DIR
+import { chromium } from "playwright-core";
+import { pathToFileURL } from "node:url";
+import path from "node:path";
+
+const [pagePath, shots] = process.argv.slice(2);
+if (!pagePath || !shots) {
+  console.error("usage: node pages.mjs PAGE.html SCREENSHOT_DIR");
+  process.exit(2);
+}
+
+function check(ok, what) {
+  if (!ok) {
+    throw new Error("check failed: " + what);
+  }
+  console.log("ok - " + what);
+}
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+  args: ["--no-sandbox"],
+});
+const errors = [];
+try {
+  const context = await browser.newContext({
+    viewport: { width: 1400, height: 1000 },
+    permissions: ["clipboard-read", "clipboard-write"],
+  });
+  const page = await context.newPage();
+  page.on("console", (m) => {
+    if (m.type() === "error") errors.push("console: " + m.text());
+  });
+  page.on("pageerror", (e) => errors.push("page error: " + e));
+  page.on("request", (r) => {
+    if (!/^(file|data|blob):/.test(r.url())) errors.push("request: " + r.url());
+  });
+  await page.goto(pathToFileURL(path.resolve(pagePath)).href);
+  await page.waitForSelector(".matrix td.cell button");
+  await page.screenshot({ path: path.join(shots, "matrix.png"), fullPage: true });
+
+  const lost = 'button[data-protocol="ack-first"][data-at="after:ack"]';
+  check((await page.textContent(lost)) === "LOST", "ack-first at after:ack says LOST in words");
+  await page.click(lost);
+  await page.waitForSelector(".pane ol.steps li[data-step='0']");
+  const steps = await page.locator(".pane ol.steps li[data-step]").count();
+  check(steps > 10, `the run's story is told step by step (${steps} steps)`);
+  const rows = await page.locator(".pane .diagram svg [data-first]").count();
+  check(rows > 10, `the run's diagram is drawn (${rows} rows tied to steps)`);
+  check((await page.textContent(".pane h2")).includes("after:ack e"), "the run is the cell's crash point");
+
+  const band = async () => Number(await page.getAttribute(".pane .diagram .hl-band", "y"));
+  await page.click(".pane .stepper .next");
+  const first = await band();
+  await page.click(".pane .stepper .next");
+  await page.click(".pane .stepper .next");
+  check((await page.getAttribute(".pane ol.steps li.current", "data-step")) === "2", "three steps forward is step 3");
+  const third = await band();
+  check(third > first, `the diagram's highlight moved down (${first} → ${third})`);
+  await page.keyboard.press("ArrowRight");
+  check((await page.getAttribute(".pane ol.steps li.current", "data-step")) === "3", "→ moves one step more");
+
+  const english = await page.textContent(".pane ol.steps li[data-step='0'] .text");
+  await page.click('header button[data-lang="es"]');
+  const spanish = await page.textContent(".pane ol.steps li[data-step='0'] .text");
+  check(spanish !== english, `the story speaks Spanish ("${spanish.slice(0, 40)}…")`);
+  check((await page.getAttribute("html", "lang")) === "es", "the document says it is Spanish");
+  check((await page.locator(".pane .diagram svg").textContent()).includes("Productor"), "the diagram's labels are Spanish");
+  check((await page.getAttribute(".pane ol.steps li.current", "data-step")) === "3", "the step is kept across languages");
+  await page.screenshot({ path: path.join(shots, "run.png") });
+
+  await page.selectOption("#compare", { label: "inbox" });
+  await page.waitForSelector('.pane[data-slot="1"]');
+  const other = await page.textContent('.pane[data-slot="1"] h2');
+  check(other.startsWith("inbox") && other.includes("after:ack"), "compare opens inbox at the same crash point");
+  check((await page.textContent('.pane[data-slot="1"] .badge')) === "exactly-once", "inbox holds there");
+
+  await page.click(".pane .copy");
+  await page.waitForFunction(() => document.querySelector(".pane .copy").textContent === "copiado");
+  const copied = await page.evaluate(() => navigator.clipboard.readText());
+  const command = await page.textContent(".pane .command");
+  check(copied === command && command.startsWith("delivery-sim run --protocol ack-first"), "the copy button copies the replay command");
+  await page.click(".back");
+  await page.waitForSelector(".matrix");
+  check(true, "back to the matrix");
+} finally {
+  await browser.close();
+}
+check(errors.length === 0, "no errors logged and no request left the file" + (errors.length ? ":\n" + errors.join("\n") : ""));
