@@ -136,3 +136,29 @@ fn the_committed_matrix_page_is_the_size_the_readme_states() {
         "README should say: {stated}"
     );
 }
+
+/// Every scenario file's run makes a page: every entry told (up to the cap) in both
+/// languages, and every row of both diagrams tied to an entry of the run.
+#[test]
+fn every_scenario_file_makes_a_run_page() {
+    use delivery_sim::report::explain::MAX_TOLD_ENTRIES;
+    use delivery_sim::report::html::run_view;
+    use delivery_sim::scenario::Scenario;
+    let files = scenario_files();
+    assert!(files.len() > 80, "{} files", files.len());
+    for file in files {
+        let s = Scenario::from_file(&root().join(&file)).expect("valid scenario");
+        let r = delivery_sim::world::run(&s);
+        let view = serde_json::to_value(run_view(&s, &[], &r, "replay")).unwrap();
+        let steps = view["steps"].as_array().expect("steps");
+        assert_eq!(steps.len(), r.trace.len().min(MAX_TOLD_ENTRIES), "{file}");
+        assert_eq!(view["trace_hash"], r.trace.hash_hex(), "{file}");
+        for lang in ["en", "es"] {
+            let svg = view["svg"][lang].as_str().expect("an svg");
+            for rest in svg.split("data-last=\"").skip(1) {
+                let last: usize = rest[..rest.find('"').unwrap()].parse().unwrap();
+                assert!(last < r.trace.len(), "{file} {lang}: row of entry {last}");
+            }
+        }
+    }
+}

@@ -292,7 +292,7 @@
         el("span", { class: "tick", text: "t=" + s.tick }),
         el("span", { class: "text", text: t(s.text) }),
       ]);
-      t2(s.states).forEach(function (pair) {
+      t(s.states).forEach(function (pair) {
         li.appendChild(stateLine(pair));
       });
       li.addEventListener("click", function () {
@@ -335,12 +335,6 @@
       }
     }
     return run.steps.length - 1;
-  }
-
-  function t2(states) {
-    return states.map(function (s) {
-      return t(s);
-    });
   }
 
   function stateLine(pair) {

@@ -5,7 +5,7 @@
 use super::{Bi, Page};
 use crate::report::diagram::{self, Detail, Tone};
 use crate::report::explain::{self, FailurePoint, Story};
-use crate::report::lang::Lang;
+use crate::report::lang::{Lang, StateLabel};
 use crate::scenario::Scenario;
 use crate::world::RunResult;
 use serde::Serialize;
@@ -50,8 +50,9 @@ pub struct StepView {
     pub tick: u64,
     pub alarm: bool,
     pub text: Bi<String>,
-    /// The state lines that changed: a label and a text each.
-    pub states: Vec<Bi<[String; 2]>>,
+    /// The state lines that changed, a label and a text each: per language, since a line
+    /// is told when its wording changed.
+    pub states: Bi<Vec<[String; 2]>>,
 }
 
 /// What became of one event.
@@ -69,6 +70,8 @@ pub struct EventView {
 /// the command that replays it. `r` must keep its trace (not a slim result).
 pub fn run_view(scenario: &Scenario, script: &[u32], r: &RunResult, replay: &str) -> RunView {
     let stories = Bi::of(|l| explain::story(scenario, script, r, l));
+    // One run, one cap: both languages tell the same entries.
+    assert_eq!(stories.en.steps.len(), stories.es.steps.len());
     let v = &r.verdict;
     let steps = stories
         .en
@@ -83,15 +86,10 @@ pub fn run_view(scenario: &Scenario, script: &[u32], r: &RunResult, replay: &str
                 en: en.sentence.clone(),
                 es: es.sentence.clone(),
             },
-            states: en
-                .states
-                .iter()
-                .zip(&es.states)
-                .map(|((label_en, en), (label_es, es))| Bi {
-                    en: [Lang::En.state_label(*label_en).to_string(), en.clone()],
-                    es: [Lang::Es.state_label(*label_es).to_string(), es.clone()],
-                })
-                .collect(),
+            states: Bi {
+                en: state_lines(Lang::En, &en.states),
+                es: state_lines(Lang::Es, &es.states),
+            },
         })
         .collect();
     let story = |l: Lang| -> &Story {
@@ -152,6 +150,13 @@ fn verdict_lines(l: Lang, r: &RunResult) -> Vec<String> {
         vec![l.verdict_sentence(v.guarantee.name(), v.exactly_once, v.lost, v.duplicated)];
     lines.extend(v.boundaries.iter().map(|b| l.describe_scope(b)));
     lines
+}
+
+fn state_lines(l: Lang, states: &[(StateLabel, String)]) -> Vec<[String; 2]> {
+    states
+        .iter()
+        .map(|(label, text)| [l.state_label(*label).to_string(), text.clone()])
+        .collect()
 }
 
 fn row(p: &FailurePoint) -> [String; 4] {
