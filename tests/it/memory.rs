@@ -54,15 +54,14 @@ const AT_THE_TRACE_LIMIT: &str = r#"{"name": "at-the-trace-limit", "seed": 1,
     "broker": {"lease_ticks": 1},
     "limits": {"max_steps": 10000000, "max_ticks": 1000000000}}"#;
 
+/// The most events and accounts, and nothing else: a long run that finishes.
+const MANY: &str = r#"{"name": "many", "seed": 1, "protocol": "inbox",
+    "workload": {"events": 10000, "accounts": 10000}}"#;
+
 #[test]
 fn explain_of_the_most_events_and_accounts_stays_small() {
     let dir = tempfile::tempdir().unwrap();
-    let file = write(
-        dir.path(),
-        "many.json",
-        r#"{"name": "many", "seed": 1, "protocol": "inbox",
-            "workload": {"events": 10000, "accounts": 10000}}"#,
-    );
+    let file = write(dir.path(), "many.json", MANY);
     let o = limited(&["explain", &file, "--lang", "es"], &[]);
     clean("explain, 10,000 events and accounts", &o, &[0]);
     assert!(stdout(&o).contains("entradas más de la traza"));
@@ -71,12 +70,7 @@ fn explain_of_the_most_events_and_accounts_stays_small() {
 #[test]
 fn a_page_of_the_most_events_and_accounts_stays_small() {
     let dir = tempfile::tempdir().unwrap();
-    let file = write(
-        dir.path(),
-        "many.json",
-        r#"{"name": "many", "seed": 1, "protocol": "inbox",
-            "workload": {"events": 10000, "accounts": 10000}}"#,
-    );
+    let file = write(dir.path(), "many.json", MANY);
     let html = dir.path().join("many.html");
     let o = limited(&["run", &file, "--html", html.to_str().unwrap()], &[]);
     clean("run --html, 10,000 events and accounts", &o, &[0]);
