@@ -192,7 +192,7 @@
       wrap.appendChild(
         el("p", {
           class: "hint",
-          text: l.total - l.runs.length + hidden + " " + w("not_shown") + " " + data.runs.length + " " + w("not_shown_end"),
+          text: l.total - l.runs.length + hidden + " " + w("not_shown") + " " + data.runs.length + w("not_shown_end"),
         })
       );
     }

@@ -32,10 +32,14 @@ const WORDS: &[(&str, &str, &str)] = &[
     ("same_as", "same state as run", "mismo estado que la corrida"),
     (
         "not_shown",
-        "runs are listed but not shown step by step (the page keeps at most",
-        "corridas se listan pero no se muestran paso a paso (la página guarda a lo sumo",
+        "runs of the exploration are not told step by step on this page (it tells",
+        "corridas de la exploración no se cuentan paso a paso en esta página (cuenta",
     ),
-    ("not_shown_end", "of them)", "de ellas)"),
+    (
+        "not_shown_end",
+        "); each replays with its command",
+        "); cada una se repite con su comando",
+    ),
     ("back", "← back", "← volver"),
     ("previous", "◀ previous", "◀ anterior"),
     ("next", "next ▶", "siguiente ▶"),
