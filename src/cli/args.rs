@@ -128,6 +128,24 @@ changes (a regression scenario for the bug).")]
   delivery-sim completions zsh > ~/.zfunc/_delivery-sim      (with fpath+=~/.zfunc)
   delivery-sim completions fish > ~/.config/fish/completions/delivery-sim.fish")]
     Completions(CompletionsArgs),
+    /// Serve the classroom page on 127.0.0.1 with a scenario editor: paste or edit a
+    /// scenario (the files of scenarios/ are one click away), run it or explore it, and
+    /// step through the runs. Loopback only; writes no file; runs until stopped.
+    #[command(after_help = "Examples:
+  delivery-sim serve                 (then open the address it prints)
+  delivery-sim serve --port 0        (any free port)")]
+    Serve(ServeArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// The port to listen on, on 127.0.0.1 only (0: any free port; the address is printed).
+    #[arg(long, default_value_t = 7878)]
+    pub port: u16,
+    /// The language the page opens in (default: the environment's, else English); it
+    /// switches between English and Spanish.
+    #[arg(long, value_enum, value_name = "LANG")]
+    pub lang: Option<LangArg>,
 }
 
 #[derive(Debug, Args)]

@@ -12,6 +12,7 @@ mod command;
 mod crosscheck;
 mod folder;
 mod interrupt;
+mod serve;
 
 pub use args::*;
 use command::*;
@@ -113,6 +114,7 @@ pub fn execute(command: &Command) -> Result<(Printed, ExitCode), CliError> {
         Command::Crosscheck(args) => text(crosscheck::crosscheck(args)),
         Command::Replay(args) => replay(args),
         Command::Completions(args) => Ok((completions(args.shell).into(), ExitCode::SUCCESS)),
+        Command::Serve(args) => text(serve::serve(args)),
         Command::Bench(args) => {
             refuse_out_for_a_folder("bench", &args.out)?;
             let figures = crate::bench::run();

@@ -1,7 +1,8 @@
 //! The pages in a real browser (feature `browser`, which `.ci/run` turns on after installing
 //! Debian's chromium and `tests/browser`'s playwright-core): `tests/browser/pages.mjs`
 //! opens a freshly written matrix page from disk and clicks through it as a learner would,
-//! and saves the screenshots the README shows under `results/screenshots/`.
+//! `tests/browser/serve.mjs` does the same with `serve`'s playground, and both save the
+//! screenshots the README shows under `results/screenshots/`.
 
 use super::support::*;
 
@@ -50,4 +51,29 @@ fn the_matrix_page_works_in_a_real_browser() {
         .expect("node runs");
     assert!(!o.status.success(), "a broken page passed:\n{}", stdout(&o));
     assert!(stderr(&o).contains("highlight moved"), "{}", stderr(&o));
+}
+
+#[test]
+fn the_playground_works_in_a_real_browser() {
+    let browser = root().join("tests/browser");
+    let server = super::serve::start();
+    let shots = root().join("results/screenshots");
+    std::fs::create_dir_all(&shots).unwrap();
+    let o = command("node")
+        .arg(browser.join("serve.mjs"))
+        .arg(format!("http://127.0.0.1:{}/", server.port))
+        .arg(&shots)
+        .output()
+        .expect("node runs");
+    assert!(
+        o.status.success(),
+        "the browser test failed:\n{}\n{}",
+        stdout(&o),
+        stderr(&o)
+    );
+    assert!(
+        stdout(&o).contains("ok - no other errors"),
+        "{}",
+        stdout(&o)
+    );
 }

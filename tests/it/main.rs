@@ -30,6 +30,7 @@ mod repeated_steps;
 mod retention_order;
 mod run_file;
 mod schema;
+mod serve;
 mod shrink;
 mod sql_fuzz;
 mod sql_steps;

@@ -241,6 +241,34 @@ mod at_the_bounds {
     }
 
     #[test]
+    fn serve_at_its_bounds() {
+        use crate::serve::{post, send, start_under};
+        let server = start_under(Some(LIMIT_KIB));
+        let host = format!("127.0.0.1:{}", server.port);
+        let most = r#"{"name": "most", "seed": 1, "protocol": "inbox", "consumers": 8,
+            "workload": {"events": 50}, "broker": {"lease_ticks": 1},
+            "limits": {"max_steps": 200000}}"#;
+        let many =
+            r#"{"name": "many", "seed": 1, "protocol": "inbox", "workload": {"events": 50}}"#;
+        let deep =
+            r#"{"name": "deep", "seed": 1, "protocol": "no-dedup", "workload": {"events": 6}}"#;
+        for (path, body) in [
+            ("/api/run", most),
+            ("/api/explore?depth=1", many),
+            ("/api/explore?depth=2", deep),
+            ("/api/run", many),
+        ] {
+            let (status, answer) = send(server.port, &post(path, &host, body.as_bytes()));
+            assert_eq!(
+                status,
+                Some(200),
+                "{path}: {}",
+                &answer[..answer.len().min(400)]
+            );
+        }
+    }
+
+    #[test]
     fn sweeps_of_the_most_events_and_of_runs_at_the_trace_limit() {
         let dir = tempfile::tempdir().unwrap();
         let file = write(dir.path(), "limit.json", AT_THE_TRACE_LIMIT);

@@ -72,6 +72,9 @@ pub struct Page {
     pub listing: Option<explore::Listing>,
     /// The runs the page tells step by step; the matrix and the listing point into it.
     pub runs: Vec<run::RunView>,
+    /// The playground's examples (`serve`): a scenario file's name and text each.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub examples: Vec<[String; 2]>,
     /// The bytes of data the runs hold so far, against [`PAGE_DATA_BYTES`].
     #[serde(skip)]
     data_bytes: usize,
@@ -89,6 +92,7 @@ impl Page {
             matrix: None,
             listing: None,
             runs: Vec::new(),
+            examples: Vec::new(),
             data_bytes: 0,
         }
     }
@@ -118,10 +122,16 @@ impl Page {
         out.push_str("\">\n<head>\n<meta charset=\"utf-8\">\n");
         out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
         // The page may run no code but its own and load nothing: offline by construction.
-        out.push_str(
+        // The playground also talks to the server that served it, and to nothing else.
+        let connect = if self.kind == "playground" {
+            " connect-src 'self';"
+        } else {
+            ""
+        };
+        out.push_str(&format!(
             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; \
-             style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n",
-        );
+             style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:;{connect}\">\n",
+        ));
         out.push_str("<title>");
         out.push_str(&crate::report::xml::text(title));
         out.push_str("</title>\n<style>\n");
@@ -135,6 +145,21 @@ impl Page {
         out.push_str("</script>\n</body>\n</html>\n");
         out
     }
+}
+
+/// The page of `serve`: the scenario editor, with `examples` (name, text) one click away.
+pub fn playground_page(examples: &[(&str, &str)], lang: Lang) -> Page {
+    let mut page = Page::new(
+        "playground",
+        lang,
+        Bi::of(|l| l.html_word("playground_title").to_string()),
+        "delivery-sim serve".to_string(),
+    );
+    page.examples = examples
+        .iter()
+        .map(|(name, text)| [name.to_string(), text.to_string()])
+        .collect();
+    page
 }
 
 const CSS: &str = include_str!("page.css");

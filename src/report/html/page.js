@@ -6,7 +6,7 @@
   "use strict";
   var data = null;
   var app = document.getElementById("app");
-  var state = { lang: "en", steps: {}, active: 0 };
+  var state = { lang: "en", steps: {}, active: 0, editor: "", example: 0, depth: 1, busy: false, error: null };
 
   function w(key) {
     var word = data.words[state.lang][key];
@@ -40,6 +40,9 @@
   // The view is in the address: `#run/3`, or `#run/3/9` to compare run 3 with run 9.
   function route() {
     var m = /^#run\/(\d+)(?:\/(\d+))?$/.exec(location.hash);
+    if (!data.runs) {
+      return null;
+    }
     if (m && +m[1] < data.runs.length) {
       var other = m[2] !== undefined && +m[2] < data.runs.length ? +m[2] : null;
       return { run: +m[1], compare: other };
@@ -57,7 +60,9 @@
     app.appendChild(header());
     var main = el("main");
     var view = route();
-    if (view) {
+    if (data.kind === "playground") {
+      main.appendChild(playgroundScreen(view));
+    } else if (view) {
       main.appendChild(runScreen(view));
     } else if (data.matrix) {
       main.appendChild(matrixScreen(data.matrix));
@@ -197,6 +202,94 @@
       );
     }
     return wrap;
+  }
+
+  // `serve`'s editor: a scenario, its examples, and what the server answered about it.
+  function playgroundScreen(view) {
+    var wrap = el("div", { class: "playground" });
+    wrap.appendChild(el("p", { class: "hint", text: w("playground_hint") }));
+    var examples = el("select", { id: "example" });
+    data.examples.forEach(function (e, i) {
+      var option = el("option", { value: String(i), text: e[0] });
+      option.selected = state.example === i;
+      examples.appendChild(option);
+    });
+    var area = el("textarea", { id: "scenario", spellcheck: "false", rows: "16" });
+    area.value = state.editor;
+    area.addEventListener("input", function () {
+      state.editor = area.value;
+    });
+    examples.addEventListener("change", function () {
+      state.example = +examples.value;
+      state.editor = data.examples[state.example][1];
+      area.value = state.editor;
+    });
+    var depth = el("select", { id: "depth" }, [el("option", { text: "1" }), el("option", { text: "2" })]);
+    depth.value = String(state.depth);
+    depth.addEventListener("change", function () {
+      state.depth = +depth.value;
+    });
+    wrap.appendChild(el("p", {}, [el("label", { for: "example", text: w("example") + " " }), examples]));
+    wrap.appendChild(area);
+    wrap.appendChild(
+      el("p", { class: "actions" }, [
+        el("button", { id: "run", text: w("run_it"), onclick: function () {
+          send("/api/run");
+        } }),
+        " ",
+        el("button", { id: "explore", text: w("explore_it"), onclick: function () {
+          send("/api/explore?depth=" + state.depth);
+        } }),
+        " ",
+        el("label", { for: "depth", text: w("depth") + " " }),
+        depth,
+        " ",
+        el("span", { id: "status", class: "hint", text: state.busy ? w("working") : "" }),
+      ])
+    );
+    if (state.error !== null) {
+      wrap.appendChild(el("div", { id: "error", class: "error" }, [el("b", { text: w("error") + ": " }), state.error]));
+    } else if (view) {
+      wrap.appendChild(runScreen(view));
+    } else if (data.listing) {
+      wrap.appendChild(listingScreen(data.listing));
+    }
+    return wrap;
+  }
+
+  // Sends the editor's scenario to the server; its answer is a run page's or an exploration
+  // page's data, shown as the static pages show them.
+  function send(url) {
+    state.busy = true;
+    state.error = null;
+    render();
+    fetch(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: state.editor })
+      .then(function (response) {
+        return response.json().then(function (body) {
+          return { ok: response.ok, body: body };
+        });
+      })
+      .then(function (answer) {
+        state.busy = false;
+        if (!answer.ok) {
+          state.error = answer.body.error;
+        } else {
+          data.runs = answer.body.runs;
+          data.listing = answer.body.listing || null;
+          state.steps = {};
+        }
+        var hash = answer.ok && answer.body.kind === "run" ? "#run/0" : "";
+        if (location.hash !== hash) {
+          location.hash = hash; // renders on hashchange
+        } else {
+          render();
+        }
+      })
+      .catch(function (e) {
+        state.busy = false;
+        state.error = String(e);
+        render();
+      });
   }
 
   function runScreen(view) {
@@ -572,6 +665,13 @@
     function (json) {
       data = JSON.parse(json);
       state.lang = data.lang === "es" ? "es" : "en";
+      if (data.examples && data.examples.length) {
+        var first = data.examples.findIndex(function (e) {
+          return e[0] === "inbox-crash-between-commit-and-ack";
+        });
+        state.example = Math.max(0, first);
+        state.editor = data.examples[state.example][1];
+      }
       render();
     },
     function (e) {

@@ -30,11 +30,22 @@ fn crashed(protocol: &str, point: &str) -> (Scenario, world::RunResult) {
 fn a_page_loads_nothing_from_anywhere() {
     let (s, r) = crashed("ack-first", "after:ack e0 d1");
     let html = run_page(&s, &[], &r, "delivery-sim run x", Lang::En).html();
-    for external in [
-        "<link", "src=", "@import", "url(http", "https:", "//cdn", "fetch(",
-    ] {
+    for external in ["<link", "src=", "@import", "url(http", "https:", "//cdn"] {
         assert!(!html.contains(external), "{external} in the page");
     }
+    // The script can fetch (the playground talks to its server), but the policy of every
+    // page but the playground's allows no connection at all.
+    let policy = |html: &str| -> String {
+        let open = "Content-Security-Policy\" content=\"";
+        let start = html.find(open).expect("a policy") + open.len();
+        html[start..start + html[start..].find('"').expect("quoted")].to_string()
+    };
+    assert_eq!(
+        policy(&html),
+        "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:;"
+    );
+    let playground = playground_page(&[("x", "{}")], Lang::En).html();
+    assert!(policy(&playground).ends_with("img-src data:; connect-src 'self';"));
     // The only address is the SVG namespace, which names and loads nothing.
     let addresses: Vec<&str> = html.matches("http://").collect();
     assert_eq!(
@@ -118,9 +129,10 @@ fn every_word_the_script_asks_for_is_in_the_catalogue() {
     let key = |rest: &'static str| &rest[..rest.find('"').expect("a quoted key")];
     let js = include_str!("page.js");
     let mut asked: Vec<&str> = js.split("w(\"").skip(1).map(key).collect();
-    // The page's title is worded in Rust.
-    let rust = include_str!("matrix.rs");
-    asked.extend(rust.split("html_word(\"").skip(1).map(key));
+    // The pages' titles are worded in Rust.
+    for rust in [include_str!("matrix.rs"), include_str!("mod.rs")] {
+        asked.extend(rust.split("html_word(\"").skip(1).map(key));
+    }
     assert!(asked.len() > 30, "{asked:?}");
     for lang in [Lang::En, Lang::Es] {
         let words: BTreeMap<_, _> = lang.html_words().into_iter().collect();

@@ -5,6 +5,16 @@
 use super::Lang;
 
 impl Lang {
+    /// What `serve` prints when it is ready: the address to open.
+    pub fn serve_listening(self, url: &str) -> String {
+        match self {
+            Lang::En => format!("delivery-sim serve: open {url} in a browser (Ctrl-C stops it)"),
+            Lang::Es => {
+                format!("delivery-sim serve: abrí {url} en un navegador (Ctrl-C lo detiene)")
+            }
+        }
+    }
+
     /// `wrote results/matrix.md and results/matrix.json`.
     pub fn status_wrote(self, paths: &[String]) -> String {
         match self {

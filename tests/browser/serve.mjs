@@ -1,0 +1,76 @@
+// Drives Debian's Chromium (headless) over `delivery-sim serve`'s playground: run the example
+// in the editor and see its verdict, explore it and open a run, then send a malformed
+// scenario, see the server's error, and see the server still answering a good one. Fails
+// (exit 1) on anything unexpected and on any error the page logs but the one 400 answer
+// the malformed scenario is meant to get. Run by tests/it/browser.rs (feature `browser`).
+//
+//   node serve.mjs http://127.0.0.1:PORT/ SCREENSHOT_DIR
+import { chromium } from "playwright-core";
+import path from "node:path";
+
+const [url, shots] = process.argv.slice(2);
+if (!url || !shots) {
+  console.error("usage: node serve.mjs URL SCREENSHOT_DIR");
+  process.exit(2);
+}
+
+function check(ok, what) {
+  if (!ok) {
+    throw new Error("check failed: " + what);
+  }
+  console.log("ok - " + what);
+}
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+  args: ["--no-sandbox"],
+});
+const errors = [];
+try {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  page.on("console", (m) => {
+    // The malformed scenario's 400 is the answer this test asks for.
+    if (m.type() === "error" && !m.text().includes("status of 400")) errors.push("console: " + m.text());
+  });
+  page.on("pageerror", (e) => errors.push("page error: " + e));
+  page.on("request", (r) => {
+    if (!r.url().startsWith(url)) errors.push("request: " + r.url());
+  });
+  await page.goto(url);
+  await page.waitForSelector("#scenario");
+  const example = await page.inputValue("#scenario");
+  check(example.includes('"protocol"'), "the editor opens with an example");
+
+  await page.selectOption("#example", "ack-first-crash-after-ack");
+  check((await page.inputValue("#scenario")).includes("ack-first"), "an example is one click away");
+  await page.click("#run");
+  await page.waitForSelector(".pane .badge");
+  check((await page.textContent(".pane .badge")) === "at-most-once", "running it shows its verdict");
+  await page.click(".pane .stepper .next");
+  check((await page.getAttribute(".pane ol.steps li.current", "data-step")) === "0", "its story steps");
+  await page.screenshot({ path: path.join(shots, "serve.png") });
+
+  await page.click("#explore");
+  await page.waitForSelector(".listing tr.shown");
+  const runs = await page.locator(".listing tr[data-run]").count();
+  check(runs > 5, `exploring it lists its runs (${runs})`);
+  await page.locator(".listing tr.shown").first().click();
+  await page.waitForSelector(".pane ol.steps li");
+  check(true, "a run of the exploration opens");
+
+  await page.fill("#scenario", '{"name": "broken", "protocol": "inbox", "workload": {"events": ');
+  await page.click("#run");
+  await page.waitForSelector("#error");
+  const error = await page.textContent("#error");
+  check(error.includes("scenario.json") && error.includes("line 1"), `a malformed scenario gets the server's error (${error.slice(0, 60)}…)`);
+
+  await page.selectOption("#example", "inbox-crash-between-commit-and-ack");
+  await page.click("#run");
+  await page.waitForSelector(".pane .badge");
+  check((await page.textContent(".pane .badge")) === "exactly-once", "the server still answers: inbox holds");
+  await page.click('header button[data-lang="es"]');
+  check((await page.textContent("#run")) === "Correr", "the playground speaks Spanish");
+} finally {
+  await browser.close();
+}
+check(errors.length === 0, "no other errors logged and no request left the server" + (errors.length ? ":\n" + errors.join("\n") : ""));

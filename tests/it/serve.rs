@@ -1,0 +1,208 @@
+//! `serve`: the real binary on a free port, sent a few hundred malformed, oversized,
+//! misaddressed and out-of-bounds requests over raw TCP; each gets an answer (or a closed
+//! connection for what is not HTTP), and the server still answers a good one after them.
+
+use super::support::*;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Stdio};
+use std::time::Duration;
+
+/// The server, killed when dropped.
+pub struct Server {
+    child: Child,
+    pub port: u16,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `serve --port 0`, started; the port it listens on.
+pub fn start() -> Server {
+    start_under(None)
+}
+
+/// `serve --port 0`, started under `ulimit -v limit_kib` when given.
+pub fn start_under(limit_kib: Option<u64>) -> Server {
+    let bin = env!("CARGO_BIN_EXE_delivery-sim");
+    let mut cmd = match limit_kib {
+        Some(kib) => {
+            let mut cmd = command("sh");
+            cmd.arg("-c")
+                .arg(format!("ulimit -v {kib} && exec \"$0\" \"$@\""))
+                .arg(bin);
+            cmd
+        }
+        None => command(bin),
+    };
+    let mut child = cmd
+        .args(["serve", "--port", "0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the binary starts");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut line)
+        .expect("serve prints its address");
+    let port = line
+        .split("http://127.0.0.1:")
+        .nth(1)
+        .and_then(|rest| rest.split('/').next())
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("no address in {line:?}"));
+    Server { child, port }
+}
+
+/// Sends `request` as is; the status code of the answer, if one came (`None` when the
+/// server closed the connection without one).
+pub fn send(port: u16, request: &[u8]) -> (Option<u16>, String) {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("the server listens");
+    // A guard against a hang, not a measurement: every answer here takes milliseconds.
+    stream
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
+    let _ = stream.write_all(request);
+    let _ = stream.shutdown(std::net::Shutdown::Write);
+    let mut answer = Vec::new();
+    let _ = stream.read_to_end(&mut answer);
+    let answer = String::from_utf8_lossy(&answer).to_string();
+    let status = answer
+        .strip_prefix("HTTP/1.1 ")
+        .or_else(|| answer.strip_prefix("HTTP/1.0 "))
+        .and_then(|rest| rest.get(..3))
+        .and_then(|code| code.parse().ok());
+    (status, answer)
+}
+
+pub fn post(path: &str, host: &str, body: &[u8]) -> Vec<u8> {
+    let mut request = format!(
+        "POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    request.extend_from_slice(body);
+    request
+}
+
+/// A deterministic stream of bytes (xorshift), for garbage requests.
+fn garbage(seed: u64, len: usize) -> Vec<u8> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8
+        })
+        .collect()
+}
+
+#[test]
+fn serve_survives_hundreds_of_bad_requests_then_answers_a_good_one() {
+    let server = start();
+    let port = server.port;
+    let host = format!("127.0.0.1:{port}");
+    let good = std::fs::read(root().join("scenarios/ack-first-crash-after-ack.json")).unwrap();
+    let mut bad: Vec<(Vec<u8>, &[u16])> = Vec::new();
+    for i in 0..80 {
+        bad.push((garbage(i, 10 + 37 * i as usize), &[400, 404, 405, 505]));
+    }
+    for cut in (0..good.len()).step_by(good.len() / 100 + 1) {
+        bad.push((post("/api/run", &host, &good[..cut]), &[400]));
+    }
+    for i in 0..40 {
+        bad.push((
+            post("/api/explore?depth=1", &host, &garbage(i, 200)),
+            &[400],
+        ));
+    }
+    let text = String::from_utf8(good.clone()).unwrap();
+    for (from, to) in [
+        ("\"seed\"", "\"sead\""),
+        ("{", "["),
+        ("\"seed\": 7", "\"seed\": -7"),
+        ("\"protocol\": \"ack-first\"", "\"protocol\": \"no-such\""),
+    ] {
+        bad.push((
+            post("/api/run", &host, text.replacen(from, to, 1).as_bytes()),
+            &[400],
+        ));
+    }
+    let over = r#"{"name": "big", "protocol": "inbox", "workload": {"events": 51}}"#;
+    bad.push((post("/api/run", &host, over.as_bytes()), &[400]));
+    let steps = r#"{"name": "long", "protocol": "inbox", "limits": {"max_steps": 10000000}}"#;
+    bad.push((post("/api/run", &host, steps.as_bytes()), &[400]));
+    for depth in ["0", "3", "x", "99999999999999999999"] {
+        let path = format!("/api/explore?depth={depth}");
+        bad.push((post(&path, &host, &good), &[400]));
+    }
+    let huge = vec![b'x'; (1 << 20) + 1];
+    bad.push((post("/api/run", &host, &huge), &[413]));
+    let declared = format!(
+        "POST /api/run HTTP/1.1\r\nHost: {host}\r\nContent-Length: 999999999999\r\n\r\nabc"
+    );
+    bad.push((declared.into_bytes(), &[413, 400]));
+    for other in [
+        "evil.example",
+        "127.0.0.1.evil.example:80",
+        "localhost",
+        "10.0.0.1:1",
+    ] {
+        bad.push((post("/api/run", other, &good), &[403]));
+        let get = format!("GET / HTTP/1.1\r\nHost: {other}\r\nConnection: close\r\n\r\n");
+        bad.push((get.into_bytes(), &[403]));
+    }
+    bad.push((b"GET / HTTP/1.0\r\n\r\n".to_vec(), &[403]));
+    let twice = format!("GET / HTTP/1.1\r\nHost: {host}\r\nHost: evil.example\r\n\r\n");
+    bad.push((twice.into_bytes(), &[403, 400]));
+    for (method, path) in [("DELETE", "/"), ("PUT", "/api/run"), ("GET", "/api/run")] {
+        let r = format!("{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n");
+        bad.push((r.into_bytes(), &[405]));
+    }
+    for path in [
+        "/etc/passwd",
+        "/../Cargo.toml",
+        "/api",
+        "/%00",
+        "/scenarios/",
+    ] {
+        let r = format!("GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n");
+        bad.push((r.into_bytes(), &[404, 400]));
+    }
+    assert!(bad.len() >= 200, "{} bad requests", bad.len());
+    for (i, (request, allowed)) in bad.iter().enumerate() {
+        let (status, answer) = send(port, request);
+        if let Some(status) = status {
+            assert!(
+                allowed.contains(&status),
+                "request {i}: {status} not in {allowed:?}\n{}",
+                answer.chars().take(400).collect::<String>()
+            );
+        }
+    }
+    // Still up, and right.
+    let (status, answer) = send(port, &post("/api/run", &host, &good));
+    assert_eq!(status, Some(200), "{answer}");
+    assert!(answer.contains(r#""guarantee":"at-most-once""#), "{answer}");
+    let get = format!("GET / HTTP/1.1\r\nHost: localhost:{port}\r\nConnection: close\r\n\r\n");
+    let (status, page) = send(port, get.as_bytes());
+    assert_eq!(status, Some(200));
+    assert!(page.contains("connect-src 'self'") && page.contains("id=\"page-data\""));
+}
+
+#[test]
+fn serve_refuses_a_port_it_cannot_listen_on() {
+    let server = start();
+    let o = bin(&["serve", "--port", &server.port.to_string()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("--port: cannot listen on 127.0.0.1:"),
+        "{}",
+        stderr(&o)
+    );
+}
