@@ -275,7 +275,7 @@ fn origin() -> Origin {
 
 fn served_run(text: &str) -> Result<Page, String> {
     let s = scenario(text)?;
-    let (result, _) = checked_run(&s, &[], world::RunOptions::default());
+    let result = world::run(&s);
     let replay = origin().replay_command(s.seed, &[]);
     Ok(pages::run_page(&s, &[], &result, &replay, Lang::En))
 }

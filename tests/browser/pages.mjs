@@ -6,41 +6,16 @@
 // playwright-core.
 //
 //   node pages.mjs PAGE.html SCREENSHOT_DIR
-import { chromium } from "playwright-core";
 import { pathToFileURL } from "node:url";
 import path from "node:path";
+import { args, check, open, run } from "./common.mjs";
 
-const [pagePath, shots] = process.argv.slice(2);
-if (!pagePath || !shots) {
-  console.error("usage: node pages.mjs PAGE.html SCREENSHOT_DIR");
-  process.exit(2);
-}
-
-function check(ok, what) {
-  if (!ok) {
-    throw new Error("check failed: " + what);
-  }
-  console.log("ok - " + what);
-}
-
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  args: ["--no-sandbox"],
+const [pagePath, shots] = args("node pages.mjs PAGE.html SCREENSHOT_DIR");
+const browser = await open({
+  allowed: (url) => /^(file|data|blob):/.test(url),
+  permissions: ["clipboard-read", "clipboard-write"],
 });
-const errors = [];
-try {
-  const context = await browser.newContext({
-    viewport: { width: 1400, height: 1000 },
-    permissions: ["clipboard-read", "clipboard-write"],
-  });
-  const page = await context.newPage();
-  page.on("console", (m) => {
-    if (m.type() === "error") errors.push("console: " + m.text());
-  });
-  page.on("pageerror", (e) => errors.push("page error: " + e));
-  page.on("request", (r) => {
-    if (!/^(file|data|blob):/.test(r.url())) errors.push("request: " + r.url());
-  });
+await run(browser, async (page) => {
   await page.goto(pathToFileURL(path.resolve(pagePath)).href);
   await page.waitForSelector(".matrix td.cell button");
   await page.screenshot({ path: path.join(shots, "matrix.png"), fullPage: true });
@@ -89,7 +64,4 @@ try {
   await page.click(".back");
   await page.waitForSelector(".matrix");
   check(true, "back to the matrix");
-} finally {
-  await browser.close();
-}
-check(errors.length === 0, "no errors logged and no request left the file" + (errors.length ? ":\n" + errors.join("\n") : ""));
+}, "no errors logged and no request left the file");

@@ -5,37 +5,16 @@
 // the malformed scenario is meant to get. Run by tests/it/browser.rs (feature `browser`).
 //
 //   node serve.mjs http://127.0.0.1:PORT/ SCREENSHOT_DIR
-import { chromium } from "playwright-core";
 import path from "node:path";
+import { args, check, open, run } from "./common.mjs";
 
-const [url, shots] = process.argv.slice(2);
-if (!url || !shots) {
-  console.error("usage: node serve.mjs URL SCREENSHOT_DIR");
-  process.exit(2);
-}
-
-function check(ok, what) {
-  if (!ok) {
-    throw new Error("check failed: " + what);
-  }
-  console.log("ok - " + what);
-}
-
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  args: ["--no-sandbox"],
+const [url, shots] = args("node serve.mjs URL SCREENSHOT_DIR");
+const browser = await open({
+  allowed: (request) => request.startsWith(url),
+  // The malformed scenario's 400 is the answer this test asks for.
+  expected: (text) => text.includes("status of 400"),
 });
-const errors = [];
-try {
-  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-  page.on("console", (m) => {
-    // The malformed scenario's 400 is the answer this test asks for.
-    if (m.type() === "error" && !m.text().includes("status of 400")) errors.push("console: " + m.text());
-  });
-  page.on("pageerror", (e) => errors.push("page error: " + e));
-  page.on("request", (r) => {
-    if (!r.url().startsWith(url)) errors.push("request: " + r.url());
-  });
+await run(browser, async (page) => {
   await page.goto(url);
   await page.waitForSelector("#scenario");
   const example = await page.inputValue("#scenario");
@@ -70,7 +49,4 @@ try {
   check((await page.textContent(".pane .badge")) === "exactly-once", "the server still answers: inbox holds");
   await page.click('header button[data-lang="es"]');
   check((await page.textContent("#run")) === "Correr", "the playground speaks Spanish");
-} finally {
-  await browser.close();
-}
-check(errors.length === 0, "no other errors logged and no request left the server" + (errors.length ? ":\n" + errors.join("\n") : ""));
+}, "no other errors logged and no request left the server");

@@ -32,10 +32,7 @@ pub(in crate::cli) fn explain_command(args: &ExplainArgs) -> Result<(String, Exi
     let replay = format!(
         "{} --lang {}",
         run.replacen("delivery-sim run ", "delivery-sim explain ", 1),
-        match lang {
-            Lang::En => "en",
-            Lang::Es => "es",
-        }
+        lang.code()
     );
     let out = explain::explain_text(
         &scenario,

@@ -332,8 +332,6 @@ fn draw_row(
     }
 }
 
-/// A note or a fold: a box over the lanes from `xs.0` to `xs.1`, widened to its text within
-/// the lanes (`area` is their left edge and width).
 /// The attributes that tie a row to its event and to the trace entries it stands for
 /// (`data-first` to `data-last`), which the HTML pages use to highlight the row of a step.
 fn row_attrs(row: &Row) -> String {
@@ -346,6 +344,8 @@ fn row_attrs(row: &Row) -> String {
     attrs
 }
 
+/// A note or a fold: a box over the lanes from `xs.0` to `xs.1`, widened to its text within
+/// the lanes (`area` is their left edge and width).
 fn box_row(
     out: &mut String,
     class: &str,

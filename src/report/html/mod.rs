@@ -53,6 +53,14 @@ impl<T> Bi<T> {
             es: f(Lang::Es),
         }
     }
+
+    /// The text in `l`.
+    pub fn get(&self, l: Lang) -> &T {
+        match l {
+            Lang::En => &self.en,
+            Lang::Es => &self.es,
+        }
+    }
 }
 
 /// Everything a page shows.
@@ -112,10 +120,11 @@ impl Page {
     /// The page as one HTML document.
     pub fn html(&self) -> String {
         let data = serde_json::to_string(self).expect("a page serialises");
-        let title = match self.lang {
-            "es" => &self.title.es,
-            _ => &self.title.en,
-        };
+        let title = self.title.get(if self.lang == "es" {
+            Lang::Es
+        } else {
+            Lang::En
+        });
         let mut out = String::with_capacity(data.len() + 32_000);
         out.push_str("<!DOCTYPE html>\n<html lang=\"");
         out.push_str(self.lang);

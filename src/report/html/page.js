@@ -374,7 +374,7 @@
       return el("li", { text: line });
     })));
     node.appendChild(el("h3", { text: w("section_steps") }));
-    node.appendChild(stepper(index, slot));
+    node.appendChild(stepper(slot));
     var steps = el("ol", { class: "steps" });
     steps.appendChild(el("li", { class: "initial", "data-step": "-1" }, [
       el("span", { class: "text", text: w("before_first") }),
@@ -434,8 +434,7 @@
     return el("span", { class: "state" }, [el("b", { text: pair[0] }), pair[1]]);
   }
 
-  function stepper(index, slot) {
-    var run = data.runs[index];
+  function stepper(slot) {
     var where = el("span", { class: "where" });
     var prev = el("button", { class: "prev", text: w("previous"), onclick: function () {
       state.active = slot;
@@ -445,7 +444,6 @@
       state.active = slot;
       setStep(slot, current(slot) + 1);
     } });
-    where.setAttribute("data-steps", String(run.steps.length));
     return el("div", { class: "stepper" }, [prev, next, where, el("span", { class: "hint", text: w("keys") })]);
   }
 

@@ -4,7 +4,7 @@
 
 use super::{Bi, Page};
 use crate::report::diagram::{self, Detail, Tone};
-use crate::report::explain::{self, FailurePoint, Story};
+use crate::report::explain::{self, FailurePoint};
 use crate::report::lang::{Lang, StateLabel};
 use crate::scenario::Scenario;
 use crate::world::RunResult;
@@ -92,12 +92,6 @@ pub fn run_view(scenario: &Scenario, script: &[u32], r: &RunResult, replay: &str
             },
         })
         .collect();
-    let story = |l: Lang| -> &Story {
-        match l {
-            Lang::En => &stories.en,
-            Lang::Es => &stories.es,
-        }
-    };
     RunView {
         name: scenario.name.clone(),
         protocol: scenario.protocol.name.clone(),
@@ -106,13 +100,14 @@ pub fn run_view(scenario: &Scenario, script: &[u32], r: &RunResult, replay: &str
         tone: worst_tone(r),
         verdict: Bi::of(|l| verdict_lines(l, r)),
         svg: Bi::of(|l| inline_svg(&diagram::build(scenario, r, Detail::Auto, l).svg())),
-        initial: Bi::of(|l| story(l).initial_database.clone()),
+        initial: Bi::of(|l| stories.get(l).initial_database.clone()),
         steps,
-        untold: (stories.en.untold > 0)
-            .then(|| Bi::of(|l| l.untold_entries(story(l).untold, explain::MAX_TOLD_ENTRIES))),
-        anomalies: Bi::of(|l| story(l).anomalies.clone()),
+        untold: (stories.en.untold > 0).then(|| {
+            Bi::of(|l| l.untold_entries(stories.get(l).untold, explain::MAX_TOLD_ENTRIES))
+        }),
+        anomalies: Bi::of(|l| stories.get(l).anomalies.clone()),
         failure_labels: Bi::of(|l| l.failure_point_labels()),
-        failure_points: Bi::of(|l| story(l).failure_points.iter().map(row).collect()),
+        failure_points: Bi::of(|l| stories.get(l).failure_points.iter().map(row).collect()),
         failure_once: stories.en.failure_points.iter().map(|p| p.once).collect(),
         events: v
             .events
