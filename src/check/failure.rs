@@ -225,6 +225,11 @@ pub fn liveness_failure(
              run before it ended by itself",
             crate::scenario::bounds::MAX_TRACE_ENTRIES
         ),
+        StopReason::SqlLimit => format!(
+            "the SQL limit ({} SQLite virtual-machine steps over the run, \
+             scenario::bounds::MAX_RUN_SQL_VM_STEPS) stopped the run before it ended by itself",
+            crate::scenario::bounds::MAX_RUN_SQL_VM_STEPS
+        ),
     };
     const NAMED: usize = 20;
     // The stuck events, and when a limit stopped the run, every other one the broker still

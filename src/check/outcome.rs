@@ -286,6 +286,7 @@ pub(super) fn unacked_reason(o: &Observed<'_>, messages: &[&Message]) -> String 
         StopReason::StepLimit => Some("the step limit stopped the run"),
         StopReason::TickLimit => Some("the tick limit stopped the run"),
         StopReason::TraceLimit => Some("the trace limit stopped the run"),
+        StopReason::SqlLimit => Some("the SQL limit stopped the run"),
     };
     let m = messages
         .iter()

@@ -106,6 +106,19 @@ struct Work {
     /// `produce_output` ran for this delivery.
     produced: bool,
     mode: Mode,
+    /// While a transaction whose commit timed out runs again: which.
+    redo: Option<Redo>,
+}
+
+/// A transaction run again after its commit timed out (a retry, or a lookup that did not
+/// find the event): only its database's steps from its `begin` to its `commit`; the
+/// other databases' steps in between ran once, and their transactions stay as they are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct Redo {
+    /// The database of the transaction.
+    db: u8,
+    /// The position of its `commit` in the protocol.
+    commit_at: usize,
 }
 
 /// The consumer's volatile state.
@@ -277,6 +290,7 @@ impl Consumer {
                     acked: false,
                     produced: false,
                     mode: Mode::Normal,
+                    redo: None,
                 });
                 self.finish_if_done();
             }
@@ -299,7 +313,28 @@ impl Consumer {
                 self.stop()
             }
             Mode::Failed if w.open_transactions == 0 && w.acked => self.stop(),
-            _ => self.finish_if_done(),
+            _ => {
+                self.skip_to_redone_step();
+                self.finish_if_done()
+            }
+        }
+    }
+
+    /// While a transaction runs again, its next step is the next one on its database
+    /// (the other databases' steps between its `begin` and its `commit` are not run
+    /// again); past its `commit`, the protocol goes on as usual.
+    fn skip_to_redone_step(&mut self) {
+        let protocol = &self.protocol;
+        let Some(w) = self.work.as_mut() else { return };
+        let Some(redo) = w.redo else { return };
+        if w.mode != Mode::Normal {
+            return;
+        }
+        while w.next < redo.commit_at && !redone(protocol, w.next, redo.db) {
+            w.next += 1;
+        }
+        if w.next > redo.commit_at {
+            w.redo = None;
         }
     }
 
@@ -385,6 +420,10 @@ impl Host for Consumer {
         let begin_at = commit_at
             .filter(|at| self.protocol.steps.get(*at) == Some(&Step::Commit))
             .map(|at| self.begin_before(at));
+        let redo = commit_at.map(|at| Redo {
+            db: self.protocol.db_at(at),
+            commit_at: at,
+        });
         let strategy = self.on_commit_timeout;
         let w = self.work.as_mut().expect("working");
         match (command.action, result) {
@@ -422,6 +461,7 @@ impl Host for Consumer {
             (Action::Lookup, StepResult::Db(DbOutcome::NotFound)) => {
                 w.mode = Mode::Normal;
                 w.next = begin_at.expect("a lookup follows a commit");
+                w.redo = redo;
             }
             (Action::Lookup, StepResult::Db(DbOutcome::PayloadMismatch)) => {
                 w.mode = Mode::PayloadMismatch { alerted: false };
@@ -434,7 +474,8 @@ impl Host for Consumer {
                 w.open_transactions -= 1;
                 match strategy {
                     CommitTimeoutStrategy::Retry => {
-                        w.next = begin_at.expect("a protocol that commits begins")
+                        w.next = begin_at.expect("a protocol that commits begins");
+                        w.redo = redo;
                     }
                     CommitTimeoutStrategy::Abandon => w.next += 1,
                     CommitTimeoutStrategy::Lookup => w.mode = Mode::LookingUp,
@@ -488,6 +529,23 @@ impl Host for Consumer {
             None => &mut self.half_done,
         }
     }
+}
+
+/// Whether step `at` is one a transaction on database `db` runs again: a database step
+/// on that database.
+fn redone(protocol: &Protocol, at: usize, db: u8) -> bool {
+    let step = protocol.steps[at];
+    let on_a_database = matches!(
+        step,
+        Step::Begin
+            | Step::CheckInbox
+            | Step::InsertInbox
+            | Step::ApplyEffect
+            | Step::Commit
+            | Step::EnqueueEmail
+            | Step::Sql(_)
+    );
+    on_a_database && protocol.db_at(at) == db
 }
 
 /// A database step's outcome: the transaction opens or closes, a failure, a duplicate or a

@@ -47,6 +47,7 @@ pub fn serve(r: &mut impl BufRead, w: &mut impl Write) -> Result<(), ChildError>
         }
     };
     let mut store = Store::open_file(&setup.db, &setup.store, &setup.accounts)?;
+    store.seed_sql(setup.seed, 0);
     wire::send(w, &FromChild::Opened)?;
     loop {
         let message = match wire::recv(r) {
@@ -67,7 +68,7 @@ pub fn serve(r: &mut impl BufRead, w: &mut impl Write) -> Result<(), ChildError>
                     },
                 )?;
             }
-            ToChild::ExecuteSql { sql, now } => {
+            ToChild::ExecuteSql { sql, now, rng } => {
                 let step = sql
                     .step()
                     .ok_or_else(|| ChildError::Protocol("too many SQL step names".into()))?;
@@ -77,6 +78,8 @@ pub fn serve(r: &mut impl BufRead, w: &mut impl Write) -> Result<(), ChildError>
                     delivery: sql.delivery,
                     consumer: sql.consumer,
                 };
+                store.set_sql_rng_positions(&rng);
+                let before = store.sql_vm_steps();
                 let result = store.execute_sql(&step, &binding, sql.done);
                 let in_transaction = store.in_transaction();
                 wire::send(
@@ -84,6 +87,8 @@ pub fn serve(r: &mut impl BufRead, w: &mut impl Write) -> Result<(), ChildError>
                     &FromChild::SqlAnswer {
                         result,
                         in_transaction,
+                        rng: store.sql_rng_positions(),
+                        vm_steps: store.sql_vm_steps() - before,
                     },
                 )?;
             }
@@ -115,6 +120,7 @@ mod tests {
             store: StoreConfig::default(),
             accounts: accounts.to_vec(),
             sql_events: Vec::new(),
+            seed: 0,
         }
     }
 

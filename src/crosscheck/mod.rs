@@ -231,6 +231,7 @@ pub fn real(
             store: s.store.clone(),
             accounts,
             sql_events: s.sql_events(&s.events()),
+            seed: s.seed,
         },
     )?;
     let result = crate::world::run_on(&s, Box::new(&mut remote));

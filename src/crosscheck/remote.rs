@@ -21,6 +21,12 @@ pub(super) struct RemoteDb<'a> {
     /// Whether the connection holds a transaction open, as the process last said.
     in_transaction: bool,
     error: Option<RealError>,
+    /// Where the connection's random streams stand (each process goes on from there).
+    rng: Vec<u64>,
+    /// The virtual-machine steps the scenario's statements took, over every process.
+    vm_steps: u64,
+    /// The latest virtual time an operation ran at: the clock of the reads.
+    now: Tick,
 }
 
 impl<'a> RemoteDb<'a> {
@@ -33,6 +39,9 @@ impl<'a> RemoteDb<'a> {
             child: Some(child),
             in_transaction: false,
             error: None,
+            rng: Vec::new(),
+            vm_steps: 0,
+            now: 0,
         })
     }
 
@@ -73,8 +82,12 @@ impl<'a> RemoteDb<'a> {
             FromChild::SqlAnswer {
                 result,
                 in_transaction,
+                rng,
+                vm_steps,
             } => {
                 self.in_transaction = in_transaction;
+                self.rng = rng;
+                self.vm_steps += vm_steps;
                 Ok(result)
             }
             other => Err(RealError::Protocol(format!(
@@ -92,6 +105,7 @@ impl<'a> RemoteDb<'a> {
         match Store::open_file(&self.setup.db, &self.setup.store, &self.setup.accounts) {
             Ok(mut store) => {
                 store.set_sql_events(std::rc::Rc::new(self.setup.sql_events.clone()));
+                store.set_clock(self.now);
                 read(&mut store)
             }
             Err(e) => {
@@ -104,6 +118,7 @@ impl<'a> RemoteDb<'a> {
 
 impl ConsumerDb for RemoteDb<'_> {
     fn execute(&mut self, op: StoreOp<'_>, now: Tick) -> DbOutcome {
+        self.now = now;
         if self.error.is_some() {
             return DbOutcome::Busy { done: 0 };
         }
@@ -124,7 +139,9 @@ impl ConsumerDb for RemoteDb<'_> {
         }
         let sql = super::wire::WireSql::new(step, binding, done);
         let now = binding.now;
-        self.try_exchange(ToChild::ExecuteSql { sql, now })
+        self.now = now;
+        let rng = self.rng.clone();
+        self.try_exchange(ToChild::ExecuteSql { sql, now, rng })
             .unwrap_or_else(|e| {
                 self.error = Some(e);
                 Ok(DbOutcome::Busy { done: 0 })
@@ -138,6 +155,7 @@ impl ConsumerDb for RemoteDb<'_> {
         _sql: &str,
         _value: &dyn Fn(&str) -> Option<crate::model::handler::Value>,
         _row: bool,
+        _now: crate::model::Tick,
     ) -> Result<crate::model::handler::Answer, DbOutcome> {
         self.error.get_or_insert(RealError::Protocol(
             "crosscheck runs a scenario file's steps; a Rust handler is not one".to_string(),
@@ -167,6 +185,10 @@ impl ConsumerDb for RemoteDb<'_> {
 
     fn committed_state(&mut self) -> CommittedState {
         self.read(Store::committed_state, CommittedState::default())
+    }
+
+    fn sql_vm_steps(&self) -> u64 {
+        self.vm_steps
     }
 
     fn local(&self) -> Option<&Store> {

@@ -23,6 +23,9 @@ pub struct Setup {
     /// With the scenario's own schema: the events as its check queries see them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sql_events: Vec<SqlEvent>,
+    /// The run's seed: the scenario's `random()` draws from its stream.
+    #[serde(default)]
+    pub seed: u64,
 }
 
 /// A SQL step on the wire, with the delivery its parameters are bound from (see
@@ -180,9 +183,15 @@ pub enum ToChild {
     Setup(Setup),
     /// Run `op` at virtual tick `now`; the child answers [`FromChild::Answer`].
     Execute { op: WireOp, now: Tick },
-    /// Run SQL step `sql` at virtual tick `now`; the child answers
+    /// Run SQL step `sql` at virtual tick `now`, the connection's random streams at `rng`
+    /// (where the process before this one left them); the child answers
     /// [`FromChild::SqlAnswer`].
-    ExecuteSql { sql: WireSql, now: Tick },
+    ExecuteSql {
+        sql: WireSql,
+        now: Tick,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        rng: Vec<u64>,
+    },
     /// The run is over: roll back anything open, answer [`FromChild::Closed`], exit.
     Close,
 }
@@ -206,6 +215,12 @@ pub enum FromChild {
     SqlAnswer {
         result: Result<DbOutcome, String>,
         in_transaction: bool,
+        /// Where the connection's random streams stand now.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        rng: Vec<u64>,
+        /// The virtual-machine steps the step's statements took.
+        #[serde(default)]
+        vm_steps: u64,
     },
 }
 
@@ -318,6 +333,7 @@ mod tests {
                 initial_balance_minor: 7,
             }],
             sql_events: Vec::new(),
+            seed: 7,
         })];
         for op in ops(&e) {
             messages.push(ToChild::Execute {

@@ -306,8 +306,12 @@ pub fn failed_interleaving_expectations(
     }
     if let Some(g) = expect.guarantee {
         if g != x.guarantee {
+            let over = match x.complete {
+                true => "all interleavings".to_string(),
+                false => format!("the {} interleavings explored", x.runs.len()),
+            };
             failed.push(format!(
-                "expected guarantee {g} over all interleavings, observed {}",
+                "expected guarantee {g} over {over}, observed {}",
                 x.guarantee
             ));
         }

@@ -154,6 +154,15 @@ fn forget_points(r: &mut RunResult) {
     r.reached = Vec::new();
 }
 
+/// Takes the boundaries `run` reached after its last crash out of it: the extensions of its
+/// schedule, in the order reached. It keeps no reached points after.
+fn take_extensions(run: &mut ExploredRun) -> Vec<BoundaryPoint> {
+    let before = run.result.reached.len() - extensions(run).len();
+    let mut reached = std::mem::take(&mut run.result.reached);
+    reached.drain(..before);
+    reached
+}
+
 /// The boundaries a run reached after its last crash: the extensions of its schedule.
 fn extensions(run: &ExploredRun) -> &[BoundaryPoint] {
     let reached = &run.result.reached;
@@ -244,26 +253,16 @@ pub(crate) fn explore_pass(
     let mut truncated = false;
     let mut interrupted = false;
     for level in 1..=options.depth {
-        let mut schedules = level_schedules(&runs, &frontier);
-        // The frontier's reached points are its extensions, now listed: not kept (a run that
-        // livelocks reaches hundreds of thousands of them, and every run would hold its own).
-        for &i in &frontier {
-            let before = budget::explored_bytes(&runs[i]);
-            forget_points(&mut runs[i].result);
-            budget.release(before - budget::explored_bytes(&runs[i]));
-        }
-        let room = options.max_schedules.saturating_sub(runs.len() as u64) as usize;
         // A run of a level before the last holds its reached points until it is extended.
         let extra = if level < options.depth {
             baseline_points
         } else {
             0
         };
-        let room = budget.room(room.min(schedules.len()), extra);
-        if schedules.len() > room {
-            schedules.truncate(room);
-            truncated = true;
-        }
+        let room = options.max_schedules.saturating_sub(runs.len() as u64) as usize;
+        let Level { mut schedules, cut } =
+            next_level(&mut runs, &frontier, &mut budget, room, extra);
+        truncated |= cut;
         // A schedule not started when an interruption is requested is not run; the level
         // keeps the prefix of its schedules that all ran, so the summary is the summary of
         // a smaller exploration, never of a gappy one.
@@ -319,19 +318,58 @@ pub(crate) fn explore_pass(
     Exploration { runs, summary }
 }
 
-/// The schedules of the next level: each run of `frontier` extended by every point it
-/// reached after its last crash.
-fn level_schedules(runs: &[ExploredRun], frontier: &[usize]) -> Vec<Vec<BoundaryPoint>> {
-    frontier
+/// A level's schedules, and whether some were cut for want of room.
+struct Level {
+    schedules: Vec<Vec<BoundaryPoint>>,
+    cut: bool,
+}
+
+/// The next level's schedules, as many as fit in `room` and in the memory budget (with
+/// `extra` bytes kept by each run): the frontier's reached points are its extensions, taken
+/// out of the runs (no run keeps them once extended). A run that livelocks reaches hundreds
+/// of thousands of them, so the schedules are listed only once it is known how many fit.
+fn next_level(
+    runs: &mut [ExploredRun],
+    frontier: &[usize],
+    budget: &mut budget::Budget,
+    room: usize,
+    extra: u64,
+) -> Level {
+    let points: Vec<(usize, Vec<BoundaryPoint>)> = frontier
         .iter()
-        .flat_map(|&i| {
-            let run = &runs[i];
-            extensions(run).iter().map(move |p| {
-                let mut s = run.crashes.clone();
+        .map(|&i| {
+            let before = budget::explored_bytes(&runs[i]);
+            let points = take_extensions(&mut runs[i]);
+            budget.release(before - budget::explored_bytes(&runs[i]));
+            (i, points)
+        })
+        .collect();
+    let wanted: usize = points.iter().map(|(_, p)| p.len()).sum();
+    let room = budget.room(room.min(wanted), extra);
+    Level {
+        schedules: level_schedules(runs, &points, room),
+        cut: wanted > room,
+    }
+}
+
+/// The first `room` schedules of the next level: each run of the frontier (`points`: its
+/// index and the points it reached after its last crash) extended by each of its points.
+fn level_schedules(
+    runs: &[ExploredRun],
+    points: &[(usize, Vec<BoundaryPoint>)],
+    room: usize,
+) -> Vec<Vec<BoundaryPoint>> {
+    points
+        .iter()
+        .flat_map(|(i, points)| {
+            let crashes = &runs[*i].crashes;
+            points.iter().map(move |p| {
+                let mut s = crashes.clone();
                 s.push(*p);
                 s
             })
         })
+        .take(room)
         .collect()
 }
 
@@ -526,5 +564,37 @@ mod tests {
         assert!(others <= check::MAX_KEPT_REPORTS);
         assert!(v.anomalies().all(|a| before.anomalies().any(|b| b == a)));
         assert!(r.kept_bytes() < 64 * 1024, "{} bytes", r.kept_bytes());
+    }
+}
+
+#[cfg(test)]
+mod listing_tests {
+    use super::*;
+
+    /// A level lists no more schedules than fit: a livelocked run's hundreds of thousands
+    /// of points are not all turned into schedules before the level is cut to its room.
+    #[test]
+    fn a_level_lists_only_the_schedules_that_fit_in_order() {
+        let s = Scenario::new(Protocol::built_in("inbox").unwrap()).with_events(2);
+        let first = BoundaryPoint::parse("after:begin e0 d1").unwrap();
+        let mut run = ExploredRun {
+            crashes: vec![first],
+            result: run_schedule(&s, &[first]),
+            equivalent_to: None,
+        };
+        let all = extensions(&run).to_vec();
+        assert!(all.len() > 10, "{} points", all.len());
+        let points = vec![(0, take_extensions(&mut run))];
+        assert_eq!(points[0].1, all);
+        assert!(
+            run.result.reached.is_empty(),
+            "the run keeps no points once taken"
+        );
+        let runs = [run];
+        let listed = level_schedules(&runs, &points, 3);
+        let expected: Vec<Vec<BoundaryPoint>> =
+            all.iter().take(3).map(|p| vec![first, *p]).collect();
+        assert_eq!(listed, expected);
+        assert_eq!(level_schedules(&runs, &points, usize::MAX).len(), all.len());
     }
 }

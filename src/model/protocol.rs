@@ -642,20 +642,6 @@ impl Protocol {
         (effect..self.steps.len()).find(|i| self.steps[*i] == Step::Commit)
     }
 
-    /// Whether a SQL step of this protocol may bind `:now` (read textually, so a mention in
-    /// a string literal counts too: erring towards "yes" only makes exploration merge
-    /// fewer states).
-    pub fn reads_clock(&self) -> bool {
-        if self.handler.is_some() {
-            return true; // Its statements are not known before it runs.
-        }
-        let statements = self.sql.iter().flat_map(|d| &d.statements);
-        statements.map(|s| s.as_bytes()).any(|s| {
-            s.windows(4)
-                .any(|w| matches!(w[0], b':' | b'@' | b'$') && w[1..].eq_ignore_ascii_case(b"now"))
-        })
-    }
-
     /// Both boundaries of every step, in execution order, repeated steps numbered.
     pub fn boundaries(&self) -> Vec<Boundary> {
         Boundary::all_of(&self.steps)

@@ -107,6 +107,13 @@ pub mod bounds {
     pub const MAX_PAYLOAD_FIELDS: usize = 32;
     /// SQLite virtual-machine steps of one user statement: past it the statement fails.
     pub const MAX_SQL_VM_STEPS: u32 = crate::store::MAX_VM_STEPS;
+    /// SQLite virtual-machine steps of every user statement of one run together: past it
+    /// the run stops (`sql_limit`), a liveness failure, in a few seconds (SQLite takes
+    /// some hundred million steps a second).
+    pub const MAX_RUN_SQL_VM_STEPS: u64 = 500_000_000;
+    /// Bytes of memory one user statement may take while it runs: past it SQLite answers
+    /// "out of memory" and the statement fails.
+    pub const MAX_SQL_STATEMENT_MEMORY_BYTES: i64 = crate::store::STATEMENT_MEMORY_BYTES;
     /// Bytes a scenario's own database may grow to: past it a statement fails.
     pub const MAX_SQL_DATABASE_BYTES: i64 = crate::store::MAX_DATABASE_BYTES;
     /// Crash depth of an exploration (`explore --depth`, `expect.explore[].depth`): the

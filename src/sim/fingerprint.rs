@@ -39,6 +39,10 @@ pub struct StateHasher {
     /// property catches a fingerprint with a field missing.
     #[cfg(test)]
     pub(crate) omit_lose_ack_budget: bool,
+    /// Test only: leave the database's schema out (its triggers, indexes and views), to
+    /// show that the same property catches it.
+    #[cfg(test)]
+    pub(crate) omit_schema: bool,
 }
 
 impl Default for StateHasher {
@@ -51,6 +55,8 @@ impl Default for StateHasher {
             high,
             #[cfg(test)]
             omit_lose_ack_budget: false,
+            #[cfg(test)]
+            omit_schema: false,
         }
     }
 }

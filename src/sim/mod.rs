@@ -30,4 +30,8 @@ pub enum StopReason {
     /// The trace reached `scenario::bounds::MAX_TRACE_ENTRIES` entries (a memory bound for
     /// runs whose step limit alone would allow a huge trace).
     TraceLimit,
+    /// The scenario's statements took `scenario::bounds::MAX_RUN_SQL_VM_STEPS` SQLite
+    /// virtual-machine steps in all (a time bound for a statement that runs to its own
+    /// budget at every delivery).
+    SqlLimit,
 }

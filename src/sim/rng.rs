@@ -22,6 +22,11 @@ pub enum Stream {
     Broker,
     /// `event_id`s minted for republications under a per-attempt identity.
     Identity,
+    /// SQLite's `random()` and `randomblob()` on connection `connection` of a run to
+    /// database `db` (0: the main one), drawn by a scenario's own statements.
+    Database { db: u8, connection: u16 },
+    /// The same functions in a check query, from the start for each query.
+    Checks,
 }
 
 impl Stream {
@@ -32,6 +37,10 @@ impl Stream {
             Stream::Swarm => 3,
             Stream::Broker => 4,
             Stream::Identity => 5,
+            Stream::Checks => 6,
+            Stream::Database { db, connection } => {
+                1 << 32 | u64::from(db) << 16 | u64::from(connection)
+            }
         }
     }
 }
@@ -51,6 +60,17 @@ impl SimRng {
 
     pub fn next_u64(&mut self) -> u64 {
         self.0.next_u64()
+    }
+
+    /// How far the stream has been drawn (ChaCha's word position): the same stream at the
+    /// same position draws the same values from there on.
+    pub fn position(&self) -> u128 {
+        self.0.get_word_pos()
+    }
+
+    /// Moves the stream to `position` (see [`SimRng::position`]).
+    pub fn set_position(&mut self, position: u128) {
+        self.0.set_word_pos(position);
     }
 
     /// A uniform draw in `0..n` (Lemire's widening multiply; the bias for `n` far below

@@ -26,6 +26,7 @@ pub trait ConsumerDb {
         sql: &str,
         value: &dyn Fn(&str) -> Option<HandlerValue>,
         row: bool,
+        now: Tick,
     ) -> Result<Answer, DbOutcome>;
 
     /// Whether a transaction is open on the connection.
@@ -40,6 +41,10 @@ pub trait ConsumerDb {
 
     /// Everything committed, as the checker reads it.
     fn committed_state(&mut self) -> CommittedState;
+
+    /// The SQLite virtual-machine steps the scenario's statements took on this connection
+    /// so far (see [`Store::sql_vm_steps`]).
+    fn sql_vm_steps(&self) -> u64;
 
     /// The store itself, when it runs in this process: what only a simulated run reads
     /// (exploration's fingerprints, `explain`'s snapshots, the statement log). `None` for
@@ -68,8 +73,9 @@ impl ConsumerDb for Store {
         sql: &str,
         value: &dyn Fn(&str) -> Option<HandlerValue>,
         row: bool,
+        now: Tick,
     ) -> Result<Answer, DbOutcome> {
-        Store::execute_handler_sql(self, sql, value, row)
+        Store::execute_handler_sql(self, sql, value, row, now)
     }
 
     fn in_transaction(&self) -> bool {
@@ -86,6 +92,10 @@ impl ConsumerDb for Store {
 
     fn committed_state(&mut self) -> CommittedState {
         Store::committed_state(self)
+    }
+
+    fn sql_vm_steps(&self) -> u64 {
+        Store::sql_vm_steps(self)
     }
 
     fn local(&self) -> Option<&Store> {
@@ -118,8 +128,9 @@ impl<T: ConsumerDb + ?Sized> ConsumerDb for &mut T {
         sql: &str,
         value: &dyn Fn(&str) -> Option<HandlerValue>,
         row: bool,
+        now: Tick,
     ) -> Result<Answer, DbOutcome> {
-        (**self).execute_handler_sql(sql, value, row)
+        (**self).execute_handler_sql(sql, value, row, now)
     }
 
     fn in_transaction(&self) -> bool {
@@ -136,6 +147,10 @@ impl<T: ConsumerDb + ?Sized> ConsumerDb for &mut T {
 
     fn committed_state(&mut self) -> CommittedState {
         (**self).committed_state()
+    }
+
+    fn sql_vm_steps(&self) -> u64 {
+        (**self).sql_vm_steps()
     }
 
     fn local(&self) -> Option<&Store> {

@@ -7,7 +7,7 @@
 //! to the handler, which decides (an insert-first inbox's unique violation means "already
 //! processed"; anything else it usually propagates with `?`).
 
-use super::custom::{failure_message, is_unique_violation};
+use super::custom::{failure_message, is_unique_violation, Ran};
 use super::*;
 use crate::model::handler::{Answer, SqlError, SqlErrorKind, Value as HandlerValue};
 
@@ -21,14 +21,21 @@ impl Store {
         sql: &str,
         value: &dyn Fn(&str) -> Option<HandlerValue>,
         row: bool,
+        now: Tick,
     ) -> Result<Answer, DbOutcome> {
+        self.now = now;
         let in_transaction = self.in_transaction();
-        match self.run_user_statement(sql, &|name| value(name).map(to_sqlite), row) {
-            Ok((_, _, Some(first))) if row => Ok(Answer::Row(Some(
+        let sandbox = self.sandbox(0);
+        let mut guard = sandbox.user(now);
+        let value = |name: &str| value(name).map(to_sqlite);
+        match self.run_user_statement_on(0, sql, &value, row, &mut guard) {
+            Ok(Ran {
+                first: Some(first), ..
+            }) if row => Ok(Answer::Row(Some(
                 first.into_iter().map(from_sqlite).collect(),
             ))),
             Ok(_) if row => Ok(Answer::Row(None)),
-            Ok((_, changed, _)) => Ok(Answer::Changed(changed)),
+            Ok(ran) => Ok(Answer::Changed(ran.changed)),
             Err(e) => {
                 if let Some(outcome) = contention(&e, 0) {
                     return Err(outcome);
@@ -38,7 +45,7 @@ impl Store {
                 } else {
                     SqlErrorKind::Other
                 };
-                let mut message = failure_message(&e);
+                let mut message = guard.why_failed().unwrap_or_else(|| failure_message(&e));
                 if in_transaction && !self.in_transaction() {
                     self.rolled_back_by_sqlite = true;
                     message.push_str(" (SQLite rolled the whole transaction back itself)");

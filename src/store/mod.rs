@@ -34,27 +34,34 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::hash::Hasher as _;
 use std::rc::Rc;
+use std::sync::{Arc, Mutex};
 
+pub mod admission;
+mod checker;
+pub mod connect;
 mod consumer_db;
 mod custom;
 mod handler_sql;
+mod memory;
 mod named;
 mod ops;
 mod outbox;
 mod read;
 mod retention;
+mod sandbox;
 mod schema;
 mod sql;
 
+pub use checker::{SchemaProblem, SqlChecker, StatementShape};
 pub use consumer_db::ConsumerDb;
-pub use custom::{
-    CustomSchema, NamedDatabase, SchemaProblem, SqlChecker, StatementShape, MAX_DATABASES,
-    MAX_DATABASE_BYTES, MAX_VM_STEPS,
-};
+pub use custom::{CustomSchema, NamedDatabase, MAX_DATABASES};
+pub use memory::STATEMENT_MEMORY_BYTES;
 pub use named::{merge_parts, DatabaseView};
 use ops::contention;
 pub use outbox::{OutboxTable, TransferWrite};
 pub use read::replay_statements;
+use sandbox::Sandbox;
+pub use sandbox::{Seen, CLOCK_FUNCTIONS, MAX_DATABASE_BYTES, MAX_VALUE_BYTES, MAX_VM_STEPS};
 use schema::*;
 use sql::*;
 
@@ -252,7 +259,7 @@ pub struct Store {
     /// For a connection that goes back to the idle pool when the store is dropped, the
     /// template its database came from (in-memory ones do; connections to a file are
     /// closed).
-    pooled: Option<Rc<Vec<u8>>>,
+    pooled: Option<Arc<Vec<u8>>>,
     effect: EffectMode,
     out_of_order: OutOfOrder,
     crash_model: CrashModel,
@@ -275,6 +282,15 @@ pub struct Store {
     /// Per named database, whether its open transaction has written (see
     /// `wrote_in_transaction`).
     others_wrote: Vec<bool>,
+    /// With a scenario's own schema, each connection's sandbox: the main database's, then
+    /// the named ones'. Empty for the built-in ledger, whose statements are the tool's.
+    sandboxes: Vec<Sandbox>,
+    /// The latest virtual time the store was asked to act at: the clock its checks read.
+    now: Tick,
+    /// Per user statement run on the store, whether it inserts, updates or deletes rows
+    /// itself (as SQLite's authorizer saw it prepared): only then does its row count
+    /// come from `changes()`.
+    writes_rows: BTreeMap<String, bool>,
 }
 
 /// How a logged statement was run.
@@ -300,18 +316,28 @@ impl Store {
     /// template (built once per thread).
     pub fn open_in_memory(config: &StoreConfig, accounts: &[Account]) -> Result<Store, StoreError> {
         let bytes = template(config, accounts)?;
+        if config.custom.is_some() {
+            // A connection that ran a scenario's statements is never loaded with another
+            // database: SQLite keeps a table-valued function's table (`json_each`,
+            // `pragma_table_info`) pointing at the schema it was first used with, which
+            // `deserialize` frees, so the next use would read freed memory. Each run gets a
+            // new connection, closed when it ends.
+            let mut conn = connect::open_in_memory()?;
+            conn.deserialize_read_exact(MAIN_DB, bytes.as_slice(), bytes.len(), false)?;
+            return Store::on(conn, config, None).with_named_in_memory(config);
+        }
         // An idle connection loaded from this very template is reset in place; any other
         // gets the template's bytes.
         let idle = IDLE.with(|idle| {
             let mut idle = idle.borrow_mut();
-            let same = idle.iter().position(|i| Rc::ptr_eq(&i.template, &bytes));
+            let same = idle.iter().position(|i| Arc::ptr_eq(&i.template, &bytes));
             same.or(idle.len().checked_sub(1))
                 .map(|i| idle.swap_remove(i))
         });
         let conn = match idle {
             // A scenario's own schema has no `opening_balance` to reset from.
             Some(Idle { template, conn })
-                if Rc::ptr_eq(&template, &bytes) && config.custom.is_none() =>
+                if Arc::ptr_eq(&template, &bytes) && config.custom.is_none() =>
             {
                 reset_in_place(&conn)?;
                 conn
@@ -323,7 +349,7 @@ impl Store {
                         conn
                     }
                     None => {
-                        let conn = Connection::open_in_memory()?;
+                        let conn = connect::open_in_memory()?;
                         // Room for every statement a run uses, and the resets'.
                         conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE_CAPACITY);
                         conn
@@ -338,10 +364,15 @@ impl Store {
 
     /// A store on `conn` with `config`'s policies; `pooled` is the template it goes back to
     /// the pool with, if it came from there.
-    fn on(conn: Connection, config: &StoreConfig, pooled: Option<Rc<Vec<u8>>>) -> Store {
-        if config.custom.is_some() {
-            custom::limit(&conn);
-        }
+    fn on(conn: Connection, config: &StoreConfig, pooled: Option<Arc<Vec<u8>>>) -> Store {
+        assert!(
+            config.custom.is_none() || pooled.is_none(),
+            "a connection that runs a scenario's statements is never pooled"
+        );
+        let sandboxes = match config.custom {
+            Some(_) => vec![Sandbox::install(&conn, 0, sql_stream(0, 0))],
+            None => Vec::new(),
+        };
         Store {
             conn: Some(conn),
             log: None,
@@ -355,6 +386,9 @@ impl Store {
             rolled_back_by_sqlite: false,
             others: Vec::new(),
             others_wrote: Vec::new(),
+            sandboxes,
+            now: 0,
+            writes_rows: BTreeMap::new(),
         }
     }
 
@@ -366,7 +400,7 @@ impl Store {
         };
         for k in 1..=custom.databases.len() {
             let bytes = template(&custom.named_config(k as u8), &[])?;
-            let mut conn = Connection::open_in_memory()?;
+            let mut conn = connect::open_in_memory()?;
             conn.deserialize_read_exact(MAIN_DB, bytes.as_slice(), bytes.len(), false)?;
             self.add_named(conn);
         }
@@ -376,9 +410,47 @@ impl Store {
     /// Adds the connection to the next named database, under the same limits as the
     /// main one's.
     fn add_named(&mut self, conn: Connection) {
-        custom::limit(&conn);
+        let db = self.others.len() as u8 + 1;
+        self.sandboxes
+            .push(Sandbox::install(&conn, 0, sql_stream(db, 0)));
         self.others.push(conn);
         self.others_wrote.push(false);
+    }
+
+    /// The run's seed and this connection's number among the run's connections to its
+    /// database: the scenario's `random()` draws from their stream (see
+    /// [`crate::sim::Stream::Database`]).
+    pub fn seed_sql(&mut self, seed: u64, connection: u16) {
+        for (db, sandbox) in self.sandboxes.iter().enumerate() {
+            sandbox.reseed(seed, sql_stream(db as u8, connection));
+        }
+    }
+
+    /// Where each of its connections' random streams stands (see [`Store::seed_sql`]), in
+    /// words drawn (a run draws far fewer than 2^64).
+    pub fn sql_rng_positions(&self) -> Vec<u64> {
+        let words = |s: &Sandbox| u64::try_from(s.rng_position()).expect("fewer than 2^64 words");
+        self.sandboxes.iter().map(words).collect()
+    }
+
+    /// Puts each connection's random stream where `positions` say (a connection in another
+    /// process goes on where the one before it stood).
+    pub fn set_sql_rng_positions(&mut self, positions: &[u64]) {
+        for (sandbox, p) in self.sandboxes.iter().zip(positions) {
+            sandbox.set_rng_position(u128::from(*p));
+        }
+    }
+
+    /// The virtual time the store's checks read the clock at, until its next operation
+    /// (a connection opened only to read what another process committed).
+    pub fn set_clock(&mut self, now: Tick) {
+        self.now = now;
+    }
+
+    /// The SQLite virtual-machine steps the scenario's statements took on this store's
+    /// connections so far (checks and narration's reads not counted).
+    pub fn sql_vm_steps(&self) -> u64 {
+        self.sandboxes.iter().map(Sandbox::vm_steps).sum()
     }
 
     /// The connection to database `db` (0: the main one).
@@ -551,17 +623,22 @@ impl Store {
     }
 }
 
+/// The random stream of connection `connection` to database `db`.
+fn sql_stream(db: u8, connection: u16) -> crate::sim::Stream {
+    crate::sim::Stream::Database { db, connection }
+}
+
 /// A connection to the database file at `path` as a real process opens it (see
 /// [`Store::open_file`]): created from `template` if it does not exist, WAL mode,
 /// `synchronous=FULL`.
 fn open_durable(
     path: &std::path::Path,
-    template: impl FnOnce() -> Result<Rc<Vec<u8>>, StoreError>,
+    template: impl FnOnce() -> Result<Arc<Vec<u8>>, StoreError>,
 ) -> Result<Connection, StoreError> {
     if !path.exists() {
         std::fs::write(path, template()?.as_slice())?;
     }
-    let conn = Connection::open(path)?;
+    let conn = connect::open_file(path)?;
     let mode: String = conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))?;
     assert_eq!(mode, "wal", "a file database accepts WAL");
     conn.execute_batch("PRAGMA synchronous=FULL")?;
@@ -585,7 +662,7 @@ fn write_in_wal_mode(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()
 /// `synchronous=OFF` (a simulated crash is a process crash, which loses nothing the OS
 /// already holds).
 fn open_wal(path: &std::path::Path, first: bool) -> Result<Connection, StoreError> {
-    let conn = Connection::open(path)?;
+    let conn = connect::open_file(path)?;
     conn.busy_timeout(std::time::Duration::ZERO)?;
     // Before the switch to WAL: the switch itself writes a rollback journal, which would
     // otherwise be synced to disk four times per run (most of a run's time on a disk).

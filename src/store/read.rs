@@ -47,8 +47,15 @@ impl Store {
             // `World::fingerprint`), so every schedule of it is run.
             others: _,
             others_wrote: _,
+            // The random streams a scenario's statements draw from: where each stands
+            // decides what they draw next.
+            sandboxes,
+            now: _, // The digest is relative to `now` (the caller feeds it when it matters).
+            writes_rows: _, // What SQLite saw of each statement: the same in every run.
         } = self;
         h.value(rolled_back_by_sqlite);
+        let positions: Vec<u128> = sandboxes.iter().map(Sandbox::rng_position).collect();
+        h.value(&positions);
         // A scenario's own statements may read any column, `*_at` ones included.
         let own_schema = custom.is_some();
         let conn = self.conn();
@@ -56,6 +63,7 @@ impl Store {
             conn.is_autocommit() && !wrote_in_transaction,
             "only a database with no open transaction on this connection is fingerprinted"
         );
+        fingerprint_schema(conn, h);
         let mut tables = conn
             .prepare_cached("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
             .expect("the schema query");
@@ -218,6 +226,31 @@ impl Store {
             Ok(())
         });
         state
+    }
+}
+
+/// Feeds the database's schema: every table, index, trigger and view with its SQL, in
+/// the order SQLite keeps them (which is the order triggers on one table fire in). A step
+/// may drop or create a trigger, an index or a view: two databases with the same rows and
+/// another schema do not have the same future.
+fn fingerprint_schema(conn: &Connection, h: &mut StateHasher) {
+    #[cfg(test)]
+    if h.omit_schema {
+        return;
+    }
+    h.section("schema");
+    let mut q = conn
+        .prepare_cached("SELECT type, name, tbl_name, sql FROM sqlite_schema ORDER BY rowid")
+        .expect("the schema query");
+    let mut rows = q.query([]).expect("the schema query");
+    while let Some(row) = rows.next().expect("a schema row") {
+        let object: (String, String, String, Option<String>) = (
+            row.get(0).expect("type"),
+            row.get(1).expect("name"),
+            row.get(2).expect("tbl_name"),
+            row.get(3).expect("sql"),
+        );
+        h.value(&object);
     }
 }
 

@@ -12,7 +12,7 @@ use super::*;
 /// schema can never be served another setting's template.
 pub(super) type TemplateKey = (String, Vec<(String, i64)>);
 thread_local! {
-    static TEMPLATES: RefCell<BTreeMap<TemplateKey, Rc<Vec<u8>>>> =
+    static TEMPLATES: RefCell<BTreeMap<TemplateKey, Arc<Vec<u8>>>> =
         const { RefCell::new(BTreeMap::new()) };
     /// Connections of finished runs, reused by the next runs on this thread: opening and
     /// closing a connection cost more than a whole small run. Each reuse either resets the
@@ -23,7 +23,7 @@ thread_local! {
 
 /// An idle connection and the template its database was loaded from.
 pub(super) struct Idle {
-    pub(super) template: Rc<Vec<u8>>,
+    pub(super) template: Arc<Vec<u8>>,
     pub(super) conn: Connection,
 }
 
@@ -34,11 +34,24 @@ pub(super) const STATEMENT_CACHE_CAPACITY: usize = 64;
 /// The most idle connections kept per thread.
 pub(super) const MAX_IDLE: usize = 4;
 
-/// The serialized database a run starts from, built on first use on this thread.
+/// Built databases of scenarios with their own schema, for every thread: such a database
+/// may be megabytes, so one copy is shared (a run of such a scenario is slow enough that
+/// the lock costs nothing), and the cache is emptied when it would hold more than
+/// [`SHARED_TEMPLATES_BYTES`].
+static SHARED_TEMPLATES: Mutex<BTreeMap<String, Arc<Vec<u8>>>> = Mutex::new(BTreeMap::new());
+
+/// The most bytes [`SHARED_TEMPLATES`] keeps.
+pub(super) const SHARED_TEMPLATES_BYTES: usize = 64 << 20;
+
+/// The serialized database a run starts from, built on first use on this thread (with
+/// the scenario's own schema, in this process).
 pub(super) fn template(
     config: &StoreConfig,
     accounts: &[Account],
-) -> Result<Rc<Vec<u8>>, StoreError> {
+) -> Result<Arc<Vec<u8>>, StoreError> {
+    if config.custom.is_some() {
+        return shared_template(config);
+    }
     let cached = TEMPLATES.with(|t| {
         t.borrow()
             .iter()
@@ -49,14 +62,14 @@ pub(super) fn template(
                         *name == a.name && *balance == a.initial_balance_minor
                     })
             })
-            .map(|(_, bytes)| Rc::clone(bytes))
+            .map(|(_, bytes)| Arc::clone(bytes))
     });
     let bytes = match cached {
         Some(bytes) => bytes,
         None => {
-            let built = Connection::open_in_memory()?;
+            let built = connect::open_in_memory()?;
             build(&built, config, accounts)?;
-            let bytes = Rc::new(built.serialize(MAIN_DB)?.to_vec());
+            let bytes = Arc::new(built.serialize(MAIN_DB)?.to_vec());
             let key: TemplateKey = (
                 format!("{config:?}"),
                 accounts
@@ -64,10 +77,30 @@ pub(super) fn template(
                     .map(|a| (a.name.clone(), a.initial_balance_minor))
                     .collect(),
             );
-            TEMPLATES.with(|t| t.borrow_mut().insert(key, Rc::clone(&bytes)));
+            TEMPLATES.with(|t| t.borrow_mut().insert(key, Arc::clone(&bytes)));
             bytes
         }
     };
+    Ok(bytes)
+}
+
+/// The database of a scenario with its own schema (which has no accounts), from the
+/// shared cache or built now.
+fn shared_template(config: &StoreConfig) -> Result<Arc<Vec<u8>>, StoreError> {
+    let key = format!("{config:?}");
+    let lock = || SHARED_TEMPLATES.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(bytes) = lock().get(&key) {
+        return Ok(Arc::clone(bytes));
+    }
+    let built = connect::open_in_memory()?;
+    build(&built, config, &[])?;
+    let bytes = Arc::new(built.serialize(MAIN_DB)?.to_vec());
+    let mut cache = lock();
+    let held: usize = cache.values().map(|b| b.len()).sum();
+    if held + bytes.len() > SHARED_TEMPLATES_BYTES {
+        cache.clear();
+    }
+    cache.insert(key, Arc::clone(&bytes));
     Ok(bytes)
 }
 
@@ -78,12 +111,12 @@ pub(super) fn build(
     accounts: &[Account],
 ) -> Result<(), StoreError> {
     if let Some(custom) = &config.custom {
-        return custom::build_custom(conn, &custom.schema, &custom.setup).map_err(
-            |(setup, i, message)| {
+        return checker::build_custom(conn, &custom.schema, &custom.setup)
+            .map(drop)
+            .map_err(|(setup, i, message)| {
                 let section = if setup { "setup" } else { "schema" };
                 StoreError::Custom(format!("store.{section}[{i}]: {message}"))
-            },
-        );
+            });
     }
     let inbox_key = if config.inbox_unique {
         "PRIMARY KEY"

@@ -354,6 +354,7 @@ impl World<'_> {
                             self.reached_seen = Some(self.reached.iter().copied().collect());
                         }
                         let timeout = TraceKind::CommitTimeout {
+                            nth,
                             fault: i,
                             committed: applied,
                             strategy: self.scenario.consumer.on_commit_timeout,

@@ -83,23 +83,15 @@ impl World<'_> {
             identity_rng,
             outputs,
             _dir: _,
+            _memory: _, // Admission: when the run started, not what it does.
         } = self;
         let mut h = StateHasher::default();
         #[cfg(test)]
         {
             h.omit_lose_ack_budget = scenario.name == OMIT_LOSE_ACK_BUDGET;
+            h.omit_schema = scenario.name == OMIT_SCHEMA;
         }
-        // All is relative to `now`, but a SQL step binding `:now` makes the instant state.
-        h.value(&scenario.protocol.reads_clock().then_some(now));
-        h.section("database");
-        stores[0]
-            .local()
-            .expect("fingerprints are taken of simulated runs, whose store is in-process")
-            .fingerprint_database(now, scenario.store.retention.is_some(), &mut h);
-        if let Some(store) = producer_store {
-            h.section("producer database");
-            store.fingerprint_database(now, false, &mut h);
-        }
+        fingerprint_databases(scenario, stores, producer_store.as_ref(), now, &mut h);
         h.section("broker");
         broker.fingerprint(now, &mut h);
         h.section("queue");
@@ -138,6 +130,40 @@ impl World<'_> {
         // A scripted run takes its next decision from where it stands in the script.
         h.value(&script.get(decisions.len()..));
         h.digest()
+    }
+}
+
+/// The consumers' database (its schema and rows, and each connection's random stream) and
+/// the producer's.
+fn fingerprint_databases(
+    scenario: &Scenario,
+    stores: &[Box<dyn ConsumerDb + '_>],
+    producer_store: Option<&Store>,
+    now: Tick,
+    h: &mut StateHasher,
+) {
+    // All is relative to `now`, but a scenario's statement that may read the clock (as
+    // SQLite reported when the file loaded) makes the instant state.
+    let reads_clock = scenario
+        .store
+        .custom
+        .as_ref()
+        .is_some_and(|c| c.reads_clock);
+    h.value(&reads_clock.then_some(now));
+    h.section("database");
+    fn local<'a>(s: &'a (dyn ConsumerDb + '_)) -> &'a Store {
+        s.local()
+            .expect("fingerprints are taken of simulated runs, whose store is in-process")
+    }
+    let retention = scenario.store.retention.is_some();
+    local(stores[0].as_ref()).fingerprint_database(now, retention, h);
+    // Each consumer's connection draws its own random numbers.
+    for s in &stores[1..] {
+        h.value(&local(s.as_ref()).sql_rng_positions());
+    }
+    if let Some(store) = producer_store {
+        h.section("producer database");
+        store.fingerprint_database(now, false, h);
     }
 }
 

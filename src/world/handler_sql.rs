@@ -127,7 +127,7 @@ impl World<'_> {
                         None => binding.get(name).map(HandlerValue::from),
                     }
                 };
-                match self.stores[c].execute_handler_sql(&sql, &value, row) {
+                match self.stores[c].execute_handler_sql(&sql, &value, row, now) {
                     Ok(answer) => answer,
                     Err(outcome) => {
                         return (

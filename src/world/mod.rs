@@ -323,6 +323,23 @@ struct World<'s> {
     /// The database files' directory, deleted when the run ends; declared after every store
     /// so that the connections close first.
     _dir: Option<tempfile::TempDir>,
+    /// The run's admission (see `store::admission`), returned once its connections closed.
+    _memory: Option<crate::store::admission::Ticket>,
+}
+
+/// The scenario's consumers, each running its protocol (or its Rust handler, which sees
+/// the events as `sql_events`).
+fn consumers(scenario: &Scenario, sql_events: &Rc<Vec<SqlEvent>>) -> Vec<Consumer> {
+    (0..scenario.consumers)
+        .map(|c| {
+            let consumer = Consumer::new(scenario.protocol.clone())
+                .with_commit_timeout_strategy(scenario.consumer.on_commit_timeout);
+            match &scenario.protocol.handler {
+                Some(factory) => consumer.with_handler(factory.clone(), Rc::clone(sql_events), c),
+                None => consumer,
+            }
+        })
+        .collect()
 }
 
 impl<'s> World<'s> {
@@ -343,11 +360,15 @@ impl<'s> World<'s> {
             relay_stores,
             producer_store,
             dir,
+            memory,
         } = Connections::open(scenario, &accounts, consumer_db);
         let events = scenario.events();
         let sql_events = Rc::new(scenario.sql_events(&events));
-        for store in stores.iter_mut().filter_map(|s| s.local_mut()) {
-            store.set_sql_events(Rc::clone(&sql_events));
+        for (c, store) in stores.iter_mut().enumerate() {
+            if let Some(store) = store.local_mut() {
+                store.set_sql_events(Rc::clone(&sql_events));
+                store.seed_sql(scenario.seed, c as u16);
+            }
         }
         if options.record_statements {
             if let Some(store) = stores[0].local_mut() {
@@ -363,6 +384,7 @@ impl<'s> World<'s> {
                     .collect();
                 Producer::new(producer, intents)
             }),
+            consumers: consumers(scenario, &sql_events),
             producer_store,
             relay_sends: vec![vec![0; events.len()]; relays.len()],
             relays,
@@ -382,18 +404,6 @@ impl<'s> World<'s> {
             reached_seen: None,
             accounts,
             broker: Broker::new(scenario.broker.clone(), scenario.seed, n),
-            consumers: (0..n)
-                .map(|c| {
-                    let consumer = Consumer::new(scenario.protocol.clone())
-                        .with_commit_timeout_strategy(scenario.consumer.on_commit_timeout);
-                    match &scenario.protocol.handler {
-                        Some(factory) => {
-                            consumer.with_handler(factory.clone(), Rc::clone(&sql_events), c)
-                        }
-                        None => consumer,
-                    }
-                })
-                .collect(),
             handler_sql: scenario
                 .protocol
                 .handler
@@ -404,6 +414,7 @@ impl<'s> World<'s> {
             inbox_expired_at: vec![None; scenario.workload.events],
             inbox_rows_deleted: 0,
             _dir: dir,
+            _memory: memory,
             faults: FaultInjector::new(scenario.faults.clone(), scenario.seed),
             healed: None,
             phase: PhaseLimits::default(),
@@ -495,7 +506,10 @@ impl<'s> World<'s> {
         let limit = match stop {
             StopReason::StepLimit => Limit::Steps(self.scenario.limits.max_steps),
             StopReason::TraceLimit => Limit::TraceEntries(bounds::MAX_TRACE_ENTRIES),
-            _ => Limit::Ticks(self.scenario.limits.max_ticks),
+            StopReason::SqlLimit => Limit::SqlVmSteps(bounds::MAX_RUN_SQL_VM_STEPS),
+            StopReason::TickLimit | StopReason::Quiescent => {
+                Limit::Ticks(self.scenario.limits.max_ticks)
+            }
         };
         let healing = self.healed.is_some();
         self.record(now, Actor::Sim, None, TraceKind::Stopped { limit, healing });
@@ -582,7 +596,19 @@ impl<'s> World<'s> {
             *now = at;
             self.perform_occurrence(at, occurrence);
             self.drain_broker(at);
+            if self.sql_budget_spent() {
+                return StopReason::SqlLimit;
+            }
         }
+    }
+
+    /// Whether the scenario's statements took the run's budget of SQLite virtual-machine
+    /// steps: the run stops there, as at a step limit (the healing phase would spend it
+    /// no less).
+    fn sql_budget_spent(&self) -> bool {
+        self.scenario.store.custom.is_some()
+            && self.stores.iter().map(|s| s.sql_vm_steps()).sum::<u64>()
+                >= bounds::MAX_RUN_SQL_VM_STEPS
     }
 
     /// The faulty phase stopped at `why`, a step or tick limit: every fault is switched
@@ -729,3 +755,8 @@ impl<'s> World<'s> {
 /// deliberately broken fingerprint that shows the pruned-equals-unpruned property can fail.
 #[cfg(test)]
 pub(crate) const OMIT_LOSE_ACK_BUDGET: &str = "test: fingerprint without the lose-ack budget";
+
+/// A scenario named so is fingerprinted without its database's schema (see
+/// `StateHasher::omit_schema`).
+#[cfg(test)]
+pub(crate) const OMIT_SCHEMA: &str = "test: fingerprint without the schema";

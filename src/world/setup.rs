@@ -3,6 +3,7 @@
 //! directory.
 
 use super::*;
+use crate::store::admission::{self, Ticket};
 
 /// Every connection of a run, and the directory their files live in.
 pub(super) struct Connections<'s> {
@@ -17,6 +18,8 @@ pub(super) struct Connections<'s> {
     pub producer_store: Option<Store>,
     /// The database files' directory, when there are files.
     pub dir: Option<tempfile::TempDir>,
+    /// With a scenario's own schema, the run's admission: the SQLite memory it may hold.
+    pub memory: Option<Ticket>,
 }
 
 impl<'s> Connections<'s> {
@@ -27,6 +30,9 @@ impl<'s> Connections<'s> {
         accounts: &[Account],
         consumer_db: Option<Box<dyn ConsumerDb + 's>>,
     ) -> Connections<'s> {
+        // Admitted before a database is opened: the memory is held until the run ends.
+        let memory = (scenario.store.custom.as_ref())
+            .map(|c| admission::admit(admission::run_bytes(1 + c.databases.len())));
         let n = scenario.consumers;
         let producer = &scenario.producer;
         let outbox = producer.mode == ProducerMode::Outbox;
@@ -53,6 +59,7 @@ impl<'s> Connections<'s> {
                 relay_stores: Vec::new(),
                 producer_store: None,
                 dir,
+                memory,
             };
         }
         let mut stores = if n + extra == 1 {
@@ -103,6 +110,7 @@ impl<'s> Connections<'s> {
             relay_stores,
             producer_store,
             dir,
+            memory,
         }
     }
 }

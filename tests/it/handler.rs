@@ -223,14 +223,15 @@ fn a_nondeterministic_handler_is_named_not_judged() {
     );
 }
 
-/// Reads the wall clock in SQL: refused at the call, with the load-time check's message.
+/// Reads the connection's state in SQL (which a restarted process would not have):
+/// refused at the call, with the load-time check's message.
 #[derive(Clone)]
-struct WallClock;
+struct ConnectionState;
 
-impl Handler for WallClock {
+impl Handler for ConnectionState {
     fn handle(&mut self, ctx: &mut Context<'_>) -> Result<(), HandlerError> {
         ctx.begin()?;
-        let sql = "INSERT INTO processed_event VALUES (:event_id, random())";
+        let sql = "INSERT INTO processed_event VALUES (:event_id, last_insert_rowid())";
         ctx.execute("claim", sql, &[])?;
         ctx.commit()?;
         ctx.ack()
@@ -240,16 +241,19 @@ impl Handler for WallClock {
 #[test]
 fn a_refused_statement_fails_the_call_with_the_reason_and_the_event_is_not_once() {
     let mut s = scenario();
-    s.protocol = Protocol::handler("wall-clock", || WallClock);
+    s.protocol = Protocol::handler("connection-state", || ConnectionState);
     s.faults = Default::default();
     let r = delivery_sim::run(&s);
     let text = delivery_sim::report::text::trace_text(delivery_sim::report::lang::Lang::En, &r);
-    assert!(text.contains("random() reads the wall clock"), "{text}");
+    assert!(
+        text.contains("last_insert_rowid() reads the connection's state"),
+        "{text}"
+    );
     assert!(
         r.verdict.events.iter().all(|e| e.outcome.name() != "once"),
         "{text}"
     );
-    let c = check_handler(|| WallClock, &scenario(), 1).expect_err("nothing is applied");
+    let c = check_handler(|| ConnectionState, &scenario(), 1).expect_err("nothing is applied");
     assert_eq!(c.observed, Guarantee::AtMostOnce, "{c}");
 }
 

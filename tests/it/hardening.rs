@@ -89,7 +89,7 @@ fn readme_lists_every_bound_with_its_value() {
         .split("\n## ")
         .next()
         .unwrap();
-    let bounds: [(&str, u128); 28] = [
+    let bounds: [(&str, u128); 30] = [
         ("MAX_EVENTS", bounds::MAX_EVENTS.into()),
         ("MAX_ACCOUNTS", bounds::MAX_ACCOUNTS.into()),
         ("MAX_REPUBLISH", bounds::MAX_REPUBLISH as u128),
@@ -120,6 +120,11 @@ fn readme_lists_every_bound_with_its_value() {
         ("MAX_PAYLOADS", bounds::MAX_PAYLOADS as u128),
         ("MAX_PAYLOAD_FIELDS", bounds::MAX_PAYLOAD_FIELDS as u128),
         ("MAX_SQL_VM_STEPS", bounds::MAX_SQL_VM_STEPS.into()),
+        ("MAX_RUN_SQL_VM_STEPS", bounds::MAX_RUN_SQL_VM_STEPS.into()),
+        (
+            "MAX_SQL_STATEMENT_MEMORY_BYTES",
+            bounds::MAX_SQL_STATEMENT_MEMORY_BYTES as u128,
+        ),
         (
             "MAX_SQL_DATABASE_BYTES",
             bounds::MAX_SQL_DATABASE_BYTES as u128,

@@ -36,7 +36,11 @@ impl TraceKind {
     /// Writes the canonical encoding of this entry's kind (see [`Encoder`]).
     pub fn encode(&self, e: &mut impl Encoder) {
         use TraceKind::*;
-        e.str(self.name());
+        match self {
+            // A repeated commit's occurrence goes with the name, as a step's does.
+            CommitTimeout { nth, .. } if *nth > 1 => e.str(&format!("{}#{nth}", self.name())),
+            _ => e.str(self.name()),
+        }
         match self {
             Db { step, nth, outcome } => {
                 encode_step(e, *step, *nth);
@@ -53,6 +57,7 @@ impl TraceKind {
             HandlerFailed { error } => e.str(error),
             Busy { step } => e.str(step.name()),
             CommitTimeout {
+                nth: _, // In the name.
                 fault,
                 committed,
                 strategy,
@@ -252,6 +257,10 @@ fn encode_limit(e: &mut impl Encoder, limit: Limit) {
         Limit::TraceEntries(n) => {
             e.str("trace_entries");
             e.u64(n as u64);
+        }
+        Limit::SqlVmSteps(n) => {
+            e.str("sql_vm_steps");
+            e.u64(n);
         }
     }
 }

@@ -31,6 +31,7 @@ impl fmt::Display for Limit {
             Limit::Steps(n) => write!(f, "step limit {n}"),
             Limit::Ticks(n) => write!(f, "tick limit {n}"),
             Limit::TraceEntries(n) => write!(f, "trace limit {n} entries"),
+            Limit::SqlVmSteps(n) => write!(f, "SQL limit of {n} virtual-machine steps"),
         }
     }
 }
@@ -52,6 +53,7 @@ impl fmt::Display for TraceKind {
                 f.write_str("refused: the payload is invalid (workload.invalid), nothing applied")
             }
             CommitTimeout {
+                nth: _, // On the line's step: `commit#2`.
                 fault,
                 committed,
                 strategy,
@@ -260,6 +262,9 @@ impl TraceKind {
                     Limit::Steps(n) => write!(f, "step limit {n}{phase} reached"),
                     Limit::Ticks(n) => write!(f, "tick limit {n}{phase} reached"),
                     Limit::TraceEntries(n) => write!(f, "trace limit {n} entries reached"),
+                    Limit::SqlVmSteps(n) => {
+                        write!(f, "SQL limit of {n} virtual-machine steps reached")
+                    }
                 }
             }
             Healing {

@@ -41,6 +41,8 @@ pub enum TraceKind {
     /// The `COMMIT` timed out (the plan's `faults.commit_timeout[fault]`): it did or did not
     /// commit, the consumer cannot tell, and follows `strategy`.
     CommitTimeout {
+        /// Which occurrence of `commit` timed out (`commit#2` in a protocol with two).
+        nth: u8,
         fault: usize,
         committed: bool,
         strategy: CommitTimeoutStrategy,
@@ -213,6 +215,8 @@ pub enum Limit {
     Steps(u64),
     Ticks(Tick),
     TraceEntries(usize),
+    /// SQLite virtual-machine steps of the scenario's statements, over the run.
+    SqlVmSteps(u64),
 }
 
 /// Events as the trace names them, in a list: `e1, e4`.
@@ -228,7 +232,8 @@ impl TraceKind {
         match self {
             TraceKind::Db { nth, .. }
             | TraceKind::StepFailed { nth, .. }
-            | TraceKind::SqlFailed { nth, .. } => *nth,
+            | TraceKind::SqlFailed { nth, .. }
+            | TraceKind::CommitTimeout { nth, .. } => *nth,
             _ => 1,
         }
     }

@@ -126,11 +126,14 @@ pub(crate) fn samples() -> Vec<TraceKind> {
         CommitTimeoutStrategy::Lookup,
     ] {
         for committed in [true, false] {
-            out.push(CommitTimeout {
-                fault: 1,
-                committed,
-                strategy,
-            });
+            for nth in [1, 2] {
+                out.push(CommitTimeout {
+                    nth,
+                    fault: 1,
+                    committed,
+                    strategy,
+                });
+            }
         }
     }
     for outcome in [
@@ -175,7 +178,12 @@ pub(crate) fn samples() -> Vec<TraceKind> {
             how,
         });
     }
-    for limit in [Limit::Steps(9), Limit::Ticks(9), Limit::TraceEntries(9)] {
+    for limit in [
+        Limit::Steps(9),
+        Limit::Ticks(9),
+        Limit::TraceEntries(9),
+        Limit::SqlVmSteps(9),
+    ] {
         for healing in [true, false] {
             out.push(Stopped { limit, healing });
         }

@@ -301,6 +301,15 @@ impl Lang {
                 "El evento {ev} nunca recibió ack: antes, la corrida se detuvo por su límite de \
                  traza."
             ),
+            (Lang::En, StopReason::SqlLimit, _) => format!(
+                "Event {ev} was never acked: the run stopped at its SQL limit first (its \
+                 statements took as many SQLite virtual-machine steps as a run may)."
+            ),
+            (Lang::Es, StopReason::SqlLimit, _) => format!(
+                "El evento {ev} nunca recibió ack: antes, la corrida se detuvo por su límite de \
+                 SQL (sus sentencias usaron todos los pasos de la máquina virtual de SQLite que \
+                 una corrida puede usar)."
+            ),
             (Lang::En, StopReason::Quiescent, false) => format!(
                 "Event {ev} was never acked: the protocol has no ack step, so it stays in flight \
                  forever."

@@ -369,10 +369,20 @@ impl Lang {
         }
     }
 
-    pub fn over_all_interleavings(self, guarantee: &str) -> String {
-        match self {
-            Lang::En => format!("{guarantee} over all interleavings"),
-            Lang::Es => format!("{guarantee} sobre todas las intercalaciones"),
+    /// The guarantee and what it is over: every interleaving, or (`incomplete`: the
+    /// search stopped at a limit) only the `runs` explored.
+    pub fn over_interleavings(self, guarantee: &str, runs: usize, incomplete: bool) -> String {
+        match (self, incomplete) {
+            (Lang::En, false) => format!("{guarantee} over all interleavings"),
+            (Lang::Es, false) => format!("{guarantee} sobre todas las intercalaciones"),
+            (Lang::En, true) => format!(
+                "{guarantee} over the {runs} interleavings explored only: the search stopped \
+                 before the end, and the others were not run"
+            ),
+            (Lang::Es, true) => format!(
+                "{guarantee} solo sobre las {runs} intercalaciones exploradas: la búsqueda se \
+                 detuvo antes del final, y las demás no se ejecutaron"
+            ),
         }
     }
 

@@ -43,6 +43,8 @@ impl Lang {
             (Lang::Es, StopReason::TickLimit) => "SE ALCANZÓ EL LÍMITE DE TICKS",
             (Lang::En, StopReason::TraceLimit) => "TRACE LIMIT REACHED",
             (Lang::Es, StopReason::TraceLimit) => "SE ALCANZÓ EL LÍMITE DE TRAZA",
+            (Lang::En, StopReason::SqlLimit) => "SQL LIMIT REACHED",
+            (Lang::Es, StopReason::SqlLimit) => "SE ALCANZÓ EL LÍMITE DE SQL",
         }
     }
 
@@ -453,6 +455,10 @@ impl Lang {
                     "la corrida llegó a su límite de pasos antes del ack"
                 } else if detail.starts_with("the tick limit") {
                     "la corrida llegó a su límite de ticks antes del ack"
+                } else if detail.starts_with("the trace limit") {
+                    "la corrida llegó a su límite de traza antes del ack"
+                } else if detail.starts_with("the SQL limit") {
+                    "la corrida llegó a su límite de SQL antes del ack"
                 } else if detail.starts_with("in flight forever") {
                     "en vuelo para siempre: el protocolo no tiene paso de ack"
                 } else {

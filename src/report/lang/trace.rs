@@ -99,6 +99,7 @@ fn es_limit(limit: Limit) -> String {
         Limit::Steps(n) => format!("límite de {n} pasos"),
         Limit::Ticks(n) => format!("límite de {n} ticks"),
         Limit::TraceEntries(n) => format!("límite de {n} entradas de traza"),
+        Limit::SqlVmSteps(n) => format!("límite de SQL de {n} pasos de máquina virtual"),
     }
 }
 
@@ -116,6 +117,7 @@ fn es_outcome(kind: &TraceKind) -> String {
             "rechazado: el payload es inválido (workload.invalid), no se aplica nada".into()
         }
         CommitTimeout {
+            nth: _, // On the line's step: `commit#2`.
             fault,
             committed,
             strategy,

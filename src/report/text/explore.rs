@@ -254,7 +254,7 @@ pub fn interleavings_text(
         out,
         "\n{}{}",
         l.explore_label(ExploreLabel::Summary),
-        l.over_all_interleavings(x.guarantee.name())
+        l.over_interleavings(x.guarantee.name(), x.runs.len(), !x.complete)
     );
     expectation_lines_in(l, Paint::OFF, &mut out, failures);
     out

@@ -2,15 +2,32 @@
 //! dead-letter replay.
 
 use super::*;
+use crate::broker::PartitionKey;
 
 impl Checker<'_> {
     /// The log broker's settings, when `broker.kind` is `log`; the queue's own options and
-    /// the queue-only faults are refused with it, and the log's options without it.
+    /// the queue-only faults are refused with it, and the log's options without it. With
+    /// the scenario's `own_schema`, messages are keyed by their event id: the transfer and
+    /// account ids are the built-in ledger's, which such a scenario does not have.
     pub(super) fn log(
         &self,
         b: &RawBroker,
         f: &RawFaults,
+        own_schema: bool,
     ) -> Result<Option<LogConfig>, ScenarioError> {
+        if own_schema
+            && matches!(
+                b.key,
+                Some(PartitionKey::TransferId | PartitionKey::AccountId)
+            )
+        {
+            return Err(self.err(
+                "broker.key",
+                "a scenario with its own schema (`store.schema`) has no transfer or account \
+                 ids to partition by (they are the built-in ledger's); its messages are keyed \
+                 by `event_id`, the default here",
+            ));
+        }
         if b.kind != Some(BrokerKind::Log) {
             self.refuse_set(
                 &[
@@ -59,7 +76,10 @@ impl Checker<'_> {
                 1,
                 bounds::MAX_PARTITIONS,
             )? as usize,
-            key: b.key.unwrap_or_default(),
+            key: match own_schema {
+                true => PartitionKey::EventId,
+                false => b.key.unwrap_or_default(),
+            },
             commit_every: self.range(
                 "broker.commit_every",
                 b.commit_every.unwrap_or(1),

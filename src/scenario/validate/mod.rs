@@ -152,7 +152,7 @@ impl Checker<'_> {
                 ", so an invalid payload is never refused: it is where the consumer refuses it",
             ));
         }
-        let log = self.log(&raw.broker, &raw.faults)?;
+        let log = self.log(&raw.broker, &raw.faults, custom.is_some())?;
         let producer = self.producer(&raw.producer, &workload)?;
         let faults = self.faults(raw.faults, &workload, &protocol, &producer)?;
         self.identity_budget(&producer, &faults, &workload)?;

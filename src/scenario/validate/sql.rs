@@ -166,8 +166,9 @@ impl Checker<'_> {
             return self.no_custom_store(raw, origins).map(|()| None);
         };
         self.refuse_ledger_settings(raw, protocol)?;
-        let check = raw.check.as_ref();
-        let effects = check
+        let effects = raw
+            .check
+            .as_ref()
             .and_then(|c| c.effects_per_event.clone())
             .ok_or_else(|| {
                 self.err(
@@ -178,23 +179,7 @@ impl Checker<'_> {
                 )
             })?;
         let named = self.named_databases(raw)?;
-        let names: Vec<&str> = named.iter().map(|d| d.name.as_str()).collect();
-        let mut invariants = Vec::new();
-        let mut invariants_db = Vec::new();
-        for (i, q) in check.map_or(&[][..], |c| &c.invariants).iter().enumerate() {
-            let (sql, db) = match q {
-                RawQuery::Main(sql) => (sql.clone(), 0),
-                RawQuery::On(q) => {
-                    let field = format!("check.invariants[{i}].db");
-                    (q.sql.clone(), self.database_index(&field, &q.db, &names)?)
-                }
-            };
-            invariants.push(sql);
-            invariants_db.push(db);
-        }
-        if invariants_db.iter().all(|db| *db == 0) {
-            invariants_db.clear();
-        }
+        let (invariants, invariants_db) = self.invariants(raw, &named)?;
         for (list, name) in [
             (schema, "store.schema"),
             (&raw.store.setup, "store.setup"),
@@ -213,46 +198,102 @@ impl Checker<'_> {
         self.statement_text("check.effects_per_event", &effects)?;
         workload.payloads = self.payloads(&raw.workload.payloads)?;
         workload.event_type = self.event_type(raw.workload.event_type.as_deref())?;
-        let checker = SqlChecker::new(schema, &raw.store.setup).map_err(|(setup, i, m)| {
-            let section = if setup { "store.setup" } else { "store.schema" };
-            self.err(format!("{section}[{i}]"), m)
-        })?;
-        let mut checkers = vec![checker];
-        for (k, d) in named.iter().enumerate() {
-            let field = format!("store.databases.{}", d.name);
-            let checker = SqlChecker::new(&d.schema, &d.setup).map_err(|(setup, i, m)| {
-                let section = if setup { "setup" } else { "schema" };
-                self.err(format!("{field}.{section}[{i}]"), m)
-            })?;
-            debug_assert_eq!(checkers.len(), k + 1);
-            checkers.push(checker);
-        }
-        let checker = &checkers[0];
-        let keys = payload_keys(&workload.payloads);
-        for o in origins {
-            let def = protocol.sql_step(o.name);
-            self.sql_statements(&checkers[usize::from(def.db)], def, o, &keys)?;
-        }
-        let event_params = |p: &str| sql::EVENT_PARAMETERS.contains(&p) || keys.contains(p);
-        let shape =
-            self.check_query(checker, "check.effects_per_event", &effects, &event_params)?;
-        self.effects_start_at_zero(checker, &shape, raw.seed.unwrap_or(0), &effects, workload)?;
-        for (i, q) in invariants.iter().enumerate() {
-            let db = invariants_db.get(i).copied().unwrap_or(0);
-            let field = match db {
-                0 => format!("check.invariants[{i}]"),
-                _ => format!("check.invariants[{i}].sql"),
-            };
-            self.check_query(&checkers[usize::from(db)], &field, q, &|_| false)?;
-        }
-        Ok(Some(CustomSchema {
+        let mut custom = CustomSchema {
             schema: schema.clone(),
             setup: raw.store.setup.clone(),
             effects_per_event: effects,
             invariants,
             invariants_db,
             databases: named,
-        }))
+            reads_clock: false,
+        };
+        custom.reads_clock =
+            self.prepare_every_statement(&custom, raw, protocol, origins, workload)?;
+        Ok(Some(custom))
+    }
+
+    /// `check.invariants`, and the database each reads (empty when all read the main one).
+    fn invariants(
+        &self,
+        raw: &RawScenario,
+        named: &[NamedDatabase],
+    ) -> Result<(Vec<String>, Vec<u8>), ScenarioError> {
+        let names: Vec<&str> = named.iter().map(|d| d.name.as_str()).collect();
+        let mut invariants = Vec::new();
+        let mut invariants_db = Vec::new();
+        let listed = raw.check.as_ref().map_or(&[][..], |c| &c.invariants);
+        for (i, q) in listed.iter().enumerate() {
+            let (sql, db) = match q {
+                RawQuery::Main(sql) => (sql.clone(), 0),
+                RawQuery::On(q) => {
+                    let field = format!("check.invariants[{i}].db");
+                    (q.sql.clone(), self.database_index(&field, &q.db, &names)?)
+                }
+            };
+            invariants.push(sql);
+            invariants_db.push(db);
+        }
+        if invariants_db.iter().all(|db| *db == 0) {
+            invariants_db.clear();
+        }
+        Ok((invariants, invariants_db))
+    }
+
+    /// Builds every database of `custom` and prepares every statement against its own:
+    /// the first that fails is named. Returns whether any may read the clock, as SQLite
+    /// reports what each statement (and each column default) calls.
+    fn prepare_every_statement(
+        &self,
+        custom: &CustomSchema,
+        raw: &RawScenario,
+        protocol: &Protocol,
+        origins: &[SqlOrigin],
+        workload: &Workload,
+    ) -> Result<bool, ScenarioError> {
+        let checkers = self.checkers(custom)?;
+        let checker = &checkers[0];
+        let keys = payload_keys(&workload.payloads);
+        let mut reads_clock = (checker.default_functions().iter())
+            .any(|f| crate::store::CLOCK_FUNCTIONS.contains(&f.as_str()));
+        for o in origins {
+            let def = protocol.sql_step(o.name);
+            let shapes = self.sql_statements(&checkers[usize::from(def.db)], def, o, &keys)?;
+            reads_clock |= shapes.iter().any(StatementShape::may_read_clock);
+        }
+        let effects = &custom.effects_per_event;
+        let event_params = |p: &str| sql::EVENT_PARAMETERS.contains(&p) || keys.contains(p);
+        let shape = self.check_query(checker, "check.effects_per_event", effects, &event_params)?;
+        reads_clock |= shape.may_read_clock();
+        self.effects_start_at_zero(checker, &shape, raw.seed.unwrap_or(0), effects, workload)?;
+        for (i, q) in custom.invariants.iter().enumerate() {
+            let db = custom.invariant_db(i);
+            let field = match db {
+                0 => format!("check.invariants[{i}]"),
+                _ => format!("check.invariants[{i}].sql"),
+            };
+            let shape = self.check_query(&checkers[usize::from(db)], &field, q, &|_| false)?;
+            reads_clock |= shape.may_read_clock();
+        }
+        Ok(reads_clock)
+    }
+
+    /// A scratch database per database of `custom` (the main one first), built from its
+    /// schema and setup; the first statement that fails is named.
+    fn checkers(&self, custom: &CustomSchema) -> Result<Vec<SqlChecker>, ScenarioError> {
+        let checker = SqlChecker::new(&custom.schema, &custom.setup).map_err(|(setup, i, m)| {
+            let section = if setup { "store.setup" } else { "store.schema" };
+            self.err(format!("{section}[{i}]"), m)
+        })?;
+        let mut checkers = vec![checker];
+        for d in &custom.databases {
+            let field = format!("store.databases.{}", d.name);
+            let checker = SqlChecker::new(&d.schema, &d.setup).map_err(|(setup, i, m)| {
+                let section = if setup { "setup" } else { "schema" };
+                self.err(format!("{field}.{section}[{i}]"), m)
+            })?;
+            checkers.push(checker);
+        }
+        Ok(checkers)
     }
 
     /// `store.databases`, in name order, their names and statements checked for form (each
@@ -457,14 +498,15 @@ impl Checker<'_> {
         )
     }
 
-    /// Every statement of SQL step `def`, prepared against the schema.
+    /// Every statement of SQL step `def`, prepared against the schema: their shapes.
     fn sql_statements(
         &self,
         checker: &SqlChecker,
         def: &SqlStep,
         origin: &SqlOrigin,
         keys: &std::collections::BTreeSet<String>,
-    ) -> Result<(), ScenarioError> {
+    ) -> Result<Vec<StatementShape>, ScenarioError> {
+        let mut shapes = Vec::new();
         for (j, s) in def.statements.iter().enumerate() {
             let field = origin.field(j);
             let shape = self.prepared(checker, &field, s)?;
@@ -476,8 +518,9 @@ impl Checker<'_> {
             if let Some(d) = def.duplicate_if {
                 self.duplicate_if_fits(origin, def, d, &shape)?;
             }
+            shapes.push(shape);
         }
-        Ok(())
+        Ok(shapes)
     }
 
     /// `duplicate_if` needs one statement that can say it: a write for a unique violation
@@ -499,8 +542,10 @@ impl Checker<'_> {
         }
         let why = match d {
             DuplicateIf::Row if shape.columns == 0 => Some("returns no rows"),
-            DuplicateIf::UniqueViolation | DuplicateIf::NoChange if shape.readonly => {
-                Some("writes nothing")
+            DuplicateIf::UniqueViolation if shape.readonly => Some("writes nothing"),
+            // Its own row count is what says "no change": an INSERT, UPDATE or DELETE's.
+            DuplicateIf::NoChange if !shape.seen.writes_rows => {
+                Some("inserts, updates or deletes no rows itself")
             }
             _ => None,
         };
@@ -663,6 +708,15 @@ fn transaction_step(statements: &[String], name: &str) -> Option<Result<Step, St
         | ["BEGIN", "DEFERRED"]
         | ["BEGIN", "DEFERRED", "TRANSACTION"] => Step::Begin,
         ["COMMIT"] | ["COMMIT", "TRANSACTION"] | ["END"] | ["END", "TRANSACTION"] => Step::Commit,
+        ["BEGIN", ..] => {
+            return Some(Err(format!(
+                "`{}` is not supported: a transaction begins with SQLite's deferred BEGIN \
+                 (written \"BEGIN\", \"BEGIN TRANSACTION\", \"BEGIN DEFERRED\" or \
+                 \"begin\"), which takes the write lock at the first write; an IMMEDIATE or \
+                 EXCLUSIVE transaction, which takes it at once, is not modelled",
+                words.join(" ")
+            )))
+        }
         _ => return None,
     };
     if name != step.name() {

@@ -17,6 +17,7 @@ fn config() -> StoreConfig {
                 schema: vec!["CREATE TABLE seen (event_id TEXT PRIMARY KEY)".into()],
                 setup: Vec::new(),
             }],
+            reads_clock: false,
         }),
         ..StoreConfig::default()
     }

@@ -1,0 +1,204 @@
+//! The load-time check of a scenario's own SQL: a scratch database built from its schema
+//! and setup, in the sandbox every run uses, against which each statement is prepared (not
+//! run) when the file loads, so that a syntax error, an unknown table, a refused action or
+//! a statement that would write a file exits 2 naming its field, never later in a run.
+//! What SQLite reports while preparing (the functions called, triggers and views included;
+//! whether the statement itself writes rows or changes the schema) is the statement's
+//! [`StatementShape`].
+
+use super::custom::{failure_message, first_value, show, sqlite_message};
+use super::sandbox::{Sandbox, Seen};
+use super::*;
+use crate::model::SqlEvent;
+use crate::sim::Stream;
+use std::collections::BTreeSet;
+
+/// A prepared statement's shape, for the load-time checks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StatementShape {
+    /// Its named parameters, without their `:`, `@` or `$`.
+    pub parameters: Vec<String>,
+    /// How many columns a row of it has (0: it returns no rows).
+    pub columns: usize,
+    /// Whether it writes nothing.
+    pub readonly: bool,
+    /// What SQLite's authorizer saw while preparing it.
+    pub seen: Seen,
+}
+
+impl StatementShape {
+    /// Whether the statement may read the clock: it binds `:now`, calls a date or time
+    /// function (itself, or through a trigger or a view), or changes the schema (a trigger
+    /// or a default it creates may read it later).
+    pub fn may_read_clock(&self) -> bool {
+        self.parameters.iter().any(|p| p == "now")
+            || self.seen.changes_schema
+            || (self.seen.functions.iter()).any(|f| sandbox::CLOCK_FUNCTIONS.contains(&f.as_str()))
+    }
+}
+
+/// A scratch database built from a scenario's schema and setup, to prepare its statements
+/// against when the scenario loads.
+pub struct SqlChecker {
+    conn: Connection,
+    sandbox: Sandbox,
+}
+
+/// Where building a scenario's schema failed: `(in setup, index, SQLite's message)`.
+pub type SchemaProblem = (bool, usize, String);
+
+/// The stream a database's setup draws from: the same for every run and seed, so that
+/// every run starts from the same rows.
+pub(super) const SETUP_STREAM: Stream = Stream::Database {
+    db: 0,
+    connection: u16::MAX,
+};
+
+impl SqlChecker {
+    /// Builds the schema then the setup; the first statement that fails is named.
+    pub fn new(schema: &[String], setup: &[String]) -> Result<SqlChecker, SchemaProblem> {
+        let conn = connect::open_in_memory().map_err(|e| (false, 0, e.to_string()))?;
+        let sandbox = build_custom(&conn, schema, setup)?;
+        Ok(SqlChecker { conn, sandbox })
+    }
+
+    /// Prepares `sql` as a step or check statement: one statement, nothing the sandbox
+    /// refuses, named parameters only.
+    pub fn prepare(&self, sql: &str) -> Result<StatementShape, String> {
+        let guard = self.sandbox.user(0);
+        let stmt = match self.conn.prepare(sql) {
+            Ok(stmt) => stmt,
+            Err(e) => return Err(guard.why_failed().unwrap_or_else(|| sqlite_message(&e))),
+        };
+        if stmt.expanded_sql().is_none() {
+            return Err("no statement here (only a comment?)".to_string());
+        }
+        let mut parameters = Vec::new();
+        for i in 1..=stmt.parameter_count() {
+            match stmt.parameter_name(i) {
+                Some(name) if !name.starts_with('?') => parameters.push(name[1..].to_string()),
+                _ => {
+                    return Err(
+                        "positional parameters (`?`) are not bound; name them (`:event_id`)"
+                            .to_string(),
+                    )
+                }
+            }
+        }
+        let shape = StatementShape {
+            parameters,
+            columns: stmt.column_count(),
+            readonly: stmt.readonly(),
+            seen: guard.seen(),
+        };
+        drop(stmt);
+        drop(guard);
+        self.refuse_vacuum(sql)?;
+        Ok(shape)
+    }
+
+    /// `VACUUM` rebuilds the database through a second one it attaches (`VACUUM INTO` a
+    /// file): the authorizer would refuse that attach when it runs, but the statement is
+    /// refused now, from SQLite's own program for it (its `Vacuum` instruction).
+    fn refuse_vacuum(&self, sql: &str) -> Result<(), String> {
+        let mut explain = self
+            .conn
+            .prepare(&format!("EXPLAIN {sql}"))
+            .map_err(|e| sqlite_message(&e))?;
+        // Parameters left unbound are NULL; the program is the same whatever they are.
+        let mut rows = explain.raw_query();
+        let mut opcodes = Vec::new();
+        while let Some(row) = rows.next().map_err(|e| sqlite_message(&e))? {
+            opcodes.push(row.get::<_, String>(1).map_err(|e| sqlite_message(&e))?);
+        }
+        if opcodes.iter().any(|op| op == "Vacuum") {
+            return Err(
+                "VACUUM is not allowed: it rebuilds the database through a second one \
+                 (VACUUM INTO writes a file), and a statement creates, writes and reads no \
+                 file"
+                    .to_string(),
+            );
+        }
+        Ok(())
+    }
+
+    /// What check query `sql` gives for `event` on the database as every run starts: a
+    /// count of effects must be 0 there, or it does not count what the consumer commits.
+    pub fn value_before_any_delivery(&self, sql: &str, event: &SqlEvent) -> String {
+        let _check = self.sandbox.check(0);
+        match first_value(&self.conn, sql, event) {
+            Ok(v) => show(&v),
+            Err(e) => e,
+        }
+    }
+
+    /// The functions the tables' column defaults call (see [`default_calls`]).
+    pub fn default_functions(&self) -> BTreeSet<String> {
+        default_calls(&self.conn, &self.sandbox)
+            .into_iter()
+            .flat_map(|(_, functions)| functions)
+            .collect()
+    }
+}
+
+/// Per column with a default (`table.column`), the functions its default calls, as SQLite
+/// resolves them: the expression is prepared as a query under the authorizer, because
+/// SQLite evaluates a default where no statement's authorizer sees it.
+fn default_calls(conn: &Connection, sandbox: &Sandbox) -> Vec<(String, BTreeSet<String>)> {
+    let defaults: Vec<(String, String)> = conn
+        .prepare(
+            "SELECT m.name || '.' || c.name, c.dflt_value \
+             FROM sqlite_schema AS m, pragma_table_xinfo(m.name) AS c \
+             WHERE m.type = 'table' AND c.dflt_value IS NOT NULL ORDER BY m.name, c.cid",
+        )
+        .and_then(|mut q| q.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect())
+        .unwrap_or_default();
+    let mut calls = Vec::new();
+    for (column, default) in defaults {
+        let mut guard = sandbox.user(0);
+        // A default SQLite accepted is an expression; prepared alone, the authorizer
+        // reports its functions (whether it allows them is the question asked after).
+        let _ = conn.prepare(&format!("SELECT ({default})"));
+        calls.push((column, guard.take_seen().functions));
+    }
+    calls
+}
+
+/// Why no statement could call what a column default of `conn`'s schema calls (a function
+/// the sandbox refuses), if one does.
+fn refused_default(conn: &Connection, sandbox: &Sandbox) -> Option<String> {
+    default_calls(conn, sandbox)
+        .into_iter()
+        .find_map(|(column, functions)| {
+            let refused = functions
+                .iter()
+                .find_map(|f| sandbox::refused_function(f))?;
+            Some(format!("the default of {column}: {refused}"))
+        })
+}
+
+/// Builds a scenario's schema and setup on `conn`, each statement in the sandbox at
+/// virtual time 0, drawing from [`SETUP_STREAM`]; the sandbox stays installed.
+pub(super) fn build_custom(
+    conn: &Connection,
+    schema: &[String],
+    setup: &[String],
+) -> Result<Sandbox, SchemaProblem> {
+    let sandbox = Sandbox::install(conn, 0, SETUP_STREAM);
+    for (in_setup, list) in [(false, schema), (true, setup)] {
+        for (i, sql) in list.iter().enumerate() {
+            let guard = sandbox.user(0);
+            if let Err(e) = conn.execute_batch(sql) {
+                let why = guard
+                    .why_failed()
+                    .unwrap_or_else(|| format!("SQLite says: {}", failure_message(&e)));
+                return Err((in_setup, i, why));
+            }
+            drop(guard);
+            if let Some(why) = refused_default(conn, &sandbox) {
+                return Err((in_setup, i, why));
+            }
+        }
+    }
+    Ok(sandbox)
+}
