@@ -16,6 +16,7 @@ use super::{
     CliError, RunArgs,
 };
 use crate::explore;
+use crate::explore::threads;
 use crate::model::Guarantee;
 use crate::report::folder::{self, FileCheck, FileReport, FileResult, PlainRun, Totals};
 use crate::report::Origin;
@@ -24,21 +25,37 @@ use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+/// The most threads the files may be checked on at once: the fewest any of them may run on
+/// (see [`threads::bound`]); `None` when no file has its own schema.
+fn threads_for(files: &[PathBuf]) -> Option<usize> {
+    let load = |path: &PathBuf| {
+        let text = std::fs::read_to_string(path).ok()?;
+        Scenario::from_json(&text, &path.display().to_string()).ok()
+    };
+    files
+        .iter()
+        .filter_map(load)
+        .filter_map(|s| threads::bound(&s))
+        .min()
+}
+
 /// Runs and checks every scenario file of `dir`, and prints the table (or the JSON).
 pub(super) fn run_folder(dir: &Path, args: &RunArgs) -> Result<(String, ExitCode), CliError> {
     refuse_one_file_flags(dir, args)?;
     let files = scenario_files(dir)?;
     let bar = progress_bar(files.len() as u64);
-    let reports: Vec<FileReport> = files
-        .par_iter()
-        .map(|path| {
-            let report = check_file(path);
-            if let Some(bar) = &bar {
-                bar.inc(1);
-            }
-            report
-        })
-        .collect();
+    let check_all = || {
+        (files.par_iter())
+            .map(|path| {
+                let report = check_file(path);
+                if let Some(bar) = &bar {
+                    bar.inc(1);
+                }
+                report
+            })
+            .collect()
+    };
+    let reports: Vec<FileReport> = threads::within(threads_for(&files), check_all);
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
@@ -199,7 +216,7 @@ fn check_file(path: &Path) -> FileReport {
     };
     let origin = Origin::File(report.path.clone());
     if let Err(e) = make_checks(&scenario, &origin, &mut report) {
-        report.error = Some(format!("{}: {e}", report.path));
+        report.error = Some(format!("invalid scenario {}, {e}", report.path));
     }
     report
 }
@@ -270,7 +287,7 @@ pub(in crate::cli) fn pinned_checks(
         return Ok(());
     };
     let refused = |field: &'static str, command: String| {
-        move |e: CliError| format!("field `{field}` asks for `{command}`, which is refused: {e}")
+        move |e: CliError| format!("field `{field}`: it asks for `{command}`, which is refused: {e}")
     };
     let seed = scenario.seed;
     // Each check function returns `None` only for a scenario without the expectation it

@@ -66,6 +66,18 @@ pub fn interleavings(
     max_runs: u64,
     with_crashes: bool,
 ) -> Interleavings {
+    super::threads::within(super::threads::bound(scenario), || {
+        every_interleaving(scenario, max_preemptions, max_runs, with_crashes)
+    })
+}
+
+/// [`interleavings`], on the threads it may use.
+fn every_interleaving(
+    scenario: &Scenario,
+    max_preemptions: usize,
+    max_runs: u64,
+    with_crashes: bool,
+) -> Interleavings {
     let mut runs: Vec<InterleavedRun> = Vec::new();
     let mut complete = true;
     let mut budget = budget::Budget::new(budget::KEPT_RUNS_BYTES);

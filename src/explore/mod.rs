@@ -29,6 +29,7 @@ pub mod retention;
 pub mod shrink;
 mod summary;
 pub mod sweep;
+pub mod threads;
 
 pub use estimate::*;
 pub use interleave::*;
@@ -199,6 +200,17 @@ fn explore_until(
         (1..=MAX_DEPTH).contains(&options.depth),
         "depth is validated by the caller"
     );
+    threads::within(threads::bound(scenario), || {
+        explore_passes(scenario, options, stop)
+    })
+}
+
+/// [`explore_until`]'s passes.
+fn explore_passes(
+    scenario: &Scenario,
+    options: ExploreOptions,
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Exploration {
     // Each pass takes back the prunings the limits did not allow; every pass runs at least
     // one more schedule for real than the one before. Near a limit, each pass can uncover
     // new prunings that fail in turn, so after a few passes the exploration runs every

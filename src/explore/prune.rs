@@ -143,4 +143,6 @@ impl Walk<'_> {
 }
 
 #[cfg(test)]
+mod sql_tests;
+#[cfg(test)]
 mod tests;

@@ -262,9 +262,8 @@ fn sweep_chunk_until(
         ..RunOptions::default()
     };
     let start = seeds.start;
-    let results: Vec<Option<Option<Finding>>> = seeds
-        .into_par_iter()
-        .map(|seed| {
+    let run_seeds = || {
+        seeds.into_par_iter().map(|seed| {
             if stop() {
                 return None;
             }
@@ -278,7 +277,9 @@ fn sweep_chunk_until(
                 Finding { seed, plan, result }
             }))
         })
-        .collect();
+    };
+    let results: Vec<Option<Option<Finding>>> =
+        super::threads::within(super::threads::bound(scenario), || run_seeds().collect());
     let done = results.iter().take_while(|r| r.is_some()).count();
     Chunk {
         findings: results.into_iter().map_while(|r| r).flatten().collect(),

@@ -92,3 +92,91 @@ pub fn unique_keys(text: &str) -> Result<(), serde_path_to_error::Error<serde_js
     let de = &mut serde_json::Deserializer::from_str(text);
     serde_path_to_error::deserialize::<_, Unique>(de).map(|_| ())
 }
+
+/// Where the scenario gives a list for an object: serde's derived structs also read a JSON
+/// array as the struct's fields in order (`"faults": []` would be "no faults"), which the
+/// file's schema does not allow. The value is walked along the schema derived from the
+/// very types the loader reads (`file_schema`): every value whose schema is an object
+/// (and is not also a list) must be one. The path of the first that is not, in the
+/// loader's path syntax.
+pub(super) fn list_for_an_object(value: &serde_json::Value) -> Option<String> {
+    static SCHEMA: std::sync::OnceLock<serde_json::Value> = std::sync::OnceLock::new();
+    let schema = SCHEMA.get_or_init(|| super::file_schema().to_value());
+    let defs = &schema["$defs"];
+    walk(value, schema, defs, String::new())
+}
+
+/// [`list_for_an_object`] at `path`, `value` against `schema` (its `$ref`s in `defs`).
+fn walk(
+    value: &serde_json::Value,
+    schema: &serde_json::Value,
+    defs: &serde_json::Value,
+    path: String,
+) -> Option<String> {
+    use serde_json::Value;
+    let schema = resolve(schema, defs);
+    if value.is_array() && takes_an_object_not_a_list(schema, defs) {
+        return Some(if path.is_empty() { ".".into() } else { path });
+    }
+    let field = |key: &str| match path.is_empty() {
+        true => key.to_string(),
+        false => format!("{path}.{key}"),
+    };
+    let alternatives = ["anyOf", "oneOf"].iter().filter_map(|k| schema[*k].as_array());
+    match value {
+        Value::Object(map) => map.iter().find_map(|(k, v)| {
+            let property = &schema["properties"][k];
+            let under = match property.is_null() {
+                true => &schema["additionalProperties"],
+                false => property,
+            };
+            let found = (!under.is_null()).then(|| walk(v, under, defs, field(k)));
+            found.flatten().or_else(|| {
+                // An untagged enum: the alternatives that are objects.
+                alternatives.clone().flatten().find_map(|alt| {
+                    let alt = resolve(alt, defs);
+                    let p = &alt["properties"][k];
+                    (!p.is_null()).then(|| walk(v, p, defs, field(k))).flatten()
+                })
+            })
+        }),
+        Value::Array(items) => items.iter().enumerate().find_map(|(i, v)| {
+            let item = match schema["items"].is_null() {
+                true => alternatives
+                    .clone()
+                    .flatten()
+                    .map(|a| &resolve(a, defs)["items"])
+                    .find(|i| !i.is_null())?,
+                false => &schema["items"],
+            };
+            walk(v, item, defs, format!("{path}[{i}]"))
+        }),
+        _ => None,
+    }
+}
+
+/// `schema` with its `$ref` followed (one level: the derived schema refers to `$defs`).
+fn resolve<'s>(schema: &'s serde_json::Value, defs: &'s serde_json::Value) -> &'s serde_json::Value {
+    match schema["$ref"].as_str().and_then(|r| r.strip_prefix("#/$defs/")) {
+        Some(name) => &defs[name],
+        None => schema,
+    }
+}
+
+/// Whether `schema` admits an object and no list.
+fn takes_an_object_not_a_list(schema: &serde_json::Value, defs: &serde_json::Value) -> bool {
+    let types = |s: &serde_json::Value| -> Vec<String> {
+        match &s["type"] {
+            serde_json::Value::String(t) => vec![t.clone()],
+            serde_json::Value::Array(ts) => ts.iter().filter_map(|t| t.as_str().map(String::from)).collect(),
+            _ => Vec::new(),
+        }
+    };
+    let mut all = types(schema);
+    for k in ["anyOf", "oneOf"] {
+        for alt in schema[k].as_array().into_iter().flatten() {
+            all.extend(types(resolve(alt, defs)));
+        }
+    }
+    all.iter().any(|t| t == "object") && !all.iter().any(|t| t == "array")
+}

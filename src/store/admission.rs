@@ -17,11 +17,13 @@ use std::sync::{Condvar, Mutex};
 pub const SQL_MEMORY_BYTES: u64 = 256 << 20;
 
 /// The most one run of a scenario with `databases` databases (the main one and the named
-/// ones) may hold: per database its template, and its in-memory copy, which SQLite may
-/// grow to twice the database's bound, plus the memory of the statement running.
+/// ones) may hold: per database its in-memory copy, which SQLite may grow to twice the
+/// database's bound, plus the memory of the statement running. (The templates the copies
+/// are made from are shared by every run, within a bound of their own:
+/// `store::schema::SHARED_TEMPLATES_BYTES`.)
 pub fn run_bytes(databases: usize) -> u64 {
     let database = MAX_DATABASE_BYTES as u64;
-    databases as u64 * 3 * database + STATEMENT_MEMORY_BYTES as u64
+    databases as u64 * 2 * database + STATEMENT_MEMORY_BYTES as u64
 }
 
 /// The tickets out, and the condition a waiting run waits on.

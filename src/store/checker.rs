@@ -27,14 +27,16 @@ pub struct StatementShape {
 }
 
 impl StatementShape {
-    /// Whether the statement may read the clock: it binds `:now`, calls a date or time
-    /// function (itself, or through a trigger or a view), or changes the schema (a trigger
-    /// or a default it creates may read it later).
+    /// Whether the statement may read the clock: it binds `:now`, or calls a date or time
+    /// function (itself, or through a trigger or a view). What a trigger, a view or a
+    /// default it creates may call is asked of [`SqlChecker::reads_clock_after`].
     pub fn may_read_clock(&self) -> bool {
-        self.parameters.iter().any(|p| p == "now")
-            || self.seen.changes_schema
-            || (self.seen.functions.iter()).any(|f| sandbox::CLOCK_FUNCTIONS.contains(&f.as_str()))
+        self.parameters.iter().any(|p| p == "now") || calls_the_clock(&self.seen.functions)
     }
+}
+
+fn calls_the_clock(functions: &BTreeSet<String>) -> bool {
+    (functions.iter()).any(|f| sandbox::CLOCK_FUNCTIONS.contains(&f.as_str()))
 }
 
 /// A scratch database built from a scenario's schema and setup, to prepare its statements
@@ -130,6 +132,26 @@ impl SqlChecker {
             Ok(v) => show(&v),
             Err(e) => e,
         }
+    }
+
+    /// Whether, once `change` (a statement that changes the schema) has run, a column
+    /// default calls the clock, or one of `statements` does (through a trigger or a view
+    /// `change` created): the objects a step creates are known by its text, as it binds no
+    /// parameter. A statement that no longer prepares calls nothing.
+    pub fn reads_clock_after(&self, change: &str, statements: &[&str]) -> bool {
+        {
+            let _user = self.sandbox.user(0);
+            // One the schema does not take (an object already there) changes nothing.
+            let _ = self.conn.execute_batch(change);
+        }
+        if calls_the_clock(&self.default_functions()) {
+            return true;
+        }
+        statements.iter().any(|sql| {
+            let mut guard = self.sandbox.user(0);
+            let prepared = self.conn.prepare(sql).is_ok();
+            prepared && calls_the_clock(&guard.take_seen().functions)
+        })
     }
 
     /// The functions the tables' column defaults call (see [`default_calls`]).

@@ -40,8 +40,9 @@ pub(super) const MAX_IDLE: usize = 4;
 /// [`SHARED_TEMPLATES_BYTES`].
 static SHARED_TEMPLATES: Mutex<BTreeMap<String, Arc<Vec<u8>>>> = Mutex::new(BTreeMap::new());
 
-/// The most bytes [`SHARED_TEMPLATES`] keeps.
-pub(super) const SHARED_TEMPLATES_BYTES: usize = 64 << 20;
+/// The most bytes [`SHARED_TEMPLATES`] keeps: the templates of one scenario at its bounds
+/// (five databases of [`super::MAX_DATABASE_BYTES`]), and some more.
+pub const SHARED_TEMPLATES_BYTES: usize = 96 << 20;
 
 /// The serialized database a run starts from, built on first use on this thread (with
 /// the scenario's own schema, in this process).

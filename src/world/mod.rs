@@ -100,6 +100,9 @@ pub struct RunResult {
     pub decisions: Vec<Decision>,
     /// Inbox rows the retention job deleted (0 without retention).
     pub inbox_rows_deleted: u64,
+    /// The SQLite virtual-machine steps the scenario's own statements took (0 on the
+    /// built-in ledger): the run's SQL cost, which exploration estimates count.
+    pub sql_vm_steps: u64,
 }
 
 impl RunResult {
@@ -498,6 +501,7 @@ impl<'s> World<'s> {
                 .unwrap_or_default(),
             decisions: self.decisions,
             inbox_rows_deleted: self.inbox_rows_deleted,
+            sql_vm_steps: self.stores.iter().map(|s| s.sql_vm_steps()).sum(),
         }
     }
 

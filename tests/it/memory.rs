@@ -268,6 +268,82 @@ mod at_the_bounds {
         }
     }
 
+    /// A scenario's own SQL at its bounds, on eight threads: the main database and four
+    /// named ones filled near `MAX_SQL_DATABASE_BYTES` (explored: each run copies five
+    /// databases), a statement that sorts past its memory at every delivery, and one that
+    /// runs to its step budget at every delivery. The runs of such a scenario are admitted
+    /// within the SQLite memory budget and on as many threads as it holds, whatever
+    /// `RAYON_NUM_THREADS` says.
+    #[test]
+    fn sql_at_its_bounds_on_eight_threads() {
+        let dir = tempfile::tempdir().unwrap();
+        let fill = "INSERT INTO big SELECT x, randomblob(900) FROM (WITH RECURSIVE c(x) AS \
+                    (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 14000) SELECT x FROM c)";
+        let big = "CREATE TABLE big (id INTEGER PRIMARY KEY, b BLOB NOT NULL)";
+        let named: serde_json::Map<String, serde_json::Value> = (1..=4)
+            .map(|k| {
+                let db = serde_json::json!({"schema": [big,
+                    "CREATE TABLE seen (event_id TEXT PRIMARY KEY)"], "setup": [fill]});
+                (format!("db{k}"), db)
+            })
+            .collect();
+        let mut steps = vec![
+            serde_json::json!("receive"),
+            serde_json::json!("begin"),
+            serde_json::json!({"name": "claim", "duplicate_if": "unique_violation",
+                "sql": "INSERT INTO processed_event VALUES (:event_id)"}),
+            serde_json::json!({"name": "reserve",
+                "sql": "INSERT INTO reservation SELECT :event_id, count(*) FROM big"}),
+        ];
+        for k in 1..=4 {
+            steps.push(
+                serde_json::json!({"name": format!("note{k}"), "db": format!("db{k}"),
+                "sql": "INSERT OR IGNORE INTO seen VALUES (:event_id)"}),
+            );
+        }
+        steps.extend([serde_json::json!("commit"), serde_json::json!("ack")]);
+        let full = serde_json::json!({"name": "five-full-databases", "seed": 1,
+            "store": {"schema": ["CREATE TABLE processed_event (event_id TEXT PRIMARY KEY)",
+                "CREATE TABLE reservation (event_id TEXT NOT NULL, n INTEGER)", big],
+                "setup": [fill], "databases": named},
+            "workload": {"events": 3},
+            "protocol": {"name": "five-databases", "steps": steps},
+            "check": {"effects_per_event":
+                "SELECT count(*) FROM reservation WHERE event_id = :event_id"}});
+        let full = write(dir.path(), "full.json", &full.to_string());
+        let heavy = |name: &str, sql: &str| {
+            let text = serde_json::json!({"name": name, "seed": 1,
+                "store": {"schema": ["CREATE TABLE r (event_id TEXT NOT NULL, n INTEGER)"]},
+                "workload": {"events": 2}, "broker": {"max_deliveries": 2},
+                "protocol": {"name": name, "steps": ["receive", {"name": "work", "sql": sql},
+                    "ack"]},
+                "check": {"effects_per_event": "SELECT count(*) FROM r WHERE event_id = :event_id"}});
+            write(dir.path(), &format!("{name}.json"), &text.to_string())
+        };
+        let sort = heavy(
+            "sort",
+            "INSERT INTO r SELECT :event_id, count(*) FROM (WITH RECURSIVE \
+            c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 200000) SELECT x, \
+            randomblob(1000) AS b FROM c ORDER BY b)",
+        );
+        let count = heavy(
+            "count",
+            "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 \
+            FROM c WHERE x < 1000000000) SELECT count(*) FROM c",
+        );
+        let eight = [("RAYON_NUM_THREADS", "8")];
+        for (args, codes) in [
+            (vec!["explore", &full, "--depth", "1"], &[0][..]),
+            (vec!["run", &full, "--json"], &[0]),
+            (vec!["explore", &sort, "--depth", "1"], &[0, 1]),
+            (vec!["run", &count], &[0, 1]),
+            (vec!["sweep", &sort, "--seeds", "0..16"], &[0, 1]),
+        ] {
+            let o = limited(&args, &eight);
+            clean(&args.join(" "), &o, codes);
+        }
+    }
+
     #[test]
     fn sweeps_of_the_most_events_and_of_runs_at_the_trace_limit() {
         let dir = tempfile::tempdir().unwrap();

@@ -187,8 +187,9 @@ fn actor_import_violations(files: &[(String, String)]) -> Vec<String> {
     out
 }
 
-/// **Architecture Invariant: the store is the only module that touches SQLite**, and
-/// **`report` never reaches the store**.
+/// **Architecture Invariant: the store is the only module that touches SQLite**, **`report`
+/// never reaches the store**, and **every connection is opened by `store::connect`** (on
+/// the tool's VFS: the virtual clock, no temporary file, the counting allocator).
 fn sqlite_violations(files: &[(String, String)]) -> Vec<String> {
     let mut out = Vec::new();
     for (rel, text) in files {
@@ -196,6 +197,13 @@ fn sqlite_violations(files: &[(String, String)]) -> Vec<String> {
         let module = module_of(rel);
         if module != "store" && (code.contains("rusqlite::") || code.contains("use rusqlite")) {
             out.push(format!("{rel}: uses rusqlite outside `store`"));
+        }
+        let lines: Vec<&str> = code.lines().collect();
+        let production = lines[..production_end(&lines)].join("\n");
+        if rel != "src/store/connect.rs" && production.contains("Connection::open") {
+            out.push(format!(
+                "{rel}: opens a connection outside `store::connect`"
+            ));
         }
         if module == "report" && crate_paths(text).iter().any(|p| p == "store") {
             out.push(format!("{rel}: `report` reaches the store"));
@@ -393,6 +401,13 @@ fn each_tidy_rule_catches_a_violation() {
         (
             sqlite_violations(&file("src/report/text.rs", "use crate::store::Store;")),
             "`report` reaches the store",
+        ),
+        (
+            sqlite_violations(&file(
+                "src/store/schema.rs",
+                "let c = Connection::open_in_memory()?;",
+            )),
+            "opens a connection outside `store::connect`",
         ),
         (
             determinism_violations(&file(

@@ -200,7 +200,7 @@ pub(in crate::cli) fn run(args: &RunArgs) -> Result<(Printed, ExitCode), CliErro
     let refused = as_written
         .as_ref()
         .and_then(|written| folder::pinned_checks(written, &origin, &mut report.checks).err())
-        .map(|e| format!("{}: {e}", report.path));
+        .map(|e| format!("invalid scenario {}, {e}", report.path));
     // A pinned check that is bad input is an error case of the report, as in `run DIR`.
     report.error.clone_from(&refused);
     if let Some(junit) = &args.junit {

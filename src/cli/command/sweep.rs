@@ -1,6 +1,7 @@
 //! `sweep`: random search over seeds and fault plans, with failures shrunk.
 
 use crate::cli::*;
+use crate::explore::threads;
 
 /// Parses `A..B` into a non-empty range of at most [`sweep::MAX_SEEDS`] seeds.
 pub(in crate::cli) fn seed_range(text: &str) -> Result<std::ops::Range<u64>, CliError> {
@@ -71,16 +72,16 @@ pub(in crate::cli) fn sweep(args: &SweepArgs) -> Result<(String, ExitCode), CliE
         let chunk = sweep::sweep_chunk_until_interrupted(&scenario, start..end, &limits, &tick);
         // The chunk's findings are shrunk in parallel, each on its own, and printed in seed
         // order.
-        let shrunk: Vec<Option<Shrunk>> = chunk
-            .findings
-            .par_iter()
-            .enumerate()
-            .map(|(i, f)| {
-                shrinking
-                    .filter(|&n| out.count + (i as u64) < n)
-                    .map(|_| sweep::shrink_finding(&scenario, f, &limits, shrink_options))
-            })
-            .collect();
+        let shrink = || {
+            (chunk.findings.par_iter().enumerate())
+                .map(|(i, f)| {
+                    shrinking
+                        .filter(|&n| out.count + (i as u64) < n)
+                        .map(|_| sweep::shrink_finding(&scenario, f, &limits, shrink_options))
+                })
+                .collect()
+        };
+        let shrunk: Vec<Option<Shrunk>> = threads::within(threads::bound(&scenario), shrink);
         for (f, shrunk) in chunk.findings.iter().zip(shrunk) {
             out.report(&scenario, &origin, &limits, f, shrunk)?;
         }

@@ -303,7 +303,7 @@ fn in_memory_files() {
 }
 
 /// Explores `s` pruned and unpruned; a description of how they differ, if they do.
-fn disagreement(s: &Scenario, depth: usize) -> Option<String> {
+pub(super) fn disagreement(s: &Scenario, depth: usize) -> Option<String> {
     in_memory_files();
     let options = |prune| ExploreOptions {
         depth,
@@ -328,7 +328,7 @@ fn disagreement(s: &Scenario, depth: usize) -> Option<String> {
 
 /// A number from the environment, else `default`: `.ci/run` runs this property again in
 /// release mode with more and larger cases than `cargo test` has time for.
-fn knob(name: &str, default: u64) -> u64 {
+pub(super) fn knob(name: &str, default: u64) -> u64 {
     std::env::var(name)
         .ok()
         .and_then(|v| v.parse().ok())

@@ -47,6 +47,15 @@ pub fn parse(text: &str, origin: &str) -> Result<Scenario, ScenarioError> {
     let raw: RawScenario = serde_path_to_error::deserialize(de).map_err(located)?;
     // serde refuses a repeated struct field but keeps a map's last value; refuse both.
     super::strict::unique_keys(text).map_err(located)?;
+    let value: serde_json::Value = serde_json::from_str(text).expect("it parsed just above");
+    if let Some(field) = super::strict::list_for_an_object(&value) {
+        return Err(ScenarioError {
+            origin: origin.to_string(),
+            location: None,
+            field: Some(field),
+            message: "a list where the scenario format has an object (`{…}`)".to_string(),
+        });
+    }
     Checker { origin }.scenario(raw)
 }
 

@@ -255,10 +255,17 @@ impl Checker<'_> {
         let keys = payload_keys(&workload.payloads);
         let mut reads_clock = (checker.default_functions().iter())
             .any(|f| crate::store::CLOCK_FUNCTIONS.contains(&f.as_str()));
+        // The statements that change the main database's schema, for the question after.
+        let mut changes = Vec::new();
         for o in origins {
             let def = protocol.sql_step(o.name);
             let shapes = self.sql_statements(&checkers[usize::from(def.db)], def, o, &keys)?;
             reads_clock |= shapes.iter().any(StatementShape::may_read_clock);
+            for (sql, shape) in def.statements.iter().zip(&shapes) {
+                if shape.seen.changes_schema && def.db == 0 {
+                    changes.push(sql.as_str());
+                }
+            }
         }
         let effects = &custom.effects_per_event;
         let event_params = |p: &str| sql::EVENT_PARAMETERS.contains(&p) || keys.contains(p);
@@ -273,6 +280,18 @@ impl Checker<'_> {
             };
             let shape = self.check_query(&checkers[usize::from(db)], &field, q, &|_| false)?;
             reads_clock |= shape.may_read_clock();
+        }
+        // A trigger, a view or a default a step creates may call the clock where the
+        // schema the file starts with does not: each is created on a fresh copy, and the
+        // main database's statements asked again. (A named database is never pruned.)
+        if !reads_clock && !changes.is_empty() {
+            let on_main = main_statements(custom, protocol);
+            for change in changes {
+                let scratch = self.checkers(custom)?.swap_remove(0);
+                if scratch.reads_clock_after(change, &on_main) {
+                    return Ok(true);
+                }
+            }
         }
         Ok(reads_clock)
     }
@@ -677,6 +696,19 @@ impl Checker<'_> {
             other => Ok(other.map(str::to_string)),
         }
     }
+}
+
+/// Every statement that runs on the main database: its steps', its count of effects and
+/// its invariants.
+fn main_statements<'a>(custom: &'a CustomSchema, protocol: &'a Protocol) -> Vec<&'a str> {
+    let steps = protocol.sql.iter().filter(|d| d.db == 0);
+    let invariants = (custom.invariants.iter().enumerate())
+        .filter(|(i, _)| custom.invariant_db(*i) == 0)
+        .map(|(_, q)| q.as_str());
+    (steps.flat_map(|d| d.statements.iter().map(String::as_str)))
+        .chain([custom.effects_per_event.as_str()])
+        .chain(invariants)
+        .collect()
 }
 
 /// The fields every payload has: the parameters a statement may name.
