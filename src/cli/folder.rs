@@ -287,7 +287,9 @@ pub(in crate::cli) fn pinned_checks(
         return Ok(());
     };
     let refused = |field: &'static str, command: String| {
-        move |e: CliError| format!("field `{field}`: it asks for `{command}`, which is refused: {e}")
+        move |e: CliError| {
+            format!("field `{field}`: it asks for `{command}`, which is refused: {e}")
+        }
     };
     let seed = scenario.seed;
     // Each check function returns `None` only for a scenario without the expectation it

@@ -192,6 +192,10 @@ impl HandlerConsumer {
                 SqlErrorKind::Other,
                 "database is locked (a write on a snapshot another connection changed)",
             ),
+            (Next::Call(_), StepResult::Db(DbOutcome::CommitRefused)) => failed(
+                SqlErrorKind::Other,
+                "FOREIGN KEY constraint failed (a deferred one, at COMMIT)",
+            ),
             // A SQL call's answer, or SQLite's refusal of a `begin` inside a transaction or a
             // `commit` outside one.
             (Next::Call(_), StepResult::Db(DbOutcome::Ran)) => {

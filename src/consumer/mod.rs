@@ -245,6 +245,19 @@ impl Consumer {
         }
     }
 
+    /// When the step in hand is a `commit` (one that timed out, until the lookup decides):
+    /// where the transaction it closes begins, and what running it again runs.
+    fn transaction_again(&self) -> Option<(usize, Option<Redo>)> {
+        let commit_at = self.work?.next;
+        (self.protocol.steps.get(commit_at) == Some(&Step::Commit)).then(|| {
+            let redo = Redo {
+                db: self.protocol.db_at(commit_at),
+                commit_at,
+            };
+            (self.begin_before(commit_at), Some(redo))
+        })
+    }
+
     /// The `begin` that opened the transaction whose `commit` is at `commit_at`: the last
     /// one before it on the same database (transactions do not nest on one database).
     fn begin_before(&self, commit_at: usize) -> usize {
@@ -414,16 +427,7 @@ impl Host for Consumer {
             self.received(result);
             return;
         }
-        // A commit that timed out is the step at `next` until the lookup decides; the
-        // transaction to run again is the one that commit closes.
-        let commit_at = self.work.map(|w| w.next);
-        let begin_at = commit_at
-            .filter(|at| self.protocol.steps.get(*at) == Some(&Step::Commit))
-            .map(|at| self.begin_before(at));
-        let redo = commit_at.map(|at| Redo {
-            db: self.protocol.db_at(at),
-            commit_at: at,
-        });
+        let again = self.transaction_again();
         let strategy = self.on_commit_timeout;
         let w = self.work.as_mut().expect("working");
         match (command.action, result) {
@@ -452,19 +456,10 @@ impl Host for Consumer {
                 Action::RecordAlert,
                 StepResult::Db(DbOutcome::AlertRecorded | DbOutcome::AlertExists),
             ) => w.mode = Mode::PayloadMismatch { alerted: true },
-            // The commit timed out and the inbox has the event: it was committed.
-            (Action::Lookup, StepResult::Db(DbOutcome::Found)) => {
-                w.mode = Mode::Normal;
-                w.next = commit_at.expect("a lookup follows a commit") + 1;
-            }
-            // Not there: the commit did not happen; run the transaction again.
-            (Action::Lookup, StepResult::Db(DbOutcome::NotFound)) => {
-                w.mode = Mode::Normal;
-                w.next = begin_at.expect("a lookup follows a commit");
-                w.redo = redo;
-            }
-            (Action::Lookup, StepResult::Db(DbOutcome::PayloadMismatch)) => {
-                w.mode = Mode::PayloadMismatch { alerted: false };
+            (Action::Lookup, StepResult::Db(outcome))
+                if !matches!(outcome, DbOutcome::Busy { .. }) =>
+            {
+                looked_up(w, outcome, again.expect("a lookup follows a commit"))
             }
             (Action::RecordAlert | Action::Lookup, StepResult::Db(DbOutcome::Busy { .. })) => {
                 return
@@ -474,8 +469,7 @@ impl Host for Consumer {
                 w.open_transactions -= 1;
                 match strategy {
                     CommitTimeoutStrategy::Retry => {
-                        w.next = begin_at.expect("a protocol that commits begins");
-                        w.redo = redo;
+                        (w.next, w.redo) = again.expect("a protocol that commits begins");
                     }
                     CommitTimeoutStrategy::Abandon => w.next += 1,
                     CommitTimeoutStrategy::Lookup => w.mode = Mode::LookingUp,
@@ -488,7 +482,10 @@ impl Host for Consumer {
                 StepResult::Db(DbOutcome::Busy { .. } | DbOutcome::BalancesRead { .. }),
             ) => return,
             // A write on a stale snapshot: the transaction must go, like after a failure.
-            (Action::Step(_), StepResult::Db(DbOutcome::StaleSnapshot)) => {
+            (
+                Action::Step(_),
+                StepResult::Db(DbOutcome::StaleSnapshot | DbOutcome::CommitRefused),
+            ) => {
                 w.mode = Mode::Failed;
             }
             (Action::Step(step), StepResult::Db(outcome)) => database_step(w, step, outcome),
@@ -528,6 +525,25 @@ impl Host for Consumer {
             Some(h) => &mut h.half_done,
             None => &mut self.half_done,
         }
+    }
+}
+
+/// The answer to the lookup after a commit timed out, `again` the transaction the commit
+/// closed (where it begins, and what running it again runs).
+fn looked_up(w: &mut Work, outcome: DbOutcome, again: (usize, Option<Redo>)) {
+    match outcome {
+        // The inbox has the event: the commit happened.
+        DbOutcome::Found => {
+            w.mode = Mode::Normal;
+            w.next = again.1.expect("a commit").commit_at + 1;
+        }
+        // Not there: the commit did not happen; run the transaction again.
+        DbOutcome::NotFound => {
+            w.mode = Mode::Normal;
+            (w.next, w.redo) = again;
+        }
+        DbOutcome::PayloadMismatch => w.mode = Mode::PayloadMismatch { alerted: false },
+        other => panic!("a lookup answered with {other:?}"),
     }
 }
 

@@ -122,6 +122,10 @@ pub enum DbOutcome {
     RowFound,
     /// A SQL step with `duplicate_if: no_change` changed no row: already processed.
     NoChange,
+    /// SQLite refused the `COMMIT`: a deferred foreign key constraint of a scenario's own
+    /// schema failed. The transaction is still open; like a stale snapshot, it must roll
+    /// back, and the delivery fails.
+    CommitRefused,
 }
 
 impl DbOutcome {
@@ -154,6 +158,7 @@ impl DbOutcome {
             DbOutcome::Ran => "ran",
             DbOutcome::RowFound => "row_found",
             DbOutcome::NoChange => "no_change",
+            DbOutcome::CommitRefused => "commit_refused",
         }
     }
 
@@ -202,6 +207,10 @@ impl DbOutcome {
             DbOutcome::Ran => "ran",
             DbOutcome::RowFound => "a row returned: duplicate",
             DbOutcome::NoChange => "no row changed: duplicate",
+            DbOutcome::CommitRefused => {
+                "COMMIT refused: FOREIGN KEY constraint failed (a deferred one); the \
+                 transaction is still open and must roll back"
+            }
         }
     }
 

@@ -122,7 +122,9 @@ fn walk(
         true => key.to_string(),
         false => format!("{path}.{key}"),
     };
-    let alternatives = ["anyOf", "oneOf"].iter().filter_map(|k| schema[*k].as_array());
+    let alternatives = ["anyOf", "oneOf"]
+        .iter()
+        .filter_map(|k| schema[*k].as_array());
     match value {
         Value::Object(map) => map.iter().find_map(|(k, v)| {
             let property = &schema["properties"][k];
@@ -156,8 +158,14 @@ fn walk(
 }
 
 /// `schema` with its `$ref` followed (one level: the derived schema refers to `$defs`).
-fn resolve<'s>(schema: &'s serde_json::Value, defs: &'s serde_json::Value) -> &'s serde_json::Value {
-    match schema["$ref"].as_str().and_then(|r| r.strip_prefix("#/$defs/")) {
+fn resolve<'s>(
+    schema: &'s serde_json::Value,
+    defs: &'s serde_json::Value,
+) -> &'s serde_json::Value {
+    match schema["$ref"]
+        .as_str()
+        .and_then(|r| r.strip_prefix("#/$defs/"))
+    {
         Some(name) => &defs[name],
         None => schema,
     }
@@ -168,7 +176,10 @@ fn takes_an_object_not_a_list(schema: &serde_json::Value, defs: &serde_json::Val
     let types = |s: &serde_json::Value| -> Vec<String> {
         match &s["type"] {
             serde_json::Value::String(t) => vec![t.clone()],
-            serde_json::Value::Array(ts) => ts.iter().filter_map(|t| t.as_str().map(String::from)).collect(),
+            serde_json::Value::Array(ts) => ts
+                .iter()
+                .filter_map(|t| t.as_str().map(String::from))
+                .collect(),
             _ => Vec::new(),
         }
     };

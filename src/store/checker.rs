@@ -134,16 +134,20 @@ impl SqlChecker {
         }
     }
 
+    /// Runs `change`, a statement that changes the schema, as a step would: the statements
+    /// prepared after it see the table, index, trigger or view it creates (a consumer that
+    /// creates its table on first use). One the schema does not take changes nothing.
+    pub fn apply(&self, change: &str) {
+        let _user = self.sandbox.user(0);
+        let _ = self.conn.execute_batch(change);
+    }
+
     /// Whether, once `change` (a statement that changes the schema) has run, a column
     /// default calls the clock, or one of `statements` does (through a trigger or a view
     /// `change` created): the objects a step creates are known by its text, as it binds no
     /// parameter. A statement that no longer prepares calls nothing.
     pub fn reads_clock_after(&self, change: &str, statements: &[&str]) -> bool {
-        {
-            let _user = self.sandbox.user(0);
-            // One the schema does not take (an object already there) changes nothing.
-            let _ = self.conn.execute_batch(change);
-        }
+        self.apply(change);
         if calls_the_clock(&self.default_functions()) {
             return true;
         }

@@ -358,18 +358,32 @@ impl Store {
     /// `BEGIN`, `COMMIT` or `ROLLBACK` on named database `db` (from 1): `None` when done,
     /// else the lock contention that stopped it.
     fn control_on(&mut self, db: u8, sql: &'static str) -> Option<DbOutcome> {
-        // A new transaction has written nothing; an ended one has nothing open.
-        self.others_wrote[usize::from(db) - 1] = false;
         match self.conn_at(db).execute_batch(sql) {
-            Ok(()) => None,
-            Err(e) => Some(contention(&e, 0).unwrap_or_else(|| panic!("{sql}: {e}"))),
+            Ok(()) => {
+                // A new transaction has written nothing; an ended one has nothing open.
+                self.others_wrote[usize::from(db) - 1] = false;
+                None
+            }
+            Err(e) => Some(self.refused(sql, &e)),
         }
     }
 
     pub(super) fn control(&mut self, sql: &'static str) -> Option<DbOutcome> {
         match self.write(sql, &[]) {
             Ok(_) => None,
-            Err(e) => Some(contention(&e, 0).unwrap_or_else(|| panic!("{sql}: {e}"))),
+            Err(e) => Some(self.refused(sql, &e)),
         }
+    }
+
+    /// What SQLite's refusal `e` of transaction statement `sql` means: lock contention, or
+    /// a `COMMIT` a deferred foreign key of the scenario's own schema refused (the
+    /// transaction stays open). Anything else is a bug of ours.
+    fn refused(&self, sql: &str, e: &rusqlite::Error) -> DbOutcome {
+        let deferred_key = matches!(e, rusqlite::Error::SqliteFailure(f, _)
+            if f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_FOREIGNKEY);
+        if sql == "COMMIT" && deferred_key && self.custom.is_some() {
+            return DbOutcome::CommitRefused;
+        }
+        contention(e, 0).unwrap_or_else(|| panic!("{sql}: {e}"))
     }
 }

@@ -60,7 +60,8 @@ impl World<'_> {
             *half_done = HalfDone::default();
             let completed = !matches!(
                 result,
-                StepResult::Failed | StepResult::Db(DbOutcome::StaleSnapshot)
+                StepResult::Failed
+                    | StepResult::Db(DbOutcome::StaleSnapshot | DbOutcome::CommitRefused)
             );
             if completed
                 && self
@@ -344,7 +345,9 @@ impl World<'_> {
                 match self.stores[c].execute(op, now) {
                     // Busy (or anything but done): nothing happened yet; the timeout
                     // waits for the commit that really ends the transaction.
-                    other @ DbOutcome::Busy { .. } | other @ DbOutcome::StaleSnapshot => db(other),
+                    other @ (DbOutcome::Busy { .. }
+                    | DbOutcome::StaleSnapshot
+                    | DbOutcome::CommitRefused) => db(other),
                     _ => {
                         self.faults.fire_commit_timeout(i);
                         if self.scenario.consumer.on_commit_timeout

@@ -192,7 +192,8 @@ pub(crate) fn samples() -> Vec<TraceKind> {
 }
 
 /// Every database answer.
-const DB_OUTCOMES: [DbOutcome; 22] = [
+const DB_OUTCOMES: [DbOutcome; 23] = [
+    DbOutcome::CommitRefused,
     DbOutcome::Begun,
     DbOutcome::Found,
     DbOutcome::NotFound,

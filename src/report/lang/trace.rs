@@ -61,6 +61,10 @@ fn es_db(outcome: DbOutcome) -> &'static str {
             "SQLITE_BUSY_SNAPSHOT: escritura sobre un snapshot viejo; la transacción debe hacer \
              rollback"
         }
+        DbOutcome::CommitRefused => {
+            "COMMIT rechazado: falló una restricción FOREIGN KEY diferida; la transacción sigue \
+             abierta y debe hacer rollback"
+        }
         DbOutcome::PayloadMismatch => {
             "el inbox tiene este event_id con otro payload: corrupción del productor, no un \
              duplicado"

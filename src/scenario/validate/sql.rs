@@ -537,6 +537,10 @@ impl Checker<'_> {
             if let Some(d) = def.duplicate_if {
                 self.duplicate_if_fits(origin, def, d, &shape)?;
             }
+            // The steps after it run on the schema it changes.
+            if shape.seen.changes_schema {
+                checker.apply(s);
+            }
             shapes.push(shape);
         }
         Ok(shapes)
