@@ -550,18 +550,7 @@ fn looked_up(w: &mut Work, outcome: DbOutcome, again: (usize, Option<Redo>)) {
 /// Whether step `at` is one a transaction on database `db` runs again: a database step
 /// on that database.
 fn redone(protocol: &Protocol, at: usize, db: u8) -> bool {
-    let step = protocol.steps[at];
-    let on_a_database = matches!(
-        step,
-        Step::Begin
-            | Step::CheckInbox
-            | Step::InsertInbox
-            | Step::ApplyEffect
-            | Step::Commit
-            | Step::EnqueueEmail
-            | Step::Sql(_)
-    );
-    on_a_database && protocol.db_at(at) == db
+    protocol.steps[at].is_database_step() && protocol.db_at(at) == db
 }
 
 /// A database step's outcome: the transaction opens or closes, a failure, a duplicate or a
@@ -575,19 +564,7 @@ fn database_step(w: &mut Work, step: Step, outcome: DbOutcome) {
         o if o.is_duplicate() => w.mode = Mode::Duplicate,
         _ => {}
     }
-    assert!(
-        matches!(
-            step,
-            Step::Begin
-                | Step::CheckInbox
-                | Step::InsertInbox
-                | Step::ApplyEffect
-                | Step::Commit
-                | Step::EnqueueEmail
-                | Step::Sql(_)
-        ),
-        "{step} is not a database step"
-    );
+    assert!(step.is_database_step(), "{step} is not a database step");
     w.next += 1;
 }
 

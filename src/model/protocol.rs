@@ -166,6 +166,20 @@ impl Step {
         matches!(self, Step::Sql(_))
     }
 
+    /// Whether this consumer step runs on a database (its answer is the store's).
+    pub fn is_database_step(self) -> bool {
+        matches!(
+            self,
+            Step::Begin
+                | Step::CheckInbox
+                | Step::InsertInbox
+                | Step::ApplyEffect
+                | Step::Commit
+                | Step::EnqueueEmail
+                | Step::Sql(_)
+        )
+    }
+
     /// The names of the consumer's steps (what a protocol may use), for error messages.
     pub fn allowed_names() -> String {
         Step::ALL

@@ -335,10 +335,7 @@ impl Store {
                 .map(|i| idle.swap_remove(i))
         });
         let conn = match idle {
-            // A scenario's own schema has no `opening_balance` to reset from.
-            Some(Idle { template, conn })
-                if Arc::ptr_eq(&template, &bytes) && config.custom.is_none() =>
-            {
+            Some(Idle { template, conn }) if Arc::ptr_eq(&template, &bytes) => {
                 reset_in_place(&conn)?;
                 conn
             }

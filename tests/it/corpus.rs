@@ -96,3 +96,40 @@ fn every_scenario_and_generated_sql_replays_byte_for_byte_and_leaves_no_file() {
     });
     assert!(problems.is_empty(), "{problems:#?}");
 }
+
+/// Statements that would create, write or read a file, each in a step of a scenario run in
+/// a fresh process: each is refused (exit 2) and the working and temporary directories stay
+/// empty; a sort past a statement's memory fails in memory, without a temporary file.
+#[test]
+fn no_statement_creates_writes_or_reads_a_file() {
+    let tries = [
+        ("VACUUM INTO 'copy.db'", 2),
+        ("VACUUM", 2),
+        ("ATTACH 'other.db' AS other", 2),
+        ("DETACH main", 2),
+        ("PRAGMA temp_store_directory = '.'", 2),
+        ("PRAGMA journal_mode = DELETE", 2),
+        ("PRAGMA writable_schema = ON", 2),
+        ("SELECT load_extension('./ext')", 2),
+        (
+            "SELECT count(*) FROM (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 \
+             FROM c WHERE x < 100000) SELECT x, randomblob(1000) AS b FROM c ORDER BY b)",
+            0,
+        ),
+    ];
+    let scenarios = tempfile::tempdir().unwrap();
+    for (i, (statement, code)) in tries.iter().enumerate() {
+        let text = serde_json::json!({"name": "tries-a-file", "seed": 1,
+            "store": {"schema": ["CREATE TABLE r (event_id TEXT NOT NULL)"]},
+            "workload": {"events": 1}, "broker": {"max_deliveries": 2},
+            "protocol": {"name": "p", "steps": ["receive",
+                {"name": "try_it", "sql": statement},
+                {"name": "w", "sql": "INSERT INTO r VALUES (:event_id)"}, "ack"]},
+            "check": {"effects_per_event": "SELECT count(*) FROM r WHERE event_id = :event_id"}});
+        let file = write(scenarios.path(), &format!("try{i}.json"), &text.to_string());
+        let (cwd, tmp) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let (got, _) = run_in(Path::new(&file), cwd.path(), tmp.path());
+        assert_eq!(got, Some(*code), "{statement}");
+        assert!(is_empty(cwd.path()) && is_empty(tmp.path()), "{statement}");
+    }
+}
