@@ -26,12 +26,14 @@ use serde::Serialize;
 mod boundaries;
 mod expectations;
 pub mod failure;
+mod judgement;
 mod outcome;
 mod verdict;
 
 use boundaries::*;
 pub use expectations::{failed_expectations, pinned_expect, push_mismatches};
 pub use failure::{liveness_failure, FailureKind, FailureSignature};
+pub use judgement::*;
 pub use outcome::{check, Observed};
 pub use verdict::*;
 

@@ -15,6 +15,7 @@ use super::{
     checked_exploration, checked_interleavings, checked_run, checked_ttl_search, code, to_json,
     CliError, RunArgs,
 };
+use crate::check::{CheckKind, Judgement};
 use crate::explore;
 use crate::explore::threads;
 use crate::model::Guarantee;
@@ -256,16 +257,20 @@ pub(in crate::cli) fn add_run(
     failures: Option<Vec<String>>,
     replay: String,
 ) {
+    let failed = failures.as_ref().map(Vec::len);
     report.run = Some(PlainRun {
         scenario: scenario.name.clone(),
         protocol: scenario.protocol.name.clone(),
         seed: scenario.seed,
         guarantee: result.verdict.guarantee,
         trace_hash: result.trace.hash_hex(),
+        verdict: result.judgement(failed),
     });
     if let Some(failures) = failures {
         report.checks.push(FileCheck {
             name: "run".into(),
+            kind: CheckKind::Run,
+            verdict: result.judgement(Some(failures.len())),
             runs: 1,
             guarantee: Some(result.verdict.guarantee),
             failures,
@@ -294,17 +299,22 @@ pub(in crate::cli) fn pinned_checks(
     let seed = scenario.seed;
     // Each check function returns `None` only for a scenario without the expectation it
     // compares with, and every check here is made because the scenario has one.
-    let mut push = |name: String,
+    let mut push = |kind: CheckKind,
+                    verdict: &dyn Fn(Option<usize>) -> Judgement,
                     runs: u64,
                     guarantee: Option<Guarantee>,
                     failures: Option<Vec<String>>,
                     replay| {
+        let name = crate::report::lang::Lang::En.check_kind(kind);
         assert!(failures.is_some(), "{name}: the scenario pins this check");
+        let failures = failures.unwrap_or_default();
         checks.push(FileCheck {
             name,
+            kind,
+            verdict: verdict(Some(failures.len())),
             runs,
             guarantee,
-            failures: failures.unwrap_or_default(),
+            failures,
             replay,
         });
     };
@@ -317,7 +327,8 @@ pub(in crate::cli) fn pinned_checks(
                 refused("expect.explore", format!("explore --depth {depth}")),
             )?;
         push(
-            format!("explore d{depth}"),
+            CheckKind::Explore { depth },
+            &|failed| x.summary.judgement(failed),
             x.summary.runs,
             Some(x.summary.guarantee),
             failures,
@@ -332,7 +343,8 @@ pub(in crate::cli) fn pinned_checks(
                     "explore --interleavings".into(),
                 ))?;
         push(
-            "interleavings".into(),
+            CheckKind::Interleavings,
+            &|failed| x.judgement(failed),
             x.runs.len() as u64,
             Some(x.guarantee),
             failures,
@@ -348,7 +360,8 @@ pub(in crate::cli) fn pinned_checks(
                 ),
             )?;
         push(
-            "smallest safe TTL".into(),
+            CheckKind::SmallestSafeTtl,
+            &|failed| search.judgement(failed),
             search.runs,
             None,
             failures,

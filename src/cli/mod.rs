@@ -18,6 +18,7 @@ pub use args::*;
 use command::*;
 
 use crate::check;
+use crate::check::Judgement;
 use crate::explore;
 use crate::explore::shrink::{self, ShrinkOptions, Shrunk};
 use crate::explore::sweep::{self, SwarmLimits};

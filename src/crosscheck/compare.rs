@@ -40,6 +40,8 @@ pub struct Observation {
     pub reached: Vec<BoundaryPoint>,
     pub crashes: Vec<CrashRecord>,
     pub stop: StopReason,
+    /// What the run broke (see `RunResult::failure`).
+    pub failure: crate::check::FailureSignature,
     pub end_tick: Tick,
     pub steps: u64,
     pub verdict: Verdict,

@@ -109,6 +109,7 @@ pub fn simulate(
 
 /// What a run is compared on: consumer 0's trace lines and the rest of its result.
 fn observation(result: RunResult) -> Observation {
+    let failure = result.failure();
     let lines = result
         .trace
         .entries()
@@ -128,6 +129,7 @@ fn observation(result: RunResult) -> Observation {
         reached: result.reached,
         crashes: result.crashes,
         stop: result.stop,
+        failure,
         end_tick: result.end_tick,
         steps: result.steps,
         verdict: result.verdict,
@@ -161,6 +163,27 @@ pub struct Checked {
     pub differences: Vec<Difference>,
     pub simulated_seconds: f64,
     pub real_seconds: f64,
+}
+
+/// The verdict over a cross-check (see [`crate::check::Judgement`]): what the simulated
+/// runs broke, each property with the points that broke it, and the points whose real run
+/// differs (or could not be carried out).
+pub fn judgement(rows: &[Checked]) -> crate::check::Judgement {
+    use crate::check::{tally_failures, Coverage, Judgement, Reason};
+    let signatures = rows.iter().map(|r| &r.simulated.failure);
+    let guarantee =
+        crate::model::Guarantee::weakest(rows.iter().map(|r| r.simulated.verdict.guarantee));
+    let over = Coverage::Crosscheck {
+        points: rows.len() as u64,
+    };
+    let mut j = Judgement::over_runs(guarantee, over, &tally_failures(signatures), None, None);
+    let differ = rows.iter().filter(|r| !r.matches()).count() as u64;
+    if differ > 0 {
+        let mut reasons = std::mem::take(&mut j.reasons);
+        reasons.push(Reason::Differs { count: differ });
+        j = Judgement::new(guarantee, over, reasons);
+    }
+    j
 }
 
 impl Checked {

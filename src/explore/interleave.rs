@@ -57,6 +57,27 @@ pub struct Interleavings {
 /// runs of one generation run in parallel and are collected in order, so the result does
 /// not depend on the number of threads.
 ///
+impl Interleavings {
+    /// The verdict over the interleavings (see [`crate::check::Judgement`]): each property
+    /// with the runs that broke it, the expectations that failed (`None`: none stated),
+    /// and, when the search did not run every interleaving, why.
+    pub fn judgement(&self, expect_failures: Option<usize>) -> crate::check::Judgement {
+        use crate::check::{Coverage, Cutoff, Judgement};
+        let signatures: Vec<_> = self.runs.iter().map(|r| r.result.failure()).collect();
+        let cutoff = match (self.complete, self.memory_limited) {
+            (true, _) => None,
+            (false, true) => Some(Cutoff::Memory),
+            (false, false) => Some(Cutoff::Limit),
+        };
+        let over = Coverage::Interleavings {
+            runs: self.runs.len() as u64,
+            complete: self.complete,
+        };
+        let broken = crate::check::tally_failures(&signatures);
+        Judgement::over_runs(self.guarantee, over, &broken, cutoff, expect_failures)
+    }
+}
+
 /// With `with_crashes`, the enumeration is repeated with one crash at each boundary the
 /// default schedule reached (the scenario's own planned and random crashes replaced): every
 /// interleaving, plus crash points. `max_runs` bounds the total.

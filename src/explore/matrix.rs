@@ -119,6 +119,32 @@ pub struct MatrixColumn {
     pub cells: Vec<MatrixCell>,
 }
 
+/// The verdict over a matrix (see [`crate::check::Judgement`]): the weakest guarantee of
+/// its protocols at its deepest depth, each property with how many protocols broke it
+/// there, and, as failed expectations, the protocols that did not show the guarantee they
+/// are documented with.
+pub fn matrix_judgement(columns: &[MatrixColumn]) -> crate::check::Judgement {
+    use crate::check::{Coverage, FailureKind, Judgement, Reason};
+    let deepest: Vec<&Summary> = columns.iter().filter_map(|c| c.summaries.last()).collect();
+    let depth = deepest.first().map_or(1, |s| s.depth);
+    let mut broken: BTreeMap<FailureKind, u64> = BTreeMap::new();
+    for s in &deepest {
+        for reason in s.judgement(None).reasons {
+            if let Reason::Broke { property, .. } = reason {
+                *broken.entry(property).or_default() += 1;
+            }
+        }
+    }
+    let broken: Vec<(FailureKind, u64)> = broken.into_iter().collect();
+    let undocumented = columns.iter().filter(|c| !c.as_documented()).count();
+    let over = Coverage::Matrix {
+        protocols: columns.len() as u64,
+        depth,
+    };
+    let guarantee = Guarantee::weakest(deepest.iter().map(|s| s.guarantee));
+    Judgement::over_runs(guarantee, over, &broken, None, Some(undocumented))
+}
+
 impl MatrixColumn {
     /// The summary over single crashes.
     pub fn single(&self) -> &Summary {

@@ -76,6 +76,33 @@ pub struct TtlSearch {
 }
 
 impl TtlSearch {
+    /// The verdict on the search (see [`crate::check::Judgement`]): it passes when it found
+    /// a safe TTL and both sides of the boundary were run; with none safe, every TTL tried
+    /// duplicated an event.
+    pub fn judgement(&self, expect_failures: Option<usize>) -> crate::check::Judgement {
+        use crate::check::{Coverage, Cutoff, FailureKind, Judgement};
+        use crate::model::Guarantee;
+        let over = Coverage::TtlSearch {
+            tried: self.candidates.len() as u64,
+        };
+        let unsafe_ttls = self
+            .candidates
+            .iter()
+            .filter(|c| c.failing.is_some())
+            .count();
+        let (guarantee, broken, cutoff) = match self.smallest_safe_ttl_ticks {
+            Some(_) if self.boundary_verified || self.largest_unsafe_ttl_ticks.is_none() => {
+                (Guarantee::ExactlyOnce, Vec::new(), None)
+            }
+            Some(_) => (Guarantee::ExactlyOnce, Vec::new(), Some(Cutoff::Limit)),
+            None => {
+                let broken = vec![(FailureKind::Duplicated, unsafe_ttls as u64)];
+                (Guarantee::AtLeastOnce, broken, None)
+            }
+        };
+        Judgement::over_runs(guarantee, over, &broken, cutoff, expect_failures)
+    }
+
     pub fn candidate(&self, ttl: Tick) -> Option<&TtlCandidate> {
         self.candidates.iter().find(|c| c.ttl_ticks == ttl)
     }

@@ -2,6 +2,7 @@
 //! the scenario's `expect`.
 
 use super::*;
+use crate::check::{Coverage, Cutoff, Judgement};
 
 /// The summary over all runs of an exploration.
 #[serde_with::skip_serializing_none]
@@ -68,6 +69,39 @@ pub struct ScopeSummary {
 }
 
 impl Summary {
+    /// The verdict over the exploration (see [`Judgement`]): each property with the runs
+    /// that broke it, the expectations that failed (`None`: none stated), and why it
+    /// stopped early, if it did.
+    pub fn judgement(&self, expect_failures: Option<usize>) -> Judgement {
+        use crate::check::FailureKind as K;
+        let mut broken = vec![
+            (K::Lost, self.lost_runs),
+            (K::Duplicated, self.duplicated_runs),
+            (K::DeadLettered, self.dead_lettered_runs),
+            (K::Stuck, self.stuck_runs),
+            (K::WrongEffect, self.wrong_effect_runs),
+            (K::Rejected, self.rejected_runs),
+            (K::Pending, self.pending_runs),
+            (K::Unconserved, self.unconserved_runs),
+            (K::Unacked, self.unacked_runs),
+            (K::Limited, self.limited_runs),
+        ];
+        for (scope, s) in self.scopes() {
+            broken.push((K::Broken(scope), s.broken_runs));
+        }
+        let cutoff = match (self.memory_limited, self.interrupted, self.truncated) {
+            (true, _, _) => Some(Cutoff::Memory),
+            (_, true, _) => Some(Cutoff::Interrupted),
+            (_, _, true) => Some(Cutoff::Limit),
+            _ => None,
+        };
+        let over = Coverage::Exploration {
+            runs: self.runs,
+            depth: self.depth,
+        };
+        Judgement::over_runs(self.guarantee, over, &broken, cutoff, expect_failures)
+    }
+
     /// The boundaries beyond the ledger per event, with their summaries.
     pub fn scopes(&self) -> Vec<(Scope, ScopeSummary)> {
         [

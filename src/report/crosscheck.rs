@@ -44,7 +44,8 @@ fn ratio(sim: f64, real: f64) -> f64 {
 
 /// The report for people, in language `l`.
 pub fn text(l: Lang, scenario: &Scenario, origin: &str, rows: &[Checked]) -> String {
-    let mut out = String::new();
+    let judgement = crosscheck::judgement(rows);
+    let mut out = super::text::verdict_line_in(l, super::paint::Paint::OFF, &judgement);
     let protocol = (
         scenario.protocol.name.as_str(),
         scenario.protocol.arrow_list(),
@@ -183,6 +184,8 @@ pub struct CrosscheckSummary {
 /// `crosscheck --json`.
 #[derive(Serialize, schemars::JsonSchema)]
 pub struct CrosscheckJson<'a> {
+    /// The verdict over every point (see `crosscheck::judgement`).
+    pub verdict: crate::check::Judgement,
     pub scenario: &'a str,
     pub protocol: &'a str,
     pub events: usize,
@@ -228,6 +231,7 @@ pub fn json<'a>(
         .collect();
     let matched = rows.iter().filter(|r| r.matches()).count();
     CrosscheckJson {
+        verdict: crosscheck::judgement(rows),
         scenario: &scenario.name,
         protocol: &scenario.protocol.name,
         events: scenario.workload.events,

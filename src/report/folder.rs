@@ -8,7 +8,9 @@
 //! reads their outcomes, in the order it is given them (file-name order).
 
 use super::lang::Lang;
+use crate::check::{CheckKind, Coverage, Judgement, Reason};
 use crate::model::Guarantee;
+use crate::report::paint::Paint;
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -18,6 +20,12 @@ use std::fmt::Write as _;
 pub struct FileCheck {
     /// `run`, `explore dD` (the `expect.explore` entry for depth D), or `interleavings`.
     pub name: String,
+    /// Which check it is (its `name`, as data).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub kind: CheckKind,
+    /// The check's own verdict, from everything it checked.
+    pub verdict: Judgement,
     /// How many runs the check made: 1 for `run`, the runs of an exploration, the
     /// interleavings enumerated, the runs over every TTL a search tried.
     pub runs: u64,
@@ -30,6 +38,22 @@ pub struct FileCheck {
     pub replay: String,
 }
 
+/// The verdict over a scenario file (`run FILE`, a row of `run DIR`): its plain run's
+/// (`run`) and every other check's together; the run's alone when it pins nothing else.
+pub fn file_judgement(run: &Judgement, checks: &[FileCheck]) -> Judgement {
+    let others: Vec<(CheckKind, &Judgement)> = (checks.iter())
+        .filter(|c| c.kind != CheckKind::Run)
+        .map(|c| (c.kind, &c.verdict))
+        .collect();
+    if others.is_empty() {
+        return run.clone();
+    }
+    let all: Vec<(CheckKind, &Judgement)> = std::iter::once((CheckKind::Run, run))
+        .chain(others)
+        .collect();
+    Judgement::of_checks(&all)
+}
+
 /// The scenario's plain run, as `run FILE` makes it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PlainRun {
@@ -38,6 +62,8 @@ pub struct PlainRun {
     pub seed: u64,
     pub guarantee: Guarantee,
     pub trace_hash: String,
+    /// The plain run's own verdict.
+    pub verdict: Judgement,
 }
 
 /// Everything `run DIR` found about one scenario file.
@@ -90,6 +116,26 @@ impl FileReport {
         ))
     }
 
+    /// The verdict over everything the file pins (see [`file_judgement`]); none for a
+    /// file that is bad input.
+    pub fn verdict(&self) -> Option<Judgement> {
+        let run = self.run.as_ref()?;
+        Some(file_judgement(&run.verdict, &self.checks))
+    }
+
+    /// What the file's runs broke: every property any of its checks (its run first) gives
+    /// as a reason.
+    fn broken(&self) -> std::collections::BTreeSet<crate::check::FailureKind> {
+        let run = self.run.iter().map(|r| &r.verdict);
+        (run.chain(self.checks.iter().map(|c| &c.verdict)))
+            .flat_map(|j| j.reasons.iter())
+            .filter_map(|r| match r {
+                Reason::Broke { property, .. } => Some(*property),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// The first failing check and its first failed expectation.
     fn first_failure(&self) -> Option<(&FileCheck, &str)> {
         self.checks
@@ -124,6 +170,28 @@ impl Totals {
     }
 }
 
+/// The verdict over a folder: the weakest guarantee of its files, each property with the
+/// files whose runs broke it, and the files whose expectations failed.
+pub fn folder_judgement(files: &[FileReport]) -> Judgement {
+    let mut broken: std::collections::BTreeMap<crate::check::FailureKind, u64> = Default::default();
+    for f in files {
+        for property in f.broken() {
+            *broken.entry(property).or_default() += 1;
+        }
+    }
+    let broken: Vec<_> = broken.into_iter().collect();
+    let guarantee = Guarantee::weakest(files.iter().filter_map(FileReport::guarantee));
+    let over = Coverage::Folder {
+        files: files.len() as u64,
+    };
+    let totals = Totals::of(files);
+    let failed = (files.iter().flat_map(|f| &f.checks))
+        .map(|c| c.failures.len())
+        .sum();
+    let judgement = Judgement::over_runs(guarantee, over, &broken, None, Some(failed));
+    judgement.with_unchecked(totals.input_errors)
+}
+
 /// The totals line, e.g. `43 scenarios: 43 held, 0 failed, 0 input errors`.
 pub fn totals_line(lang: Lang, t: &Totals) -> String {
     lang.folder_totals(t.scenarios, t.held, t.failed, t.input_errors)
@@ -132,10 +200,11 @@ pub fn totals_line(lang: Lang, t: &Totals) -> String {
 /// The text report of `run DIR` on the files of `folder`, in the order given, in `lang`.
 /// The expectations' failures are the checker's own sentences, as `run FILE` prints them.
 pub fn folder_text(lang: Lang, folder: &str, files: &[FileReport]) -> String {
-    let mut out = String::new();
+    let mut out = super::text::verdict_line_in(lang, Paint::OFF, &folder_judgement(files));
+    out.push('\n');
     let _ = writeln!(out, "{}\n", lang.folder_intro(folder, files.len()));
     let dash = || "-".to_string();
-    let rows: Vec<[String; 6]> = files
+    let rows: Vec<[String; 7]> = files
         .iter()
         .map(|f| {
             let checks = if f.checks.is_empty() && f.error.is_none() {
@@ -156,8 +225,10 @@ pub fn folder_text(lang: Lang, folder: &str, files: &[FileReport]) -> String {
                 (FileResult::InputError, _) => lang.folder_input_error().to_string(),
                 _ => "ok".to_string(),
             };
+            let verdict = f.verdict().map(|j| lang.status(j.status).to_string());
             [
                 f.name.clone(),
+                verdict.unwrap_or_else(dash),
                 f.run.as_ref().map_or_else(dash, |r| r.protocol.clone()),
                 f.guarantee().map_or_else(dash, |g| g.to_string()),
                 checks,
@@ -173,7 +244,7 @@ pub fn folder_text(lang: Lang, folder: &str, files: &[FileReport]) -> String {
             *w = (*w).max(cell.chars().count());
         }
     }
-    let line = |out: &mut String, cells: [&str; 6]| {
+    let line = |out: &mut String, cells: [&str; 7]| {
         out.push(' ');
         for (i, cell) in cells.iter().enumerate() {
             // The last column is not padded, so no line ends in spaces.
@@ -219,6 +290,8 @@ pub fn folder_text(lang: Lang, folder: &str, files: &[FileReport]) -> String {
 #[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct FileJson<'a> {
     pub file: &'a str,
+    /// The verdict over everything the file pins ([`FileReport::verdict`]).
+    pub verdict: Option<Judgement>,
     pub result: FileResult,
     pub scenario: Option<&'a str>,
     pub protocol: Option<&'a str>,
@@ -235,6 +308,8 @@ pub struct FileJson<'a> {
 /// `run DIR --json`.
 #[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct FolderJson<'a> {
+    /// The verdict over every file ([`folder_judgement`]).
+    pub verdict: Judgement,
     pub folder: &'a str,
     pub scenarios: Vec<FileJson<'a>>,
     pub totals: Totals,
@@ -242,11 +317,13 @@ pub struct FolderJson<'a> {
 
 pub fn folder_json<'a>(folder: &'a str, files: &'a [FileReport]) -> FolderJson<'a> {
     FolderJson {
+        verdict: folder_judgement(files),
         folder,
         scenarios: files
             .iter()
             .map(|f| FileJson {
                 file: &f.path,
+                verdict: f.verdict(),
                 result: f.result(),
                 scenario: f.run.as_ref().map(|r| r.scenario.as_str()),
                 protocol: f.run.as_ref().map(|r| r.protocol.as_str()),
@@ -265,6 +342,22 @@ pub fn folder_json<'a>(folder: &'a str, files: &'a [FileReport]) -> FolderJson<'
 mod tests {
     use super::*;
 
+    /// An exploration to depth 1 that duplicated in 3 runs when it has failed expectations.
+    fn explored(failed: usize) -> Judgement {
+        let over = Coverage::Exploration { runs: 31, depth: 1 };
+        if failed == 0 {
+            return Judgement::new(Guarantee::ExactlyOnce, over, vec![]);
+        }
+        let broke = Reason::Broke {
+            property: crate::check::FailureKind::Duplicated,
+            count: 3,
+        };
+        let expectations = Reason::Expectations {
+            failed: failed as u64,
+        };
+        Judgement::new(Guarantee::AtLeastOnce, over, vec![broke, expectations])
+    }
+
     fn file(name: &str, failures: &[&str], error: Option<&str>) -> FileReport {
         FileReport {
             path: format!("dir/{name}"),
@@ -275,6 +368,7 @@ mod tests {
                 seed: 7,
                 guarantee: Guarantee::ExactlyOnce,
                 trace_hash: "0123456789abcdef".into(),
+                verdict: Judgement::new(Guarantee::ExactlyOnce, Coverage::Run, vec![]),
             }),
             checks: if error.is_some() {
                 Vec::new()
@@ -282,6 +376,8 @@ mod tests {
                 vec![
                     FileCheck {
                         name: "run".into(),
+                        kind: CheckKind::Run,
+                        verdict: Judgement::new(Guarantee::ExactlyOnce, Coverage::Run, vec![]),
                         runs: 1,
                         guarantee: Some(Guarantee::ExactlyOnce),
                         failures: Vec::new(),
@@ -289,6 +385,8 @@ mod tests {
                     },
                     FileCheck {
                         name: "explore d1".into(),
+                        kind: CheckKind::Explore { depth: 1 },
+                        verdict: explored(failures.len()),
                         runs: 31,
                         // A failing exploration here also duplicates: the file's guarantee
                         // is the weakest of its checks'.
@@ -316,14 +414,17 @@ mod tests {
         let text = folder_text(Lang::En, "dir/", &files);
         assert_eq!(
             text,
-            "run dir/: 3 scenario files, each run with its own seed and checked against its \
+            "verdict    FAIL  at-least-once (ledger per event, 3 files): 1 of 3 files duplicated an \
+             event; 2 expectations failed; 1 of 3 files could not be checked (input error)
+
+run dir/: 3 scenario files, each run with its own seed and checked against its \
              expect (the run, every pinned exploration depth, the pinned interleavings and \
              smallest safe TTL)
 
-  file    protocol  guarantee      checks           trace hash        result
-  a.json  inbox     exactly-once   run, explore d1  0123456789abcdef  ok
-  b.json  inbox     at-least-once  run, explore d1  0123456789abcdef  FAILED explore d1: expected 30 runs, observed 31
-  c.json  -         -              -                -                 input error
+  file    verdict  protocol  guarantee      checks           trace hash        result
+  a.json  PASS     inbox     exactly-once   run, explore d1  0123456789abcdef  ok
+  b.json  FAIL     inbox     at-least-once  run, explore d1  0123456789abcdef  FAILED explore d1: expected 30 runs, observed 31
+  c.json  -        -         -              -                -                 input error
 
 dir/b.json FAILED
   explore d1
@@ -342,7 +443,8 @@ dir/c.json input error
         let es = folder_text(Lang::Es, "dir/", &files);
         for words in [
             "3 archivos de escenario",
-            "  archivo  protocolo  garantía       controles        hash de traza     resultado\n",
+            "  archivo  veredicto  protocolo  garantía       controles        hash de traza     resultado\n",
+            "veredicto  FALLA  at-least-once (asientos por evento, 3 archivos): 1 de 3 archivos duplicó un evento",
             "NO SE CUMPLIÓ explore d1: expected 30 runs",
             "error de entrada",
             "dir/b.json NO SE CUMPLIÓ\n",

@@ -246,6 +246,8 @@ impl ExpectJson {
 #[serde_with::skip_serializing_none]
 #[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct RunJson {
+    /// The verdict, from everything checked (see `check::Judgement`).
+    pub verdict: crate::check::Judgement,
     pub scenario: String,
     pub protocol: String,
     pub protocol_steps: Vec<Step>,
@@ -311,7 +313,9 @@ pub fn run_json(
     expect: Option<ExpectJson>,
 ) -> RunJson {
     let v = &result.verdict;
+    let failed = expect.as_ref().map(|e| e.failures.len());
     RunJson {
+        verdict: result.judgement(failed),
         scenario: scenario.name.clone(),
         protocol: scenario.protocol.name.clone(),
         protocol_steps: scenario.protocol.steps.clone(),
@@ -365,6 +369,8 @@ pub struct ExploredRunJson {
 #[serde_with::skip_serializing_none]
 #[derive(Serialize, schemars::JsonSchema)]
 pub struct ExploreJson<'a> {
+    /// The verdict over every run (see `check::Judgement`).
+    pub verdict: crate::check::Judgement,
     pub scenario: &'a str,
     pub protocol: &'a str,
     #[schemars(with = "Vec<ExploredRunJson>")]
@@ -397,6 +403,7 @@ pub fn explore_json<'a>(
     expect: Option<ExpectJson>,
 ) -> ExploreJson<'a> {
     ExploreJson {
+        verdict: (exploration.summary).judgement(expect.as_ref().map(|e| e.failures.len())),
         scenario: &scenario.name,
         protocol: &scenario.protocol.name,
         runs: ExploredRunsJson {
@@ -428,6 +435,8 @@ pub struct MatrixPointJson {
 #[serde_with::skip_serializing_none]
 #[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct MatrixProtocolJson {
+    /// The verdict over its runs at the matrix's depth (see `check::Judgement`).
+    pub verdict: crate::check::Judgement,
     pub name: String,
     pub steps: Vec<Step>,
     /// Over single crashes, as `runs`, `lost_runs` and `duplicated_runs`.
@@ -444,6 +453,8 @@ pub struct MatrixProtocolJson {
 /// `matrix --json`, and `results/matrix.json`.
 #[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct MatrixJson {
+    /// The verdict over every protocol (see `crate::explore::matrix_judgement`).
+    pub verdict: crate::check::Judgement,
     pub events: usize,
     pub seed: u64,
     pub depth: usize,
@@ -460,12 +471,16 @@ pub fn matrix_origin(column: &MatrixColumn, events: usize) -> Origin {
 
 pub fn matrix_json(columns: &[MatrixColumn], events: usize, seed: u64, depth: usize) -> MatrixJson {
     MatrixJson {
+        verdict: crate::explore::matrix_judgement(columns),
         events,
         seed,
         depth,
         protocols: columns
             .iter()
             .map(|c| MatrixProtocolJson {
+                verdict: (c.summaries.last())
+                    .expect("a depth of at least 1")
+                    .judgement(Some(usize::from(!c.as_documented()))),
                 name: c.protocol.name.clone(),
                 steps: c.protocol.steps.clone(),
                 guarantee: c.single().guarantee,
@@ -564,6 +579,8 @@ pub struct SweepJson<'a> {
     pub head: SweepHead<'a>,
     /// The failing seeds, in seed order.
     pub findings: Vec<FindingJson<'a>>,
+    /// The verdict over every seed swept (written after the findings it is made of).
+    pub verdict: crate::check::Judgement,
     pub summary: SweepSummary,
 }
 
@@ -685,6 +702,8 @@ pub struct InterleavingsSummary {
 #[serde_with::skip_serializing_none]
 #[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct InterleavingsJson {
+    /// The verdict over every interleaving run (see `check::Judgement`).
+    pub verdict: crate::check::Judgement,
     pub scenario: String,
     pub protocol: String,
     pub consumers: usize,
@@ -702,6 +721,7 @@ pub fn interleavings_json(
     failures: Option<Vec<String>>,
 ) -> InterleavingsJson {
     InterleavingsJson {
+        verdict: x.judgement(failures.as_ref().map(Vec::len)),
         scenario: scenario.name.clone(),
         protocol: scenario.protocol.name.clone(),
         consumers: scenario.consumers,
@@ -748,6 +768,8 @@ pub fn interleavings_json(
 #[serde_with::skip_serializing_none]
 #[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct TtlSearchJson {
+    /// The verdict on the search (see `check::Judgement`).
+    pub verdict: crate::check::Judgement,
     pub scenario: String,
     pub protocol: String,
     #[serde(flatten)]
@@ -764,6 +786,7 @@ pub fn ttl_search_json(
     expect: Option<ExpectJson>,
 ) -> TtlSearchJson {
     TtlSearchJson {
+        verdict: search.judgement(expect.as_ref().map(|e| e.failures.len())),
         scenario: scenario.name.clone(),
         protocol: scenario.protocol.name.clone(),
         search: search.clone(),

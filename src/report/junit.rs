@@ -140,6 +140,7 @@ fn cases(report: &FileReport) -> Vec<Case> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::check::{CheckKind, Coverage, Judgement};
     use crate::model::Guarantee;
     use crate::report::folder::{FileCheck, PlainRun};
 
@@ -153,6 +154,7 @@ mod tests {
                 seed: 7,
                 guarantee: Guarantee::ExactlyOnce,
                 trace_hash: "00ff".into(),
+                verdict: Judgement::new(Guarantee::ExactlyOnce, Coverage::Run, vec![]),
             }),
             checks,
             error: error.map(str::to_string),
@@ -163,6 +165,8 @@ mod tests {
     fn cases_failures_and_errors_are_counted_and_escaped() {
         let check = |name: &str, failures: &[&str]| FileCheck {
             name: name.into(),
+            kind: CheckKind::Run,
+            verdict: Judgement::new(Guarantee::ExactlyOnce, Coverage::Run, vec![]),
             runs: 1,
             guarantee: None,
             failures: failures.iter().map(|f| f.to_string()).collect(),

@@ -112,6 +112,12 @@ impl RunResult {
         check::FailureSignature::of(&self.verdict, self.stop)
     }
 
+    /// The run's verdict line (see [`check::Judgement`]), its failed expectations counted
+    /// (`None`: it stated none).
+    pub fn judgement(&self, expect_failures: Option<usize>) -> check::Judgement {
+        check::Judgement::of_run(&self.verdict, &self.failure(), expect_failures)
+    }
+
     /// Keeps what a summary of many runs (an exploration, interleavings, a sweep) reports of
     /// this run, in memory that does not grow with the run's events or length: the verdict
     /// slimmed (every count, the boundaries, the reports of crashed and anomalous events:

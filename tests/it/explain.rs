@@ -333,15 +333,27 @@ fn run_lang_es_prints_the_report_in_spanish_and_english_stays_the_default() {
     assert_eq!(en.status.code(), Some(0));
     assert_eq!(es.status.code(), Some(0));
     let (en, es) = (stdout(&en), stdout(&es));
+    // The verdict leads, and says what broke in each check the file pins.
     assert!(
-        en.contains("verdict    at-most-once: 2 once, 1 lost, 0 duplicated"),
+        en.starts_with(
+            "verdict    FAIL  at-most-once (ledger per event, 3 checks the file pins): run: \
+             FAIL at-most-once (1 event lost); explore d1: FAIL at-most-once (18 of 31 runs \
+             lost an event)"
+        ),
+        "{en}"
+    );
+    assert!(
+        en.contains("effects    2 once, 1 lost, 0 duplicated"),
         "{en}"
     );
     assert!(en.contains("expect     held"), "{en}");
     assert_contains(
         &es,
         &[
-            "veredicto  at-most-once: 2 una vez, 1 perdido, 0 duplicados; todos con ack; saldos \
+            "veredicto  FALLA  at-most-once (asientos por evento, 3 controles que fija el \
+             archivo): corrida: FALLA at-most-once (1 evento perdido); explore d1: FALLA \
+             at-most-once (18 de 31 corridas perdieron un evento)",
+            "efectos    2 una vez, 1 perdido, 0 duplicados; todos con ack; saldos \
              conservados",
             "fronteras  asientos por evento: at-most-once (2 una vez, 1 perdido)",
             "anomalías  evento 1 (",

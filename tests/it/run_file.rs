@@ -128,7 +128,20 @@ fn run_file_prints_every_pinned_check_and_fails_on_the_one_that_fails() {
         "{checks}"
     );
     let es = bin(&["run", &file, "--lang", "es"]);
-    assert!(stdout(&es).contains("\ncontroles  run "), "{}", stdout(&es));
+    assert!(
+        stdout(&es).contains("\ncontroles  corrida "),
+        "{}",
+        stdout(&es)
+    );
+    // The verdict leads with the check that failed, not with the run that passed.
+    assert!(
+        out.starts_with(
+            "verdict    FAIL  at-least-once (ledger per event, 2 checks the file pins): \
+             explore d1: FAIL at-least-once (6 of 31 runs duplicated an event, 1 expectation \
+             failed)\n"
+        ),
+        "{out}"
+    );
     assert!(stdout(&es).contains("NO SE CUMPLIÓ ("), "{}", stdout(&es));
     // A file that pins its run only has no block: the `expect` line says it all.
     let only_run = write(dir.path(), "y.json", RUN_FAILS);
@@ -187,17 +200,25 @@ fn the_readme_shows_real_rows_of_run_dir() {
     let lines: Vec<&str> = block.lines().skip(1).collect();
     let (_, out, _) = scenarios_folder_run();
     let n = out["totals"]["scenarios"].as_u64().unwrap();
+    // The folder's verdict first, its failures counted in files.
     assert!(
-        lines[0].starts_with(&format!("run scenarios/: {n} scenario files, ")),
+        lines[0].starts_with(&format!(
+            "verdict    FAIL  no guarantee (ledger per event, {n} files): "
+        )),
         "README's run DIR output is stale: {}",
         lines[0]
+    );
+    assert!(
+        lines[2].starts_with(&format!("run scenarios/: {n} scenario files, ")),
+        "README's run DIR output is stale: {}",
+        lines[2]
     );
     assert_eq!(
         *lines.last().unwrap(),
         format!("{n} scenarios: {n} held, 0 failed, 0 input errors")
     );
     let mut shown = 0;
-    for row in lines.iter().skip(3).filter(|l| l.ends_with("  ok")) {
+    for row in lines.iter().skip(5).filter(|l| l.ends_with("  ok")) {
         let cells: Vec<&str> = row.split_whitespace().collect();
         let file = format!("scenarios/{}", cells[0]);
         let entry = out["scenarios"]
@@ -213,9 +234,17 @@ fn the_readme_shows_real_rows_of_run_dir() {
             .map(|c| c["name"].as_str().unwrap())
             .collect();
         let k = cells.len();
+        let status = entry["verdict"]["status"].as_str().unwrap().to_uppercase();
         assert_eq!(
-            [cells[1], cells[2], &cells[3..k - 2].join(" "), cells[k - 2]],
             [
+                cells[1],
+                cells[2],
+                cells[3],
+                &cells[4..k - 2].join(" "),
+                cells[k - 2]
+            ],
+            [
+                status.as_str(),
                 entry["protocol"].as_str().unwrap(),
                 entry["guarantee"].as_str().unwrap(),
                 &checks.join(", "),

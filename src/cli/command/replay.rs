@@ -50,6 +50,7 @@ pub(in crate::cli) fn replay(args: &ReplayArgs) -> Result<(Printed, ExitCode), C
             &result,
             &command,
             None,
+            &result.judgement(None),
         ));
         if args.trace {
             return Ok((trace_then(result, lang, out), code(failure.is_empty())));

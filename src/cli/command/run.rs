@@ -149,20 +149,28 @@ pub(in crate::cli) fn overridden_run(
     })
 }
 
+/// `run DIR` when the path is a folder, a refusal when it is neither a folder nor a
+/// scenario file; `None` for a scenario file (or no path).
+fn run_path(args: &RunArgs) -> Option<Result<(Printed, ExitCode), CliError>> {
+    let path = args.source.scenario.file.as_ref()?;
+    if path.is_dir() {
+        return Some(folder::run_folder(path, args).map(|(t, c)| (t.into(), c)));
+    }
+    if !path.exists() && path.extension().is_none_or(|x| x != "json") {
+        // Without the `.json` it may as well have been meant as a folder: say neither
+        // was found rather than "cannot read the file".
+        return Some(Err(CliError::Usage(format!(
+            "{}: no such file or folder; `run` takes a scenario file (.json) or a folder \
+             of them",
+            path.display()
+        ))));
+    }
+    None
+}
+
 pub(in crate::cli) fn run(args: &RunArgs) -> Result<(Printed, ExitCode), CliError> {
-    if let Some(path) = &args.source.scenario.file {
-        if path.is_dir() {
-            return folder::run_folder(path, args).map(|(t, c)| (t.into(), c));
-        }
-        if !path.exists() && path.extension().is_none_or(|x| x != "json") {
-            // Without the `.json` it may as well have been meant as a folder: say neither
-            // was found rather than "cannot read the file".
-            return Err(CliError::Usage(format!(
-                "{}: no such file or folder; `run` takes a scenario file (.json) or a folder \
-                 of them",
-                path.display()
-            )));
-        }
+    if let Some(done) = run_path(args) {
+        return done;
     }
     let (mut scenario, origin) = match load_scenario(&args.source.scenario) {
         Ok(loaded) => loaded,
@@ -210,6 +218,10 @@ pub(in crate::cli) fn run(args: &RunArgs) -> Result<(Printed, ExitCode), CliErro
         return Err(CliError::Usage(e));
     }
     let checks = as_written.map(|_| report.checks);
+    let judgement = {
+        let of_run = result.judgement(failures.as_ref().map(Vec::len));
+        crate::report::folder::file_judgement(&of_run, checks.as_deref().unwrap_or(&[]))
+    };
     let held = match &checks {
         Some(checks) => checks.iter().all(|c| c.failures.is_empty()),
         None => held(&failures),
@@ -222,6 +234,7 @@ pub(in crate::cli) fn run(args: &RunArgs) -> Result<(Printed, ExitCode), CliErro
         let mut report = json::run_json(&scenario, &result, &origin, &crashes, expect);
         report.replay = with_ttl_flag(report.replay, args.inbox_ttl_ticks);
         report.checks = checks;
+        report.verdict = judgement;
         out.push_str(&to_json(&report));
     } else {
         out.push_str(&text::run_text_in(
@@ -231,6 +244,7 @@ pub(in crate::cli) fn run(args: &RunArgs) -> Result<(Printed, ExitCode), CliErro
             &result,
             &replay,
             failures.as_deref(),
+            &judgement,
         ));
         if let Some(checks) = checks.as_ref().filter(|c| c.len() > 1) {
             out.push_str(&text::checks_text_in(

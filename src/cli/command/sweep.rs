@@ -106,23 +106,43 @@ pub(in crate::cli) fn sweep(args: &SweepArgs) -> Result<(String, ExitCode), CliE
             findings,
         );
         let ran = seeds.start..start;
-        let summary = if args.json {
-            json_tail(ran.end - ran.start, findings, shrunk_findings, Some(resume))
-        } else {
-            let out = args.out.as_ref().map(|p| p.display().to_string());
-            let line = lang.sweep_interrupted(total, ran, findings, &resume, out.as_deref());
-            format!("{line}\n")
-        };
+        let judgement = out.judgement(ran.end - ran.start, true);
+        let counts = (ran.end - ran.start, findings, shrunk_findings);
+        let summary = tail(args, &judgement, counts, Some(resume.clone()), |written| {
+            lang.sweep_interrupted(total, ran, findings, &resume, written)
+        });
         return Ok((summary, interrupt::exit_code()));
     }
-    let summary = if args.json {
-        json_tail(total, findings, shrunk_findings, None)
-    } else {
-        let out = args.out.as_ref().map(|p| p.display().to_string());
-        let line = lang.sweep_summary(total, findings, shrunk_findings, out.as_deref());
-        format!("{line}\n")
-    };
+    let judgement = out.judgement(total, false);
+    let summary = tail(
+        args,
+        &judgement,
+        (total, findings, shrunk_findings),
+        None,
+        |written| lang.sweep_summary(total, findings, shrunk_findings, written),
+    );
     Ok((summary, code(findings == 0)))
+}
+
+/// The end of a sweep's output: its JSON tail, or its last line (`line` is given the file
+/// the findings were written to) and the verdict.
+fn tail(
+    args: &SweepArgs,
+    judgement: &Judgement,
+    (ran, findings, shrunk): (u64, u64, u64),
+    resume: Option<String>,
+    line: impl FnOnce(Option<&str>) -> String,
+) -> String {
+    if args.json {
+        return json_tail(judgement, ran, findings, shrunk, resume);
+    }
+    let out = args.out.as_ref().map(|p| p.display().to_string());
+    let paint = stdout_paint();
+    format!(
+        "{}\n{}",
+        line(out.as_deref()),
+        text::verdict_line_in(language(args.lang), paint, judgement)
+    )
 }
 
 /// `sweep --json` up to its findings: the document's head, its `findings` list opened.
@@ -150,8 +170,15 @@ fn json_head(
     )
 }
 
-/// `sweep --json` after its findings: the list closed, the summary, the document closed.
-fn json_tail(runs: u64, findings: u64, shrunk: u64, resume: Option<String>) -> String {
+/// `sweep --json` after its findings: the list closed, the verdict, the summary, the
+/// document closed.
+fn json_tail(
+    verdict: &Judgement,
+    runs: u64,
+    findings: u64,
+    shrunk: u64,
+    resume: Option<String>,
+) -> String {
     let summary = json::SweepSummary {
         runs,
         findings,
@@ -160,7 +187,8 @@ fn json_tail(runs: u64, findings: u64, shrunk: u64, resume: Option<String>) -> S
         resume,
     };
     let summary = serde_json::to_string(&summary).expect("report types serialize");
-    format!("\n],\"summary\":{summary}}}\n")
+    let verdict = serde_json::to_string(verdict).expect("report types serialize");
+    format!("\n],\"verdict\":{verdict},\"summary\":{summary}}}\n")
 }
 
 /// The swarm's limits, each flag checked against its bound.
@@ -200,6 +228,7 @@ fn one_seed(
         &result,
         &replay,
         None,
+        &result.judgement(None),
     ));
     let failing = sweep::is_finding(&result);
     if let Some(options) = shrink.filter(|_| failing) {
@@ -304,6 +333,10 @@ struct Findings {
     lang: Lang,
     count: u64,
     shrunk: u64,
+    /// What the findings broke: their failure signatures, tallied; and their weakest
+    /// guarantee. The sweep's verdict, which it ends with (it streams its findings).
+    signatures: Vec<check::FailureSignature>,
+    guarantee: crate::model::Guarantee,
 }
 
 impl Findings {
@@ -330,6 +363,8 @@ impl Findings {
             lang,
             count: 0,
             shrunk: 0,
+            signatures: Vec::new(),
+            guarantee: crate::model::Guarantee::ExactlyOnce,
         })
     }
 
@@ -354,6 +389,15 @@ impl Findings {
         }
     }
 
+    /// The sweep's verdict over its `seeds` (see [`Judgement`]): what its findings broke,
+    /// each property with the seeds that broke it; unknown when it was `interrupted`.
+    fn judgement(&self, seeds: u64, interrupted: bool) -> Judgement {
+        let broken = check::tally_failures(&self.signatures);
+        let cutoff = interrupted.then_some(check::Cutoff::Interrupted);
+        let over = check::Coverage::Sweep { seeds };
+        Judgement::over_runs(self.guarantee, over, &broken, cutoff, None)
+    }
+
     /// One more seed ran.
     fn tick(&self) {
         if let Some(bar) = &self.bar {
@@ -372,6 +416,9 @@ impl Findings {
         shrunk: Option<Shrunk>,
     ) -> Result<(), CliError> {
         self.count += 1;
+        self.signatures.push(f.result.failure());
+        self.guarantee =
+            crate::model::Guarantee::weakest([self.guarantee, f.result.verdict.guarantee]);
         let replay = origin.sweep_replay_command(f.seed, limits);
         let exact = token::encode(&sweep::finding_scenario(scenario, f, limits), &[]);
         let how = match &shrunk {

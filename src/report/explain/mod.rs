@@ -66,7 +66,8 @@ pub fn explain_text(
     paint: Paint,
 ) -> String {
     let story = story(scenario, script, r, lang);
-    let mut out = String::new();
+    let judgement = r.judgement(failures.map(<[String]>::len));
+    let mut out = crate::report::text::verdict_line_in(lang, paint, &judgement);
     header(&mut out, scenario, r, lang);
     let tick_width = r
         .trace

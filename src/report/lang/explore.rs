@@ -369,23 +369,6 @@ impl Lang {
         }
     }
 
-    /// The guarantee and what it is over: every interleaving, or (`incomplete`: the
-    /// search stopped at a limit) only the `runs` explored.
-    pub fn over_interleavings(self, guarantee: &str, runs: usize, incomplete: bool) -> String {
-        match (self, incomplete) {
-            (Lang::En, false) => format!("{guarantee} over all interleavings"),
-            (Lang::Es, false) => format!("{guarantee} sobre todas las intercalaciones"),
-            (Lang::En, true) => format!(
-                "{guarantee} over the {runs} interleavings explored only: the search stopped \
-                 before the end, and the others were not run"
-            ),
-            (Lang::Es, true) => format!(
-                "{guarantee} solo sobre las {runs} intercalaciones exploradas: la búsqueda se \
-                 detuvo antes del final, y las demás no se ejecutaron"
-            ),
-        }
-    }
-
     /// What a TTL search searched, after its label.
     pub fn ttl_searched(self, x: &crate::explore::retention::TtlSearch) -> String {
         let (every, batch) = (x.cleanup_every_ticks, x.cleanup_batch);

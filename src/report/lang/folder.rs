@@ -23,10 +23,11 @@ impl Lang {
     }
 
     /// The table's column names.
-    pub fn folder_header(self) -> [&'static str; 6] {
+    pub fn folder_header(self) -> [&'static str; 7] {
         match self {
             Lang::En => [
                 "file",
+                "verdict",
                 "protocol",
                 "guarantee",
                 "checks",
@@ -35,6 +36,7 @@ impl Lang {
             ],
             Lang::Es => [
                 "archivo",
+                "veredicto",
                 "protocolo",
                 "garantía",
                 "controles",

@@ -55,6 +55,13 @@ impl Lang {
         }
     }
 
+    pub fn matrix_verdict_row(self, depth: usize) -> String {
+        match self {
+            Lang::En => format!("verdict, depth {depth}"),
+            Lang::Es => format!("veredicto, profundidad {depth}"),
+        }
+    }
+
     pub fn matrix_guarantee_row(self, depth: usize) -> String {
         match self {
             Lang::En => format!("guarantee, depth {depth}"),

@@ -53,7 +53,10 @@ pub enum RunLabel {
     Protocol,
     Run,
     Crashes,
+    /// The verdict line every report leads with (`check::Judgement`).
     Verdict,
+    /// The run's effects per event: once, lost, duplicated, acked, conserved.
+    Effects,
     Boundaries,
     Alerts,
     Retention,
@@ -330,6 +333,7 @@ mod sql;
 mod status;
 mod sweep;
 pub use sweep::SweepHead;
+mod judgement;
 mod trace;
 mod upstream;
 mod verdict;

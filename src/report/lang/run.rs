@@ -15,6 +15,7 @@ impl Lang {
             RunLabel::Run => ("run", "corrida"),
             RunLabel::Crashes => ("crashes", "caídas"),
             RunLabel::Verdict => ("verdict", "veredicto"),
+            RunLabel::Effects => ("effects", "efectos"),
             RunLabel::Boundaries => ("boundaries", "fronteras"),
             RunLabel::Alerts => ("alerts", "alertas"),
             RunLabel::Retention => ("retention", "retención"),
@@ -116,10 +117,11 @@ impl Lang {
 
     /// `at-most-once: 2 once, 1 lost, 0 duplicated; all acked; balances conserved`, with
     /// the guarantee as given (it may be painted).
-    pub fn verdict_line(self, v: &Verdict, guarantee: &str) -> String {
+    /// The run's effects per event (its guarantee is the verdict line's).
+    pub fn effects_line(self, v: &Verdict) -> String {
         match self {
             Lang::En => format!(
-                "{guarantee}: {} once, {} lost, {} duplicated{}{}; {}; {}",
+                "{} once, {} lost, {} duplicated{}{}; {}; {}",
                 v.exactly_once,
                 v.lost,
                 v.duplicated,
@@ -140,7 +142,7 @@ impl Lang {
                 self.conservation_part(v)
             ),
             Lang::Es => format!(
-                "{guarantee}: {} una vez, {}, {}{}{}; {}; {}",
+                "{} una vez, {}, {}{}{}; {}; {}",
                 v.exactly_once,
                 pl(v.lost, "perdido", "perdidos"),
                 pl(v.duplicated, "duplicado", "duplicados"),

@@ -130,8 +130,10 @@ pub fn explore_text(
     origin: &Origin,
     failures: Option<&[String]>,
 ) -> String {
-    let mut out = header_in(l, scenario, false);
     let s = &x.summary;
+    let judgement = s.judgement(failures.map(<[String]>::len));
+    let mut out = verdict_line_in(l, Paint::OFF, &judgement);
+    out.push_str(&header_in(l, scenario, false));
     let _ = writeln!(
         out,
         "{}{}",
@@ -160,9 +162,8 @@ pub fn explore_text(
     failing_runs(l, &mut out, scenario, x, origin);
     let _ = writeln!(
         out,
-        "\n{}{}: {}",
+        "\n{}{}",
         l.explore_label(ExploreLabel::Summary),
-        s.guarantee,
         l.explore_summary(s)
     );
     for (scope, b) in s.scopes() {
@@ -184,7 +185,9 @@ pub fn interleavings_text(
     replays: &[String],
     failures: Option<&[String]>,
 ) -> String {
-    let mut out = header_in(l, scenario, false);
+    let judgement = x.judgement(failures.map(<[String]>::len));
+    let mut out = verdict_line_in(l, Paint::OFF, &judgement);
+    out.push_str(&header_in(l, scenario, false));
     let ending = if x.complete {
         InterleavingsEnd::Complete
     } else if x.memory_limited {
@@ -250,12 +253,6 @@ pub fn interleavings_text(
             let _ = writeln!(out, "  {}", l.and_more(failing.len() - FAILING_ROWS));
         }
     }
-    let _ = writeln!(
-        out,
-        "\n{}{}",
-        l.explore_label(ExploreLabel::Summary),
-        l.over_interleavings(x.guarantee.name(), x.runs.len(), !x.complete)
-    );
     expectation_lines_in(l, Paint::OFF, &mut out, failures);
     out
 }
@@ -278,7 +275,9 @@ pub fn ttl_search_text(
     replay: Option<&str>,
     failures: Option<&[String]>,
 ) -> String {
-    let mut out = header_in(l, scenario, false);
+    let judgement = x.judgement(failures.map(<[String]>::len));
+    let mut out = verdict_line_in(l, Paint::OFF, &judgement);
+    out.push_str(&header_in(l, scenario, false));
     let _ = writeln!(
         out,
         "{}{}",

@@ -10,7 +10,7 @@ pub fn matrix_text(
     seed: u64,
     depth: usize,
 ) -> String {
-    let mut out = String::new();
+    let mut out = verdict_line_in(lang, Paint::OFF, &crate::explore::matrix_judgement(columns));
     let _ = writeln!(
         out,
         "{}\n",
@@ -23,6 +23,7 @@ pub fn matrix_text(
         .max()
         .unwrap_or(0)
         .max(lang.matrix_guarantee_row(depth).chars().count())
+        .max(lang.matrix_verdict_row(depth).chars().count())
         .max(lang.matrix_runs_row(depth).chars().count());
     let widths: Vec<usize> = columns
         .iter()
@@ -85,6 +86,17 @@ pub fn matrix_text(
             columns
                 .iter()
                 .map(|c| c.summaries[depth - 1].guarantee.name().to_string())
+                .collect(),
+        );
+        line(
+            &mut out,
+            &lang.matrix_verdict_row(depth),
+            columns
+                .iter()
+                .map(|c| {
+                    lang.status(c.summaries[depth - 1].judgement(None).status)
+                        .to_string()
+                })
                 .collect(),
         );
     }

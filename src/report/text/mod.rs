@@ -8,7 +8,7 @@ pub use explore::*;
 pub use matrix::*;
 pub use sweep::*;
 
-use crate::check::{Outcome, ScopeOutcome};
+use crate::check::{CheckKind, Judgement, Outcome, ScopeOutcome, Status};
 use crate::explore::retention::TtlSearch;
 use crate::explore::shrink::Shrunk;
 use crate::explore::sweep::{Finding, SwarmPlan};
@@ -51,11 +51,21 @@ pub fn checks_text_in(l: Lang, paint: Paint, checks: &[FileCheck]) -> String {
     let mut out = String::new();
     let name_width = checks
         .iter()
-        .map(|c| c.name.chars().count())
+        .map(|c| l.check_kind(c.kind).chars().count())
+        .max()
+        .unwrap_or(0);
+    let status_width = [Status::Pass, Status::Fail, Status::Unknown]
+        .map(|s| l.status(s).len())
+        .into_iter()
         .max()
         .unwrap_or(0);
     let label = pad(l.run_label(RunLabel::Checks));
     for (i, c) in checks.iter().enumerate() {
+        let status = l.status(c.verdict.status);
+        let status = match c.verdict.status {
+            Status::Pass => paint.good(&format!("{status:<status_width$}")),
+            _ => paint.bad(&format!("{status:<status_width$}")),
+        };
         let guarantee = c
             .guarantee
             .map_or_else(|| "-".to_string(), |g| g.to_string());
@@ -65,20 +75,20 @@ pub fn checks_text_in(l: Lang, paint: Paint, checks: &[FileCheck]) -> String {
             paint.bad(l.expect_failed())
         };
         // The plain run is one run: its count says nothing.
-        let runs = if c.name == "run" {
+        let runs = if c.kind == CheckKind::Run {
             String::new()
         } else {
             format!(" ({})", l.check_runs(c.runs))
         };
         let _ = writeln!(
             out,
-            "{}{:<name_width$}  {guarantee:<13}  {result}{runs}",
+            "{}{:<name_width$}  {status}  {guarantee:<13}  {result}{runs}",
             if i == 0 {
                 label.as_str()
             } else {
                 "           "
             },
-            c.name,
+            l.check_kind(c.kind),
         );
         if !c.failures.is_empty() {
             for f in &c.failures {
@@ -120,18 +130,45 @@ fn header_in(l: Lang, scenario: &Scenario, with_description: bool) -> String {
     out
 }
 
-/// The summary of one run, ending with `replay`, the command that replays it.
+/// The verdict line a report leads with: `verdict    FAIL  at-least-once (…): …`, its
+/// status painted.
+pub fn verdict_line_in(l: Lang, paint: Paint, j: &Judgement) -> String {
+    let line = l.judgement(j);
+    let status = l.status(j.status);
+    let painted = match j.status {
+        Status::Pass => paint.good(status),
+        Status::Fail | Status::Unknown => paint.bad(status),
+    };
+    format!(
+        "{}{painted}{}\n",
+        pad(l.run_label(RunLabel::Verdict)),
+        &line[status.len()..]
+    )
+}
+
+/// The summary of one run, ending with `replay`, the command that replays it; it leads
+/// with the run's verdict (with its failed expectations, `failures`).
 pub fn run_text(
     scenario: &Scenario,
     r: &RunResult,
     replay: &str,
     failures: Option<&[String]>,
 ) -> String {
-    run_text_in(Lang::En, Paint::OFF, scenario, r, replay, failures)
+    let judgement = r.judgement(failures.map(<[String]>::len));
+    run_text_in(
+        Lang::En,
+        Paint::OFF,
+        scenario,
+        r,
+        replay,
+        failures,
+        &judgement,
+    )
 }
 
 /// [`run_text`] in language `l`, painted with `paint`. In English without paint it is
 /// exactly [`run_text`].
+#[allow(clippy::too_many_arguments)]
 pub fn run_text_in(
     l: Lang,
     paint: Paint,
@@ -139,9 +176,11 @@ pub fn run_text_in(
     r: &RunResult,
     replay: &str,
     failures: Option<&[String]>,
+    judgement: &Judgement,
 ) -> String {
     let v = &r.verdict;
-    let mut out = header_in(l, scenario, true);
+    let mut out = verdict_line_in(l, paint, judgement);
+    out.push_str(&header_in(l, scenario, true));
     let w = &scenario.workload;
     let run = l.run_line(
         scenario.seed,
@@ -162,15 +201,10 @@ pub fn run_text_in(
         labeled(&mut out, l.run_label(RunLabel::Crashes), [l.crashes_none()]);
     }
     labeled(&mut out, l.run_label(RunLabel::Crashes), crashes);
-    let guarantee = if v.guarantee == Guarantee::ExactlyOnce {
-        paint.good(v.guarantee.name())
-    } else {
-        paint.bad(v.guarantee.name())
-    };
     labeled(
         &mut out,
-        l.run_label(RunLabel::Verdict),
-        [l.verdict_line(v, &guarantee)],
+        l.run_label(RunLabel::Effects),
+        [l.effects_line(v)],
     );
     let boundaries = v.boundaries.iter().map(|b| l.describe_scope(b));
     labeled(&mut out, l.run_label(RunLabel::Boundaries), boundaries);
