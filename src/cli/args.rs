@@ -278,10 +278,39 @@ pub struct RunArgs {
     /// scenario; written whole or not at all).
     #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,
+    /// Claim this guarantee, as the file's `expect.guarantee` does (and for every check it
+    /// pins): exit 1 when the run, or any pinned exploration or interleavings, shows another.
+    #[arg(long, value_enum, value_name = "GUARANTEE")]
+    pub expect: Option<GuaranteeArg>,
     /// The language of the text report (default: the environment's, else English). The
     /// JSON is the same in every language.
     #[arg(long, value_enum, value_name = "LANG")]
     pub lang: Option<LangArg>,
+}
+
+/// `--expect`: a guarantee claimed on the command line, as `expect.guarantee` in a file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum GuaranteeArg {
+    /// Every event's effect committed exactly once.
+    ExactlyOnce,
+    /// No event lost; some may be duplicated.
+    AtLeastOnce,
+    /// No event duplicated; some may be lost.
+    AtMostOnce,
+    /// Events lost and others duplicated.
+    #[value(name = "none")]
+    NoGuarantee,
+}
+
+impl GuaranteeArg {
+    pub fn guarantee(self) -> Guarantee {
+        match self {
+            GuaranteeArg::ExactlyOnce => Guarantee::ExactlyOnce,
+            GuaranteeArg::AtLeastOnce => Guarantee::AtLeastOnce,
+            GuaranteeArg::AtMostOnce => Guarantee::AtMostOnce,
+            GuaranteeArg::NoGuarantee => Guarantee::None,
+        }
+    }
 }
 
 /// `run --diagram`: the diagram's format.
@@ -375,6 +404,10 @@ pub struct ExploreArgs {
     /// With --interleavings: the most interleavings to run.
     #[arg(long, default_value_t = explore::DEFAULT_MAX_INTERLEAVINGS, requires = "interleavings")]
     pub max_interleavings: u64,
+    /// Claim this guarantee over every run explored (every interleaving with
+    /// --interleavings), as the file's `expect.guarantee` does: exit 1 when they show another.
+    #[arg(long, value_enum, value_name = "GUARANTEE")]
+    pub expect: Option<GuaranteeArg>,
     /// Print the result as JSON.
     #[arg(long)]
     pub json: bool,

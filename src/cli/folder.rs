@@ -42,7 +42,6 @@ fn threads_for(files: &[PathBuf]) -> Option<usize> {
 
 /// Runs and checks every scenario file of `dir`, and prints the table (or the JSON).
 pub(super) fn run_folder(dir: &Path, args: &RunArgs) -> Result<(String, ExitCode), CliError> {
-    refuse_one_file_flags(dir, args)?;
     let files = scenario_files(dir)?;
     let bar = progress_bar(files.len() as u64);
     let check_all = || {
@@ -109,65 +108,6 @@ fn progress_bar(total: u64) -> Option<indicatif::ProgressBar> {
             .expect("a valid template"),
     );
     Some(bar)
-}
-
-/// Refuses the flags that choose how one scenario runs: with a folder they would apply to
-/// every file, whose expectations were written for its own seed, faults and schedule.
-fn refuse_one_file_flags(dir: &Path, args: &RunArgs) -> Result<(), CliError> {
-    let refuse = |flag: &str, why: &str| {
-        Err(CliError::Usage(format!(
-            "{flag} cannot be used with a folder ({}): {why}; give one scenario file to use it",
-            dir.display()
-        )))
-    };
-    if !args.crash.is_empty() {
-        return refuse(
-            "--crash",
-            "a crash point names an event and a step of one scenario, and would replace the \
-             planned crashes every file's expectations are written for",
-        );
-    }
-    if args.schedule.is_some() {
-        return refuse(
-            "--schedule",
-            "scheduling choices belong to one scenario's consumers",
-        );
-    }
-    if args.trace {
-        return refuse(
-            "--trace",
-            "the trace of every run of every file is too long to read; the table gives each \
-             run's trace hash",
-        );
-    }
-    if args.inbox_ttl_ticks.is_some() {
-        return refuse(
-            "--inbox-ttl-ticks",
-            "each file is run with its own retention policy, which its expectations are \
-             written for",
-        );
-    }
-    if args.diagram.is_some() {
-        return refuse(
-            "--diagram",
-            "a diagram draws one run; the table gives each file's verdict",
-        );
-    }
-    if args.html.is_some() {
-        return refuse(
-            "--html",
-            "a page tells one run, or an exploration (`explore FILE --html`); the table gives \
-             each file's verdict",
-        );
-    }
-    if args.source.seed.is_some() {
-        return refuse(
-            "--seed",
-            "each file is run with its own seed, which its expectations are written for",
-        );
-    }
-    // `--protocol` with a path is refused by the argument parser already.
-    Ok(())
 }
 
 /// The `*.json` files directly in `dir` (not in its subfolders; hidden files left out, as

@@ -10,12 +10,14 @@ mod args;
 mod atomic;
 mod command;
 mod crosscheck;
+mod flags;
 mod folder;
 mod interrupt;
 mod serve;
 
 pub use args::*;
 use command::*;
+pub use flags::Given;
 
 use crate::check;
 use crate::check::Judgement;
@@ -23,7 +25,7 @@ use crate::explore;
 use crate::explore::shrink::{self, ShrinkOptions, Shrunk};
 use crate::explore::sweep::{self, SwarmLimits};
 use crate::fault::CrashSpec;
-use crate::model::{BoundaryPoint, Protocol, StepActor};
+use crate::model::{BoundaryPoint, Guarantee, Protocol, StepActor};
 use crate::producer::Identity;
 use crate::report::folder::FileReport;
 use crate::report::lang::{Lang, SweepHead};
@@ -59,8 +61,11 @@ pub fn main() -> ExitCode {
     {
         return crate::crosscheck::child::main();
     }
-    let cli = Cli::parse();
-    match execute(&cli.command) {
+    use clap::{CommandFactory, FromArgMatches};
+    let matches = Cli::command().get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    let given = flags::Given::of(&matches);
+    match execute(&cli.command, &given) {
         Ok((output, code)) => {
             let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
             // A closed pipe (`| head`) is the reader's choice, not an error of ours.
@@ -95,8 +100,12 @@ impl From<String> for Printed {
     }
 }
 
-/// Runs a command and returns what to print and the exit code.
-pub fn execute(command: &Command) -> Result<(Printed, ExitCode), CliError> {
+/// Runs a command and returns what to print and the exit code. `given` says which flags
+/// the command line gave (a flag with a default may mean nothing where it is given): each
+/// is checked against the command before any work, and against the scenario once it is
+/// read.
+pub fn execute(command: &Command, given: &Given) -> Result<(Printed, ExitCode), CliError> {
+    flags::check(command, given)?;
     let text = |r: Result<(String, ExitCode), CliError>| r.map(|(t, c)| (Printed::Text(t), c));
     match command {
         Command::Protocols(args) => {
@@ -107,9 +116,9 @@ pub fn execute(command: &Command) -> Result<(Printed, ExitCode), CliError> {
             };
             Ok((out.into(), ExitCode::SUCCESS))
         }
-        Command::Run(args) => run(args),
-        Command::Explain(args) => text(explain_command(args)),
-        Command::Explore(args) => explore(args),
+        Command::Run(args) => run(args, given),
+        Command::Explain(args) => text(explain_command(args, given)),
+        Command::Explore(args) => explore(args, given),
         Command::Matrix(args) => text(matrix(args)),
         Command::Sweep(args) => text(sweep(args)),
         Command::Crosscheck(args) => text(crosscheck::crosscheck(args)),
@@ -118,15 +127,18 @@ pub fn execute(command: &Command) -> Result<(Printed, ExitCode), CliError> {
         Command::Serve(args) => text(serve::serve(args)),
         Command::Bench(args) => {
             refuse_out_for_a_folder("bench", &args.out)?;
+            let cannot = |path: &Path, e: std::io::Error| {
+                CliError::Usage(format!("--out-dir: cannot write {}: {e}", path.display()))
+            };
+            // The folder is made before minutes of measuring, not found missing after.
+            if let Some(dir) = &args.out_dir {
+                std::fs::create_dir_all(dir).map_err(|e| cannot(dir, e))?;
+            }
             let figures = crate::bench::run();
             let report = figures.markdown();
             if let Some(dir) = &args.out_dir {
                 let path = dir.join("BENCHMARKS.md");
-                std::fs::create_dir_all(dir)
-                    .and_then(|_| atomic::write(&path, report.as_bytes()))
-                    .map_err(|e| {
-                        CliError::Usage(format!("--out-dir: cannot write {}: {e}", path.display()))
-                    })?;
+                atomic::write(&path, report.as_bytes()).map_err(|e| cannot(&path, e))?;
                 // A status line, not a result: stderr.
                 eprintln!("wrote {}", path.display());
             }

@@ -45,6 +45,9 @@ pub enum RelayResult {
     Sent { row: i64, event: EventIndex },
     /// `Send`: no unsent row; the relay waits to be woken.
     Empty,
+    /// `Send`: row `row` reached the broker, but its confirmation timed out: the row stays
+    /// unsent, and the relay sends it again (a duplicate the consumer must recognise).
+    TimedOut,
     /// `Mark`: done.
     Marked,
     /// SQLite answered busy: the same command again later.
@@ -126,6 +129,7 @@ impl Host for Relay {
             (_, RelayResult::Busy) => self.phase,
             (RelayCommand::Send, RelayResult::Sent { row, event }) => Phase::Holding { row, event },
             (RelayCommand::Send, RelayResult::Empty) => Phase::Waiting,
+            (RelayCommand::Send, RelayResult::TimedOut) => Phase::Idle,
             (RelayCommand::Mark { .. }, RelayResult::Marked) => Phase::Idle,
             (command, result) => panic!("{command:?} answered with {result:?}"),
         };

@@ -154,10 +154,16 @@ impl World<'_> {
                 if self.side_crash(now, side, point) {
                     return;
                 }
+                let mut answer = RelayResult::Sent { row, event };
                 let sent = match kind {
                     RelayKind::Events => {
                         let (published, how) = self.publish(now, event);
                         self.drain_broker(now);
+                        // `faults.publish_timeout`: the broker has the message, the relay
+                        // never hears so, and sends the row again.
+                        if self.faults.publish_times_out(event) {
+                            answer = RelayResult::TimedOut;
+                        }
                         TraceKind::RelayPublished {
                             row,
                             event: published,
@@ -178,7 +184,11 @@ impl World<'_> {
                     }
                 };
                 self.record_at(now, side, Some(&point), sent);
-                self.relays[r].handle_answer(RelayResult::Sent { row, event });
+                if answer == RelayResult::TimedOut {
+                    let timed_out = TraceKind::PublishTimedOut { intent: event };
+                    self.record_at(now, side, Some(&point), timed_out);
+                }
+                self.relays[r].handle_answer(answer);
                 self.relay_sends[r][event] += 1;
                 let after = BoundaryPoint {
                     boundary: Boundary::after(send),

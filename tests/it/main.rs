@@ -13,6 +13,7 @@ mod databases;
 mod diagram;
 mod explain;
 mod fields;
+mod flags;
 mod golden;
 mod handler;
 mod hardening;

@@ -154,10 +154,13 @@ fn run_file_prints_every_pinned_check_and_fails_on_the_one_that_fails() {
 fn a_flag_that_changes_the_run_checks_the_run_only_and_says_what_it_left_out() {
     let dir = tempfile::tempdir().unwrap();
     let file = write(dir.path(), "x.json", EXPLORATION_FAILS);
-    for flags in [
-        vec!["--crash", "before:commit e0 d1"],
-        vec!["--seed", "4"],
-        vec!["--inbox-ttl-ticks", "100"],
+    // A TTL needs an inbox (no-dedup has none: `--inbox-ttl-ticks` is refused there).
+    let inbox = EXPLORATION_FAILS.replace("no-dedup", "inbox");
+    let inbox = write(dir.path(), "inbox.json", &inbox);
+    for (file, flags) in [
+        (&file, vec!["--crash", "before:commit e0 d1"]),
+        (&file, vec!["--seed", "4"]),
+        (&inbox, vec!["--inbox-ttl-ticks", "100"]),
     ] {
         let mut args = vec!["run", file.as_str(), "--json"];
         args.extend(&flags);

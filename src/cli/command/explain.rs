@@ -3,7 +3,10 @@
 use crate::cli::*;
 
 /// `explain FILE`: one run, narrated.
-pub(in crate::cli) fn explain_command(args: &ExplainArgs) -> Result<(String, ExitCode), CliError> {
+pub(in crate::cli) fn explain_command(
+    args: &ExplainArgs,
+    given: &Given,
+) -> Result<(String, ExitCode), CliError> {
     if let Some(path) = &args.source.scenario.file {
         if path.is_dir() {
             return Err(CliError::Usage(format!(
@@ -13,6 +16,7 @@ pub(in crate::cli) fn explain_command(args: &ExplainArgs) -> Result<(String, Exi
         }
     }
     let (mut scenario, origin) = load(&args.source)?;
+    flags::check_scenario(given, &scenario)?;
     let OverriddenRun {
         result,
         failures,

@@ -112,8 +112,19 @@ pub(in crate::cli) fn liveness_line(failed: u64, runs: usize) -> String {
     )
 }
 
-pub(in crate::cli) fn explore(args: &ExploreArgs) -> Result<(Printed, ExitCode), CliError> {
-    let (scenario, origin) = load(&args.source)?;
+pub(in crate::cli) fn explore(
+    args: &ExploreArgs,
+    given: &Given,
+) -> Result<(Printed, ExitCode), CliError> {
+    let (mut scenario, origin) = load(&args.source)?;
+    flags::check_scenario(given, &scenario)?;
+    // The claim is stated for the preemption bound the interleavings use.
+    let pinned = (scenario.expect.as_ref())
+        .and_then(|e| e.interleavings.as_ref())
+        .and_then(|e| e.max_preemptions);
+    let bound = (args.max_preemptions.or(pinned)).unwrap_or(explore::DEFAULT_MAX_PREEMPTIONS);
+    let claim = args.expect.map(GuaranteeArg::guarantee);
+    flags::claim(&mut scenario, claim, args.interleavings.then_some(bound));
     if args.interleavings {
         return interleavings(args, &scenario, &origin).map(|(t, c)| (t.into(), c));
     }

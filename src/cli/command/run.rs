@@ -168,7 +168,7 @@ fn run_path(args: &RunArgs) -> Option<Result<(Printed, ExitCode), CliError>> {
     None
 }
 
-pub(in crate::cli) fn run(args: &RunArgs) -> Result<(Printed, ExitCode), CliError> {
+pub(in crate::cli) fn run(args: &RunArgs, given: &Given) -> Result<(Printed, ExitCode), CliError> {
     if let Some(done) = run_path(args) {
         return done;
     }
@@ -176,6 +176,9 @@ pub(in crate::cli) fn run(args: &RunArgs) -> Result<(Printed, ExitCode), CliErro
         Ok(loaded) => loaded,
         Err(e) => return Err(junit_of_bad_input(args, e)?),
     };
+    flags::check_scenario(given, &scenario)?;
+    let claim = args.expect.map(GuaranteeArg::guarantee);
+    flags::claim(&mut scenario, claim, None);
     // The file as written, for the checks it pins beyond the run (the overrides below
     // change the run, not what the file pins).
     let changed_by = run_changed_by(args, &scenario);
@@ -198,6 +201,8 @@ pub(in crate::cli) fn run(args: &RunArgs) -> Result<(Printed, ExitCode), CliErro
         args.schedule.as_deref(),
         language(args.lang),
     )?;
+    // The replay command repeats the claim, so that it fails as this command does.
+    let replay = with_claim(replay, claim);
     note_unmade_checks(&scenario, &changed_by, language(args.lang));
     if let Some(path) = &args.html {
         let lang = language(args.lang);
@@ -258,6 +263,14 @@ pub(in crate::cli) fn run(args: &RunArgs) -> Result<(Printed, ExitCode), CliErro
         }
     }
     Ok((out.into(), code(held)))
+}
+
+/// `command` with `--expect GUARANTEE` when a claim was made on the command line.
+pub(in crate::cli) fn with_claim(command: String, claim: Option<Guarantee>) -> String {
+    match claim {
+        Some(g) => format!("{command} --expect {g}"),
+        None => command,
+    }
 }
 
 /// Every trace entry of `result`, one per line, then `report`: written as it goes, since a

@@ -426,7 +426,9 @@ impl Narrator<'_> {
                     what
                 }
             }
-            TraceKind::PublishTimedOut { intent } => l.publish_timeout(&l.ev(intent, 0)),
+            TraceKind::PublishTimedOut { intent } => {
+                l.publish_timeout(Actor::Producer, &l.ev(intent, 0))
+            }
             TraceKind::TransferInserted { outbox } => l.insert_transfer(&ev, outbox),
             TraceKind::TransferKnown => l.transfer_already_recorded(&ev),
             TraceKind::TransferCommitted => l.commit_transfer(&ev),
@@ -451,6 +453,9 @@ impl Narrator<'_> {
             TraceKind::Busy { .. } => l.busy(&who, entry.action()),
             TraceKind::MarkedSent { .. } => l.mark_sent(&who, &ev),
             TraceKind::RelayRestart => l.relay_restart(&who),
+            TraceKind::PublishTimedOut { intent } => {
+                l.publish_timeout(entry.actor, &l.ev(intent, 0))
+            }
             _ => self.fallback(&who, entry),
         }
     }

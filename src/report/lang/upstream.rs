@@ -89,12 +89,22 @@ impl Lang {
         }
     }
 
-    pub fn publish_timeout(self, ev: &str) -> String {
-        match self {
-            Lang::En => format!(
+    /// The producer's (or the outbox relay's) publication reached the broker and its
+    /// confirmation did not come back: it publishes again.
+    pub fn publish_timeout(self, who: Actor, ev: &str) -> String {
+        match (self, who) {
+            (Lang::En, Actor::Relay) => format!(
+                "The outbox relay gets no confirmation for {ev}'s publication, so it leaves the \
+                 row unsent and publishes it again: the broker gets one more copy of {ev}."
+            ),
+            (Lang::Es, Actor::Relay) => format!(
+                "El relay del outbox no recibe confirmación de la publicación de {ev}, así que \
+                 deja la fila sin marcar y la publica otra vez: el broker recibe otra copia de {ev}."
+            ),
+            (Lang::En, _) => format!(
                 "The producer gets no confirmation for {ev}'s publication, so it publishes again."
             ),
-            Lang::Es => format!(
+            (Lang::Es, _) => format!(
                 "El productor no recibe confirmación de la publicación de {ev}, así que publica \
                  otra vez."
             ),
