@@ -362,6 +362,10 @@ pub struct ExplainArgs {
     /// Use this inbox TTL instead of the scenario's, as `run --inbox-ttl-ticks` does.
     #[arg(long, value_name = "TICKS")]
     pub inbox_ttl_ticks: Option<u64>,
+    /// Print the told run as JSON: the verdict and each crash typed as `run --json` has
+    /// them, and the told words, in --lang's language.
+    #[arg(long)]
+    pub json: bool,
     /// The language of the narration (default: the environment's, else English).
     #[arg(long, value_enum, value_name = "LANG")]
     pub lang: Option<LangArg>,

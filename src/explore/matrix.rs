@@ -74,10 +74,23 @@ impl Recovery {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct PointRow {
     pub at: Boundary,
-    pub confirmed: String,
-    pub recovery: String,
-    pub outcome: &'static str,
+    /// What was confirmed at the crash (rows counted as there or not: the table's words).
+    pub confirmed: Confirmed,
+    /// What happened to the event after it (of the row's first event).
+    pub recovery: Recovery,
+    pub outcome: crate::check::Outcome,
     pub events: Vec<usize>,
+}
+
+impl PointRow {
+    /// What the table says of it: rows that read the same are one row.
+    fn reads(&self) -> (String, String, crate::check::Outcome) {
+        (
+            self.confirmed.describe(),
+            self.recovery.describe(&self.confirmed),
+            self.outcome,
+        )
+    }
 }
 
 /// The outcomes observed when crashing once at one boundary, over every event and attempt.
@@ -238,20 +251,22 @@ pub(super) fn cell(x: &Exploration, at: Boundary) -> MatrixCell {
         }
         let crash = &r.result.crashes[0];
         let event = crash.point.event;
+        let confirmed = Confirmed {
+            ledger_rows: crash.confirmed.ledger_rows.min(1),
+            inbox_rows: crash.confirmed.inbox_rows.min(1),
+            acked: crash.confirmed.acked,
+        };
         let row = PointRow {
             at,
-            confirmed: crash.confirmed.describe(),
-            recovery: Recovery::of(&r.result).describe(&crash.confirmed),
+            confirmed,
+            recovery: Recovery::of(&r.result),
             outcome: v
                 .event(event)
                 .expect("the report of an event a crash hit is always kept")
-                .outcome
-                .name(),
+                .outcome,
             events: vec![event],
         };
-        match cell.rows.iter_mut().find(|x| {
-            (&x.confirmed, &x.recovery, x.outcome) == (&row.confirmed, &row.recovery, row.outcome)
-        }) {
+        match cell.rows.iter_mut().find(|x| x.reads() == row.reads()) {
             Some(same) => {
                 if !same.events.contains(&event) {
                     same.events.push(event);

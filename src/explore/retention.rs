@@ -71,7 +71,9 @@ pub struct TtlSearch {
     /// Both sides of the boundary were run: `smallest − 1` duplicated and `smallest` did
     /// not.
     pub boundary_verified: bool,
-    /// Runs over all candidates.
+    /// Runs over all candidates (in the JSON, the summary's `runs`).
+    #[serde(skip)]
+    #[schemars(skip)]
     pub runs: u64,
 }
 

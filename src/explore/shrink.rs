@@ -42,11 +42,13 @@ pub struct RunSize {
     /// Crashes that happened in the run.
     pub crashes: usize,
     /// Every other fault of the plan (and a planned crash that never fired, a republish).
+    #[serde(rename = "other_faults")]
     pub faults: usize,
     /// Steps the run took.
     pub steps: u64,
     /// What remains: a random-crash rate, repeat counts beyond one, ticks of delays and
     /// stalls, a lease, stale acks accepted, scheduling choices other than the default.
+    #[serde(rename = "remaining_detail")]
     pub detail: u64,
 }
 

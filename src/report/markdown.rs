@@ -67,16 +67,16 @@ pub fn matrix_markdown(columns: &[MatrixColumn], events: usize, seed: u64, depth
             for row in &cell.rows {
                 let events: Vec<String> = row.events.iter().map(|e| format!("e{e}")).collect();
                 let outcome = match row.outcome {
-                    "once" => "once".to_string(),
-                    other => format!("**{}**", other.to_uppercase()),
+                    crate::check::Outcome::Once => "once".to_string(),
+                    other => format!("**{}**", other.name().to_uppercase()),
                 };
                 let _ = writeln!(
                     out,
                     "| `{}` | {} | {} | {} | {} |",
                     row.at,
                     events.join(", "),
-                    row.confirmed,
-                    row.recovery,
+                    row.confirmed.describe(),
+                    row.recovery.describe(&row.confirmed),
                     outcome
                 );
             }

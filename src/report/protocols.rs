@@ -43,8 +43,9 @@ pub struct ProtocolJson {
     pub name: String,
     /// What it does and what it gives, in English (the protocol file's own words).
     pub description: String,
-    /// Its steps by name, in order, as a scenario's `protocol.steps` takes them.
-    pub steps: Vec<&'static str>,
+    /// Its steps by name, in order, as a scenario's `protocol.steps` takes them (named
+    /// `protocol_steps`, as in every output that lists a protocol's steps).
+    pub protocol_steps: Vec<crate::Step>,
     /// The guarantee it gives against single consumer crashes (the matrix checks it).
     pub crash_guarantee: Guarantee,
 }
@@ -65,7 +66,7 @@ pub fn json() -> ProtocolsJson {
             .map(|b| ProtocolJson {
                 name: b.name.clone(),
                 description: b.description.clone(),
-                steps: b.steps.iter().map(|s| s.name()).collect(),
+                protocol_steps: b.steps.clone(),
                 crash_guarantee: b.crash_guarantee,
             })
             .collect(),

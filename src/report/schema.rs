@@ -46,6 +46,10 @@ pub fn all() -> Vec<NamedSchema> {
             "`run FILE --json`, and `replay TOKEN --json` (whose `checks` is absent).",
         ),
         output::<FolderJson<'static>>("run-folder", "`run DIR --json`."),
+        output::<crate::report::explain::ExplainJson>(
+            "explain",
+            "`explain --json`: the told run, typed and in words.",
+        ),
         output::<ExploreJson<'static>>("explore", "`explore --json` (crash points)."),
         output::<InterleavingsJson>("explore-interleavings", "`explore --interleavings --json`."),
         output::<TtlSearchJson>(

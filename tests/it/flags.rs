@@ -100,6 +100,7 @@ const PROOFS: &[(&str, &str, Proof)] = &[
     ("explain", "crash", Changes { base: EXPLAIN, flag: &["--crash", "after:commit e0 d1"] }),
     ("explain", "schedule", Changes { base: &["explain", TWO], flag: &["--schedule", "1"] }),
     ("explain", "inbox_ttl_ticks", Changes { base: &["explain", "--protocol", "inbox"], flag: &["--inbox-ttl-ticks", "5"] }),
+    ("explain", "json", Changes { base: EXPLAIN, flag: &["--json"] }),
     ("explain", "lang", Changes { base: EXPLAIN, flag: &["--lang", "es"] }),
     ("explore", "protocol", Refused(&["explore", FILE, "--protocol", "inbox"])),
     ("explore", "events", Refused(&["explore", FILE, "--events", "5"])),

@@ -39,7 +39,7 @@ fn every_ttl_search_finds_what_its_scenario_pins_and_its_evidence_replays() {
         let out = json(&o);
         let ttl = out["smallest_safe_ttl_ticks"].as_u64().unwrap();
         assert_eq!(out["smallest_safe_ttl_ticks"], expect["ticks"], "{file}");
-        assert_eq!(out["runs"], expect["runs"], "{file}");
+        assert_eq!(out["summary"]["runs"], expect["runs"], "{file}");
         assert_eq!(out["boundary_verified"], true, "{file}");
         assert_eq!(out["largest_unsafe_ttl_ticks"], ttl - 1, "{file}");
         assert_eq!(out["expect"]["held"], true, "{file}");
@@ -49,7 +49,10 @@ fn every_ttl_search_finds_what_its_scenario_pins_and_its_evidence_replays() {
             .iter()
             .map(|c| c["runs"].as_u64().unwrap())
             .sum();
-        assert_eq!(out["runs"], total, "{file}: the run count adds up");
+        assert_eq!(
+            out["summary"]["runs"], total,
+            "{file}: the run count adds up"
+        );
         // The evidence: the largest unsafe TTL's failing run replays to the same duplicate,
         // and the same run with the smallest safe TTL duplicates nothing.
         let command = out["replay"].as_str().unwrap();
@@ -205,7 +208,7 @@ fn a_completion_left_pending_is_its_own_outcome_in_text_and_json() {
         ),
         (Some(1), Some(1), Some(1))
     );
-    assert_eq!(out["exactly_once"], 0, "pending is not once");
+    assert_eq!(out["once"], 0, "pending is not once");
     let kinds: Vec<&str> = out["anomalies"]
         .as_array()
         .unwrap()

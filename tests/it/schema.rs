@@ -234,7 +234,7 @@ fn matrix_sweep_crosscheck_and_protocols_validate() {
     let findings = out["findings"].as_array().unwrap();
     assert!(findings.len() > 2, "{out}");
     assert_eq!(out["summary"]["findings"], findings.len());
-    assert!(findings[0]["shrunk"]["scenario"].is_object());
+    assert!(findings[0]["shrunk"]["scenario_file"].is_object());
     assert_valid_and_strict("sweep", "sweep --json", &out, 40);
     // The --out file holds the same findings, one document per line.
     let text = std::fs::read_to_string(&lines).unwrap();
@@ -369,4 +369,170 @@ fn an_interrupted_sweep_still_prints_a_valid_document() {
         .unwrap()
         .contains("--json"));
     assert_valid("sweep", "an interrupted sweep --json", &out);
+}
+
+#[test]
+fn explain_validates() {
+    for (file, lang) in [
+        ("scenarios/ack-first-crash-after-ack.json", "en"),
+        ("scenarios/inbox-crash-between-commit-and-ack.json", "es"),
+    ] {
+        let out = output(&["explain", file, "--json", "--lang", lang]);
+        assert_eq!(out["lang"], lang, "{file}");
+        assert!(
+            out["failure_points"]
+                .as_array()
+                .is_some_and(|p| !p.is_empty()),
+            "{file}"
+        );
+        assert_valid_and_strict("explain", file, &out, 30);
+    }
+}
+
+/// The shape of a property in a schema: its type, the definition it refers to, or the shape
+/// of its items; `null` left out of a nullable one.
+fn shape(v: &Value) -> String {
+    if let Some(r) = v.get("$ref").and_then(Value::as_str) {
+        return r.rsplit('/').next().unwrap().to_string();
+    }
+    for key in ["allOf", "anyOf", "oneOf"] {
+        if let Some(list) = v.get(key).and_then(Value::as_array) {
+            let shapes: Vec<String> = (list.iter().map(shape)).filter(|s| s != "null").collect();
+            return shapes.join("|");
+        }
+    }
+    match &v["type"] {
+        Value::Array(types) => {
+            let types: Vec<&str> = (types.iter().filter_map(Value::as_str))
+                .filter(|t| *t != "null")
+                .collect();
+            match types.as_slice() {
+                ["array"] => format!("[{}]", shape(&v["items"])),
+                _ => types.join("|"),
+            }
+        }
+        Value::String(t) if t == "array" => format!("[{}]", shape(&v["items"])),
+        Value::String(t) => t.clone(),
+        _ => "any".into(),
+    }
+}
+
+/// Every (property name, shape, where) of an output schema, its definitions included; the
+/// scenario file's own types (`Raw…`, `…Expect`, which a finding embeds as the file's
+/// format) are the input's vocabulary, checked by the scenario schema.
+fn properties(schema: &Value, file: &str, out: &mut Vec<(String, String, String)>) {
+    fn walk(v: &Value, at: &str, out: &mut Vec<(String, String, String)>) {
+        match v {
+            Value::Object(o) => {
+                if let Some(Value::Object(props)) = o.get("properties") {
+                    for (name, p) in props {
+                        out.push((name.clone(), shape(p), at.to_string()));
+                    }
+                }
+                for (k, child) in o {
+                    if k != "$defs" {
+                        walk(child, at, out);
+                    }
+                }
+            }
+            Value::Array(a) => a.iter().for_each(|x| walk(x, at, out)),
+            _ => {}
+        }
+    }
+    walk(schema, file, out);
+    for (name, def) in schema["$defs"].as_object().into_iter().flatten() {
+        let input = name.starts_with("Raw") || name.ends_with("Expect") || name == "ScenarioFile";
+        if !(input || name == "OneOrMany") {
+            walk(def, &format!("{file}#{name}"), out);
+        }
+    }
+}
+
+/// What a shape says to a reader: words (`text`); a flag of one item, a count or a list of
+/// many (`many`: `dead_lettered` is a flag on an event and a count on a run, `runs` a list
+/// in a document and a count in its summary, as a scenario file pins `expect.explore.runs`);
+/// or a typed value (an enum or an object: one document's `summary` is not another's).
+fn kind(shape: &str) -> &'static str {
+    match shape {
+        "string" => "text",
+        "boolean" | "integer" | "number" => "many",
+        s if s.starts_with('[') => "many",
+        _ => "typed",
+    }
+}
+
+/// One name, one kind of shape, across every output schema (issue 33, item 3): `confirmed`
+/// is never words here and an object there, `at` never a string here and a boundary there;
+/// and one name per list of a type (`protocol_steps`, never also `steps`). Two names of one
+/// concept (`once` and `exactly_once`) are refused by name.
+#[test]
+fn every_output_schema_names_and_shapes_each_concept_one_way() {
+    let mut all = Vec::new();
+    for entry in std::fs::read_dir(root().join("docs/schema")).unwrap() {
+        let path = entry.unwrap().path();
+        let file = path.file_name().unwrap().to_string_lossy().into_owned();
+        if file == "scenario.schema.json" {
+            continue;
+        }
+        let schema: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        properties(&schema, &file, &mut all);
+    }
+    let clashes = concept_clashes(&all);
+    assert!(clashes.is_empty(), "{}", clashes.join("\n"));
+    // The test catches each kind of clash, made up.
+    let made_up = |name: &str, shape: &str| {
+        let mut broken = all.clone();
+        broken.push((name.into(), shape.into(), "made-up".into()));
+        concept_clashes(&broken)
+    };
+    assert!(
+        !made_up("confirmed", "string").is_empty(),
+        "words where an object is"
+    );
+    assert!(
+        !made_up("steps", "[Step]").is_empty(),
+        "a second name for the protocol's steps"
+    );
+    assert!(
+        !made_up("exactly_once", "integer").is_empty(),
+        "a second name for once"
+    );
+}
+
+/// Every way `all` names or shapes one concept two ways, as lines saying where.
+fn concept_clashes(all: &[(String, String, String)]) -> Vec<String> {
+    use std::collections::{BTreeMap, BTreeSet};
+    let mut kinds: BTreeMap<&str, BTreeMap<&str, &str>> = BTreeMap::new();
+    let mut lists: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    for (name, shape, at) in all {
+        kinds
+            .entry(name)
+            .or_default()
+            .entry(kind(shape))
+            .or_insert(at);
+        let typed_list = shape.starts_with('[') && shape[1..2].chars().all(char::is_uppercase);
+        if typed_list {
+            lists.entry(shape).or_default().insert(name);
+        }
+    }
+    let mut clashes: Vec<String> = (kinds.iter())
+        .filter(|(_, k)| k.len() > 1)
+        .map(|(name, k)| format!("`{name}` is shaped several ways: {k:?}"))
+        .collect();
+    clashes.extend(
+        (lists.iter())
+            .filter(|(_, names)| names.len() > 1)
+            .map(|(shape, names)| format!("{shape} is named several ways: {names:?}")),
+    );
+    // Two names of one concept.
+    for (one, other) in [
+        ("once", "exactly_once"),
+        ("wrong_effect", "wrong_effects"),
+        ("shrunk_findings", "shrunk_count"),
+    ] {
+        if kinds.contains_key(one) && kinds.contains_key(other) {
+            clashes.push(format!("`{one}` and `{other}` name one concept"));
+        }
+    }
+    clashes
 }

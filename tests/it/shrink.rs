@@ -68,13 +68,13 @@ fn a_no_dedup_duplicate_among_20_events_shrinks_to_one_event_and_one_crash_and_r
     assert_eq!(shrunk["original"]["events"], 20);
     assert_eq!(shrunk["size"]["events"], 1);
     assert_eq!(shrunk["size"]["crashes"], 1);
-    assert_eq!(shrunk["size"]["faults"], 0);
+    assert_eq!(shrunk["size"]["other_faults"], 0);
     assert_eq!(shrunk["exhausted"], false);
     let runs = shrunk["runs"].as_u64().unwrap();
     assert!((2..=300).contains(&runs), "{runs}");
-    assert_eq!(shrunk["scenario"]["workload"]["events"], 1);
+    assert_eq!(shrunk["scenario_file"]["workload"]["events"], 1);
     assert_eq!(
-        shrunk["scenario"]["faults"]["crash"]
+        shrunk["scenario_file"]["faults"]["crash"]
             .as_array()
             .unwrap()
             .len(),

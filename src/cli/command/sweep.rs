@@ -182,7 +182,7 @@ fn json_tail(
     let summary = json::SweepSummary {
         runs,
         findings,
-        shrunk,
+        shrunk_findings: shrunk,
         interrupted: resume.is_some(),
         resume,
     };

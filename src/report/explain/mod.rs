@@ -12,6 +12,7 @@
 //! Every sentence comes from the catalogue in [`super::lang`]; this module decides which
 //! sentence fits, never how it is worded.
 
+mod json;
 mod narrate;
 mod own_schema;
 mod sections;
@@ -31,6 +32,7 @@ use crate::report::paint::Paint;
 use crate::scenario::Scenario;
 use crate::sim::{Actor, StopReason, TraceEntry};
 use crate::world::{self, RunOptions, RunResult, Snapshot};
+pub use json::*;
 use sections::*;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;

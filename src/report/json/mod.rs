@@ -7,6 +7,9 @@
 //! `docs/schema/` ([`super::schema`]). Field names are part of the interface: adding a field
 //! keeps the version, renaming or removing one, or changing its meaning, bumps it.
 
+mod search;
+pub use search::*;
+
 use super::Origin;
 use crate::check::{EventReport, IntentReport, Outcome, ScopeVerdict};
 use crate::explore::retention::TtlSearch;
@@ -21,7 +24,7 @@ use crate::world::RunResult;
 use serde::Serialize;
 
 /// The version of the JSON vocabulary, the first field of every document a command prints.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// [`SCHEMA_VERSION`], written as the number and described as that constant in the schema.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -255,12 +258,16 @@ pub struct RunJson {
     pub events: usize,
     pub lost: u64,
     pub duplicated: u64,
+    /// Events whose effect is committed exactly once (`once`, as every output counts them).
+    #[serde(rename = "once")]
     pub exactly_once: u64,
     /// Of the lost events, those the broker dead-lettered.
     pub dead_lettered: u64,
     /// Events not resolved when the run ended: a liveness failure.
     pub stuck: u64,
-    /// Events applied with an altered copy's payload instead of their own.
+    /// Events applied with an altered copy's payload instead of their own (`wrong_effect`,
+    /// as the failure kind and the boundaries name it).
+    #[serde(rename = "wrong_effect")]
     pub wrong_effects: u64,
     /// Events declared invalid (`workload.invalid`) that correctly ended with no effect.
     pub invalid: u64,
@@ -419,8 +426,9 @@ pub fn explore_json<'a>(
 #[serde_with::skip_serializing_none]
 #[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct MatrixPointJson {
-    pub at: String,
-    pub outcome: &'static str,
+    pub at: crate::model::Boundary,
+    /// Over the runs crashed at this boundary, as every output names a guarantee.
+    pub guarantee: Guarantee,
     pub runs: u64,
     pub once: u64,
     pub lost: u64,
@@ -438,7 +446,7 @@ pub struct MatrixProtocolJson {
     /// The verdict over its runs at the matrix's depth (see `check::Judgement`).
     pub verdict: crate::check::Judgement,
     pub name: String,
-    pub steps: Vec<Step>,
+    pub protocol_steps: Vec<Step>,
     /// Over single crashes, as `runs`, `lost_runs` and `duplicated_runs`.
     pub guarantee: Guarantee,
     pub expected_guarantee: Option<Guarantee>,
@@ -482,7 +490,7 @@ pub fn matrix_json(columns: &[MatrixColumn], events: usize, seed: u64, depth: us
                     .expect("a depth of at least 1")
                     .judgement(Some(usize::from(!c.as_documented()))),
                 name: c.protocol.name.clone(),
-                steps: c.protocol.steps.clone(),
+                protocol_steps: c.protocol.steps.clone(),
                 guarantee: c.single().guarantee,
                 expected_guarantee: c.protocol.known_crash_guarantee(),
                 runs: c.single().runs,
@@ -493,8 +501,8 @@ pub fn matrix_json(columns: &[MatrixColumn], events: usize, seed: u64, depth: us
                     .cells
                     .iter()
                     .map(|cell| MatrixPointJson {
-                        at: cell.at.to_string(),
-                        outcome: cell.outcome(),
+                        at: cell.at,
+                        guarantee: Guarantee::from_anomalies(cell.lost > 0, cell.duplicated > 0),
                         runs: cell.runs,
                         once: cell.once,
                         lost: cell.lost,
@@ -543,6 +551,8 @@ pub struct SweepHead<'a> {
     pub scenario: &'a str,
     pub protocol: &'a str,
     /// The seeds asked for: `start` included, `end` excluded.
+    /// The seeds swept (`seeds` is their count where a verdict covers them).
+    #[serde(rename = "seed_range")]
     pub seeds: SeedRange,
     /// The ranges each seed drew its faults from.
     pub limits: SwarmLimits,
@@ -565,7 +575,8 @@ pub struct SweepSummary {
     /// Seeds run: all of them, or, when interrupted, those before `resume`'s.
     pub runs: u64,
     pub findings: u64,
-    pub shrunk: u64,
+    /// Findings shrunk (each finding's own `shrunk` is what it was shrunk to).
+    pub shrunk_findings: u64,
     /// Whether an interruption (Ctrl-C) stopped the sweep; `resume` runs the rest.
     pub interrupted: bool,
     pub resume: Option<String>,
@@ -600,7 +611,9 @@ pub struct ShrunkJson {
     pub trace_hash: String,
     pub token: String,
     pub replay: String,
-    /// The shrunk scenario, as a scenario file would hold it.
+    /// The shrunk scenario, as a scenario file would hold it (`scenario` is a name in every
+    /// other output).
+    #[serde(rename = "scenario_file")]
     #[schemars(with = "crate::scenario::ScenarioFileJson")]
     pub scenario: serde_json::Value,
 }
@@ -653,144 +666,5 @@ pub fn finding_json<'a>(
         anomalies: anomalies(&v.events),
         trace_hash: f.result.trace.hash_hex(),
         replay,
-    }
-}
-
-/// One interleaving in `explore --interleavings --json`.
-#[derive(Debug, Serialize, schemars::JsonSchema)]
-pub struct InterleavingJson {
-    /// The crash injected in this run (with `--with-crashes`; empty without), as explore
-    /// writes a run's crash points.
-    pub crash_points: Vec<BoundaryPoint>,
-    /// The scheduling choices, as `run --schedule` takes them.
-    pub schedule: Vec<u32>,
-    pub guarantee: Guarantee,
-    pub lost: u64,
-    pub duplicated: u64,
-    pub rejected: u64,
-    pub pending: u64,
-    pub all_acked: bool,
-    pub conserved: bool,
-    pub trace_hash: String,
-    pub replay: String,
-}
-
-/// The summary over every interleaving, named as an exploration's [`Summary`] names its
-/// counts.
-#[derive(Debug, Serialize, schemars::JsonSchema)]
-pub struct InterleavingsSummary {
-    /// Interleavings run.
-    pub runs: u64,
-    /// Whether `--max-interleavings`, the memory budget or an interruption stopped the
-    /// enumeration before every interleaving was run.
-    pub truncated: bool,
-    /// Whether the memory budget for kept runs stopped it (a failure).
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub memory_limited: bool,
-    /// Runs that broke any property (lost, duplicated, unacked, unconserved, …).
-    pub breaking_runs: u64,
-    pub lost_runs: u64,
-    pub duplicated_runs: u64,
-    pub unconserved_runs: u64,
-    pub rejected_runs: u64,
-    pub pending_runs: u64,
-    /// The weakest guarantee over every interleaving.
-    pub guarantee: Guarantee,
-}
-
-/// `explore --interleavings --json`.
-#[serde_with::skip_serializing_none]
-#[derive(Debug, Serialize, schemars::JsonSchema)]
-pub struct InterleavingsJson {
-    /// The verdict over every interleaving run (see `check::Judgement`).
-    pub verdict: crate::check::Judgement,
-    pub scenario: String,
-    pub protocol: String,
-    pub consumers: usize,
-    pub max_preemptions: usize,
-    pub with_crashes: bool,
-    pub runs: Vec<InterleavingJson>,
-    pub summary: InterleavingsSummary,
-    pub expect: Option<ExpectJson>,
-}
-
-pub fn interleavings_json(
-    scenario: &Scenario,
-    x: &Interleavings,
-    replays: &[String],
-    failures: Option<Vec<String>>,
-) -> InterleavingsJson {
-    InterleavingsJson {
-        verdict: x.judgement(failures.as_ref().map(Vec::len)),
-        scenario: scenario.name.clone(),
-        protocol: scenario.protocol.name.clone(),
-        consumers: scenario.consumers,
-        max_preemptions: x.max_preemptions,
-        with_crashes: x.with_crashes,
-        runs: x
-            .runs
-            .iter()
-            .zip(replays)
-            .map(|(r, replay)| {
-                let v = &r.result.verdict;
-                InterleavingJson {
-                    crash_points: r.crash.into_iter().collect(),
-                    schedule: r.schedule.to_vec(),
-                    guarantee: v.guarantee,
-                    lost: v.lost,
-                    duplicated: v.duplicated,
-                    rejected: v.rejected,
-                    pending: v.pending,
-                    all_acked: v.all_acked,
-                    conserved: v.conserved,
-                    trace_hash: r.result.trace.hash_hex(),
-                    replay: replay.clone(),
-                }
-            })
-            .collect(),
-        summary: InterleavingsSummary {
-            runs: x.runs.len() as u64,
-            truncated: !x.complete,
-            memory_limited: x.memory_limited,
-            breaking_runs: x.breaking_runs,
-            lost_runs: x.lost_runs,
-            duplicated_runs: x.duplicated_runs,
-            unconserved_runs: x.unconserved_runs,
-            rejected_runs: x.rejected_runs,
-            pending_runs: x.pending_runs,
-            guarantee: x.guarantee,
-        },
-        expect: failures.map(ExpectJson::from_failures),
-    }
-}
-
-/// `explore --smallest-safe-ttl --json`.
-#[serde_with::skip_serializing_none]
-#[derive(Debug, Serialize, schemars::JsonSchema)]
-pub struct TtlSearchJson {
-    /// The verdict on the search (see `check::Judgement`).
-    pub verdict: crate::check::Judgement,
-    pub scenario: String,
-    pub protocol: String,
-    #[serde(flatten)]
-    pub search: TtlSearch,
-    /// The command replaying the largest unsafe TTL's failing run.
-    pub replay: Option<String>,
-    pub expect: Option<ExpectJson>,
-}
-
-pub fn ttl_search_json(
-    scenario: &Scenario,
-    search: &TtlSearch,
-    replay: Option<String>,
-    expect: Option<ExpectJson>,
-) -> TtlSearchJson {
-    TtlSearchJson {
-        verdict: search.judgement(expect.as_ref().map(|e| e.failures.len())),
-        scenario: scenario.name.clone(),
-        protocol: scenario.protocol.name.clone(),
-        search: search.clone(),
-        replay,
-        expect,
     }
 }
