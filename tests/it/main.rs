@@ -39,3 +39,4 @@ mod sql_sandbox;
 mod sql_steps;
 mod support;
 mod tidy;
+mod verdict;
