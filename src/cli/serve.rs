@@ -8,12 +8,16 @@
 //! [`CONNECTION_TIMEOUT`]), each bounded tighter than the CLI (so that an answer
 //! comes in seconds: [`MAX_EVENTS`], [`MAX_DEPTH`], [`MAX_SCHEDULES`], [`MAX_STEPS`], and
 //! the body at [`bounds::MAX_SCENARIO_BYTES`]); any bad input is an answer (400, 403,
-//! 404, 405, 413), a panic is caught and answered (500), and the server goes on. It binds
-//! loopback only, refuses a request whose `Host` is not loopback (a DNS-rebinding page
-//! cannot talk to it), and writes no file.
+//! 404, 405, 413, 415), a panic is caught and answered (500), and the server goes on. It
+//! binds loopback only, refuses a request whose `Host` is not loopback (a DNS-rebinding page
+//! cannot talk to it), refuses a POST sent by a page of any other origin (403) or whose
+//! body is not declared as `application/json` (415: a form or a `text/plain` fetch needs
+//! no CORS preflight, so any page the user visits could otherwise make it work), and
+//! writes no file. Its own refusals are worded in its `--lang`.
 
 use crate::cli::*;
 use crate::report::html::{self as pages, Page};
+use crate::report::lang::ServeRefusal;
 
 /// The most events a served scenario may publish.
 pub const MAX_EVENTS: usize = 50;
@@ -45,7 +49,11 @@ pub(in crate::cli) fn serve(args: &ServeArgs) -> Result<(String, ExitCode), CliE
     listener.set_nonblocking(true).map_err(cannot)?;
     let port = listener.local_addr().map_err(cannot)?.port();
     let lang = language(args.lang);
-    let home = std::sync::Arc::new(pages::playground_page(EXAMPLES, lang).html());
+    let server = std::sync::Arc::new(Server {
+        port,
+        lang,
+        home: pages::playground_page(EXAMPLES, lang).html(),
+    });
     {
         let mut out = std::io::stdout().lock();
         let _ = writeln!(
@@ -69,10 +77,10 @@ pub(in crate::cli) fn serve(args: &ServeArgs) -> Result<(String, ExitCode), CliE
             let Ok((stream, _)) = listener.accept().await else {
                 continue;
             };
-            let home = home.clone();
+            let server = server.clone();
             let service = hyper::service::service_fn(move |request| {
-                let home = home.clone();
-                async move { Ok::<_, std::convert::Infallible>(respond(request, port, &home).await) }
+                let server = server.clone();
+                async move { Ok::<_, std::convert::Infallible>(respond(request, &server).await) }
             });
             tokio::spawn(async move {
                 // A client may shut its side down once it has sent its request: it is
@@ -87,6 +95,14 @@ pub(in crate::cli) fn serve(args: &ServeArgs) -> Result<(String, ExitCode), CliE
 }
 
 type Body = http_body_util::Full<hyper::body::Bytes>;
+
+/// What every request is answered with: the server's port (its own origin and `Host`), its
+/// language (its own refusals are worded in it) and the playground page.
+struct Server {
+    port: u16,
+    lang: Lang,
+    home: String,
+}
 
 /// What the server answers.
 struct Reply {
@@ -132,12 +148,11 @@ impl Reply {
     }
 }
 
-/// Answers one request: checks its host, reads its body (bounded), and hands the rest to
-/// [`answer`], whose panics are caught and answered.
+/// Answers one request: checks its host (and a POST's origin and content type), reads its
+/// body (bounded), and hands the rest to [`answer`], whose panics are caught and answered.
 async fn respond(
     request: hyper::Request<hyper::body::Incoming>,
-    port: u16,
-    home: &str,
+    server: &Server,
 ) -> hyper::Response<Body> {
     use http_body_util::BodyExt as _;
     let gzip = request
@@ -146,28 +161,25 @@ async fn respond(
         .iter()
         .filter_map(|v| v.to_str().ok())
         .any(|v| v.split(',').any(|e| e.trim().starts_with("gzip")));
-    if !loopback_host(request.headers(), port) {
-        return Reply::error(
-            403,
-            "this server answers requests addressed to 127.0.0.1 or localhost only".into(),
-        )
-        .response(gzip);
+    let refuse = |status: u16, why: ServeRefusal| {
+        Reply::error(status, server.lang.serve_refusal(why)).response(gzip)
+    };
+    if !loopback_host(request.headers(), server.port) {
+        return refuse(403, ServeRefusal::ForeignHost);
+    }
+    if request.method() == hyper::Method::POST {
+        if let Some((status, message)) = refused_post(request.headers(), server) {
+            return Reply::error(status, message).response(gzip);
+        }
     }
     let limit = bounds::MAX_SCENARIO_BYTES;
-    let too_large = || {
-        Reply::error(
-            413,
-            format!("a scenario is at most {limit} bytes, as a scenario file is"),
-        )
-        .response(gzip)
-    };
     let declared = request
         .headers()
         .get(hyper::header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
     if declared.is_some_and(|n| n > limit as u64) {
-        return too_large();
+        return refuse(413, ServeRefusal::TooLarge { limit });
     }
     let method = request.method().clone();
     let uri = request.uri().clone();
@@ -176,26 +188,32 @@ async fn respond(
         .await
     {
         Ok(collected) => collected.to_bytes(),
-        Err(e) if e.is::<http_body_util::LengthLimitError>() => return too_large(),
+        Err(e) if e.is::<http_body_util::LengthLimitError>() => {
+            return refuse(413, ServeRefusal::TooLarge { limit })
+        }
         Err(e) => {
-            return Reply::error(400, format!("cannot read the request's body: {e}")).response(gzip)
+            let error = e.to_string();
+            return refuse(400, ServeRefusal::Unreadable { error: &error });
         }
     };
-    std::panic::catch_unwind(|| answer(&method, uri.path(), uri.query().unwrap_or(""), &body, home))
-        .unwrap_or_else(|_| Reply::error(500, "the server failed on this request".into()))
+    let query = uri.query().unwrap_or("");
+    std::panic::catch_unwind(|| answer(&method, uri.path(), query, &body, server))
+        .unwrap_or_else(|_| Reply::error(500, server.lang.serve_refusal(ServeRefusal::Failed)))
         .response(gzip)
 }
 
-fn answer(method: &hyper::Method, path: &str, query: &str, body: &[u8], home: &str) -> Reply {
+fn answer(method: &hyper::Method, path: &str, query: &str, body: &[u8], server: &Server) -> Reply {
+    let refuse =
+        |status: u16, why: ServeRefusal| Reply::error(status, server.lang.serve_refusal(why));
     match (method.as_str(), path) {
         ("GET", "/") => Reply {
             status: 200,
             content_type: "text/html",
-            body: home.to_string(),
+            body: server.home.clone(),
         },
         ("POST", "/api/run" | "/api/explore") => {
             let Ok(text) = std::str::from_utf8(body) else {
-                return Reply::error(400, "the body is not UTF-8 text".into());
+                return refuse(400, ServeRefusal::NotUtf8);
             };
             let page = if path == "/api/run" {
                 served_run(text)
@@ -211,11 +229,46 @@ fn answer(method: &hyper::Method, path: &str, query: &str, body: &[u8], home: &s
                 Err(message) => Reply::error(400, message),
             }
         }
-        (_, "/" | "/api/run" | "/api/explore") => {
-            Reply::error(405, format!("{method} is not answered here"))
-        }
-        _ => Reply::error(404, format!("nothing at {path}")),
+        (_, "/" | "/api/run" | "/api/explore") => refuse(
+            405,
+            ServeRefusal::Method {
+                method: method.as_str(),
+            },
+        ),
+        _ => refuse(404, ServeRefusal::NotFound { path }),
     }
+}
+
+/// Why a POST is refused before its body is read, if it is: sent by a page of another
+/// origin (403; `Origin: null` too: a sandboxed frame, a file), or with a body not declared
+/// as JSON (415). A form or a `text/plain` fetch needs no CORS preflight, so any page the
+/// user visits could otherwise make this server work; a page of this server's own origin
+/// sends `Origin` with its own address, and a client that is not a browser (curl, the
+/// tests) sends none.
+fn refused_post(headers: &hyper::HeaderMap, server: &Server) -> Option<(u16, String)> {
+    let origins: Vec<&hyper::header::HeaderValue> =
+        headers.get_all(hyper::header::ORIGIN).iter().collect();
+    if !origins.is_empty() {
+        let own = ["127.0.0.1", "localhost"].map(|o| format!("http://{o}:{}", server.port));
+        let origin = origins[0].to_str().unwrap_or("?");
+        let ours = origins.len() == 1 && own.iter().any(|o| origin.eq_ignore_ascii_case(o));
+        if !ours {
+            let why = ServeRefusal::ForeignOrigin {
+                origin,
+                own: &own[0],
+            };
+            return Some((403, server.lang.serve_refusal(why)));
+        }
+    }
+    let content_type = headers
+        .get(hyper::header::CONTENT_TYPE)
+        .map(|v| v.to_str().unwrap_or("?"));
+    let json = content_type.is_some_and(|c| {
+        let essence = c.split(';').next().unwrap_or("").trim();
+        essence.eq_ignore_ascii_case("application/json")
+    });
+    let why = ServeRefusal::NotJson { content_type };
+    (!json).then(|| (415, server.lang.serve_refusal(why)))
 }
 
 /// Whether the request's one `Host` names this server on the loopback interface.

@@ -28,6 +28,11 @@ pub fn start() -> Server {
 
 /// `serve --port 0`, started under `ulimit -v limit_kib` when given.
 pub fn start_under(limit_kib: Option<u64>) -> Server {
+    start_with(&[], limit_kib)
+}
+
+/// `serve --port 0` with `args`, started under `ulimit -v limit_kib` when given.
+pub fn start_with(args: &[&str], limit_kib: Option<u64>) -> Server {
     let bin = env!("CARGO_BIN_EXE_delivery-sim");
     let mut cmd = match limit_kib {
         Some(kib) => {
@@ -41,6 +46,7 @@ pub fn start_under(limit_kib: Option<u64>) -> Server {
     };
     let mut child = cmd
         .args(["serve", "--port", "0"])
+        .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -79,12 +85,23 @@ pub fn send(port: u16, request: &[u8]) -> (Option<u16>, String) {
     (status, answer)
 }
 
+/// A POST of `body` as JSON, as a client that is not a browser sends it (no `Origin`).
 pub fn post(path: &str, host: &str, body: &[u8]) -> Vec<u8> {
-    let mut request = format!(
-        "POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+    post_with(path, host, &["Content-Type: application/json"], body)
+}
+
+/// A POST of `body` with these `headers` (`Name: value` each) besides `Host`.
+pub fn post_with(path: &str, host: &str, headers: &[&str], body: &[u8]) -> Vec<u8> {
+    let mut request = format!("POST {path} HTTP/1.1\r\nHost: {host}\r\n");
+    for header in headers {
+        request.push_str(header);
+        request.push_str("\r\n");
+    }
+    request.push_str(&format!(
+        "Content-Length: {}\r\nConnection: close\r\n\r\n",
         body.len()
-    )
-    .into_bytes();
+    ));
+    let mut request = request.into_bytes();
     request.extend_from_slice(body);
     request
 }
@@ -144,7 +161,8 @@ fn serve_survives_hundreds_of_bad_requests_then_answers_a_good_one() {
     let huge = vec![b'x'; (1 << 20) + 1];
     bad.push((post("/api/run", &host, &huge), &[413]));
     let declared = format!(
-        "POST /api/run HTTP/1.1\r\nHost: {host}\r\nContent-Length: 999999999999\r\n\r\nabc"
+        "POST /api/run HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n\
+         Content-Length: 999999999999\r\n\r\nabc"
     );
     bad.push((declared.into_bytes(), &[413, 400]));
     for other in [
@@ -205,4 +223,91 @@ fn serve_refuses_a_port_it_cannot_listen_on() {
         "{}",
         stderr(&o)
     );
+}
+
+/// The status and the `error` of the answer to `request`.
+fn refusal(port: u16, request: &[u8]) -> (Option<u16>, String) {
+    let (status, answer) = send(port, request);
+    let body = answer.split("\r\n\r\n").nth(1).unwrap_or("");
+    let error = serde_json::from_str::<serde_json::Value>(body)
+        .map(|v| v["error"].as_str().unwrap_or("").to_string())
+        .unwrap_or_default();
+    (status, error)
+}
+
+/// The request of issue 33: a page on another site POSTs a scenario as `text/plain`, which
+/// needs no CORS preflight. It, and every POST from another origin or not declared as JSON,
+/// is refused before its body is read; the page's own POST is answered.
+#[test]
+fn serve_works_only_for_its_own_page() {
+    let server = start();
+    let port = server.port;
+    let host = format!("127.0.0.1:{port}");
+    let body = br#"{"name": "inbox", "protocol": "inbox"}"#;
+    let own = format!("Origin: http://127.0.0.1:{port}");
+    let json = "Content-Type: application/json";
+    for origin in [
+        "Origin: http://evil.example".to_string(),
+        "Origin: null".to_string(),
+        format!("Origin: https://127.0.0.1:{port}"),
+        format!("Origin: http://127.0.0.1:{}", port.wrapping_add(1)),
+        format!("Origin: http://127.0.0.1.evil.example:{port}"),
+    ] {
+        for path in ["/api/run", "/api/explore?depth=1"] {
+            for content_type in ["Content-Type: text/plain", json] {
+                let request = post_with(path, &host, &[&origin, content_type], body);
+                let (status, error) = refusal(port, &request);
+                assert_eq!(status, Some(403), "{origin} {content_type}: {error}");
+                assert!(error.contains("its own page"), "{error}");
+            }
+        }
+    }
+    // Two origins, one of them this server's: refused too.
+    let twice = post_with("/api/run", &host, &[&own, "Origin: null", json], body);
+    assert_eq!(refusal(port, &twice).0, Some(403));
+    for content_type in [
+        None,
+        Some("Content-Type: text/plain"),
+        Some("Content-Type: application/x-www-form-urlencoded"),
+        Some("Content-Type: multipart/form-data; boundary=x"),
+        Some("Content-Type: application/jsonx"),
+    ] {
+        let headers: Vec<&str> = std::iter::once(own.as_str()).chain(content_type).collect();
+        let (status, error) = refusal(port, &post_with("/api/run", &host, &headers, body));
+        assert_eq!(status, Some(415), "{content_type:?}: {error}");
+        assert!(error.contains("application/json"), "{error}");
+    }
+    for (origin, content_type) in [
+        (
+            own.as_str(),
+            "Content-Type: application/json; charset=utf-8",
+        ),
+        (
+            &format!("Origin: http://localhost:{port}"),
+            "Content-Type: Application/JSON",
+        ),
+    ] {
+        let request = post_with("/api/run", &host, &[origin, content_type], body);
+        let (status, answer) = send(port, &request);
+        assert_eq!(status, Some(200), "{origin} {content_type}: {answer}");
+    }
+}
+
+#[test]
+fn serve_refuses_in_its_own_language() {
+    let server = start_with(&["--lang", "es"], None);
+    let host = format!("127.0.0.1:{}", server.port);
+    let request = post_with(
+        "/api/run",
+        &host,
+        &["Origin: http://evil.example", "Content-Type: text/plain"],
+        b"{}",
+    );
+    let (status, error) = refusal(server.port, &request);
+    assert_eq!(status, Some(403));
+    assert!(error.contains("su propia página"), "{error}");
+    let request = post_with("/api/run", &host, &[], b"{}");
+    let (status, error) = refusal(server.port, &request);
+    assert_eq!(status, Some(415));
+    assert!(error.contains("no tiene Content-Type"), "{error}");
 }
