@@ -4,16 +4,21 @@
 //! take a scenario in the body and answer with the data of a run page or an exploration
 //! page, which the playground shows as the static pages do.
 //!
-//! It works on one request at a time (connections wait concurrently, each cut off after
-//! [`CONNECTION_TIMEOUT`]), each bounded tighter than the CLI (so that an answer
-//! comes in seconds: [`MAX_EVENTS`], [`MAX_DEPTH`], [`MAX_SCHEDULES`], [`MAX_STEPS`], and
-//! the body at [`bounds::MAX_SCENARIO_BYTES`]); any bad input is an answer (400, 403,
-//! 404, 405, 413, 415), a panic is caught and answered (500), and the server goes on. It
-//! binds loopback only, refuses a request whose `Host` is not loopback (a DNS-rebinding page
-//! cannot talk to it), refuses a POST sent by a page of any other origin (403) or whose
-//! body is not declared as `application/json` (415: a form or a `text/plain` fetch needs
-//! no CORS preflight, so any page the user visits could otherwise make it work), and
-//! writes no file. Its own refusals are worded in its `--lang`.
+//! Requests are answered concurrently. The thread that accepts connections (each cut off
+//! after [`CONNECTION_TIMEOUT`]) answers the page and every refusal itself, at once; a run
+//! or an exploration is a job made on a thread of its own ([`jobs`]), at most
+//! [`jobs::MAX_JOBS`] at once, past which a request is answered 503 with `Retry-After`.
+//! Each job is bounded tighter than the CLI (so that an answer comes in seconds:
+//! [`MAX_EVENTS`], [`MAX_DEPTH`], [`MAX_SCHEDULES`], [`MAX_STEPS`], and the body at
+//! [`bounds::MAX_SCENARIO_BYTES`]); any bad input is an answer (400, 403, 404, 405, 413,
+//! 415), a panic is caught and answered (500), and the server goes on. It binds loopback
+//! only, refuses a request whose `Host` is not loopback (a DNS-rebinding page cannot talk
+//! to it), refuses a POST sent by a page of any other origin (403) or whose body is not
+//! declared as `application/json` (415: a form or a `text/plain` fetch needs no CORS
+//! preflight, so any page the user visits could otherwise make it work), and writes no
+//! file. Its own refusals are worded in its `--lang`.
+
+mod jobs;
 
 use crate::cli::*;
 use crate::report::html::{self as pages, Page};
@@ -53,6 +58,7 @@ pub(in crate::cli) fn serve(args: &ServeArgs) -> Result<(String, ExitCode), CliE
         port,
         lang,
         home: pages::playground_page(EXAMPLES, lang).html(),
+        jobs: jobs::Jobs::new(std::env::var_os(jobs::TEST_HOLD_VAR).is_some()),
     });
     {
         let mut out = std::io::stdout().lock();
@@ -63,8 +69,8 @@ pub(in crate::cli) fn serve(args: &ServeArgs) -> Result<(String, ExitCode), CliE
         );
         let _ = out.flush();
     }
-    // One thread: connections wait on it concurrently, and a request's work (a run, an
-    // exploration) is done on it, one at a time.
+    // One thread: connections wait on it concurrently and the cheap answers are made on it;
+    // a request's work (a run, an exploration) is done on a thread of the blocking pool.
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_io()
         .enable_time()
@@ -102,6 +108,7 @@ struct Server {
     port: u16,
     lang: Lang,
     home: String,
+    jobs: jobs::Jobs,
 }
 
 /// What the server answers.
@@ -109,6 +116,8 @@ struct Reply {
     status: u16,
     content_type: &'static str,
     body: String,
+    /// Seconds after which a refused client may try again (`Retry-After`).
+    retry_after: Option<u32>,
 }
 
 impl Reply {
@@ -117,6 +126,17 @@ impl Reply {
             status,
             content_type: "application/json",
             body: serde_json::json!({ "error": message }).to_string(),
+            retry_after: None,
+        }
+    }
+
+    /// A page's data as JSON.
+    fn page(page: &Page) -> Reply {
+        Reply {
+            status: 200,
+            content_type: "application/json",
+            body: serde_json::to_string(page).expect("a page serialises"),
+            retry_after: None,
         }
     }
 
@@ -131,6 +151,10 @@ impl Reply {
             )
             .header("Cache-Control", "no-store")
             .header("X-Content-Type-Options", "nosniff");
+        let builder = match self.retry_after {
+            Some(seconds) => builder.header("Retry-After", seconds.to_string()),
+            None => builder,
+        };
         let (builder, bytes) = if gzip && self.body.len() > 4096 {
             use std::io::Write as _;
             let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
@@ -149,7 +173,8 @@ impl Reply {
 }
 
 /// Answers one request: checks its host (and a POST's origin and content type), reads its
-/// body (bounded), and hands the rest to [`answer`], whose panics are caught and answered.
+/// body (bounded), and answers: the page and the refusals here, a run or an exploration as
+/// a job (see [`jobs`]), off this thread, or 503 when [`jobs::MAX_JOBS`] are under way.
 async fn respond(
     request: hyper::Request<hyper::body::Incoming>,
     server: &Server,
@@ -196,46 +221,43 @@ async fn respond(
             return refuse(400, ServeRefusal::Unreadable { error: &error });
         }
     };
-    let query = uri.query().unwrap_or("");
-    std::panic::catch_unwind(|| answer(&method, uri.path(), query, &body, server))
-        .unwrap_or_else(|_| Reply::error(500, server.lang.serve_refusal(ServeRefusal::Failed)))
-        .response(gzip)
-}
-
-fn answer(method: &hyper::Method, path: &str, query: &str, body: &[u8], server: &Server) -> Reply {
-    let refuse =
-        |status: u16, why: ServeRefusal| Reply::error(status, server.lang.serve_refusal(why));
-    match (method.as_str(), path) {
-        ("GET", "/") => Reply {
-            status: 200,
-            content_type: "text/html",
-            body: server.home.clone(),
-        },
-        ("POST", "/api/run" | "/api/explore") => {
-            let Ok(text) = std::str::from_utf8(body) else {
-                return refuse(400, ServeRefusal::NotUtf8);
-            };
-            let page = if path == "/api/run" {
-                served_run(text)
-            } else {
-                depth(query).and_then(|d| served_exploration(text, d))
-            };
-            match page {
-                Ok(page) => Reply {
-                    status: 200,
-                    content_type: "application/json",
-                    body: serde_json::to_string(&page).expect("a page serialises"),
-                },
-                Err(message) => Reply::error(400, message),
+    let path = uri.path();
+    let job = match (method.as_str(), path) {
+        ("GET", "/") => {
+            return Reply {
+                status: 200,
+                content_type: "text/html",
+                body: server.home.clone(),
+                retry_after: None,
             }
+            .response(gzip)
         }
-        (_, "/" | "/api/run" | "/api/explore") => refuse(
-            405,
-            ServeRefusal::Method {
-                method: method.as_str(),
-            },
-        ),
-        _ => refuse(404, ServeRefusal::NotFound { path }),
+        ("POST", "/api/run") => jobs::Job::Run,
+        ("POST", "/api/explore") => jobs::Job::Explore,
+        (_, "/" | "/api/run" | "/api/explore") => {
+            let method = method.as_str();
+            return refuse(405, ServeRefusal::Method { method });
+        }
+        _ => return refuse(404, ServeRefusal::NotFound { path }),
+    };
+    let Some(permit) = server.jobs.start() else {
+        let jobs = jobs::MAX_JOBS;
+        let mut busy = Reply::error(503, server.lang.serve_refusal(ServeRefusal::Busy { jobs }));
+        busy.retry_after = Some(jobs::RETRY_AFTER_SECONDS);
+        return busy.response(gzip);
+    };
+    let (lang, query) = (server.lang, uri.query().unwrap_or("").to_string());
+    // The job's thread makes the whole answer, compressed, and lets its permit go when done.
+    let work = tokio::task::spawn_blocking(move || {
+        let reply = std::panic::catch_unwind(|| jobs::answer(&permit, job, &query, &body, lang))
+            .unwrap_or_else(|_| Reply::error(500, lang.serve_refusal(ServeRefusal::Failed)));
+        let response = reply.response(gzip);
+        drop(permit);
+        response
+    });
+    match work.await {
+        Ok(response) => response,
+        Err(_) => refuse(500, ServeRefusal::Failed),
     }
 }
 
@@ -285,72 +307,4 @@ fn loopback_host(headers: &hyper::HeaderMap, port: u16) -> bool {
     ["127.0.0.1", "localhost", "[::1]"]
         .iter()
         .any(|name| host == format!("{name}:{port}"))
-}
-
-fn depth(query: &str) -> Result<usize, String> {
-    let value = query
-        .split('&')
-        .find_map(|pair| pair.strip_prefix("depth="))
-        .unwrap_or("1");
-    match value.parse::<usize>() {
-        Ok(d) if (1..=MAX_DEPTH).contains(&d) => Ok(d),
-        _ => Err(format!(
-            "depth: `{value}` is out of range; allowed here: 1 to {MAX_DEPTH}"
-        )),
-    }
-}
-
-/// The editor's scenario, validated as a file is, then held to the server's bounds.
-fn scenario(text: &str) -> Result<Scenario, String> {
-    let s = Scenario::from_json(text, "scenario.json").map_err(|e| e.to_string())?;
-    if s.workload.events > MAX_EVENTS {
-        return Err(format!(
-            "workload.events: {} is over the {MAX_EVENTS} this server runs per request \
-             (the command line takes up to {}: run it there)",
-            s.workload.events,
-            bounds::MAX_EVENTS
-        ));
-    }
-    if s.limits.max_steps > MAX_STEPS {
-        return Err(format!(
-            "limits.max_steps: {} is over the {MAX_STEPS} this server runs per request \
-             (the command line takes more: run it there)",
-            s.limits.max_steps
-        ));
-    }
-    Ok(s)
-}
-
-/// The replay command of a served run: the editor's text saved as `scenario.json`.
-fn origin() -> Origin {
-    Origin::File("scenario.json".into())
-}
-
-fn served_run(text: &str) -> Result<Page, String> {
-    let s = scenario(text)?;
-    let result = world::run(&s);
-    let replay = origin().replay_command(s.seed, &[]);
-    Ok(pages::run_page(&s, &[], &result, &replay, Lang::En))
-}
-
-fn served_exploration(text: &str, depth: usize) -> Result<Page, String> {
-    let s = scenario(text)?;
-    let options = explore_options(&s, depth, MAX_SCHEDULES).map_err(|e| {
-        format!(
-            "{e} (this server explores at most {MAX_SCHEDULES} schedules per request; the \
-             command line, with --max-schedules, more)"
-        )
-    })?;
-    let estimate = explore::estimate(&s, depth);
-    if estimate.steps > MAX_EXPLORE_STEPS {
-        return Err(format!(
-            "exploring this scenario to depth {depth} may need {} steps, over the {} this \
-             server spends per request: lower the depth or the events, or run `explore` on \
-             the command line",
-            estimate.steps, MAX_EXPLORE_STEPS
-        ));
-    }
-    let x = explore::explore(&s, options);
-    let command = origin().explore_command(s.seed, depth);
-    Ok(pages::explore_page(&s, &x, &origin(), Lang::En, &command))
 }

@@ -5,19 +5,38 @@
 use super::support::*;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::process::{Child, Stdio};
+use std::process::{Child, ChildStderr, ChildStdin, Stdio};
 use std::time::Duration;
 
 /// The server, killed when dropped.
 pub struct Server {
     child: Child,
     pub port: u16,
+    /// With its jobs held: its stdin (a line releases one job; closing it, every job) and
+    /// its stderr (a line per job that waits).
+    held: Option<(Option<ChildStdin>, BufReader<ChildStderr>)>,
 }
 
 impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+impl Server {
+    /// Returns once one more job is under way, waiting to be released.
+    fn job_waits(&mut self) {
+        let (_, stderr) = self.held.as_mut().expect("a server holding its jobs");
+        let mut line = String::new();
+        stderr.read_line(&mut line).expect("the server's stderr");
+        assert!(line.contains("a job waits for a line on stdin"), "{line:?}");
+    }
+
+    /// Lets every job go, those waiting and those to come.
+    fn release_jobs(&mut self) {
+        let (stdin, _) = self.held.as_mut().expect("a server holding its jobs");
+        drop(stdin.take());
     }
 }
 
@@ -44,11 +63,28 @@ pub fn start_with(args: &[&str], limit_kib: Option<u64>) -> Server {
         }
         None => command(bin),
     };
+    cmd.args(["serve", "--port", "0"]).args(args);
+    spawn(cmd.stderr(Stdio::null()))
+}
+
+/// `serve --port 0` holding every job until [`Server::release_jobs`]: its test hook
+/// (`DELIVERY_SIM_TEST_HOLD_JOBS`), which makes each job wait for a line on its stdin.
+fn start_holding() -> Server {
+    let mut cmd = command(env!("CARGO_BIN_EXE_delivery-sim"));
+    cmd.args(["serve", "--port", "0"])
+        .env("DELIVERY_SIM_TEST_HOLD_JOBS", "1")
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut server = spawn(&mut cmd);
+    let stdin = server.child.stdin.take();
+    let stderr = BufReader::new(server.child.stderr.take().expect("stderr"));
+    server.held = Some((stdin, stderr));
+    server
+}
+
+fn spawn(cmd: &mut std::process::Command) -> Server {
     let mut child = cmd
-        .args(["serve", "--port", "0"])
-        .args(args)
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
         .spawn()
         .expect("the binary starts");
     let mut line = String::new();
@@ -61,19 +97,33 @@ pub fn start_with(args: &[&str], limit_kib: Option<u64>) -> Server {
         .and_then(|rest| rest.split('/').next())
         .and_then(|p| p.parse().ok())
         .unwrap_or_else(|| panic!("no address in {line:?}"));
-    Server { child, port }
+    Server {
+        child,
+        port,
+        held: None,
+    }
 }
 
 /// Sends `request` as is; the status code of the answer, if one came (`None` when the
 /// server closed the connection without one).
 pub fn send(port: u16, request: &[u8]) -> (Option<u16>, String) {
+    answer_on(open(port, request))
+}
+
+/// A connection on which `request` was sent, its answer not read yet.
+fn open(port: u16, request: &[u8]) -> TcpStream {
     let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("the server listens");
-    // A guard against a hang, not a measurement: every answer here takes milliseconds.
+    // A guard against a hang, not a measurement: every answer here takes seconds at most.
     stream
         .set_read_timeout(Some(Duration::from_secs(60)))
         .unwrap();
     let _ = stream.write_all(request);
     let _ = stream.shutdown(std::net::Shutdown::Write);
+    stream
+}
+
+/// The answer on `stream`, read to its end, and its status code.
+fn answer_on(mut stream: TcpStream) -> (Option<u16>, String) {
     let mut answer = Vec::new();
     let _ = stream.read_to_end(&mut answer);
     let answer = String::from_utf8_lossy(&answer).to_string();
@@ -83,6 +133,17 @@ pub fn send(port: u16, request: &[u8]) -> (Option<u16>, String) {
         .and_then(|rest| rest.get(..3))
         .and_then(|code| code.parse().ok());
     (status, answer)
+}
+
+/// Whether nothing of an answer has come on `stream` yet (a read that would block).
+fn unanswered(stream: &TcpStream) -> bool {
+    stream.set_nonblocking(true).unwrap();
+    let pending = matches!(
+        (&*stream).read(&mut [0u8; 1]),
+        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock
+    );
+    stream.set_nonblocking(false).unwrap();
+    pending
 }
 
 /// A POST of `body` as JSON, as a client that is not a browser sends it (no `Origin`).
@@ -237,10 +298,11 @@ fn refusal(port: u16, request: &[u8]) -> (Option<u16>, String) {
 
 /// The request of issue 33: a page on another site POSTs a scenario as `text/plain`, which
 /// needs no CORS preflight. It, and every POST from another origin or not declared as JSON,
-/// is refused before its body is read; the page's own POST is answered.
+/// is refused before it asks for a job: the server holds every job here, and each refusal
+/// still comes (a job would wait). The page's own POSTs are jobs, answered once released.
 #[test]
 fn serve_works_only_for_its_own_page() {
-    let server = start();
+    let mut server = start_holding();
     let port = server.port;
     let host = format!("127.0.0.1:{port}");
     let body = br#"{"name": "inbox", "protocol": "inbox"}"#;
@@ -277,19 +339,78 @@ fn serve_works_only_for_its_own_page() {
         assert_eq!(status, Some(415), "{content_type:?}: {error}");
         assert!(error.contains("application/json"), "{error}");
     }
-    for (origin, content_type) in [
+    let localhost = format!("Origin: http://localhost:{port}");
+    let pending: Vec<TcpStream> = [
         (
             own.as_str(),
             "Content-Type: application/json; charset=utf-8",
         ),
-        (
-            &format!("Origin: http://localhost:{port}"),
-            "Content-Type: Application/JSON",
-        ),
-    ] {
-        let request = post_with("/api/run", &host, &[origin, content_type], body);
-        let (status, answer) = send(port, &request);
-        assert_eq!(status, Some(200), "{origin} {content_type}: {answer}");
+        (localhost.as_str(), "Content-Type: Application/JSON"),
+    ]
+    .iter()
+    .map(|(origin, content_type)| {
+        let stream = open(
+            port,
+            &post_with("/api/run", &host, &[origin, content_type], body),
+        );
+        server.job_waits();
+        stream
+    })
+    .collect();
+    server.release_jobs();
+    for stream in pending {
+        let (status, answer) = answer_on(stream);
+        assert_eq!(status, Some(200), "{answer}");
+    }
+}
+
+/// While a job is under way (an exploration of 50 events, held), the page and the refusals
+/// are answered; a second job fills the bound, a third request is answered 503 with
+/// `Retry-After`; released, both jobs are answered, and the bound is free again.
+#[test]
+fn serve_answers_while_a_job_is_under_way_and_refuses_past_its_bound() {
+    let mut server = start_holding();
+    let port = server.port;
+    let host = format!("127.0.0.1:{port}");
+    let fifty = br#"{"name": "fifty", "protocol": "inbox", "workload": {"events": 50}}"#;
+    let small = br#"{"name": "small", "protocol": "ack-first"}"#;
+    let home = format!("GET / HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n");
+    let exploration = open(port, &post("/api/explore?depth=1", &host, fifty));
+    server.job_waits();
+    let (status, page) = send(port, home.as_bytes());
+    assert_eq!(status, Some(200));
+    assert!(page.contains("id=\"page-data\""));
+    assert!(
+        unanswered(&exploration),
+        "the exploration is still under way"
+    );
+    let run = open(port, &post("/api/run", &host, small));
+    server.job_waits();
+    for path in ["/api/run", "/api/explore?depth=1"] {
+        let (status, answer) = send(port, &post(path, &host, small));
+        assert_eq!(status, Some(503), "{answer}");
+        assert!(
+            answer
+                .to_ascii_lowercase()
+                .contains("\r\nretry-after: 2\r\n"),
+            "{answer}"
+        );
+        assert!(answer.contains("the most it takes at once"), "{answer}");
+    }
+    // A refusal is still a refusal, never a 503: it asks for no job.
+    let foreign = post_with("/api/run", &host, &["Origin: null"], small);
+    assert_eq!(send(port, &foreign).0, Some(403));
+    assert_eq!(send(port, home.as_bytes()).0, Some(200));
+    assert!(unanswered(&exploration) && unanswered(&run));
+    server.release_jobs();
+    let (status, answer) = answer_on(exploration);
+    assert_eq!(status, Some(200), "{}", &answer[..answer.len().min(400)]);
+    assert!(answer.contains(r#""listing""#));
+    let (status, answer) = answer_on(run);
+    assert_eq!(status, Some(200), "{answer}");
+    // Each job gave its place back when it ended, before its answer was sent.
+    for _ in 0..3 {
+        assert_eq!(send(port, &post("/api/run", &host, small)).0, Some(200));
     }
 }
 
