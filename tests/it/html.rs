@@ -141,9 +141,11 @@ fn the_committed_matrix_page_is_the_size_the_readme_states() {
 /// languages, and every row of both diagrams tied to an entry of the run.
 #[test]
 fn every_scenario_file_makes_a_run_page() {
-    use delivery_sim::report::explain::MAX_TOLD_ENTRIES;
+    use delivery_sim::report::explain::{story, MAX_TOLD_ENTRIES};
     use delivery_sim::report::html::run_view;
+    use delivery_sim::report::lang::Lang;
     use delivery_sim::scenario::Scenario;
+    use serde_json::json;
     let files = scenario_files();
     assert!(files.len() > 80, "{} files", files.len());
     for file in files {
@@ -152,6 +154,23 @@ fn every_scenario_file_makes_a_run_page() {
         let view = serde_json::to_value(run_view(&s, &[], &r, "replay")).unwrap();
         let steps = view["steps"].as_array().expect("steps");
         assert_eq!(steps.len(), r.trace.len().min(MAX_TOLD_ENTRIES), "{file}");
+        // The page tells both languages from one run: each as `explain` tells it alone.
+        for (i, lang) in ["en", "es"].into_iter().enumerate() {
+            let l = [Lang::En, Lang::Es][i];
+            let alone = story(&s, &[], &r, l);
+            let told: Vec<&Value> = steps.iter().map(|step| &step["text"][lang]).collect();
+            let sentences: Vec<&str> = alone.steps.iter().map(|t| t.sentence.as_str()).collect();
+            assert_eq!(told, sentences, "{file} {lang}");
+            assert_eq!(
+                view["initial"][lang], alone.initial_database,
+                "{file} {lang}"
+            );
+            assert_eq!(
+                view["anomalies"][lang],
+                json!(alone.anomalies),
+                "{file} {lang}"
+            );
+        }
         assert_eq!(view["trace_hash"], r.trace.hash_hex(), "{file}");
         for lang in ["en", "es"] {
             let svg = view["svg"][lang].as_str().expect("an svg");

@@ -73,20 +73,25 @@ pub fn explore_page(
         .filter(|&i| i < MAX_LISTED_RUNS / 2 || failing(&x.runs[i]))
         .take(MAX_LISTED_RUNS)
         .collect();
-    let shown = told(&listed, |i| failing(&x.runs[i]), MAX_SHOWN_RUNS);
+    // A run longer than a page can tell is replayed, not rerun: rerunning it would hold its
+    // whole trace beside the exploration's runs.
+    let shown: Vec<usize> = told(&listed, |i| failing(&x.runs[i]), MAX_SHOWN_RUNS)
+        .into_iter()
+        .filter(|&i| x.runs[i].result.trace.len() <= MAX_TOLD_TRACE_ENTRIES)
+        .collect();
+    let views = page.tell_each(&shown, |&i| {
+        let run = &x.runs[i];
+        full_run(
+            scenario,
+            run,
+            &origin.replay_command(scenario.seed, &run.crashes),
+        )
+    });
     let mut runs = Vec::with_capacity(listed.len());
     for &i in &listed {
         let run = &x.runs[i];
         let replay = origin.replay_command(scenario.seed, &run.crashes);
-        // A run longer than a page can tell is replayed, not rerun: rerunning it would hold
-        // its whole trace beside the exploration's runs.
-        let view = if shown.binary_search(&i).is_ok()
-            && run.result.trace.len() <= MAX_TOLD_TRACE_ENTRIES
-        {
-            page.tell(|| full_run(scenario, run, &replay))
-        } else {
-            None
-        };
+        let view = shown.binary_search(&i).ok().and_then(|k| views[k]);
         let v = &run.result.verdict;
         runs.push(ListedRun {
             number: i,

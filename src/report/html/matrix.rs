@@ -3,9 +3,9 @@
 //! the cell's first failing run, else its first run.
 
 use super::{run_view, Bi, Page};
-use crate::explore::{matrix_rows, MatrixColumn};
+use crate::explore::{matrix_rows, MatrixCell, MatrixColumn};
 use crate::fault::CrashSpec;
-use crate::model::{built_ins, BoundaryPoint};
+use crate::model::{built_ins, Boundary, BoundaryPoint};
 use crate::report::lang::Lang;
 use crate::report::Origin;
 use crate::scenario::Scenario;
@@ -83,34 +83,36 @@ pub fn matrix_page(
             cells: Vec::new(),
         })
         .collect();
-    for column in columns {
-        let mut scenario = Scenario::new(column.protocol.clone());
-        scenario.seed = seed;
-        scenario.workload.events = events;
-        let origin = Origin::BuiltIn {
-            protocol: column.protocol.name.clone(),
-            events,
+    let scenarios: Vec<Scenario> = columns
+        .iter()
+        .map(|column| {
+            let mut scenario = Scenario::new(column.protocol.clone());
+            scenario.seed = seed;
+            scenario.workload.events = events;
+            scenario
+        })
+        .collect();
+    let cells = cell_runs(columns, &boundaries, events, seed);
+    let told: Vec<_> = cells.iter().flatten().collect();
+    let views = page.tell_each(&told, |(c, _, point, replay)| {
+        crashed_run(&scenarios[*c], *point, replay)
+    });
+    let mut views = views.into_iter();
+    for (k, cell) in cells.into_iter().enumerate() {
+        let row = &mut rows[k % boundaries.len().max(1)];
+        let Some((_, cell, _, replay)) = cell else {
+            row.cells.push(None);
+            continue;
         };
-        for (row, at) in rows.iter_mut().zip(&boundaries) {
-            let cell = column.cells.iter().find(|c| c.at == *at);
-            let Some((cell, point)) =
-                cell.and_then(|c| Some((c, c.first_failure.or(c.first_run)?)))
-            else {
-                row.cells.push(None);
-                continue;
-            };
-            let replay = origin.replay_command(seed, &[point]);
-            let run = page.tell(|| crashed_run(&scenario, point, &replay));
-            row.cells.push(Some(CellView {
-                outcome: cell.outcome(),
-                label: Bi::of(|l| l.matrix_cell(cell.outcome())),
-                runs: cell.runs,
-                lost: cell.lost,
-                duplicated: cell.duplicated,
-                run,
-                replay,
-            }));
-        }
+        row.cells.push(Some(CellView {
+            outcome: cell.outcome(),
+            label: Bi::of(|l| l.matrix_cell(cell.outcome())),
+            runs: cell.runs,
+            lost: cell.lost,
+            duplicated: cell.duplicated,
+            run: views.next().flatten(),
+            replay,
+        }));
     }
     page.matrix = Some(MatrixView {
         intro: Bi::of(|l| l.matrix_intro(columns.len(), depth, events, seed)),
@@ -125,6 +127,32 @@ pub fn matrix_page(
         }),
     });
     page
+}
+
+/// The run each cell opens, column by column (`None` where the protocol has no such
+/// step): its column, the cell, its crash point (the cell's first failing run, else its
+/// first run) and the command that replays it.
+fn cell_runs<'c>(
+    columns: &'c [MatrixColumn],
+    boundaries: &[Boundary],
+    events: usize,
+    seed: u64,
+) -> Vec<Option<(usize, &'c MatrixCell, BoundaryPoint, String)>> {
+    let mut cells = Vec::new();
+    for (c, column) in columns.iter().enumerate() {
+        let origin = Origin::BuiltIn {
+            protocol: column.protocol.name.clone(),
+            events,
+        };
+        for at in boundaries {
+            let cell = column.cells.iter().find(|cell| cell.at == *at);
+            let run = cell.and_then(|cell| Some((cell, cell.first_failure.or(cell.first_run)?)));
+            cells.push(
+                run.map(|(cell, point)| (c, cell, point, origin.replay_command(seed, &[point]))),
+            );
+        }
+    }
+    cells
 }
 
 /// The run of `scenario` with a single crash at `point`, as the cell's page shows it.

@@ -108,13 +108,41 @@ impl Page {
     /// Adds the run `view` makes to the runs the page tells, unless the page is full
     /// ([`PAGE_DATA_BYTES`]; the first run is always told): its index, if told.
     fn tell(&mut self, view: impl FnOnce() -> run::RunView) -> Option<usize> {
-        if !self.runs.is_empty() && self.data_bytes >= PAGE_DATA_BYTES {
+        if self.full() {
             return None;
         }
         let view = view();
         self.data_bytes += serde_json::to_vec(&view).map_or(0, |v| v.len());
         self.runs.push(view);
         Some(self.runs.len() - 1)
+    }
+
+    /// [`Page::tell`] for each of `items`, whose views `view` makes: in parallel, a batch of
+    /// as many as there are threads at a time, each batch added in order until the page is
+    /// full. The page tells the same runs as one [`Page::tell`] after another would (a batch
+    /// may make a few views the full page then leaves out).
+    fn tell_each<T: Sync>(
+        &mut self,
+        items: &[T],
+        view: impl Fn(&T) -> run::RunView + Sync,
+    ) -> Vec<Option<usize>> {
+        use rayon::prelude::*;
+        let batch = rayon::current_num_threads().max(1);
+        let mut told = Vec::with_capacity(items.len());
+        for chunk in items.chunks(batch) {
+            if self.full() {
+                break;
+            }
+            let views: Vec<run::RunView> = chunk.par_iter().map(&view).collect();
+            told.extend(views.into_iter().map(|v| self.tell(|| v)));
+        }
+        told.resize(items.len(), None);
+        told
+    }
+
+    /// Whether the page tells no more runs ([`PAGE_DATA_BYTES`]; the first is always told).
+    fn full(&self) -> bool {
+        !self.runs.is_empty() && self.data_bytes >= PAGE_DATA_BYTES
     }
 
     /// The page as one HTML document.

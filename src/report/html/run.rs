@@ -69,7 +69,8 @@ pub struct EventView {
 /// `r`, the run of `scenario` with scheduling choices `script`, ready to show; `replay` is
 /// the command that replays it. `r` must keep its trace (not a slim result).
 pub fn run_view(scenario: &Scenario, script: &[u32], r: &RunResult, replay: &str) -> RunView {
-    let stories = Bi::of(|l| explain::story(scenario, script, r, l));
+    let [en, es] = explain::stories(scenario, script, r);
+    let stories = Bi { en, es };
     // One run, one cap: both languages tell the same entries.
     assert_eq!(stories.en.steps.len(), stories.es.steps.len());
     let v = &r.verdict;

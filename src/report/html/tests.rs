@@ -258,3 +258,42 @@ fn a_full_page_lists_runs_without_telling_them() {
     empty.data_bytes = PAGE_DATA_BYTES;
     assert_eq!(empty.tell(|| view.clone()), Some(0));
 }
+
+#[test]
+fn both_languages_told_from_one_run_are_each_language_told_alone() {
+    for (protocol, point) in [
+        ("no-dedup", "after:commit e1 d1"),
+        ("inbox", "after:insert_inbox e0 d1"),
+        ("ack-first", "after:ack e1 d1"),
+    ] {
+        let (s, r) = crashed(protocol, point);
+        let [en, es] = crate::report::explain::stories(&s, &[], &r);
+        assert_eq!(en, crate::report::explain::story(&s, &[], &r, Lang::En));
+        assert_eq!(es, crate::report::explain::story(&s, &[], &r, Lang::Es));
+    }
+}
+
+#[test]
+fn runs_told_in_parallel_are_those_told_one_after_another() {
+    let (s, r) = crashed("no-dedup", "after:commit e0 d1");
+    let view = run_view(&s, &[], &r, "delivery-sim run v");
+    let size = serde_json::to_vec(&view).expect("serialises").len();
+    let items: Vec<usize> = (0..PAGE_DATA_BYTES / size + 7).collect();
+    let new = || {
+        Page::new(
+            "explore",
+            Lang::En,
+            Bi::of(|_| String::new()),
+            String::new(),
+        )
+    };
+    let mut one_by_one = new();
+    let told: Vec<Option<usize>> = items
+        .iter()
+        .map(|_| one_by_one.tell(|| view.clone()))
+        .collect();
+    let mut parallel = new();
+    assert_eq!(parallel.tell_each(&items, |_| view.clone()), told);
+    assert_eq!(parallel.runs.len(), one_by_one.runs.len());
+    assert!(told.last() == Some(&None), "the page filled");
+}
