@@ -2,7 +2,10 @@
 //! 127.0.0.1, with a scenario editor: `GET /` is the playground page (every file of
 //! `scenarios/` compiled in as an example), `POST /api/run` and `POST /api/explore?depth=D`
 //! take a scenario in the body and answer with the data of a run page or an exploration
-//! page, which the playground shows as the static pages do.
+//! page, which the playground shows as the static pages do. An exploration's answer tells
+//! no run up front (telling 120 runs took most of it): it lists them with their crash
+//! points, and the page asks `POST /api/story?crash=P&crash=Q` with the same scenario for
+//! the story of the run it opens.
 //!
 //! Requests are answered concurrently. The thread that accepts connections (each cut off
 //! after [`CONNECTION_TIMEOUT`]) answers the page and every refusal itself, at once; a run
@@ -234,7 +237,8 @@ async fn respond(
         }
         ("POST", "/api/run") => jobs::Job::Run,
         ("POST", "/api/explore") => jobs::Job::Explore,
-        (_, "/" | "/api/run" | "/api/explore") => {
+        ("POST", "/api/story") => jobs::Job::Story,
+        (_, "/" | "/api/run" | "/api/explore" | "/api/story") => {
             let method = method.as_str();
             return refuse(405, ServeRefusal::Method { method });
         }

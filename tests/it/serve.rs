@@ -239,7 +239,12 @@ fn serve_survives_hundreds_of_bad_requests_then_answers_a_good_one() {
     bad.push((b"GET / HTTP/1.0\r\n\r\n".to_vec(), &[403]));
     let twice = format!("GET / HTTP/1.1\r\nHost: {host}\r\nHost: evil.example\r\n\r\n");
     bad.push((twice.into_bytes(), &[403, 400]));
-    for (method, path) in [("DELETE", "/"), ("PUT", "/api/run"), ("GET", "/api/run")] {
+    for (method, path) in [
+        ("DELETE", "/"),
+        ("PUT", "/api/run"),
+        ("GET", "/api/run"),
+        ("GET", "/api/story"),
+    ] {
         let r = format!("{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n");
         bad.push((r.into_bytes(), &[405]));
     }
@@ -431,4 +436,79 @@ fn serve_refuses_in_its_own_language() {
     let (status, error) = refusal(server.port, &request);
     assert_eq!(status, Some(415));
     assert!(error.contains("no tiene Content-Type"), "{error}");
+}
+
+/// The JSON body of an answer.
+fn body_of(answer: &str) -> serde_json::Value {
+    let body = answer.split_once("\r\n\r\n").map_or("", |(_, b)| b);
+    serde_json::from_str(body)
+        .unwrap_or_else(|e| panic!("{e}: {}", &answer[..answer.len().min(300)]))
+}
+
+/// Percent-encodes `text` as a query value (`encodeURIComponent`).
+fn encoded(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// An exploration's answer lists its runs with their crash points and tells none; the
+/// story of each, asked for with those points, is that very run: its trace hash and its
+/// replay command are the listing's.
+#[test]
+fn serve_tells_an_explored_run_when_it_is_asked_for() {
+    let server = start();
+    let host = format!("127.0.0.1:{}", server.port);
+    let scenario = std::fs::read(root().join("scenarios/ack-first-crash-after-ack.json")).unwrap();
+    let (status, answer) = send(server.port, &post("/api/explore?depth=2", &host, &scenario));
+    assert_eq!(status, Some(200), "{}", &answer[..answer.len().min(300)]);
+    let page = body_of(&answer);
+    assert_eq!(
+        page["runs"].as_array().map(Vec::len),
+        Some(0),
+        "no run told"
+    );
+    let listed = page["listing"]["runs"].as_array().expect("listed runs");
+    let crashes = |r: &serde_json::Value| r["crashes"].as_array().expect("crashes").len();
+    let picked: Vec<&serde_json::Value> = [0, 1, 2]
+        .iter()
+        .filter_map(|&n| listed.iter().find(|r| crashes(r) == n))
+        .chain(listed.iter().filter(|r| r["tone"] != "once").take(2))
+        .collect();
+    assert_eq!(
+        picked.len(),
+        5,
+        "runs of 0, 1 and 2 crashes, and failing ones"
+    );
+    for run in picked {
+        let query: Vec<String> = (run["crashes"].as_array().unwrap().iter())
+            .map(|c| format!("crash={}", encoded(c.as_str().unwrap())))
+            .collect();
+        let path = format!("/api/story?{}", query.join("&"));
+        let (status, answer) = send(server.port, &post(&path, &host, &scenario));
+        assert_eq!(status, Some(200), "{path}: {answer}");
+        let told = body_of(&answer);
+        let view = &told["runs"][0];
+        assert_eq!(view["trace_hash"], run["trace_hash"], "{path}");
+        assert_eq!(view["replay"], run["replay"], "{path}");
+        assert_eq!(view["crashes"], run["crashes"], "{path}");
+    }
+    for (query, wrong) in [
+        ("crash=after%3Anope%20e0%20d1", "nope"),
+        ("crash=%zz", "percent-encoded"),
+        ("crash=%C3%28", "percent-encoded"),
+    ] {
+        let path = format!("/api/story?{query}");
+        let (status, answer) = send(server.port, &post(&path, &host, &scenario));
+        assert_eq!(status, Some(400), "{path}: {answer}");
+        assert!(
+            body_of(&answer)["error"].as_str().unwrap().contains(wrong),
+            "{answer}"
+        );
+    }
 }

@@ -39,6 +39,8 @@ pub(super) enum Job {
     Run,
     /// `POST /api/explore?depth=D`: an exploration, listed.
     Explore,
+    /// `POST /api/story?crash=P&crash=Q`: one run of an exploration, told.
+    Story,
 }
 
 /// The jobs under way.
@@ -102,6 +104,7 @@ pub(super) fn answer(permit: &Permit, job: Job, query: &str, body: &[u8], lang: 
     let page = match job {
         Job::Run => served_run(text),
         Job::Explore => depth(query).and_then(|d| served_exploration(text, d)),
+        Job::Story => served_story(text, query),
     };
     match page {
         Ok(page) => Reply::page(&page),
@@ -174,5 +177,66 @@ fn served_exploration(text: &str, depth: usize) -> Result<Page, String> {
     }
     let x = explore::explore(&s, options);
     let command = origin().explore_command(s.seed, depth);
-    Ok(pages::explore_page(&s, &x, &origin(), Lang::En, &command))
+    Ok(pages::explore_listing(
+        &s,
+        &x,
+        &origin(),
+        Lang::En,
+        &command,
+    ))
+}
+
+/// The run of an exploration of the scenario in `text` that crashes at the `crash` points
+/// of `query` (none: the crash-free run): the scenario's own planned and random crashes
+/// replaced by these, as an exploration runs it. Its replay command is the one the
+/// exploration's listing gives it.
+fn served_story(text: &str, query: &str) -> Result<Page, String> {
+    let mut s = scenario(text)?;
+    let points = query_values(query, "crash")?;
+    let crashes =
+        crash_override(&s, &points).map_err(|e| e.to_string().replacen("--crash", "crash", 1))?;
+    s.faults.crash = crashes.iter().map(|p| CrashSpec::exactly(*p)).collect();
+    s.faults.random_crash = None;
+    let result = world::run(&s);
+    let replay = origin().replay_command(s.seed, &crashes);
+    Ok(pages::run_page(&s, &[], &result, &replay, Lang::En))
+}
+
+/// The values `key` takes in a query string, percent-decoded (`+` is a space).
+fn query_values(query: &str, key: &str) -> Result<Vec<String>, String> {
+    query
+        .split('&')
+        .filter_map(|pair| pair.strip_prefix(key)?.strip_prefix('='))
+        .map(|value| {
+            percent_decoded(value)
+                .ok_or_else(|| format!("{key}: `{value}` is not percent-encoded UTF-8"))
+        })
+        .collect()
+}
+
+fn percent_decoded(value: &str) -> Option<String> {
+    let bytes = value.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'%' => {
+                let hex = bytes.get(i + 1..i + 3)?;
+                if !hex.iter().all(u8::is_ascii_hexdigit) {
+                    return None;
+                }
+                out.push(u8::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()?);
+                i += 3;
+            }
+            b'+' => {
+                out.push(b' ');
+                i += 1;
+            }
+            b => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).ok()
 }

@@ -50,7 +50,10 @@ pub struct ListedRun {
     pub same_as: Option<usize>,
     /// The run the page tells step by step, if it does: an index into the page's runs.
     pub view: Option<usize>,
+    /// Its crash points, as `run --crash` takes them.
+    pub crashes: Vec<String>,
     pub replay: String,
+    pub trace_hash: String,
 }
 
 /// The page of `explore --html`: the runs of `x`, the exploration of `scenario` (from
@@ -61,6 +64,31 @@ pub fn explore_page(
     origin: &Origin,
     lang: Lang,
     command: &str,
+) -> Page {
+    exploration_page(scenario, x, origin, lang, command, MAX_SHOWN_RUNS)
+}
+
+/// [`explore_page`] telling no run: the listing only, each run with its crash points, for
+/// a page that asks for a run's story when it is opened (`serve`'s playground, which runs
+/// `run --crash` with them). Telling 120 runs up front took most of an exploration's answer.
+pub fn explore_listing(
+    scenario: &Scenario,
+    x: &Exploration,
+    origin: &Origin,
+    lang: Lang,
+    command: &str,
+) -> Page {
+    exploration_page(scenario, x, origin, lang, command, 0)
+}
+
+/// The exploration page telling at most `shown` runs step by step.
+fn exploration_page(
+    scenario: &Scenario,
+    x: &Exploration,
+    origin: &Origin,
+    lang: Lang,
+    command: &str,
+    shown: usize,
 ) -> Page {
     let mut page = Page::new(
         "explore",
@@ -75,7 +103,7 @@ pub fn explore_page(
         .collect();
     // A run longer than a page can tell is replayed, not rerun: rerunning it would hold its
     // whole trace beside the exploration's runs.
-    let shown: Vec<usize> = told(&listed, |i| failing(&x.runs[i]), MAX_SHOWN_RUNS)
+    let shown: Vec<usize> = told(&listed, |i| failing(&x.runs[i]), shown)
         .into_iter()
         .filter(|&i| x.runs[i].result.trace.len() <= MAX_TOLD_TRACE_ENTRIES)
         .collect();
@@ -103,7 +131,9 @@ pub fn explore_page(
             duplicated: v.duplicated,
             same_as: run.equivalent_to,
             view,
+            crashes: run.crashes.iter().map(ToString::to_string).collect(),
             replay,
+            trace_hash: run.result.trace.hash_hex(),
         });
     }
     let s = &x.summary;

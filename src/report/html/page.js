@@ -6,7 +6,17 @@
   "use strict";
   var data = null;
   var app = document.getElementById("app");
-  var state = { lang: "en", steps: {}, active: 0, editor: "", example: 0, depth: 1, busy: false, error: null };
+  var state = {
+    lang: "en",
+    steps: {},
+    active: 0,
+    editor: "",
+    explored: null,
+    example: 0,
+    depth: 1,
+    busy: false,
+    error: null,
+  };
 
   function w(key) {
     var word = data.words[state.lang][key];
@@ -162,12 +172,18 @@
     });
     wrap.appendChild(el("p", { class: "hint", text: w("explore_hint") }));
     var body = el("tbody");
+    // The playground asks its server for a run's story when it is opened.
+    var onDemand = data.kind === "playground";
     l.runs.forEach(function (r) {
       var attrs = { "data-run": String(r.number) };
-      if (r.view !== null) {
+      if (r.view !== null || onDemand) {
         attrs.class = "shown";
         attrs.onclick = function () {
-          go(r.view);
+          if (r.view !== null) {
+            go(r.view);
+          } else {
+            story(r);
+          }
         };
       }
       body.appendChild(
@@ -177,7 +193,7 @@
           el("td", { class: "tone-" + r.tone, text: t(r.outcome) }),
           el("td", { text: r.once + " / " + r.lost + " / " + r.duplicated }),
           el("td", { text: r.same_as === null ? "" : "≡ " + r.same_as }),
-          el("td", {}, [r.view === null ? el("code", { text: r.replay }) : null]),
+          el("td", {}, [r.view === null && !onDemand ? el("code", { text: r.replay }) : null]),
         ])
       );
     });
@@ -193,7 +209,11 @@
     var hidden = l.runs.filter(function (r) {
       return r.view === null;
     }).length;
-    if (hidden > 0 || l.total > l.runs.length) {
+    if (onDemand) {
+      if (l.total > l.runs.length) {
+        wrap.appendChild(el("p", { class: "hint", text: l.total - l.runs.length + " " + w("not_listed") }));
+      }
+    } else if (hidden > 0 || l.total > l.runs.length) {
       wrap.appendChild(
         el("p", {
           class: "hint",
@@ -258,12 +278,37 @@
   }
 
   // Sends the editor's scenario to the server; its answer is a run page's or an exploration
-  // page's data, shown as the static pages show them.
+  // page's data, shown as the static pages do.
   function send(url) {
+    var text = state.editor;
+    ask(url, text, function (body) {
+      data.runs = body.runs;
+      data.listing = body.listing || null;
+      state.explored = body.listing ? text : null;
+      state.steps = {};
+      return body.kind === "run" ? "#run/0" : "";
+    });
+  }
+
+  // Asks the server for the story of run `r` of the exploration shown: the scenario that
+  // was explored, with `r`'s crashes (a page of the exploration tells no run up front).
+  function story(r) {
+    var query = r.crashes.map(function (c) {
+      return "crash=" + encodeURIComponent(c);
+    });
+    ask("/api/story" + (query.length ? "?" + query.join("&") : ""), state.explored, function (body) {
+      data.runs.push(body.runs[0]);
+      r.view = data.runs.length - 1;
+      return "#run/" + r.view;
+    });
+  }
+
+  // POSTs `text` as JSON to `url`; `shown(body)` takes a good answer in and says where to go.
+  function ask(url, text, shown) {
     state.busy = true;
     state.error = null;
     render();
-    fetch(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: state.editor })
+    fetch(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: text })
       .then(function (response) {
         return response.json().then(function (body) {
           return { ok: response.ok, body: body };
@@ -271,14 +316,12 @@
       })
       .then(function (answer) {
         state.busy = false;
+        var hash = location.hash;
         if (!answer.ok) {
           state.error = answer.body.error;
         } else {
-          data.runs = answer.body.runs;
-          data.listing = answer.body.listing || null;
-          state.steps = {};
+          hash = shown(answer.body);
         }
-        var hash = answer.ok && answer.body.kind === "run" ? "#run/0" : "";
         if (location.hash !== hash) {
           location.hash = hash; // renders on hashchange
         } else {

@@ -40,6 +40,13 @@ const WORDS: &[(&str, &str, &str)] = &[
         "); each replays with its command",
         "); cada una se repite con su comando",
     ),
+    (
+        "not_listed",
+        "more runs of the exploration are not listed (the first 1,000 are, and the failing \
+         ones, 2,000 at most); `explore --json` lists them all",
+        "corridas más de la exploración no se listan (se listan las primeras 1.000 y las que \
+         fallan, 2.000 a lo sumo); `explore --json` las lista todas",
+    ),
     ("back", "← back", "← volver"),
     ("previous", "◀ previous", "◀ anterior"),
     ("next", "next ▶", "siguiente ▶"),
