@@ -473,6 +473,22 @@ fn serve_tells_an_explored_run_when_it_is_asked_for() {
         Some(0),
         "no run told"
     );
+    // It leads with the verdict `explore FILE --depth 2` prints first.
+    let cli = bin(&[
+        "explore",
+        "scenarios/ack-first-crash-after-ack.json",
+        "--depth",
+        "2",
+    ]);
+    let first = stdout(&cli).lines().next().unwrap_or("").to_string();
+    let v = &page["verdict"];
+    let lead = format!(
+        "{}  {}",
+        v["word"]["en"].as_str().unwrap(),
+        v["text"]["en"].as_str().unwrap()
+    );
+    assert!(first.ends_with(&lead), "{first}\n{lead}");
+    assert_eq!(v["status"], "fail");
     let listed = page["listing"]["runs"].as_array().expect("listed runs");
     let crashes = |r: &serde_json::Value| r["crashes"].as_array().expect("crashes").len();
     let picked: Vec<&serde_json::Value> = [0, 1, 2]
@@ -497,6 +513,7 @@ fn serve_tells_an_explored_run_when_it_is_asked_for() {
         assert_eq!(view["trace_hash"], run["trace_hash"], "{path}");
         assert_eq!(view["replay"], run["replay"], "{path}");
         assert_eq!(view["crashes"], run["crashes"], "{path}");
+        assert_eq!(view["judgement"]["status"], run["status"], "{path}");
     }
     for (query, wrong) in [
         ("crash=after%3Anope%20e0%20d1", "nope"),

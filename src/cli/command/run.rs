@@ -199,11 +199,6 @@ pub(in crate::cli) fn run(args: &RunArgs) -> Result<(Printed, ExitCode), CliErro
         language(args.lang),
     )?;
     note_unmade_checks(&scenario, &changed_by, language(args.lang));
-    if let Some(path) = &args.html {
-        let lang = language(args.lang);
-        let page = html::run_page(&scenario, &schedule, &result, &replay, lang);
-        write_html(path, &page, lang)?;
-    }
     let mut report = run_report(&scenario, &origin, &result, &failures, &replay);
     let refused = as_written
         .as_ref()
@@ -222,6 +217,12 @@ pub(in crate::cli) fn run(args: &RunArgs) -> Result<(Printed, ExitCode), CliErro
         let of_run = result.judgement(failures.as_ref().map(Vec::len));
         crate::report::folder::file_judgement(&of_run, checks.as_deref().unwrap_or(&[]))
     };
+    if let Some(path) = &args.html {
+        // The page leads with the verdict line printed first below.
+        let lang = language(args.lang);
+        let page = html::run_page(&scenario, &schedule, &result, &replay, lang, &judgement);
+        write_html(path, &page, lang)?;
+    }
     let held = match &checks {
         Some(checks) => checks.iter().all(|c| c.failures.is_empty()),
         None => held(&failures),

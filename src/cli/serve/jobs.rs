@@ -151,11 +151,22 @@ fn origin() -> Origin {
     Origin::File("scenario.json".into())
 }
 
+/// The run of the scenario in `text`, judged with its expectations as `run FILE` judges
+/// it (the explorations a file may pin beside its run are not made: the playground's
+/// *Explore* makes one).
 fn served_run(text: &str) -> Result<Page, String> {
     let s = scenario(text)?;
-    let result = world::run(&s);
+    let (result, failures) = checked_run(&s, &[], world::RunOptions::default());
     let replay = origin().replay_command(s.seed, &[]);
-    Ok(pages::run_page(&s, &[], &result, &replay, Lang::En))
+    let judgement = result.judgement(failures.as_ref().map(Vec::len));
+    Ok(pages::run_page(
+        &s,
+        &[],
+        &result,
+        &replay,
+        Lang::En,
+        &judgement,
+    ))
 }
 
 fn served_exploration(text: &str, depth: usize) -> Result<Page, String> {
@@ -175,14 +186,18 @@ fn served_exploration(text: &str, depth: usize) -> Result<Page, String> {
             estimate.steps, MAX_EXPLORE_STEPS
         ));
     }
-    let x = explore::explore(&s, options);
+    // What `explore FILE --depth D` does: the exploration, held to the file's `expect`.
+    let (x, failures) =
+        checked_exploration(&s, depth, options.max_schedules, true).map_err(|e| e.to_string())?;
     let command = origin().explore_command(s.seed, depth);
+    let failed = failures.as_ref().map(Vec::len);
     Ok(pages::explore_listing(
         &s,
         &x,
         &origin(),
         Lang::En,
         &command,
+        failed,
     ))
 }
 
@@ -199,7 +214,16 @@ fn served_story(text: &str, query: &str) -> Result<Page, String> {
     s.faults.random_crash = None;
     let result = world::run(&s);
     let replay = origin().replay_command(s.seed, &crashes);
-    Ok(pages::run_page(&s, &[], &result, &replay, Lang::En))
+    // Judged as the exploration judged it: the run alone, no expectation.
+    let judgement = result.judgement(None);
+    Ok(pages::run_page(
+        &s,
+        &[],
+        &result,
+        &replay,
+        Lang::En,
+        &judgement,
+    ))
 }
 
 /// The values `key` takes in a query string, percent-decoded (`+` is a space).

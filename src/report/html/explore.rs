@@ -3,7 +3,7 @@
 //! tells step by step.
 
 use super::run::worst_tone;
-use super::{run_view, Bi, Page, MAX_SHOWN_RUNS};
+use super::{run_view, status_name, Bi, Page, VerdictView, MAX_SHOWN_RUNS};
 use crate::explore::{Exploration, ExploredRun};
 use crate::fault::CrashSpec;
 use crate::report::lang::{ExploreLabel, Lang};
@@ -27,7 +27,8 @@ pub const MAX_TOLD_TRACE_ENTRIES: usize = 200_000;
 /// The list the exploration page opens on.
 #[derive(Clone, Debug, Serialize)]
 pub struct Listing {
-    /// What was explored, and the guarantee over every run.
+    /// What was explored, and what became of the runs (the guarantee is the page's
+    /// verdict line's).
     pub summary: Bi<Vec<String>>,
     pub runs: Vec<ListedRun>,
     /// How many runs the exploration made (more than listed when it made more than
@@ -43,6 +44,9 @@ pub struct ListedRun {
     pub schedule: Bi<String>,
     pub outcome: Bi<&'static str>,
     pub tone: &'static str,
+    /// The run's verdict: its status (`pass`, `fail`, `unknown`) and status word.
+    pub status: &'static str,
+    pub status_word: Bi<&'static str>,
     pub once: u64,
     pub lost: u64,
     pub duplicated: u64,
@@ -57,15 +61,18 @@ pub struct ListedRun {
 }
 
 /// The page of `explore --html`: the runs of `x`, the exploration of `scenario` (from
-/// `origin`), opening in `lang`.
+/// `origin`), opening in `lang`, leading with its verdict (with `expect_failures`
+/// expectations failed: `None` when it states none).
 pub fn explore_page(
     scenario: &Scenario,
     x: &Exploration,
     origin: &Origin,
     lang: Lang,
     command: &str,
+    expect_failures: Option<usize>,
 ) -> Page {
-    exploration_page(scenario, x, origin, lang, command, MAX_SHOWN_RUNS)
+    let page = exploration_page(scenario, x, origin, lang, command, MAX_SHOWN_RUNS);
+    judged(page, x, expect_failures)
 }
 
 /// [`explore_page`] telling no run: the listing only, each run with its crash points, for
@@ -77,8 +84,17 @@ pub fn explore_listing(
     origin: &Origin,
     lang: Lang,
     command: &str,
+    expect_failures: Option<usize>,
 ) -> Page {
-    exploration_page(scenario, x, origin, lang, command, 0)
+    let page = exploration_page(scenario, x, origin, lang, command, 0);
+    judged(page, x, expect_failures)
+}
+
+/// `page`, leading with the exploration's verdict line, its failed expectations counted
+/// (`None`: it states none), as `explore` prints it first.
+fn judged(mut page: Page, x: &Exploration, expect_failures: Option<usize>) -> Page {
+    page.verdict = Some(VerdictView::of(&x.summary.judgement(expect_failures)));
+    page
 }
 
 /// The exploration page telling at most `shown` runs step by step.
@@ -121,11 +137,14 @@ fn exploration_page(
         let replay = origin.replay_command(scenario.seed, &run.crashes);
         let view = shown.binary_search(&i).ok().and_then(|k| views[k]);
         let v = &run.result.verdict;
+        let judged = run.result.judgement(None).status;
         runs.push(ListedRun {
             number: i,
             schedule: Bi::of(|l| schedule_text(l, &run.crashes)),
             outcome: Bi::of(|l| outcome_cell(l, &run.result)),
             tone: worst_tone(&run.result),
+            status: status_name(judged),
+            status_word: Bi::of(|l| l.status(judged)),
             once: v.exactly_once,
             lost: v.lost,
             duplicated: v.duplicated,
@@ -138,13 +157,14 @@ fn exploration_page(
     }
     let s = &x.summary;
     page.listing = Some(Listing {
+        // The guarantee is the verdict line's, with its status and reasons: never a bare
+        // word here, over runs that may have broken something else.
         summary: Bi::of(|l| {
             vec![
                 l.explored(s.runs, s.depth),
                 format!(
-                    "{}{}: {}",
+                    "{}{}",
                     l.explore_label(ExploreLabel::Summary),
-                    s.guarantee,
                     l.explore_summary(s)
                 ),
             ]

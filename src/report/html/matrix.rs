@@ -2,8 +2,9 @@
 //! outcome in words (never colour alone) and tied to one run the page tells step by step:
 //! the cell's first failing run, else its first run.
 
-use super::{run_view, Bi, Page};
-use crate::explore::{matrix_rows, MatrixCell, MatrixColumn};
+use super::{run_view, status_name, Bi, Page, VerdictView};
+use crate::check::Status;
+use crate::explore::{matrix_judgement, matrix_rows, MatrixCell, MatrixColumn};
 use crate::fault::CrashSpec;
 use crate::model::{built_ins, Boundary, BoundaryPoint};
 use crate::report::lang::Lang;
@@ -20,8 +21,8 @@ pub struct MatrixView {
     pub crash_point: Bi<&'static str>,
     pub protocols: Vec<ProtocolColumn>,
     pub rows: Vec<MatrixRow>,
-    /// Per depth, the row labels of the runs and of the guarantee.
-    pub depth_labels: Bi<Vec<[String; 2]>>,
+    /// Per depth, the row labels of the runs, of the guarantee and of the verdict.
+    pub depth_labels: Bi<Vec<[String; 3]>>,
 }
 
 /// One protocol's column.
@@ -33,6 +34,9 @@ pub struct ProtocolColumn {
     /// Per depth, 1 to the matrix's: how many runs, and the guarantee they showed.
     pub runs: Vec<u64>,
     pub guarantees: Vec<String>,
+    /// Per depth, the verdict over its runs: its status and status word.
+    pub statuses: Vec<&'static str>,
+    pub status_words: Bi<Vec<&'static str>>,
     /// Whether every depth showed the guarantee the protocol is documented with.
     pub as_documented: bool,
 }
@@ -60,7 +64,7 @@ pub struct CellView {
 }
 
 /// The page of `matrix --html`: `columns`, explored with `events` events, `seed` and
-/// `depth`, opening in `lang`.
+/// `depth`, opening in `lang`, leading with the matrix's verdict line.
 pub fn matrix_page(
     columns: &[MatrixColumn],
     events: usize,
@@ -122,10 +126,17 @@ pub fn matrix_page(
         rows,
         depth_labels: Bi::of(|l| {
             (1..=depth)
-                .map(|d| [l.matrix_runs_row(d), l.matrix_guarantee_row(d)])
+                .map(|d| {
+                    [
+                        l.matrix_runs_row(d),
+                        l.matrix_guarantee_row(d),
+                        l.matrix_verdict_row(d),
+                    ]
+                })
                 .collect()
         }),
     });
+    page.verdict = Some(VerdictView::of(&matrix_judgement(columns)));
     page
 }
 
@@ -170,6 +181,9 @@ fn crashed_run(scenario: &Scenario, point: BoundaryPoint, replay: &str) -> super
 
 fn column_view(c: &MatrixColumn) -> ProtocolColumn {
     let built_in = built_ins().iter().find(|b| b.name == c.protocol.name);
+    let statuses: Vec<Status> = (c.summaries.iter())
+        .map(|s| s.judgement(None).status)
+        .collect();
     ProtocolColumn {
         name: c.protocol.name.clone(),
         steps: c.protocol.arrow_list(),
@@ -183,6 +197,8 @@ fn column_view(c: &MatrixColumn) -> ProtocolColumn {
             .iter()
             .map(|s| s.guarantee.name().to_string())
             .collect(),
+        statuses: statuses.iter().map(|s| status_name(*s)).collect(),
+        status_words: Bi::of(|l| statuses.iter().map(|s| l.status(*s)).collect()),
         as_documented: c.as_documented(),
     }
 }

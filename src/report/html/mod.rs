@@ -21,6 +21,7 @@ pub use explore::{explore_listing, explore_page};
 pub use matrix::matrix_page;
 pub use run::{run_page, run_view};
 
+use crate::check::{Judgement, Status};
 use crate::report::lang::Lang;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -63,6 +64,38 @@ impl<T> Bi<T> {
     }
 }
 
+/// A verdict line ([`Judgement`]) as a page shows it, worded as the CLI prints it first:
+/// its status (`pass`, `fail` or `unknown`, the line's tone), the status word (`FAIL`,
+/// `FALLA`) and the rest of the line (the guarantee with its scope, then the reasons).
+#[derive(Clone, Debug, Serialize)]
+pub struct VerdictView {
+    pub status: &'static str,
+    pub word: Bi<&'static str>,
+    pub text: Bi<String>,
+}
+
+impl VerdictView {
+    pub fn of(j: &Judgement) -> VerdictView {
+        VerdictView {
+            status: status_name(j.status),
+            word: Bi::of(|l| l.status(j.status)),
+            text: Bi::of(|l| {
+                let line = l.judgement(j);
+                line[l.status(j.status).len()..].trim_start().to_string()
+            }),
+        }
+    }
+}
+
+/// `pass`, `fail` or `unknown`: a status as the pages' data and style name it.
+pub(super) fn status_name(s: Status) -> &'static str {
+    match s {
+        Status::Pass => "pass",
+        Status::Fail => "fail",
+        Status::Unknown => "unknown",
+    }
+}
+
 /// Everything a page shows.
 #[derive(Clone, Debug, Serialize)]
 pub struct Page {
@@ -76,6 +109,9 @@ pub struct Page {
     pub command: String,
     /// The frame's words, by key.
     pub words: Bi<BTreeMap<&'static str, &'static str>>,
+    /// The verdict line the page leads with, the one its command prints first (none on
+    /// the playground's own page).
+    pub verdict: Option<VerdictView>,
     pub matrix: Option<matrix::MatrixView>,
     pub listing: Option<explore::Listing>,
     /// The runs the page tells step by step; the matrix and the listing point into it.
@@ -97,6 +133,7 @@ impl Page {
             title,
             command,
             words: Bi::of(|l| l.html_words().into_iter().collect()),
+            verdict: None,
             matrix: None,
             listing: None,
             runs: Vec::new(),

@@ -47,6 +47,15 @@
     return node;
   }
 
+  // A verdict line, as the command that made the page prints it first: the status word in
+  // its tone, then the guarantee with its scope and the reasons.
+  function verdictLine(v) {
+    return el("p", { class: "verdict-line " + v.status, "data-status": v.status }, [
+      el("strong", { class: "status", text: t(v.word) }),
+      " " + t(v.text),
+    ]);
+  }
+
   // The view is in the address: `#run/3`, or `#run/3/9` to compare run 3 with run 9.
   function route() {
     var m = /^#run\/(\d+)(?:\/(\d+))?$/.exec(location.hash);
@@ -109,6 +118,7 @@
 
   function matrixScreen(m) {
     var wrap = el("div", { class: "matrix" });
+    wrap.appendChild(verdictLine(data.verdict));
     wrap.appendChild(el("p", { text: t(m.intro) }));
     wrap.appendChild(el("p", { class: "hint", text: w("matrix_hint") }));
     var head = el("tr", {}, [el("th", { class: "point", text: t(m.crash_point) })]);
@@ -153,12 +163,17 @@
     t(m.depth_labels).forEach(function (labels, d) {
       var runs = el("tr", {}, [el("th", { text: labels[0] })]);
       var guarantees = el("tr", {}, [el("th", { text: labels[1] })]);
+      var verdicts = el("tr", { class: "verdicts" }, [el("th", { text: labels[2] })]);
       m.protocols.forEach(function (p) {
         runs.appendChild(el("td", { text: String(p.runs[d]) }));
         guarantees.appendChild(el("td", { text: p.guarantees[d] }));
+        verdicts.appendChild(
+          el("td", { class: "status " + p.statuses[d], "data-status": p.statuses[d], text: t(p.status_words)[d] })
+        );
       });
       foot.appendChild(runs);
       foot.appendChild(guarantees);
+      foot.appendChild(verdicts);
     });
     wrap.appendChild(el("table", {}, [el("thead", {}, [head]), body, foot]));
     wrap.appendChild(el("p", { class: "hint", text: t(m.legend) }));
@@ -167,6 +182,7 @@
 
   function listingScreen(l) {
     var wrap = el("div", { class: "listing" });
+    wrap.appendChild(verdictLine(data.verdict));
     t(l.summary).forEach(function (line) {
       wrap.appendChild(el("p", { text: line }));
     });
@@ -190,6 +206,7 @@
         el("tr", attrs, [
           el("td", { text: String(r.number) }),
           el("td", { class: "point", text: t(r.schedule) }),
+          el("td", { class: "status " + r.status, "data-status": r.status, text: t(r.status_word) }),
           el("td", { class: "tone-" + r.tone, text: t(r.outcome) }),
           el("td", { text: r.once + " / " + r.lost + " / " + r.duplicated }),
           el("td", { text: r.same_as === null ? "" : "≡ " + r.same_as }),
@@ -200,6 +217,7 @@
     var head = el("tr", {}, [
       el("th", { text: w("run") }),
       el("th", { text: w("crashes") }),
+      el("th", { text: w("verdict") }),
       el("th", { text: w("guarantee") }),
       el("th", { text: "once / lost / dup" }),
       el("th", { text: w("same_as") }),
@@ -284,6 +302,7 @@
     ask(url, text, function (body) {
       data.runs = body.runs;
       data.listing = body.listing || null;
+      data.verdict = body.verdict;
       state.explored = body.listing ? text : null;
       state.steps = {};
       return body.kind === "run" ? "#run/0" : "";
@@ -410,8 +429,9 @@
       state.active = slot;
     });
     var title = run.protocol + (run.crashes.length ? " · " + run.crashes.join(" + ") : " · " + w("no_crash"));
+    node.appendChild(verdictLine(run.judgement));
     node.appendChild(el("h2", { text: title }));
-    node.appendChild(el("p", {}, [el("span", { class: "badge tone-" + run.tone, text: run.guarantee }), " ", run.name]));
+    node.appendChild(el("p", { class: "hint name", text: run.name }));
     node.appendChild(el("h3", { text: w("section_verdict") }));
     node.appendChild(el("ul", { class: "plain verdict" }, t(run.verdict).map(function (line) {
       return el("li", { text: line });

@@ -28,6 +28,7 @@ const WORDS: &[(&str, &str, &str)] = &[
     ("run", "run", "corrida"),
     ("crashes", "crashes", "caídas"),
     ("no_crash", "(no crash)", "(sin caída)"),
+    ("verdict", "verdict", "veredicto"),
     ("guarantee", "guarantee", "garantía"),
     ("same_as", "same state as run", "mismo estado que la corrida"),
     (
