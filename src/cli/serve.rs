@@ -244,14 +244,27 @@ async fn respond(
         }
         _ => return refuse(404, ServeRefusal::NotFound { path }),
     };
+    let query = uri.query().unwrap_or("").to_string();
+    work(server, job, query, body, gzip).await
+}
+
+/// Makes `job` on a thread of the blocking pool, if one of the [`jobs::MAX_JOBS`] places
+/// is free (else 503 with `Retry-After`): the thread makes the whole answer, compressed,
+/// then gives its place back; a panic is answered 500.
+async fn work(
+    server: &Server,
+    job: jobs::Job,
+    query: String,
+    body: hyper::body::Bytes,
+    gzip: bool,
+) -> hyper::Response<Body> {
+    let lang = server.lang;
     let Some(permit) = server.jobs.start() else {
         let jobs = jobs::MAX_JOBS;
-        let mut busy = Reply::error(503, server.lang.serve_refusal(ServeRefusal::Busy { jobs }));
+        let mut busy = Reply::error(503, lang.serve_refusal(ServeRefusal::Busy { jobs }));
         busy.retry_after = Some(jobs::RETRY_AFTER_SECONDS);
         return busy.response(gzip);
     };
-    let (lang, query) = (server.lang, uri.query().unwrap_or("").to_string());
-    // The job's thread makes the whole answer, compressed, and lets its permit go when done.
     let work = tokio::task::spawn_blocking(move || {
         let reply = std::panic::catch_unwind(|| jobs::answer(&permit, job, &query, &body, lang))
             .unwrap_or_else(|_| Reply::error(500, lang.serve_refusal(ServeRefusal::Failed)));
@@ -261,7 +274,7 @@ async fn respond(
     });
     match work.await {
         Ok(response) => response,
-        Err(_) => refuse(500, ServeRefusal::Failed),
+        Err(_) => Reply::error(500, lang.serve_refusal(ServeRefusal::Failed)).response(gzip),
     }
 }
 
