@@ -6,6 +6,27 @@ use super::support::*;
 use delivery_sim::report::html::unpacked;
 use serde_json::Value;
 
+/// The verdict line a page leads with, in `lang` (`en` or `es`), as the command prints it
+/// after its label.
+fn lead(data: &Value, lang: &str) -> String {
+    let v = &data["verdict"];
+    format!(
+        "{}  {}",
+        v["word"][lang].as_str().unwrap(),
+        v["text"][lang].as_str().unwrap()
+    )
+}
+
+/// `o`'s first line is the verdict line `lead`, after its label.
+fn leads_with(o: &std::process::Output, lead: &str) {
+    let out = stdout(o);
+    let first = out.lines().next().unwrap_or("");
+    assert!(
+        first.ends_with(lead) && first.len() - lead.len() <= 11,
+        "{first}\n{lead}"
+    );
+}
+
 /// The data of the page written at `path`.
 fn page(path: &std::path::Path) -> Value {
     let html = std::fs::read_to_string(path).expect("the page was written");
@@ -34,6 +55,12 @@ fn run_html_writes_the_run_it_reports() {
     assert_eq!(run["trace_hash"], report["trace_hash"]);
     assert_eq!(run["guarantee"], report["guarantee"]);
     assert_eq!(run["replay"], report["replay"]);
+    // The page leads with the line the command prints first (here over the checks the
+    // file pins), in both languages.
+    leads_with(&o, &lead(&data, "es"));
+    leads_with(&bin(&["run", file]), &lead(&data, "en"));
+    assert_eq!(data["verdict"]["status"], report["verdict"]["status"]);
+    assert_eq!(run["judgement"], data["verdict"]);
 }
 
 #[test]
@@ -45,6 +72,8 @@ fn explore_html_lists_the_runs_explore_reports() {
     let reported = bin(&[&args[..], &["--json"]].concat());
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let data = page(&out);
+    leads_with(&o, &lead(&data, "en"));
+    assert_eq!(data["verdict"]["status"], "fail");
     let listing = &data["listing"]["runs"];
     let runs = json(&reported)["runs"].as_array().expect("runs").clone();
     assert_eq!(listing.as_array().map(Vec::len), Some(runs.len()));
@@ -69,6 +98,7 @@ fn matrix_html_and_out_dir_write_the_clickable_matrix() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let data = page(&out);
     assert_eq!(data["kind"], "matrix");
+    leads_with(&o, &lead(&data, "en"));
     assert_eq!(
         data["matrix"]["protocols"].as_array().map(Vec::len),
         Some(7)
@@ -141,9 +171,11 @@ fn the_committed_matrix_page_is_the_size_the_readme_states() {
 /// languages, and every row of both diagrams tied to an entry of the run.
 #[test]
 fn every_scenario_file_makes_a_run_page() {
-    use delivery_sim::report::explain::MAX_TOLD_ENTRIES;
+    use delivery_sim::report::explain::{story, MAX_TOLD_ENTRIES};
     use delivery_sim::report::html::run_view;
+    use delivery_sim::report::lang::Lang;
     use delivery_sim::scenario::Scenario;
+    use serde_json::json;
     let files = scenario_files();
     assert!(files.len() > 80, "{} files", files.len());
     for file in files {
@@ -152,6 +184,23 @@ fn every_scenario_file_makes_a_run_page() {
         let view = serde_json::to_value(run_view(&s, &[], &r, "replay")).unwrap();
         let steps = view["steps"].as_array().expect("steps");
         assert_eq!(steps.len(), r.trace.len().min(MAX_TOLD_ENTRIES), "{file}");
+        // The page tells both languages from one run: each as `explain` tells it alone.
+        for (i, lang) in ["en", "es"].into_iter().enumerate() {
+            let l = [Lang::En, Lang::Es][i];
+            let alone = story(&s, &[], &r, l);
+            let told: Vec<&Value> = steps.iter().map(|step| &step["text"][lang]).collect();
+            let sentences: Vec<&str> = alone.steps.iter().map(|t| t.sentence.as_str()).collect();
+            assert_eq!(told, sentences, "{file} {lang}");
+            assert_eq!(
+                view["initial"][lang], alone.initial_database,
+                "{file} {lang}"
+            );
+            assert_eq!(
+                view["anomalies"][lang],
+                json!(alone.anomalies),
+                "{file} {lang}"
+            );
+        }
         assert_eq!(view["trace_hash"], r.trace.hash_hex(), "{file}");
         for lang in ["en", "es"] {
             let svg = view["svg"][lang].as_str().expect("an svg");

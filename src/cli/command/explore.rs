@@ -139,9 +139,10 @@ pub(in crate::cli) fn explore(
     if let Some(path) = &args.html {
         let lang = language(args.lang);
         let command = origin.explore_command(scenario.seed, args.depth);
+        let failed = failures.as_ref().map(Vec::len);
         write_html(
             path,
-            &html::explore_page(&scenario, &x, &origin, lang, &command),
+            &html::explore_page(&scenario, &x, &origin, lang, &command, failed),
             lang,
         )?;
     }

@@ -204,11 +204,6 @@ pub(in crate::cli) fn run(args: &RunArgs, given: &Given) -> Result<(Printed, Exi
     // The replay command repeats the claim, so that it fails as this command does.
     let replay = with_claim(replay, claim);
     note_unmade_checks(&scenario, &changed_by, language(args.lang));
-    if let Some(path) = &args.html {
-        let lang = language(args.lang);
-        let page = html::run_page(&scenario, &schedule, &result, &replay, lang);
-        write_html(path, &page, lang)?;
-    }
     let mut report = run_report(&scenario, &origin, &result, &failures, &replay);
     let refused = as_written
         .as_ref()
@@ -227,6 +222,12 @@ pub(in crate::cli) fn run(args: &RunArgs, given: &Given) -> Result<(Printed, Exi
         let of_run = result.judgement(failures.as_ref().map(Vec::len));
         crate::report::folder::file_judgement(&of_run, checks.as_deref().unwrap_or(&[]))
     };
+    if let Some(path) = &args.html {
+        // The page leads with the verdict line printed first below.
+        let lang = language(args.lang);
+        let page = html::run_page(&scenario, &schedule, &result, &replay, lang, &judgement);
+        write_html(path, &page, lang)?;
+    }
     let held = match &checks {
         Some(checks) => checks.iter().all(|c| c.failures.is_empty()),
         None => held(&failures),

@@ -174,19 +174,36 @@ pub fn story(scenario: &Scenario, script: &[u32], r: &RunResult, lang: Lang) -> 
     let mut teller = Teller::new(Narrator::new(scenario, r, lang));
     let initial_database = teller.database.clone();
     tell(scenario, script, r, &mut teller);
-    let n = &teller.narrator;
-    Story {
-        initial_database,
-        untold: r.trace.len() - teller.steps.len(),
-        anomalies: anomaly_sentences(n),
-        failure_points: failure_points(n),
-        steps: teller.steps,
+    teller.into_story(initial_database, r)
+}
+
+/// [`story`] in English and in Spanish, told from one run watched by both tellers: the
+/// snapshots, most of a story's cost (the database read after every entry), are read
+/// once for both languages.
+pub fn stories(scenario: &Scenario, script: &[u32], r: &RunResult) -> [Story; 2] {
+    let mut both = [Lang::En, Lang::Es].map(|l| Teller::new(Narrator::new(scenario, r, l)));
+    let initial = both.each_ref().map(|t| t.database.clone());
+    tell(scenario, script, r, &mut Both(&mut both));
+    let [en, es] = both;
+    let [en_initial, es_initial] = initial;
+    [en.into_story(en_initial, r), es.into_story(es_initial, r)]
+}
+
+/// Two tellers watching one run, each told every entry with the same snapshot.
+struct Both<'t, 'a>(&'t mut [Teller<'a>; 2]);
+
+impl world::Observer for Both<'_, '_> {
+    fn observe(&mut self, entry: &TraceEntry, after: Snapshot) -> bool {
+        let [first, second] = &mut *self.0;
+        let more = first.observe(entry, after.clone());
+        // Both tell the same entries, so both want the next one or neither does.
+        second.observe(entry, after) && more
     }
 }
 
 /// Runs `scenario` with `script` again, watched by `teller`, and checks that it is the run
 /// `r`.
-fn tell(scenario: &Scenario, script: &[u32], r: &RunResult, teller: &mut Teller<'_>) {
+fn tell(scenario: &Scenario, script: &[u32], r: &RunResult, teller: &mut dyn world::Observer) {
     let options = RunOptions {
         hash_only: true,
         ..RunOptions::default()
@@ -223,6 +240,18 @@ struct Teller<'a> {
 }
 
 impl<'a> Teller<'a> {
+    /// The story told, starting from `initial_database`, of `r`.
+    fn into_story(self, initial_database: String, r: &RunResult) -> Story {
+        let n = &self.narrator;
+        Story {
+            initial_database,
+            untold: r.trace.len() - self.steps.len(),
+            anomalies: anomaly_sentences(n),
+            failure_points: failure_points(n),
+            steps: self.steps,
+        }
+    }
+
     fn new(narrator: Narrator<'a>) -> Teller<'a> {
         let before = initial_snapshot(narrator.scenario, narrator.r);
         Teller {

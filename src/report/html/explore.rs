@@ -3,7 +3,7 @@
 //! tells step by step.
 
 use super::run::worst_tone;
-use super::{run_view, Bi, Page, MAX_SHOWN_RUNS};
+use super::{run_view, status_name, Bi, Page, VerdictView, MAX_SHOWN_RUNS};
 use crate::explore::{Exploration, ExploredRun};
 use crate::fault::CrashSpec;
 use crate::report::lang::{ExploreLabel, Lang};
@@ -27,7 +27,8 @@ pub const MAX_TOLD_TRACE_ENTRIES: usize = 200_000;
 /// The list the exploration page opens on.
 #[derive(Clone, Debug, Serialize)]
 pub struct Listing {
-    /// What was explored, and the guarantee over every run.
+    /// What was explored, and what became of the runs (the guarantee is the page's
+    /// verdict line's).
     pub summary: Bi<Vec<String>>,
     pub runs: Vec<ListedRun>,
     /// How many runs the exploration made (more than listed when it made more than
@@ -43,6 +44,9 @@ pub struct ListedRun {
     pub schedule: Bi<String>,
     pub outcome: Bi<&'static str>,
     pub tone: &'static str,
+    /// The run's verdict: its status (`pass`, `fail`, `unknown`) and status word.
+    pub status: &'static str,
+    pub status_word: Bi<&'static str>,
     pub once: u64,
     pub lost: u64,
     pub duplicated: u64,
@@ -50,17 +54,57 @@ pub struct ListedRun {
     pub same_as: Option<usize>,
     /// The run the page tells step by step, if it does: an index into the page's runs.
     pub view: Option<usize>,
+    /// Its crash points, as `run --crash` takes them.
+    pub crashes: Vec<String>,
     pub replay: String,
+    pub trace_hash: String,
 }
 
 /// The page of `explore --html`: the runs of `x`, the exploration of `scenario` (from
-/// `origin`), opening in `lang`.
+/// `origin`), opening in `lang`, leading with its verdict (with `expect_failures`
+/// expectations failed: `None` when it states none).
 pub fn explore_page(
     scenario: &Scenario,
     x: &Exploration,
     origin: &Origin,
     lang: Lang,
     command: &str,
+    expect_failures: Option<usize>,
+) -> Page {
+    let page = exploration_page(scenario, x, origin, lang, command, MAX_SHOWN_RUNS);
+    judged(page, x, expect_failures)
+}
+
+/// [`explore_page`] telling no run: the listing only, each run with its crash points, for
+/// a page that asks for a run's story when it is opened (`serve`'s playground, which runs
+/// `run --crash` with them). Telling 120 runs up front took most of an exploration's answer.
+pub fn explore_listing(
+    scenario: &Scenario,
+    x: &Exploration,
+    origin: &Origin,
+    lang: Lang,
+    command: &str,
+    expect_failures: Option<usize>,
+) -> Page {
+    let page = exploration_page(scenario, x, origin, lang, command, 0);
+    judged(page, x, expect_failures)
+}
+
+/// `page`, leading with the exploration's verdict line, its failed expectations counted
+/// (`None`: it states none), as `explore` prints it first.
+fn judged(mut page: Page, x: &Exploration, expect_failures: Option<usize>) -> Page {
+    page.verdict = Some(VerdictView::of(&x.summary.judgement(expect_failures)));
+    page
+}
+
+/// The exploration page telling at most `shown` runs step by step.
+fn exploration_page(
+    scenario: &Scenario,
+    x: &Exploration,
+    origin: &Origin,
+    lang: Lang,
+    command: &str,
+    shown: usize,
 ) -> Page {
     let mut page = Page::new(
         "explore",
@@ -73,43 +117,54 @@ pub fn explore_page(
         .filter(|&i| i < MAX_LISTED_RUNS / 2 || failing(&x.runs[i]))
         .take(MAX_LISTED_RUNS)
         .collect();
-    let shown = told(&listed, |i| failing(&x.runs[i]), MAX_SHOWN_RUNS);
+    // A run longer than a page can tell is replayed, not rerun: rerunning it would hold its
+    // whole trace beside the exploration's runs.
+    let shown: Vec<usize> = told(&listed, |i| failing(&x.runs[i]), shown)
+        .into_iter()
+        .filter(|&i| x.runs[i].result.trace.len() <= MAX_TOLD_TRACE_ENTRIES)
+        .collect();
+    let views = page.tell_each(&shown, |&i| {
+        let run = &x.runs[i];
+        full_run(
+            scenario,
+            run,
+            &origin.replay_command(scenario.seed, &run.crashes),
+        )
+    });
     let mut runs = Vec::with_capacity(listed.len());
     for &i in &listed {
         let run = &x.runs[i];
         let replay = origin.replay_command(scenario.seed, &run.crashes);
-        // A run longer than a page can tell is replayed, not rerun: rerunning it would hold
-        // its whole trace beside the exploration's runs.
-        let view = if shown.binary_search(&i).is_ok()
-            && run.result.trace.len() <= MAX_TOLD_TRACE_ENTRIES
-        {
-            page.tell(|| full_run(scenario, run, &replay))
-        } else {
-            None
-        };
+        let view = shown.binary_search(&i).ok().and_then(|k| views[k]);
         let v = &run.result.verdict;
+        let judged = run.result.judgement(None).status;
         runs.push(ListedRun {
             number: i,
             schedule: Bi::of(|l| schedule_text(l, &run.crashes)),
             outcome: Bi::of(|l| outcome_cell(l, &run.result)),
             tone: worst_tone(&run.result),
+            status: status_name(judged),
+            status_word: Bi::of(|l| l.status(judged)),
             once: v.exactly_once,
             lost: v.lost,
             duplicated: v.duplicated,
             same_as: run.equivalent_to,
             view,
+            crashes: run.crashes.iter().map(ToString::to_string).collect(),
             replay,
+            trace_hash: run.result.trace.hash_hex(),
         });
     }
     let s = &x.summary;
     page.listing = Some(Listing {
+        // The guarantee is the verdict line's, with its status and reasons: never a bare
+        // word here, over runs that may have broken something else.
         summary: Bi::of(|l| {
             vec![
                 l.explored(s.runs, s.depth),
                 format!(
-                    "{}{}: {}",
+                    "{}{}",
                     l.explore_label(ExploreLabel::Summary),
-                    s.guarantee,
                     l.explore_summary(s)
                 ),
             ]

@@ -2,10 +2,11 @@
 //! outcome in words (never colour alone) and tied to one run the page tells step by step:
 //! the cell's first failing run, else its first run.
 
-use super::{run_view, Bi, Page};
-use crate::explore::{matrix_rows, MatrixColumn};
+use super::{run_view, status_name, Bi, Page, VerdictView};
+use crate::check::Status;
+use crate::explore::{matrix_judgement, matrix_rows, MatrixCell, MatrixColumn};
 use crate::fault::CrashSpec;
-use crate::model::{built_ins, BoundaryPoint};
+use crate::model::{built_ins, Boundary, BoundaryPoint};
 use crate::report::lang::Lang;
 use crate::report::Origin;
 use crate::scenario::Scenario;
@@ -20,8 +21,8 @@ pub struct MatrixView {
     pub crash_point: Bi<&'static str>,
     pub protocols: Vec<ProtocolColumn>,
     pub rows: Vec<MatrixRow>,
-    /// Per depth, the row labels of the runs and of the guarantee.
-    pub depth_labels: Bi<Vec<[String; 2]>>,
+    /// Per depth, the row labels of the runs, of the guarantee and of the verdict.
+    pub depth_labels: Bi<Vec<[String; 3]>>,
 }
 
 /// One protocol's column.
@@ -33,6 +34,9 @@ pub struct ProtocolColumn {
     /// Per depth, 1 to the matrix's: how many runs, and the guarantee they showed.
     pub runs: Vec<u64>,
     pub guarantees: Vec<String>,
+    /// Per depth, the verdict over its runs: its status and status word.
+    pub statuses: Vec<&'static str>,
+    pub status_words: Bi<Vec<&'static str>>,
     /// Whether every depth showed the guarantee the protocol is documented with.
     pub as_documented: bool,
 }
@@ -60,7 +64,7 @@ pub struct CellView {
 }
 
 /// The page of `matrix --html`: `columns`, explored with `events` events, `seed` and
-/// `depth`, opening in `lang`.
+/// `depth`, opening in `lang`, leading with the matrix's verdict line.
 pub fn matrix_page(
     columns: &[MatrixColumn],
     events: usize,
@@ -83,34 +87,36 @@ pub fn matrix_page(
             cells: Vec::new(),
         })
         .collect();
-    for column in columns {
-        let mut scenario = Scenario::new(column.protocol.clone());
-        scenario.seed = seed;
-        scenario.workload.events = events;
-        let origin = Origin::BuiltIn {
-            protocol: column.protocol.name.clone(),
-            events,
+    let scenarios: Vec<Scenario> = columns
+        .iter()
+        .map(|column| {
+            let mut scenario = Scenario::new(column.protocol.clone());
+            scenario.seed = seed;
+            scenario.workload.events = events;
+            scenario
+        })
+        .collect();
+    let cells = cell_runs(columns, &boundaries, events, seed);
+    let told: Vec<_> = cells.iter().flatten().collect();
+    let views = page.tell_each(&told, |(c, _, point, replay)| {
+        crashed_run(&scenarios[*c], *point, replay)
+    });
+    let mut views = views.into_iter();
+    for (k, cell) in cells.into_iter().enumerate() {
+        let row = &mut rows[k % boundaries.len().max(1)];
+        let Some((_, cell, _, replay)) = cell else {
+            row.cells.push(None);
+            continue;
         };
-        for (row, at) in rows.iter_mut().zip(&boundaries) {
-            let cell = column.cells.iter().find(|c| c.at == *at);
-            let Some((cell, point)) =
-                cell.and_then(|c| Some((c, c.first_failure.or(c.first_run)?)))
-            else {
-                row.cells.push(None);
-                continue;
-            };
-            let replay = origin.replay_command(seed, &[point]);
-            let run = page.tell(|| crashed_run(&scenario, point, &replay));
-            row.cells.push(Some(CellView {
-                outcome: cell.outcome(),
-                label: Bi::of(|l| l.matrix_cell(cell.outcome())),
-                runs: cell.runs,
-                lost: cell.lost,
-                duplicated: cell.duplicated,
-                run,
-                replay,
-            }));
-        }
+        row.cells.push(Some(CellView {
+            outcome: cell.outcome(),
+            label: Bi::of(|l| l.matrix_cell(cell.outcome())),
+            runs: cell.runs,
+            lost: cell.lost,
+            duplicated: cell.duplicated,
+            run: views.next().flatten(),
+            replay,
+        }));
     }
     page.matrix = Some(MatrixView {
         intro: Bi::of(|l| l.matrix_intro(columns.len(), depth, events, seed)),
@@ -120,11 +126,44 @@ pub fn matrix_page(
         rows,
         depth_labels: Bi::of(|l| {
             (1..=depth)
-                .map(|d| [l.matrix_runs_row(d), l.matrix_guarantee_row(d)])
+                .map(|d| {
+                    [
+                        l.matrix_runs_row(d),
+                        l.matrix_guarantee_row(d),
+                        l.matrix_verdict_row(d),
+                    ]
+                })
                 .collect()
         }),
     });
+    page.verdict = Some(VerdictView::of(&matrix_judgement(columns)));
     page
+}
+
+/// The run each cell opens, column by column (`None` where the protocol has no such
+/// step): its column, the cell, its crash point (the cell's first failing run, else its
+/// first run) and the command that replays it.
+fn cell_runs<'c>(
+    columns: &'c [MatrixColumn],
+    boundaries: &[Boundary],
+    events: usize,
+    seed: u64,
+) -> Vec<Option<(usize, &'c MatrixCell, BoundaryPoint, String)>> {
+    let mut cells = Vec::new();
+    for (c, column) in columns.iter().enumerate() {
+        let origin = Origin::BuiltIn {
+            protocol: column.protocol.name.clone(),
+            events,
+        };
+        for at in boundaries {
+            let cell = column.cells.iter().find(|cell| cell.at == *at);
+            let run = cell.and_then(|cell| Some((cell, cell.first_failure.or(cell.first_run)?)));
+            cells.push(
+                run.map(|(cell, point)| (c, cell, point, origin.replay_command(seed, &[point]))),
+            );
+        }
+    }
+    cells
 }
 
 /// The run of `scenario` with a single crash at `point`, as the cell's page shows it.
@@ -142,6 +181,9 @@ fn crashed_run(scenario: &Scenario, point: BoundaryPoint, replay: &str) -> super
 
 fn column_view(c: &MatrixColumn) -> ProtocolColumn {
     let built_in = built_ins().iter().find(|b| b.name == c.protocol.name);
+    let statuses: Vec<Status> = (c.summaries.iter())
+        .map(|s| s.judgement(None).status)
+        .collect();
     ProtocolColumn {
         name: c.protocol.name.clone(),
         steps: c.protocol.arrow_list(),
@@ -155,6 +197,8 @@ fn column_view(c: &MatrixColumn) -> ProtocolColumn {
             .iter()
             .map(|s| s.guarantee.name().to_string())
             .collect(),
+        statuses: statuses.iter().map(|s| status_name(*s)).collect(),
+        status_words: Bi::of(|l| statuses.iter().map(|s| l.status(*s)).collect()),
         as_documented: c.as_documented(),
     }
 }

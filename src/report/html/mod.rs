@@ -17,10 +17,11 @@ mod explore;
 mod matrix;
 mod run;
 
-pub use explore::explore_page;
+pub use explore::{explore_listing, explore_page};
 pub use matrix::matrix_page;
 pub use run::{run_page, run_view};
 
+use crate::check::{Judgement, Status};
 use crate::report::lang::Lang;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -63,6 +64,38 @@ impl<T> Bi<T> {
     }
 }
 
+/// A verdict line ([`Judgement`]) as a page shows it, worded as the CLI prints it first:
+/// its status (`pass`, `fail` or `unknown`, the line's tone), the status word (`FAIL`,
+/// `FALLA`) and the rest of the line (the guarantee with its scope, then the reasons).
+#[derive(Clone, Debug, Serialize)]
+pub struct VerdictView {
+    pub status: &'static str,
+    pub word: Bi<&'static str>,
+    pub text: Bi<String>,
+}
+
+impl VerdictView {
+    pub fn of(j: &Judgement) -> VerdictView {
+        VerdictView {
+            status: status_name(j.status),
+            word: Bi::of(|l| l.status(j.status)),
+            text: Bi::of(|l| {
+                let line = l.judgement(j);
+                line[l.status(j.status).len()..].trim_start().to_string()
+            }),
+        }
+    }
+}
+
+/// `pass`, `fail` or `unknown`: a status as the pages' data and style name it.
+pub(super) fn status_name(s: Status) -> &'static str {
+    match s {
+        Status::Pass => "pass",
+        Status::Fail => "fail",
+        Status::Unknown => "unknown",
+    }
+}
+
 /// Everything a page shows.
 #[derive(Clone, Debug, Serialize)]
 pub struct Page {
@@ -76,6 +109,9 @@ pub struct Page {
     pub command: String,
     /// The frame's words, by key.
     pub words: Bi<BTreeMap<&'static str, &'static str>>,
+    /// The verdict line the page leads with, the one its command prints first (none on
+    /// the playground's own page).
+    pub verdict: Option<VerdictView>,
     pub matrix: Option<matrix::MatrixView>,
     pub listing: Option<explore::Listing>,
     /// The runs the page tells step by step; the matrix and the listing point into it.
@@ -97,6 +133,7 @@ impl Page {
             title,
             command,
             words: Bi::of(|l| l.html_words().into_iter().collect()),
+            verdict: None,
             matrix: None,
             listing: None,
             runs: Vec::new(),
@@ -108,13 +145,41 @@ impl Page {
     /// Adds the run `view` makes to the runs the page tells, unless the page is full
     /// ([`PAGE_DATA_BYTES`]; the first run is always told): its index, if told.
     fn tell(&mut self, view: impl FnOnce() -> run::RunView) -> Option<usize> {
-        if !self.runs.is_empty() && self.data_bytes >= PAGE_DATA_BYTES {
+        if self.full() {
             return None;
         }
         let view = view();
         self.data_bytes += serde_json::to_vec(&view).map_or(0, |v| v.len());
         self.runs.push(view);
         Some(self.runs.len() - 1)
+    }
+
+    /// [`Page::tell`] for each of `items`, whose views `view` makes: in parallel, a batch of
+    /// as many as there are threads at a time, each batch added in order until the page is
+    /// full. The page tells the same runs as one [`Page::tell`] after another would (a batch
+    /// may make a few views the full page then leaves out).
+    fn tell_each<T: Sync>(
+        &mut self,
+        items: &[T],
+        view: impl Fn(&T) -> run::RunView + Sync,
+    ) -> Vec<Option<usize>> {
+        use rayon::prelude::*;
+        let batch = rayon::current_num_threads().max(1);
+        let mut told = Vec::with_capacity(items.len());
+        for chunk in items.chunks(batch) {
+            if self.full() {
+                break;
+            }
+            let views: Vec<run::RunView> = chunk.par_iter().map(&view).collect();
+            told.extend(views.into_iter().map(|v| self.tell(|| v)));
+        }
+        told.resize(items.len(), None);
+        told
+    }
+
+    /// Whether the page tells no more runs ([`PAGE_DATA_BYTES`]; the first is always told).
+    fn full(&self) -> bool {
+        !self.runs.is_empty() && self.data_bytes >= PAGE_DATA_BYTES
     }
 
     /// The page as one HTML document.

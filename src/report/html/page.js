@@ -6,7 +6,17 @@
   "use strict";
   var data = null;
   var app = document.getElementById("app");
-  var state = { lang: "en", steps: {}, active: 0, editor: "", example: 0, depth: 1, busy: false, error: null };
+  var state = {
+    lang: "en",
+    steps: {},
+    active: 0,
+    editor: "",
+    explored: null,
+    example: 0,
+    depth: 1,
+    busy: false,
+    error: null,
+  };
 
   function w(key) {
     var word = data.words[state.lang][key];
@@ -35,6 +45,15 @@
       }
     });
     return node;
+  }
+
+  // A verdict line, as the command that made the page prints it first: the status word in
+  // its tone, then the guarantee with its scope and the reasons.
+  function verdictLine(v) {
+    return el("p", { class: "verdict-line " + v.status, "data-status": v.status }, [
+      el("strong", { class: "status", text: t(v.word) }),
+      " " + t(v.text),
+    ]);
   }
 
   // The view is in the address: `#run/3`, or `#run/3/9` to compare run 3 with run 9.
@@ -99,6 +118,7 @@
 
   function matrixScreen(m) {
     var wrap = el("div", { class: "matrix" });
+    wrap.appendChild(verdictLine(data.verdict));
     wrap.appendChild(el("p", { text: t(m.intro) }));
     wrap.appendChild(el("p", { class: "hint", text: w("matrix_hint") }));
     var head = el("tr", {}, [el("th", { class: "point", text: t(m.crash_point) })]);
@@ -143,12 +163,17 @@
     t(m.depth_labels).forEach(function (labels, d) {
       var runs = el("tr", {}, [el("th", { text: labels[0] })]);
       var guarantees = el("tr", {}, [el("th", { text: labels[1] })]);
+      var verdicts = el("tr", { class: "verdicts" }, [el("th", { text: labels[2] })]);
       m.protocols.forEach(function (p) {
         runs.appendChild(el("td", { text: String(p.runs[d]) }));
         guarantees.appendChild(el("td", { text: p.guarantees[d] }));
+        verdicts.appendChild(
+          el("td", { class: "status " + p.statuses[d], "data-status": p.statuses[d], text: t(p.status_words)[d] })
+        );
       });
       foot.appendChild(runs);
       foot.appendChild(guarantees);
+      foot.appendChild(verdicts);
     });
     wrap.appendChild(el("table", {}, [el("thead", {}, [head]), body, foot]));
     wrap.appendChild(el("p", { class: "hint", text: t(m.legend) }));
@@ -157,33 +182,42 @@
 
   function listingScreen(l) {
     var wrap = el("div", { class: "listing" });
+    wrap.appendChild(verdictLine(data.verdict));
     t(l.summary).forEach(function (line) {
       wrap.appendChild(el("p", { text: line }));
     });
     wrap.appendChild(el("p", { class: "hint", text: w("explore_hint") }));
     var body = el("tbody");
+    // The playground asks its server for a run's story when it is opened.
+    var onDemand = data.kind === "playground";
     l.runs.forEach(function (r) {
       var attrs = { "data-run": String(r.number) };
-      if (r.view !== null) {
+      if (r.view !== null || onDemand) {
         attrs.class = "shown";
         attrs.onclick = function () {
-          go(r.view);
+          if (r.view !== null) {
+            go(r.view);
+          } else {
+            story(r);
+          }
         };
       }
       body.appendChild(
         el("tr", attrs, [
           el("td", { text: String(r.number) }),
           el("td", { class: "point", text: t(r.schedule) }),
+          el("td", { class: "status " + r.status, "data-status": r.status, text: t(r.status_word) }),
           el("td", { class: "tone-" + r.tone, text: t(r.outcome) }),
           el("td", { text: r.once + " / " + r.lost + " / " + r.duplicated }),
           el("td", { text: r.same_as === null ? "" : "≡ " + r.same_as }),
-          el("td", {}, [r.view === null ? el("code", { text: r.replay }) : null]),
+          el("td", {}, [r.view === null && !onDemand ? el("code", { text: r.replay }) : null]),
         ])
       );
     });
     var head = el("tr", {}, [
       el("th", { text: w("run") }),
       el("th", { text: w("crashes") }),
+      el("th", { text: w("verdict") }),
       el("th", { text: w("guarantee") }),
       el("th", { text: "once / lost / dup" }),
       el("th", { text: w("same_as") }),
@@ -193,7 +227,11 @@
     var hidden = l.runs.filter(function (r) {
       return r.view === null;
     }).length;
-    if (hidden > 0 || l.total > l.runs.length) {
+    if (onDemand) {
+      if (l.total > l.runs.length) {
+        wrap.appendChild(el("p", { class: "hint", text: l.total - l.runs.length + " " + w("not_listed") }));
+      }
+    } else if (hidden > 0 || l.total > l.runs.length) {
       wrap.appendChild(
         el("p", {
           class: "hint",
@@ -258,12 +296,38 @@
   }
 
   // Sends the editor's scenario to the server; its answer is a run page's or an exploration
-  // page's data, shown as the static pages show them.
+  // page's data, shown as the static pages do.
   function send(url) {
+    var text = state.editor;
+    ask(url, text, function (body) {
+      data.runs = body.runs;
+      data.listing = body.listing || null;
+      data.verdict = body.verdict;
+      state.explored = body.listing ? text : null;
+      state.steps = {};
+      return body.kind === "run" ? "#run/0" : "";
+    });
+  }
+
+  // Asks the server for the story of run `r` of the exploration shown: the scenario that
+  // was explored, with `r`'s crashes (a page of the exploration tells no run up front).
+  function story(r) {
+    var query = r.crashes.map(function (c) {
+      return "crash=" + encodeURIComponent(c);
+    });
+    ask("/api/story" + (query.length ? "?" + query.join("&") : ""), state.explored, function (body) {
+      data.runs.push(body.runs[0]);
+      r.view = data.runs.length - 1;
+      return "#run/" + r.view;
+    });
+  }
+
+  // POSTs `text` as JSON to `url`; `shown(body)` takes a good answer in and says where to go.
+  function ask(url, text, shown) {
     state.busy = true;
     state.error = null;
     render();
-    fetch(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: state.editor })
+    fetch(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: text })
       .then(function (response) {
         return response.json().then(function (body) {
           return { ok: response.ok, body: body };
@@ -271,14 +335,12 @@
       })
       .then(function (answer) {
         state.busy = false;
+        var hash = location.hash;
         if (!answer.ok) {
           state.error = answer.body.error;
         } else {
-          data.runs = answer.body.runs;
-          data.listing = answer.body.listing || null;
-          state.steps = {};
+          hash = shown(answer.body);
         }
-        var hash = answer.ok && answer.body.kind === "run" ? "#run/0" : "";
         if (location.hash !== hash) {
           location.hash = hash; // renders on hashchange
         } else {
@@ -367,8 +429,9 @@
       state.active = slot;
     });
     var title = run.protocol + (run.crashes.length ? " · " + run.crashes.join(" + ") : " · " + w("no_crash"));
+    node.appendChild(verdictLine(run.judgement));
     node.appendChild(el("h2", { text: title }));
-    node.appendChild(el("p", {}, [el("span", { class: "badge tone-" + run.tone, text: run.guarantee }), " ", run.name]));
+    node.appendChild(el("p", { class: "hint name", text: run.name }));
     node.appendChild(el("h3", { text: w("section_verdict") }));
     node.appendChild(el("ul", { class: "plain verdict" }, t(run.verdict).map(function (line) {
       return el("li", { text: line });

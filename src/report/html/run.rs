@@ -2,7 +2,8 @@
 //! step, its verdict, each event's outcome, its failure-point table and its replay command,
 //! every text in both languages.
 
-use super::{Bi, Page};
+use super::{Bi, Page, VerdictView};
+use crate::check::Judgement;
 use crate::report::diagram::{self, Detail, Tone};
 use crate::report::explain::{self, FailurePoint};
 use crate::report::lang::{Lang, StateLabel};
@@ -18,9 +19,11 @@ pub struct RunView {
     pub protocol: String,
     /// The crash points the run injected, as `run --crash` takes them.
     pub crashes: Vec<String>,
-    /// The run's guarantee over every boundary, and the tone its cells and badges take.
+    /// The run's guarantee over every boundary, and the tone its cells take.
     pub guarantee: String,
     pub tone: &'static str,
+    /// The run's verdict line, which its view leads with.
+    pub judgement: VerdictView,
     /// The verdict sentence, then one line per guarantee boundary.
     pub verdict: Bi<Vec<String>>,
     /// The tool's own SVG diagram, without its XML declaration, to inline.
@@ -69,7 +72,8 @@ pub struct EventView {
 /// `r`, the run of `scenario` with scheduling choices `script`, ready to show; `replay` is
 /// the command that replays it. `r` must keep its trace (not a slim result).
 pub fn run_view(scenario: &Scenario, script: &[u32], r: &RunResult, replay: &str) -> RunView {
-    let stories = Bi::of(|l| explain::story(scenario, script, r, l));
+    let [en, es] = explain::stories(scenario, script, r);
+    let stories = Bi { en, es };
     // One run, one cap: both languages tell the same entries.
     assert_eq!(stories.en.steps.len(), stories.es.steps.len());
     let v = &r.verdict;
@@ -98,6 +102,7 @@ pub fn run_view(scenario: &Scenario, script: &[u32], r: &RunResult, replay: &str
         crashes: r.crashes.iter().map(|c| c.point.to_string()).collect(),
         guarantee: v.guarantee.name().to_string(),
         tone: worst_tone(r),
+        judgement: VerdictView::of(&r.judgement(None)),
         verdict: Bi::of(|l| verdict_lines(l, r)),
         svg: Bi::of(|l| inline_svg(&diagram::build(scenario, r, Detail::Auto, l).svg())),
         initial: Bi::of(|l| stories.get(l).initial_database.clone()),
@@ -170,13 +175,15 @@ fn inline_svg(svg: &str) -> String {
         .to_string()
 }
 
-/// The page of one run: `run --html`.
+/// The page of one run: `run --html`, leading with `judgement`, the verdict line the
+/// command prints first (the run's, with its expectations and the checks its file pins).
 pub fn run_page(
     scenario: &Scenario,
     script: &[u32],
     r: &RunResult,
     replay: &str,
     lang: Lang,
+    judgement: &Judgement,
 ) -> Page {
     let mut page = Page::new(
         "run",
@@ -184,6 +191,11 @@ pub fn run_page(
         Bi::of(|_| scenario.name.clone()),
         replay.to_string(),
     );
-    page.tell(|| run_view(scenario, script, r, replay));
+    let verdict = VerdictView::of(judgement);
+    page.tell(|| RunView {
+        judgement: verdict.clone(),
+        ..run_view(scenario, script, r, replay)
+    });
+    page.verdict = Some(verdict);
     page
 }

@@ -29,7 +29,15 @@ fn crashed(protocol: &str, point: &str) -> (Scenario, world::RunResult) {
 #[test]
 fn a_page_loads_nothing_from_anywhere() {
     let (s, r) = crashed("ack-first", "after:ack e0 d1");
-    let html = run_page(&s, &[], &r, "delivery-sim run x", Lang::En).html();
+    let html = run_page(
+        &s,
+        &[],
+        &r,
+        "delivery-sim run x",
+        Lang::En,
+        &r.judgement(None),
+    )
+    .html();
     for external in ["<link", "src=", "@import", "url(http", "https:", "//cdn"] {
         assert!(!html.contains(external), "{external} in the page");
     }
@@ -58,7 +66,14 @@ fn a_page_loads_nothing_from_anywhere() {
 #[test]
 fn a_run_page_tells_every_entry_in_both_languages_and_its_diagram_names_them() {
     let (s, r) = crashed("no-dedup", "after:commit e1 d1");
-    let page = run_page(&s, &[], &r, "delivery-sim run y", Lang::Es);
+    let page = run_page(
+        &s,
+        &[],
+        &r,
+        "delivery-sim run y",
+        Lang::Es,
+        &r.judgement(None),
+    );
     let data = data_of(&page.html());
     assert_eq!(data["lang"], "es");
     let run = &data["runs"][0];
@@ -106,7 +121,15 @@ fn a_run_page_tells_every_entry_in_both_languages_and_its_diagram_names_them() {
 fn nothing_in_the_data_can_end_the_script_element() {
     let (mut s, r) = crashed("inbox", "after:ack e0 d1");
     s.name = "x</script><script>alert(1)</script><!--".into();
-    let html = run_page(&s, &[], &r, "delivery-sim run z", Lang::En).html();
+    let html = run_page(
+        &s,
+        &[],
+        &r,
+        "delivery-sim run z",
+        Lang::En,
+        &r.judgement(None),
+    )
+    .html();
     // The data element's end and the script's own: no third.
     assert_eq!(html.matches("</script>").count(), 2);
     assert!(!html.contains("<!--"));
@@ -120,7 +143,17 @@ fn nothing_in_the_data_can_end_the_script_element() {
 #[test]
 fn a_page_is_the_same_bytes_every_time() {
     let (s, r) = crashed("inbox", "after:commit e1 d1");
-    let page = || run_page(&s, &[], &r, "delivery-sim run w", Lang::Es).html();
+    let page = || {
+        run_page(
+            &s,
+            &[],
+            &r,
+            "delivery-sim run w",
+            Lang::Es,
+            &r.judgement(None),
+        )
+        .html()
+    };
     assert_eq!(page(), page());
 }
 
@@ -208,7 +241,7 @@ fn an_exploration_page_lists_every_run_and_tells_the_failing_ones() {
         protocol: "ack-first".into(),
         events: 2,
     };
-    let page = explore_page(&s, &x, &origin, Lang::En, "delivery-sim explore");
+    let page = explore_page(&s, &x, &origin, Lang::En, "delivery-sim explore", None);
     let listing = page.listing.as_ref().expect("a listing");
     assert_eq!(listing.runs.len(), x.runs.len());
     assert_eq!(listing.total, x.runs.len());
@@ -257,4 +290,113 @@ fn a_full_page_lists_runs_without_telling_them() {
     let mut empty = Page::new("run", Lang::En, Bi::of(|_| String::new()), String::new());
     empty.data_bytes = PAGE_DATA_BYTES;
     assert_eq!(empty.tell(|| view.clone()), Some(0));
+}
+
+#[test]
+fn both_languages_told_from_one_run_are_each_language_told_alone() {
+    for (protocol, point) in [
+        ("no-dedup", "after:commit e1 d1"),
+        ("inbox", "after:insert_inbox e0 d1"),
+        ("ack-first", "after:ack e1 d1"),
+    ] {
+        let (s, r) = crashed(protocol, point);
+        let [en, es] = crate::report::explain::stories(&s, &[], &r);
+        assert_eq!(en, crate::report::explain::story(&s, &[], &r, Lang::En));
+        assert_eq!(es, crate::report::explain::story(&s, &[], &r, Lang::Es));
+    }
+}
+
+#[test]
+fn runs_told_in_parallel_are_those_told_one_after_another() {
+    let (s, r) = crashed("no-dedup", "after:commit e0 d1");
+    let view = run_view(&s, &[], &r, "delivery-sim run v");
+    let size = serde_json::to_vec(&view).expect("serialises").len();
+    let items: Vec<usize> = (0..PAGE_DATA_BYTES / size + 7).collect();
+    let new = || {
+        Page::new(
+            "explore",
+            Lang::En,
+            Bi::of(|_| String::new()),
+            String::new(),
+        )
+    };
+    let mut one_by_one = new();
+    let told: Vec<Option<usize>> = items
+        .iter()
+        .map(|_| one_by_one.tell(|| view.clone()))
+        .collect();
+    let mut parallel = new();
+    assert_eq!(parallel.tell_each(&items, |_| view.clone()), told);
+    assert_eq!(parallel.runs.len(), one_by_one.runs.len());
+    assert!(told.last() == Some(&None), "the page filled");
+}
+
+/// The lead line of a page's data (`word` then `text`) in `lang`.
+fn lead(verdict: &Value, lang: &str) -> String {
+    format!(
+        "{}  {}",
+        verdict["word"][lang].as_str().expect("a word"),
+        verdict["text"][lang].as_str().expect("a text")
+    )
+}
+
+#[test]
+fn every_page_leads_with_the_verdict_line_its_command_prints_first() {
+    let languages = [("en", Lang::En), ("es", Lang::Es)];
+    // A run page: the judgement it is given (the command's), on the page and on its run.
+    let (s, r) = crashed("no-dedup", "after:commit e1 d1");
+    let judgement = r.judgement(Some(2));
+    let data = data_of(&run_page(&s, &[], &r, "delivery-sim run", Lang::En, &judgement).html());
+    for (code, lang) in languages {
+        assert_eq!(lead(&data["verdict"], code), lang.judgement(&judgement));
+        assert_eq!(
+            lead(&data["runs"][0]["judgement"], code),
+            lang.judgement(&judgement)
+        );
+    }
+    assert_eq!(data["verdict"]["status"], "fail");
+    assert_eq!(data["verdict"]["word"]["es"], "FALLA");
+    // An exploration page: the exploration's, with its failed expectations; each listed
+    // run's status is its own verdict's, and the summary names no bare guarantee.
+    let mut s = Scenario::new(Protocol::built_in("inbox").expect("a built-in"));
+    s.workload.events = 2;
+    let x = explore::explore(&s, explore::ExploreOptions::default());
+    let origin = crate::report::Origin::BuiltIn {
+        protocol: "inbox".into(),
+        events: 2,
+    };
+    let page = explore_page(&s, &x, &origin, Lang::Es, "delivery-sim explore", Some(1));
+    let data = data_of(&page.html());
+    let judgement = x.summary.judgement(Some(1));
+    for (code, lang) in languages {
+        assert_eq!(lead(&data["verdict"], code), lang.judgement(&judgement));
+        let summary = data["listing"]["summary"][code].to_string();
+        assert!(!summary.contains("exactly-once"), "{summary}");
+    }
+    assert_eq!(data["verdict"]["status"], "fail", "an expectation failed");
+    for (listed, run) in data["listing"]["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(&x.runs)
+    {
+        let status = super::status_name(run.result.judgement(None).status);
+        assert_eq!(listed["status"], status);
+        let view = &data["runs"][listed["view"].as_u64().expect("told") as usize];
+        assert_eq!(view["judgement"]["status"], status);
+    }
+    // The matrix page: the matrix's, and each protocol's per depth.
+    let columns = explore::matrix(&Protocol::all_built_in(), 2, 0, 1);
+    let data = data_of(&matrix_page(&columns, 2, 0, 1, Lang::En, "delivery-sim matrix").html());
+    let judgement = explore::matrix_judgement(&columns);
+    for (code, lang) in languages {
+        assert_eq!(lead(&data["verdict"], code), lang.judgement(&judgement));
+    }
+    let protocols = data["matrix"]["protocols"].as_array().unwrap();
+    for (p, column) in protocols.iter().zip(&columns) {
+        let status = super::status_name(column.summaries[0].judgement(None).status);
+        assert_eq!(p["statuses"][0], status, "{}", column.protocol.name);
+    }
+    assert!(protocols.iter().any(|p| p["statuses"][0] == "fail"));
+    assert!(protocols.iter().any(|p| p["statuses"][0] == "pass"));
 }

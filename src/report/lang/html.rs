@@ -28,6 +28,7 @@ const WORDS: &[(&str, &str, &str)] = &[
     ("run", "run", "corrida"),
     ("crashes", "crashes", "caídas"),
     ("no_crash", "(no crash)", "(sin caída)"),
+    ("verdict", "verdict", "veredicto"),
     ("guarantee", "guarantee", "garantía"),
     ("same_as", "same state as run", "mismo estado que la corrida"),
     (
@@ -39,6 +40,13 @@ const WORDS: &[(&str, &str, &str)] = &[
         "not_shown_end",
         "); each replays with its command",
         "); cada una se repite con su comando",
+    ),
+    (
+        "not_listed",
+        "more runs of the exploration are not listed (the first 1,000 are, and the failing \
+         ones, 2,000 at most); `explore --json` lists them all",
+        "corridas más de la exploración no se listan (se listan las primeras 1.000 y las que \
+         fallan, 2.000 a lo sumo); `explore --json` las lista todas",
     ),
     ("back", "← back", "← volver"),
     ("previous", "◀ previous", "◀ anterior"),

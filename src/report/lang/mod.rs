@@ -329,6 +329,8 @@ mod html;
 mod matrix;
 mod protocols;
 mod run;
+mod serve;
+pub use serve::ServeRefusal;
 mod sql;
 mod status;
 mod sweep;
