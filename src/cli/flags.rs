@@ -189,8 +189,7 @@ pub(in crate::cli) fn check_scenario(given: &Given, scenario: &Scenario) -> Resu
         );
     }
     let protocol = &scenario.protocol;
-    let has_inbox = protocol.has(crate::Step::InsertInbox) || protocol.has(crate::Step::CheckInbox);
-    if given.has("inbox_ttl_ticks") && !has_inbox {
+    if given.has("inbox_ttl_ticks") && !protocol.has_inbox() {
         return refuse(
             "inbox_ttl_ticks",
             &format!(

@@ -643,6 +643,12 @@ impl Protocol {
         self.steps.contains(&step)
     }
 
+    /// Whether it has an inbox (an `insert_inbox` or `check_inbox` step): what the inbox's
+    /// settings, in a file or on the command line, act on.
+    pub fn has_inbox(&self) -> bool {
+        self.has(Step::InsertInbox) || self.has(Step::CheckInbox)
+    }
+
     /// Whether a run of this protocol reaches `boundary`: its step is one of the protocol's
     /// and appears at least `nth` times.
     pub fn has_boundary(&self, boundary: Boundary) -> bool {

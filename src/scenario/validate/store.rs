@@ -10,7 +10,7 @@ impl Checker<'_> {
         store: &RawStore,
         protocol: &Protocol,
     ) -> Result<(), ScenarioError> {
-        if !protocol.has(Step::InsertInbox) && !protocol.has(Step::CheckInbox) {
+        if !protocol.has_inbox() {
             self.refuse_set(
                 &[
                     ("store.inbox_unique", store.inbox_unique.is_some()),
