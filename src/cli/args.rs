@@ -215,6 +215,58 @@ pub struct ScenarioArgs {
     /// With --protocol: how many events to publish.
     #[arg(long, requires = "protocol", default_value_t = 3)]
     pub events: u64,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+}
+
+/// The database engine a scenario runs on, over what its file says.
+#[derive(Debug, Args, Default)]
+pub struct EngineArgs {
+    /// Run the consumers' database on this engine instead of the file's `store.engine`:
+    /// sqlite (in-process, the default) or postgres (a private throwaway cluster the tool
+    /// starts from the PostgreSQL binaries on the machine, or --database-url's server).
+    #[arg(long, value_enum, value_name = "ENGINE")]
+    pub engine: Option<EngineArg>,
+    /// On PostgreSQL: the isolation level of every connection, instead of the file's
+    /// `store.isolation` (default read-committed, as PostgreSQL's).
+    #[arg(long, value_enum, value_name = "LEVEL")]
+    pub isolation: Option<IsolationArg>,
+    /// On PostgreSQL: an existing server to run on instead of a cluster of the tool's own
+    /// (also DELIVERY_SIM_DATABASE_URL). The tool creates and drops only databases named
+    /// delivery_sim_scratch_*, and touches no other.
+    #[arg(long, value_name = "URL")]
+    pub database_url: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum EngineArg {
+    Sqlite,
+    Postgres,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum IsolationArg {
+    ReadCommitted,
+    RepeatableRead,
+    Serializable,
+}
+
+impl EngineArgs {
+    /// Makes every scenario this command reads run as these flags say.
+    pub fn apply(&self) {
+        use crate::store::pg::{Engine, Isolation};
+        let engine = self.engine.map(|e| match e {
+            EngineArg::Sqlite => Engine::Sqlite,
+            EngineArg::Postgres => Engine::Postgres,
+        });
+        let isolation = self.isolation.map(|i| match i {
+            IsolationArg::ReadCommitted => Isolation::ReadCommitted,
+            IsolationArg::RepeatableRead => Isolation::RepeatableRead,
+            IsolationArg::Serializable => Isolation::Serializable,
+        });
+        crate::scenario::override_engine(engine, isolation);
+        crate::store::pg::server::use_url(self.database_url.clone());
+    }
 }
 
 /// A scenario and, optionally, another seed for it.
@@ -522,4 +574,17 @@ pub struct MatrixArgs {
     /// Print the result as JSON.
     #[arg(long)]
     pub json: bool,
+}
+
+impl Command {
+    /// The engine flags of a command that reads a scenario.
+    pub fn engine(&self) -> Option<&EngineArgs> {
+        match self {
+            Command::Run(a) => Some(&a.source.scenario.engine),
+            Command::Explain(a) => Some(&a.source.scenario.engine),
+            Command::Explore(a) => Some(&a.source.scenario.engine),
+            Command::Sweep(a) => Some(&a.scenario.engine),
+            _ => None,
+        }
+    }
 }

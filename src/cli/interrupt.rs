@@ -12,11 +12,26 @@ use std::process::ExitCode;
 /// The exit code of an interrupted command: 128 + SIGINT, as shells report it.
 pub const EXIT_CODE: u8 = 130;
 
+/// Whether a search installed the handler (then the first Ctrl-C stops it between runs).
+static SEARCH: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 /// Installs the handler (once per process; later calls do nothing).
 pub fn install() {
+    SEARCH.store(true, std::sync::atomic::Ordering::SeqCst);
+    install_for_server();
+}
+
+/// Installs the handler for a command that may start a PostgreSQL server: Ctrl-C stops
+/// the server and removes its directory before the tool quits (a search, see [`install`],
+/// first stops between runs).
+pub fn install_for_server() {
     let _ = ctrlc::set_handler(|| {
-        if interrupt::requested() {
-            eprintln!("interrupted again: quitting now");
+        let search = SEARCH.load(std::sync::atomic::Ordering::SeqCst);
+        if !search || interrupt::requested() {
+            if search {
+                eprintln!("interrupted again: quitting now");
+            }
+            crate::store::pg::server::shutdown();
             std::process::exit(i32::from(EXIT_CODE));
         }
         eprintln!(

@@ -65,6 +65,9 @@ pub fn main() -> ExitCode {
     let matches = Cli::command().get_matches();
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let given = flags::Given::of(&matches);
+    // Whatever way the command ends (an error, a panic unwinding through here), the
+    // PostgreSQL cluster it may have started is stopped and its scratch databases dropped.
+    let _server = ServerGuard;
     match execute(&cli.command, &given) {
         Ok((output, code)) => {
             let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
@@ -80,6 +83,15 @@ pub fn main() -> ExitCode {
             eprintln!("error: {e}");
             ExitCode::from(2)
         }
+    }
+}
+
+/// Stops the PostgreSQL server the command started, when dropped.
+struct ServerGuard;
+
+impl Drop for ServerGuard {
+    fn drop(&mut self) {
+        crate::store::pg::server::shutdown();
     }
 }
 
@@ -106,6 +118,10 @@ impl From<String> for Printed {
 /// read.
 pub fn execute(command: &Command, given: &Given) -> Result<(Printed, ExitCode), CliError> {
     flags::check(command, given)?;
+    if let Some(engine) = command.engine() {
+        engine.apply();
+        interrupt::install_for_server();
+    }
     let text = |r: Result<(String, ExitCode), CliError>| r.map(|(t, c)| (Printed::Text(t), c));
     match command {
         Command::Protocols(args) => {

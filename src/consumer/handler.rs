@@ -170,7 +170,7 @@ impl HandlerConsumer {
         let w = self.work.as_mut().expect("working");
         let answer = match (&w.next, result) {
             // SQLite answered busy: nothing happened; the same call runs again later.
-            (_, StepResult::Db(DbOutcome::Busy { .. })) => return,
+            (_, StepResult::Db(DbOutcome::Busy { .. } | DbOutcome::Blocked { .. })) => return,
             (Next::Nack, StepResult::Done) => {
                 self.stop();
                 return;

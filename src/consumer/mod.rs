@@ -457,13 +457,14 @@ impl Host for Consumer {
                 StepResult::Db(DbOutcome::AlertRecorded | DbOutcome::AlertExists),
             ) => w.mode = Mode::PayloadMismatch { alerted: true },
             (Action::Lookup, StepResult::Db(outcome))
-                if !matches!(outcome, DbOutcome::Busy { .. }) =>
+                if !matches!(outcome, DbOutcome::Busy { .. } | DbOutcome::Blocked { .. }) =>
             {
                 looked_up(w, outcome, again.expect("a lookup follows a commit"))
             }
-            (Action::RecordAlert | Action::Lookup, StepResult::Db(DbOutcome::Busy { .. })) => {
-                return
-            }
+            (
+                Action::RecordAlert | Action::Lookup,
+                StepResult::Db(DbOutcome::Busy { .. } | DbOutcome::Blocked { .. }),
+            ) => return,
             (Action::Step(Step::Commit), StepResult::Db(DbOutcome::CommitTimeout)) => {
                 // Committed or rolled back, the transaction is over either way.
                 w.open_transactions -= 1;
@@ -479,7 +480,11 @@ impl Host for Consumer {
             // read-modify-write effect that has read goes on with its write later too.
             (
                 Action::Step(_),
-                StepResult::Db(DbOutcome::Busy { .. } | DbOutcome::BalancesRead { .. }),
+                StepResult::Db(
+                    DbOutcome::Busy { .. }
+                    | DbOutcome::Blocked { .. }
+                    | DbOutcome::BalancesRead { .. },
+                ),
             ) => return,
             // A write on a stale snapshot: the transaction must go, like after a failure.
             (

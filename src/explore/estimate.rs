@@ -21,7 +21,8 @@ pub struct Estimate {
 /// has at most `points × (points + per_delivery)^(k-1)` schedules; each is as long as the
 /// crash-free run plus one delivery's worth of steps per crash.
 pub fn estimate(scenario: &Scenario, depth: usize) -> Estimate {
-    let baseline = world::run_with(&without_crashes(scenario), EXPLORE_RUN);
+    let base = without_crashes(scenario);
+    let baseline = world::run_with(&base, explore_run(&base));
     let points = baseline.reached.len() as u128;
     let per_delivery = 2 * scenario.protocol.steps.len() as u128;
     let mut level = points;

@@ -119,18 +119,23 @@ fn without_crashes(scenario: &Scenario) -> Scenario {
     base
 }
 
-const EXPLORE_RUN: RunOptions = RunOptions {
-    fingerprints: true,
-    hash_only: true,
-    record_statements: false,
-    every_cleanup_tick: false,
-};
+/// How an explored run runs: only its trace's hash kept, and the state fingerprinted after
+/// each crash for pruning (on PostgreSQL, whose state is the server's, the fingerprint is
+/// `None`: its explorations run every schedule, as `--no-prune` does).
+fn explore_run(_scenario: &Scenario) -> RunOptions {
+    RunOptions {
+        fingerprints: true,
+        hash_only: true,
+        record_statements: false,
+        every_cleanup_tick: false,
+    }
+}
 
 /// Runs `base` with a crash at each point of `schedule`, and checks they all fired.
 fn run_schedule(base: &Scenario, schedule: &[BoundaryPoint]) -> RunResult {
     let mut s = base.clone();
     s.faults.crash = schedule.iter().map(|p| CrashSpec::exactly(*p)).collect();
-    let result = world::run_with(&s, EXPLORE_RUN);
+    let result = world::run_with(&s, explore_run(&s));
     let fired: Vec<BoundaryPoint> = result.crashes.iter().map(|c| c.point).collect();
     assert_eq!(
         fired, schedule,
@@ -185,7 +190,9 @@ pub fn single_crash_points(scenario: &Scenario) -> Exploration {
 }
 
 /// Every schedule of up to `options.depth` crashes, as described in the module docs.
-pub fn explore(scenario: &Scenario, options: ExploreOptions) -> Exploration {
+pub fn explore(scenario: &Scenario, mut options: ExploreOptions) -> Exploration {
+    // PostgreSQL's state is not fingerprinted: nothing can be pruned.
+    options.prune &= scenario.store.engine == crate::store::pg::Engine::Sqlite;
     explore_until(scenario, options, &interrupt::requested)
 }
 
@@ -193,9 +200,11 @@ pub fn explore(scenario: &Scenario, options: ExploreOptions) -> Exploration {
 /// interruption for `explore`; a test's own condition in tests).
 fn explore_until(
     scenario: &Scenario,
-    options: ExploreOptions,
+    mut options: ExploreOptions,
     stop: &(dyn Fn() -> bool + Sync),
 ) -> Exploration {
+    // PostgreSQL's state is not fingerprinted: nothing can be pruned.
+    options.prune &= scenario.store.engine == crate::store::pg::Engine::Sqlite;
     assert!(
         (1..=MAX_DEPTH).contains(&options.depth),
         "depth is validated by the caller"
@@ -250,7 +259,7 @@ pub(crate) fn explore_pass(
     let base = without_crashes(scenario);
     let mut runs = vec![ExploredRun {
         crashes: Vec::new(),
-        result: kept(world::run_with(&base, EXPLORE_RUN), true),
+        result: kept(world::run_with(&base, explore_run(&base)), true),
         equivalent_to: None,
     }];
     let mut budget = budget::Budget::new(options.budget_bytes);

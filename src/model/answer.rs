@@ -83,6 +83,13 @@ pub enum DbOutcome {
     /// `SQLITE_BUSY_SNAPSHOT`: a write in a transaction whose snapshot is older than
     /// another connection's commit. The transaction must be rolled back.
     StaleSnapshot,
+    /// PostgreSQL: the statement waits for a lock another transaction of the run holds
+    /// (as the server itself says). It is queued on the server and answers once that
+    /// transaction ends; `done` earlier statements of the same step ran. The actor asks
+    /// again at its next turn.
+    Blocked {
+        done: u8,
+    },
     /// Read-modify-write, first turn: the balances the write will be computed from.
     BalancesRead {
         source: i64,
@@ -143,6 +150,7 @@ impl DbOutcome {
             DbOutcome::Committed => "committed",
             DbOutcome::RolledBack => "rolled_back",
             DbOutcome::Busy { .. } => "busy",
+            DbOutcome::Blocked { .. } => "blocked",
             DbOutcome::StaleSnapshot => "stale_snapshot",
             DbOutcome::BalancesRead { .. } => "balances_read",
             DbOutcome::AlreadyCompleted => "already_completed",
@@ -174,6 +182,9 @@ impl DbOutcome {
             DbOutcome::Committed => "COMMIT",
             DbOutcome::RolledBack => "ROLLBACK",
             DbOutcome::Busy { .. } => "SQLITE_BUSY: another connection holds the write lock; wait",
+            DbOutcome::Blocked { .. } => {
+                "waits for a lock another transaction holds (PostgreSQL queues the statement)"
+            }
             DbOutcome::AlreadyCompleted => "transfer already completed: nothing to do",
             DbOutcome::Rejected => {
                 "rejected: completion of a transfer the projection does not know (yet)"

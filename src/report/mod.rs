@@ -33,14 +33,24 @@ pub enum Origin {
 }
 
 impl Origin {
-    /// The source as command-line arguments: the file, or `--protocol P --events N`.
+    /// The source as command-line arguments: the file, or `--protocol P --events N`, and
+    /// the engine and isolation level the command line chose over the file's (a server's
+    /// URL is left out: it is the machine's, and may hold a password).
     fn arguments(&self) -> String {
-        match self {
+        let mut args = match self {
             Origin::File(path) => shell_quote(path),
             Origin::BuiltIn { protocol, events } => {
                 format!("--protocol {protocol} --events {events}")
             }
+        };
+        let (engine, isolation) = crate::scenario::engine_overridden();
+        if let Some(e) = engine {
+            args.push_str(&format!(" --engine {}", e.name()));
         }
+        if let Some(i) = isolation {
+            args.push_str(&format!(" --isolation {}", i.name().replace('_', "-")));
+        }
+        args
     }
 
     /// The exact command that replays seed `seed` of a sweep with `limits`.

@@ -5,6 +5,7 @@
 //! Every bound lives here (events, accounts, delays, crash counts, steps, virtual time), so
 //! that a run has a known worst case before it starts.
 
+mod engine;
 mod error;
 mod schema;
 mod strict;
@@ -12,6 +13,7 @@ mod validate;
 mod write;
 
 pub mod token;
+pub use engine::{overridden as engine_overridden, override_engine};
 
 pub use error::ScenarioError;
 

@@ -271,6 +271,11 @@ pub struct RawStore {
     /// Named databases besides the main one, each its own SQLite database.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub databases: BTreeMap<String, RawDatabase>,
+    /// `sqlite` (the default) or `postgres`.
+    pub engine: Option<crate::store::pg::Engine>,
+    /// On PostgreSQL: `read_committed` (the default, as PostgreSQL's), `repeatable_read`
+    /// or `serializable`.
+    pub isolation: Option<crate::store::pg::Isolation>,
 }
 
 /// A named database: its own schema and rows.

@@ -190,6 +190,8 @@ fn store(st: &StoreConfig) -> RawStore {
                 (d.name.clone(), raw)
             })
             .collect(),
+        engine: unless(st.engine, d.engine),
+        isolation: unless(st.isolation, d.isolation),
     }
 }
 

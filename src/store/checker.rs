@@ -44,6 +44,9 @@ fn calls_the_clock(functions: &BTreeSet<String>) -> bool {
 pub struct SqlChecker {
     conn: Connection,
     sandbox: Sandbox,
+    /// On `store.engine: "postgres"`: the checks are PostgreSQL's (the SQLite connection
+    /// above stays empty).
+    pg: Option<super::pg::PgChecker>,
 }
 
 /// Where building a scenario's schema failed: `(in setup, index, SQLite's message)`.
@@ -61,12 +64,40 @@ impl SqlChecker {
     pub fn new(schema: &[String], setup: &[String]) -> Result<SqlChecker, SchemaProblem> {
         let conn = connect::open_in_memory().map_err(|e| (false, 0, e.to_string()))?;
         let sandbox = build_custom(&conn, schema, setup)?;
-        Ok(SqlChecker { conn, sandbox })
+        Ok(SqlChecker {
+            conn,
+            sandbox,
+            pg: None,
+        })
+    }
+
+    /// [`SqlChecker::new`] on `engine`: on PostgreSQL, the schema is built and every
+    /// statement prepared by the server (a problem at index `usize::MAX` is the server's,
+    /// not a statement's).
+    pub fn new_on(
+        engine: super::pg::Engine,
+        schema: &[String],
+        setup: &[String],
+    ) -> Result<SqlChecker, SchemaProblem> {
+        if engine == super::pg::Engine::Sqlite {
+            return SqlChecker::new(schema, setup);
+        }
+        let pg = super::pg::PgChecker::new(schema, setup)?;
+        let conn = connect::open_in_memory().map_err(|e| (false, 0, e.to_string()))?;
+        let sandbox = Sandbox::install(&conn, 0, SETUP_STREAM);
+        Ok(SqlChecker {
+            conn,
+            sandbox,
+            pg: Some(pg),
+        })
     }
 
     /// Prepares `sql` as a step or check statement: one statement, nothing the sandbox
     /// refuses, named parameters only.
     pub fn prepare(&self, sql: &str) -> Result<StatementShape, String> {
+        if let Some(pg) = &self.pg {
+            return pg.prepare(sql);
+        }
         let guard = self.sandbox.user(0);
         let stmt = match self.conn.prepare(sql) {
             Ok(stmt) => stmt,
@@ -127,6 +158,9 @@ impl SqlChecker {
     /// What check query `sql` gives for `event` on the database as every run starts: a
     /// count of effects must be 0 there, or it does not count what the consumer commits.
     pub fn value_before_any_delivery(&self, sql: &str, event: &SqlEvent) -> String {
+        if let Some(pg) = &self.pg {
+            return pg.value_before_any_delivery(sql, event);
+        }
         let _check = self.sandbox.check(0);
         match first_value(&self.conn, sql, event) {
             Ok(v) => show(&v),
@@ -138,6 +172,9 @@ impl SqlChecker {
     /// prepared after it see the table, index, trigger or view it creates (a consumer that
     /// creates its table on first use). One the schema does not take changes nothing.
     pub fn apply(&self, change: &str) {
+        if let Some(pg) = &self.pg {
+            return pg.apply(change);
+        }
         let _user = self.sandbox.user(0);
         let _ = self.conn.execute_batch(change);
     }
@@ -147,6 +184,9 @@ impl SqlChecker {
     /// `change` created): the objects a step creates are known by its text, as it binds no
     /// parameter. A statement that no longer prepares calls nothing.
     pub fn reads_clock_after(&self, change: &str, statements: &[&str]) -> bool {
+        if self.pg.is_some() {
+            return true; // Never pruned on PostgreSQL: the answer changes nothing.
+        }
         self.apply(change);
         if calls_the_clock(&self.default_functions()) {
             return true;

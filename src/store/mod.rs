@@ -46,6 +46,7 @@ mod memory;
 mod named;
 mod ops;
 mod outbox;
+pub mod pg;
 mod read;
 mod retention;
 mod sandbox;
@@ -88,6 +89,16 @@ pub struct StoreConfig {
     /// `Some`: the scenario's own schema and check queries replace the ledger.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub custom: Option<CustomSchema>,
+    /// The engine the consumers' database runs on (`sqlite` unless the scenario says).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub engine: pg::Engine,
+    /// On PostgreSQL: every connection's isolation level.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub isolation: pg::Isolation,
+}
+
+fn is_default<T: Default + PartialEq>(v: &T) -> bool {
+    *v == T::default()
 }
 
 /// What the projection does with a `TransferCompleted` whose transfer it does not know.
@@ -175,6 +186,8 @@ impl Default for StoreConfig {
             retention: None,
             crash_model: CrashModel::RollBack,
             custom: None,
+            engine: pg::Engine::Sqlite,
+            isolation: pg::Isolation::ReadCommitted,
         }
     }
 }

@@ -48,7 +48,7 @@ impl World<'_> {
         self.consumers[c].handle_answer(result);
         self.record_handler_error(now, c);
         let half_done = self.consumers[c].half_done();
-        if let StepResult::Db(DbOutcome::Busy { done }) = result {
+        if let StepResult::Db(DbOutcome::Busy { done } | DbOutcome::Blocked { done }) = result {
             half_done.statements_done = done;
             half_done.past_before = true;
         } else if let StepResult::Db(DbOutcome::BalancesRead { source, target }) = result {
@@ -346,6 +346,7 @@ impl World<'_> {
                     // Busy (or anything but done): nothing happened yet; the timeout
                     // waits for the commit that really ends the transaction.
                     other @ (DbOutcome::Busy { .. }
+                    | DbOutcome::Blocked { .. }
                     | DbOutcome::StaleSnapshot
                     | DbOutcome::CommitRefused) => db(other),
                     _ => {

@@ -362,6 +362,8 @@ impl<'s> World<'s> {
         let accounts = scenario.workload.accounts();
         let n = scenario.consumers;
         let producer = &scenario.producer;
+        let events = scenario.events();
+        let sql_events = Rc::new(scenario.sql_events(&events));
         let Connections {
             mut stores,
             cleanup_store,
@@ -370,9 +372,7 @@ impl<'s> World<'s> {
             producer_store,
             dir,
             memory,
-        } = Connections::open(scenario, &accounts, consumer_db);
-        let events = scenario.events();
-        let sql_events = Rc::new(scenario.sql_events(&events));
+        } = Connections::open(scenario, &accounts, consumer_db, &sql_events);
         for (c, store) in stores.iter_mut().enumerate() {
             if let Some(store) = store.local_mut() {
                 store.set_sql_events(Rc::clone(&sql_events));

@@ -29,7 +29,11 @@ impl<'s> Connections<'s> {
         scenario: &Scenario,
         accounts: &[Account],
         consumer_db: Option<Box<dyn ConsumerDb + 's>>,
+        sql_events: &Rc<Vec<SqlEvent>>,
     ) -> Connections<'s> {
+        if scenario.store.engine == crate::store::pg::Engine::Postgres {
+            return Connections::on_postgres(scenario, sql_events);
+        }
         // Admitted before a database is opened: the memory is held until the run ends.
         let memory = (scenario.store.custom.as_ref())
             .map(|c| admission::admit(admission::run_bytes(1 + c.databases.len())));
@@ -111,6 +115,32 @@ impl<'s> Connections<'s> {
             producer_store,
             dir,
             memory,
+        }
+    }
+}
+
+impl Connections<'_> {
+    /// The consumers' connections to a fresh schema on PostgreSQL (what else a scenario
+    /// may have, PostgreSQL refuses when the file loads).
+    fn on_postgres(scenario: &Scenario, sql_events: &Rc<Vec<SqlEvent>>) -> Self {
+        let stores = crate::store::pg::open_run(
+            &scenario.store,
+            scenario.seed,
+            scenario.consumers,
+            Rc::clone(sql_events),
+        )
+        .unwrap_or_else(|e| panic!("the run's PostgreSQL database: {e}"));
+        Connections {
+            stores: stores
+                .into_iter()
+                .map(|s| Box::new(s) as Box<dyn ConsumerDb>)
+                .collect(),
+            cleanup_store: None,
+            relays: Vec::new(),
+            relay_stores: Vec::new(),
+            producer_store: None,
+            dir: None,
+            memory: None,
         }
     }
 }

@@ -199,7 +199,7 @@ impl TraceKind {
 fn encode_db(e: &mut impl Encoder, outcome: DbOutcome) {
     e.str(outcome.name());
     match outcome {
-        DbOutcome::Busy { done } => e.u64(u64::from(done)),
+        DbOutcome::Busy { done } | DbOutcome::Blocked { done } => e.u64(u64::from(done)),
         DbOutcome::BalancesRead { source, target } => {
             e.i64(source);
             e.i64(target);

@@ -301,7 +301,10 @@ impl TraceKind {
     /// Whether the entry is a write that found the lock held (a retry follows).
     pub fn is_busy(&self) -> bool {
         matches!(self, TraceKind::Busy { .. } | TraceKind::CleanupBusy)
-            || matches!(self.db_answer(), Some(DbOutcome::Busy { .. }))
+            || matches!(
+                self.db_answer(),
+                Some(DbOutcome::Busy { .. } | DbOutcome::Blocked { .. })
+            )
     }
 }
 

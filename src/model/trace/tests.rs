@@ -192,7 +192,7 @@ pub(crate) fn samples() -> Vec<TraceKind> {
 }
 
 /// Every database answer.
-const DB_OUTCOMES: [DbOutcome; 23] = [
+const DB_OUTCOMES: [DbOutcome; 24] = [
     DbOutcome::CommitRefused,
     DbOutcome::Begun,
     DbOutcome::Found,
@@ -204,6 +204,7 @@ const DB_OUTCOMES: [DbOutcome; 23] = [
     DbOutcome::Committed,
     DbOutcome::RolledBack,
     DbOutcome::Busy { done: 1 },
+    DbOutcome::Blocked { done: 1 },
     DbOutcome::StaleSnapshot,
     DbOutcome::BalancesRead {
         source: 1,

@@ -183,6 +183,7 @@ impl Narrator<'_> {
         let l = self.lang;
         match (&entry.kind, entry.kind.db_answer()) {
             (_, Some(DbOutcome::Busy { .. })) => Some((l.busy(who, &entry.verb()), false)),
+            (_, Some(DbOutcome::Blocked { .. })) => Some((l.blocked(who, &entry.verb()), false)),
             (_, Some(DbOutcome::StaleSnapshot)) => Some((l.stale_snapshot(who), false)),
             (TraceKind::StepFailed { .. }, _) => {
                 Some((l.step_failed(who, &entry.verb(), ev), true))

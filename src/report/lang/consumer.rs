@@ -719,6 +719,22 @@ impl Lang {
         }
     }
 
+    pub fn blocked(self, who: &str, action: &str) -> String {
+        let who = cap(who);
+        match self {
+            Lang::En => format!(
+                "{who} tries {action}, and PostgreSQL makes the statement wait: another \
+                 transaction holds a lock it needs. It answers once that transaction commits or \
+                 rolls back."
+            ),
+            Lang::Es => format!(
+                "{who} intenta {action}, y PostgreSQL hace esperar la sentencia: otra \
+                 transacción tiene un lock que necesita. Responde cuando esa transacción haga \
+                 commit o rollback."
+            ),
+        }
+    }
+
     pub fn busy(self, who: &str, action: &str) -> String {
         let who = cap(who);
         match self {

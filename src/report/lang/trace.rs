@@ -38,6 +38,9 @@ fn es_db(outcome: DbOutcome) -> &'static str {
         DbOutcome::Committed => "COMMIT",
         DbOutcome::RolledBack => "ROLLBACK",
         DbOutcome::Busy { .. } => "SQLITE_BUSY: otra conexión tiene el lock de escritura; espera",
+        DbOutcome::Blocked { .. } => {
+            "espera un lock que tiene otra transacción (PostgreSQL encola la sentencia)"
+        }
         DbOutcome::AlreadyCompleted => "transferencia ya completada: nada que hacer",
         DbOutcome::Rejected => {
             "rechazado: completa una transferencia que la proyección (todavía) no conoce"

@@ -56,7 +56,13 @@ pub fn parse(text: &str, origin: &str) -> Result<Scenario, ScenarioError> {
             message: "a list where the scenario format has an object (`{…}`)".to_string(),
         });
     }
-    Checker { origin }.scenario(raw)
+    let (engine, isolation) = super::engine::of(&raw);
+    Checker {
+        origin,
+        engine,
+        isolation,
+    }
+    .scenario(raw)
 }
 
 /// What an unknown field that an earlier version of the format had is called now.
@@ -111,6 +117,9 @@ fn strip_location(message: &str) -> String {
 
 struct Checker<'a> {
     origin: &'a str,
+    /// The engine the scenario runs on: its `store.engine`, or `--engine`'s.
+    engine: crate::store::pg::Engine,
+    isolation: Option<crate::store::pg::Isolation>,
 }
 
 impl Checker<'_> {
@@ -152,6 +161,7 @@ impl Checker<'_> {
         let databases: Vec<&str> = raw.store.databases.keys().map(String::as_str).collect();
         let (protocol, origins) = self.protocol(&raw.protocol, &databases)?;
         let mut workload = self.workload(&raw.workload)?;
+        self.engine_fits(&raw)?;
         let custom = self.custom_store(&raw, &protocol, &origins, &mut workload)?;
         if !workload.invalid.is_empty() && !protocol.has(Step::ApplyEffect) {
             return Err(self.missing_step(
@@ -195,6 +205,8 @@ impl Checker<'_> {
                 out_of_order,
                 retention,
                 custom,
+                engine: self.engine,
+                isolation: self.isolation.unwrap_or_default(),
                 ..StoreConfig::default()
             },
             producer,

@@ -299,10 +299,15 @@ impl Checker<'_> {
     /// A scratch database per database of `custom` (the main one first), built from its
     /// schema and setup; the first statement that fails is named.
     fn checkers(&self, custom: &CustomSchema) -> Result<Vec<SqlChecker>, ScenarioError> {
-        let checker = SqlChecker::new(&custom.schema, &custom.setup).map_err(|(setup, i, m)| {
-            let section = if setup { "store.setup" } else { "store.schema" };
-            self.err(format!("{section}[{i}]"), m)
-        })?;
+        let checker = SqlChecker::new_on(self.engine, &custom.schema, &custom.setup).map_err(
+            |(setup, i, m)| {
+                if i == usize::MAX {
+                    return self.err("store.engine", m);
+                }
+                let section = if setup { "store.setup" } else { "store.schema" };
+                self.err(format!("{section}[{i}]"), m)
+            },
+        )?;
         let mut checkers = vec![checker];
         for d in &custom.databases {
             let field = format!("store.databases.{}", d.name);

@@ -107,3 +107,40 @@ impl Checker<'_> {
         ))
     }
 }
+
+impl Checker<'_> {
+    /// On PostgreSQL: what runs there so far (a scenario's own schema and SQL steps, with
+    /// its consumers), every other part refused by name; on SQLite, `store.isolation`
+    /// refused (SQLite has one behaviour: a writer at a time).
+    pub(super) fn engine_fits(&self, raw: &RawScenario) -> Result<(), ScenarioError> {
+        use crate::store::pg::Engine;
+        if self.engine == Engine::Sqlite {
+            return self.refuse_set(
+                &[("store.isolation", self.isolation.is_some())],
+                "sets PostgreSQL's isolation level, and this scenario runs on SQLite, which \
+                 lets one writer at a time commit (a second writer's stale transaction fails \
+                 with SQLITE_BUSY_SNAPSHOT); add \"engine\": \"postgres\" (or --engine postgres)",
+            );
+        }
+        let why = "does not run on PostgreSQL yet: the PostgreSQL engine runs a scenario's \
+                   own schema (`store.schema`) and SQL steps with its consumers; the built-in \
+                   ledger, named databases, the inbox cleanup job and the producer's database \
+                   run on SQLite only (remove `store.engine`, or --engine)";
+        let st = &raw.store;
+        if st.schema.is_none() {
+            return Err(self.err(
+                "store.engine",
+                format!("the built-in ledger (no `store.schema`) {}", &why[5..]),
+            ));
+        }
+        self.refuse_set(
+            &[
+                ("store.databases", !st.databases.is_empty()),
+                ("store.inbox_ttl_ticks", st.inbox_ttl_ticks.is_some()),
+                ("producer", raw.producer != Default::default()),
+                ("email", raw.email != Default::default()),
+            ],
+            why,
+        )
+    }
+}

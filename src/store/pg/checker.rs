@@ -1,0 +1,183 @@
+//! The load-time check on PostgreSQL: the scenario's schema and setup built in a fresh
+//! schema, each statement of the file prepared by PostgreSQL itself (so that a syntax
+//! error, an unknown table or column, or a type PostgreSQL cannot infer exits 2 naming the
+//! step), and what would make a run non-deterministic refused ([`super::det`]).
+
+use super::det;
+use super::lexer::{self, Literal, Token};
+use super::session::{worker, Worker, RUN_SCHEMA};
+use super::store::message;
+use crate::model::SqlEvent;
+use crate::store::{SchemaProblem, Seen, StatementShape};
+use std::rc::Rc;
+
+/// A scratch schema built from a scenario's schema and setup.
+pub struct PgChecker {
+    worker: Rc<Worker>,
+}
+
+/// Statements a step cannot run: the consumer's transaction is the protocol's `begin` and
+/// `commit` steps.
+const TRANSACTION_WORDS: [&str; 9] = [
+    "begin",
+    "start",
+    "commit",
+    "end",
+    "rollback",
+    "savepoint",
+    "release",
+    "abort",
+    "prepare",
+];
+
+/// Words that make a statement write (data or schema).
+const WRITING_WORDS: [&str; 16] = [
+    "insert", "update", "delete", "merge", "create", "drop", "alter", "truncate", "copy", "call",
+    "do", "lock", "grant", "revoke", "comment", "refresh",
+];
+
+impl PgChecker {
+    /// Builds the schema then the setup; the first statement that fails is named.
+    pub fn new(schema: &[String], setup: &[String]) -> Result<PgChecker, SchemaProblem> {
+        let worker = worker().map_err(|e| (false, usize::MAX, e))?;
+        worker
+            .control_batch(&format!(
+                "DROP SCHEMA IF EXISTS {RUN_SCHEMA} CASCADE; CREATE SCHEMA {RUN_SCHEMA}; \
+                 SELECT set_config('ds.clock', '0', false), set_config('ds.txn', '0', false)"
+            ))
+            .map_err(|e| (false, usize::MAX, e))?;
+        for (in_setup, list) in [(false, schema), (true, setup)] {
+            for (i, sql) in list.iter().enumerate() {
+                if let Some(why) = det::refusal(sql) {
+                    return Err((in_setup, i, why));
+                }
+                if let Err(e) = worker.control_statement(sql) {
+                    return Err((in_setup, i, format!("PostgreSQL says: {}", message(&e))));
+                }
+            }
+        }
+        Ok(PgChecker { worker })
+    }
+
+    /// Prepares `sql` as a step or check statement: one statement, no transaction control,
+    /// nothing non-deterministic; its shape.
+    pub fn prepare(&self, sql: &str) -> Result<StatementShape, String> {
+        if let Some(why) = det::refusal(sql) {
+            return Err(why);
+        }
+        let toks = lexer::tokens(sql);
+        let words: Vec<String> = (toks.iter())
+            .filter_map(|t| match t {
+                Token::Word(w) => Some(w.to_ascii_lowercase()),
+                _ => None,
+            })
+            .collect();
+        let Some(first) = words.first() else {
+            return Err("no statement here (only a comment?)".into());
+        };
+        let semicolon = toks.iter().position(|t| *t == Token::Punct(';'));
+        if semicolon.is_some_and(|k| k + 1 < toks.len()) {
+            return Err(
+                "more than one statement in one string; give a list of statements \
+                        instead"
+                    .into(),
+            );
+        }
+        if TRANSACTION_WORDS.contains(&first.as_str()) {
+            return Err(format!(
+                "`{}` is transaction control: the protocol's \"begin\" and \"commit\" steps \
+                 open and end the consumer's transaction",
+                first.to_uppercase()
+            ));
+        }
+        let parameters = lexer::parameters(sql);
+        let columns = self.columns(sql, &parameters)?;
+        let writes = words.iter().any(|w| WRITING_WORDS.contains(&w.as_str()));
+        let dml = ["insert", "update", "delete", "merge"].contains(&first.as_str());
+        let ddl = ["create", "drop", "alter", "comment"].contains(&first.as_str());
+        Ok(StatementShape {
+            parameters,
+            columns,
+            readonly: !writes,
+            seen: Seen {
+                writes_rows: dml,
+                changes_schema: ddl,
+                ..Seen::default()
+            },
+        })
+    }
+
+    /// How many columns `sql` returns, as PostgreSQL prepares it: parameters as `$n`
+    /// (their types inferred by PostgreSQL), or, where it cannot infer one, as text.
+    fn columns(&self, sql: &str, parameters: &[String]) -> Result<usize, String> {
+        let numbered = lexer::bind(sql, &|name| {
+            let n = parameters.iter().position(|p| p == name)? + 1;
+            Some(Literal::Text(format!("\u{0}{n}")))
+        })?;
+        // `'\0N'` stands for `$N` (a literal cannot hold NUL, so none is the user's).
+        let mut text = String::new();
+        let mut rest = numbered.as_str();
+        while let Some(k) = rest.find("'\u{0}") {
+            text.push_str(&rest[..k]);
+            let end = rest[k + 2..].find('\'').expect("closed") + k + 2;
+            text.push('$');
+            text.push_str(&rest[k + 2..end]);
+            rest = &rest[end + 1..];
+        }
+        text.push_str(rest);
+        let c = std::sync::Arc::clone(&self.worker.control);
+        let prepared = self
+            .worker
+            .rt
+            .block_on(async move { c.prepare(&text).await });
+        match prepared {
+            Ok(s) => Ok(s.columns().len()),
+            Err(e) if e.code().is_some_and(|c| c.code() == "42P18") => {
+                let as_text = lexer::bind(sql, &|_| Some(Literal::Text(String::new())))?;
+                let c = std::sync::Arc::clone(&self.worker.control);
+                let r = self
+                    .worker
+                    .rt
+                    .block_on(async move { c.prepare(&as_text).await });
+                r.map(|s| s.columns().len()).map_err(|e| pg_says(&e))
+            }
+            Err(e) => Err(pg_says(&e)),
+        }
+    }
+
+    /// What check query `sql` gives for `event` on the schema and setup alone.
+    pub fn value_before_any_delivery(&self, sql: &str, event: &SqlEvent) -> String {
+        let value = |name: &str| {
+            event.field(name).map(|v| match v {
+                crate::model::SqlValue::Integer(i) => Literal::Integer(i),
+                crate::model::SqlValue::Text(s) => Literal::Text(s),
+            })
+        };
+        let bound = match lexer::bind(sql, &value) {
+            Ok(b) => b,
+            Err(e) => return e,
+        };
+        match self.worker.control_value(&bound) {
+            Ok(Some(v)) => v,
+            Ok(None) => "NULL".into(),
+            Err(e) => message(&e),
+        }
+    }
+
+    /// Runs `change` (a statement that changes the schema), so that the statements prepared
+    /// after it see what it creates.
+    pub fn apply(&self, change: &str) {
+        let _ = self.worker.control_statement(change);
+    }
+}
+
+fn pg_says(e: &tokio_postgres::Error) -> String {
+    match e.as_db_error() {
+        Some(d) => format!(
+            "PostgreSQL says: {} (SQLSTATE {})",
+            d.message(),
+            d.code().code()
+        ),
+        None => format!("PostgreSQL: {e}"),
+    }
+}

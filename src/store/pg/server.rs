@@ -1,0 +1,388 @@
+//! The PostgreSQL server a command runs on: a private throwaway cluster the tool starts
+//! from the binaries on the machine (on a Unix socket in a 0700 temporary directory, no
+//! TCP port, removed when the command ends), or an existing server named by a URL, on
+//! which the tool creates and drops only its own scratch databases.
+//!
+//! One server per process, started at the first run that needs it and shared by every
+//! run of the command; [`shutdown`] stops it (the CLI calls it on every way out, Ctrl-C
+//! included). The postmaster runs in a session of its own, so that a Ctrl-C at the
+//! terminal reaches only the tool, which then stops it; and it is told to quit when the
+//! tool dies (`PR_SET_PDEATHSIG`), so that even a killed tool leaves no server running.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
+
+/// The prefix of every database the tool creates; it never touches another.
+pub const SCRATCH_PREFIX: &str = "delivery_sim_scratch_";
+
+/// The environment variable that names an existing server, as `--database-url` does.
+pub const URL_VARIABLE: &str = "DELIVERY_SIM_DATABASE_URL";
+
+/// The superuser of a cluster the tool starts.
+const CLUSTER_USER: &str = "delivery_sim";
+
+/// Where the server is.
+#[derive(Clone, Debug)]
+pub enum Target {
+    /// A cluster this process started: its socket directory.
+    Own { socket_dir: PathBuf },
+    /// A server named by a URL.
+    Url(String),
+}
+
+impl Target {
+    /// The connection configuration for database `dbname`.
+    pub fn config(&self, dbname: &str) -> Result<tokio_postgres::Config, String> {
+        let mut config = match self {
+            Target::Own { socket_dir } => {
+                let mut c = tokio_postgres::Config::new();
+                c.host_path(socket_dir).port(5432).user(CLUSTER_USER);
+                c
+            }
+            Target::Url(url) => url
+                .parse::<tokio_postgres::Config>()
+                .map_err(|e| format!("the database URL does not parse: {e}"))?,
+        };
+        config.dbname(dbname).application_name("delivery-sim");
+        Ok(config)
+    }
+
+    /// The database to connect to for creating and dropping scratch databases.
+    pub fn admin_database(&self) -> String {
+        match self {
+            Target::Own { .. } => "postgres".into(),
+            Target::Url(url) => url
+                .parse::<tokio_postgres::Config>()
+                .ok()
+                .and_then(|c| c.get_dbname().map(str::to_string))
+                .unwrap_or_else(|| "postgres".into()),
+        }
+    }
+}
+
+/// The process's server, once started, and the scratch databases made on it.
+struct Registry {
+    target: Option<Target>,
+    cluster: Option<Cluster>,
+    scratch: Vec<String>,
+}
+
+static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
+    target: None,
+    cluster: None,
+    scratch: Vec::new(),
+});
+
+/// The URL given on the command line, if any (else [`URL_VARIABLE`] is read).
+static URL: Mutex<Option<String>> = Mutex::new(None);
+
+/// Sets the URL of an existing server to run on (`--database-url`).
+pub fn use_url(url: Option<String>) {
+    *URL.lock().unwrap_or_else(|e| e.into_inner()) = url;
+}
+
+/// The server, started on first use: the URL's, or a cluster of the tool's own.
+pub fn target() -> Result<Target, String> {
+    let mut r = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(t) = &r.target {
+        return Ok(t.clone());
+    }
+    let url = URL.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    let url = url.or_else(|| std::env::var(URL_VARIABLE).ok().filter(|u| !u.is_empty()));
+    let target = match url {
+        Some(url) => Target::Url(url),
+        None => {
+            let cluster = Cluster::start()?;
+            let t = Target::Own {
+                socket_dir: cluster.dir.path().to_path_buf(),
+            };
+            r.cluster = Some(cluster);
+            t
+        }
+    };
+    r.target = Some(target.clone());
+    Ok(target)
+}
+
+/// Records a scratch database, for [`shutdown`] to drop.
+pub(super) fn remember_scratch(name: &str) {
+    let mut r = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
+    r.scratch.push(name.to_string());
+}
+
+/// Whether this process has a server in use (for the Ctrl-C handler).
+pub fn running() -> bool {
+    let r = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
+    r.target.is_some()
+}
+
+/// Drops every scratch database this process made and stops its own cluster, removing
+/// its directory. Safe to call more than once, and from the Ctrl-C handler's thread.
+pub fn shutdown() {
+    let mut r = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
+    let scratch = std::mem::take(&mut r.scratch);
+    if let (Some(target), false) = (&r.target, scratch.is_empty()) {
+        // On our own cluster the databases go with it; on a user's server each is dropped,
+        // its connections ended first (`WITH (FORCE)`).
+        if let Target::Url(_) = target {
+            let _ = drop_databases(target, &scratch);
+        }
+    }
+    r.target = None;
+    if let Some(cluster) = r.cluster.take() {
+        cluster.stop();
+    }
+}
+
+fn drop_databases(target: &Target, names: &[String]) -> Result<(), String> {
+    let admin = target.admin_database();
+    super::session::blocking_admin(target, &admin, |statements| {
+        for name in names {
+            statements.push(format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"));
+        }
+    })
+}
+
+/// A cluster the tool started: the postmaster and its private directory.
+struct Cluster {
+    postmaster: Child,
+    dir: tempfile::TempDir,
+}
+
+/// What a user lacking PostgreSQL is told.
+pub fn no_server_message(why: &str) -> String {
+    format!(
+        "--engine postgres needs a PostgreSQL server, and {why}. Either install PostgreSQL's \
+         server binaries (Debian/Ubuntu: `apt-get install postgresql`; macOS: `brew install \
+         postgresql`), which the tool finds on PATH, in PG_BIN or under \
+         /usr/lib/postgresql/VERSION/bin and starts as a private throwaway cluster on a \
+         Unix socket, removed when the command ends; or name an existing server with \
+         --database-url postgres://USER@HOST/DB (or {URL_VARIABLE}), on which the tool \
+         creates and drops only databases named {SCRATCH_PREFIX}*."
+    )
+}
+
+impl Cluster {
+    fn start() -> Result<Cluster, String> {
+        let bin = binaries()?;
+        let account = Account::for_server()?;
+        let dir = private_dir(&account)?;
+        let data = dir.path().join("data");
+        let mut initdb = Command::new(bin.join("initdb"));
+        initdb
+            .args(["-D"])
+            .arg(&data)
+            .args(["-U", CLUSTER_USER, "--auth=trust", "--no-sync"])
+            .args(["--encoding=UTF8", "--locale=C", "--no-instructions"])
+            .stdin(Stdio::null());
+        account.apply(&mut initdb, false);
+        let out = initdb
+            .output()
+            .map_err(|e| no_server_message(&format!("initdb could not start ({e})")))?;
+        if !out.status.success() {
+            return Err(format!(
+                "initdb failed ({}): {}",
+                out.status,
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+        }
+        let log = std::fs::File::create(dir.path().join("server.log"))
+            .map_err(|e| format!("cannot write the server's log: {e}"))?;
+        account.own(&dir.path().join("server.log"))?;
+        let mut postgres = Command::new(bin.join("postgres"));
+        postgres.arg("-D").arg(&data).arg("-k").arg(dir.path());
+        for setting in SETTINGS {
+            postgres.args(["-c", setting]);
+        }
+        postgres
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::from(log));
+        account.apply(&mut postgres, true);
+        let postmaster = postgres
+            .spawn()
+            .map_err(|e| no_server_message(&format!("postgres could not start ({e})")))?;
+        let mut cluster = Cluster { postmaster, dir };
+        if let Err(e) = cluster.wait_until_ready(&data) {
+            cluster.stop();
+            return Err(e);
+        }
+        Ok(cluster)
+    }
+
+    /// Waits until the postmaster says it accepts connections (the status line of
+    /// `postmaster.pid`, as `pg_ctl -w` reads it), or has exited.
+    fn wait_until_ready(&mut self, data: &Path) -> Result<(), String> {
+        let pid_file = data.join("postmaster.pid");
+        for _ in 0..60_000 {
+            if let Ok(Some(status)) = self.postmaster.try_wait() {
+                let log =
+                    std::fs::read_to_string(self.dir.path().join("server.log")).unwrap_or_default();
+                return Err(format!(
+                    "the PostgreSQL server exited ({status}): {}",
+                    log.trim()
+                ));
+            }
+            let text = std::fs::read_to_string(&pid_file).unwrap_or_default();
+            if text.lines().nth(7).is_some_and(|s| s.trim() == "ready") {
+                return Ok(());
+            }
+            // Server start-up, not a statement: nothing is decided by this wait but when to
+            // look at the file again.
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        Err("the PostgreSQL server did not become ready in a minute".into())
+    }
+
+    /// Immediate shutdown (SIGQUIT: every backend ends at once, nothing is kept), then the
+    /// directory goes.
+    fn stop(mut self) {
+        let pid = self.postmaster.id() as libc::pid_t;
+        // SAFETY: a signal to our own child.
+        unsafe { libc::kill(pid, libc::SIGQUIT) };
+        let _ = self.postmaster.wait();
+        let _ = std::fs::remove_dir_all(self.dir.path());
+    }
+}
+
+/// The server's settings: no TCP port, no durability (a throwaway cluster: a crash the
+/// simulator makes is a backend's, never the server's), no background job that could
+/// change what a run sees (autovacuum), and no timer that decides anything (deadlocks are
+/// resolved by the tool, see `session`).
+const SETTINGS: &[&str] = &[
+    "listen_addresses=",
+    "fsync=off",
+    "synchronous_commit=off",
+    "full_page_writes=off",
+    "autovacuum=off",
+    "max_connections=200",
+    "shared_buffers=16MB",
+    "deadlock_timeout=1h",
+    "max_locks_per_transaction=128",
+    "log_min_messages=fatal",
+    "log_min_error_statement=panic",
+];
+
+/// The folder holding `initdb` and `postgres`: `PG_BIN`, PATH, or the distribution's usual
+/// place (the newest version there).
+fn binaries() -> Result<PathBuf, String> {
+    let has = |d: &Path| d.join("initdb").is_file() && d.join("postgres").is_file();
+    if let Some(dir) = std::env::var_os("PG_BIN").map(PathBuf::from) {
+        return match has(&dir) {
+            true => Ok(dir),
+            false => Err(no_server_message(&format!(
+                "PG_BIN ({}) holds no initdb and postgres",
+                dir.display()
+            ))),
+        };
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    if let Some(dir) = std::env::split_paths(&path).find(|d| has(d)) {
+        return Ok(dir);
+    }
+    let mut versions: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let v = e.file_name().to_string_lossy().parse::<u32>().ok()?;
+            Some((v, e.path().join("bin")))
+        })
+        .filter(|(_, d)| has(d))
+        .collect();
+    versions.sort();
+    versions.pop().map(|(_, d)| d).ok_or_else(|| {
+        no_server_message(
+            "no initdb and postgres were found on PATH, in PG_BIN or under /usr/lib/postgresql",
+        )
+    })
+}
+
+/// The account the server runs as: this user, or, as root (which PostgreSQL refuses),
+/// the unprivileged `postgres` account the distribution's package creates.
+struct Account {
+    /// `Some((uid, gid))` when the server must run as another account.
+    switch: Option<(libc::uid_t, libc::gid_t)>,
+}
+
+impl Account {
+    fn for_server() -> Result<Account, String> {
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } != 0 {
+            return Ok(Account { switch: None });
+        }
+        let name = std::ffi::CString::new("postgres").expect("no NUL");
+        // SAFETY: getpwnam with a valid C string; the record is copied out at once.
+        let pw = unsafe { libc::getpwnam(name.as_ptr()) };
+        if pw.is_null() {
+            return Err(
+                "PostgreSQL refuses to run as root, and this machine has no `postgres` \
+                 account to start it as. Run the tool as an ordinary user, or create the \
+                 account (`useradd --system --home /var/lib/postgresql postgres`, which \
+                 Debian's postgresql package does), or name an existing server with \
+                 --database-url."
+                    .into(),
+            );
+        }
+        // SAFETY: non-null, just returned by getpwnam.
+        let (uid, gid) = unsafe { ((*pw).pw_uid, (*pw).pw_gid) };
+        Ok(Account {
+            switch: Some((uid, gid)),
+        })
+    }
+
+    /// Makes `path` the server account's.
+    fn own(&self, path: &Path) -> Result<(), String> {
+        if let Some((uid, gid)) = self.switch {
+            std::os::unix::fs::chown(path, Some(uid), Some(gid)).map_err(|e| {
+                format!(
+                    "cannot give {} to the postgres account: {e}",
+                    path.display()
+                )
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Runs `command` as the server account; a `server` runs in a session of its own and
+    /// is sent SIGQUIT if the tool dies.
+    fn apply(&self, command: &mut Command, server: bool) {
+        use std::os::unix::process::CommandExt;
+        let switch = self.switch;
+        // SAFETY: only async-signal-safe calls between fork and exec.
+        unsafe {
+            command.pre_exec(move || {
+                if server && libc::setsid() < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                if let Some((uid, gid)) = switch {
+                    if libc::setgroups(0, std::ptr::null()) != 0
+                        || libc::setgid(gid) != 0
+                        || libc::setuid(uid) != 0
+                    {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                }
+                // After the switch: a change of credentials clears the parent-death signal.
+                if server && libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGQUIT) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+    }
+}
+
+/// A 0700 directory for the cluster under the system's temporary directory, owned by the
+/// server's account.
+fn private_dir(account: &Account) -> Result<tempfile::TempDir, String> {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::Builder::new()
+        .prefix("delivery-sim-pg-")
+        .permissions(std::fs::Permissions::from_mode(0o700))
+        .tempdir()
+        .map_err(|e| format!("cannot make a temporary directory for the cluster: {e}"))?;
+    account.own(dir.path())?;
+    Ok(dir)
+}

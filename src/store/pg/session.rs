@@ -1,0 +1,606 @@
+//! The connections of a run on PostgreSQL and the one rule that keeps them deterministic:
+//! **after every statement the server is quiescent** — each statement in flight has either
+//! answered or is waiting for a lock held by another of the run's transactions, as
+//! PostgreSQL itself says (`pg_isolation_test_session_is_blocked`, asked from a control
+//! connection, the way its isolation tester asks). Nothing is decided by a timer.
+//!
+//! A thread's [`Worker`] holds a current-thread tokio runtime (its tasks run only while
+//! the thread waits on them: no free thread), the control connection and the scratch
+//! database the thread's runs use, each run in a fresh schema `run`. A [`RunDb`] is one
+//! run's connections: one backend per actor, a statement sent without waiting for its
+//! answer, then [`RunDb::settle`]d.
+//!
+//! A deadlock is resolved here, not by PostgreSQL's detector, which fires on a timer
+//! (`deadlock_timeout`): when the run's blocked statements wait on each other in a cycle,
+//! the one that began waiting first is cancelled — the transaction PostgreSQL's detector
+//! aborts when every session has the same `deadlock_timeout` — and its answer is the
+//! deadlock error (40P01).
+
+use super::server::{self, Target};
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::Arc;
+use tokio::task::JoinHandle;
+use tokio_postgres::{Client, NoTls, SimpleQueryMessage};
+
+/// The schema every run's tables live in; the deterministic clock and random functions
+/// are in [`DET_SCHEMA`], searched before `pg_catalog`.
+pub const RUN_SCHEMA: &str = "run";
+pub const DET_SCHEMA: &str = "ds";
+
+/// What one statement gave: the last statement's rows (as text) and its row count, or
+/// PostgreSQL's error.
+pub type Answer = Result<Ran, DbError>;
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Ran {
+    pub rows: Vec<Vec<Option<String>>>,
+    /// The rows the statement inserted, updated or deleted (its command tag's count).
+    pub changed: u64,
+}
+
+/// An error PostgreSQL answered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DbError {
+    /// The SQLSTATE (`23505`, `40001`, `40P01`…); empty when the connection was lost.
+    pub code: String,
+    pub message: String,
+}
+
+impl DbError {
+    pub fn is_unique_violation(&self) -> bool {
+        self.code == "23505"
+    }
+}
+
+fn db_error(e: &tokio_postgres::Error) -> DbError {
+    match e.as_db_error() {
+        Some(d) => DbError {
+            code: d.code().code().to_string(),
+            message: d.message().to_string(),
+        },
+        None => DbError {
+            code: String::new(),
+            message: e.to_string(),
+        },
+    }
+}
+
+/// A thread's link to the server: its runtime, its scratch database and its control
+/// connection.
+pub struct Worker {
+    pub rt: tokio::runtime::Runtime,
+    pub target: Target,
+    pub dbname: String,
+    pub control: Arc<Client>,
+}
+
+thread_local! {
+    static WORKER: RefCell<Option<Rc<Worker>>> = const { RefCell::new(None) };
+}
+
+/// This thread's worker, made on first use (the server started, a scratch database made).
+pub fn worker() -> Result<Rc<Worker>, String> {
+    if let Some(w) = WORKER.with(|w| w.borrow().clone()) {
+        return Ok(w);
+    }
+    let w = Rc::new(Worker::new()?);
+    WORKER.with(|slot| *slot.borrow_mut() = Some(Rc::clone(&w)));
+    Ok(w)
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime, String> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .build()
+        .map_err(|e| format!("cannot start the PostgreSQL client's runtime: {e}"))
+}
+
+/// Runs `statements` (filled by `fill`) one by one on database `dbname` of `target`, on a
+/// connection of its own (creating and dropping scratch databases).
+pub fn blocking_admin(
+    target: &Target,
+    dbname: &str,
+    fill: impl FnOnce(&mut Vec<String>),
+) -> Result<(), String> {
+    let rt = runtime()?;
+    let mut statements = Vec::new();
+    fill(&mut statements);
+    rt.block_on(async {
+        let client = connect(&rt, target, dbname, &[]).await?;
+        for s in &statements {
+            client
+                .simple_query(s)
+                .await
+                .map_err(|e| format!("`{s}`: {}", db_error(&e).message))?;
+        }
+        Ok(())
+    })
+}
+
+/// A new connection to `dbname`, its driver spawned on `rt`, with `options` as startup
+/// settings (`-c name=value`).
+async fn connect(
+    rt: &tokio::runtime::Runtime,
+    target: &Target,
+    dbname: &str,
+    options: &[(&str, String)],
+) -> Result<Client, String> {
+    let mut config = target.config(dbname)?;
+    let text: Vec<String> = options
+        .iter()
+        .map(|(k, v)| format!("-c {k}={}", v.replace('\\', "\\\\").replace(' ', "\\ ")))
+        .collect();
+    if !text.is_empty() {
+        config.options(text.join(" "));
+    }
+    let (client, connection) = config
+        .connect(NoTls)
+        .await
+        .map_err(|e| format!("cannot connect to PostgreSQL: {e}"))?;
+    rt.spawn(async move {
+        let _ = connection.await;
+    });
+    Ok(client)
+}
+
+/// The settings of every connection of a run: its schema searched before the
+/// deterministic functions, which are searched before `pg_catalog`; no timer that could
+/// decide anything; the clock in UTC.
+fn run_options(isolation: &str, rng: u64) -> Vec<(&'static str, String)> {
+    vec![
+        (
+            "search_path",
+            format!("{RUN_SCHEMA},{DET_SCHEMA},pg_catalog"),
+        ),
+        ("default_transaction_isolation", isolation.to_string()),
+        ("statement_timeout", "0".into()),
+        ("lock_timeout", "0".into()),
+        ("idle_in_transaction_session_timeout", "0".into()),
+        ("TimeZone", "UTC".into()),
+        ("DateStyle", "ISO".into()),
+        ("extra_float_digits", "1".into()),
+        ("ds.rng", rng.to_string()),
+        ("ds.clock", "0".into()),
+        ("ds.txn", "0".into()),
+    ]
+}
+
+impl Worker {
+    fn new() -> Result<Worker, String> {
+        let target = server::target()?;
+        let rt = runtime()?;
+        static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dbname = format!("{}{}_{n}", server::SCRATCH_PREFIX, std::process::id());
+        let admin = target.admin_database();
+        let create = format!("CREATE DATABASE \"{dbname}\" TEMPLATE template0 STRATEGY FILE_COPY");
+        blocking_admin(&target, &admin, |s| s.push(create))?;
+        server::remember_scratch(&dbname);
+        let control = rt.block_on(connect(
+            &rt,
+            &target,
+            &dbname,
+            &run_options("read committed", 1),
+        ))?;
+        let w = Worker {
+            rt,
+            target,
+            dbname,
+            control: Arc::new(control),
+        };
+        w.control_batch(super::det::FUNCTIONS)
+            .map_err(|e| format!("cannot install the deterministic functions: {e}"))?;
+        Ok(w)
+    }
+
+    /// Runs `sql` (one or more statements) on the control connection.
+    pub fn control_batch(&self, sql: &str) -> Result<Vec<SimpleQueryMessage>, String> {
+        let c = Arc::clone(&self.control);
+        self.rt
+            .block_on(async move { c.simple_query(sql).await })
+            .map_err(|e| db_error(&e).message)
+    }
+
+    /// Runs one statement on the control connection: its answer.
+    pub fn control_statement(&self, sql: &str) -> Answer {
+        let c = Arc::clone(&self.control);
+        let r = self.rt.block_on(async move { c.simple_query(sql).await });
+        answer(r, 0)
+    }
+
+    /// A new connection to this worker's database with the run's settings.
+    fn session(&self, isolation: &str, rng: u64) -> Result<Client, String> {
+        self.rt.block_on(connect(
+            &self.rt,
+            &self.target,
+            &self.dbname,
+            &run_options(isolation, rng),
+        ))
+    }
+
+    /// The first column of the first row `sql` gives on the control connection.
+    pub fn control_value(&self, sql: &str) -> Result<Option<String>, DbError> {
+        let ran = self.control_statement(sql)?;
+        Ok(ran
+            .rows
+            .into_iter()
+            .next()
+            .and_then(|r| r.into_iter().next().flatten()))
+    }
+}
+
+/// The answer of a simple query whose first `skip` statements are the tool's own: the
+/// rows and count of the statement after them.
+fn answer(r: Result<Vec<SimpleQueryMessage>, tokio_postgres::Error>, skip: usize) -> Answer {
+    let messages = r.map_err(|e| db_error(&e))?;
+    let mut ran = Ran::default();
+    let mut completed = 0;
+    for m in messages {
+        match m {
+            SimpleQueryMessage::CommandComplete(n) if completed >= skip => {
+                ran.changed = n;
+                completed += 1;
+            }
+            SimpleQueryMessage::CommandComplete(_) => completed += 1,
+            SimpleQueryMessage::Row(row) if completed >= skip => {
+                ran.rows.push(
+                    (0..row.len())
+                        .map(|i| row.get(i).map(str::to_string))
+                        .collect(),
+                );
+            }
+            _ => {}
+        }
+    }
+    Ok(ran)
+}
+
+/// A statement sent and not yet answered, or answered and not yet handed to its actor.
+enum Pending {
+    Running {
+        task: JoinHandle<Answer>,
+        /// What was asked (step and statement), so that the actor's next turn asks for
+        /// the same.
+        key: String,
+        /// The order in which the run's statements began to wait (for the deadlock rule).
+        waiting_since: Option<u64>,
+        /// The tool cancelled it to resolve a deadlock.
+        deadlock: bool,
+    },
+    Answered {
+        key: String,
+        answer: Answer,
+    },
+}
+
+/// One actor's connection within a run.
+struct Session {
+    client: Option<Arc<Client>>,
+    pid: i32,
+    pending: Option<Pending>,
+    /// How many times it connected (a crash ends a connection; the next one draws its
+    /// random numbers from a stream of its own).
+    incarnation: u64,
+}
+
+/// What [`RunDb::execute`] came to.
+#[derive(Debug)]
+pub enum Exec {
+    Answered(Answer),
+    /// Waiting for a lock another transaction of the run holds.
+    Blocked,
+}
+
+/// One run's connections, shared by its actors' stores.
+pub struct RunDb {
+    pub worker: Rc<Worker>,
+    isolation: String,
+    seed: u64,
+    sessions: Vec<Session>,
+    /// A counter of statements that began to wait.
+    waits: u64,
+}
+
+impl RunDb {
+    /// A fresh schema for a run, built by `build` on the control connection.
+    pub fn new(isolation: &str, seed: u64, connections: usize) -> Result<RunDb, String> {
+        let worker = worker()?;
+        let reset = format!(
+            "DROP SCHEMA IF EXISTS {RUN_SCHEMA} CASCADE; CREATE SCHEMA {RUN_SCHEMA}; \
+             SELECT set_config('ds.clock', '0', false), set_config('ds.txn', '0', false)"
+        );
+        worker.control_batch(&reset)?;
+        let sessions = (0..connections)
+            .map(|_| Session {
+                client: None,
+                pid: 0,
+                pending: None,
+                incarnation: 0,
+            })
+            .collect();
+        Ok(RunDb {
+            worker,
+            isolation: isolation.to_string(),
+            seed,
+            sessions,
+            waits: 0,
+        })
+    }
+
+    /// The connection of actor `i`, opened if it has none (at first use, or after a
+    /// crash).
+    fn client(&mut self, i: usize) -> Arc<Client> {
+        if let Some(c) = &self.sessions[i].client {
+            return Arc::clone(c);
+        }
+        let s = &mut self.sessions[i];
+        let rng = super::det::rng_seed(self.seed, i as u64, s.incarnation);
+        s.incarnation += 1;
+        let client = Arc::new(
+            self.worker
+                .session(&self.isolation, rng)
+                .expect("a connection to the run's database"),
+        );
+        let c = Arc::clone(&client);
+        let pid = self
+            .worker
+            .rt
+            .block_on(async move { c.simple_query("SELECT pg_backend_pid()").await });
+        let pid = match answer(pid, 0) {
+            Ok(r) => r.rows[0][0].as_deref().unwrap_or("0").parse().unwrap_or(0),
+            Err(e) => panic!("a new connection answers: {}", e.message),
+        };
+        let s = &mut self.sessions[i];
+        s.pid = pid;
+        s.client = Some(Arc::clone(&client));
+        client
+    }
+
+    /// Sends `sql` on actor `i`'s connection (the tool's own statements first, `skip` of
+    /// them), or, when a statement under `key` is already in flight, waits for that one;
+    /// then settles the server.
+    pub fn execute(&mut self, i: usize, key: &str, sql: &str, skip: usize) -> Exec {
+        if self.sessions[i].pending.is_none() {
+            let client = self.client(i);
+            let sql = sql.to_string();
+            let _guard = self.worker.rt.enter();
+            let task = tokio::spawn(async move { answer(client.simple_query(&sql).await, skip) });
+            self.sessions[i].pending = Some(Pending::Running {
+                task,
+                key: key.to_string(),
+                waiting_since: None,
+                deadlock: false,
+            });
+        }
+        let pending_key = match &self.sessions[i].pending {
+            Some(Pending::Running { key, .. } | Pending::Answered { key, .. }) => key.clone(),
+            None => unreachable!("set above"),
+        };
+        assert_eq!(
+            pending_key, key,
+            "an actor asks again for the statement it waits on"
+        );
+        self.settle();
+        match self.sessions[i].pending.take() {
+            Some(Pending::Answered { answer, .. }) => Exec::Answered(answer),
+            other => {
+                self.sessions[i].pending = other;
+                Exec::Blocked
+            }
+        }
+    }
+
+    /// Whether actor `i` has a statement waiting for a lock.
+    pub fn blocked(&self, i: usize) -> bool {
+        matches!(self.sessions[i].pending, Some(Pending::Running { .. }))
+    }
+
+    /// Waits until every statement in flight has answered or waits for a lock held by
+    /// another of the run's transactions; a cycle of such waits is a deadlock, resolved by
+    /// cancelling the statement that began waiting first.
+    pub fn settle(&mut self) {
+        loop {
+            let mut answered = false;
+            for i in 0..self.sessions.len() {
+                if matches!(self.sessions[i].pending, Some(Pending::Running { .. })) {
+                    answered |= self.wait(i);
+                }
+            }
+            if answered {
+                continue;
+            }
+            match self.deadlock_victim() {
+                Some(v) => self.cancel(v),
+                None => return,
+            }
+        }
+    }
+
+    /// Waits for actor `i`'s statement until it answers (true) or PostgreSQL says it is
+    /// blocked by another of the run's backends (false).
+    fn wait(&mut self, i: usize) -> bool {
+        let pid = self.sessions[i].pid;
+        let others: Vec<i32> = (self.sessions.iter().enumerate())
+            .filter(|(j, s)| *j != i && s.client.is_some())
+            .map(|(_, s)| s.pid)
+            .collect();
+        let control = Arc::clone(&self.worker.control);
+        let Some(Pending::Running { task, .. }) = &mut self.sessions[i].pending else {
+            unreachable!("waited on a running statement")
+        };
+        let outcome = self.worker.rt.block_on(async {
+            loop {
+                let others = format!(
+                    "{{{}}}",
+                    others
+                        .iter()
+                        .map(i32::to_string)
+                        .collect::<Vec<_>>()
+                        .join(",")
+                );
+                let ask = format!(
+                    "SELECT pg_catalog.pg_isolation_test_session_is_blocked({pid}, '{others}')"
+                );
+                let mut check = Box::pin(control.simple_query(&ask));
+                let step = std::future::poll_fn(|cx| {
+                    use std::task::Poll;
+                    if let Poll::Ready(r) = std::pin::Pin::new(&mut *task).poll(cx) {
+                        return Poll::Ready(Wait::Answered(r));
+                    }
+                    match check.as_mut().poll(cx) {
+                        Poll::Ready(Ok(m)) if blocked_answer(&m) => Poll::Ready(Wait::Blocked),
+                        Poll::Ready(_) => Poll::Ready(Wait::Again),
+                        Poll::Pending => Poll::Pending,
+                    }
+                })
+                .await;
+                match step {
+                    Wait::Answered(answer) => return Some(answer),
+                    Wait::Again => continue,
+                    Wait::Blocked => return None,
+                }
+            }
+        });
+        match outcome {
+            Some(answer) => {
+                self.answered(i, answer);
+                true
+            }
+            None => {
+                if let Some(Pending::Running { waiting_since, .. }) = &mut self.sessions[i].pending
+                {
+                    if waiting_since.is_none() {
+                        self.waits += 1;
+                        *waiting_since = Some(self.waits);
+                    }
+                }
+                false
+            }
+        }
+    }
+
+    fn answered(&mut self, i: usize, joined: Result<Answer, tokio::task::JoinError>) {
+        let Some(Pending::Running { key, deadlock, .. }) = self.sessions[i].pending.take() else {
+            unreachable!("answered a running statement")
+        };
+        let mut answer = joined.unwrap_or_else(|e| {
+            Err(DbError {
+                code: String::new(),
+                message: format!("the statement's task failed: {e}"),
+            })
+        });
+        if deadlock {
+            if let Err(e) = &mut answer {
+                *e = DbError {
+                    code: "40P01".into(),
+                    message: "deadlock detected: this transaction waited for a lock held by \
+                              a transaction that waited for one of its own; PostgreSQL aborts \
+                              the first to wait"
+                        .into(),
+                };
+            }
+        }
+        self.sessions[i].pending = Some(Pending::Answered { key, answer });
+    }
+
+    /// The blocked statement to cancel when the run's blocked statements wait on each
+    /// other in a cycle: the one that began waiting first.
+    fn deadlock_victim(&mut self) -> Option<usize> {
+        let blocked: Vec<usize> = (0..self.sessions.len())
+            .filter(|i| self.blocked(*i))
+            .collect();
+        if blocked.len() < 2 {
+            return None;
+        }
+        // Who each blocked backend waits for, among the run's.
+        let mut waits_for = std::collections::BTreeMap::new();
+        for &i in &blocked {
+            let pid = self.sessions[i].pid;
+            let v = self
+                .worker
+                .control_value(&format!("SELECT pg_catalog.pg_blocking_pids({pid})::text"))
+                .ok()
+                .flatten()
+                .unwrap_or_default();
+            let pids: Vec<i32> = v
+                .trim_matches(|c| c == '{' || c == '}')
+                .split(',')
+                .filter_map(|p| p.trim().parse().ok())
+                .collect();
+            let on: Vec<usize> = (self.sessions.iter().enumerate())
+                .filter(|(_, s)| s.client.is_some() && pids.contains(&s.pid))
+                .map(|(j, _)| j)
+                .collect();
+            waits_for.insert(i, on);
+        }
+        // The blocked sessions on a cycle: those that reach themselves.
+        let on_cycle = |start: usize| {
+            let mut seen = std::collections::BTreeSet::new();
+            let mut stack = waits_for.get(&start).cloned().unwrap_or_default();
+            while let Some(j) = stack.pop() {
+                if j == start {
+                    return true;
+                }
+                if seen.insert(j) {
+                    stack.extend(waits_for.get(&j).cloned().unwrap_or_default());
+                }
+            }
+            false
+        };
+        let since = |i: usize| match &self.sessions[i].pending {
+            Some(Pending::Running { waiting_since, .. }) => waiting_since.unwrap_or(u64::MAX),
+            _ => u64::MAX,
+        };
+        blocked
+            .into_iter()
+            .filter(|i| on_cycle(*i))
+            .min_by_key(|i| since(*i))
+    }
+
+    fn cancel(&mut self, i: usize) {
+        let pid = self.sessions[i].pid;
+        if let Some(Pending::Running { deadlock, .. }) = &mut self.sessions[i].pending {
+            *deadlock = true;
+        }
+        let _ = self
+            .worker
+            .control_statement(&format!("SELECT pg_catalog.pg_cancel_backend({pid})"));
+        // Its answer (the cancellation) comes through `wait`.
+        self.wait(i);
+    }
+
+    /// Actor `i`'s process died: its backend is terminated, so PostgreSQL rolls back what
+    /// it had open, and the tool waits until the backend is gone (its locks with it).
+    pub fn terminate(&mut self, i: usize) {
+        let s = &mut self.sessions[i];
+        let Some(client) = s.client.take() else {
+            return;
+        };
+        let pid = s.pid;
+        s.pending = None;
+        let _ = self
+            .worker
+            .control_statement(&format!("SELECT pg_catalog.pg_terminate_backend({pid})"));
+        let gone = format!("SELECT count(*) FROM pg_catalog.pg_stat_activity WHERE pid = {pid}");
+        while self.worker.control_value(&gone).ok().flatten().as_deref() != Some("0") {}
+        drop(client);
+        self.settle();
+    }
+}
+
+/// Whether the answer to `pg_isolation_test_session_is_blocked` is true.
+fn blocked_answer(m: &[SimpleQueryMessage]) -> bool {
+    m.iter()
+        .any(|m| matches!(m, SimpleQueryMessage::Row(r) if r.get(0) == Some("t")))
+}
+
+/// One look at a statement in flight.
+enum Wait {
+    Answered(Result<Answer, tokio::task::JoinError>),
+    Blocked,
+    /// Neither answered nor blocked yet: look again.
+    Again,
+}
+
+use std::future::Future as _;

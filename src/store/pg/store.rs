@@ -1,0 +1,315 @@
+//! A consumer's connection to PostgreSQL as the world's one executor sees it: the
+//! [`ConsumerDb`] of a run on `store.engine: "postgres"`.
+//!
+//! Each statement of a SQL step is sent with the run's virtual time (the clock the
+//! deterministic `now()` reads), and settled (see [`super::session`]): a statement that
+//! waits for a lock is [`DbOutcome::Blocked`], the step half done; the actor's next turn
+//! asks for the same statement and gets its answer once the lock holder ended. A crash
+//! terminates the backend.
+
+use super::lexer::{self, Literal};
+use super::session::{DbError, Exec, RunDb};
+use crate::model::handler::{Answer, Value as HandlerValue};
+use crate::model::{
+    CommittedState, DbOutcome, DuplicateIf, InvariantResult, SqlBinding, SqlEvent, SqlStep,
+    SqlValue, Tick,
+};
+use crate::store::{ConsumerDb, CustomSchema, Store, StoreConfig, StoreOp};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+/// One actor's connection to the run's PostgreSQL database.
+pub struct PgStore {
+    run: Rc<RefCell<RunDb>>,
+    index: usize,
+    custom: Rc<CustomSchema>,
+    sql_events: Rc<Vec<SqlEvent>>,
+    /// Whether a transaction is open (BEGIN sent, no COMMIT or ROLLBACK since).
+    open: bool,
+    /// The virtual instant the open transaction began: `now()` inside it.
+    began: Tick,
+    now: Tick,
+}
+
+/// The connections of one run on a fresh schema built from `config`'s: `connections` of
+/// them, sharing one [`RunDb`].
+pub fn open_run(
+    config: &StoreConfig,
+    seed: u64,
+    connections: usize,
+    sql_events: Rc<Vec<SqlEvent>>,
+) -> Result<Vec<PgStore>, String> {
+    let custom = Rc::new(
+        config
+            .custom
+            .clone()
+            .expect("a PostgreSQL store has the scenario's own schema"),
+    );
+    let run = RunDb::new(config.isolation.sql(), seed, connections)?;
+    for (i, sql) in custom.schema.iter().chain(&custom.setup).enumerate() {
+        run.worker
+            .control_batch(sql)
+            .map_err(|e| format!("building the schema, statement {i}: {e}"))?;
+    }
+    let run = Rc::new(RefCell::new(run));
+    Ok((0..connections)
+        .map(|index| PgStore {
+            run: Rc::clone(&run),
+            index,
+            custom: Rc::clone(&custom),
+            sql_events: Rc::clone(&sql_events),
+            open: false,
+            began: 0,
+            now: 0,
+        })
+        .collect())
+}
+
+fn literal(v: SqlValue) -> Literal {
+    match v {
+        SqlValue::Integer(i) => Literal::Integer(i),
+        SqlValue::Text(s) => Literal::Text(s),
+    }
+}
+
+/// The tool's statement sent before a user statement: the virtual clock it reads.
+fn clock(now: Tick, began: Tick) -> String {
+    format!(
+        "SELECT pg_catalog.set_config('ds.clock', '{now}', false), \
+         pg_catalog.set_config('ds.txn', '{began}', false);\n"
+    )
+}
+
+/// PostgreSQL's message with its SQLSTATE, as a failed step reports it.
+pub(super) fn message(e: &DbError) -> String {
+    match e.code.as_str() {
+        "" => e.message.clone(),
+        code => format!("{} (SQLSTATE {code})", e.message),
+    }
+}
+
+impl PgStore {
+    /// `BEGIN`, `COMMIT` or `ROLLBACK`.
+    fn control(&mut self, sql: &'static str) -> Exec {
+        self.run.borrow_mut().execute(self.index, sql, sql, 0)
+    }
+
+    fn transaction(&mut self, sql: &'static str, now: Tick) -> DbOutcome {
+        match (sql, self.control(sql)) {
+            (_, Exec::Blocked) => DbOutcome::Blocked { done: 0 },
+            ("BEGIN", Exec::Answered(Ok(_))) => {
+                self.open = true;
+                self.began = now;
+                DbOutcome::Begun
+            }
+            ("COMMIT", Exec::Answered(Ok(_))) => {
+                self.open = false;
+                DbOutcome::Committed
+            }
+            // A serialization failure or a deferred constraint at COMMIT: PostgreSQL rolled
+            // the transaction back; the consumer's ROLLBACK that follows finds none.
+            ("COMMIT", Exec::Answered(Err(_))) => {
+                self.open = false;
+                DbOutcome::CommitRefused
+            }
+            (_, Exec::Answered(_)) => {
+                self.open = false;
+                DbOutcome::RolledBack
+            }
+        }
+    }
+
+    /// The first column of the first row of check query `sql` for event `e`, read on the
+    /// committed database at the latest virtual time.
+    fn check_value(&self, sql: &str, e: &SqlEvent) -> Result<Option<String>, String> {
+        let bound = lexer::bind(sql, &|name| e.field(name).map(literal))?;
+        let run = self.run.borrow();
+        let text = format!("{}{bound}", clock(self.now, self.now));
+        let c = std::sync::Arc::clone(&run.worker.control);
+        let r = run
+            .worker
+            .rt
+            .block_on(async move { c.simple_query(&text).await });
+        let mut rows = Vec::new();
+        let mut completed = 0;
+        for m in r.map_err(|e| {
+            e.as_db_error()
+                .map_or(e.to_string(), |d| d.message().to_string())
+        })? {
+            match m {
+                tokio_postgres::SimpleQueryMessage::CommandComplete(_) => completed += 1,
+                tokio_postgres::SimpleQueryMessage::Row(row) if completed >= 1 => {
+                    rows.push(row.get(0).map(str::to_string))
+                }
+                _ => {}
+            }
+        }
+        Ok(rows.into_iter().next().flatten())
+    }
+
+    fn effects_of(&self, e: &SqlEvent) -> Result<i64, String> {
+        match self.check_value(&self.custom.effects_per_event, e)? {
+            Some(v) => v.parse::<i64>().map_err(|_| format!("'{v}'")),
+            None => Err("NULL".into()),
+        }
+    }
+
+    fn table_rows(&self) -> std::collections::BTreeMap<String, i64> {
+        let run = self.run.borrow();
+        let names = run
+            .worker
+            .control_statement(&format!(
+                "SELECT table_name FROM information_schema.tables WHERE table_schema = '{}' \
+                 AND table_type = 'BASE TABLE' ORDER BY 1",
+                super::session::RUN_SCHEMA
+            ))
+            .map(|r| r.rows)
+            .unwrap_or_default();
+        let mut rows = std::collections::BTreeMap::new();
+        for name in names
+            .into_iter()
+            .filter_map(|r| r.into_iter().next().flatten())
+        {
+            let sql = format!("SELECT count(*) FROM \"{}\"", name.replace('"', "\"\""));
+            let n = run.worker.control_value(&sql).ok().flatten();
+            rows.insert(name, n.and_then(|n| n.parse().ok()).unwrap_or(0));
+        }
+        rows
+    }
+}
+
+impl ConsumerDb for PgStore {
+    fn execute(&mut self, op: StoreOp<'_>, now: Tick) -> DbOutcome {
+        self.now = now;
+        match op {
+            StoreOp::Begin | StoreOp::BeginOn(0) => self.transaction("BEGIN", now),
+            StoreOp::Commit | StoreOp::CommitOn(0) => self.transaction("COMMIT", now),
+            StoreOp::Rollback | StoreOp::RollbackOn(0) => self.transaction("ROLLBACK", now),
+            other => panic!(
+                "{other:?} on PostgreSQL: the built-in ledger and named databases are refused \
+                 when the scenario loads"
+            ),
+        }
+    }
+
+    fn execute_sql(
+        &mut self,
+        step: &SqlStep,
+        b: &SqlBinding<'_>,
+        done: u8,
+    ) -> Result<DbOutcome, String> {
+        self.now = b.now;
+        let began = if self.open { self.began } else { b.now };
+        for (i, sql) in step.statements.iter().enumerate().skip(usize::from(done)) {
+            let bound = lexer::bind(sql, &|name| b.get(name).map(literal))?;
+            let text = format!("{}{bound}", clock(b.now, began));
+            let key = format!("{}#{i}", step.name);
+            let answer = match self.run.borrow_mut().execute(self.index, &key, &text, 1) {
+                Exec::Blocked => return Ok(DbOutcome::Blocked { done: i as u8 }),
+                Exec::Answered(answer) => answer,
+            };
+            match answer {
+                Err(e)
+                    if step.duplicate_if == Some(DuplicateIf::UniqueViolation)
+                        && e.is_unique_violation() =>
+                {
+                    return Ok(DbOutcome::Duplicate)
+                }
+                Err(e) => return Err(message(&e)),
+                Ok(ran) => match step.duplicate_if {
+                    Some(DuplicateIf::Row) if !ran.rows.is_empty() => {
+                        return Ok(DbOutcome::RowFound)
+                    }
+                    Some(DuplicateIf::NoChange) if ran.changed == 0 => {
+                        return Ok(DbOutcome::NoChange)
+                    }
+                    _ => {}
+                },
+            }
+        }
+        Ok(DbOutcome::Ran)
+    }
+
+    fn execute_handler_sql(
+        &mut self,
+        _sql: &str,
+        _value: &dyn Fn(&str) -> Option<HandlerValue>,
+        _row: bool,
+        _now: Tick,
+    ) -> Result<Answer, DbOutcome> {
+        panic!("a Rust handler on PostgreSQL is refused before it runs")
+    }
+
+    fn in_transaction(&self) -> bool {
+        self.open
+    }
+
+    fn drop_open_transaction(&mut self) -> bool {
+        let was = std::mem::take(&mut self.open);
+        self.run.borrow_mut().terminate(self.index);
+        was
+    }
+
+    fn event_rows(&mut self, event_id: &str) -> (u32, u32) {
+        let events = Rc::clone(&self.sql_events);
+        let count = events
+            .iter()
+            .find(|e| e.event_id == event_id)
+            .and_then(|e| self.effects_of(e).ok())
+            .map_or(0, |n| u32::try_from(n.max(0)).unwrap_or(u32::MAX));
+        (count, 0)
+    }
+
+    fn committed_state(&mut self) -> CommittedState {
+        let mut state = CommittedState {
+            custom: true,
+            ..CommittedState::default()
+        };
+        state.tables = self.table_rows();
+        let events = Rc::clone(&self.sql_events);
+        for e in events.iter() {
+            let count = match self.effects_of(e) {
+                Ok(n) if n >= 0 => n,
+                got => {
+                    let value = match got {
+                        Ok(n) => n.to_string(),
+                        Err(v) => v,
+                    };
+                    state.invariants.push(InvariantResult {
+                        sql: self.custom.effects_per_event.clone(),
+                        holds: false,
+                        value: format!("{value} for {}, not a count", e.event_id),
+                    });
+                    0
+                }
+            };
+            state.effects.insert(e.event_id.clone(), count);
+        }
+        let none = SqlEvent::default();
+        for sql in &self.custom.invariants {
+            let (holds, value) = match self.check_value(sql, &none) {
+                Ok(Some(v)) => (v == "t" || v.parse::<i64>().is_ok_and(|n| n != 0), v),
+                Ok(None) => (false, "NULL".into()),
+                Err(e) => (false, e),
+            };
+            state.invariants.push(InvariantResult {
+                sql: sql.clone(),
+                holds,
+                value,
+            });
+        }
+        state
+    }
+
+    fn sql_vm_steps(&self) -> u64 {
+        0
+    }
+
+    fn local(&self) -> Option<&Store> {
+        None
+    }
+
+    fn local_mut(&mut self) -> Option<&mut Store> {
+        None
+    }
+}
