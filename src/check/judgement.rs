@@ -103,6 +103,11 @@ pub enum Reason {
     Incomplete { cutoff: Cutoff },
     /// `count` of them could not be checked (a scenario file that is bad input).
     Unchecked { count: u64 },
+    /// Not a failure but a caveat: on SQLite, `count` of them held only because SQLite
+    /// rolled back a writer whose snapshot was stale (`SQLITE_BUSY_SNAPSHOT`), which
+    /// PostgreSQL at read committed does not do: the answer may not carry over
+    /// (`explore --isolation-ladder` tells).
+    SqliteSerialized { count: u64 },
     /// One of the checks of a scenario file did not pass: its status, guarantee and
     /// reasons (counted in its own unit: events of the run, runs of an exploration).
     Check {
@@ -118,7 +123,9 @@ impl Reason {
     /// Whether the reason is a failure (else it only leaves the verdict unknown).
     pub fn fails(&self) -> bool {
         match self {
-            Reason::Incomplete { .. } | Reason::Unchecked { .. } => false,
+            Reason::Incomplete { .. }
+            | Reason::Unchecked { .. }
+            | Reason::SqliteSerialized { .. } => false,
             Reason::Check { status, .. } => *status == Status::Fail,
             _ => true,
         }
@@ -140,7 +147,10 @@ impl Judgement {
     pub fn new(guarantee: Guarantee, over: Coverage, reasons: Vec<Reason>) -> Judgement {
         let status = if reasons.iter().any(|r| r.fails()) {
             Status::Fail
-        } else if reasons.is_empty() {
+        } else if reasons
+            .iter()
+            .all(|r| matches!(r, Reason::SqliteSerialized { .. }))
+        {
             Status::Pass
         } else {
             Status::Unknown
@@ -190,6 +200,15 @@ impl Judgement {
             .collect();
         push_expectations(&mut reasons, expect_failures);
         Judgement::new(v.guarantee, Coverage::Run, reasons)
+    }
+
+    /// Adds the caveat that `count` passing runs (or, for a run, stale transactions) held
+    /// on SQLite only because it rolled a stale writer back: said of a verdict that
+    /// passes, where it would otherwise read as the protocol's on any engine.
+    pub fn caveat_sqlite_serialized(&mut self, count: u64) {
+        if count > 0 && self.status == Status::Pass {
+            self.reasons.push(Reason::SqliteSerialized { count });
+        }
     }
 
     /// The verdict over many runs: `broken` lists each property with how many runs broke

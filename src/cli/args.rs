@@ -445,12 +445,17 @@ pub struct ExploreArgs {
     pub interleavings: bool,
     /// With --interleavings: how many times a schedule may depart from round-robin
     /// (default: the scenario's `expect.interleavings.max_preemptions`, else 2).
-    #[arg(long, requires = "interleavings")]
+    #[arg(long)]
     pub max_preemptions: Option<usize>,
     /// With --interleavings: also every single crash point (each interleaving again with
     /// one crash at each boundary the default schedule reached).
-    #[arg(long, requires = "interleavings")]
+    #[arg(long)]
     pub with_crashes: bool,
+    /// Instead of one exploration: the interleavings (as --interleavings, shaped by the
+    /// same flags) on SQLite and on PostgreSQL at each isolation level, one row each, and
+    /// the weakest level at which the protocol holds. The file is read once per engine.
+    #[arg(long, conflicts_with_all = ["interleavings", "smallest_safe_ttl", "html", "no_prune", "depth", "expect"])]
+    pub isolation_ladder: bool,
     /// Instead of one exploration: search the smallest inbox TTL (store.inbox_ttl_ticks)
     /// for which no run duplicates an event, by bisection over ticks; each TTL is verified
     /// by the scenario's own run and every schedule of up to --depth crashes (0: the own
@@ -458,7 +463,7 @@ pub struct ExploreArgs {
     #[arg(long, conflicts_with = "interleavings")]
     pub smallest_safe_ttl: bool,
     /// With --interleavings: the most interleavings to run.
-    #[arg(long, default_value_t = explore::DEFAULT_MAX_INTERLEAVINGS, requires = "interleavings")]
+    #[arg(long, default_value_t = explore::DEFAULT_MAX_INTERLEAVINGS)]
     pub max_interleavings: u64,
     /// Claim this guarantee over every run explored (every interleaving with
     /// --interleavings), as the file's `expect.guarantee` does: exit 1 when they show another.

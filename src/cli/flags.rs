@@ -103,6 +103,15 @@ fn run_flags(given: &Given) -> Result<(), CliError> {
 /// `explore`: each mode's flags, refused in the other modes.
 fn explore_flags(args: &ExploreArgs, given: &Given) -> Result<(), CliError> {
     let interleavings_only = ["max_interleavings", "max_preemptions", "with_crashes"];
+    if args.isolation_ladder {
+        if let Some(id) = given.any(&["engine", "isolation"]) {
+            return refuse(
+                id,
+                "--isolation-ladder runs the scenario on every engine and isolation level;                  it chooses none",
+            );
+        }
+        return Ok(());
+    }
     if !args.interleavings {
         if let Some(id) = given.any(&interleavings_only) {
             return refuse(id, "only with --interleavings, whose enumeration it shapes");

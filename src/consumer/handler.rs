@@ -192,6 +192,10 @@ impl HandlerConsumer {
                 SqlErrorKind::Other,
                 "database is locked (a write on a snapshot another connection changed)",
             ),
+            (Next::Call(_), StepResult::Db(DbOutcome::SerializationFailure)) => failed(
+                SqlErrorKind::Other,
+                "could not serialize access due to read/write dependencies among transactions",
+            ),
             (Next::Call(_), StepResult::Db(DbOutcome::CommitRefused)) => failed(
                 SqlErrorKind::Other,
                 "FOREIGN KEY constraint failed (a deferred one, at COMMIT)",

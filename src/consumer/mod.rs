@@ -489,7 +489,11 @@ impl Host for Consumer {
             // A write on a stale snapshot: the transaction must go, like after a failure.
             (
                 Action::Step(_),
-                StepResult::Db(DbOutcome::StaleSnapshot | DbOutcome::CommitRefused),
+                StepResult::Db(
+                    DbOutcome::StaleSnapshot
+                    | DbOutcome::CommitRefused
+                    | DbOutcome::SerializationFailure,
+                ),
             ) => {
                 w.mode = Mode::Failed;
             }

@@ -74,7 +74,14 @@ impl Interleavings {
             complete: self.complete,
         };
         let broken = crate::check::tally_failures(&signatures);
-        Judgement::over_runs(self.guarantee, over, &broken, cutoff, expect_failures)
+        let mut j = Judgement::over_runs(self.guarantee, over, &broken, cutoff, expect_failures);
+        let serialized = self
+            .runs
+            .iter()
+            .filter(|r| r.result.stale_snapshots > 0)
+            .count();
+        j.caveat_sqlite_serialized(serialized as u64);
+        j
     }
 }
 

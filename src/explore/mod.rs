@@ -23,6 +23,7 @@ pub mod budget;
 mod estimate;
 mod interleave;
 pub mod interrupt;
+pub mod ladder;
 mod matrix;
 mod prune;
 pub mod retention;

@@ -133,6 +133,10 @@ pub enum DbOutcome {
     /// schema failed. The transaction is still open; like a stale snapshot, it must roll
     /// back, and the delivery fails.
     CommitRefused,
+    /// PostgreSQL refused the `COMMIT` with a serialization failure (SQLSTATE 40001): a
+    /// concurrent transaction's writes made what this one read stale. PostgreSQL rolled it
+    /// back; the delivery fails and is redelivered.
+    SerializationFailure,
 }
 
 impl DbOutcome {
@@ -167,6 +171,7 @@ impl DbOutcome {
             DbOutcome::RowFound => "row_found",
             DbOutcome::NoChange => "no_change",
             DbOutcome::CommitRefused => "commit_refused",
+            DbOutcome::SerializationFailure => "serialization_failure",
         }
     }
 
@@ -221,6 +226,10 @@ impl DbOutcome {
             DbOutcome::CommitRefused => {
                 "COMMIT refused: FOREIGN KEY constraint failed (a deferred one); the \
                  transaction is still open and must roll back"
+            }
+            DbOutcome::SerializationFailure => {
+                "COMMIT refused: could not serialize access (SQLSTATE 40001); PostgreSQL rolled \
+                 the transaction back"
             }
         }
     }

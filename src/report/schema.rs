@@ -52,6 +52,10 @@ pub fn all() -> Vec<NamedSchema> {
         ),
         output::<ExploreJson<'static>>("explore", "`explore --json` (crash points)."),
         output::<InterleavingsJson>("explore-interleavings", "`explore --interleavings --json`."),
+        output::<super::json::LadderJson>(
+            "explore-isolation-ladder",
+            "`explore --isolation-ladder --json`.",
+        ),
         output::<TtlSearchJson>(
             "explore-smallest-safe-ttl",
             "`explore --smallest-safe-ttl --json`.",

@@ -11,7 +11,7 @@ use super::sandbox::{Sandbox, Seen};
 use super::*;
 use crate::model::SqlEvent;
 use crate::sim::Stream;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// A prepared statement's shape, for the load-time checks.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -90,6 +90,14 @@ impl SqlChecker {
             sandbox,
             pg: Some(pg),
         })
+    }
+
+    /// On PostgreSQL: the values the parameters are prepared with (PostgreSQL infers a
+    /// parameter's type from its literal); on SQLite nothing.
+    pub fn set_samples(&self, samples: BTreeMap<String, crate::model::SqlValue>) {
+        if let Some(pg) = &self.pg {
+            pg.set_samples(samples);
+        }
     }
 
     /// Prepares `sql` as a step or check statement: one statement, nothing the sandbox

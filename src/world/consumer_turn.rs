@@ -41,6 +41,9 @@ impl World<'_> {
         if result == StepResult::Db(DbOutcome::Committed) {
             self.wake_relay(now, RelayKind::Emails);
         }
+        if result == StepResult::Db(DbOutcome::StaleSnapshot) {
+            self.stale_snapshots += 1;
+        }
         if matches!(result, StepResult::Db(o) if o.is_duplicate()) {
             self.duplicates_discarded[delivery.event] += 1;
         }
@@ -61,7 +64,11 @@ impl World<'_> {
             let completed = !matches!(
                 result,
                 StepResult::Failed
-                    | StepResult::Db(DbOutcome::StaleSnapshot | DbOutcome::CommitRefused)
+                    | StepResult::Db(
+                        DbOutcome::StaleSnapshot
+                            | DbOutcome::CommitRefused
+                            | DbOutcome::SerializationFailure
+                    )
             );
             if completed
                 && self
@@ -348,7 +355,8 @@ impl World<'_> {
                     other @ (DbOutcome::Busy { .. }
                     | DbOutcome::Blocked { .. }
                     | DbOutcome::StaleSnapshot
-                    | DbOutcome::CommitRefused) => db(other),
+                    | DbOutcome::CommitRefused
+                    | DbOutcome::SerializationFailure) => db(other),
                     _ => {
                         self.faults.fire_commit_timeout(i);
                         if self.scenario.consumer.on_commit_timeout

@@ -66,6 +66,7 @@ impl World<'_> {
             cleanup_store: _, // Its connection: the rows are in `stores[0]`'s database.
             inbox_expired_at,
             inbox_rows_deleted: _, // A count for the report; the rows are in the database.
+            stale_snapshots: _,    // A count for the verdict's caveat.
             faults,
             // The fault injector, emptied at the heal, says what healing changes; the
             // limits it moves are checked apart (a healed run is never a stand-in).

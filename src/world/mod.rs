@@ -100,6 +100,9 @@ pub struct RunResult {
     pub decisions: Vec<Decision>,
     /// Inbox rows the retention job deleted (0 without retention).
     pub inbox_rows_deleted: u64,
+    /// How many times SQLite answered a consumer's write `SQLITE_BUSY_SNAPSHOT` (its
+    /// transaction stale: rolled back), which PostgreSQL at read committed never does.
+    pub stale_snapshots: u64,
     /// The SQLite virtual-machine steps the scenario's own statements took (0 on the
     /// built-in ledger): the run's SQL cost, which exploration estimates count.
     pub sql_vm_steps: u64,
@@ -115,7 +118,9 @@ impl RunResult {
     /// The run's verdict line (see [`check::Judgement`]), its failed expectations counted
     /// (`None`: it stated none).
     pub fn judgement(&self, expect_failures: Option<usize>) -> check::Judgement {
-        check::Judgement::of_run(&self.verdict, &self.failure(), expect_failures)
+        let mut j = check::Judgement::of_run(&self.verdict, &self.failure(), expect_failures);
+        j.caveat_sqlite_serialized(self.stale_snapshots);
+        j
     }
 
     /// Keeps what a summary of many runs (an exploration, interleavings, a sweep) reports of
@@ -299,6 +304,8 @@ struct World<'s> {
     /// Per event: when the retention job first deleted its inbox row.
     inbox_expired_at: Vec<Option<Tick>>,
     inbox_rows_deleted: u64,
+    /// See [`RunResult::stale_snapshots`].
+    stale_snapshots: u64,
     faults: FaultInjector,
     /// Set when the healing phase began: from then on no fault fires and no boundary is a
     /// crash point.
@@ -422,6 +429,7 @@ impl<'s> World<'s> {
             cleanup_store,
             inbox_expired_at: vec![None; scenario.workload.events],
             inbox_rows_deleted: 0,
+            stale_snapshots: 0,
             _dir: dir,
             _memory: memory,
             faults: FaultInjector::new(scenario.faults.clone(), scenario.seed),
@@ -507,6 +515,7 @@ impl<'s> World<'s> {
                 .unwrap_or_default(),
             decisions: self.decisions,
             inbox_rows_deleted: self.inbox_rows_deleted,
+            stale_snapshots: self.stale_snapshots,
             sql_vm_steps: self.stores.iter().map(|s| s.sql_vm_steps()).sum(),
         }
     }

@@ -116,6 +116,9 @@ pub(in crate::cli) fn explore(
     args: &ExploreArgs,
     given: &Given,
 ) -> Result<(Printed, ExitCode), CliError> {
+    if args.isolation_ladder {
+        return isolation_ladder(args).map(|(t, c)| (t.into(), c));
+    }
     let (mut scenario, origin) = load(&args.source)?;
     flags::check_scenario(given, &scenario)?;
     // The claim is stated for the preemption bound the interleavings use.

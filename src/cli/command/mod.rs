@@ -4,6 +4,7 @@
 mod explain;
 mod explore;
 mod html;
+mod ladder;
 mod matrix;
 mod replay;
 mod retention;
@@ -13,6 +14,7 @@ mod sweep;
 pub(in crate::cli) use explain::*;
 pub(in crate::cli) use explore::*;
 pub(in crate::cli) use html::*;
+pub(in crate::cli) use ladder::*;
 pub(in crate::cli) use matrix::*;
 pub(in crate::cli) use replay::*;
 pub(in crate::cli) use retention::*;

@@ -64,7 +64,7 @@ impl fmt::Display for TraceKind {
                 if *committed {
                     "it DID commit, the answer was lost"
                 } else {
-                    "it did NOT commit, SQLite rolled back"
+                    "it did NOT commit, the database rolled it back"
                 },
                 match strategy {
                     CommitTimeoutStrategy::Retry => "retries the transaction blindly",

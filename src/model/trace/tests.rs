@@ -192,8 +192,9 @@ pub(crate) fn samples() -> Vec<TraceKind> {
 }
 
 /// Every database answer.
-const DB_OUTCOMES: [DbOutcome; 24] = [
+const DB_OUTCOMES: [DbOutcome; 25] = [
     DbOutcome::CommitRefused,
+    DbOutcome::SerializationFailure,
     DbOutcome::Begun,
     DbOutcome::Found,
     DbOutcome::NotFound,

@@ -189,7 +189,8 @@ impl Narrator<'_> {
                 Some((l.step_failed(who, &entry.verb(), ev), true))
             }
             (TraceKind::SqlFailed { message, .. }, _) => {
-                Some((l.sql_failed(who, &entry.verb(), ev, message), true))
+                let engine = self.scenario.store.engine;
+                Some((l.sql_failed(who, &entry.verb(), ev, engine, message), true))
             }
             (TraceKind::InvalidPayload, _) => Some((l.payload_refused(who, ev), true)),
             (_, Some(DbOutcome::PayloadMismatch)) => {

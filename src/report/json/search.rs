@@ -182,3 +182,26 @@ pub fn ttl_search_json(
         expect,
     }
 }
+
+/// `explore --isolation-ladder --json`.
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct LadderJson {
+    pub scenario: String,
+    #[serde(flatten)]
+    pub ladder: crate::explore::ladder::Ladder,
+    /// The weakest PostgreSQL level at which no interleaving broke the protocol.
+    pub weakest_holding: Option<crate::store::pg::Isolation>,
+    /// Whether SQLite's answer differs from PostgreSQL's at read committed.
+    pub sqlite_differs: bool,
+}
+
+impl LadderJson {
+    pub fn new(scenario: &str, ladder: &crate::explore::ladder::Ladder) -> LadderJson {
+        LadderJson {
+            scenario: scenario.to_string(),
+            ladder: ladder.clone(),
+            weakest_holding: ladder.weakest_holding(),
+            sqlite_differs: ladder.sqlite_misleads(),
+        }
+    }
+}

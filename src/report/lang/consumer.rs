@@ -394,7 +394,7 @@ impl Lang {
                 if committed {
                     "it did commit, and the answer was lost"
                 } else {
-                    "it did not commit, and SQLite rolled back"
+                    "it did not commit, and the database rolled it back"
                 },
                 match strategy {
                     CommitTimeoutStrategy::Retry => "retries the transaction blindly",
@@ -408,7 +408,7 @@ impl Lang {
                 if committed {
                     "sí se confirmó, y se perdió la respuesta"
                 } else {
-                    "no se confirmó, y SQLite revirtió"
+                    "no se confirmó, y la base de datos revirtió"
                 },
                 match strategy {
                     CommitTimeoutStrategy::Retry => "reintenta la transacción a ciegas",

@@ -141,6 +141,27 @@ impl Lang {
                     ),
                 )
             }
+            Reason::SqliteSerialized { count } => {
+                let (en, es) = match over {
+                    Coverage::Run => (pl(count, "time", "times"), pl(count, "vez", "veces")),
+                    _ => {
+                        let who = self.counted(count, over);
+                        (format!("in {count} {who}"), format!("en {count} {who}"))
+                    }
+                };
+                self.pick(
+                    &format!(
+                        "on SQLite only: SQLite rolled back a writer's stale transaction \
+                         (SQLITE_BUSY_SNAPSHOT) {en}, which PostgreSQL at read committed lets \
+                         commit; see explore --isolation-ladder"
+                    ),
+                    &format!(
+                        "solo en SQLite: SQLite deshizo la transacción vieja de un escritor \
+                         (SQLITE_BUSY_SNAPSHOT) {es}, que PostgreSQL en read committed deja \
+                         hacer commit; mirá explore --isolation-ladder"
+                    ),
+                )
+            }
             Reason::Check {
                 check,
                 status,

@@ -326,6 +326,7 @@ pub use explore::{ExploreLabel, InterleavingsEnd};
 mod folder;
 mod frame;
 mod html;
+mod ladder;
 mod matrix;
 mod protocols;
 mod run;

@@ -106,11 +106,13 @@ impl Lang {
         match (self, rolled_back) {
             (Lang::En, false) => format!("{point} at t={tick} ({cause})"),
             (Lang::En, true) => {
-                format!("{point} at t={tick} ({cause}); SQLite rolled back the open transaction")
+                format!(
+                    "{point} at t={tick} ({cause}); the database rolled back the open transaction"
+                )
             }
             (Lang::Es, false) => format!("{point} en t={tick} ({cause})"),
             (Lang::Es, true) => {
-                format!("{point} en t={tick} ({cause}); SQLite revirtió la transacción abierta")
+                format!("{point} en t={tick} ({cause}); la base de datos revirtió la transacción abierta")
             }
         }
     }

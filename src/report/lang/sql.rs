@@ -47,15 +47,26 @@ impl Lang {
         }
     }
 
-    /// SQL step `step` failed for `ev` with SQLite's `message`.
-    pub fn sql_failed(self, who: &str, step: &str, ev: &str, message: &str) -> String {
+    /// SQL step `step` failed for `ev` with the database's `message` (`engine`'s).
+    pub fn sql_failed(
+        self,
+        who: &str,
+        step: &str,
+        ev: &str,
+        engine: crate::store::pg::Engine,
+        message: &str,
+    ) -> String {
+        let db = match engine {
+            crate::store::pg::Engine::Sqlite => "SQLite",
+            crate::store::pg::Engine::Postgres => "PostgreSQL",
+        };
         match self {
             Lang::En => format!(
-                "{who}'s {step} on {ev} fails: SQLite says \"{message}\". {who} will roll back \
+                "{who}'s {step} on {ev} fails: {db} says \"{message}\". {who} will roll back \
                  and reject the delivery, so that the broker delivers it again."
             ),
             Lang::Es => format!(
-                "Falla el paso {step} de {who} con {ev}: SQLite dice \"{message}\". {who} va a \
+                "Falla el paso {step} de {who} con {ev}: {db} dice \"{message}\". {who} va a \
                  hacer rollback y rechazar la entrega, para que el broker la reentregue."
             ),
         }

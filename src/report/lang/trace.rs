@@ -68,6 +68,10 @@ fn es_db(outcome: DbOutcome) -> &'static str {
             "COMMIT rechazado: falló una restricción FOREIGN KEY diferida; la transacción sigue \
              abierta y debe hacer rollback"
         }
+        DbOutcome::SerializationFailure => {
+            "COMMIT rechazado: no se pudo serializar el acceso (SQLSTATE 40001); PostgreSQL \
+             deshizo la transacción"
+        }
         DbOutcome::PayloadMismatch => {
             "el inbox tiene este event_id con otro payload: corrupción del productor, no un \
              duplicado"
@@ -134,7 +138,7 @@ fn es_outcome(kind: &TraceKind) -> String {
             if *committed {
                 "SÍ se confirmó, se perdió la respuesta"
             } else {
-                "NO se confirmó, SQLite hizo rollback"
+                "NO se confirmó, la base de datos hizo rollback"
             },
             match strategy {
                 CommitTimeoutStrategy::Retry => "reintenta la transacción a ciegas",

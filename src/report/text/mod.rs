@@ -1,10 +1,12 @@
 //! Text reports for people.
 
 mod explore;
+mod ladder;
 mod matrix;
 mod sweep;
 
 pub use explore::*;
+pub use ladder::*;
 pub use matrix::*;
 pub use sweep::*;
 

@@ -7,13 +7,14 @@ use super::det;
 use super::lexer::{self, Literal, Token};
 use super::session::{worker, Worker, RUN_SCHEMA};
 use super::store::message;
-use crate::model::SqlEvent;
+use crate::model::{SqlEvent, SqlValue};
 use crate::store::{SchemaProblem, Seen, StatementShape};
 use std::rc::Rc;
 
 /// A scratch schema built from a scenario's schema and setup.
 pub struct PgChecker {
     worker: Rc<Worker>,
+    samples: std::cell::RefCell<std::collections::BTreeMap<String, SqlValue>>,
 }
 
 /// Statements a step cannot run: the consumer's transaction is the protocol's `begin` and
@@ -56,7 +57,10 @@ impl PgChecker {
                 }
             }
         }
-        Ok(PgChecker { worker })
+        Ok(PgChecker {
+            worker,
+            samples: Default::default(),
+        })
     }
 
     /// Prepares `sql` as a step or check statement: one statement, no transaction control,
@@ -91,7 +95,7 @@ impl PgChecker {
             ));
         }
         let parameters = lexer::parameters(sql);
-        let columns = self.columns(sql, &parameters)?;
+        let columns = self.columns(sql)?;
         let writes = words.iter().any(|w| WRITING_WORDS.contains(&w.as_str()));
         let dml = ["insert", "update", "delete", "merge"].contains(&first.as_str());
         let ddl = ["create", "drop", "alter", "comment"].contains(&first.as_str());
@@ -107,50 +111,37 @@ impl PgChecker {
         })
     }
 
-    /// How many columns `sql` returns, as PostgreSQL prepares it: parameters as `$n`
-    /// (their types inferred by PostgreSQL), or, where it cannot infer one, as text.
-    fn columns(&self, sql: &str, parameters: &[String]) -> Result<usize, String> {
-        let numbered = lexer::bind(sql, &|name| {
-            let n = parameters.iter().position(|p| p == name)? + 1;
-            Some(Literal::Text(format!("\u{0}{n}")))
+    /// How many columns `sql` returns, as PostgreSQL prepares it with each parameter
+    /// written as the run writes it: a sample of its value (the first event's, the
+    /// delivery's), so that PostgreSQL infers the types it will infer in a run.
+    fn columns(&self, sql: &str) -> Result<usize, String> {
+        let samples = self.samples.borrow();
+        let text = lexer::bind(sql, &|name| {
+            Some(match samples.get(name) {
+                Some(SqlValue::Integer(i)) => Literal::Integer(*i),
+                Some(SqlValue::Text(s)) => Literal::Text(s.clone()),
+                None => Literal::Text(String::new()),
+            })
         })?;
-        // `'\0N'` stands for `$N` (a literal cannot hold NUL, so none is the user's).
-        let mut text = String::new();
-        let mut rest = numbered.as_str();
-        while let Some(k) = rest.find("'\u{0}") {
-            text.push_str(&rest[..k]);
-            let end = rest[k + 2..].find('\'').expect("closed") + k + 2;
-            text.push('$');
-            text.push_str(&rest[k + 2..end]);
-            rest = &rest[end + 1..];
-        }
-        text.push_str(rest);
         let c = std::sync::Arc::clone(&self.worker.control);
         let prepared = self
             .worker
             .rt
             .block_on(async move { c.prepare(&text).await });
-        match prepared {
-            Ok(s) => Ok(s.columns().len()),
-            Err(e) if e.code().is_some_and(|c| c.code() == "42P18") => {
-                let as_text = lexer::bind(sql, &|_| Some(Literal::Text(String::new())))?;
-                let c = std::sync::Arc::clone(&self.worker.control);
-                let r = self
-                    .worker
-                    .rt
-                    .block_on(async move { c.prepare(&as_text).await });
-                r.map(|s| s.columns().len()).map_err(|e| pg_says(&e))
-            }
-            Err(e) => Err(pg_says(&e)),
-        }
+        prepared.map(|s| s.columns().len()).map_err(|e| pg_says(&e))
+    }
+
+    /// The values the statements' parameters are prepared with.
+    pub fn set_samples(&self, samples: std::collections::BTreeMap<String, SqlValue>) {
+        *self.samples.borrow_mut() = samples;
     }
 
     /// What check query `sql` gives for `event` on the schema and setup alone.
     pub fn value_before_any_delivery(&self, sql: &str, event: &SqlEvent) -> String {
         let value = |name: &str| {
             event.field(name).map(|v| match v {
-                crate::model::SqlValue::Integer(i) => Literal::Integer(i),
-                crate::model::SqlValue::Text(s) => Literal::Text(s),
+                SqlValue::Integer(i) => Literal::Integer(i),
+                SqlValue::Text(s) => Literal::Text(s),
             })
         };
         let bound = match lexer::bind(sql, &value) {

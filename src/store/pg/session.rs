@@ -365,7 +365,16 @@ impl RunDb {
             let client = self.client(i);
             let sql = sql.to_string();
             let _guard = self.worker.rt.enter();
-            let task = tokio::spawn(async move { answer(client.simple_query(&sql).await, skip) });
+            let task = tokio::spawn(async move {
+                let r = client.simple_query(&sql).await;
+                if r.is_err() {
+                    // PostgreSQL reports an error before it aborts the transaction (and
+                    // releases its locks): an empty query is answered only once the abort
+                    // is done, so that no other statement is seen waiting for those locks.
+                    let _ = client.simple_query("").await;
+                }
+                answer(r, skip)
+            });
             self.sessions[i].pending = Some(Pending::Running {
                 task,
                 key: key.to_string(),
@@ -558,16 +567,23 @@ impl RunDb {
             .min_by_key(|i| since(*i))
     }
 
+    /// Cancels actor `i`'s blocked statement, once, and waits for its answer: a statement
+    /// on a cycle of waits cannot be unblocked by anything else, so the cancellation is
+    /// what ends it (a second one could reach the backend after it, and cancel whatever
+    /// statement it ran next).
     fn cancel(&mut self, i: usize) {
         let pid = self.sessions[i].pid;
-        if let Some(Pending::Running { deadlock, .. }) = &mut self.sessions[i].pending {
-            *deadlock = true;
-        }
-        let _ = self
-            .worker
-            .control_statement(&format!("SELECT pg_catalog.pg_cancel_backend({pid})"));
-        // Its answer (the cancellation) comes through `wait`.
-        self.wait(i);
+        let Some(Pending::Running { task, deadlock, .. }) = &mut self.sessions[i].pending else {
+            unreachable!("a deadlock's victim is blocked")
+        };
+        *deadlock = true;
+        let control = Arc::clone(&self.worker.control);
+        let cancel = format!("SELECT pg_catalog.pg_cancel_backend({pid})");
+        let joined = self.worker.rt.block_on(async {
+            let _ = control.simple_query(&cancel).await;
+            task.await
+        });
+        self.answered(i, joined);
     }
 
     /// Actor `i`'s process died: its backend is terminated, so PostgreSQL rolls back what

@@ -108,9 +108,12 @@ impl PgStore {
             }
             // A serialization failure or a deferred constraint at COMMIT: PostgreSQL rolled
             // the transaction back; the consumer's ROLLBACK that follows finds none.
-            ("COMMIT", Exec::Answered(Err(_))) => {
+            ("COMMIT", Exec::Answered(Err(e))) => {
                 self.open = false;
-                DbOutcome::CommitRefused
+                match e.code.as_str() {
+                    "40001" => DbOutcome::SerializationFailure,
+                    _ => DbOutcome::CommitRefused,
+                }
             }
             (_, Exec::Answered(_)) => {
                 self.open = false;

@@ -1,0 +1,92 @@
+//! The isolation ladder: the same scenario's interleavings on SQLite and on PostgreSQL at
+//! each isolation level, one rung each, and the weakest level at which the protocol holds.
+//! The CLI loads the file once per rung (the engine decides how its SQL is checked) and
+//! fills the rungs; this is the result, typed, for the reports.
+
+use crate::model::Guarantee;
+use crate::store::pg::{Engine, Isolation};
+use serde::Serialize;
+
+/// One engine and level, and what its interleavings came to.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct Rung {
+    pub engine: Engine,
+    /// PostgreSQL's level; `None` on SQLite, which has one behaviour.
+    pub isolation: Option<Isolation>,
+    pub outcome: RungOutcome,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum RungOutcome {
+    /// Every interleaving within the bound was run (or as many as the limits let).
+    Explored {
+        guarantee: Guarantee,
+        runs: u64,
+        breaking_runs: u64,
+        /// Whether every interleaving within the bound ran.
+        complete: bool,
+        /// The command that replays the first breaking run.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        first_breaking: Option<String>,
+    },
+    /// The scenario does not run on this engine (its SQL is another dialect's, or a part
+    /// of it does not run there): the loader's message.
+    NotRun { reason: String },
+}
+
+/// The whole ladder.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct Ladder {
+    pub max_preemptions: usize,
+    pub with_crashes: bool,
+    pub rungs: Vec<Rung>,
+}
+
+impl Rung {
+    /// Whether every interleaving ran and none broke the protocol.
+    pub fn holds(&self) -> bool {
+        matches!(
+            self.outcome,
+            RungOutcome::Explored {
+                breaking_runs: 0,
+                complete: true,
+                ..
+            }
+        )
+    }
+}
+
+impl Ladder {
+    /// The rungs, in order: SQLite, then PostgreSQL from the weakest level up.
+    pub fn engines() -> Vec<(Engine, Option<Isolation>)> {
+        let mut rungs = vec![(Engine::Sqlite, None)];
+        rungs.extend(Isolation::ALL.map(|i| (Engine::Postgres, Some(i))));
+        rungs
+    }
+
+    /// The weakest PostgreSQL level at which the protocol holds, if any.
+    pub fn weakest_holding(&self) -> Option<Isolation> {
+        (self.rungs.iter())
+            .filter(|r| r.engine == Engine::Postgres && r.holds())
+            .filter_map(|r| r.isolation)
+            .min()
+    }
+
+    /// Whether SQLite's answer differs from PostgreSQL's at its default level: then a
+    /// verdict reached on SQLite does not carry over to PostgreSQL as users run it.
+    pub fn sqlite_misleads(&self) -> bool {
+        let holds = |e: Engine, i: Option<Isolation>| {
+            (self.rungs.iter())
+                .find(|r| r.engine == e && r.isolation == i)
+                .map(Rung::holds)
+        };
+        matches!(
+            (
+                holds(Engine::Sqlite, None),
+                holds(Engine::Postgres, Some(Isolation::ReadCommitted))
+            ),
+            (Some(a), Some(b)) if a != b
+        )
+    }
+}
