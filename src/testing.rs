@@ -363,6 +363,10 @@ pub fn check_handler<H: crate::handler::Handler>(
     depth: usize,
 ) -> Result<Guarantee, Box<Counterexample>> {
     assert!(
+        scenario.store.engine == crate::model::Engine::Sqlite,
+        "a Rust handler does not run on PostgreSQL yet: remove the scenario's store.engine"
+    );
+    assert!(
         scenario.store.custom.is_some(),
         "a Rust handler runs on a scenario's own schema: give the scenario `store.schema` \
          and `check.effects_per_event`"

@@ -207,6 +207,44 @@ fn load(source: &Source) -> Result<(Scenario, Origin), CliError> {
 }
 
 fn load_scenario(source: &ScenarioArgs) -> Result<(Scenario, Origin), CliError> {
+    let (scenario, origin) = load_either(source)?;
+    engine_fits(source, &scenario)?;
+    Ok((scenario, origin))
+}
+
+/// The engine flags against the scenario read: `--engine postgres` or `--isolation` on a
+/// built-in protocol (its ledger runs on SQLite only, which a file says when it loads),
+/// and `--database-url` on a scenario that runs on SQLite.
+fn engine_fits(source: &ScenarioArgs, scenario: &Scenario) -> Result<(), CliError> {
+    let e = &source.engine;
+    if source.protocol.is_some() {
+        if e.engine == Some(EngineArg::Postgres) {
+            return Err(CliError::Usage(
+                "--engine postgres: the built-in protocols' ledger does not run on PostgreSQL \
+                 yet; write the protocol as SQL steps over your own schema (`store.schema`) in \
+                 a scenario file"
+                    .into(),
+            ));
+        }
+        if e.isolation.is_some() {
+            return Err(CliError::Usage(
+                "--isolation sets PostgreSQL's isolation level, and a built-in protocol runs \
+                 on SQLite"
+                    .into(),
+            ));
+        }
+    }
+    if e.database_url.is_some() && scenario.store.engine == crate::model::Engine::Sqlite {
+        return Err(CliError::Usage(format!(
+            "--database-url names a PostgreSQL server, and `{}` runs on SQLite; add --engine \
+             postgres (or \"engine\": \"postgres\" in the file's store)",
+            scenario.name
+        )));
+    }
+    Ok(())
+}
+
+fn load_either(source: &ScenarioArgs) -> Result<(Scenario, Origin), CliError> {
     match (&source.file, &source.protocol) {
         (Some(path), _) if path.is_dir() => Err(CliError::Usage(format!(
             "{} is a folder; `run` checks every scenario file in a folder, `explore` and \

@@ -51,7 +51,11 @@ pub const CHILD_COMMAND: &str = "__consumer";
 
 /// Why `crosscheck` cannot reproduce `scenario` with one real process, if it cannot.
 pub fn refusal(s: &Scenario) -> Option<String> {
-    let why = if s.consumers != 1 {
+    let why = if s.store.engine == crate::model::Engine::Postgres {
+        "it runs on PostgreSQL (`store.engine`); crosscheck's consumer process holds a SQLite \
+         file (a PostgreSQL crosscheck is not built yet)"
+            .into()
+    } else if s.consumers != 1 {
         format!(
             "it has {} consumers; crosscheck runs one consumer process (the interleavings of \
              several real processes are the operating system's choice, not a schedule that \

@@ -4,7 +4,7 @@
 //! fills the rungs; this is the result, typed, for the reports.
 
 use crate::model::Guarantee;
-use crate::store::pg::{Engine, Isolation};
+use crate::model::{Engine, Isolation};
 use serde::Serialize;
 
 /// One engine and level, and what its interleavings came to.

@@ -191,9 +191,7 @@ pub fn single_crash_points(scenario: &Scenario) -> Exploration {
 }
 
 /// Every schedule of up to `options.depth` crashes, as described in the module docs.
-pub fn explore(scenario: &Scenario, mut options: ExploreOptions) -> Exploration {
-    // PostgreSQL's state is not fingerprinted: nothing can be pruned.
-    options.prune &= scenario.store.engine == crate::store::pg::Engine::Sqlite;
+pub fn explore(scenario: &Scenario, options: ExploreOptions) -> Exploration {
     explore_until(scenario, options, &interrupt::requested)
 }
 
@@ -205,7 +203,7 @@ fn explore_until(
     stop: &(dyn Fn() -> bool + Sync),
 ) -> Exploration {
     // PostgreSQL's state is not fingerprinted: nothing can be pruned.
-    options.prune &= scenario.store.engine == crate::store::pg::Engine::Sqlite;
+    options.prune &= scenario.store.engine == crate::model::Engine::Sqlite;
     assert!(
         (1..=MAX_DEPTH).contains(&options.depth),
         "depth is validated by the caller"

@@ -7,6 +7,7 @@
 
 mod answer;
 mod committed;
+mod engine;
 mod half_done;
 pub mod handler;
 mod host;
@@ -20,6 +21,7 @@ mod workload;
 
 pub use answer::{AckOutcome, DbOutcome, Delivery, MessageId};
 pub use committed::{CommittedState, InvariantResult, LedgerCounts, PayloadAlertRow};
+pub use engine::{Engine, Isolation};
 pub use half_done::HalfDone;
 pub use host::Host;
 pub use point::{occurrence, split_occurrence, Boundary, BoundaryPoint, CrashCause, Side};

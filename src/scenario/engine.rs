@@ -18,10 +18,14 @@ pub fn override_engine(engine: Option<Engine>, isolation: Option<Isolation>) {
 /// The engine and isolation level `raw` runs on.
 pub(super) fn of(raw: &RawScenario) -> (Engine, Option<Isolation>) {
     let (engine, isolation) = *OVERRIDE.lock().unwrap_or_else(|e| e.into_inner());
-    (
-        engine.or(raw.store.engine).unwrap_or_default(),
-        isolation.or(raw.store.isolation),
-    )
+    match engine {
+        // SQLite chosen on the command line: the file's PostgreSQL level means nothing.
+        Some(Engine::Sqlite) => (Engine::Sqlite, isolation),
+        _ => (
+            engine.or(raw.store.engine).unwrap_or_default(),
+            isolation.or(raw.store.isolation),
+        ),
+    }
 }
 
 /// Whether the command line set the engine or the isolation level.

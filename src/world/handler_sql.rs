@@ -22,6 +22,11 @@ impl HandlerSql {
                  check.effects_per_event); this scenario has the built-in ledger"
                     .to_string(),
             ),
+            Some(_) if scenario.store.engine == crate::model::Engine::Postgres => Err(
+                "a Rust handler does not run on PostgreSQL yet (store.engine): its statements \
+                 are checked and run on SQLite; remove store.engine to check it there"
+                    .to_string(),
+            ),
             Some(custom) => {
                 SqlChecker::new(&custom.schema, &custom.setup).map_err(|(in_setup, i, message)| {
                     let part = if in_setup { "setup" } else { "schema" };

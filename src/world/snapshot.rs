@@ -94,6 +94,9 @@ impl World<'_> {
         {
             return self.observe_named(entry);
         }
+        if self.stores.iter().all(|s| s.local().is_none()) {
+            return self.observe_remote(entry);
+        }
         // Only a commit changes what this reads (the ledger, the inbox, the balances, the
         // alerts): nothing to read again while no connection wrote or ended a transaction.
         // A connection that just committed has no transaction open; so when every one is
@@ -147,6 +150,25 @@ impl World<'_> {
 }
 
 impl World<'_> {
+    /// [`World::observe`] on a server (PostgreSQL): the committed state read again while
+    /// no consumer has a transaction open (a read then waits for no lock a consumer's
+    /// statement holds, and sees what the next transaction will); an open transaction's
+    /// writes are not shown.
+    fn observe_remote(&mut self, entry: &TraceEntry) {
+        let Some(watch) = self.watch.as_mut() else {
+            return;
+        };
+        if !self.stores.iter().any(|s| s.in_transaction()) {
+            watch.committed = Rc::new(self.stores[0].committed_state());
+        }
+        let after = Snapshot {
+            messages: self.broker.messages().to_vec(),
+            committed: Rc::clone(&watch.committed),
+            open: Vec::new(),
+        };
+        watch.listening = watch.observer.observe(entry, after);
+    }
+
     /// [`World::observe`] for a scenario with named databases: each database is read on
     /// its own, its committed part through a connection outside a transaction there (or
     /// kept from the last read while there is none), each consumer's open transactions

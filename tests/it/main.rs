@@ -24,6 +24,7 @@ mod input_fuzz;
 mod lang;
 mod library;
 mod memory;
+mod postgres;
 mod properties;
 mod protocol_files;
 mod prune;

@@ -190,7 +190,7 @@ pub struct LadderJson {
     #[serde(flatten)]
     pub ladder: crate::explore::ladder::Ladder,
     /// The weakest PostgreSQL level at which no interleaving broke the protocol.
-    pub weakest_holding: Option<crate::store::pg::Isolation>,
+    pub weakest_holding: Option<crate::model::Isolation>,
     /// Whether SQLite's answer differs from PostgreSQL's at read committed.
     pub sqlite_differs: bool,
 }

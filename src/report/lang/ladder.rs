@@ -1,7 +1,7 @@
 //! The words of `explore --isolation-ladder`.
 
 use super::Lang;
-use crate::store::pg::{Engine, Isolation};
+use crate::model::{Engine, Isolation};
 
 impl Lang {
     /// The ladder's first line.

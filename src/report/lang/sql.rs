@@ -53,12 +53,12 @@ impl Lang {
         who: &str,
         step: &str,
         ev: &str,
-        engine: crate::store::pg::Engine,
+        engine: crate::model::Engine,
         message: &str,
     ) -> String {
         let db = match engine {
-            crate::store::pg::Engine::Sqlite => "SQLite",
-            crate::store::pg::Engine::Postgres => "PostgreSQL",
+            crate::model::Engine::Sqlite => "SQLite",
+            crate::model::Engine::Postgres => "PostgreSQL",
         };
         match self {
             Lang::En => format!(

@@ -252,7 +252,7 @@ impl Checker<'_> {
     ) -> Result<bool, ScenarioError> {
         let checkers = self.checkers(custom)?;
         let checker = &checkers[0];
-        checker.set_samples(samples(raw.seed.unwrap_or(0), workload));
+        checker.set_samples(super::store::samples(raw.seed.unwrap_or(0), workload));
         let keys = payload_keys(&workload.payloads);
         let mut reads_clock = (checker.default_functions().iter())
             .any(|f| crate::store::CLOCK_FUNCTIONS.contains(&f.as_str()));
@@ -710,28 +710,6 @@ impl Checker<'_> {
 
 /// Every statement that runs on the main database: its steps', its count of effects and
 /// its invariants.
-/// A value of each parameter a statement may name, as a run binds it: the first event's
-/// fields, then each payload's that the first lacks, and the delivery's (PostgreSQL infers
-/// a parameter's type from its literal).
-fn samples(seed: u64, workload: &Workload) -> BTreeMap<String, SqlValue> {
-    let events = workload.events(seed);
-    let mut samples = BTreeMap::new();
-    for e in workload.sql_events(&events) {
-        for name in ["event_id", "event_type"] {
-            if let Some(v) = e.field(name) {
-                samples.entry(name.to_string()).or_insert(v);
-            }
-        }
-        for (k, v) in e.payload {
-            samples.entry(k).or_insert(v);
-        }
-    }
-    for p in ["now", "delivery", "consumer"] {
-        samples.insert(p.to_string(), SqlValue::Integer(1));
-    }
-    samples
-}
-
 fn main_statements<'a>(custom: &'a CustomSchema, protocol: &'a Protocol) -> Vec<&'a str> {
     let steps = protocol.sql.iter().filter(|d| d.db == 0);
     let invariants = (custom.invariants.iter().enumerate())

@@ -109,6 +109,16 @@ impl Checker<'_> {
 }
 
 impl Checker<'_> {
+    /// Whether the command line made the scenario run on another engine or isolation level
+    /// than its file says.
+    pub(super) fn engine_changed(&self, raw: &RawScenario) -> bool {
+        let own = raw.store.engine.unwrap_or_default();
+        let level = |i: Option<crate::model::Isolation>| i.unwrap_or_default();
+        self.engine != own
+            || (self.engine == crate::model::Engine::Postgres
+                && level(self.isolation) != level(raw.store.isolation))
+    }
+
     /// On PostgreSQL: what runs there so far (a scenario's own schema and SQL steps, with
     /// its consumers), every other part refused by name; on SQLite, `store.isolation`
     /// refused (SQLite has one behaviour: a writer at a time).
@@ -117,7 +127,8 @@ impl Checker<'_> {
         if self.engine == Engine::Sqlite {
             return self.refuse_set(
                 &[("store.isolation", self.isolation.is_some())],
-                "sets PostgreSQL's isolation level, and this scenario runs on SQLite, which \
+                "sets PostgreSQL's isolation level (here or with --isolation), and this \
+                 scenario runs on SQLite, which \
                  lets one writer at a time commit (a second writer's stale transaction fails \
                  with SQLITE_BUSY_SNAPSHOT); add \"engine\": \"postgres\" (or --engine postgres)",
             );
@@ -143,4 +154,29 @@ impl Checker<'_> {
             why,
         )
     }
+}
+
+/// A value of each parameter a statement may name, as a run binds it: the first event's
+/// fields, then each payload's that the first lacks, and the delivery's (PostgreSQL infers
+/// a parameter's type from its literal).
+pub(super) fn samples(
+    seed: u64,
+    workload: &Workload,
+) -> std::collections::BTreeMap<String, crate::model::SqlValue> {
+    let events = workload.events(seed);
+    let mut samples = std::collections::BTreeMap::new();
+    for e in workload.sql_events(&events) {
+        for name in ["event_id", "event_type"] {
+            if let Some(v) = e.field(name) {
+                samples.entry(name.to_string()).or_insert(v);
+            }
+        }
+        for (k, v) in e.payload {
+            samples.entry(k).or_insert(v);
+        }
+    }
+    for p in ["now", "delivery", "consumer"] {
+        samples.insert(p.to_string(), crate::model::SqlValue::Integer(1));
+    }
+    samples
 }

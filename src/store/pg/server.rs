@@ -11,7 +11,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::Mutex;
+use std::sync::{mpsc, Mutex};
 
 /// The prefix of every database the tool creates; it never touches another.
 pub const SCRATCH_PREFIX: &str = "delivery_sim_scratch_";
@@ -94,6 +94,7 @@ pub fn target() -> Result<Target, String> {
         Some(url) => Target::Url(url),
         None => {
             let cluster = Cluster::start()?;
+            stop_at_exit();
             let t = Target::Own {
                 socket_dir: cluster.dir.path().to_path_buf(),
             };
@@ -103,6 +104,20 @@ pub fn target() -> Result<Target, String> {
     };
     r.target = Some(target.clone());
     Ok(target)
+}
+
+/// Makes [`shutdown`] run when the process exits normally (a library user's program, a
+/// test binary), as the CLI also calls it on every way out.
+fn stop_at_exit() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    extern "C" fn at_exit() {
+        shutdown();
+    }
+    ONCE.call_once(|| {
+        // SAFETY: registers a function with no arguments that never unwinds out (shutdown
+        // catches nothing but panics on nothing: its errors are ignored).
+        unsafe { libc::atexit(at_exit) };
+    });
 }
 
 /// Records a scratch database, for [`shutdown`] to drop.
@@ -144,10 +159,12 @@ fn drop_databases(target: &Target, names: &[String]) -> Result<(), String> {
     })
 }
 
-/// A cluster the tool started: the postmaster and its private directory.
+/// A cluster the tool started: its private directory, and the thread that keeps its
+/// postmaster (dropping `stop` tells it to stop the server).
 struct Cluster {
-    postmaster: Child,
     dir: tempfile::TempDir,
+    stop: mpsc::Sender<()>,
+    keeper: std::thread::JoinHandle<()>,
 }
 
 /// What a user lacking PostgreSQL is told.
@@ -187,9 +204,10 @@ impl Cluster {
                 String::from_utf8_lossy(&out.stderr).trim()
             ));
         }
-        let log = std::fs::File::create(dir.path().join("server.log"))
+        let log_path = dir.path().join("server.log");
+        let log = std::fs::File::create(&log_path)
             .map_err(|e| format!("cannot write the server's log: {e}"))?;
-        account.own(&dir.path().join("server.log"))?;
+        account.own(&log_path)?;
         let mut postgres = Command::new(bin.join("postgres"));
         postgres.arg("-D").arg(&data).arg("-k").arg(dir.path());
         for setting in SETTINGS {
@@ -200,50 +218,85 @@ impl Cluster {
             .stdout(Stdio::null())
             .stderr(Stdio::from(log));
         account.apply(&mut postgres, true);
-        let postmaster = postgres
-            .spawn()
-            .map_err(|e| no_server_message(&format!("postgres could not start ({e})")))?;
-        let mut cluster = Cluster { postmaster, dir };
-        if let Err(e) = cluster.wait_until_ready(&data) {
-            cluster.stop();
-            return Err(e);
+        // The postmaster is the child of a thread that lives until the cluster is stopped:
+        // the parent-death signal follows the thread that started it, not the process.
+        let (ready_tx, ready_rx) = mpsc::channel::<Result<(), String>>();
+        let (stop, stop_rx) = mpsc::channel::<()>();
+        let keeper = std::thread::Builder::new()
+            .name("delivery-sim-postgres".into())
+            .spawn(move || keep(postgres, &data, &log_path, ready_tx, stop_rx))
+            .map_err(|e| format!("cannot start the thread that keeps the server: {e}"))?;
+        match ready_rx.recv() {
+            Ok(Ok(())) => Ok(Cluster { dir, stop, keeper }),
+            Ok(Err(e)) => {
+                let _ = keeper.join();
+                Err(e)
+            }
+            Err(_) => {
+                let _ = keeper.join();
+                Err("the thread that starts the server ended".into())
+            }
         }
-        Ok(cluster)
     }
 
-    /// Waits until the postmaster says it accepts connections (the status line of
-    /// `postmaster.pid`, as `pg_ctl -w` reads it), or has exited.
-    fn wait_until_ready(&mut self, data: &Path) -> Result<(), String> {
-        let pid_file = data.join("postmaster.pid");
-        for _ in 0..60_000 {
-            if let Ok(Some(status)) = self.postmaster.try_wait() {
-                let log =
-                    std::fs::read_to_string(self.dir.path().join("server.log")).unwrap_or_default();
-                return Err(format!(
-                    "the PostgreSQL server exited ({status}): {}",
-                    log.trim()
-                ));
-            }
-            let text = std::fs::read_to_string(&pid_file).unwrap_or_default();
-            if text.lines().nth(7).is_some_and(|s| s.trim() == "ready") {
-                return Ok(());
-            }
-            // Server start-up, not a statement: nothing is decided by this wait but when to
-            // look at the file again.
-            std::thread::sleep(std::time::Duration::from_millis(1));
-        }
-        Err("the PostgreSQL server did not become ready in a minute".into())
-    }
-
-    /// Immediate shutdown (SIGQUIT: every backend ends at once, nothing is kept), then the
-    /// directory goes.
-    fn stop(mut self) {
-        let pid = self.postmaster.id() as libc::pid_t;
-        // SAFETY: a signal to our own child.
-        unsafe { libc::kill(pid, libc::SIGQUIT) };
-        let _ = self.postmaster.wait();
+    /// Stops the server (immediate shutdown: every backend ends at once, nothing is kept),
+    /// then removes its directory.
+    fn stop(self) {
+        drop(self.stop);
+        let _ = self.keeper.join();
         let _ = std::fs::remove_dir_all(self.dir.path());
     }
+}
+
+/// The keeper thread: starts the postmaster, says whether it became ready, waits until
+/// told to stop (or the cluster is dropped), then stops it with SIGQUIT and reaps it.
+fn keep(
+    mut postgres: Command,
+    data: &Path,
+    log: &Path,
+    ready: mpsc::Sender<Result<(), String>>,
+    stop: mpsc::Receiver<()>,
+) {
+    let mut postmaster = match postgres.spawn() {
+        Ok(child) => child,
+        Err(e) => {
+            let why = format!("postgres could not start ({e})");
+            let _ = ready.send(Err(no_server_message(&why)));
+            return;
+        }
+    };
+    let up = wait_until_ready(&mut postmaster, data, log);
+    let ok = up.is_ok();
+    let _ = ready.send(up);
+    if ok {
+        let _ = stop.recv();
+    }
+    // SAFETY: a signal to our own child.
+    unsafe { libc::kill(postmaster.id() as libc::pid_t, libc::SIGQUIT) };
+    let _ = postmaster.wait();
+}
+
+/// Waits until the postmaster says it accepts connections (the status line of
+/// `postmaster.pid`, as `pg_ctl -w` reads it), or has exited.
+fn wait_until_ready(postmaster: &mut Child, data: &Path, log: &Path) -> Result<(), String> {
+    let pid_file = data.join("postmaster.pid");
+    for _ in 0..60_000 {
+        if let Ok(Some(status)) = postmaster.try_wait() {
+            let log = std::fs::read_to_string(log).unwrap_or_default();
+            return Err(format!(
+                "the PostgreSQL server exited ({status}): {}",
+                log.trim()
+            ));
+        }
+        let text = std::fs::read_to_string(&pid_file).unwrap_or_default();
+        if text.lines().nth(7).is_some_and(|s| s.trim() == "ready") {
+            return Ok(());
+        }
+        // Server start-up, not a statement: nothing is decided by this wait but when to
+        // look at the file again.
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    Err("the PostgreSQL server did not become ready in a minute".into())
 }
 
 /// The server's settings: no TCP port, no durability (a throwaway cluster: a crash the

@@ -1,0 +1,322 @@
+//! PostgreSQL as an engine. Without a server: the refusals (no binaries, a PostgreSQL
+//! setting on SQLite). With feature `postgres` (which `.ci/run` turns on after installing
+//! Debian's postgresql package where its binaries are missing), the tool starting its own
+//! throwaway cluster as on a user's machine: every scenario of `scenarios/postgres/` holds
+//! and hashes the same in fresh processes, the Camel-style check-then-insert duplicates at
+//! read committed and not at serializable, the isolation ladder, and nothing left behind
+//! after any command, Ctrl-C included.
+
+use super::support::*;
+
+/// `delivery-sim ARGS` with `TMPDIR` set to `tmp`, so that whatever it leaves behind there
+/// can be seen.
+fn in_tmp(tmp: &std::path::Path, args: &[&str]) -> std::process::Output {
+    let mut cmd = command(env!("CARGO_BIN_EXE_delivery-sim"));
+    cmd.args(args).env("TMPDIR", tmp);
+    cmd.output().expect("the binary runs")
+}
+
+#[test]
+fn postgres_without_binaries_or_url_exits_2_saying_how_to_get_either() {
+    let empty = tempfile::tempdir().unwrap();
+    let o = command(env!("CARGO_BIN_EXE_delivery-sim"))
+        .args([
+            "run",
+            "scenarios/postgres/check-then-act-read-committed.json",
+        ])
+        .env("PG_BIN", empty.path())
+        .env_remove("DELIVERY_SIM_DATABASE_URL")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let err = stderr(&o);
+    for needed in [
+        "store.engine",
+        "apt-get install postgresql",
+        "--database-url",
+        "PG_BIN",
+    ] {
+        assert!(err.contains(needed), "{needed} missing from: {err}");
+    }
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn a_postgres_setting_on_sqlite_is_refused_naming_it() {
+    let o = bin(&[
+        "run",
+        "scenarios/inbox-crash-before-commit.json",
+        "--isolation",
+        "serializable",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("store.isolation"), "{}", stderr(&o));
+    let o = bin(&[
+        "run",
+        "scenarios/inbox-crash-before-commit.json",
+        "--database-url",
+        "postgres://nobody@localhost/nothing",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--database-url"), "{}", stderr(&o));
+    // The built-in ledger does not run on PostgreSQL yet: refused, never run on SQLite.
+    let o = bin(&["run", "--protocol", "inbox", "--engine", "postgres"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("ledger does not run on PostgreSQL"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[cfg(feature = "postgres")]
+mod server {
+    use super::*;
+
+    fn postgres_files() -> Vec<String> {
+        let mut files: Vec<String> = std::fs::read_dir(root().join("scenarios/postgres"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .map(|p| {
+                format!(
+                    "scenarios/postgres/{}",
+                    p.file_name().unwrap().to_string_lossy()
+                )
+            })
+            .collect();
+        files.sort();
+        assert!(files.len() >= 8);
+        files
+    }
+
+    fn json(o: &std::process::Output) -> serde_json::Value {
+        serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", stderr(o)))
+    }
+
+    /// Nothing of the tool's is left in `tmp`, and no process names it.
+    fn left_nothing(tmp: &std::path::Path) {
+        let left: Vec<_> = std::fs::read_dir(tmp)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        assert!(left.is_empty(), "left behind: {left:?}");
+        let needle = tmp.to_string_lossy().into_owned();
+        for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+            let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+            let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+            assert!(!cmdline.contains(&needle), "still running: {cmdline}");
+        }
+    }
+
+    #[test]
+    fn every_postgres_scenario_holds_and_hashes_the_same_in_fresh_processes() {
+        for file in postgres_files() {
+            let a = bin(&["run", &file, "--json"]);
+            let b = bin(&["run", &file, "--json"]);
+            assert_eq!(a.status.code(), Some(0), "{file}: {}", stderr(&a));
+            assert_eq!(json(&a)["trace_hash"], json(&b)["trace_hash"], "{file}");
+        }
+        let o = bin(&["run", "scenarios/postgres/"]);
+        assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    }
+
+    #[test]
+    fn interleavings_with_crashes_are_the_same_in_two_processes_at_once() {
+        // Two processes at once, each with its own cluster: a trace that depended on how
+        // fast the server aborts a transaction would differ under the load.
+        let file = "scenarios/postgres/deadlock-opposite-order.json";
+        let args = [
+            "explore",
+            file,
+            "--interleavings",
+            "--with-crashes",
+            "--json",
+        ];
+        let spawn = || {
+            command(env!("CARGO_BIN_EXE_delivery-sim"))
+                .args(args)
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        };
+        let (a, b) = (spawn(), spawn());
+        let (a, b) = (a.wait_with_output().unwrap(), b.wait_with_output().unwrap());
+        assert_eq!(a.status.code(), Some(0), "{}", stderr(&a));
+        assert_eq!(json(&a), json(&b));
+    }
+
+    const CAMEL: &str = r#"{
+      "name": "camel-jdbc-idempotent-repository", "seed": 3, "consumers": 2,
+      "store": {"engine": "postgres", "schema": [
+        "CREATE TABLE camel_messageprocessed (processor_name VARCHAR(255), message_id VARCHAR(100), created_at TIMESTAMPTZ DEFAULT now())",
+        "CREATE TABLE reservation (event_id UUID NOT NULL, sku TEXT NOT NULL, qty INTEGER NOT NULL)"]},
+      "workload": {"events": 1, "payloads": [{"sku": "sku_1", "qty": 2}]},
+      "protocol": {"name": "camel-idempotent-consumer", "steps": ["receive", "begin",
+        {"name": "contains", "sql": "SELECT COUNT(*) FROM camel_messageprocessed WHERE processor_name = 'orders' AND message_id = :event_id HAVING COUNT(*) > 0", "duplicate_if": "row"},
+        {"name": "add", "sql": "INSERT INTO camel_messageprocessed (processor_name, message_id, created_at) VALUES ('orders', :event_id, now())"},
+        {"name": "reserve", "sql": "INSERT INTO reservation VALUES (:event_id, :sku, :qty)"},
+        "commit", "ack"]},
+      "check": {"effects_per_event": "SELECT count(*) FROM reservation WHERE event_id = :event_id"},
+      "faults": {"duplicate_delivery": [{"event": 0}]}
+    }"#;
+
+    #[test]
+    fn the_camel_check_then_insert_duplicates_at_read_committed_not_at_serializable() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = write(dir.path(), "camel.json", CAMEL);
+        let x = bin(&["explore", &file, "--interleavings", "--json"]);
+        let x = json(&x);
+        assert_eq!(x["verdict"]["status"], "fail");
+        assert_eq!(x["summary"]["guarantee"], "at-least-once");
+        assert_eq!(x["summary"]["breaking_runs"], x["summary"]["runs"]);
+        let s = bin(&[
+            "explore",
+            &file,
+            "--interleavings",
+            "--isolation",
+            "serializable",
+            "--json",
+        ]);
+        let s = json(&s);
+        assert_eq!(s["verdict"]["status"], "pass");
+        assert_eq!(s["summary"]["guarantee"], "exactly-once");
+        // The replay of a failing interleaving runs on PostgreSQL, as it was found.
+        let o = bin(&["explore", &file, "--interleavings"]);
+        assert!(stdout(&o).contains("delivery-sim run"), "{}", stdout(&o));
+    }
+
+    #[test]
+    fn the_ladder_names_the_weakest_level_for_c4_and_every_level_for_its_keyed_variant() {
+        let ladder = |file: &str| {
+            let o = bin(&["explore", file, "--isolation-ladder", "--json"]);
+            assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+            json(&o)
+        };
+        let c4 = ladder("scenarios/postgres/check-then-act-read-committed.json");
+        let guarantees: Vec<&str> = c4["rungs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["outcome"]["guarantee"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            guarantees,
+            [
+                "exactly-once",
+                "at-least-once",
+                "at-least-once",
+                "exactly-once"
+            ]
+        );
+        assert_eq!(c4["weakest_holding"], "serializable");
+        assert_eq!(c4["sqlite_differs"], true);
+        let keyed = ladder("scenarios/postgres/check-then-act-primary-key.json");
+        assert_eq!(keyed["weakest_holding"], "read_committed");
+        assert_eq!(keyed["sqlite_differs"], false);
+        let text = stdout(&bin(&[
+            "explore",
+            "scenarios/postgres/check-then-act-read-committed.json",
+            "--isolation-ladder",
+        ]));
+        assert!(text.contains("from serializable up"), "{text}");
+        assert!(text.contains("--isolation read-committed"), "{text}");
+    }
+
+    #[test]
+    fn a_sqlite_pass_that_rests_on_busy_snapshot_says_so() {
+        let o = bin(&[
+            "explore",
+            "scenarios/postgres/check-then-act-read-committed.json",
+            "--engine",
+            "sqlite",
+            "--interleavings",
+            "--json",
+        ]);
+        let v = json(&o);
+        assert_eq!(v["verdict"]["status"], "pass");
+        let reasons = v["verdict"]["reasons"].to_string();
+        assert!(reasons.contains("sqlite_serialized"), "{reasons}");
+        let text = stdout(&bin(&[
+            "run",
+            "scenarios/postgres/check-then-act-read-committed.json",
+            "--engine",
+            "sqlite",
+        ]));
+        assert!(
+            text.lines().next().unwrap().contains("--isolation-ladder"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn nothing_is_left_behind_after_any_command() {
+        let tmp = tempfile::tempdir().unwrap();
+        let file = "scenarios/postgres/select-for-update-serializes.json";
+        for args in [
+            vec!["run", file],
+            vec!["explore", file],
+            vec!["explore", file, "--interleavings", "--max-preemptions", "1"],
+            vec!["explain", file, "--lang", "es"],
+        ] {
+            let o = in_tmp(tmp.path(), &args);
+            assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+            left_nothing(tmp.path());
+        }
+        // A file PostgreSQL refuses: exit 2, and the cluster it started is gone too.
+        let bad = tempfile::tempdir().unwrap();
+        let text = std::fs::read_to_string(root().join(file)).unwrap();
+        let path = write(
+            bad.path(),
+            "bad.json",
+            &text.replace("FOR UPDATE", "FOR UPDATE OF nothing"),
+        );
+        let o = in_tmp(tmp.path(), &["run", &path]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains("protocol.steps[2].sql"),
+            "{}",
+            stderr(&o)
+        );
+        left_nothing(tmp.path());
+    }
+
+    #[test]
+    fn ctrl_c_stops_the_cluster_and_removes_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut child = command(env!("CARGO_BIN_EXE_delivery-sim"))
+            .args([
+                "explore",
+                "scenarios/postgres/deadlock-opposite-order.json",
+                "--interleavings",
+                "--with-crashes",
+            ])
+            .env("TMPDIR", tmp.path())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        // Until the cluster is up (its postmaster.pid says so) or the command ended.
+        let ready = loop {
+            if child.try_wait().unwrap().is_some() {
+                break false;
+            }
+            let up = std::fs::read_dir(tmp.path()).unwrap().flatten().any(|d| {
+                let pid = d.path().join("data/postmaster.pid");
+                std::fs::read_to_string(pid)
+                    .is_ok_and(|t| t.lines().nth(7).map(str::trim) == Some("ready"))
+            });
+            if up {
+                break true;
+            }
+            std::thread::yield_now();
+        };
+        assert!(ready, "the command ended before its cluster was up");
+        // SAFETY: a signal to our own child.
+        unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(130));
+        left_nothing(tmp.path());
+    }
+}
