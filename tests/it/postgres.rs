@@ -8,14 +8,6 @@
 
 use super::support::*;
 
-/// `delivery-sim ARGS` with `TMPDIR` set to `tmp`, so that whatever it leaves behind there
-/// can be seen.
-fn in_tmp(tmp: &std::path::Path, args: &[&str]) -> std::process::Output {
-    let mut cmd = command(env!("CARGO_BIN_EXE_delivery-sim"));
-    cmd.args(args).env("TMPDIR", tmp);
-    cmd.output().expect("the binary runs")
-}
-
 #[test]
 fn postgres_without_binaries_or_url_exits_2_saying_how_to_get_either() {
     let empty = tempfile::tempdir().unwrap();
@@ -72,6 +64,14 @@ fn a_postgres_setting_on_sqlite_is_refused_naming_it() {
 #[cfg(feature = "postgres")]
 mod server {
     use super::*;
+
+    /// `delivery-sim ARGS` with `TMPDIR` set to `tmp`, so that whatever it leaves behind there
+    /// can be seen.
+    fn in_tmp(tmp: &std::path::Path, args: &[&str]) -> std::process::Output {
+        let mut cmd = command(env!("CARGO_BIN_EXE_delivery-sim"));
+        cmd.args(args).env("TMPDIR", tmp);
+        cmd.output().expect("the binary runs")
+    }
 
     fn postgres_files() -> Vec<String> {
         let mut files: Vec<String> = std::fs::read_dir(root().join("scenarios/postgres"))

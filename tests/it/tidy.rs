@@ -288,6 +288,42 @@ fn determinism_violations(files: &[(String, String)]) -> Vec<String> {
     out
 }
 
+/// **PostgreSQL Invariant: nothing on the server is decided by a timer.** Whether a
+/// statement is blocked is PostgreSQL's answer (`pg_isolation_test_session_is_blocked`),
+/// never a wait that ran out: no sleep, no timeout and no timer in `store::pg`, but the
+/// server's start-up, whose lines say `start-up-ok` with the reason.
+fn timer_violations(files: &[(String, String)]) -> Vec<String> {
+    const FORBIDDEN: [&str; 5] = [
+        "sleep(",
+        "timeout(",
+        "tokio::time",
+        "Instant::",
+        "Duration::",
+    ];
+    let mut out = Vec::new();
+    for (rel, text) in files
+        .iter()
+        .filter(|(rel, _)| rel.starts_with("src/store/pg/"))
+    {
+        for (i, line) in text.lines().enumerate() {
+            if line.contains("start-up-ok") {
+                continue;
+            }
+            let code = code(line);
+            for word in FORBIDDEN.iter().filter(|w| code.contains(*w)) {
+                out.push(format!("{rel}:{}: `{word}` decides by a timer", i + 1));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn postgres_decides_nothing_by_a_timer() {
+    let v = timer_violations(&source_texts());
+    assert!(v.is_empty(), "{v:#?}");
+}
+
 /// The most lines of production code a source file may have (its `#[cfg(test)] mod`, and
 /// files named `tests.rs` or under a `tests/` folder, excluded), and a function (outside
 /// tests).
@@ -393,6 +429,13 @@ fn each_tidy_rule_catches_a_violation() {
                 "consumer.handle_answer(r);",
             )),
             "`.handle_answer(` outside the executor",
+        ),
+        (
+            timer_violations(&file(
+                "src/store/pg/session.rs",
+                "std::thread::sleep(std::time::Duration::from_millis(10));",
+            )),
+            "decides by a timer",
         ),
         (
             sqlite_violations(&file("src/check/mod.rs", "use rusqlite::Connection;")),

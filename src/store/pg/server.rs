@@ -294,7 +294,7 @@ fn wait_until_ready(postmaster: &mut Child, data: &Path, log: &Path) -> Result<(
         }
         // Server start-up, not a statement: nothing is decided by this wait but when to
         // look at the file again.
-        std::thread::sleep(std::time::Duration::from_millis(1));
+        std::thread::sleep(std::time::Duration::from_millis(1)); // start-up-ok: not a statement
     }
     Err("the PostgreSQL server did not become ready in a minute".into())
 }
