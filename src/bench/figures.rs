@@ -23,6 +23,30 @@ pub struct Figures {
     pub growth: Vec<GrowthFigure>,
     pub sweep: SweepFigures,
     pub crosscheck: CrosscheckFigures,
+    pub postgres: PostgresFigures,
+}
+
+/// The same SQL scenario on SQLite and on PostgreSQL, and where PostgreSQL's time goes.
+#[derive(Clone, Debug, Default, Serialize, schemars::JsonSchema)]
+pub struct PostgresFigures {
+    /// Why there are no figures (no PostgreSQL on the machine), if there are none.
+    pub unavailable: Option<String>,
+    pub scenario: String,
+    /// One thread, each run after the other, its trace hashed only.
+    pub sqlite_runs_per_second: f64,
+    pub postgres_runs_per_second: f64,
+    /// Per PostgreSQL run: statements sent, `pg_isolation_test_session_is_blocked`
+    /// questions asked, backends started and idle connections reused.
+    pub statements_per_run: f64,
+    pub blocked_checks_per_run: f64,
+    pub backends_per_run: f64,
+    pub reused_per_run: f64,
+    /// A run's fresh schema alone (dropped, created, the scenario's DDL), per second.
+    pub schema_resets_per_second: f64,
+    /// `explore --interleavings` of the scenario with two consumers and a duplicate.
+    pub interleavings: u64,
+    pub interleavings_threads: usize,
+    pub interleavings_runs_per_second: f64,
 }
 
 /// The simulator against the very same SQL statements replayed through rusqlite.
@@ -101,7 +125,68 @@ impl Figures {
         self.growth_markdown(&mut out);
         self.sweep_markdown(&mut out);
         self.crosscheck_markdown(&mut out);
+        self.postgres_markdown(&mut out);
         out
+    }
+
+    fn postgres_markdown(&self, out: &mut String) {
+        let p = &self.postgres;
+        let _ = writeln!(
+            out,
+            "\n## PostgreSQL against SQLite (the same SQL scenario)\n"
+        );
+        if let Some(why) = &p.unavailable {
+            let _ = writeln!(out, "Not measured: {why}");
+            return;
+        }
+        let _ = writeln!(
+            out,
+            "`{}`: the inbox written in SQL, 3 events, one consumer, the same file on both \
+             engines; PostgreSQL on the tool's own throwaway cluster (Unix socket, no fsync), \
+             one thread, each run after the other.\n",
+            p.scenario
+        );
+        out.push_str("| figure | value |\n|---|---|\n");
+        let rows = [
+            (
+                "SQLite runs per second",
+                format!("{:.0}", p.sqlite_runs_per_second),
+            ),
+            (
+                "PostgreSQL runs per second",
+                format!("{:.0}", p.postgres_runs_per_second),
+            ),
+            (
+                "statements per PostgreSQL run",
+                format!("{:.1}", p.statements_per_run),
+            ),
+            (
+                "`is_blocked` questions per run",
+                format!("{:.1}", p.blocked_checks_per_run),
+            ),
+            (
+                "backends started per run",
+                format!("{:.2}", p.backends_per_run),
+            ),
+            (
+                "idle connections reused per run",
+                format!("{:.2}", p.reused_per_run),
+            ),
+            (
+                "fresh schemas per second (alone)",
+                format!("{:.0}", p.schema_resets_per_second),
+            ),
+            (
+                "interleavings per second (2 consumers, a duplicate)",
+                format!(
+                    "{:.0} ({} runs, {} threads)",
+                    p.interleavings_runs_per_second, p.interleavings, p.interleavings_threads
+                ),
+            ),
+        ];
+        for (figure, value) in rows {
+            let _ = writeln!(out, "| {figure} | {value} |");
+        }
     }
 
     fn raw_sqlite_markdown(&self, out: &mut String) {
@@ -372,6 +457,20 @@ pub(crate) mod tests {
                     real_seconds: 0.4,
                 }],
             },
+            postgres: PostgresFigures {
+                unavailable: None,
+                scenario: "sql-inbox-3-events".into(),
+                sqlite_runs_per_second: 4000.0,
+                postgres_runs_per_second: 120.0,
+                statements_per_run: 15.0,
+                blocked_checks_per_run: 40.0,
+                backends_per_run: 0.01,
+                reused_per_run: 0.99,
+                schema_resets_per_second: 400.0,
+                interleavings: 296,
+                interleavings_threads: 2,
+                interleavings_runs_per_second: 100.0,
+            },
         }
     }
 
@@ -383,6 +482,8 @@ pub(crate) mod tests {
             "Ratio simulator / baseline: **0.75** (hashed), 0.50 (trace kept); target ≥ 0.5.",
             "| 2 | 20000 | 4.00 | 5000 |",
             "| 80 | 2 | 64000 | 6400 (12800) | 128.00 | 2000 |",
+            "| PostgreSQL runs per second | 120 |",
+            "| `is_blocked` questions per run | 40.0 |",
             // 80 / 10 events: runs × 64 = events^2.0, time × 128 = events^2.3.
             "- Depth 2, 10 → 80 events: time grows as events^2.3: the number of runs as \
              events^2.0, the cost of one run as events^0.3. The number of schedules dominates.",

@@ -14,7 +14,9 @@ use crate::world::{self, RunOptions};
 use std::time::{Duration, Instant};
 
 mod figures;
+mod postgres;
 pub use figures::*;
+pub use postgres::postgres_figures;
 
 /// How long each throughput loop runs.
 const LOOP: Duration = Duration::from_millis(1500);
@@ -118,6 +120,7 @@ pub fn run() -> Figures {
         sweep: sweep_rates(threads),
         // The simulation against a real consumer process, per crash point.
         crosscheck: crosscheck_figures(),
+        postgres: postgres::postgres_figures(threads),
     }
 }
 

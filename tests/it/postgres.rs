@@ -320,3 +320,18 @@ mod server {
         left_nothing(tmp.path());
     }
 }
+
+/// `bench`'s PostgreSQL section measures real runs on the tool's own cluster: every figure
+/// is there and counts what a run asks of the server (no speed is asserted).
+#[cfg(feature = "postgres")]
+#[test]
+fn bench_measures_postgres_next_to_sqlite() {
+    let f = delivery_sim::bench::postgres_figures(2);
+    assert_eq!(f.unavailable, None);
+    assert!(f.postgres_runs_per_second > 0.0 && f.sqlite_runs_per_second > 0.0);
+    // receive, begin, mark, two inserts, commit per event: at least 5 statements each.
+    assert!(f.statements_per_run >= 15.0, "{f:?}");
+    assert!(f.blocked_checks_per_run >= 1.0, "{f:?}");
+    assert!(f.interleavings > 0, "{f:?}");
+    eprintln!("{}", serde_json::to_string_pretty(&f).unwrap());
+}

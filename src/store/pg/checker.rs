@@ -44,7 +44,8 @@ impl PgChecker {
         worker
             .control_batch(&format!(
                 "DROP SCHEMA IF EXISTS {RUN_SCHEMA} CASCADE; CREATE SCHEMA {RUN_SCHEMA}; \
-                 SELECT set_config('ds.clock', '0', false), set_config('ds.txn', '0', false)"
+                 SELECT set_config('ds.clock', '0', false), set_config('ds.txn', '0', false), \
+                 set_config('ds.rng', '1', false)"
             ))
             .map_err(|e| (false, usize::MAX, e))?;
         for (in_setup, list) in [(false, schema), (true, setup)] {
@@ -86,6 +87,12 @@ impl PgChecker {
                         instead"
                     .into(),
             );
+        }
+        if let Some(p) = words.iter().find(|w| is_positional(w)) {
+            return Err(format!(
+                "positional parameters (`{p}`) are not bound; name them (`:event_id`, a \
+                 payload field)"
+            ));
         }
         if TRANSACTION_WORDS.contains(&first.as_str()) {
             return Err(format!(
@@ -160,6 +167,12 @@ impl PgChecker {
     pub fn apply(&self, change: &str) {
         let _ = self.worker.control_statement(change);
     }
+}
+
+/// `$1`, `$2`…: a positional parameter (a dollar quote is not a word).
+fn is_positional(word: &str) -> bool {
+    word.strip_prefix('$')
+        .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
 }
 
 fn pg_says(e: &tokio_postgres::Error) -> String {

@@ -73,10 +73,51 @@ pub struct Worker {
     pub target: Target,
     pub dbname: String,
     pub control: Arc<Client>,
+    /// Connections a finished run left healthy (no transaction, nothing in flight), with
+    /// their backends' pids: the next run resets and reuses them instead of starting a
+    /// backend per consumer.
+    idle: RefCell<Vec<(Arc<Client>, i32)>>,
 }
+
+/// The most idle connections a worker keeps.
+const MAX_IDLE: usize = 8;
 
 thread_local! {
     static WORKER: RefCell<Option<Rc<Worker>>> = const { RefCell::new(None) };
+    /// What this thread's runs asked of the server (for `bench`).
+    static COUNTS: std::cell::Cell<Counts> = const { std::cell::Cell::new(Counts::ZERO) };
+}
+
+/// What a thread's runs asked of the server: statements sent, `is_blocked` questions,
+/// backends started, and idle connections reused.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub statements: u64,
+    pub blocked_checks: u64,
+    pub connections: u64,
+    pub reused: u64,
+}
+
+impl Counts {
+    const ZERO: Counts = Counts {
+        statements: 0,
+        blocked_checks: 0,
+        connections: 0,
+        reused: 0,
+    };
+}
+
+/// This thread's counts so far.
+pub fn counts() -> Counts {
+    COUNTS.with(std::cell::Cell::get)
+}
+
+fn count(f: impl FnOnce(&mut Counts)) {
+    COUNTS.with(|c| {
+        let mut v = c.get();
+        f(&mut v);
+        c.set(v);
+    });
 }
 
 /// This thread's worker, made on first use (the server started, a scratch database made).
@@ -188,6 +229,7 @@ impl Worker {
             target,
             dbname,
             control: Arc::new(control),
+            idle: RefCell::new(Vec::new()),
         };
         w.control_batch(super::det::FUNCTIONS)
             .map_err(|e| format!("cannot install the deterministic functions: {e}"))?;
@@ -303,12 +345,14 @@ pub struct RunDb {
 }
 
 impl RunDb {
-    /// A fresh schema for a run, built by `build` on the control connection.
+    /// A fresh schema for a run, and `connections` connections to open on first use (the
+    /// caller builds the scenario's schema in it on the control connection).
     pub fn new(isolation: &str, seed: u64, connections: usize) -> Result<RunDb, String> {
         let worker = worker()?;
         let reset = format!(
             "DROP SCHEMA IF EXISTS {RUN_SCHEMA} CASCADE; CREATE SCHEMA {RUN_SCHEMA}; \
-             SELECT set_config('ds.clock', '0', false), set_config('ds.txn', '0', false)"
+             SELECT set_config('ds.clock', '0', false), set_config('ds.txn', '0', false), \
+                 set_config('ds.rng', '1', false)"
         );
         worker.control_batch(&reset)?;
         let sessions = (0..connections)
@@ -337,6 +381,14 @@ impl RunDb {
         let s = &mut self.sessions[i];
         let rng = super::det::rng_seed(self.seed, i as u64, s.incarnation);
         s.incarnation += 1;
+        if let Some((client, pid)) = self.reused(rng) {
+            count(|c| c.reused += 1);
+            let s = &mut self.sessions[i];
+            s.pid = pid;
+            s.client = Some(Arc::clone(&client));
+            return client;
+        }
+        count(|c| c.connections += 1);
         let client = Arc::new(
             self.worker
                 .session(&self.isolation, rng)
@@ -357,11 +409,32 @@ impl RunDb {
         client
     }
 
+    /// An idle connection of an earlier run, reset to what a new one with random stream
+    /// `rng` would be: `DISCARD ALL` (temporary tables, session settings back to the
+    /// connection's own, plans, advisory locks, sequences' session state), then this run's
+    /// isolation level and stream. `None` when none is idle or the reset fails.
+    fn reused(&mut self, rng: u64) -> Option<(Arc<Client>, i32)> {
+        let (client, pid) = self.worker.idle.borrow_mut().pop()?;
+        let c = Arc::clone(&client);
+        let set = format!(
+            "SET default_transaction_isolation = '{}'; SELECT pg_catalog.set_config('ds.rng', \
+             '{rng}', false), pg_catalog.set_config('ds.clock', '0', false), \
+             pg_catalog.set_config('ds.txn', '0', false)",
+            self.isolation
+        );
+        let reset = self.worker.rt.block_on(async move {
+            c.simple_query("DISCARD ALL").await?;
+            c.simple_query(&set).await
+        });
+        reset.ok().map(|_| (client, pid))
+    }
+
     /// Sends `sql` on actor `i`'s connection (the tool's own statements first, `skip` of
     /// them), or, when a statement under `key` is already in flight, waits for that one;
     /// then settles the server.
     pub fn execute(&mut self, i: usize, key: &str, sql: &str, skip: usize) -> Exec {
         if self.sessions[i].pending.is_none() {
+            count(|c| c.statements += 1);
             let client = self.client(i);
             let sql = sql.to_string();
             let _guard = self.worker.rt.enter();
@@ -451,6 +524,7 @@ impl RunDb {
                 let ask = format!(
                     "SELECT pg_catalog.pg_isolation_test_session_is_blocked({pid}, '{others}')"
                 );
+                count(|c| c.blocked_checks += 1);
                 let mut check = Box::pin(control.simple_query(&ask));
                 let step = std::future::poll_fn(|cx| {
                     use std::task::Poll;
@@ -602,6 +676,19 @@ impl RunDb {
         while self.worker.control_value(&gone).ok().flatten().as_deref() != Some("0") {}
         drop(client);
         self.settle();
+    }
+}
+
+impl Drop for RunDb {
+    /// The connections left healthy go back to the worker for the next run.
+    fn drop(&mut self) {
+        let mut idle = self.worker.idle.borrow_mut();
+        for s in &mut self.sessions {
+            match (s.client.take(), &s.pending) {
+                (Some(client), None) if idle.len() < MAX_IDLE => idle.push((client, s.pid)),
+                _ => {}
+            }
+        }
     }
 }
 
