@@ -15,6 +15,15 @@ pub const EXIT_CODE: u8 = 130;
 /// Whether a search installed the handler (then the first Ctrl-C stops it between runs).
 static SEARCH: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
+/// Set when the tool quits on Ctrl-C: the server is being stopped under the runs in
+/// progress, whose failures are not the command's outcome.
+static QUITTING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether the tool is quitting on Ctrl-C (see [`QUITTING`]).
+pub fn quitting() -> bool {
+    QUITTING.load(std::sync::atomic::Ordering::SeqCst)
+}
+
 /// Installs the handler (once per process; later calls do nothing).
 pub fn install() {
     SEARCH.store(true, std::sync::atomic::Ordering::SeqCst);
@@ -31,6 +40,7 @@ pub fn install_for_server() {
             if search {
                 eprintln!("interrupted again: quitting now");
             }
+            QUITTING.store(true, std::sync::atomic::Ordering::SeqCst);
             crate::store::pg::server::shutdown();
             std::process::exit(i32::from(EXIT_CODE));
         }

@@ -68,6 +68,14 @@ pub fn main() -> ExitCode {
     // Whatever way the command ends (an error, a panic unwinding through here), the
     // PostgreSQL cluster it may have started is stopped and its scratch databases dropped.
     let _server = ServerGuard;
+    // Quitting on Ctrl-C stops the server under the runs in progress: what they then fail
+    // with is not the command's to report (the handler exits with 130).
+    let report = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if !interrupt::quitting() {
+            report(info)
+        }
+    }));
     match execute(&cli.command, &given) {
         Ok((output, code)) => {
             let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
@@ -91,6 +99,11 @@ struct ServerGuard;
 
 impl Drop for ServerGuard {
     fn drop(&mut self) {
+        // The Ctrl-C handler is stopping the server and will exit with 130: the command's
+        // own end (a result, or a failure the stopped server caused) must not come first.
+        while interrupt::quitting() {
+            std::thread::park();
+        }
         crate::store::pg::server::shutdown();
     }
 }
