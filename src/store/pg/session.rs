@@ -409,10 +409,9 @@ impl RunDb {
         client
     }
 
-    /// An idle connection of an earlier run, reset to what a new one with random stream
-    /// `rng` would be: `DISCARD ALL` (temporary tables, session settings back to the
-    /// connection's own, plans, advisory locks, sequences' session state), then this run's
-    /// isolation level and stream. `None` when none is idle or the reset fails.
+    /// An idle connection of an earlier run (reset when that run ended, see the `Drop` of
+    /// `RunDb`), given this run's isolation level and random stream `rng`. `None` when none
+    /// is idle or the setting fails.
     fn reused(&mut self, rng: u64) -> Option<(Arc<Client>, i32)> {
         let (client, pid) = self.worker.idle.borrow_mut().pop()?;
         let c = Arc::clone(&client);
@@ -422,10 +421,10 @@ impl RunDb {
              pg_catalog.set_config('ds.txn', '0', false)",
             self.isolation
         );
-        let reset = self.worker.rt.block_on(async move {
-            c.simple_query("DISCARD ALL").await?;
-            c.simple_query(&set).await
-        });
+        let reset = self
+            .worker
+            .rt
+            .block_on(async move { c.simple_query(&set).await });
         reset.ok().map(|_| (client, pid))
     }
 
@@ -680,13 +679,26 @@ impl RunDb {
 }
 
 impl Drop for RunDb {
-    /// The connections left healthy go back to the worker for the next run.
+    /// The connections left healthy go back to the worker for the next run, reset as a new
+    /// one: `DISCARD ALL` (temporary tables, session settings back to the connection's own,
+    /// plans, advisory locks, sequences' session state). It fails inside a transaction:
+    /// such a connection is closed, so that no idle one holds a lock the next run's fresh
+    /// schema would wait for.
     fn drop(&mut self) {
-        let mut idle = self.worker.idle.borrow_mut();
         for s in &mut self.sessions {
-            match (s.client.take(), &s.pending) {
-                (Some(client), None) if idle.len() < MAX_IDLE => idle.push((client, s.pid)),
-                _ => {}
+            let Some(client) = s.client.take() else {
+                continue;
+            };
+            if s.pending.is_some() || self.worker.idle.borrow().len() >= MAX_IDLE {
+                continue;
+            }
+            let c = Arc::clone(&client);
+            let reset = self
+                .worker
+                .rt
+                .block_on(async move { c.simple_query("DISCARD ALL").await });
+            if reset.is_ok() {
+                self.worker.idle.borrow_mut().push((client, s.pid));
             }
         }
     }
