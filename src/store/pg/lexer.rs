@@ -126,12 +126,11 @@ fn skip_dollar(b: &[(usize, char)], k: usize, tag: &str) -> usize {
 /// Each character of `sql` with whether it is code (not in a literal, a quoted identifier
 /// or a comment).
 fn code_chars(sql: &str) -> Vec<(usize, char, bool)> {
-    let mut code = std::collections::BTreeSet::new();
-    walk(sql, |at, _| {
-        code.insert(at);
-    });
+    // By byte offset: this runs for every statement a run sends.
+    let mut code = vec![false; sql.len()];
+    walk(sql, |at, _| code[at] = true);
     sql.char_indices()
-        .map(|(at, c)| (at, c, code.contains(&at)))
+        .map(|(at, c)| (at, c, code[at]))
         .collect()
 }
 
