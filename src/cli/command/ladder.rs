@@ -57,7 +57,7 @@ pub(in crate::cli) fn isolation_ladder(args: &ExploreArgs) -> Result<(String, Ex
         rungs,
     };
     let out = if args.json {
-        to_json(&json::Document::new(json::LadderJson::new(&name, &ladder)))
+        to_json(&json::LadderJson::new(&name, &ladder))
     } else {
         text::ladder_text(language(args.lang), &name, &ladder)
     };
