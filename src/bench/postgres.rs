@@ -60,7 +60,7 @@ fn measure(threads: usize) -> Result<PostgresFigures, String> {
     let per_run = |a: u64, b: u64| (a - b) as f64 / runs as f64;
     let events = Rc::new(pg.sql_events(&pg.events()));
     let resets_per_second = per_second(LOOP, || {
-        let stores = store::pg::open_run(&pg.store, pg.seed, 1, Rc::clone(&events));
+        let stores = store::pg::open_run(&pg.store, &[], pg.seed, 1, Rc::clone(&events));
         drop(stores.expect("a run's schema"));
     });
     let mut c4 = pg.clone();

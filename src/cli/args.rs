@@ -579,6 +579,8 @@ pub struct MatrixArgs {
     /// Print the result as JSON.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub engine: EngineArgs,
 }
 
 impl Command {
@@ -589,6 +591,7 @@ impl Command {
             Command::Explain(a) => Some(&a.source.scenario.engine),
             Command::Explore(a) => Some(&a.source.scenario.engine),
             Command::Sweep(a) => Some(&a.scenario.engine),
+            Command::Matrix(a) => Some(&a.engine),
             _ => None,
         }
     }

@@ -230,22 +230,12 @@ fn load_scenario(source: &ScenarioArgs) -> Result<(Scenario, Origin), CliError> 
 /// and `--database-url` on a scenario that runs on SQLite.
 fn engine_fits(source: &ScenarioArgs, scenario: &Scenario) -> Result<(), CliError> {
     let e = &source.engine;
-    if source.protocol.is_some() {
-        if e.engine == Some(EngineArg::Postgres) {
-            return Err(CliError::Usage(
-                "--engine postgres: the built-in protocols' ledger does not run on PostgreSQL \
-                 yet; write the protocol as SQL steps over your own schema (`store.schema`) in \
-                 a scenario file"
-                    .into(),
-            ));
-        }
-        if e.isolation.is_some() {
-            return Err(CliError::Usage(
-                "--isolation sets PostgreSQL's isolation level, and a built-in protocol runs \
-                 on SQLite"
-                    .into(),
-            ));
-        }
+    if source.protocol.is_some() && e.isolation.is_some() && e.engine != Some(EngineArg::Postgres) {
+        return Err(CliError::Usage(
+            "--isolation sets PostgreSQL's isolation level, and a built-in protocol runs on \
+             SQLite unless --engine postgres says otherwise"
+                .into(),
+        ));
     }
     if e.database_url.is_some() && scenario.store.engine == crate::model::Engine::Sqlite {
         return Err(CliError::Usage(format!(
@@ -278,6 +268,7 @@ fn load_either(source: &ScenarioArgs) -> Result<(Scenario, Origin), CliError> {
             let events = events_arg("--events", source.events)?;
             let mut s = Scenario::new(protocol);
             s.workload.events = events;
+            on_the_chosen_engine(&mut s)?;
             Ok((
                 s,
                 Origin::BuiltIn {
@@ -288,6 +279,19 @@ fn load_either(source: &ScenarioArgs) -> Result<(Scenario, Origin), CliError> {
         }
         (None, None) => unreachable!("clap requires FILE or --protocol"),
     }
+}
+
+/// A built-in protocol's scenario on the engine and level the command line chose (a file
+/// reads them when it loads); on PostgreSQL, the server is started now, so that a machine
+/// without one is told before any work.
+fn on_the_chosen_engine(s: &mut Scenario) -> Result<(), CliError> {
+    let (engine, isolation) = crate::scenario::engine_overridden();
+    if engine == Some(crate::model::Engine::Postgres) {
+        s.store.engine = crate::model::Engine::Postgres;
+        s.store.isolation = isolation.unwrap_or_default();
+        crate::store::pg::ready().map_err(CliError::Usage)?;
+    }
+    Ok(())
 }
 
 fn events_arg(flag: &str, events: u64) -> Result<usize, CliError> {

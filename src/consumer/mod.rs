@@ -492,7 +492,8 @@ impl Host for Consumer {
                 StepResult::Db(
                     DbOutcome::StaleSnapshot
                     | DbOutcome::CommitRefused
-                    | DbOutcome::SerializationFailure,
+                    | DbOutcome::SerializationFailure
+                    | DbOutcome::Deadlock,
                 ),
             ) => {
                 w.mode = Mode::Failed;

@@ -323,7 +323,10 @@ mod tests {
             crash[0].outcome,
             "crash at after:apply_effect (faults.crash[0])"
         );
-        assert_eq!(crash[1].outcome, "open transaction rolled back by SQLite");
+        assert_eq!(
+            crash[1].outcome,
+            "open transaction rolled back by the database"
+        );
         assert!(o.lines.iter().any(|l| l.action == "restart"));
         assert_eq!(compare(&o, &o.clone()), Vec::new());
     }

@@ -2,6 +2,7 @@
 //! point, with the confirmed state and the recovery of each.
 
 use super::*;
+use crate::model::{Engine, Isolation};
 
 /// What happened to the crashed event after one single crash: the seeds' "recuperación".
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, schemars::JsonSchema)]
@@ -127,6 +128,9 @@ impl MatrixCell {
 #[derive(Debug)]
 pub struct MatrixColumn {
     pub protocol: Protocol,
+    /// The engine the consumers' database ran on, and on PostgreSQL its isolation level.
+    pub engine: Engine,
+    pub isolation: Option<Isolation>,
     /// The summary at each depth, 1 to the matrix's depth.
     pub summaries: Vec<Summary>,
     pub cells: Vec<MatrixCell>,
@@ -178,10 +182,31 @@ impl MatrixColumn {
 /// Every protocol of `protocols` against every schedule of up to `depth` crashes, on a
 /// workload of `events` events without other faults.
 pub fn matrix(protocols: &[Protocol], events: usize, seed: u64, depth: usize) -> Vec<MatrixColumn> {
+    matrix_on(
+        protocols,
+        events,
+        seed,
+        depth,
+        Engine::Sqlite,
+        Isolation::default(),
+    )
+}
+
+/// [`matrix`] with the consumers' database on `engine` at `isolation` (PostgreSQL's only).
+pub fn matrix_on(
+    protocols: &[Protocol],
+    events: usize,
+    seed: u64,
+    depth: usize,
+    engine: Engine,
+    isolation: Isolation,
+) -> Vec<MatrixColumn> {
     protocols
         .iter()
         .map(|p| {
             let mut s = Scenario::new(p.clone());
+            s.store.engine = engine;
+            s.store.isolation = isolation;
             s.seed = seed;
             s.workload.events = events;
             let x = explore(
@@ -212,6 +237,8 @@ pub fn matrix(protocols: &[Protocol], events: usize, seed: u64, depth: usize) ->
                 .collect();
             MatrixColumn {
                 protocol: p.clone(),
+                engine,
+                isolation: (engine == Engine::Postgres).then_some(isolation),
                 summaries,
                 cells,
             }

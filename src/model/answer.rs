@@ -137,6 +137,10 @@ pub enum DbOutcome {
     /// concurrent transaction's writes made what this one read stale. PostgreSQL rolled it
     /// back; the delivery fails and is redelivered.
     SerializationFailure,
+    /// PostgreSQL cancelled the statement to break a deadlock (SQLSTATE 40P01): this
+    /// transaction waited for a lock another one held while that one waited for this one's.
+    /// PostgreSQL rolled it back; the delivery fails and is redelivered.
+    Deadlock,
 }
 
 impl DbOutcome {
@@ -172,6 +176,7 @@ impl DbOutcome {
             DbOutcome::NoChange => "no_change",
             DbOutcome::CommitRefused => "commit_refused",
             DbOutcome::SerializationFailure => "serialization_failure",
+            DbOutcome::Deadlock => "deadlock",
         }
     }
 
@@ -228,8 +233,12 @@ impl DbOutcome {
                  transaction is still open and must roll back"
             }
             DbOutcome::SerializationFailure => {
-                "COMMIT refused: could not serialize access (SQLSTATE 40001); PostgreSQL rolled \
-                 the transaction back"
+                "could not serialize access (SQLSTATE 40001); PostgreSQL rolled the transaction \
+                 back"
+            }
+            DbOutcome::Deadlock => {
+                "deadlock detected (SQLSTATE 40P01): PostgreSQL cancelled this statement and \
+                 rolled its transaction back"
             }
         }
     }

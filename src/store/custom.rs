@@ -13,7 +13,9 @@ use crate::model::{DuplicateIf, InvariantResult, SqlBinding, SqlEvent, SqlStep, 
 use sandbox::{Guard, Sandbox, MAX_VM_STEPS};
 
 /// A scenario's own database and the queries that judge it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 pub struct CustomSchema {
     /// `CREATE …` statements, run in order on an empty database.
     pub schema: Vec<String>,

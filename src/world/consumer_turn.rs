@@ -68,6 +68,7 @@ impl World<'_> {
                         DbOutcome::StaleSnapshot
                             | DbOutcome::CommitRefused
                             | DbOutcome::SerializationFailure
+                            | DbOutcome::Deadlock
                     )
             );
             if completed
@@ -356,7 +357,8 @@ impl World<'_> {
                     | DbOutcome::Blocked { .. }
                     | DbOutcome::StaleSnapshot
                     | DbOutcome::CommitRefused
-                    | DbOutcome::SerializationFailure) => db(other),
+                    | DbOutcome::SerializationFailure
+                    | DbOutcome::Deadlock) => db(other),
                     _ => {
                         self.faults.fire_commit_timeout(i);
                         if self.scenario.consumer.on_commit_timeout

@@ -1,7 +1,7 @@
 //! The one seam where a process meets a step boundary: the point is recorded as reached,
 //! the fault injector says whether the process crashes there, and a crash is carried out
 //! the same way for every process: its volatile state dropped (`Host::handle_crash`), its
-//! open transaction rolled back by SQLite, what the database and the broker confirm
+//! open transaction rolled back by the database, what the database and the broker confirm
 //! recorded, and its restart scheduled; the restart is here too.
 
 use super::*;

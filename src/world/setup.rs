@@ -32,7 +32,7 @@ impl<'s> Connections<'s> {
         sql_events: &Rc<Vec<SqlEvent>>,
     ) -> Connections<'s> {
         if scenario.store.engine == crate::store::pg::Engine::Postgres {
-            return Connections::on_postgres(scenario, sql_events);
+            return Connections::on_postgres(scenario, accounts, sql_events);
         }
         // Admitted before a database is opened: the memory is held until the run ends.
         let memory = (scenario.store.custom.as_ref())
@@ -122,9 +122,14 @@ impl<'s> Connections<'s> {
 impl Connections<'_> {
     /// The consumers' connections to a fresh schema on PostgreSQL (what else a scenario
     /// may have, PostgreSQL refuses when the file loads).
-    fn on_postgres(scenario: &Scenario, sql_events: &Rc<Vec<SqlEvent>>) -> Self {
+    fn on_postgres(
+        scenario: &Scenario,
+        accounts: &[Account],
+        sql_events: &Rc<Vec<SqlEvent>>,
+    ) -> Self {
         let stores = crate::store::pg::open_run(
             &scenario.store,
+            accounts,
             scenario.seed,
             scenario.consumers,
             Rc::clone(sql_events),

@@ -78,6 +78,10 @@ pub struct OpenTransaction {
     /// The databases it has a transaction open on: 0 is the main one, `k` the `k`-th of
     /// `store.databases` (each has its own transactions).
     pub databases: Vec<u8>,
+    /// On a server (PostgreSQL): the transaction is open and what it wrote is not read
+    /// (`view` is `None` then, which does not mean "nothing written"). A read inside it
+    /// could take its snapshot early, or a lock, and change the run.
+    pub unseen: bool,
 }
 
 impl World<'_> {
@@ -137,6 +141,7 @@ impl World<'_> {
                     event: self.consumers[c].delivery().map(|d| d.event),
                     view,
                     databases: vec![0],
+                    unseen: false,
                 });
             }
         }
@@ -152,8 +157,8 @@ impl World<'_> {
 impl World<'_> {
     /// [`World::observe`] on a server (PostgreSQL): the committed state read again while
     /// no consumer has a transaction open (a read then waits for no lock a consumer's
-    /// statement holds, and sees what the next transaction will); an open transaction's
-    /// writes are not shown.
+    /// statement holds, and sees what the next transaction will); an open transaction is
+    /// shown open, its writes unread ([`OpenTransaction::unseen`]).
     fn observe_remote(&mut self, entry: &TraceEntry) {
         let Some(watch) = self.watch.as_mut() else {
             return;
@@ -161,10 +166,20 @@ impl World<'_> {
         if !self.stores.iter().any(|s| s.in_transaction()) {
             watch.committed = Rc::new(self.stores[0].committed_state());
         }
+        let open = (self.stores.iter().enumerate())
+            .filter(|(_, s)| s.in_transaction())
+            .map(|(c, _)| OpenTransaction {
+                consumer: c,
+                event: self.consumers[c].delivery().map(|d| d.event),
+                view: None,
+                databases: vec![0],
+                unseen: true,
+            })
+            .collect();
         let after = Snapshot {
             messages: self.broker.messages().to_vec(),
             committed: Rc::clone(&watch.committed),
-            open: Vec::new(),
+            open,
         };
         watch.listening = watch.observer.observe(entry, after);
     }
@@ -222,6 +237,7 @@ impl World<'_> {
                 event: self.consumers[c].delivery().map(|d| d.event),
                 view,
                 databases,
+                unseen: false,
             });
         }
         let after = Snapshot {

@@ -1,6 +1,7 @@
 //! `matrix`: every built-in protocol against every crash point.
 
 use crate::cli::*;
+use crate::model::{Engine, Isolation};
 
 pub(in crate::cli) fn matrix(args: &MatrixArgs) -> Result<(String, ExitCode), CliError> {
     refuse_out_for_a_folder("matrix", &args.out)?;
@@ -13,7 +14,8 @@ pub(in crate::cli) fn matrix(args: &MatrixArgs) -> Result<(String, ExitCode), Cl
         // The matrix has no --max-schedules: its columns explore with the most.
         explore_options(&s, args.depth, MAX_SCHEDULES_CEILING)?;
     }
-    let columns = explore::matrix(&protocols, events, args.seed, args.depth);
+    let (engine, isolation) = matrix_engine(args)?;
+    let columns = explore::matrix_on(&protocols, events, args.seed, args.depth, engine, isolation);
     let limited: Vec<&str> = columns
         .iter()
         .filter(|c| c.summaries.iter().any(|s| s.memory_limited))
@@ -31,8 +33,10 @@ pub(in crate::cli) fn matrix(args: &MatrixArgs) -> Result<(String, ExitCode), Cl
     }
     let page = || {
         let command = format!(
-            "delivery-sim matrix --depth {} --events {events} --seed {}",
-            args.depth, args.seed
+            "delivery-sim matrix --depth {} --events {events} --seed {}{}",
+            args.depth,
+            args.seed,
+            engine_flags(engine, isolation)
         );
         let lang = language(args.lang);
         html::matrix_page(&columns, events, args.seed, args.depth, lang, &command)
@@ -70,6 +74,43 @@ pub(in crate::cli) fn matrix(args: &MatrixArgs) -> Result<(String, ExitCode), Cl
         eprintln!("{}", language(args.lang).status_wrote(&written));
     }
     Ok((out, code(held)))
+}
+
+/// The engine and level the matrix runs on: SQLite unless `--engine postgres` (and then
+/// `--isolation`, default read committed); PostgreSQL is reached before any work.
+fn matrix_engine(args: &MatrixArgs) -> Result<(Engine, Isolation), CliError> {
+    let (engine, isolation) = crate::scenario::engine_overridden();
+    match engine.unwrap_or_default() {
+        Engine::Sqlite => {
+            let flag = if isolation.is_some() {
+                Some("--isolation")
+            } else {
+                args.engine.database_url.as_ref().map(|_| "--database-url")
+            };
+            if let Some(flag) = flag {
+                return Err(CliError::Usage(format!(
+                    "{flag} is PostgreSQL's, and the matrix runs on SQLite unless --engine \
+                     postgres says otherwise"
+                )));
+            }
+            Ok((Engine::Sqlite, Isolation::default()))
+        }
+        Engine::Postgres => {
+            crate::store::pg::ready().map_err(CliError::Usage)?;
+            Ok((Engine::Postgres, isolation.unwrap_or_default()))
+        }
+    }
+}
+
+/// The flags that repeat the engine choice in a command line.
+fn engine_flags(engine: Engine, isolation: Isolation) -> String {
+    match engine {
+        Engine::Sqlite => String::new(),
+        Engine::Postgres => format!(
+            " --engine postgres --isolation {}",
+            isolation.name().replace('_', "-")
+        ),
+    }
 }
 
 /// The line under a matrix whose explorations the memory budget stopped.

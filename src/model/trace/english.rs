@@ -115,7 +115,7 @@ impl fmt::Display for TraceKind {
                 CrashCause::Planned(i) => write!(f, "crash at {boundary} (faults.crash[{i}])"),
                 CrashCause::Random => write!(f, "crash at {boundary} (random)"),
             },
-            CrashRollback => f.write_str("open transaction rolled back by SQLite"),
+            CrashRollback => f.write_str("open transaction rolled back by the database"),
             StopRollback => f.write_str("open transaction rolled back"),
             _ => self.fmt_others(f),
         }

@@ -192,8 +192,9 @@ pub(crate) fn samples() -> Vec<TraceKind> {
 }
 
 /// Every database answer.
-const DB_OUTCOMES: [DbOutcome; 25] = [
+const DB_OUTCOMES: [DbOutcome; 26] = [
     DbOutcome::CommitRefused,
+    DbOutcome::Deadlock,
     DbOutcome::SerializationFailure,
     DbOutcome::Begun,
     DbOutcome::Found,

@@ -476,7 +476,11 @@ fn side_crash_left(scenario: &Scenario, at: Boundary) -> SideCrash {
 
 /// What one open transaction has written beyond the committed state: the rows it added and
 /// the balances it changed.
+#[derive(Default)]
 struct TxWrites {
+    /// On a server: the transaction's writes were not read (see
+    /// [`crate::world::OpenTransaction::unseen`]); the lists are empty.
+    unseen: bool,
     items: Vec<TxItem>,
     balances: Vec<(String, i64)>,
     /// With the scenario's own schema: the rows it added to (or removed from) each table.

@@ -108,7 +108,11 @@ impl Narrator<'_> {
             }
             TraceKind::CrashRollback => {
                 let held = self.crashed_with.remove(&c).unwrap_or_default();
-                return (l.crash_rollback(&who, &held), true);
+                let db = match self.scenario.store.engine {
+                    crate::model::Engine::Sqlite => "SQLite",
+                    crate::model::Engine::Postgres => "PostgreSQL",
+                };
+                return (l.crash_rollback(&who, &held, db), true);
             }
             TraceKind::ConsumerRestart => l.restart(&who),
             TraceKind::Stall { ticks, .. } => l.stall(&who, &ev, ticks),

@@ -60,6 +60,7 @@ impl Narrator<'_> {
             items,
             balances: Vec::new(),
             rows,
+            unseen: false,
         }
     }
 

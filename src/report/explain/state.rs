@@ -7,6 +7,12 @@ impl Narrator<'_> {
     /// What consumer `c`'s open transaction had written in `snapshot`.
     pub(super) fn writes_of(&self, c: usize, snapshot: &Snapshot) -> Option<TxWrites> {
         let tx = snapshot.open.iter().find(|t| t.consumer == c)?;
+        if tx.unseen {
+            return Some(TxWrites {
+                unseen: true,
+                ..TxWrites::default()
+            });
+        }
         let view = tx.view.as_ref()?;
         Some(self.diff(&snapshot.committed, view))
     }
@@ -65,6 +71,7 @@ impl Narrator<'_> {
             items,
             balances,
             rows: Vec::new(),
+            unseen: false,
         }
     }
 
@@ -74,6 +81,9 @@ impl Narrator<'_> {
             let rows = w.rows.iter();
             rows.map(|(t, d)| self.lang.tx_rows(t, *d)).collect()
         };
+        if writes.as_ref().is_some_and(|w| w.unseen) {
+            return vec![self.lang.tx_unseen()];
+        }
         writes
             .iter()
             .flat_map(|w| {
@@ -225,6 +235,7 @@ impl Narrator<'_> {
                 let who = format!("consumer{}", t.consumer);
                 let ev = t.event.map(|e| l.ev(e, 0));
                 match &t.view {
+                    None if t.unseen => l.open_unseen(&who, ev.as_deref()),
                     None => l.open_nothing_yet(&who, ev.as_deref()),
                     Some(view) => {
                         let w = self.diff(&s.committed, view);

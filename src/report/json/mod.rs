@@ -463,6 +463,11 @@ pub struct MatrixProtocolJson {
 pub struct MatrixJson {
     /// The verdict over every protocol (see `crate::explore::matrix_judgement`).
     pub verdict: crate::check::Judgement,
+    /// The engine the consumers' database ran on.
+    pub engine: crate::model::Engine,
+    /// On PostgreSQL: the isolation level of every connection.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub isolation: Option<crate::model::Isolation>,
     pub events: usize,
     pub seed: u64,
     pub depth: usize,
@@ -480,6 +485,8 @@ pub fn matrix_origin(column: &MatrixColumn, events: usize) -> Origin {
 pub fn matrix_json(columns: &[MatrixColumn], events: usize, seed: u64, depth: usize) -> MatrixJson {
     MatrixJson {
         verdict: crate::explore::matrix_judgement(columns),
+        engine: columns.first().map_or_else(Default::default, |c| c.engine),
+        isolation: columns.first().and_then(|c| c.isolation),
         events,
         seed,
         depth,

@@ -160,20 +160,21 @@ impl Lang {
         }
     }
 
-    pub fn crash_rollback(self, who: &str, items: &[String]) -> String {
+    /// `db` (SQLite, PostgreSQL) rolls back the open transaction of a consumer that died.
+    pub fn crash_rollback(self, who: &str, items: &[String], db: &str) -> String {
         match (self, items.is_empty()) {
             (Lang::En, true) => {
-                format!("SQLite rolls back {who}'s open transaction; it had written nothing yet.")
+                format!("{db} rolls back {who}'s open transaction; it had written nothing yet.")
             }
             (Lang::Es, true) => format!(
-                "SQLite revierte la transacción abierta de {who}; todavía no había escrito nada."
+                "{db} revierte la transacción abierta de {who}; todavía no había escrito nada."
             ),
             (Lang::En, false) => format!(
-                "SQLite rolls back {who}'s open transaction. Gone, as if never written: {}.",
+                "{db} rolls back {who}'s open transaction. Gone, as if never written: {}.",
                 self.list(items)
             ),
             (Lang::Es, false) => format!(
-                "SQLite revierte la transacción abierta de {who}. Desaparece, como si nunca se \
+                "{db} revierte la transacción abierta de {who}. Desaparece, como si nunca se \
                  hubiera escrito: {}.",
                 self.list(items)
             ),

@@ -318,6 +318,30 @@ impl Lang {
         }
     }
 
+    /// An open transaction on PostgreSQL, whose writes the tool does not read.
+    pub fn open_unseen(self, who: &str, event: Option<&str>) -> String {
+        let whose = event.map_or(who.to_string(), |e| format!("{who} ({e})"));
+        match self {
+            Lang::En => format!(
+                "{whose}: open; on PostgreSQL its uncommitted writes are not read (a read inside \
+                 it could change what it sees)"
+            ),
+            Lang::Es => format!(
+                "{whose}: abierta; en PostgreSQL no se leen sus escrituras sin confirmar (leer \
+                 dentro de ella podría cambiar lo que ve)"
+            ),
+        }
+    }
+
+    /// What an open transaction on PostgreSQL holds, unread, when it commits or goes.
+    pub fn tx_unseen(self) -> String {
+        self.choose(
+            "whatever it wrote since BEGIN (not read on PostgreSQL)",
+            "todo lo que escribió desde el BEGIN (no se lee en PostgreSQL)",
+        )
+        .to_string()
+    }
+
     pub fn open_written(self, who: &str, event: Option<&str>, items: &str) -> String {
         let whose = event.map_or(who.to_string(), |e| format!("{who} ({e})"));
         match self {

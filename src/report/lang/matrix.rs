@@ -19,6 +19,15 @@ impl Lang {
         }
     }
 
+    /// What follows the introduction of a matrix that ran on PostgreSQL.
+    pub fn on_postgres(self, isolation: crate::model::Isolation) -> String {
+        let level = isolation.sql();
+        match self {
+            Lang::En => format!("; on PostgreSQL at {level}"),
+            Lang::Es => format!("; en PostgreSQL con aislamiento {level}"),
+        }
+    }
+
     /// The first column's header.
     pub fn matrix_crash_point(self) -> &'static str {
         self.choose("crash point", "punto de falla")

@@ -69,8 +69,12 @@ fn es_db(outcome: DbOutcome) -> &'static str {
              abierta y debe hacer rollback"
         }
         DbOutcome::SerializationFailure => {
-            "COMMIT rechazado: no se pudo serializar el acceso (SQLSTATE 40001); PostgreSQL \
-             deshizo la transacción"
+            "no se pudo serializar el acceso (SQLSTATE 40001); PostgreSQL deshizo la \
+             transacción"
+        }
+        DbOutcome::Deadlock => {
+            "deadlock detectado (SQLSTATE 40P01): PostgreSQL canceló esta sentencia y deshizo \
+             su transacción"
         }
         DbOutcome::PayloadMismatch => {
             "el inbox tiene este event_id con otro payload: corrupción del productor, no un \
@@ -188,7 +192,7 @@ fn es_outcome(kind: &TraceKind) -> String {
             CrashCause::Planned(i) => format!("caída en {boundary} (faults.crash[{i}])"),
             CrashCause::Random => format!("caída en {boundary} (aleatoria)"),
         },
-        CrashRollback => "SQLite hace rollback de la transacción abierta".into(),
+        CrashRollback => "la base de datos hace rollback de la transacción abierta".into(),
         StopRollback => "rollback de la transacción abierta".into(),
         _ => es_others(kind),
     }

@@ -2,6 +2,29 @@
 
 use super::*;
 
+/// The verdict line and the introduction, naming PostgreSQL and its level where the
+/// matrix ran on it.
+fn matrix_head(
+    lang: Lang,
+    columns: &[MatrixColumn],
+    events: usize,
+    seed: u64,
+    depth: usize,
+) -> String {
+    let mut out = verdict_line_in(lang, Paint::OFF, &crate::explore::matrix_judgement(columns));
+    let on = columns
+        .first()
+        .and_then(|c| c.isolation)
+        .map(|i| lang.on_postgres(i))
+        .unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "{}{on}\n",
+        lang.matrix_intro(columns.len(), depth, events, seed)
+    );
+    out
+}
+
 /// The protocol × crash-point table, in `lang`.
 pub fn matrix_text(
     lang: Lang,
@@ -10,12 +33,7 @@ pub fn matrix_text(
     seed: u64,
     depth: usize,
 ) -> String {
-    let mut out = verdict_line_in(lang, Paint::OFF, &crate::explore::matrix_judgement(columns));
-    let _ = writeln!(
-        out,
-        "{}\n",
-        lang.matrix_intro(columns.len(), depth, events, seed)
-    );
+    let mut out = matrix_head(lang, columns, events, seed, depth);
     let rows = matrix_rows(columns);
     let first = rows
         .iter()

@@ -119,10 +119,14 @@ impl Checker<'_> {
                 && level(self.isolation) != level(raw.store.isolation))
     }
 
-    /// On PostgreSQL: what runs there so far (a scenario's own schema and SQL steps, with
-    /// its consumers), every other part refused by name; on SQLite, `store.isolation`
+    /// On PostgreSQL: what runs there so far (a scenario's own schema and SQL steps, or the
+    /// built-in ledger, with its consumers), every other part refused by name; on SQLite, `store.isolation`
     /// refused (SQLite has one behaviour: a writer at a time).
-    pub(super) fn engine_fits(&self, raw: &RawScenario) -> Result<(), ScenarioError> {
+    pub(super) fn engine_fits(
+        &self,
+        raw: &RawScenario,
+        protocol: &Protocol,
+    ) -> Result<(), ScenarioError> {
         use crate::store::pg::Engine;
         if self.engine == Engine::Sqlite {
             return self.refuse_set(
@@ -134,25 +138,29 @@ impl Checker<'_> {
             );
         }
         let why = "does not run on PostgreSQL yet: the PostgreSQL engine runs a scenario's \
-                   own schema (`store.schema`) and SQL steps with its consumers; the built-in \
-                   ledger, named databases, the inbox cleanup job and the producer's database \
-                   run on SQLite only (remove `store.engine`, or --engine)";
+                   own schema (`store.schema`) and SQL steps, or the built-in ledger's seven \
+                   protocols, with their consumers; named databases, the inbox cleanup job, \
+                   the producer, the email relay and the transfer lifecycle run on SQLite \
+                   only (remove `store.engine`, or --engine)";
         let st = &raw.store;
-        if st.schema.is_none() {
-            return Err(self.err(
-                "store.engine",
-                format!("the built-in ledger (no `store.schema`) {}", &why[5..]),
-            ));
-        }
         self.refuse_set(
             &[
                 ("store.databases", !st.databases.is_empty()),
                 ("store.inbox_ttl_ticks", st.inbox_ttl_ticks.is_some()),
+                ("store.out_of_order", st.out_of_order.is_some()),
+                ("workload.lifecycle", raw.workload.lifecycle == Some(true)),
                 ("producer", raw.producer != Default::default()),
                 ("email", raw.email != Default::default()),
+                ("protocol.steps", protocol.has(Step::EnqueueEmail)),
             ],
             why,
-        )
+        )?;
+        if st.schema.is_none() {
+            // No statement of the file is checked on the server: reach it now, so that a
+            // machine without PostgreSQL is told before any work.
+            crate::store::pg::ready().map_err(|m| self.err("store.engine", m))?;
+        }
+        Ok(())
     }
 }
 

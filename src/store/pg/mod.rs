@@ -8,13 +8,14 @@
 //!   or blocked on another transaction's lock as PostgreSQL says), deadlocks resolved, a
 //!   crash a terminated backend.
 //! - [`store`]: [`PgStore`], a consumer's connection as the world's executor sees it
-//!   ([`super::ConsumerDb`]).
+//!   ([`super::ConsumerDb`]); [`ledger`]: the built-in protocols' ledger on it.
 //! - [`checker`]: the load-time check, each statement prepared by PostgreSQL.
 //! - [`det`] and [`lexer`]: the clock, random numbers and UUIDs made the run's, and the
 //!   statement text's parameters.
 
 pub mod checker;
 pub mod det;
+mod ledger;
 pub mod lexer;
 pub mod server;
 pub mod session;
@@ -25,3 +26,9 @@ pub use store::{open_run, PgStore};
 
 /// The engine and isolation level are the model's vocabulary (reports name them too).
 pub use crate::model::{Engine, Isolation};
+
+/// Whether this thread can reach PostgreSQL (the tool's own cluster, started now, or the
+/// URL's server): the one-paragraph message of why not.
+pub fn ready() -> Result<(), String> {
+    session::worker().map(drop)
+}

@@ -10,11 +10,12 @@
 use super::lexer::{self, Literal};
 use super::session::{DbError, Exec, RunDb};
 use crate::model::handler::{Answer, Value as HandlerValue};
+use crate::model::Account;
 use crate::model::{
     CommittedState, DbOutcome, DuplicateIf, InvariantResult, SqlBinding, SqlEvent, SqlStep,
     SqlValue, Tick,
 };
-use crate::store::{ConsumerDb, CustomSchema, Store, StoreConfig, StoreOp};
+use crate::store::{ConsumerDb, CustomSchema, EffectMode, Store, StoreConfig, StoreOp};
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -22,7 +23,10 @@ use std::rc::Rc;
 pub struct PgStore {
     run: Rc<RefCell<RunDb>>,
     index: usize,
+    /// The scenario's own schema, or (for the built-in ledger) an empty one.
     custom: Rc<CustomSchema>,
+    /// `Some` on the built-in ledger: how `apply_effect` updates the balances.
+    ledger: Option<EffectMode>,
     sql_events: Rc<Vec<SqlEvent>>,
     /// Whether a transaction is open (BEGIN sent, no COMMIT or ROLLBACK since).
     open: bool,
@@ -31,32 +35,40 @@ pub struct PgStore {
     now: Tick,
 }
 
-/// The connections of one run on a fresh schema built from `config`'s: `connections` of
-/// them, sharing one [`RunDb`].
+/// The connections of one run on a fresh schema built from `config`'s (the scenario's
+/// own, or the built-in ledger with `accounts`): `connections` of them, sharing one
+/// [`RunDb`].
 pub fn open_run(
     config: &StoreConfig,
+    accounts: &[Account],
     seed: u64,
     connections: usize,
     sql_events: Rc<Vec<SqlEvent>>,
 ) -> Result<Vec<PgStore>, String> {
-    let custom = Rc::new(
-        config
-            .custom
-            .clone()
-            .expect("a PostgreSQL store has the scenario's own schema"),
-    );
     let run = RunDb::new(config.isolation.sql(), seed, connections)?;
-    for (i, sql) in custom.schema.iter().chain(&custom.setup).enumerate() {
-        run.worker
-            .control_batch(sql)
-            .map_err(|e| format!("building the schema, statement {i}: {e}"))?;
-    }
+    let (custom, ledger) = match &config.custom {
+        Some(custom) => {
+            for (i, sql) in custom.schema.iter().chain(&custom.setup).enumerate() {
+                run.worker
+                    .control_batch(sql)
+                    .map_err(|e| format!("building the schema, statement {i}: {e}"))?;
+            }
+            (Rc::new(custom.clone()), None)
+        }
+        None => {
+            run.worker
+                .control_batch(&super::ledger::schema(config, accounts))
+                .map_err(|e| format!("building the ledger: {e}"))?;
+            (Rc::new(CustomSchema::default()), Some(config.effect))
+        }
+    };
     let run = Rc::new(RefCell::new(run));
     Ok((0..connections)
         .map(|index| PgStore {
             run: Rc::clone(&run),
             index,
             custom: Rc::clone(&custom),
+            ledger,
             sql_events: Rc::clone(&sql_events),
             open: false,
             began: 0,
@@ -89,6 +101,35 @@ pub(super) fn message(e: &DbError) -> String {
 }
 
 impl PgStore {
+    /// How `apply_effect` updates the balances (on the built-in ledger).
+    pub(super) fn effect(&self) -> EffectMode {
+        self.ledger.unwrap_or_default()
+    }
+
+    /// Sends one statement, already bound, on this actor's backend, or asks again for the
+    /// one in flight under `key`.
+    pub(super) fn run_statement(&mut self, key: &str, sql: &str) -> Exec {
+        self.run.borrow_mut().execute(self.index, key, sql, 0)
+    }
+
+    /// The rows `sql` gives on the control connection (what is committed); none when it
+    /// fails.
+    pub(super) fn control_rows(&self, sql: &str) -> Vec<Vec<Option<String>>> {
+        let run = self.run.borrow();
+        run.worker
+            .control_statement(sql)
+            .map(|r| r.rows)
+            .unwrap_or_else(|e| panic!("{sql} on the control connection: {}", e.message))
+    }
+
+    /// The first column of the first row `sql` gives on the control connection.
+    pub(super) fn control_value(&self, sql: &str) -> Option<String> {
+        let rows = self.control_rows(sql);
+        rows.into_iter()
+            .next()
+            .and_then(|r| r.into_iter().next().flatten())
+    }
+
     /// `BEGIN`, `COMMIT` or `ROLLBACK`.
     fn control(&mut self, sql: &'static str) -> Exec {
         self.run.borrow_mut().execute(self.index, sql, sql, 0)
@@ -188,9 +229,10 @@ impl ConsumerDb for PgStore {
             StoreOp::Begin | StoreOp::BeginOn(0) => self.transaction("BEGIN", now),
             StoreOp::Commit | StoreOp::CommitOn(0) => self.transaction("COMMIT", now),
             StoreOp::Rollback | StoreOp::RollbackOn(0) => self.transaction("ROLLBACK", now),
+            other if self.ledger.is_some() => self.execute_ledger(other, now),
             other => panic!(
-                "{other:?} on PostgreSQL: the built-in ledger and named databases are refused \
-                 when the scenario loads"
+                "{other:?} on PostgreSQL with the scenario's own schema: named databases are \
+                 refused when the scenario loads"
             ),
         }
     }
@@ -254,6 +296,9 @@ impl ConsumerDb for PgStore {
     }
 
     fn event_rows(&mut self, event_id: &str) -> (u32, u32) {
+        if self.ledger.is_some() {
+            return self.ledger_event_rows(event_id);
+        }
         let events = Rc::clone(&self.sql_events);
         let count = events
             .iter()
@@ -264,6 +309,9 @@ impl ConsumerDb for PgStore {
     }
 
     fn committed_state(&mut self) -> CommittedState {
+        if self.ledger.is_some() {
+            return self.ledger_state();
+        }
         let mut state = CommittedState {
             custom: true,
             ..CommittedState::default()

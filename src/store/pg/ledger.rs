@@ -1,0 +1,373 @@
+//! The built-in ledger on PostgreSQL: the seven protocols' tables in PostgreSQL's dialect,
+//! their operations ([`StoreOp`]) as statements on the actor's backend, and the committed
+//! state the checker reads, so that `--protocol inbox --engine postgres` and
+//! `matrix --engine postgres` judge the same protocol as on SQLite, on a real server.
+//!
+//! The statements are SQLite's ([`crate::store`]) with PostgreSQL's types; what differs is
+//! what the server answers: a second writer of a row waits (blocked) instead of failing
+//! busy; at REPEATABLE READ or SERIALIZABLE an update of a row another transaction changed
+//! fails with 40001; a lock cycle is a deadlock (40P01); a unique violation aborts the
+//! whole transaction (the protocol rolls it back, as it does on SQLite).
+
+use super::lexer::Literal;
+use super::session::{Answer, DbError, Exec};
+use super::store::PgStore;
+use crate::model::PayloadAlertRow;
+use crate::model::{Account, CommittedState, DbOutcome, Event, EventType, LedgerCounts, Tick};
+use crate::store::{payload_fingerprint, EffectMode, StoreConfig, StoreOp};
+
+/// The ledger's tables: those of [`crate::store`]'s SQLite ledger that the protocols
+/// PostgreSQL runs use (no lifecycle, outbox or email tables: those scenarios are refused
+/// when they load).
+pub(super) fn schema(config: &StoreConfig, accounts: &[Account]) -> String {
+    let inbox_key = if config.inbox_unique {
+        "PRIMARY KEY"
+    } else {
+        "NOT NULL"
+    };
+    let mut sql = format!(
+        "CREATE TABLE processed_event (
+             event_id            TEXT {inbox_key},
+             event_type          TEXT NOT NULL,
+             payload_fingerprint TEXT NOT NULL,
+             payload             TEXT NOT NULL,
+             processed_at        BIGINT NOT NULL
+         );
+         CREATE TABLE payload_alert (
+             alert_id             BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+             event_id             TEXT NOT NULL,
+             stored_payload       TEXT NOT NULL,
+             received_payload     TEXT NOT NULL,
+             received_fingerprint TEXT NOT NULL,
+             detected_at          BIGINT NOT NULL,
+             UNIQUE (event_id, received_fingerprint)
+         );
+         CREATE TABLE ledger_entry (
+             entry_id     BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+             event_id     TEXT NOT NULL,
+             transfer_id  TEXT NOT NULL,
+             account      TEXT NOT NULL,
+             direction    TEXT NOT NULL CHECK (direction IN ('debit', 'credit')),
+             amount_minor BIGINT NOT NULL,
+             applied_at   BIGINT NOT NULL
+         );
+         CREATE TABLE balance_projection (
+             account       TEXT PRIMARY KEY,
+             balance_minor BIGINT NOT NULL
+         );"
+    );
+    if config.business_key_unique {
+        sql.push_str(
+            "CREATE UNIQUE INDEX ledger_business_key ON ledger_entry (transfer_id, direction);",
+        );
+    }
+    for a in accounts {
+        sql.push_str(&format!(
+            "INSERT INTO balance_projection VALUES ('{}', {});",
+            a.name.replace('\'', "''"),
+            a.initial_balance_minor
+        ));
+    }
+    sql
+}
+
+const INSERT_INBOX: &str = "INSERT INTO processed_event
+     (event_id, event_type, payload_fingerprint, payload, processed_at)
+     VALUES (:event_id, :event_type, :fingerprint, :payload, :now)";
+const SELECT_INBOX: &str =
+    "SELECT payload_fingerprint FROM processed_event WHERE event_id = :event_id LIMIT 1";
+const INSERT_ALERT: &str = "INSERT INTO payload_alert
+     (event_id, stored_payload, received_payload, received_fingerprint, detected_at)
+     VALUES (:event_id,
+             COALESCE((SELECT payload FROM processed_event WHERE event_id = :event_id LIMIT 1), ''),
+             :payload, :fingerprint, :now)";
+const INSERT_LEDGER: &str = "INSERT INTO ledger_entry
+     (event_id, transfer_id, account, direction, amount_minor, applied_at)
+     VALUES (:event_id, :transfer_id, :account, :direction, :delta, :now)";
+const UPDATE_BALANCE: &str =
+    "UPDATE balance_projection SET balance_minor = balance_minor + :delta WHERE account = :account";
+const SET_BALANCE: &str =
+    "UPDATE balance_projection SET balance_minor = :balance WHERE account = :account";
+const SELECT_BALANCE: &str =
+    "SELECT balance_minor FROM balance_projection WHERE account = :account";
+
+/// What a ledger statement's failure means for the protocol, when it is not a bug.
+fn failure(e: &DbError) -> Option<DbOutcome> {
+    match e.code.as_str() {
+        "40001" => Some(DbOutcome::SerializationFailure),
+        "40P01" => Some(DbOutcome::Deadlock),
+        _ => None,
+    }
+}
+
+impl PgStore {
+    /// Sends one ledger statement with its parameters bound; `key` names it while it waits.
+    fn ledger_statement(&mut self, key: &str, sql: &str, values: &[(&str, Literal)]) -> Exec {
+        let bound = super::lexer::bind(sql, &|name| {
+            values
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| v.clone())
+        })
+        .expect("the ledger's statements bind every parameter they name");
+        self.run_statement(key, &bound)
+    }
+
+    /// Runs one operation of a built-in protocol on the ledger.
+    pub(super) fn execute_ledger(&mut self, op: StoreOp<'_>, now: Tick) -> DbOutcome {
+        match op {
+            StoreOp::CheckInbox { event } => {
+                match self.ledger_statement("check_inbox", SELECT_INBOX, &ids(event)) {
+                    Exec::Blocked => DbOutcome::Blocked { done: 0 },
+                    Exec::Answered(a) => match first(a, "check_inbox") {
+                        Ok(None) => DbOutcome::NotFound,
+                        Ok(Some(stored)) if stored == payload_hash(event) => DbOutcome::Found,
+                        Ok(Some(_)) => DbOutcome::PayloadMismatch,
+                        Err(outcome) => outcome,
+                    },
+                }
+            }
+            StoreOp::InsertInbox { event } => self.insert_inbox(event, now),
+            StoreOp::ApplyEffect {
+                event,
+                fail_credit,
+                done,
+                read,
+                track_transfer: _,
+            } => self.apply_effect(event, fail_credit, done, read, now),
+            StoreOp::RecordPayloadAlert { event } => {
+                let mut values = ids(event);
+                values.extend(payload_values(event, now));
+                match self.ledger_statement("alert", INSERT_ALERT, &values) {
+                    Exec::Blocked => DbOutcome::Blocked { done: 0 },
+                    Exec::Answered(Ok(_)) => DbOutcome::AlertRecorded,
+                    Exec::Answered(Err(e)) if e.is_unique_violation() => DbOutcome::AlertExists,
+                    Exec::Answered(Err(e)) => unexpected("payload_alert INSERT", &e),
+                }
+            }
+            other => panic!(
+                "{other:?} on PostgreSQL: what needs it (lifecycle, email, named databases) is \
+                 refused when the scenario loads"
+            ),
+        }
+    }
+
+    /// The inbox `INSERT`. Its unique violation aborts PostgreSQL's transaction, so the
+    /// stored payload that tells a duplicate from a corruption is read from the committed
+    /// row (the violation is raised only once that row is committed).
+    fn insert_inbox(&mut self, event: &Event, now: Tick) -> DbOutcome {
+        let mut values = ids(event);
+        values.extend(payload_values(event, now));
+        match self.ledger_statement("insert_inbox", INSERT_INBOX, &values) {
+            Exec::Blocked => DbOutcome::Blocked { done: 0 },
+            Exec::Answered(Ok(_)) => DbOutcome::Inserted,
+            Exec::Answered(Err(e)) if e.is_unique_violation() => {
+                let sql = super::lexer::bind(SELECT_INBOX, &|n| {
+                    (n == "event_id").then(|| Literal::Text(event.event_id.clone()))
+                })
+                .expect("bound");
+                match self.control_value(&sql) {
+                    Some(stored) if stored != payload_hash(event) => DbOutcome::PayloadMismatch,
+                    _ => DbOutcome::Duplicate,
+                }
+            }
+            Exec::Answered(Err(e)) => unexpected("inbox INSERT", &e),
+        }
+    }
+
+    /// The business effect, statement `done` on: two ledger rows and two balance updates
+    /// (or, for a read-modify-write, the balances read on the first turn and absolute
+    /// writes on the next), as on SQLite.
+    fn apply_effect(
+        &mut self,
+        event: &Event,
+        fail_credit: bool,
+        done: u8,
+        read: Option<(i64, i64)>,
+        now: Tick,
+    ) -> DbOutcome {
+        assert_eq!(
+            event.event_type,
+            EventType::TransferCreated,
+            "the lifecycle workload is refused on PostgreSQL when the scenario loads"
+        );
+        if self.effect() == EffectMode::ReadModifyWrite && read.is_none() {
+            return self.read_balances(event, done);
+        }
+        let legs = [
+            ("debit", event.source.as_str(), -event.amount_minor),
+            ("credit", event.target.as_str(), event.amount_minor),
+        ];
+        for i in done.min(4)..4 {
+            let (direction, account, delta) = legs[usize::from(i / 2)];
+            if direction == "credit" && fail_credit {
+                return DbOutcome::CreditFailed;
+            }
+            let mut values = ids(event);
+            values.push(("account", Literal::Text(account.to_string())));
+            values.push(("now", Literal::Integer(now as i64)));
+            let (sql, key) = if i % 2 == 0 {
+                values.push(("direction", Literal::Text(direction.to_string())));
+                values.push(("delta", Literal::Integer(delta)));
+                (INSERT_LEDGER, "ledger")
+            } else if let Some((source, target)) = read {
+                let base = if direction == "debit" { source } else { target };
+                values.push(("balance", Literal::Integer(base + delta)));
+                (SET_BALANCE, "set_balance")
+            } else {
+                values.push(("delta", Literal::Integer(delta)));
+                (UPDATE_BALANCE, "balance")
+            };
+            match self.ledger_statement(&format!("{key}#{i}"), sql, &values) {
+                Exec::Blocked => return DbOutcome::Blocked { done: i },
+                Exec::Answered(Ok(ran)) if i % 2 == 1 => {
+                    assert_eq!(ran.changed, 1, "account {account} is in balance_projection")
+                }
+                Exec::Answered(Ok(_)) => {}
+                Exec::Answered(Err(e)) if e.is_unique_violation() && i % 2 == 0 => {
+                    return DbOutcome::BusinessDuplicate
+                }
+                Exec::Answered(Err(e)) => return unexpected(direction, &e),
+            }
+        }
+        DbOutcome::Applied
+    }
+
+    /// A read-modify-write's first turn: both balances, read in the transaction.
+    fn read_balances(&mut self, event: &Event, done: u8) -> DbOutcome {
+        let mut balances = [0i64; 2];
+        for (i, account) in [&event.source, &event.target].into_iter().enumerate() {
+            let values = [("account", Literal::Text(account.clone()))];
+            let key = format!("read_balance#{i}");
+            let answer = match self.ledger_statement(&key, SELECT_BALANCE, &values) {
+                Exec::Blocked => return DbOutcome::Blocked { done },
+                Exec::Answered(a) => a,
+            };
+            match first(answer, "balance SELECT") {
+                Ok(v) => balances[i] = v.and_then(|v| v.parse().ok()).unwrap_or(0),
+                Err(outcome) => return outcome,
+            }
+        }
+        DbOutcome::BalancesRead {
+            source: balances[0],
+            target: balances[1],
+        }
+    }
+
+    /// Everything committed in the ledger, read on the control connection (which sees
+    /// what PostgreSQL committed, and nothing of an open transaction).
+    pub(super) fn ledger_state(&mut self) -> CommittedState {
+        let mut state = CommittedState::default();
+        let counts = |r: &[Option<String>]| LedgerCounts {
+            debits: int(&r[1]) as u32,
+            credits: int(&r[2]) as u32,
+            completions: 0,
+        };
+        for r in self.control_rows(
+            "SELECT event_id, count(*) FILTER (WHERE direction = 'debit'), \
+             count(*) FILTER (WHERE direction = 'credit') FROM ledger_entry GROUP BY 1 ORDER BY 1",
+        ) {
+            state.ledger.insert(text(&r[0]), counts(&r));
+        }
+        for r in self.control_rows(
+            "SELECT transfer_id, count(*) FILTER (WHERE direction = 'debit'), \
+             count(*) FILTER (WHERE direction = 'credit') FROM ledger_entry GROUP BY 1 ORDER BY 1",
+        ) {
+            state.ledger_by_transfer.insert(text(&r[0]), counts(&r));
+        }
+        for r in self
+            .control_rows("SELECT event_id, count(*) FROM processed_event GROUP BY 1 ORDER BY 1")
+        {
+            state.inbox.insert(text(&r[0]), int(&r[1]) as u32);
+        }
+        for r in self.control_rows("SELECT account, balance_minor FROM balance_projection") {
+            state.balances.insert(text(&r[0]), int(&r[1]));
+        }
+        for r in self.control_rows(
+            "SELECT account, sum(amount_minor) FROM ledger_entry GROUP BY 1 ORDER BY 1",
+        ) {
+            state.ledger_sums.insert(text(&r[0]), int(&r[1]));
+        }
+        for r in self.control_rows(
+            "SELECT event_id, amount_minor FROM ledger_entry WHERE direction = 'credit' \
+             ORDER BY entry_id",
+        ) {
+            let amounts = state.credit_amounts.entry(text(&r[0])).or_default();
+            amounts.push(int(&r[1]));
+        }
+        for r in self.control_rows(
+            "SELECT event_id, stored_payload, received_payload, detected_at FROM payload_alert \
+             ORDER BY alert_id",
+        ) {
+            state.payload_alerts.push(PayloadAlertRow {
+                event_id: text(&r[0]),
+                stored_payload: text(&r[1]),
+                received_payload: text(&r[2]),
+                detected_at: int(&r[3]) as Tick,
+            });
+        }
+        state
+    }
+
+    /// The committed (ledger, inbox) rows of one event.
+    pub(super) fn ledger_event_rows(&mut self, event_id: &str) -> (u32, u32) {
+        let id = event_id.replace('\'', "''");
+        let count = |store: &mut PgStore, table: &str| {
+            let sql = format!("SELECT count(*) FROM {table} WHERE event_id = '{id}'");
+            store
+                .control_rows(&sql)
+                .first()
+                .map_or(0, |r| int(&r[0]) as u32)
+        };
+        (count(self, "ledger_entry"), count(self, "processed_event"))
+    }
+}
+
+fn ids(event: &Event) -> Vec<(&'static str, Literal)> {
+    vec![
+        ("event_id", Literal::Text(event.event_id.clone())),
+        (
+            "event_type",
+            Literal::Text(event.event_type.as_str().to_string()),
+        ),
+        ("transfer_id", Literal::Text(event.transfer_id.clone())),
+    ]
+}
+
+fn payload_values(event: &Event, now: Tick) -> [(&'static str, Literal); 3] {
+    [
+        ("payload", Literal::Text(event.payload())),
+        ("fingerprint", Literal::Text(payload_hash(event))),
+        ("now", Literal::Integer(now as i64)),
+    ]
+}
+
+fn payload_hash(event: &Event) -> String {
+    payload_fingerprint(&event.payload())
+}
+
+/// The first column of the first row, or what the failure means.
+fn first(answer: Answer, what: &str) -> Result<Option<String>, DbOutcome> {
+    match answer {
+        Ok(ran) => Ok(ran
+            .rows
+            .into_iter()
+            .next()
+            .and_then(|r| r.into_iter().next().flatten())),
+        Err(e) => Err(unexpected(what, &e)),
+    }
+}
+
+/// A failure the protocol recovers from (40001, 40P01), or a bug of the simulator: the
+/// schema and statements are ours.
+fn unexpected(what: &str, e: &DbError) -> DbOutcome {
+    failure(e).unwrap_or_else(|| panic!("{what} on PostgreSQL: {} ({})", e.message, e.code))
+}
+
+fn text(v: &Option<String>) -> String {
+    v.clone().unwrap_or_default()
+}
+
+fn int(v: &Option<String>) -> i64 {
+    v.as_deref().and_then(|v| v.parse().ok()).unwrap_or(0)
+}
