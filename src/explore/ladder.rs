@@ -13,6 +13,9 @@ pub struct Rung {
     pub engine: Engine,
     /// PostgreSQL's level; `None` on SQLite, which has one behaviour.
     pub isolation: Option<Isolation>,
+    /// Whether this is the engine and level the file itself names (SQLite for a built-in
+    /// protocol): the rung the ladder's verdict and the file's expectations are about.
+    pub home: bool,
     pub outcome: RungOutcome,
 }
 
@@ -38,6 +41,10 @@ pub enum RungOutcome {
 /// The whole ladder.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Ladder {
+    /// The verdict over the home rung's interleavings (as `explore --interleavings` on
+    /// the file gives it), with the file's expectations for them; a rung that could not
+    /// finish its runs (liveness, memory) fails it too.
+    pub verdict: crate::check::Judgement,
     pub max_preemptions: usize,
     pub with_crashes: bool,
     pub rungs: Vec<Rung>,

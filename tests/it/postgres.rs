@@ -348,6 +348,32 @@ mod server {
         ]));
         assert!(text.contains("from serializable up"), "{text}");
         assert!(text.contains("--isolation read-committed"), "{text}");
+        // The verdict leads, and it is the file's own rung's (read committed: it
+        // duplicates), never the best rung's; the file pins that, so the expectation holds.
+        assert!(text.starts_with("verdict    FAIL  at-least-once"), "{text}");
+        assert!(text.contains("114  ← the file's own"), "{text}");
+        assert!(text.contains("expect     held"), "{text}");
+        assert_eq!(c4["verdict"]["status"], "fail", "{c4}");
+        assert_eq!(c4["failed_expectations"], serde_json::json!([]), "{c4}");
+        let home: Vec<bool> = (c4["rungs"].as_array().unwrap().iter())
+            .map(|r| r["home"].as_bool().unwrap())
+            .collect();
+        assert_eq!(home, [false, true, false, false]);
+        // Expectations that do not hold for the file's own rung fail the ladder (exit 1).
+        let dir = tempfile::tempdir().unwrap();
+        let wrong = dir.path().join("wrong.json");
+        let mut file: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(
+                root().join("scenarios/postgres/check-then-act-read-committed.json"),
+            )
+            .unwrap(),
+        )
+        .unwrap();
+        file["expect"]["interleavings"]["guarantee"] = "exactly-once".into();
+        std::fs::write(&wrong, file.to_string()).unwrap();
+        let o = bin(&["explore", wrong.to_str().unwrap(), "--isolation-ladder"]);
+        assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+        assert!(stdout(&o).contains("expect"), "{}", stdout(&o));
     }
 
     #[test]

@@ -8,6 +8,14 @@ pub(in crate::cli) fn isolation_ladder(args: &ExploreArgs) -> Result<(String, Ex
     let mut rungs = Vec::new();
     let mut name = String::new();
     let mut bound = explore::DEFAULT_MAX_PREEMPTIONS;
+    // The file's own engine and level: its expectations are about them.
+    let (own, _) = load(&args.source)?;
+    let home = (
+        own.store.engine,
+        (own.store.engine == crate::model::Engine::Postgres).then_some(own.store.isolation),
+    );
+    let mut verdict = None;
+    let mut failures: Option<Vec<String>> = None;
     for (engine, isolation) in Ladder::engines() {
         crate::scenario::override_engine(Some(engine), isolation);
         let outcome = match load(&args.source) {
@@ -17,13 +25,23 @@ pub(in crate::cli) fn isolation_ladder(args: &ExploreArgs) -> Result<(String, Ex
             Err(e) => return Err(e),
             Ok((scenario, origin)) => {
                 name.clone_from(&scenario.name);
-                let (x, _) = checked_interleavings(
+                let (x, failed) = checked_interleavings(
                     &scenario,
                     args.max_preemptions,
                     args.max_interleavings,
                     args.with_crashes,
                 )?;
                 bound = x.max_preemptions;
+                // Another rung's expectations were dropped when it loaded (the file's are
+                // about its own engine); its liveness and memory failures remain.
+                if let Some(f) = &failed {
+                    failures
+                        .get_or_insert_with(Vec::new)
+                        .extend(f.iter().cloned());
+                }
+                if (engine, isolation) == home {
+                    verdict = Some(x.judgement(failed.as_ref().map(Vec::len)));
+                }
                 let first_breaking =
                     x.runs
                         .iter()
@@ -47,21 +65,25 @@ pub(in crate::cli) fn isolation_ladder(args: &ExploreArgs) -> Result<(String, Ex
         rungs.push(Rung {
             engine,
             isolation,
+            home: (engine, isolation) == home,
             outcome,
         });
     }
     crate::scenario::override_engine(None, None);
+    let verdict = verdict.expect("the file loads on its own engine, so its rung ran");
+    let held = held(&failures);
     let ladder = Ladder {
+        verdict,
         max_preemptions: bound,
         with_crashes: args.with_crashes,
         rungs,
     };
     let out = if args.json {
-        to_json(&json::LadderJson::new(&name, &ladder))
+        to_json(&json::LadderJson::new(&name, &ladder, failures))
     } else {
-        text::ladder_text(language(args.lang), &name, &ladder)
+        text::ladder_text(language(args.lang), &name, &ladder, failures.as_deref())
     };
-    // The ladder compares; it states no expectation. A rung whose runs could not finish is
-    // a liveness failure, as in every exploration.
-    Ok((out, ExitCode::SUCCESS))
+    // Exit 1 when the file's expectations for its own rung failed, or a rung's runs could
+    // not finish (liveness, memory), as in every exploration.
+    Ok((out, code(held)))
 }

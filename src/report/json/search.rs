@@ -187,6 +187,11 @@ pub fn ttl_search_json(
 #[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct LadderJson {
     pub scenario: String,
+    /// The expectations that failed (the file's, for its own rung) and the rungs whose runs
+    /// could not finish: empty when the file's expectations held, absent when it states
+    /// none and every rung finished.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failed_expectations: Option<Vec<String>>,
     #[serde(flatten)]
     pub ladder: crate::explore::ladder::Ladder,
     /// The weakest PostgreSQL level at which no interleaving broke the protocol.
@@ -196,9 +201,14 @@ pub struct LadderJson {
 }
 
 impl LadderJson {
-    pub fn new(scenario: &str, ladder: &crate::explore::ladder::Ladder) -> LadderJson {
+    pub fn new(
+        scenario: &str,
+        ladder: &crate::explore::ladder::Ladder,
+        failures: Option<Vec<String>>,
+    ) -> LadderJson {
         LadderJson {
             scenario: scenario.to_string(),
+            failed_expectations: failures,
             ladder: ladder.clone(),
             weakest_holding: ladder.weakest_holding(),
             sqlite_differs: ladder.sqlite_misleads(),

@@ -28,6 +28,11 @@ impl Lang {
         }
     }
 
+    /// The mark of the rung the file itself runs on, which the verdict line is about.
+    pub fn home_rung(self) -> &'static str {
+        self.choose("  ← the file's own", "  ← el del archivo")
+    }
+
     /// How the ladder was explored.
     pub fn ladder_scope(self, max_preemptions: usize, with_crashes: bool) -> String {
         let crashes = match (self, with_crashes) {

@@ -3,8 +3,9 @@
 use super::*;
 use crate::explore::ladder::{Ladder, RungOutcome};
 
-pub fn ladder_text(l: Lang, name: &str, ladder: &Ladder) -> String {
-    let mut out = l.ladder_head(name, ladder.weakest_holding(), ladder.rungs.len());
+pub fn ladder_text(l: Lang, name: &str, ladder: &Ladder, failures: Option<&[String]>) -> String {
+    let mut out = verdict_line_in(l, Paint::OFF, &ladder.verdict);
+    out.push_str(&l.ladder_head(name, ladder.weakest_holding(), ladder.rungs.len()));
     out.push('\n');
     out.push_str(&l.ladder_scope(ladder.max_preemptions, ladder.with_crashes));
     if ladder.sqlite_misleads() {
@@ -20,9 +21,10 @@ pub fn ladder_text(l: Lang, name: &str, ladder: &Ladder) -> String {
             None => l.one_writer(),
         };
         let head = format!("{:<10} {level:<22} ", l.engine_name(rung.engine));
+        let home = if rung.home { l.home_rung() } else { "" };
         match &rung.outcome {
             RungOutcome::NotRun { reason } => {
-                out.push_str(&format!("{head}{}\n", l.not_run(reason)));
+                out.push_str(&format!("{head}{}{home}\n", l.not_run(reason)));
             }
             RungOutcome::Explored {
                 guarantee,
@@ -33,7 +35,7 @@ pub fn ladder_text(l: Lang, name: &str, ladder: &Ladder) -> String {
             } => {
                 let _ = writeln!(
                     out,
-                    "{head}{:<14} {runs:>8} {breaking_runs:>8}{}",
+                    "{head}{:<14} {runs:>8} {breaking_runs:>8}{}{home}",
                     guarantee.name(),
                     if *complete { "" } else { l.incomplete_rung() }
                 );
@@ -43,5 +45,6 @@ pub fn ladder_text(l: Lang, name: &str, ladder: &Ladder) -> String {
             }
         }
     }
+    expectation_lines_in(l, Paint::OFF, &mut out, failures);
     out
 }
