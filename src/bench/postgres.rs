@@ -1,4 +1,4 @@
-//! PostgreSQL's figures: the same SQL scenario's runs per second on SQLite and on
+//! PostgreSQL's figures: the built-in 3-event inbox's runs per second on SQLite and on
 //! PostgreSQL, and where PostgreSQL's time goes (statements, `is_blocked` questions,
 //! backends started, a fresh schema per run). Measured on the tool's own throwaway cluster
 //! (or `DELIVERY_SIM_DATABASE_URL`'s server); skipped, saying why, where there is none.
@@ -6,22 +6,14 @@
 use super::*;
 use crate::store::pg::session;
 
-/// The inbox written in SQL, 3 events, one consumer: the same file on both engines.
-const INBOX: &str = r#"{"name": "sql-inbox-3-events", "seed": 1, %ENGINE%
-  "workload": {"events": 3, "payloads": [{"amount_minor": 500}]},
-  "protocol": {"name": "sql-inbox", "steps": ["receive", "begin",
-    {"name": "mark", "sql": "INSERT INTO processed_event VALUES (:event_id)", "duplicate_if": "unique_violation"},
-    {"name": "apply", "sql": ["INSERT INTO ledger_entry VALUES (:event_id, 'acc_ana', -:amount_minor)",
-                              "INSERT INTO ledger_entry VALUES (:event_id, 'acc_bruno', :amount_minor)"]},
-    "commit", "ack"]},
-  "check": {"effects_per_event": "SELECT count(*) FROM ledger_entry WHERE event_id = :event_id AND amount_minor < 0"}}"#;
-
-const SCHEMA: &str = r#""store": {%ENGINE%"schema": ["CREATE TABLE processed_event (event_id TEXT PRIMARY KEY)", "CREATE TABLE ledger_entry (event_id TEXT NOT NULL, account_id TEXT NOT NULL, amount_minor BIGINT NOT NULL)"]},"#;
-
-fn inbox(engine: &str) -> Result<Scenario, String> {
-    let store = SCHEMA.replace("%ENGINE%", engine);
-    let text = INBOX.replace("%ENGINE%", &store);
-    Scenario::from_json(&text, "bench").map_err(|e| e.to_string())
+/// The built-in inbox, 3 events, one consumer (`run --protocol inbox`), on `engine`.
+fn inbox(engine: crate::model::Engine) -> Scenario {
+    let mut s = Scenario::new(crate::model::Protocol::built_in("inbox").expect("built in"));
+    s.name = "inbox-3-events".into();
+    s.seed = 1;
+    s.workload.events = 3;
+    s.store.engine = engine;
+    s
 }
 
 /// PostgreSQL's figures, or why there are none.
@@ -39,8 +31,9 @@ pub fn postgres_figures(threads: usize) -> PostgresFigures {
 }
 
 fn measure(threads: usize) -> Result<PostgresFigures, String> {
-    let sqlite = inbox("")?;
-    let pg = inbox(r#""engine": "postgres", "#)?;
+    crate::store::pg::ready()?;
+    let sqlite = inbox(crate::model::Engine::Sqlite);
+    let pg = inbox(crate::model::Engine::Postgres);
     let hashed = RunOptions {
         hash_only: true,
         ..RunOptions::default()
@@ -59,8 +52,9 @@ fn measure(threads: usize) -> Result<PostgresFigures, String> {
     let after = session::counts();
     let per_run = |a: u64, b: u64| (a - b) as f64 / runs as f64;
     let events = Rc::new(pg.sql_events(&pg.events()));
+    let accounts = pg.workload.accounts();
     let resets_per_second = per_second(LOOP, || {
-        let stores = store::pg::open_run(&pg.store, &[], pg.seed, 1, Rc::clone(&events));
+        let stores = store::pg::open_run(&pg.store, &accounts, pg.seed, 1, Rc::clone(&events));
         drop(stores.expect("a run's schema"));
     });
     let mut c4 = pg.clone();

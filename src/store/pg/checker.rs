@@ -41,6 +41,7 @@ impl PgChecker {
     /// Builds the schema then the setup; the first statement that fails is named.
     pub fn new(schema: &[String], setup: &[String]) -> Result<PgChecker, SchemaProblem> {
         let worker = worker().map_err(|e| (false, usize::MAX, e))?;
+        *worker.ledger_built.borrow_mut() = None;
         worker
             .control_batch(&format!(
                 "DROP SCHEMA IF EXISTS {RUN_SCHEMA} CASCADE; CREATE SCHEMA {RUN_SCHEMA}; \

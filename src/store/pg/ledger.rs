@@ -27,6 +27,7 @@ pub(super) fn schema(config: &StoreConfig, accounts: &[Account]) -> String {
     };
     let mut sql = format!(
         "CREATE TABLE processed_event (
+             seq                 BIGINT GENERATED ALWAYS AS IDENTITY,
              event_id            TEXT {inbox_key},
              event_type          TEXT NOT NULL,
              payload_fingerprint TEXT NOT NULL,
@@ -61,6 +62,13 @@ pub(super) fn schema(config: &StoreConfig, accounts: &[Account]) -> String {
             "CREATE UNIQUE INDEX ledger_business_key ON ledger_entry (transfer_id, direction);",
         );
     }
+    sql.push_str(&balances(accounts));
+    sql
+}
+
+/// The opening balances.
+fn balances(accounts: &[Account]) -> String {
+    let mut sql = String::new();
     for a in accounts {
         sql.push_str(&format!(
             "INSERT INTO balance_projection VALUES ('{}', {});",
@@ -71,15 +79,54 @@ pub(super) fn schema(config: &StoreConfig, accounts: &[Account]) -> String {
     sql
 }
 
+/// The ledger of the last run, built by [`schema`] from the same definition, back to its
+/// first state: every table emptied, the identities set back to 1 (so that a run's rows
+/// are numbered as in a fresh schema; every read that depends on an order names one), the
+/// opening balances inserted again. `DELETE` and `setval`, not `TRUNCATE` or `RESTART`,
+/// which give each table and sequence a new file: measured, they cost as much as building
+/// the schema again. The dead rows are vacuumed every [`VACUUM_EVERY`] resets (the
+/// cluster runs without autovacuum).
+pub(super) fn reset(accounts: &[Account]) -> String {
+    let restart = [
+        "processed_event.seq",
+        "payload_alert.alert_id",
+        "ledger_entry.entry_id",
+    ]
+    .map(|c| {
+        let (table, column) = c.split_once('.').expect("table.column");
+        format!(
+            "pg_catalog.setval(pg_catalog.pg_get_serial_sequence('{table}', '{column}'), 1, false)"
+        )
+    })
+    .join(", ");
+    format!(
+        "DELETE FROM processed_event; DELETE FROM payload_alert; DELETE FROM ledger_entry; \
+         DELETE FROM balance_projection; SELECT {restart}; {}",
+        balances(accounts)
+    )
+}
+
+/// How many resets between two `VACUUM`s of the ledger's tables.
+pub(super) const VACUUM_EVERY: u32 = 200;
+
+/// The `VACUUM` of the ledger's tables (a statement of its own: it cannot run inside the
+/// implicit transaction of several statements sent at once).
+pub(super) const VACUUM: &str =
+    "VACUUM processed_event, payload_alert, ledger_entry, balance_projection";
+
 const INSERT_INBOX: &str = "INSERT INTO processed_event
      (event_id, event_type, payload_fingerprint, payload, processed_at)
      VALUES (:event_id, :event_type, :fingerprint, :payload, :now)";
-const SELECT_INBOX: &str =
-    "SELECT payload_fingerprint FROM processed_event WHERE event_id = :event_id LIMIT 1";
+/// `ORDER BY seq`: without the unique key an event may have two rows, and the first
+/// inserted is the one read, as SQLite's lowest rowid is (a table's physical order is not
+/// the insertion order once rows were deleted).
+const SELECT_INBOX: &str = "SELECT payload_fingerprint FROM processed_event
+     WHERE event_id = :event_id ORDER BY seq LIMIT 1";
 const INSERT_ALERT: &str = "INSERT INTO payload_alert
      (event_id, stored_payload, received_payload, received_fingerprint, detected_at)
      VALUES (:event_id,
-             COALESCE((SELECT payload FROM processed_event WHERE event_id = :event_id LIMIT 1), ''),
+             COALESCE((SELECT payload FROM processed_event WHERE event_id = :event_id
+                       ORDER BY seq LIMIT 1), ''),
              :payload, :fingerprint, :now)";
 const INSERT_LEDGER: &str = "INSERT INTO ledger_entry
      (event_id, transfer_id, account, direction, amount_minor, applied_at)

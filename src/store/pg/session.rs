@@ -77,6 +77,14 @@ pub struct Worker {
     /// their backends' pids: the next run resets and reuses them instead of starting a
     /// backend per consumer.
     idle: RefCell<Vec<(Arc<Client>, i32)>>,
+    /// The built-in ledger's tables the `run` schema holds from the last run, by their
+    /// definition: the next run of the same ledger empties them (`TRUNCATE`) instead of
+    /// building the schema again, which took most of a small run's time. `None` after
+    /// anything else was built there (a scenario's own schema may change in a run: a step
+    /// can drop a trigger, so it is always built afresh).
+    pub ledger_built: RefCell<Option<String>>,
+    /// Resets of the ledger since its tables were last vacuumed.
+    pub ledger_resets: std::cell::Cell<u32>,
 }
 
 /// The most idle connections a worker keeps.
@@ -230,6 +238,8 @@ impl Worker {
             dbname,
             control: Arc::new(control),
             idle: RefCell::new(Vec::new()),
+            ledger_built: RefCell::new(None),
+            ledger_resets: std::cell::Cell::new(0),
         };
         w.control_batch(super::det::FUNCTIONS)
             .map_err(|e| format!("cannot install the deterministic functions: {e}"))?;
@@ -345,13 +355,24 @@ pub struct RunDb {
 }
 
 impl RunDb {
-    /// A fresh schema for a run, and `connections` connections to open on first use (the
-    /// caller builds the scenario's schema in it on the control connection).
-    pub fn new(isolation: &str, seed: u64, connections: usize) -> Result<RunDb, String> {
+    /// A run's schema, and `connections` connections to open on first use: with `fresh`,
+    /// an empty schema (the caller builds the scenario's in it on the control connection);
+    /// without, the last run's, which the caller empties.
+    pub fn new(
+        isolation: &str,
+        seed: u64,
+        connections: usize,
+        fresh: bool,
+    ) -> Result<RunDb, String> {
         let worker = worker()?;
+        let drop = if fresh {
+            *worker.ledger_built.borrow_mut() = None;
+            format!("DROP SCHEMA IF EXISTS {RUN_SCHEMA} CASCADE; CREATE SCHEMA {RUN_SCHEMA};")
+        } else {
+            String::new()
+        };
         let reset = format!(
-            "DROP SCHEMA IF EXISTS {RUN_SCHEMA} CASCADE; CREATE SCHEMA {RUN_SCHEMA}; \
-             SELECT set_config('ds.clock', '0', false), set_config('ds.txn', '0', false), \
+            "{drop} SELECT set_config('ds.clock', '0', false), set_config('ds.txn', '0', false), \
                  set_config('ds.rng', '1', false)"
         );
         worker.control_batch(&reset)?;

@@ -45,9 +45,14 @@ pub fn open_run(
     connections: usize,
     sql_events: Rc<Vec<SqlEvent>>,
 ) -> Result<Vec<PgStore>, String> {
-    let run = RunDb::new(config.isolation.sql(), seed, connections)?;
-    let (custom, ledger) = match &config.custom {
-        Some(custom) => {
+    let ledger = config
+        .custom
+        .is_none()
+        .then(|| super::ledger::schema(config, accounts));
+    let again = ledger.is_some() && *super::session::worker()?.ledger_built.borrow() == ledger;
+    let run = RunDb::new(config.isolation.sql(), seed, connections, !again)?;
+    let (custom, effect) = match (&config.custom, ledger) {
+        (Some(custom), _) => {
             for (i, sql) in custom.schema.iter().chain(&custom.setup).enumerate() {
                 run.worker
                     .control_batch(sql)
@@ -55,12 +60,28 @@ pub fn open_run(
             }
             (Rc::new(custom.clone()), None)
         }
-        None => {
+        (None, Some(ledger)) => {
+            let build = if again {
+                let resets = run.worker.ledger_resets.get() + 1;
+                run.worker
+                    .ledger_resets
+                    .set(resets % super::ledger::VACUUM_EVERY);
+                if resets == super::ledger::VACUUM_EVERY {
+                    run.worker
+                        .control_batch(super::ledger::VACUUM)
+                        .map_err(|e| format!("vacuuming the ledger: {e}"))?;
+                }
+                super::ledger::reset(accounts)
+            } else {
+                ledger.clone()
+            };
             run.worker
-                .control_batch(&super::ledger::schema(config, accounts))
+                .control_batch(&build)
                 .map_err(|e| format!("building the ledger: {e}"))?;
+            *run.worker.ledger_built.borrow_mut() = Some(ledger);
             (Rc::new(CustomSchema::default()), Some(config.effect))
         }
+        (None, None) => unreachable!("the ledger is built without a schema of the scenario's"),
     };
     let run = Rc::new(RefCell::new(run));
     Ok((0..connections)
@@ -68,7 +89,7 @@ pub fn open_run(
             run: Rc::clone(&run),
             index,
             custom: Rc::clone(&custom),
-            ledger,
+            ledger: effect,
             sql_events: Rc::clone(&sql_events),
             open: false,
             began: 0,
