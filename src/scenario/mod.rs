@@ -14,6 +14,10 @@ mod write;
 
 pub mod token;
 pub use engine::{overridden as engine_overridden, override_engine};
+/// Refuses a JSON text in which an object names a key twice (which `serde_json::Value`
+/// keeps silently): what scenario files are held to, and what the tests hold every
+/// command's JSON output to.
+pub use strict::unique_keys;
 
 pub use error::ScenarioError;
 

@@ -242,6 +242,53 @@ pub enum StoreOp<'a> {
     },
 }
 
+/// One of `apply_effect`'s four statements, in the order both engines run them: the
+/// debit's ledger row, the debit's balance, the credit's row, the credit's balance.
+pub(crate) struct EffectStatement<'e> {
+    /// Its position (0 to 3): what a step that waited halfway counts as done.
+    pub index: u8,
+    pub direction: &'static str,
+    pub account: &'e str,
+    /// What it moves the account by (negative for the debit).
+    pub delta: i64,
+    /// The ledger row's `INSERT`; else the balance's `UPDATE`.
+    pub ledger_row: bool,
+}
+
+impl EffectStatement<'_> {
+    /// A read-modify-write's absolute balance: the account's, of the (source, target)
+    /// balances read on the step's first turn, moved by `delta`.
+    pub fn balance_after(&self, (source, target): (i64, i64)) -> i64 {
+        let base = if self.direction == "debit" {
+            source
+        } else {
+            target
+        };
+        base + self.delta
+    }
+}
+
+/// `event`'s effect statements from `done` on (those before ran already).
+pub(crate) fn effect_statements(
+    event: &Event,
+    done: u8,
+) -> impl Iterator<Item = EffectStatement<'_>> {
+    let legs = [
+        ("debit", event.source.as_str(), -event.amount_minor),
+        ("credit", event.target.as_str(), event.amount_minor),
+    ];
+    (done.min(4)..4).map(move |index| {
+        let (direction, account, delta) = legs[usize::from(index / 2)];
+        EffectStatement {
+            index,
+            direction,
+            account,
+            delta,
+            ledger_row: index % 2 == 0,
+        }
+    })
+}
+
 /// The fingerprint of a payload: FNV-1a (64 bit) of its text, in hex. Stable across
 /// platforms, like everything the store writes.
 pub fn payload_fingerprint(payload: &str) -> String {

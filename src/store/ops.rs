@@ -161,17 +161,12 @@ impl Store {
             }
             (_, read) => read,
         };
-        // Four statements: debit row, debit balance, credit row, credit balance.
-        let legs = [
-            ("debit", event.source.as_str(), -event.amount_minor),
-            ("credit", event.target.as_str(), event.amount_minor),
-        ];
-        for i in done.min(4)..4 {
-            let (direction, account, delta) = legs[usize::from(i / 2)];
+        for st in effect_statements(event, done) {
+            let (direction, account, delta) = (st.direction, st.account, st.delta);
             if direction == "credit" && fail_credit {
                 return DbOutcome::CreditFailed;
             }
-            let result = if i % 2 == 0 {
+            let result = if st.ledger_row {
                 self.write(
                     INSERT_LEDGER,
                     &[
@@ -186,22 +181,19 @@ impl Store {
             } else {
                 match read {
                     // Writes back an absolute value computed from the earlier read.
-                    Some((source, target)) => {
-                        let base = if direction == "debit" { source } else { target };
-                        self.write(SET_BALANCE, &[&(base + delta), &account])
-                    }
+                    Some(read) => self.write(SET_BALANCE, &[&st.balance_after(read), &account]),
                     None => self.write(UPDATE_BALANCE, &[&delta, &account]),
                 }
                 .inspect(|&n| assert_eq!(n, 1, "account {account} exists in balance_projection"))
             };
             match result {
                 Err(rusqlite::Error::SqliteFailure(f, _))
-                    if f.code == ErrorCode::ConstraintViolation && i % 2 == 0 =>
+                    if f.code == ErrorCode::ConstraintViolation && st.ledger_row =>
                 {
                     return DbOutcome::BusinessDuplicate;
                 }
                 Err(e) => {
-                    return contention(&e, i)
+                    return contention(&e, st.index)
                         .unwrap_or_else(|| panic!("{direction} of {}: {e}", event.event_id))
                 }
                 Ok(_) => {}

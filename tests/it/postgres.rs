@@ -8,18 +8,24 @@
 
 use super::support::*;
 
-#[test]
-fn postgres_without_binaries_or_url_exits_2_saying_how_to_get_either() {
+/// `delivery-sim ARGS` on a machine as if it had no PostgreSQL: `PG_BIN` an empty folder,
+/// no URL.
+fn without_postgres(args: &[&str]) -> std::process::Output {
     let empty = tempfile::tempdir().unwrap();
-    let o = command(env!("CARGO_BIN_EXE_delivery-sim"))
-        .args([
-            "run",
-            "scenarios/postgres/check-then-act-read-committed.json",
-        ])
+    command(env!("CARGO_BIN_EXE_delivery-sim"))
+        .args(args)
         .env("PG_BIN", empty.path())
         .env_remove("DELIVERY_SIM_DATABASE_URL")
         .output()
-        .unwrap();
+        .unwrap()
+}
+
+#[test]
+fn postgres_without_binaries_or_url_exits_2_saying_how_to_get_either() {
+    let o = without_postgres(&[
+        "run",
+        "scenarios/postgres/check-then-act-read-committed.json",
+    ]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     let err = stderr(&o);
     for needed in [
@@ -81,7 +87,6 @@ fn a_postgres_setting_on_sqlite_is_refused_naming_it() {
 
 #[test]
 fn the_built_in_ledger_on_postgres_without_a_server_exits_2_before_any_work() {
-    let empty = tempfile::tempdir().unwrap();
     for args in [
         &["run", "--protocol", "inbox", "--engine", "postgres"][..],
         &["matrix", "--depth", "1", "--engine", "postgres"],
@@ -92,12 +97,7 @@ fn the_built_in_ledger_on_postgres_without_a_server_exits_2_before_any_work() {
             "postgres",
         ],
     ] {
-        let o = command(env!("CARGO_BIN_EXE_delivery-sim"))
-            .args(args)
-            .env("PG_BIN", empty.path())
-            .env_remove("DELIVERY_SIM_DATABASE_URL")
-            .output()
-            .unwrap();
+        let o = without_postgres(args);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
         let err = stderr(&o);
         assert!(

@@ -60,69 +60,12 @@ pub fn scenario_files() -> Vec<String> {
 }
 
 pub fn json(o: &Output) -> serde_json::Value {
-    let mut de = serde_json::Deserializer::from_slice(&o.stdout);
-    serde::Deserialize::deserialize(&mut de)
-        .map(|UniqueKeys| ())
+    // serde_json's Value keeps the last of two equal keys silently: a document with a
+    // field twice (two `schema_version`s from a body wrapped twice) would pass every
+    // other check.
+    delivery_sim::scenario::unique_keys(&String::from_utf8_lossy(&o.stdout))
         .unwrap_or_else(|e| panic!("JSON output: {e}\n{}", stdout(o)));
     serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("JSON output: {e}\n{}", stdout(o)))
-}
-
-/// A JSON value whose objects name each key once: `serde_json::Value` keeps the last of
-/// two equal keys silently, and a document with a field twice (two `schema_version`s from
-/// a body wrapped twice) would pass every other check.
-struct UniqueKeys;
-
-impl<'de> serde::Deserialize<'de> for UniqueKeys {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(UniqueKeysVisitor)
-    }
-}
-
-struct UniqueKeysVisitor;
-
-impl<'de> serde::de::Visitor<'de> for UniqueKeysVisitor {
-    type Value = UniqueKeys;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("any JSON value")
-    }
-
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<UniqueKeys, A::Error> {
-        let mut seen = std::collections::BTreeSet::new();
-        while let Some(key) = map.next_key::<String>()? {
-            if !seen.insert(key.clone()) {
-                return Err(serde::de::Error::custom(format!(
-                    "the key `{key}` appears twice"
-                )));
-            }
-            map.next_value::<UniqueKeys>()?;
-        }
-        Ok(UniqueKeys)
-    }
-
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<UniqueKeys, A::Error> {
-        while seq.next_element::<UniqueKeys>()?.is_some() {}
-        Ok(UniqueKeys)
-    }
-
-    fn visit_bool<E>(self, _: bool) -> Result<UniqueKeys, E> {
-        Ok(UniqueKeys)
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<UniqueKeys, E> {
-        Ok(UniqueKeys)
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<UniqueKeys, E> {
-        Ok(UniqueKeys)
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<UniqueKeys, E> {
-        Ok(UniqueKeys)
-    }
-    fn visit_str<E>(self, _: &str) -> Result<UniqueKeys, E> {
-        Ok(UniqueKeys)
-    }
-    fn visit_unit<E>(self) -> Result<UniqueKeys, E> {
-        Ok(UniqueKeys)
-    }
 }
 
 #[test]

@@ -14,7 +14,7 @@ use super::session::{Answer, DbError, Exec};
 use super::store::PgStore;
 use crate::model::PayloadAlertRow;
 use crate::model::{Account, CommittedState, DbOutcome, Event, EventType, LedgerCounts, Tick};
-use crate::store::{payload_fingerprint, EffectMode, StoreConfig, StoreOp};
+use crate::store::{effect_statements, payload_fingerprint, EffectMode, StoreConfig, StoreOp};
 
 /// The ledger's tables: those of [`crate::store`]'s SQLite ledger that the protocols
 /// PostgreSQL runs use (no lifecycle, outbox or email tables: those scenarios are refused
@@ -213,7 +213,7 @@ impl PgStore {
                     (n == "event_id").then(|| Literal::Text(event.event_id.clone()))
                 })
                 .expect("bound");
-                match self.control_value(&sql) {
+                match self.committed_value(&sql) {
                     Some(stored) if stored != payload_hash(event) => DbOutcome::PayloadMismatch,
                     _ => DbOutcome::Duplicate,
                 }
@@ -241,40 +241,39 @@ impl PgStore {
         if self.effect() == EffectMode::ReadModifyWrite && read.is_none() {
             return self.read_balances(event, done);
         }
-        let legs = [
-            ("debit", event.source.as_str(), -event.amount_minor),
-            ("credit", event.target.as_str(), event.amount_minor),
-        ];
-        for i in done.min(4)..4 {
-            let (direction, account, delta) = legs[usize::from(i / 2)];
-            if direction == "credit" && fail_credit {
+        for st in effect_statements(event, done) {
+            if st.direction == "credit" && fail_credit {
                 return DbOutcome::CreditFailed;
             }
             let mut values = ids(event);
-            values.push(("account", Literal::Text(account.to_string())));
+            values.push(("account", Literal::Text(st.account.to_string())));
             values.push(("now", Literal::Integer(now as i64)));
-            let (sql, key) = if i % 2 == 0 {
-                values.push(("direction", Literal::Text(direction.to_string())));
-                values.push(("delta", Literal::Integer(delta)));
+            let (sql, key) = if st.ledger_row {
+                values.push(("direction", Literal::Text(st.direction.to_string())));
+                values.push(("delta", Literal::Integer(st.delta)));
                 (INSERT_LEDGER, "ledger")
-            } else if let Some((source, target)) = read {
-                let base = if direction == "debit" { source } else { target };
-                values.push(("balance", Literal::Integer(base + delta)));
+            } else if let Some(read) = read {
+                values.push(("balance", Literal::Integer(st.balance_after(read))));
                 (SET_BALANCE, "set_balance")
             } else {
-                values.push(("delta", Literal::Integer(delta)));
+                values.push(("delta", Literal::Integer(st.delta)));
                 (UPDATE_BALANCE, "balance")
             };
+            let i = st.index;
             match self.ledger_statement(&format!("{key}#{i}"), sql, &values) {
                 Exec::Blocked => return DbOutcome::Blocked { done: i },
-                Exec::Answered(Ok(ran)) if i % 2 == 1 => {
-                    assert_eq!(ran.changed, 1, "account {account} is in balance_projection")
+                Exec::Answered(Ok(ran)) if !st.ledger_row => {
+                    assert_eq!(
+                        ran.changed, 1,
+                        "account {} is in balance_projection",
+                        st.account
+                    )
                 }
                 Exec::Answered(Ok(_)) => {}
-                Exec::Answered(Err(e)) if e.is_unique_violation() && i % 2 == 0 => {
+                Exec::Answered(Err(e)) if e.is_unique_violation() && st.ledger_row => {
                     return DbOutcome::BusinessDuplicate
                 }
-                Exec::Answered(Err(e)) => return unexpected(direction, &e),
+                Exec::Answered(Err(e)) => return unexpected(st.direction, &e),
             }
         }
         DbOutcome::Applied

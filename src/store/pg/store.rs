@@ -133,8 +133,8 @@ impl PgStore {
         self.run.borrow_mut().execute(self.index, key, sql, 0)
     }
 
-    /// The rows `sql` gives on the control connection (what is committed); none when it
-    /// fails.
+    /// The rows the tool's own query `sql` gives on the control connection (what is
+    /// committed); its failure is a bug of ours.
     pub(super) fn control_rows(&self, sql: &str) -> Vec<Vec<Option<String>>> {
         let run = self.run.borrow();
         run.worker
@@ -143,12 +143,13 @@ impl PgStore {
             .unwrap_or_else(|e| panic!("{sql} on the control connection: {}", e.message))
     }
 
-    /// The first column of the first row `sql` gives on the control connection.
-    pub(super) fn control_value(&self, sql: &str) -> Option<String> {
-        let rows = self.control_rows(sql);
-        rows.into_iter()
-            .next()
-            .and_then(|r| r.into_iter().next().flatten())
+    /// The first column of the first row of the tool's own query `sql`, read on the control
+    /// connection ([`super::session::Worker::control_value`]).
+    pub(super) fn committed_value(&self, sql: &str) -> Option<String> {
+        let run = self.run.borrow();
+        run.worker
+            .control_value(sql)
+            .unwrap_or_else(|e| panic!("{sql} on the control connection: {}", e.message))
     }
 
     /// `BEGIN`, `COMMIT` or `ROLLBACK`.
