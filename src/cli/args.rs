@@ -592,6 +592,7 @@ impl Command {
             Command::Explore(a) => Some(&a.source.scenario.engine),
             Command::Sweep(a) => Some(&a.scenario.engine),
             Command::Matrix(a) => Some(&a.engine),
+            Command::Crosscheck(a) => Some(&a.source.scenario.engine),
             _ => None,
         }
     }

@@ -1,4 +1,6 @@
 //! The database process of `crosscheck`: the hidden `__consumer` mode of the binary.
+//! On PostgreSQL it holds the consumer's connection to the server instead, and runs the
+//! statements the parent sends (see [`crate::store::pg::link`]).
 //!
 //! It holds the consumer's connection to a real SQLite file ([`Store::open_file`]) and runs
 //! the operations the parent's executor sends, one at a time, answering each with the
@@ -8,6 +10,7 @@
 //! transaction. It exits only when its stdin closes or the parent says `close`.
 
 use super::wire::{self, FromChild, ToChild, WireError};
+use crate::store::pg::link::{Held, LinkTarget};
 use crate::store::Store;
 use std::io::{BufRead, Write};
 
@@ -34,12 +37,15 @@ pub enum ChildError {
     Store(#[from] crate::store::StoreError),
     #[error("the parent broke the protocol: {0}")]
     Protocol(String),
+    #[error("PostgreSQL: {0}")]
+    Postgres(String),
 }
 
 /// Serves one process: setup, open, then operations until `close` or the end of input.
 pub fn serve(r: &mut impl BufRead, w: &mut impl Write) -> Result<(), ChildError> {
     let setup = match wire::recv(r)? {
         ToChild::Setup(s) => s,
+        ToChild::Connect(to) => return serve_postgres(&to, r, w),
         other => {
             return Err(ChildError::Protocol(format!(
                 "expected setup, got {other:?}"
@@ -97,8 +103,47 @@ pub fn serve(r: &mut impl BufRead, w: &mut impl Write) -> Result<(), ChildError>
                 wire::send(w, &FromChild::Closed { rolled_back })?;
                 return Ok(());
             }
-            ToChild::Setup(_) => {
+            ToChild::Setup(_) | ToChild::Connect(_) => {
                 return Err(ChildError::Protocol("a second setup".into()));
+            }
+            ToChild::Statement { .. } => {
+                return Err(ChildError::Protocol("a statement to a SQLite file".into()));
+            }
+        }
+    }
+}
+
+/// Serves one process on PostgreSQL: connect, then the statements the parent sends, each
+/// answered when PostgreSQL answered it, until `close` or the end of input. The parent
+/// builds the run's statements (the store's logic is its own); this process only holds
+/// the connection, so that a crash is a client vanishing with it.
+fn serve_postgres(
+    to: &LinkTarget,
+    r: &mut impl BufRead,
+    w: &mut impl Write,
+) -> Result<(), ChildError> {
+    let (held, pid) = Held::connect(to).map_err(ChildError::Postgres)?;
+    wire::send(w, &FromChild::Connected { pid })?;
+    loop {
+        let message = match wire::recv(r) {
+            Ok(m) => m,
+            Err(WireError::Closed) => return Ok(()),
+            Err(e) => return Err(e.into()),
+        };
+        match message {
+            ToChild::Statement { sql, skip } => {
+                let answer = held.run(&sql, skip);
+                wire::send(w, &FromChild::Ran { answer })?;
+            }
+            // Whatever is open, PostgreSQL rolls back when the connection closes.
+            ToChild::Close => {
+                wire::send(w, &FromChild::Closed { rolled_back: false })?;
+                return Ok(());
+            }
+            other => {
+                return Err(ChildError::Protocol(format!(
+                    "expected a statement, got {other:?}"
+                )))
             }
         }
     }

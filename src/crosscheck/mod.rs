@@ -24,6 +24,7 @@
 
 pub mod child;
 mod compare;
+mod postgres;
 mod process;
 mod remote;
 pub mod wire;
@@ -51,11 +52,7 @@ pub const CHILD_COMMAND: &str = "__consumer";
 
 /// Why `crosscheck` cannot reproduce `scenario` with one real process, if it cannot.
 pub fn refusal(s: &Scenario) -> Option<String> {
-    let why = if s.store.engine == crate::model::Engine::Postgres {
-        "it runs on PostgreSQL (`store.engine`); crosscheck's consumer process holds a SQLite \
-         file (a PostgreSQL crosscheck is not built yet)"
-            .into()
-    } else if s.consumers != 1 {
+    let why = if s.consumers != 1 {
         format!(
             "it has {} consumers; crosscheck runs one consumer process (the interleavings of \
              several real processes are the operating system's choice, not a schedule that \
@@ -229,18 +226,25 @@ pub enum RealError {
     Protocol(String),
     #[error("the database file: {0}")]
     Store(#[from] StoreError),
+    #[error("PostgreSQL: {0}")]
+    Postgres(String),
     #[error("{0}")]
     Io(#[from] std::io::Error),
 }
 
 /// Runs `scenario` for real with a SIGKILL at `point` (none for `None`): the consumer is
 /// `exe __consumer`, a child process, on a database file in a private temporary directory
-/// that is removed when this returns, whatever happened (the children are killed first).
+/// that is removed when this returns, whatever happened (the children are killed first);
+/// on PostgreSQL, a child process holding its connection to the run's database.
 pub fn real(
     scenario: &Scenario,
     point: Option<BoundaryPoint>,
     exe: &Path,
 ) -> Result<Observation, RealError> {
+    if scenario.store.engine == crate::model::Engine::Postgres {
+        let s = with_crash(scenario, point);
+        return postgres::real_on_postgres(&s, exe).map(observation);
+    }
     // Declared first, dropped last: every child is dead before the directory goes.
     let dir = tempfile::Builder::new()
         .prefix("delivery-sim-crosscheck-")

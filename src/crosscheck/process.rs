@@ -11,7 +11,21 @@ pub(super) struct ChildProcess {
 }
 
 impl ChildProcess {
+    /// Starts `exe __consumer` on the SQLite file `setup` names: the process, once it
+    /// opened the file.
     pub(super) fn spawn(exe: &Path, setup: &Setup) -> Result<ChildProcess, RealError> {
+        let mut p = ChildProcess::start(exe)?;
+        p.send(&ToChild::Setup(setup.clone()))?;
+        match p.recv()? {
+            FromChild::Opened => Ok(p),
+            other => Err(RealError::Protocol(format!(
+                "expected opened, got {other:?}"
+            ))),
+        }
+    }
+
+    /// Starts `exe __consumer`, told nothing yet.
+    pub(super) fn start(exe: &Path) -> Result<ChildProcess, RealError> {
         let mut child = Command::new(exe)
             .arg(CHILD_COMMAND)
             .stdin(Stdio::piped())
@@ -24,18 +38,11 @@ impl ChildProcess {
             })?;
         let stdin = child.stdin.take().expect("piped");
         let stdout = BufReader::new(child.stdout.take().expect("piped"));
-        let mut p = ChildProcess {
+        Ok(ChildProcess {
             child,
             stdin,
             stdout,
-        };
-        p.send(&ToChild::Setup(setup.clone()))?;
-        match p.recv()? {
-            FromChild::Opened => Ok(p),
-            other => Err(RealError::Protocol(format!(
-                "expected opened, got {other:?}"
-            ))),
-        }
+        })
     }
 
     pub(super) fn send(&mut self, m: &ToChild) -> Result<(), RealError> {

@@ -1,7 +1,7 @@
 //! The line protocol between `crosscheck`'s parent (the simulator's executor, with the
 //! broker, the clock and the fault plan) and its child (the process that holds the
-//! consumer's connection to the database file): one JSON object per line, each way, over
-//! the child's stdin and stdout.
+//! consumer's connection to the database file, or to the PostgreSQL server): one JSON
+//! object per line, each way, over the child's stdin and stdout.
 //!
 //! The child answers each operation once it is done and then blocks reading its next
 //! line. That blocking is what puts a real process at a crash point: between two
@@ -9,6 +9,8 @@
 //! or kills it.
 
 use crate::model::{Account, DuplicateIf, Event, SqlBinding, SqlEvent, SqlStep, Tick};
+use crate::store::pg::link::LinkTarget;
+use crate::store::pg::session::{DbError, Ran};
 use crate::store::{DbOutcome, StoreConfig, StoreOp};
 use serde::{Deserialize, Serialize};
 use std::io::{BufRead, Write};
@@ -194,6 +196,12 @@ pub enum ToChild {
     },
     /// The run is over: roll back anything open, answer [`FromChild::Closed`], exit.
     Close,
+    /// On PostgreSQL, the first line instead of [`ToChild::Setup`]: connect to the run's
+    /// database with the run's settings; the child answers [`FromChild::Connected`].
+    Connect(LinkTarget),
+    /// On PostgreSQL: run `sql` on the connection (the tool's own statements first, `skip`
+    /// of them); the child answers [`FromChild::Ran`].
+    Statement { sql: String, skip: usize },
 }
 
 /// Child → parent.
@@ -222,6 +230,10 @@ pub enum FromChild {
         #[serde(default)]
         vm_steps: u64,
     },
+    /// On PostgreSQL: connected; the pid of the backend serving the child.
+    Connected { pid: i32 },
+    /// On PostgreSQL: what the statement gave, or PostgreSQL's error.
+    Ran { answer: Result<Ran, DbError> },
 }
 
 /// Why a line could not be exchanged.

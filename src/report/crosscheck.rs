@@ -53,8 +53,9 @@ pub fn text(l: Lang, scenario: &Scenario, origin: &str, rows: &[Checked]) -> Str
     let head = l.crosscheck_head(
         origin,
         (protocol.0, &protocol.1),
-        scenario.workload.events,
-        scenario.seed,
+        (scenario.workload.events, scenario.seed),
+        (scenario.store.engine == crate::model::Engine::Postgres)
+            .then_some(scenario.store.isolation),
     );
     let _ = writeln!(out, "{head}\n");
     let header = l.crosscheck_header();
@@ -188,6 +189,11 @@ pub struct CrosscheckJson<'a> {
     pub verdict: crate::check::Judgement,
     pub scenario: &'a str,
     pub protocol: &'a str,
+    /// The engine the consumer's database ran on, in both runs.
+    pub engine: crate::model::Engine,
+    /// On PostgreSQL: the isolation level of the consumer's connection.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub isolation: Option<crate::model::Isolation>,
     pub events: usize,
     pub seed: u64,
     pub runs: Vec<CrosscheckRunJson<'a>>,
@@ -234,6 +240,9 @@ pub fn json<'a>(
         verdict: crosscheck::judgement(rows),
         scenario: &scenario.name,
         protocol: &scenario.protocol.name,
+        engine: scenario.store.engine,
+        isolation: (scenario.store.engine == crate::model::Engine::Postgres)
+            .then_some(scenario.store.isolation),
         events: scenario.workload.events,
         seed: scenario.seed,
         runs,

@@ -32,7 +32,7 @@ impl<'s> Connections<'s> {
         sql_events: &Rc<Vec<SqlEvent>>,
     ) -> Connections<'s> {
         if scenario.store.engine == crate::store::pg::Engine::Postgres {
-            return Connections::on_postgres(scenario, accounts, sql_events);
+            return Connections::on_postgres(scenario, accounts, consumer_db, sql_events);
         }
         // Admitted before a database is opened: the memory is held until the run ends.
         let memory = (scenario.store.custom.as_ref())
@@ -119,27 +119,35 @@ impl<'s> Connections<'s> {
     }
 }
 
-impl Connections<'_> {
+impl<'s> Connections<'s> {
     /// The consumers' connections to a fresh schema on PostgreSQL (what else a scenario
-    /// may have, PostgreSQL refuses when the file loads).
+    /// may have, PostgreSQL refuses when the file loads), or the one given (crosscheck's,
+    /// on a schema it built).
     fn on_postgres(
         scenario: &Scenario,
         accounts: &[Account],
+        consumer_db: Option<Box<dyn ConsumerDb + 's>>,
         sql_events: &Rc<Vec<SqlEvent>>,
     ) -> Self {
-        let stores = crate::store::pg::open_run(
-            &scenario.store,
-            accounts,
-            scenario.seed,
-            scenario.consumers,
-            Rc::clone(sql_events),
-        )
-        .unwrap_or_else(|e| panic!("the run's PostgreSQL database: {e}"));
+        let stores = match consumer_db {
+            Some(db) => {
+                assert_eq!(scenario.consumers, 1, "a given connection is the only one");
+                vec![db]
+            }
+            None => crate::store::pg::open_run(
+                &scenario.store,
+                accounts,
+                scenario.seed,
+                scenario.consumers,
+                Rc::clone(sql_events),
+            )
+            .unwrap_or_else(|e| panic!("the run's PostgreSQL database: {e}"))
+            .into_iter()
+            .map(|s| Box::new(s) as Box<dyn ConsumerDb>)
+            .collect(),
+        };
         Connections {
-            stores: stores
-                .into_iter()
-                .map(|s| Box::new(s) as Box<dyn ConsumerDb>)
-                .collect(),
+            stores,
             cleanup_store: None,
             relays: Vec::new(),
             relay_stores: Vec::new(),

@@ -90,6 +90,7 @@ fn the_built_in_ledger_on_postgres_without_a_server_exits_2_before_any_work() {
     for args in [
         &["run", "--protocol", "inbox", "--engine", "postgres"][..],
         &["matrix", "--depth", "1", "--engine", "postgres"],
+        &["crosscheck", "--protocol", "inbox", "--engine", "postgres"],
         &[
             "run",
             "scenarios/inbox-exact-duplicate.json",
@@ -459,6 +460,54 @@ mod server {
             "{}",
             stderr(&o)
         );
+        left_nothing(tmp.path());
+    }
+
+    #[test]
+    fn crosscheck_on_postgres_agrees_with_a_real_process_killed_by_sigkill() {
+        let tmp = tempfile::tempdir().unwrap();
+        let built_in = [
+            "--protocol",
+            "inbox",
+            "--events",
+            "2",
+            "--engine",
+            "postgres",
+        ];
+        for source in [
+            &built_in[..],
+            &["scenarios/postgres/on-conflict-returning-inbox.json"],
+            // A lost COMMIT answer: the crash comes after PostgreSQL committed.
+            &["scenarios/postgres/commit-timeout-retry.json"],
+        ] {
+            let args = [&["crosscheck", "--json"][..], source].concat();
+            let o = in_tmp(tmp.path(), &args);
+            assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stdout(&o));
+            let v = json(&o);
+            assert_eq!(v["engine"], "postgres");
+            assert_eq!(v["summary"]["all_match"], true);
+            let runs = v["runs"].as_array().unwrap();
+            assert!(runs.len() > 20, "{args:?}: {} runs", runs.len());
+            left_nothing(tmp.path());
+        }
+        // A known-bad model (a crash commits what was open) is caught on PostgreSQL too.
+        let args = [
+            &["crosscheck", "--json", "--wrong-model", "keep-uncommitted"][..],
+            &built_in[..],
+        ]
+        .concat();
+        let o = in_tmp(tmp.path(), &args);
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        let v = json(&o);
+        let differ = (v["runs"].as_array().unwrap().iter())
+            .filter(|r| r["match"] == false)
+            .count();
+        assert!(differ >= 4, "{differ} points differ");
+        let text = stdout(&in_tmp(
+            tmp.path(),
+            &[&["crosscheck", "--lang", "es"][..], &built_in[..]].concat(),
+        ));
+        assert!(text.contains("conexión a PostgreSQL"), "{text}");
         left_nothing(tmp.path());
     }
 

@@ -6,26 +6,47 @@ use super::Lang;
 use crate::check::Verdict;
 
 impl Lang {
-    /// The report's head: what is cross-checked, and how the real runs are made.
+    /// The report's head: what is cross-checked, and how the real runs are made (on
+    /// PostgreSQL, `postgres` names the isolation level).
     pub fn crosscheck_head(
         self,
         origin: &str,
         (protocol, arrows): (&str, &str),
-        events: usize,
-        seed: u64,
+        (events, seed): (usize, u64),
+        postgres: Option<crate::model::Isolation>,
     ) -> String {
+        let real = match (self, postgres) {
+            (Lang::En, None) => "the consumer is a child process on a SQLite file (WAL, \
+                 synchronous=FULL), killed with SIGKILL at the crash point and restarted on the \
+                 same file"
+                .to_string(),
+            (Lang::En, Some(level)) => format!(
+                "the consumer is a child process holding its connection to PostgreSQL (at {}), \
+                 killed with SIGKILL at the crash point, so that PostgreSQL rolls back what it \
+                 had open as for any client that vanished, and restarted on a new connection \
+                 (the simulated crash terminates the backend instead)",
+                level.sql()
+            ),
+            (Lang::Es, None) => "el consumer es un proceso hijo sobre un archivo SQLite (WAL, \
+                 synchronous=FULL), matado con SIGKILL en el punto de falla y reiniciado sobre \
+                 el mismo archivo"
+                .to_string(),
+            (Lang::Es, Some(level)) => format!(
+                "el consumer es un proceso hijo que tiene su conexión a PostgreSQL (con \
+                 aislamiento {}), matado con SIGKILL en el punto de falla, así PostgreSQL \
+                 deshace lo que tenía abierto como con cualquier cliente que desaparece, y \
+                 reiniciado con una conexión nueva (la caída simulada termina el backend)",
+                level.sql()
+            ),
+        };
         match self {
             Lang::En => format!(
                 "crosscheck {origin}: protocol {protocol} ({arrows}), {events} events, seed \
-                 {seed}\nReal runs: the consumer is a child process on a SQLite file (WAL, \
-                 synchronous=FULL), killed with SIGKILL at the crash point and restarted on the \
-                 same file; the parent plays the broker and the clock."
+                 {seed}\nReal runs: {real}; the parent plays the broker and the clock."
             ),
             Lang::Es => format!(
                 "crosscheck {origin}: protocolo {protocol} ({arrows}), {events} eventos, \
-                 semilla {seed}\nCorridas reales: el consumer es un proceso hijo sobre un \
-                 archivo SQLite (WAL, synchronous=FULL), matado con SIGKILL en el punto de falla \
-                 y reiniciado sobre el mismo archivo; el padre hace de broker y de reloj."
+                 semilla {seed}\nCorridas reales: {real}; el padre hace de broker y de reloj."
             ),
         }
     }

@@ -103,7 +103,14 @@ impl PgChecker {
             ));
         }
         let parameters = lexer::parameters(sql);
-        let columns = self.columns(sql)?;
+        // A parameter no event has cannot be bound: PostgreSQL would report the type it
+        // cannot infer (`operator is not unique: - unknown`) where the caller says which
+        // parameter is unknown, from the parameters of the shape.
+        let unknown = {
+            let samples = self.samples.borrow();
+            parameters.iter().any(|p| !samples.contains_key(p))
+        };
+        let columns = if unknown { 1 } else { self.columns(sql)? };
         let writes = words.iter().any(|w| WRITING_WORDS.contains(&w.as_str()));
         let dml = ["insert", "update", "delete", "merge"].contains(&first.as_str());
         let ddl = ["create", "drop", "alter", "comment"].contains(&first.as_str());

@@ -6,7 +6,8 @@
 //!   databases.
 //! - [`session`]: a run's connections, each statement settled before the next (answered,
 //!   or blocked on another transaction's lock as PostgreSQL says), deadlocks resolved, a
-//!   crash a terminated backend.
+//!   crash a terminated backend; [`settle`]: waiting for the server to be quiescent after
+//!   a statement; [`link`]: a connection held by another process (crosscheck's).
 //! - [`store`]: [`PgStore`], a consumer's connection as the world's executor sees it
 //!   ([`super::ConsumerDb`]); [`ledger`]: the built-in protocols' ledger on it.
 //! - [`checker`]: the load-time check, each statement prepared by PostgreSQL.
@@ -17,8 +18,10 @@ pub mod checker;
 pub mod det;
 mod ledger;
 pub mod lexer;
+pub mod link;
 pub mod server;
 pub mod session;
+mod settle;
 mod store;
 
 pub use checker::PgChecker;

@@ -23,7 +23,7 @@ pub const URL_VARIABLE: &str = "DELIVERY_SIM_DATABASE_URL";
 const CLUSTER_USER: &str = "delivery_sim";
 
 /// Where the server is.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Target {
     /// A cluster this process started: its socket directory.
     Own { socket_dir: PathBuf },

@@ -10,12 +10,13 @@
 //! run's connections: one backend per actor, a statement sent without waiting for its
 //! answer, then [`RunDb::settle`]d.
 //!
-//! A deadlock is resolved here, not by PostgreSQL's detector, which fires on a timer
+//! A deadlock is resolved by the tool ([`super::settle`]), not by PostgreSQL's detector, which fires on a timer
 //! (`deadlock_timeout`): when the run's blocked statements wait on each other in a cycle,
 //! the one that began waiting first is cancelled — the transaction PostgreSQL's detector
 //! aborts when every session has the same `deadlock_timeout` — and its answer is the
 //! deadlock error (40P01).
 
+use super::link::{Link, LinkTarget};
 use super::server::{self, Target};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -32,7 +33,7 @@ pub const DET_SCHEMA: &str = "ds";
 /// PostgreSQL's error.
 pub type Answer = Result<Ran, DbError>;
 
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Ran {
     pub rows: Vec<Vec<Option<String>>>,
     /// The rows the statement inserted, updated or deleted (its command tag's count).
@@ -40,7 +41,7 @@ pub struct Ran {
 }
 
 /// An error PostgreSQL answered.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct DbError {
     /// The SQLSTATE (`23505`, `40001`, `40P01`…); empty when the connection was lost.
     pub code: String,
@@ -120,7 +121,7 @@ pub fn counts() -> Counts {
     COUNTS.with(std::cell::Cell::get)
 }
 
-fn count(f: impl FnOnce(&mut Counts)) {
+pub(super) fn count(f: impl FnOnce(&mut Counts)) {
     COUNTS.with(|c| {
         let mut v = c.get();
         f(&mut v);
@@ -138,7 +139,7 @@ pub fn worker() -> Result<Rc<Worker>, String> {
     Ok(w)
 }
 
-fn runtime() -> Result<tokio::runtime::Runtime, String> {
+pub(super) fn runtime() -> Result<tokio::runtime::Runtime, String> {
     tokio::runtime::Builder::new_current_thread()
         .enable_io()
         .build()
@@ -169,7 +170,7 @@ pub fn blocking_admin(
 
 /// A new connection to `dbname`, its driver spawned on `rt`, with `options` as startup
 /// settings (`-c name=value`).
-async fn connect(
+pub(super) async fn connect(
     rt: &tokio::runtime::Runtime,
     target: &Target,
     dbname: &str,
@@ -282,6 +283,19 @@ impl Worker {
     }
 }
 
+/// Runs `sql` on `client` as one simple query: the answer of its statements after the
+/// tool's own first `skip`.
+pub(super) async fn simple(client: &Client, sql: &str, skip: usize) -> Answer {
+    let r = client.simple_query(sql).await;
+    if r.is_err() {
+        // PostgreSQL reports an error before it aborts the transaction (and releases its
+        // locks): an empty query is answered only once the abort is done, so that no other
+        // statement is seen waiting for those locks.
+        let _ = client.simple_query("").await;
+    }
+    answer(r, skip)
+}
+
 /// The answer of a simple query whose first `skip` statements are the tool's own: the
 /// rows and count of the statement after them.
 fn answer(r: Result<Vec<SimpleQueryMessage>, tokio_postgres::Error>, skip: usize) -> Answer {
@@ -309,7 +323,7 @@ fn answer(r: Result<Vec<SimpleQueryMessage>, tokio_postgres::Error>, skip: usize
 }
 
 /// A statement sent and not yet answered, or answered and not yet handed to its actor.
-enum Pending {
+pub(super) enum Pending {
     Running {
         task: JoinHandle<Answer>,
         /// What was asked (step and statement), so that the actor's next turn asks for
@@ -327,13 +341,18 @@ enum Pending {
 }
 
 /// One actor's connection within a run.
-struct Session {
-    client: Option<Arc<Client>>,
-    pid: i32,
-    pending: Option<Pending>,
+pub(super) struct Session {
+    pub(super) client: Option<Arc<Client>>,
+    pub(super) pid: i32,
+    pub(super) pending: Option<Pending>,
     /// How many times it connected (a crash ends a connection; the next one draws its
     /// random numbers from a stream of its own).
     incarnation: u64,
+    /// With a link, the connection is another process's (see [`super::link`]), and
+    /// `client` stays `None`.
+    link: Option<Box<dyn Link>>,
+    /// Whether the link's process holds a connection now.
+    held: bool,
 }
 
 /// What [`RunDb::execute`] came to.
@@ -349,9 +368,9 @@ pub struct RunDb {
     pub worker: Rc<Worker>,
     isolation: String,
     seed: u64,
-    sessions: Vec<Session>,
+    pub(super) sessions: Vec<Session>,
     /// A counter of statements that began to wait.
-    waits: u64,
+    pub(super) waits: u64,
 }
 
 impl RunDb {
@@ -382,6 +401,8 @@ impl RunDb {
                 pid: 0,
                 pending: None,
                 incarnation: 0,
+                link: None,
+                held: false,
             })
             .collect();
         Ok(RunDb {
@@ -449,25 +470,51 @@ impl RunDb {
         reset.ok().map(|_| (client, pid))
     }
 
+    /// Hands actor `i`'s connection to another process, through `link`, from its next
+    /// statement on.
+    pub fn link(&mut self, i: usize, link: Box<dyn Link>) {
+        self.sessions[i].link = Some(link);
+    }
+
+    /// Runs `sql` on actor `i`'s linked connection, which the link's process opens first
+    /// if it holds none (at first use, or after a crash).
+    fn execute_linked(&mut self, i: usize, sql: &str, skip: usize) -> Answer {
+        if !self.sessions[i].held {
+            let s = &mut self.sessions[i];
+            let rng = super::det::rng_seed(self.seed, i as u64, s.incarnation);
+            s.incarnation += 1;
+            let to = LinkTarget {
+                target: self.worker.target.clone(),
+                dbname: self.worker.dbname.clone(),
+                options: (run_options(&self.isolation, rng).into_iter())
+                    .map(|(k, v)| (k.to_string(), v))
+                    .collect(),
+            };
+            let link = s.link.as_mut().expect("a linked session");
+            s.pid = link.open(&to).map_err(|message| DbError {
+                code: String::new(),
+                message,
+            })?;
+            s.held = true;
+        }
+        count(|c| c.statements += 1);
+        let s = &mut self.sessions[i];
+        s.link.as_mut().expect("a linked session").run(sql, skip)
+    }
+
     /// Sends `sql` on actor `i`'s connection (the tool's own statements first, `skip` of
     /// them), or, when a statement under `key` is already in flight, waits for that one;
     /// then settles the server.
     pub fn execute(&mut self, i: usize, key: &str, sql: &str, skip: usize) -> Exec {
+        if self.sessions[i].link.is_some() {
+            return Exec::Answered(self.execute_linked(i, sql, skip));
+        }
         if self.sessions[i].pending.is_none() {
             count(|c| c.statements += 1);
             let client = self.client(i);
             let sql = sql.to_string();
             let _guard = self.worker.rt.enter();
-            let task = tokio::spawn(async move {
-                let r = client.simple_query(&sql).await;
-                if r.is_err() {
-                    // PostgreSQL reports an error before it aborts the transaction (and
-                    // releases its locks): an empty query is answered only once the abort
-                    // is done, so that no other statement is seen waiting for those locks.
-                    let _ = client.simple_query("").await;
-                }
-                answer(r, skip)
-            });
+            let task = tokio::spawn(async move { simple(&client, &sql, skip).await });
             self.sessions[i].pending = Some(Pending::Running {
                 task,
                 key: key.to_string(),
@@ -498,200 +545,30 @@ impl RunDb {
         matches!(self.sessions[i].pending, Some(Pending::Running { .. }))
     }
 
-    /// Waits until every statement in flight has answered or waits for a lock held by
-    /// another of the run's transactions; a cycle of such waits is a deadlock, resolved by
-    /// cancelling the statement that began waiting first.
-    pub fn settle(&mut self) {
-        loop {
-            let mut answered = false;
-            for i in 0..self.sessions.len() {
-                if matches!(self.sessions[i].pending, Some(Pending::Running { .. })) {
-                    answered |= self.wait(i);
-                }
-            }
-            if answered {
-                continue;
-            }
-            match self.deadlock_victim() {
-                Some(v) => self.cancel(v),
-                None => return,
-            }
-        }
-    }
-
-    /// Waits for actor `i`'s statement until it answers (true) or PostgreSQL says it is
-    /// blocked by another of the run's backends (false).
-    fn wait(&mut self, i: usize) -> bool {
-        let pid = self.sessions[i].pid;
-        let others: Vec<i32> = (self.sessions.iter().enumerate())
-            .filter(|(j, s)| *j != i && s.client.is_some())
-            .map(|(_, s)| s.pid)
-            .collect();
-        let control = Arc::clone(&self.worker.control);
-        let Some(Pending::Running { task, .. }) = &mut self.sessions[i].pending else {
-            unreachable!("waited on a running statement")
-        };
-        let outcome = self.worker.rt.block_on(async {
-            loop {
-                let others = format!(
-                    "{{{}}}",
-                    others
-                        .iter()
-                        .map(i32::to_string)
-                        .collect::<Vec<_>>()
-                        .join(",")
-                );
-                let ask = format!(
-                    "SELECT pg_catalog.pg_isolation_test_session_is_blocked({pid}, '{others}')"
-                );
-                count(|c| c.blocked_checks += 1);
-                let mut check = Box::pin(control.simple_query(&ask));
-                let step = std::future::poll_fn(|cx| {
-                    use std::task::Poll;
-                    if let Poll::Ready(r) = std::pin::Pin::new(&mut *task).poll(cx) {
-                        return Poll::Ready(Wait::Answered(r));
-                    }
-                    match check.as_mut().poll(cx) {
-                        Poll::Ready(Ok(m)) if blocked_answer(&m) => Poll::Ready(Wait::Blocked),
-                        Poll::Ready(_) => Poll::Ready(Wait::Again),
-                        Poll::Pending => Poll::Pending,
-                    }
-                })
-                .await;
-                match step {
-                    Wait::Answered(answer) => return Some(answer),
-                    Wait::Again => continue,
-                    Wait::Blocked => return None,
-                }
-            }
-        });
-        match outcome {
-            Some(answer) => {
-                self.answered(i, answer);
-                true
-            }
-            None => {
-                if let Some(Pending::Running { waiting_since, .. }) = &mut self.sessions[i].pending
-                {
-                    if waiting_since.is_none() {
-                        self.waits += 1;
-                        *waiting_since = Some(self.waits);
-                    }
-                }
-                false
-            }
-        }
-    }
-
-    fn answered(&mut self, i: usize, joined: Result<Answer, tokio::task::JoinError>) {
-        let Some(Pending::Running { key, deadlock, .. }) = self.sessions[i].pending.take() else {
-            unreachable!("answered a running statement")
-        };
-        let mut answer = joined.unwrap_or_else(|e| {
-            Err(DbError {
-                code: String::new(),
-                message: format!("the statement's task failed: {e}"),
-            })
-        });
-        if deadlock {
-            if let Err(e) = &mut answer {
-                *e = DbError {
-                    code: "40P01".into(),
-                    message: "deadlock detected: this transaction waited for a lock held by \
-                              a transaction that waited for one of its own; PostgreSQL aborts \
-                              the first to wait"
-                        .into(),
-                };
-            }
-        }
-        self.sessions[i].pending = Some(Pending::Answered { key, answer });
-    }
-
-    /// The blocked statement to cancel when the run's blocked statements wait on each
-    /// other in a cycle: the one that began waiting first.
-    fn deadlock_victim(&mut self) -> Option<usize> {
-        let blocked: Vec<usize> = (0..self.sessions.len())
-            .filter(|i| self.blocked(*i))
-            .collect();
-        if blocked.len() < 2 {
-            return None;
-        }
-        // Who each blocked backend waits for, among the run's.
-        let mut waits_for = std::collections::BTreeMap::new();
-        for &i in &blocked {
-            let pid = self.sessions[i].pid;
-            let v = self
-                .worker
-                .control_value(&format!("SELECT pg_catalog.pg_blocking_pids({pid})::text"))
-                .ok()
-                .flatten()
-                .unwrap_or_default();
-            let pids: Vec<i32> = v
-                .trim_matches(|c| c == '{' || c == '}')
-                .split(',')
-                .filter_map(|p| p.trim().parse().ok())
-                .collect();
-            let on: Vec<usize> = (self.sessions.iter().enumerate())
-                .filter(|(_, s)| s.client.is_some() && pids.contains(&s.pid))
-                .map(|(j, _)| j)
-                .collect();
-            waits_for.insert(i, on);
-        }
-        // The blocked sessions on a cycle: those that reach themselves.
-        let on_cycle = |start: usize| {
-            let mut seen = std::collections::BTreeSet::new();
-            let mut stack = waits_for.get(&start).cloned().unwrap_or_default();
-            while let Some(j) = stack.pop() {
-                if j == start {
-                    return true;
-                }
-                if seen.insert(j) {
-                    stack.extend(waits_for.get(&j).cloned().unwrap_or_default());
-                }
-            }
-            false
-        };
-        let since = |i: usize| match &self.sessions[i].pending {
-            Some(Pending::Running { waiting_since, .. }) => waiting_since.unwrap_or(u64::MAX),
-            _ => u64::MAX,
-        };
-        blocked
-            .into_iter()
-            .filter(|i| on_cycle(*i))
-            .min_by_key(|i| since(*i))
-    }
-
-    /// Cancels actor `i`'s blocked statement, once, and waits for its answer: a statement
-    /// on a cycle of waits cannot be unblocked by anything else, so the cancellation is
-    /// what ends it (a second one could reach the backend after it, and cancel whatever
-    /// statement it ran next).
-    fn cancel(&mut self, i: usize) {
-        let pid = self.sessions[i].pid;
-        let Some(Pending::Running { task, deadlock, .. }) = &mut self.sessions[i].pending else {
-            unreachable!("a deadlock's victim is blocked")
-        };
-        *deadlock = true;
-        let control = Arc::clone(&self.worker.control);
-        let cancel = format!("SELECT pg_catalog.pg_cancel_backend({pid})");
-        let joined = self.worker.rt.block_on(async {
-            let _ = control.simple_query(&cancel).await;
-            task.await
-        });
-        self.answered(i, joined);
-    }
-
     /// Actor `i`'s process died: its backend is terminated, so PostgreSQL rolls back what
     /// it had open, and the tool waits until the backend is gone (its locks with it).
+    /// A linked connection's process is killed instead: PostgreSQL reads the end of its
+    /// socket and rolls back as for any client that vanished.
     pub fn terminate(&mut self, i: usize) {
         let s = &mut self.sessions[i];
-        let Some(client) = s.client.take() else {
-            return;
-        };
         let pid = s.pid;
-        s.pending = None;
-        let _ = self
-            .worker
-            .control_statement(&format!("SELECT pg_catalog.pg_terminate_backend({pid})"));
+        let client = if let Some(link) = &mut s.link {
+            if !std::mem::take(&mut s.held) {
+                return;
+            }
+            link.kill();
+            None
+        } else {
+            let Some(client) = s.client.take() else {
+                return;
+            };
+            s.pending = None;
+            let _ = self
+                .worker
+                .control_statement(&format!("SELECT pg_catalog.pg_terminate_backend({pid})"));
+            Some(client)
+        };
+        // Until the backend is gone, its locks are held and its transaction is open.
         let gone = format!("SELECT count(*) FROM pg_catalog.pg_stat_activity WHERE pid = {pid}");
         while self.worker.control_value(&gone).ok().flatten().as_deref() != Some("0") {}
         drop(client);
@@ -724,19 +601,3 @@ impl Drop for RunDb {
         }
     }
 }
-
-/// Whether the answer to `pg_isolation_test_session_is_blocked` is true.
-fn blocked_answer(m: &[SimpleQueryMessage]) -> bool {
-    m.iter()
-        .any(|m| matches!(m, SimpleQueryMessage::Row(r) if r.get(0) == Some("t")))
-}
-
-/// One look at a statement in flight.
-enum Wait {
-    Answered(Result<Answer, tokio::task::JoinError>),
-    Blocked,
-    /// Neither answered nor blocked yet: look again.
-    Again,
-}
-
-use std::future::Future as _;

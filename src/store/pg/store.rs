@@ -15,7 +15,7 @@ use crate::model::{
     CommittedState, DbOutcome, DuplicateIf, InvariantResult, SqlBinding, SqlEvent, SqlStep,
     SqlValue, Tick,
 };
-use crate::store::{ConsumerDb, CustomSchema, EffectMode, Store, StoreConfig, StoreOp};
+use crate::store::{ConsumerDb, CrashModel, CustomSchema, EffectMode, Store, StoreConfig, StoreOp};
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -28,6 +28,9 @@ pub struct PgStore {
     /// `Some` on the built-in ledger: how `apply_effect` updates the balances.
     ledger: Option<EffectMode>,
     sql_events: Rc<Vec<SqlEvent>>,
+    /// What a crash does to the open transaction (only crosscheck's test of itself keeps
+    /// it).
+    crash_model: CrashModel,
     /// Whether a transaction is open (BEGIN sent, no COMMIT or ROLLBACK since).
     open: bool,
     /// The virtual instant the open transaction began: `now()` inside it.
@@ -91,6 +94,7 @@ pub fn open_run(
             custom: Rc::clone(&custom),
             ledger: effect,
             sql_events: Rc::clone(&sql_events),
+            crash_model: config.crash_model,
             open: false,
             began: 0,
             now: 0,
@@ -122,6 +126,12 @@ pub(super) fn message(e: &DbError) -> String {
 }
 
 impl PgStore {
+    /// Hands this connection to another process from its next statement on (see
+    /// [`super::link`]).
+    pub fn link(&mut self, link: Box<dyn super::link::Link>) {
+        self.run.borrow_mut().link(self.index, link);
+    }
+
     /// How `apply_effect` updates the balances (on the built-in ledger).
     pub(super) fn effect(&self) -> EffectMode {
         self.ledger.unwrap_or_default()
@@ -313,6 +323,10 @@ impl ConsumerDb for PgStore {
 
     fn drop_open_transaction(&mut self) -> bool {
         let was = std::mem::take(&mut self.open);
+        if was && self.crash_model == CrashModel::KeepUncommitted {
+            // The wrong model crosscheck must catch: the crash commits what was open.
+            let _ = self.control("COMMIT");
+        }
         self.run.borrow_mut().terminate(self.index);
         was
     }
