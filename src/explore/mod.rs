@@ -121,8 +121,7 @@ fn without_crashes(scenario: &Scenario) -> Scenario {
 }
 
 /// How an explored run runs: only its trace's hash kept, and the state fingerprinted after
-/// each crash for pruning (on PostgreSQL, whose state is the server's, the fingerprint is
-/// `None`: its explorations run every schedule, as `--no-prune` does).
+/// each crash for pruning (on PostgreSQL, read from the server: see `store::pg::digest`).
 fn explore_run(_scenario: &Scenario) -> RunOptions {
     RunOptions {
         fingerprints: true,
@@ -199,11 +198,9 @@ pub fn explore(scenario: &Scenario, options: ExploreOptions) -> Exploration {
 /// interruption for `explore`; a test's own condition in tests).
 fn explore_until(
     scenario: &Scenario,
-    mut options: ExploreOptions,
+    options: ExploreOptions,
     stop: &(dyn Fn() -> bool + Sync),
 ) -> Exploration {
-    // PostgreSQL's state is not fingerprinted: nothing can be pruned.
-    options.prune &= scenario.store.engine == crate::model::Engine::Sqlite;
     assert!(
         (1..=MAX_DEPTH).contains(&options.depth),
         "depth is validated by the caller"

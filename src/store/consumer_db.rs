@@ -52,6 +52,20 @@ pub trait ConsumerDb {
     fn local(&self) -> Option<&Store>;
 
     fn local_mut(&mut self) -> Option<&mut Store>;
+
+    /// On PostgreSQL, whose state is the server's: feeds `h` with this connection's
+    /// session state (with `random`, its random stream) and, with `whole`, the run's
+    /// database (see [`super::pg::digest`]); `false` when it cannot be read without
+    /// changing the run, or (the default) by a connection that is not PostgreSQL's in this
+    /// process.
+    fn fingerprint_server(
+        &self,
+        _whole: bool,
+        _random: bool,
+        _h: &mut crate::sim::StateHasher,
+    ) -> bool {
+        false
+    }
 }
 
 impl ConsumerDb for Store {

@@ -16,9 +16,13 @@ impl World<'_> {
         if self.scenario.protocol.handler.is_some() {
             return None;
         }
-        // PostgreSQL's state is the server's, read by no digest (yet): every schedule is
-        // run, as with `--no-prune`.
-        if self.stores.iter().any(|s| s.local().is_none()) {
+        // PostgreSQL's state is the server's: digested when no step changes the schema or
+        // keeps state in its session (see `store::pg::digest`), else every schedule is run.
+        let postgres = self.scenario.store.engine == crate::model::Engine::Postgres;
+        if postgres && !postgres_digestible(self.scenario) {
+            return None;
+        }
+        if !postgres && self.stores.iter().any(|s| s.local().is_none()) {
             return None;
         }
         // Nor are the rows of a scenario's named databases digested: no schedule of such a
@@ -41,11 +45,11 @@ impl World<'_> {
         {
             return None;
         }
-        Some(self.fingerprint_digest(now))
+        self.fingerprint_digest(now)
     }
 
     /// The digest itself, once no connection holds an open transaction.
-    fn fingerprint_digest(&self, now: Tick) -> Digest {
+    fn fingerprint_digest(&self, now: Tick) -> Option<Digest> {
         let World {
             scenario,
             script,
@@ -97,7 +101,13 @@ impl World<'_> {
             h.omit_lose_ack_budget = scenario.name == OMIT_LOSE_ACK_BUDGET;
             h.omit_schema = scenario.name == OMIT_SCHEMA;
         }
-        fingerprint_databases(scenario, stores, producer_store.as_ref(), now, &mut h);
+        if scenario.store.engine == crate::model::Engine::Postgres {
+            if !fingerprint_postgres(scenario, stores, now, &mut h) {
+                return None;
+            }
+        } else {
+            fingerprint_databases(scenario, stores, producer_store.as_ref(), now, &mut h);
+        }
         h.section("broker");
         broker.fingerprint(now, &mut h);
         h.section("queue");
@@ -135,8 +145,41 @@ impl World<'_> {
         h.value(&effects);
         // A scripted run takes its next decision from where it stands in the script.
         h.value(&script.get(decisions.len()..));
-        h.digest()
+        Some(h.digest())
     }
+}
+
+/// Whether a run of `scenario` on PostgreSQL can be fingerprinted: none of its steps'
+/// statements changes the schema or keeps state in the session.
+fn postgres_digestible(scenario: &Scenario) -> bool {
+    !(scenario.protocol.sql.iter())
+        .flat_map(|s| s.statements.iter())
+        .any(|sql| crate::store::pg::digest::keeps_session_state(sql))
+}
+
+/// On PostgreSQL: the run's database and each connection's session state, and the instant
+/// when any statement of the scenario may read the clock; `false` when the server cannot
+/// be read without changing the run.
+fn fingerprint_postgres(
+    scenario: &Scenario,
+    stores: &[Box<dyn ConsumerDb + '_>],
+    now: Tick,
+    h: &mut StateHasher,
+) -> bool {
+    use crate::store::pg::digest::{may_draw_random, may_read_clock};
+    let any = |f: fn(&str) -> bool| {
+        scenario.store.custom.as_ref().is_some_and(|c| {
+            let sql = (c.schema.iter().chain(&c.setup))
+                .chain(std::iter::once(&c.effects_per_event))
+                .chain(&c.invariants);
+            let steps = (scenario.protocol.sql.iter()).flat_map(|s| s.statements.iter());
+            sql.chain(steps).any(|s| f(s))
+        })
+    };
+    h.value(&any(may_read_clock).then_some(now));
+    let random = any(may_draw_random);
+    h.section("database");
+    (stores.iter().enumerate()).all(|(i, s)| s.fingerprint_server(i == 0, random, h))
 }
 
 /// The consumers' database (its schema and rows, and each connection's random stream) and

@@ -511,6 +511,69 @@ mod server {
         left_nothing(tmp.path());
     }
 
+    /// What a run came to, as exploration's equivalence must keep it (the verdict, per
+    /// boundary and per kind of event outcome, and why the run stopped).
+    fn outcome(r: &serde_json::Value) -> String {
+        [
+            "guarantee",
+            "boundaries",
+            "lost",
+            "duplicated",
+            "once",
+            "dead_lettered",
+            "stuck",
+            "all_acked",
+            "conserved",
+            "stop",
+        ]
+        .map(|k| r[k].to_string())
+        .join(" ")
+    }
+
+    #[test]
+    fn pruned_explorations_on_postgres_find_what_every_schedule_finds() {
+        let built_in = |p| vec!["--protocol", p, "--events", "2", "--engine", "postgres"];
+        for source in [
+            vec!["scenarios/postgres/commit-timeout-retry.json"],
+            vec!["scenarios/postgres/check-then-act-read-committed.json"],
+            built_in("inbox"),
+            built_in("check-then-act"),
+        ] {
+            let args = [&["explore", "--depth", "2", "--json"][..], &source].concat();
+            let pruned = json(&bin(&args));
+            let whole = json(&bin(&[&args[..], &["--no-prune"]].concat()));
+            let runs = |v: &serde_json::Value| v["runs"].as_array().unwrap().clone();
+            let (p, w) = (runs(&pruned), runs(&whole));
+            assert!(
+                pruned["summary"]["equivalent_runs"].as_u64().unwrap() > 0 && p.len() < w.len(),
+                "{source:?}: nothing pruned ({} runs of {})",
+                p.len(),
+                w.len()
+            );
+            assert_eq!(
+                pruned["summary"]["guarantee"], whole["summary"]["guarantee"],
+                "{source:?}"
+            );
+            let classes = |runs: &[serde_json::Value]| {
+                runs.iter()
+                    .map(outcome)
+                    .collect::<std::collections::BTreeSet<_>>()
+            };
+            assert_eq!(classes(&p), classes(&w), "{source:?}");
+            // A schedule both ran ends the same: the server's state is the run's own.
+            let by_schedule: std::collections::BTreeMap<String, String> = (w.iter())
+                .map(|r| (r["crash_points"].to_string(), outcome(r)))
+                .collect();
+            for r in &p {
+                assert_eq!(
+                    by_schedule.get(&r["crash_points"].to_string()),
+                    Some(&outcome(r)),
+                    "{source:?}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn ctrl_c_stops_the_cluster_and_removes_it() {
         let tmp = tempfile::tempdir().unwrap();

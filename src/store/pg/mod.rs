@@ -11,11 +11,13 @@
 //! - [`store`]: [`PgStore`], a consumer's connection as the world's executor sees it
 //!   ([`super::ConsumerDb`]); [`ledger`]: the built-in protocols' ledger on it.
 //! - [`checker`]: the load-time check, each statement prepared by PostgreSQL.
+//! - [`digest`]: the run's state fingerprinted for exploration's pruning.
 //! - [`det`] and [`lexer`]: the clock, random numbers and UUIDs made the run's, and the
 //!   statement text's parameters.
 
 pub mod checker;
 pub mod det;
+pub mod digest;
 mod ledger;
 pub mod lexer;
 pub mod link;

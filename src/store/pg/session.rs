@@ -347,10 +347,10 @@ pub(super) struct Session {
     pub(super) pending: Option<Pending>,
     /// How many times it connected (a crash ends a connection; the next one draws its
     /// random numbers from a stream of its own).
-    incarnation: u64,
+    pub(super) incarnation: u64,
     /// With a link, the connection is another process's (see [`super::link`]), and
     /// `client` stays `None`.
-    link: Option<Box<dyn Link>>,
+    pub(super) link: Option<Box<dyn Link>>,
     /// Whether the link's process holds a connection now.
     held: bool,
 }

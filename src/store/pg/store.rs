@@ -21,12 +21,12 @@ use std::rc::Rc;
 
 /// One actor's connection to the run's PostgreSQL database.
 pub struct PgStore {
-    run: Rc<RefCell<RunDb>>,
-    index: usize,
+    pub(super) run: Rc<RefCell<RunDb>>,
+    pub(super) index: usize,
     /// The scenario's own schema, or (for the built-in ledger) an empty one.
     custom: Rc<CustomSchema>,
     /// `Some` on the built-in ledger: how `apply_effect` updates the balances.
-    ledger: Option<EffectMode>,
+    pub(super) ledger: Option<EffectMode>,
     sql_events: Rc<Vec<SqlEvent>>,
     /// What a crash does to the open transaction (only crosscheck's test of itself keeps
     /// it).
@@ -394,6 +394,15 @@ impl ConsumerDb for PgStore {
 
     fn local(&self) -> Option<&Store> {
         None
+    }
+
+    fn fingerprint_server(
+        &self,
+        whole: bool,
+        random: bool,
+        h: &mut crate::sim::StateHasher,
+    ) -> bool {
+        PgStore::fingerprint_server(self, whole, random, h)
     }
 
     fn local_mut(&mut self) -> Option<&mut Store> {

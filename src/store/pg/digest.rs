@@ -1,0 +1,284 @@
+//! The fingerprint of a run's PostgreSQL state, for exploration's pruning (see
+//! `sim::fingerprint`): taken only when no connection of the run has a transaction open or
+//! a statement in flight, so that everything that decides the rest of the run is either
+//! committed (read on the control connection) or a connection's own session state (its
+//! random stream, read on it, outside any transaction).
+//!
+//! What is digested, and why that is enough:
+//! - every table of the run's schema, row by row, in the order a query without `ORDER BY`
+//!   sees them (a sequential scan: the order a step's `LIMIT 1` would take); on the
+//!   built-in ledger, whose reads all order by a column, in that order (or a canonical
+//!   one), without the `*_at` columns no step reads (as on SQLite) and without the values
+//!   of the identity columns its reads only order by;
+//! - every sequence's `last_value` and `is_called` (what `nextval` gives next), except
+//!   the ledger's identities;
+//! - when any statement may draw random numbers: each connection's life (a crash starts
+//!   the next one on a stream of its own) and, when it is connected, where its random
+//!   stream (`ds.rng`) stands.
+//!
+//! What is not, the caller makes sure of (`World::fingerprint` returns `None`): a scenario
+//! whose steps change the schema or keep state in the session (`SET`, temporary tables,
+//! advisory locks, cursors, prepared statements: [`keeps_session_state`]); its schema is
+//! then the same in every state, the file's.
+
+use super::lexer::{tokens, Token};
+use super::session::{Worker, RUN_SCHEMA};
+use super::PgStore;
+use crate::sim::StateHasher;
+use std::hash::Hasher as _;
+use std::sync::Arc;
+use tokio_postgres::{Client, SimpleQueryMessage};
+
+/// Words that make a step's statement change the schema or keep state in the session
+/// beyond its transaction.
+const SESSION_WORDS: [&str; 15] = [
+    "create",
+    "drop",
+    "alter",
+    "comment",
+    "truncate",
+    "set",
+    "reset",
+    "discard",
+    "listen",
+    "unlisten",
+    "notify",
+    "prepare",
+    "deallocate",
+    "declare",
+    "load",
+];
+
+/// Whether `sql`, a step's statement, may change the schema or leave state in the session
+/// (a `set_config`, an advisory lock, a temporary table) that no fingerprint reads.
+pub fn keeps_session_state(sql: &str) -> bool {
+    let toks = tokens(sql);
+    let words: Vec<String> = (toks.iter())
+        .filter_map(|t| match t {
+            Token::Word(w) => Some(w.to_ascii_lowercase()),
+            _ => None,
+        })
+        .collect();
+    let first = words.first().map(String::as_str).unwrap_or("");
+    SESSION_WORDS.contains(&first)
+        || words.iter().any(|w| {
+            w == "temporary"
+                || w == "temp"
+                || w == "set_config"
+                || w.starts_with("pg_advisory")
+                || w.starts_with("pg_try_advisory")
+        })
+}
+
+/// Whether a statement's text may draw random numbers (`random()`, `gen_random_uuid()`),
+/// anywhere, function bodies and defaults included.
+pub fn may_draw_random(sql: &str) -> bool {
+    sql.to_ascii_lowercase().contains("random")
+}
+
+/// Whether a statement's text may read the clock: `now()` or any `*timestamp` function,
+/// anywhere, function bodies and defaults included (a word found in a string only makes
+/// fewer states equivalent, never a wrong one).
+pub fn may_read_clock(sql: &str) -> bool {
+    let lower = sql.to_ascii_lowercase();
+    lower.contains("now") || lower.contains("timestamp")
+}
+
+impl PgStore {
+    /// Feeds `h` with this connection's session state (when the scenario may draw random
+    /// numbers: `random`) and, with `whole`, the run's database; `false` when it cannot be
+    /// read without changing the run (a statement in flight, or the connection held by
+    /// another process).
+    pub fn fingerprint_server(&self, whole: bool, random: bool, h: &mut StateHasher) -> bool {
+        let run = self.run.borrow();
+        if run.sessions.iter().any(|s| s.pending.is_some()) {
+            return false;
+        }
+        let s = &run.sessions[self.index];
+        if s.link.is_some() {
+            return false;
+        }
+        h.section("postgres connection");
+        if random {
+            h.value(&s.incarnation);
+            h.value(&session_stream(&run.worker, s.client.as_ref()));
+        }
+        if whole {
+            digest_database(&run.worker, self.ledger.is_some(), h);
+        }
+        true
+    }
+}
+
+/// Where a connection's random stream stands (`None` while it has no connection: the
+/// next one's is its life's).
+fn session_stream(worker: &Worker, client: Option<&Arc<Client>>) -> Option<Vec<String>> {
+    client.map(|c| {
+        let c = Arc::clone(c);
+        let got = worker.rt.block_on(async move {
+            c.simple_query("SELECT pg_catalog.current_setting('ds.rng')")
+                .await
+        });
+        let got = got.unwrap_or_else(|e| panic!("reading a connection's stream: {e}"));
+        cells(&got).into_iter().flatten().collect::<Vec<_>>()
+    })
+}
+
+/// Every table's rows and every sequence's state in the run's schema. On the built-in
+/// ledger, whose identity columns only order its reads, a table with one is digested in
+/// its order without its values, and the sequences not at all: a transaction rolled back
+/// after an insert spent a number, and changed nothing a step reads.
+fn digest_database(worker: &Worker, ledger: bool, h: &mut StateHasher) {
+    let list = format!(
+        "SELECT c.relname, c.relkind, (SELECT a.attname FROM pg_catalog.pg_attribute a \
+         WHERE a.attrelid = c.oid AND a.attidentity <> '' ORDER BY a.attnum LIMIT 1) FROM \
+         pg_catalog.pg_class c WHERE c.relnamespace = '{RUN_SCHEMA}'::regnamespace AND \
+         c.relkind IN ('r', 'S') ORDER BY c.relname"
+    );
+    let relations = worker
+        .control_statement(&list)
+        .unwrap_or_else(|e| panic!("listing the run's tables: {}", e.message));
+    let mut batch = String::new();
+    let mut read = Vec::new();
+    for r in &relations.rows {
+        let (Some(name), Some(kind)) = (&r[0], &r[1]) else {
+            continue;
+        };
+        let quoted = format!("{RUN_SCHEMA}.\"{}\"", name.replace('"', "\"\""));
+        let identity = if ledger { r[2].clone() } else { None };
+        batch.push_str(&match (kind.as_str(), &identity) {
+            ("S", _) if ledger => continue,
+            ("S", _) => format!("SELECT last_value, is_called FROM {quoted};"),
+            (_, Some(id)) => format!("SELECT x.* FROM {quoted} AS x ORDER BY x.\"{id}\";"),
+            // By the whole row's text: a canonical order of any column types.
+            _ if ledger => format!("SELECT x.* FROM {quoted} AS x ORDER BY x::text COLLATE \"C\";"),
+            _ => format!("SELECT * FROM {quoted};"),
+        });
+        read.push((name.as_str(), identity));
+    }
+    let messages = worker
+        .control_batch(&batch)
+        .unwrap_or_else(|e| panic!("reading the run's tables: {e}"));
+    let mut tables = read.into_iter();
+    let mut table = tables.next();
+    h.section(table.as_ref().map_or("", |t| t.0));
+    for m in &messages {
+        match m {
+            SimpleQueryMessage::CommandComplete(_) => {
+                table = tables.next();
+                h.section(table.as_ref().map_or("", |t| t.0));
+            }
+            SimpleQueryMessage::Row(row) => {
+                let identity = table.as_ref().and_then(|t| t.1.as_deref());
+                h.write_u8(0xfe);
+                for (i, column) in row.columns().iter().enumerate() {
+                    let skip = ledger
+                        && (column.name().ends_with("_at") || Some(column.name()) == identity);
+                    if !skip {
+                        h.value(&row.get(i));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The cells of a simple query's rows.
+fn cells(messages: &[SimpleQueryMessage]) -> Vec<Option<String>> {
+    let mut out = Vec::new();
+    for m in messages {
+        if let SimpleQueryMessage::Row(row) = m {
+            out.extend((0..row.len()).map(|i| row.get(i).map(str::to_string)));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statements_that_keep_session_state_or_change_the_schema_are_named() {
+        for sql in [
+            "SET search_path = x",
+            "CREATE TEMP TABLE t (a int)",
+            "SELECT pg_advisory_lock(1)",
+            "SELECT set_config('a.b', '1', false)",
+            "ALTER TABLE t ADD COLUMN b int",
+            "DECLARE c CURSOR FOR SELECT 1",
+            "drop trigger t on x",
+        ] {
+            assert!(keeps_session_state(sql), "{sql}");
+        }
+        for sql in [
+            "INSERT INTO processed_event VALUES (:event_id) ON CONFLICT DO NOTHING",
+            "UPDATE account SET balance = balance - 1",
+            "SELECT 'set' FROM t -- temp",
+        ] {
+            assert!(!keeps_session_state(sql), "{sql}");
+        }
+    }
+
+    #[test]
+    fn the_clock_is_read_by_now_and_any_timestamp_function() {
+        assert!(may_read_clock("INSERT INTO t VALUES (now())"));
+        assert!(may_read_clock("SELECT clock_timestamp()"));
+        assert!(may_read_clock(
+            "CREATE TABLE t (at TIMESTAMPTZ DEFAULT now())"
+        ));
+        assert!(!may_read_clock("SELECT count(*) FROM ledger_entry"));
+    }
+
+    /// On a real server (feature `postgres`): each part of the state the digest reads
+    /// changes it, and reading it changes nothing.
+    #[cfg(feature = "postgres")]
+    #[test]
+    fn a_row_a_sequence_and_a_connections_stream_each_change_the_digest() {
+        use crate::store::ConsumerDb;
+        let config = crate::store::StoreConfig {
+            engine: crate::model::Engine::Postgres,
+            custom: Some(crate::store::CustomSchema {
+                schema: vec!["CREATE TABLE t (a INT)".into(), "CREATE SEQUENCE s".into()],
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let events = std::rc::Rc::new(Vec::new());
+        let mut stores = super::super::open_run(&config, &[], 1, 1, events).unwrap();
+        let store = &mut stores[0];
+        let digest = |store: &PgStore| {
+            let mut h = StateHasher::default();
+            assert!(store.fingerprint_server(true, true, &mut h));
+            h.digest()
+        };
+        let first = digest(store);
+        assert_eq!(digest(store), first, "reading changes nothing");
+        let worker = store.run.borrow().worker.clone();
+        let mut seen = vec![first];
+        for change in [
+            "INSERT INTO run.t VALUES (1)",
+            "SELECT nextval('run.s')",
+            "UPDATE run.t SET a = 2",
+        ] {
+            worker.control_batch(change).unwrap();
+            seen.push(digest(store));
+        }
+        assert!(matches!(
+            store.run_statement("k", "SELECT random()"),
+            super::super::session::Exec::Answered(Ok(_))
+        ));
+        seen.push(digest(store));
+        assert!(matches!(
+            store.run_statement("k2", "SELECT random()"),
+            super::super::session::Exec::Answered(Ok(_))
+        ));
+        seen.push(digest(store));
+        // A crash: the next connection draws from a stream of its own.
+        store.drop_open_transaction();
+        seen.push(digest(store));
+        let distinct: std::collections::BTreeSet<_> = seen.iter().collect();
+        assert_eq!(distinct.len(), seen.len(), "{seen:?}");
+    }
+}
