@@ -24,6 +24,14 @@ impl Engine {
             Engine::Postgres => "postgres",
         }
     }
+
+    /// The product's name, as people read it in narration: `SQLite`, `PostgreSQL`.
+    pub fn product(self) -> &'static str {
+        match self {
+            Engine::Sqlite => "SQLite",
+            Engine::Postgres => "PostgreSQL",
+        }
+    }
 }
 
 /// PostgreSQL's transaction isolation level (`default_transaction_isolation` of every

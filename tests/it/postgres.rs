@@ -575,6 +575,26 @@ mod server {
     }
 
     #[test]
+    fn a_crash_on_postgres_is_rolled_back_by_postgresql_in_every_telling() {
+        let file = "scenarios/postgres/on-conflict-returning-inbox.json";
+        for (args, said) in [
+            (
+                vec!["run", file, "--diagram", "mermaid"],
+                "PostgreSQL rolls back",
+            ),
+            (
+                vec!["run", file, "--diagram", "mermaid", "--lang", "es"],
+                "PostgreSQL hace rollback",
+            ),
+            (vec!["explain", file], "PostgreSQL rolls back consumer0's"),
+        ] {
+            let out = stdout(&bin(&args));
+            assert!(out.contains(said), "{args:?}: {out}");
+            assert!(!out.contains("SQLite"), "{args:?}: {out}");
+        }
+    }
+
+    #[test]
     fn ctrl_c_stops_the_cluster_and_removes_it() {
         let tmp = tempfile::tempdir().unwrap();
         let mut child = command(env!("CARGO_BIN_EXE_delivery-sim"))

@@ -291,7 +291,7 @@ pub fn build(scenario: &Scenario, r: &RunResult, detail: Detail, lang: Lang) -> 
             .iter()
             .enumerate()
             .flat_map(move |(i, entry)| {
-                rows_of(entry, producer_db, lang)
+                rows_of(entry, producer_db, scenario.store.engine, lang)
                     .into_iter()
                     .map(move |mut row| {
                         row.tone = row

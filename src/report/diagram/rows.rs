@@ -77,7 +77,14 @@ impl Draft {
 /// The rows one trace entry is drawn as: none for what is not an interaction (a receive,
 /// which the broker's delivery already shows; an idle poll), usually one, two for a
 /// duplicate (the refused insert and the note that the duplicate was recognised).
-pub(super) fn rows_of(e: &TraceEntry, producer_db: Lane, l: Lang) -> Vec<Row> {
+/// The rows of trace entry `e`; `engine` names the database that rolls back a crashed
+/// process's transaction.
+pub(super) fn rows_of(
+    e: &TraceEntry,
+    producer_db: Lane,
+    engine: crate::model::Engine,
+    l: Lang,
+) -> Vec<Row> {
     let busy = is_busy(&e.kind);
     let mut drafts: Vec<Draft> = Vec::new();
     let lane = match e.actor {
@@ -97,7 +104,7 @@ pub(super) fn rows_of(e: &TraceEntry, producer_db: Lane, l: Lang) -> Vec<Row> {
     match (e.actor, &e.kind) {
         (_, TraceKind::Received | TraceKind::NothingReady | TraceKind::OutboxEmpty) => {}
         (_, TraceKind::Crash { .. } | TraceKind::CrashRollback) => {
-            drafts.push(crash_row(e, (lane, db), l))
+            drafts.push(crash_row(e, (lane, db), engine, l))
         }
         (
             _,
@@ -146,8 +153,13 @@ pub(super) fn rows_of(e: &TraceEntry, producer_db: Lane, l: Lang) -> Vec<Row> {
 }
 
 /// The row of a crash (named by its point exactly as `run --crash` takes it) or of the
-/// rollback SQLite does for the process that died.
-fn crash_row(e: &TraceEntry, (lane, db): (Lane, Lane), l: Lang) -> Draft {
+/// rollback the database (`engine`) does for the process that died.
+fn crash_row(
+    e: &TraceEntry,
+    (lane, db): (Lane, Lane),
+    engine: crate::model::Engine,
+    l: Lang,
+) -> Draft {
     if let TraceKind::Crash { boundary, .. } = &e.kind {
         let point = match e.event {
             Some(event) if e.copy > 0 => {
@@ -164,25 +176,19 @@ fn crash_row(e: &TraceEntry, (lane, db): (Lane, Lane), l: Lang) -> Draft {
             routine: false,
         };
     }
-    let mut d = note(
-        lane,
-        db,
-        l.choose("SQLite rolls back", "SQLite hace rollback"),
-    );
+    use crate::model::Engine;
+    let verb = match (engine, l) {
+        (Engine::Sqlite, Lang::En) => "SQLite rolls back",
+        (Engine::Sqlite, Lang::Es) => "SQLite hace rollback",
+        (Engine::Postgres, Lang::En) => "PostgreSQL rolls back",
+        (Engine::Postgres, Lang::Es) => "PostgreSQL hace rollback",
+    };
+    let mut d = note(lane, db, verb);
     d.text = Some(match (l, e.event) {
-        (Lang::En, Some(_)) => {
-            format!("SQLite rolls back the transaction of {}", delivery_label(e))
-        }
-        (Lang::Es, Some(_)) => format!(
-            "SQLite hace rollback de la transacción de {}",
-            delivery_label(e)
-        ),
-        (_, None) => l
-            .choose(
-                "SQLite rolls back the open transaction",
-                "SQLite hace rollback de la transacción abierta",
-            )
-            .to_string(),
+        (Lang::En, Some(_)) => format!("{verb} the transaction of {}", delivery_label(e)),
+        (Lang::Es, Some(_)) => format!("{verb} de la transacción de {}", delivery_label(e)),
+        (Lang::En, None) => format!("{verb} the open transaction"),
+        (Lang::Es, None) => format!("{verb} de la transacción abierta"),
     });
     d
 }

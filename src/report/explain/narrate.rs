@@ -108,15 +108,15 @@ impl Narrator<'_> {
             }
             TraceKind::CrashRollback => {
                 let held = self.crashed_with.remove(&c).unwrap_or_default();
-                let db = match self.scenario.store.engine {
-                    crate::model::Engine::Sqlite => "SQLite",
-                    crate::model::Engine::Postgres => "PostgreSQL",
-                };
+                let db = self.scenario.store.engine.product();
                 return (l.crash_rollback(&who, &held, db), true);
             }
             TraceKind::ConsumerRestart => l.restart(&who),
             TraceKind::Stall { ticks, .. } => l.stall(&who, &ev, ticks),
-            TraceKind::StopRollback => return (l.stop_rollback(&who), true),
+            TraceKind::StopRollback => {
+                let db = self.scenario.store.engine.product();
+                return (l.stop_rollback(&who, db), true);
+            }
             TraceKind::Sleep { ticks } => l.sleep(&who, &base, ticks),
             _ => self.fallback(&who, entry),
         };

@@ -708,14 +708,15 @@ impl Lang {
         }
     }
 
-    pub fn stop_rollback(self, who: &str) -> String {
+    /// The run ended with a transaction open; `db` (the engine) rolls it back.
+    pub fn stop_rollback(self, who: &str, db: &str) -> String {
         match self {
             Lang::En => {
-                format!("The run stops with {who}'s transaction open: SQLite rolls it back.")
+                format!("The run stops with {who}'s transaction open: {db} rolls it back.")
             }
-            Lang::Es => format!(
-                "La corrida termina con la transacción de {who} abierta: SQLite la revierte."
-            ),
+            Lang::Es => {
+                format!("La corrida termina con la transacción de {who} abierta: {db} la revierte.")
+            }
         }
     }
 

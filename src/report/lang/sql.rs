@@ -56,10 +56,7 @@ impl Lang {
         engine: crate::model::Engine,
         message: &str,
     ) -> String {
-        let db = match engine {
-            crate::model::Engine::Sqlite => "SQLite",
-            crate::model::Engine::Postgres => "PostgreSQL",
-        };
+        let db = engine.product();
         match self {
             Lang::En => format!(
                 "{who}'s {step} on {ev} fails: {db} says \"{message}\". {who} will roll back \
