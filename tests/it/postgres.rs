@@ -595,6 +595,26 @@ mod server {
     }
 
     #[test]
+    fn a_temporary_directory_the_server_account_cannot_enter_is_named() {
+        // Only as root does the tool start its server as another account.
+        // SAFETY: a plain query of this process's credentials.
+        if unsafe { libc::geteuid() } != 0 {
+            return;
+        }
+        let closed = tempfile::tempdir().unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(closed.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+        let o = in_tmp(
+            closed.path(),
+            &["run", "--protocol", "inbox", "--engine", "postgres"],
+        );
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        let err = stderr(&o);
+        assert!(err.contains("TMPDIR") && err.contains("mode 700"), "{err}");
+        left_nothing(closed.path());
+    }
+
+    #[test]
     fn ctrl_c_stops_the_cluster_and_removes_it() {
         let tmp = tempfile::tempdir().unwrap();
         let mut child = command(env!("CARGO_BIN_EXE_delivery-sim"))

@@ -437,5 +437,32 @@ fn private_dir(account: &Account) -> Result<tempfile::TempDir, String> {
         .tempdir()
         .map_err(|e| format!("cannot make a temporary directory for the cluster: {e}"))?;
     account.own(dir.path())?;
+    if let Some((uid, gid)) = account.switch {
+        if let Some(closed) = closed_ancestor(dir.path(), uid, gid) {
+            return Err(format!(
+                "PostgreSQL refuses to run as root, so the tool starts its cluster as the \
+                 postgres account, in a private directory under the temporary directory; \
+                 but that account cannot enter {} (mode {:o}), so the server could not read \
+                 its own files. Point TMPDIR at a directory every account can enter (such as \
+                 /tmp), run the tool as an ordinary user, or name an existing server with \
+                 --database-url.",
+                closed.0.display(),
+                closed.1
+            ));
+        }
+    }
     Ok(dir)
+}
+
+/// The first ancestor of `dir` that user `uid` of group `gid` cannot enter, with its mode.
+fn closed_ancestor(dir: &Path, uid: u32, gid: u32) -> Option<(PathBuf, u32)> {
+    use std::os::unix::fs::MetadataExt;
+    dir.ancestors().skip(1).find_map(|a| {
+        let m = std::fs::metadata(a).ok()?;
+        let mode = m.mode() & 0o7777;
+        let enters = (m.uid() == uid && mode & 0o100 != 0)
+            || (m.gid() == gid && mode & 0o010 != 0)
+            || mode & 0o001 != 0;
+        (!enters).then(|| (a.to_path_buf(), mode))
+    })
 }
