@@ -133,8 +133,10 @@ pub fn execute(command: &Command, given: &Given) -> Result<(Printed, ExitCode), 
     flags::check(command, given)?;
     if let Some(engine) = command.engine() {
         engine.apply();
-        interrupt::install_for_server();
     }
+    // Any command may start a PostgreSQL server, for a file on `"engine": "postgres"`
+    // (`serve` for a pasted one): Ctrl-C stops it and removes its directory.
+    interrupt::install_for_server();
     let text = |r: Result<(String, ExitCode), CliError>| r.map(|(t, c)| (Printed::Text(t), c));
     match command {
         Command::Protocols(args) => {

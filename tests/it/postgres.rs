@@ -615,6 +615,38 @@ mod server {
     }
 
     #[test]
+    fn serve_runs_a_pasted_postgres_scenario_and_ctrl_c_removes_its_cluster() {
+        use std::io::BufRead;
+        let tmp = tempfile::tempdir().unwrap();
+        let mut child = command(env!("CARGO_BIN_EXE_delivery-sim"))
+            .args(["serve", "--port", "0"])
+            .env("TMPDIR", tmp.path())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let port: u16 = (line.split("http://127.0.0.1:").nth(1))
+            .and_then(|rest| rest.split('/').next())
+            .and_then(|p| p.parse().ok())
+            .unwrap_or_else(|| panic!("no address in {line:?}"));
+        let file = std::fs::read(root().join("scenarios/postgres/commit-timeout-retry.json"));
+        let request = crate::serve::post("/api/run", &format!("127.0.0.1:{port}"), &file.unwrap());
+        let (status, body) = crate::serve::send(port, &request);
+        assert_eq!(status, Some(200), "{body}");
+        assert!(body.contains("postgres-commit-timeout-retry"), "{body}");
+        let clusters = std::fs::read_dir(tmp.path()).unwrap().count();
+        assert_eq!(clusters, 1, "the cluster the run started is up");
+        // SAFETY: a signal to our own child.
+        unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+        assert_eq!(child.wait().unwrap().code(), Some(130));
+        left_nothing(tmp.path());
+    }
+
+    #[test]
     fn ctrl_c_stops_the_cluster_and_removes_it() {
         let tmp = tempfile::tempdir().unwrap();
         let mut child = command(env!("CARGO_BIN_EXE_delivery-sim"))
