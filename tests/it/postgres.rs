@@ -614,13 +614,12 @@ mod server {
         left_nothing(closed.path());
     }
 
-    #[test]
-    fn serve_runs_a_pasted_postgres_scenario_and_ctrl_c_removes_its_cluster() {
+    /// `serve`, started with `TMPDIR` at `tmp`, and its port.
+    fn serve_in(tmp: &std::path::Path) -> (std::process::Child, u16) {
         use std::io::BufRead;
-        let tmp = tempfile::tempdir().unwrap();
         let mut child = command(env!("CARGO_BIN_EXE_delivery-sim"))
             .args(["serve", "--port", "0"])
-            .env("TMPDIR", tmp.path())
+            .env("TMPDIR", tmp)
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::null())
             .spawn()
@@ -633,13 +632,113 @@ mod server {
             .and_then(|rest| rest.split('/').next())
             .and_then(|p| p.parse().ok())
             .unwrap_or_else(|| panic!("no address in {line:?}"));
-        let file = std::fs::read(root().join("scenarios/postgres/commit-timeout-retry.json"));
-        let request = crate::serve::post("/api/run", &format!("127.0.0.1:{port}"), &file.unwrap());
-        let (status, body) = crate::serve::send(port, &request);
+        (child, port)
+    }
+
+    /// Posts `file` to `serve`'s `/api/run`: the status and the body.
+    fn serve_run(port: u16, file: &str) -> (Option<u16>, String) {
+        let file = std::fs::read(root().join(file)).unwrap();
+        let request = crate::serve::post("/api/run", &format!("127.0.0.1:{port}"), &file);
+        crate::serve::send(port, &request)
+    }
+
+    #[test]
+    fn serve_runs_a_pasted_postgres_scenario_and_ctrl_c_removes_its_cluster() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (mut child, port) = serve_in(tmp.path());
+        let (status, body) = serve_run(port, "scenarios/postgres/commit-timeout-retry.json");
         assert_eq!(status, Some(200), "{body}");
         assert!(body.contains("postgres-commit-timeout-retry"), "{body}");
         let clusters = std::fs::read_dir(tmp.path()).unwrap().count();
         assert_eq!(clusters, 1, "the cluster the run started is up");
+        // SAFETY: a signal to our own child.
+        unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+        assert_eq!(child.wait().unwrap().code(), Some(130));
+        left_nothing(tmp.path());
+    }
+
+    /// Runs `sql` on database `db` of the server at `url`: the first column of each row.
+    fn on_server(url: &str, db: &str, sql: &str) -> Vec<String> {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_io()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let mut config: tokio_postgres::Config = url.parse().unwrap();
+            config.dbname(db);
+            let (client, conn) = config.connect(tokio_postgres::NoTls).await.unwrap();
+            let task = tokio::spawn(conn);
+            let rows = client.simple_query(sql).await.unwrap();
+            drop(client);
+            let _ = task.await;
+            rows.into_iter()
+                .filter_map(|m| match m {
+                    tokio_postgres::SimpleQueryMessage::Row(r) => r.get(0).map(str::to_string),
+                    _ => None,
+                })
+                .collect()
+        })
+    }
+
+    #[test]
+    fn a_database_url_server_gets_only_scratch_databases_and_gives_the_same_runs() {
+        // A server that is not the command's own: serve's cluster, up while serve runs.
+        let tmp = tempfile::tempdir().unwrap();
+        let (mut child, port) = serve_in(tmp.path());
+        assert_eq!(
+            serve_run(port, "scenarios/postgres/commit-timeout-retry.json").0,
+            Some(200)
+        );
+        let socket_dir = std::fs::read_dir(tmp.path())
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap();
+        let url = format!(
+            "postgresql://delivery_sim@/postgres?host={}",
+            socket_dir.path().display()
+        );
+        // The user's own database, which the tool must not touch.
+        on_server(&url, "postgres", "CREATE DATABASE users_own");
+        on_server(
+            &url,
+            "users_own",
+            "CREATE TABLE t (a int); INSERT INTO t VALUES (7)",
+        );
+        let file = "scenarios/postgres/check-then-act-read-committed.json";
+        let own = json(&bin(&["run", file, "--json"]));
+        for args in [
+            vec!["run", file, "--json", "--database-url", &url],
+            vec![
+                "explore",
+                file,
+                "--interleavings",
+                "--json",
+                "--database-url",
+                &url,
+            ],
+        ] {
+            let o = bin(&args);
+            assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+            if args[0] == "run" {
+                assert_eq!(json(&o)["trace_hash"], own["trace_hash"]);
+            }
+            let scratch = on_server(
+                &url,
+                "postgres",
+                "SELECT datname FROM pg_database WHERE datname LIKE 'delivery_sim_scratch_%'",
+            );
+            // serve's own scratch database is there while it runs; the command's are gone.
+            assert!(scratch.len() <= 1, "{args:?} left {scratch:?}");
+        }
+        assert_eq!(on_server(&url, "users_own", "SELECT a FROM t"), ["7"]);
+        // With the variable instead of the flag.
+        let o = command(env!("CARGO_BIN_EXE_delivery-sim"))
+            .args(["run", file, "--json"])
+            .env("DELIVERY_SIM_DATABASE_URL", &url)
+            .output()
+            .unwrap();
+        assert_eq!(json(&o)["trace_hash"], own["trace_hash"], "{}", stderr(&o));
         // SAFETY: a signal to our own child.
         unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
         assert_eq!(child.wait().unwrap().code(), Some(130));
