@@ -746,6 +746,42 @@ mod server {
     }
 
     #[test]
+    fn a_schema_may_make_schemas_of_its_own_but_not_objects_of_the_whole_server() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = std::fs::read_to_string(
+            root().join("scenarios/postgres/on-conflict-returning-inbox.json"),
+        )
+        .unwrap();
+        let mut file: serde_json::Value = serde_json::from_str(&text).unwrap();
+        // Tables outside `run` (a schema of the file's own, and `public`): every run
+        // starts without them, and exploration digests them.
+        let schema = file["store"]["schema"].as_array_mut().unwrap();
+        schema.push("CREATE SCHEMA audit".into());
+        schema.push("CREATE TABLE audit.seen (event_id UUID)".into());
+        schema.push("CREATE TABLE public.seen (event_id UUID)".into());
+        let apply = file["protocol"]["steps"][3]["sql"].as_array_mut().unwrap();
+        apply.push("INSERT INTO audit.seen VALUES (:event_id)".into());
+        apply.push("INSERT INTO public.seen VALUES (:event_id)".into());
+        let path = write(dir.path(), "schemas.json", &file.to_string());
+        for args in [vec!["run", &path], vec!["explore", &path, "--depth", "2"]] {
+            let o = bin(&args);
+            assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+        }
+        for object in [
+            "ROLE auditor",
+            "DATABASE other",
+            "TABLESPACE t LOCATION '/tmp'",
+        ] {
+            file["store"]["schema"][0] = format!("CREATE {object}").into();
+            let path = write(dir.path(), "server.json", &file.to_string());
+            let o = bin(&["run", &path]);
+            assert_eq!(o.status.code(), Some(2), "{object}: {}", stderr(&o));
+            assert!(stderr(&o).contains("store.schema[0]"), "{}", stderr(&o));
+            assert!(stderr(&o).contains("whole server"), "{}", stderr(&o));
+        }
+    }
+
+    #[test]
     fn ctrl_c_stops_the_cluster_and_removes_it() {
         let tmp = tempfile::tempdir().unwrap();
         let mut child = command(env!("CARGO_BIN_EXE_delivery-sim"))

@@ -5,7 +5,7 @@
 
 use super::det;
 use super::lexer::{self, Literal, Token};
-use super::session::{worker, Worker, RUN_SCHEMA};
+use super::session::{worker, Worker};
 use super::store::message;
 use crate::model::{SqlEvent, SqlValue};
 use crate::store::{SchemaProblem, Seen, StatementShape};
@@ -44,14 +44,14 @@ impl PgChecker {
         *worker.ledger_built.borrow_mut() = None;
         worker
             .control_batch(&format!(
-                "DROP SCHEMA IF EXISTS {RUN_SCHEMA} CASCADE; CREATE SCHEMA {RUN_SCHEMA}; \
-                 SELECT set_config('ds.clock', '0', false), set_config('ds.txn', '0', false), \
-                 set_config('ds.rng', '1', false)"
+                "{} SELECT set_config('ds.clock', '0', false), set_config('ds.txn', '0', \
+                 false), set_config('ds.rng', '1', false)",
+                super::session::empty_database()
             ))
             .map_err(|e| (false, usize::MAX, e))?;
         for (in_setup, list) in [(false, schema), (true, setup)] {
             for (i, sql) in list.iter().enumerate() {
-                if let Some(why) = det::refusal(sql) {
+                if let Some(why) = det::refusal(sql).or_else(|| cluster_wide(sql)) {
                     return Err((in_setup, i, why));
                 }
                 if let Err(e) = worker.control_statement(sql) {
@@ -175,6 +175,46 @@ impl PgChecker {
     pub fn apply(&self, change: &str) {
         let _ = self.worker.control_statement(change);
     }
+}
+
+/// Why `sql` (a schema or setup statement) is refused if it makes an object of the whole
+/// server (a role, a database, a tablespace…), which would outlive the run: every run
+/// starts from the file's schema in a database emptied for it.
+fn cluster_wide(sql: &str) -> Option<String> {
+    let words: Vec<String> = (lexer::tokens(sql).iter())
+        .filter_map(|t| match t {
+            Token::Word(w) => Some(w.to_ascii_lowercase()),
+            _ => None,
+        })
+        .take(3)
+        .collect();
+    let verb = words.first()?;
+    if !["create", "alter", "drop"].contains(&verb.as_str()) {
+        return None;
+    }
+    let object = (words.iter().skip(1))
+        .find(|w| !["or", "replace", "if", "not", "exists"].contains(&w.as_str()))?;
+    [
+        "role",
+        "user",
+        "group",
+        "database",
+        "tablespace",
+        "event",
+        "publication",
+        "subscription",
+    ]
+    .contains(&object.as_str())
+    .then(|| {
+        format!(
+            "`{} {}` makes an object of the whole server, which would outlive the run; \
+                 each run starts from the file's schema in a database emptied for it, so a \
+                 schema may create tables, schemas, functions and triggers, not roles, \
+                 databases or tablespaces",
+            verb.to_uppercase(),
+            object.to_uppercase()
+        )
+    })
 }
 
 /// `$1`, `$2`…: a positional parameter (a dollar quote is not a word).

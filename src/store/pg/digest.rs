@@ -5,7 +5,8 @@
 //! random stream, read on it, outside any transaction).
 //!
 //! What is digested, and why that is enough:
-//! - every table of the run's schema, row by row, in the order a query without `ORDER BY`
+//! - every table (and materialized view) of the run's schemas, `run` and any the file
+//!   made, row by row, in the order a query without `ORDER BY`
 //!   sees them (a sequential scan: the order a step's `LIMIT 1` would take); on the
 //!   built-in ledger, whose reads all order by a column, in that order (or a canonical
 //!   one), without the `*_at` columns no step reads (as on SQLite) and without the values
@@ -22,7 +23,7 @@
 //! then the same in every state, the file's.
 
 use super::lexer::{tokens, Token};
-use super::session::{Worker, RUN_SCHEMA};
+use super::session::{Worker, DET_SCHEMA};
 use super::PgStore;
 use crate::sim::StateHasher;
 use std::hash::Hasher as _;
@@ -67,6 +68,8 @@ pub fn keeps_session_state(sql: &str) -> bool {
                 || w == "set_config"
                 || w.starts_with("pg_advisory")
                 || w.starts_with("pg_try_advisory")
+                // Large objects live outside every table the digest reads.
+                || w.starts_with("lo_")
         })
 }
 
@@ -129,11 +132,14 @@ fn session_stream(worker: &Worker, client: Option<&Arc<Client>>) -> Option<Vec<S
 /// its order without its values, and the sequences not at all: a transaction rolled back
 /// after an insert spent a number, and changed nothing a step reads.
 fn digest_database(worker: &Worker, ledger: bool, h: &mut StateHasher) {
+    // Every schema the file's statements may have made tables in, not only `run`.
     let list = format!(
-        "SELECT c.relname, c.relkind, (SELECT a.attname FROM pg_catalog.pg_attribute a \
-         WHERE a.attrelid = c.oid AND a.attidentity <> '' ORDER BY a.attnum LIMIT 1) FROM \
-         pg_catalog.pg_class c WHERE c.relnamespace = '{RUN_SCHEMA}'::regnamespace AND \
-         c.relkind IN ('r', 'S') ORDER BY c.relname"
+        "SELECT pg_catalog.quote_ident(n.nspname) || '.' || pg_catalog.quote_ident(c.relname), \
+         c.relkind, (SELECT a.attname FROM pg_catalog.pg_attribute a WHERE a.attrelid = \
+         c.oid AND a.attidentity <> '' ORDER BY a.attnum LIMIT 1) FROM pg_catalog.pg_class c \
+         JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname NOT IN \
+         ('pg_catalog', 'information_schema', '{DET_SCHEMA}') AND n.nspname NOT LIKE \
+         'pg\\_%' AND c.relkind IN ('r', 'S', 'm') ORDER BY 1"
     );
     let relations = worker
         .control_statement(&list)
@@ -144,7 +150,7 @@ fn digest_database(worker: &Worker, ledger: bool, h: &mut StateHasher) {
         let (Some(name), Some(kind)) = (&r[0], &r[1]) else {
             continue;
         };
-        let quoted = format!("{RUN_SCHEMA}.\"{}\"", name.replace('"', "\"\""));
+        let quoted = name;
         let identity = if ledger { r[2].clone() } else { None };
         batch.push_str(&match (kind.as_str(), &identity) {
             ("S", _) if ledger => continue,
@@ -240,7 +246,12 @@ mod tests {
         let config = crate::store::StoreConfig {
             engine: crate::model::Engine::Postgres,
             custom: Some(crate::store::CustomSchema {
-                schema: vec!["CREATE TABLE t (a INT)".into(), "CREATE SEQUENCE s".into()],
+                schema: vec![
+                    "CREATE TABLE t (a INT)".into(),
+                    "CREATE SEQUENCE s".into(),
+                    "CREATE SCHEMA o".into(),
+                    "CREATE TABLE o.t (b INT)".into(),
+                ],
                 ..Default::default()
             }),
             ..Default::default()
@@ -261,6 +272,7 @@ mod tests {
             "INSERT INTO run.t VALUES (1)",
             "SELECT nextval('run.s')",
             "UPDATE run.t SET a = 2",
+            "INSERT INTO o.t VALUES (1)",
         ] {
             worker.control_batch(change).unwrap();
             seen.push(digest(store));

@@ -29,6 +29,18 @@ use tokio_postgres::{Client, NoTls, SimpleQueryMessage};
 pub const RUN_SCHEMA: &str = "run";
 pub const DET_SCHEMA: &str = "ds";
 
+/// Empties the scratch database for a scenario's schema: every schema a file may have
+/// made (`run`, `public`, any it created) dropped with what it holds, then `run` and an
+/// empty `public` made again; only the system's and the deterministic functions' stay.
+pub fn empty_database() -> String {
+    format!(
+        "DO $$DECLARE s text; BEGIN FOR s IN SELECT nspname FROM pg_catalog.pg_namespace \
+         WHERE nspname NOT IN ('pg_catalog', 'information_schema', '{DET_SCHEMA}') AND \
+         nspname NOT LIKE 'pg\\_%' LOOP EXECUTE pg_catalog.format('DROP SCHEMA %I CASCADE', \
+         s); END LOOP; END $$; CREATE SCHEMA {RUN_SCHEMA}; CREATE SCHEMA public;"
+    )
+}
+
 /// What one statement gave: the last statement's rows (as text) and its row count, or
 /// PostgreSQL's error.
 pub type Answer = Result<Ran, DbError>;
@@ -386,7 +398,7 @@ impl RunDb {
         let worker = worker()?;
         let drop = if fresh {
             *worker.ledger_built.borrow_mut() = None;
-            format!("DROP SCHEMA IF EXISTS {RUN_SCHEMA} CASCADE; CREATE SCHEMA {RUN_SCHEMA};")
+            empty_database()
         } else {
             String::new()
         };
