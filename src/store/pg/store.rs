@@ -235,9 +235,13 @@ impl PgStore {
         let names = run
             .worker
             .control_statement(&format!(
-                "SELECT table_name FROM information_schema.tables WHERE table_schema = '{}' \
-                 AND table_type = 'BASE TABLE' ORDER BY 1",
-                super::session::RUN_SCHEMA
+                "SELECT CASE WHEN table_schema = '{run}' THEN pg_catalog.quote_ident(table_name) \
+                 ELSE pg_catalog.quote_ident(table_schema) || '.' || \
+                 pg_catalog.quote_ident(table_name) END FROM information_schema.tables WHERE \
+                 table_schema NOT IN ('pg_catalog', 'information_schema', '{det}') AND \
+                 table_type = 'BASE TABLE' ORDER BY 1",
+                run = super::session::RUN_SCHEMA,
+                det = super::session::DET_SCHEMA,
             ))
             .map(|r| r.rows)
             .unwrap_or_default();
@@ -246,7 +250,7 @@ impl PgStore {
             .into_iter()
             .filter_map(|r| r.into_iter().next().flatten())
         {
-            let sql = format!("SELECT count(*) FROM \"{}\"", name.replace('"', "\"\""));
+            let sql = format!("SELECT count(*) FROM {name}");
             let n = run.worker.control_value(&sql).ok().flatten();
             rows.insert(name, n.and_then(|n| n.parse().ok()).unwrap_or(0));
         }
