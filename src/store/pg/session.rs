@@ -10,11 +10,11 @@
 //! run's connections: one backend per actor, a statement sent without waiting for its
 //! answer, then [`RunDb::settle`]d.
 //!
-//! A deadlock is resolved by the tool ([`super::settle`]), not by PostgreSQL's detector, which fires on a timer
-//! (`deadlock_timeout`): when the run's blocked statements wait on each other in a cycle,
-//! the one that began waiting first is cancelled — the transaction PostgreSQL's detector
-//! aborts when every session has the same `deadlock_timeout` — and its answer is the
-//! deadlock error (40P01).
+//! A deadlock is resolved by the tool ([`super::settle`]), not by PostgreSQL's detector,
+//! which fires on a timer (`deadlock_timeout`): when the run's blocked statements wait on
+//! each other in a cycle, the one that began waiting first is cancelled — the transaction
+//! PostgreSQL's detector aborts when every session has the same `deadlock_timeout` — and
+//! its answer is the deadlock error (40P01).
 
 use super::link::{Link, LinkTarget};
 use super::server::{self, Target};
