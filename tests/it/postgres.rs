@@ -782,6 +782,31 @@ mod server {
     }
 
     #[test]
+    fn the_library_api_checks_a_consumer_on_postgres() {
+        use delivery_sim::testing::check_guarantee;
+        use delivery_sim::{Guarantee, Protocol, Scenario, Scope};
+        // A file on PostgreSQL, as a team's test loads it: the same runs as `explore`.
+        let file = root().join("scenarios/postgres/commit-timeout-retry.json");
+        let s = Scenario::from_file(&file).unwrap();
+        let runs = check_guarantee(&s, 2, Scope::LedgerPerEvent, Guarantee::ExactlyOnce);
+        let explored = json(&bin(&[
+            "explore",
+            "scenarios/postgres/commit-timeout-retry.json",
+            "--depth",
+            "2",
+            "--json",
+        ]));
+        assert_eq!(runs.ok(), explored["summary"]["runs"].as_u64());
+        // A built-in protocol moved to PostgreSQL: its known bug is found there too.
+        let mut s = Scenario::new(Protocol::built_in("effect-then-mark").unwrap()).with_events(2);
+        s.store.engine = delivery_sim::model::Engine::Postgres;
+        let c = check_guarantee(&s, 1, Scope::LedgerPerEvent, Guarantee::ExactlyOnce)
+            .expect_err("effect-then-mark duplicates");
+        assert_eq!(c.observed, Guarantee::AtLeastOnce);
+        assert_eq!(c.crashes.len(), 1);
+    }
+
+    #[test]
     fn ctrl_c_stops_the_cluster_and_removes_it() {
         let tmp = tempfile::tempdir().unwrap();
         let mut child = command(env!("CARGO_BIN_EXE_delivery-sim"))
