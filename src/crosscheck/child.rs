@@ -55,13 +55,7 @@ pub fn serve(r: &mut impl BufRead, w: &mut impl Write) -> Result<(), ChildError>
     let mut store = Store::open_file(&setup.db, &setup.store, &setup.accounts)?;
     store.seed_sql(setup.seed, 0);
     wire::send(w, &FromChild::Opened)?;
-    loop {
-        let message = match wire::recv(r) {
-            Ok(m) => m,
-            // The parent went away: exit as a process whose input closed does.
-            Err(WireError::Closed) => return Ok(()),
-            Err(e) => return Err(e.into()),
-        };
+    while let Some(message) = next(r)? {
         match message {
             ToChild::Execute { op, now } => {
                 let outcome = store.execute(op.as_op(), now);
@@ -111,6 +105,17 @@ pub fn serve(r: &mut impl BufRead, w: &mut impl Write) -> Result<(), ChildError>
             }
         }
     }
+    Ok(())
+}
+
+/// The parent's next message; `None` when it went away (the child then exits as a process
+/// whose input closed does).
+fn next(r: &mut impl BufRead) -> Result<Option<ToChild>, ChildError> {
+    match wire::recv(r) {
+        Ok(m) => Ok(Some(m)),
+        Err(WireError::Closed) => Ok(None),
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// Serves one process on PostgreSQL: connect, then the statements the parent sends, each
@@ -124,12 +129,7 @@ fn serve_postgres(
 ) -> Result<(), ChildError> {
     let (held, pid) = Held::connect(to).map_err(ChildError::Postgres)?;
     wire::send(w, &FromChild::Connected { pid })?;
-    loop {
-        let message = match wire::recv(r) {
-            Ok(m) => m,
-            Err(WireError::Closed) => return Ok(()),
-            Err(e) => return Err(e.into()),
-        };
+    while let Some(message) = next(r)? {
         match message {
             ToChild::Statement { sql, skip } => {
                 let answer = held.run(&sql, skip);
@@ -147,6 +147,7 @@ fn serve_postgres(
             }
         }
     }
+    Ok(())
 }
 
 #[cfg(test)]

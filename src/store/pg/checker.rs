@@ -181,13 +181,7 @@ impl PgChecker {
 /// server (a role, a database, a tablespace…), which would outlive the run: every run
 /// starts from the file's schema in a database emptied for it.
 fn cluster_wide(sql: &str) -> Option<String> {
-    let words: Vec<String> = (lexer::tokens(sql).iter())
-        .filter_map(|t| match t {
-            Token::Word(w) => Some(w.to_ascii_lowercase()),
-            _ => None,
-        })
-        .take(3)
-        .collect();
+    let words = lexer::words(sql);
     let verb = words.first()?;
     if !["create", "alter", "drop"].contains(&verb.as_str()) {
         return None;

@@ -22,7 +22,7 @@
 //! advisory locks, cursors, prepared statements: [`keeps_session_state`]); its schema is
 //! then the same in every state, the file's.
 
-use super::lexer::{tokens, Token};
+use super::lexer::words;
 use super::session::{Worker, DET_SCHEMA};
 use super::PgStore;
 use crate::sim::StateHasher;
@@ -53,13 +53,7 @@ const SESSION_WORDS: [&str; 15] = [
 /// Whether `sql`, a step's statement, may change the schema or leave state in the session
 /// (a `set_config`, an advisory lock, a temporary table) that no fingerprint reads.
 pub fn keeps_session_state(sql: &str) -> bool {
-    let toks = tokens(sql);
-    let words: Vec<String> = (toks.iter())
-        .filter_map(|t| match t {
-            Token::Word(w) => Some(w.to_ascii_lowercase()),
-            _ => None,
-        })
-        .collect();
+    let words = words(sql);
     let first = words.first().map(String::as_str).unwrap_or("");
     SESSION_WORDS.contains(&first)
         || words.iter().any(|w| {

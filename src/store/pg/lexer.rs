@@ -138,6 +138,16 @@ fn word_char(c: char) -> bool {
     c.is_alphanumeric() || c == '_' || c == '$'
 }
 
+/// The statement's words (outside strings and comments), lower-cased, in order.
+pub fn words(sql: &str) -> Vec<String> {
+    (tokens(sql).iter())
+        .filter_map(|t| match t {
+            Token::Word(w) => Some(w.to_ascii_lowercase()),
+            _ => None,
+        })
+        .collect()
+}
+
 /// The statement's code tokens: words, parameters, punctuation.
 pub fn tokens(sql: &str) -> Vec<Token> {
     let cs = code_chars(sql);
