@@ -81,12 +81,20 @@ impl Ladder {
     }
 
     /// Whether SQLite's answer differs from PostgreSQL's at its default level: then a
-    /// verdict reached on SQLite does not carry over to PostgreSQL as users run it.
+    /// verdict reached on SQLite does not carry over to PostgreSQL as users run it. Only
+    /// answers compare: a rung not run, or cut short before any run broke, has none.
     pub fn sqlite_misleads(&self) -> bool {
         let holds = |e: Engine, i: Option<Isolation>| {
             (self.rungs.iter())
                 .find(|r| r.engine == e && r.isolation == i)
-                .map(Rung::holds)
+                .and_then(|r| match r.outcome {
+                    RungOutcome::Explored {
+                        breaking_runs,
+                        complete,
+                        ..
+                    } if complete || breaking_runs > 0 => Some(breaking_runs == 0),
+                    _ => None,
+                })
         };
         matches!(
             (
@@ -95,5 +103,62 @@ impl Ladder {
             ),
             (Some(a), Some(b)) if a != b
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rung(engine: Engine, isolation: Option<Isolation>, outcome: RungOutcome) -> Rung {
+        Rung {
+            engine,
+            isolation,
+            home: false,
+            outcome,
+        }
+    }
+
+    fn explored(breaking_runs: u64, complete: bool) -> RungOutcome {
+        RungOutcome::Explored {
+            guarantee: Guarantee::ExactlyOnce,
+            runs: 10,
+            breaking_runs,
+            complete,
+            first_breaking: None,
+        }
+    }
+
+    fn ladder(sqlite: RungOutcome, postgres: RungOutcome) -> Ladder {
+        Ladder {
+            verdict: crate::check::Judgement::new(
+                Guarantee::ExactlyOnce,
+                crate::check::Coverage::Interleavings {
+                    runs: 10,
+                    complete: true,
+                },
+                Vec::new(),
+            ),
+            max_preemptions: 2,
+            with_crashes: false,
+            rungs: vec![
+                rung(Engine::Sqlite, None, sqlite),
+                rung(Engine::Postgres, Some(Isolation::ReadCommitted), postgres),
+            ],
+        }
+    }
+
+    #[test]
+    fn sqlite_misleads_only_when_both_answered_and_differ() {
+        assert!(ladder(explored(0, true), explored(3, true)).sqlite_misleads());
+        assert!(ladder(explored(2, false), explored(0, true)).sqlite_misleads());
+        assert!(!ladder(explored(0, true), explored(0, true)).sqlite_misleads());
+        // SQLite could not load the file (PostgreSQL's dialect): no answer to compare.
+        let not_run = RungOutcome::NotRun {
+            reason: "SQLite says: near \"(\": syntax error".into(),
+        };
+        assert!(!ladder(not_run, explored(0, true)).sqlite_misleads());
+        // Cut short before any run broke: no answer either.
+        assert!(!ladder(explored(0, false), explored(4, true)).sqlite_misleads());
     }
 }
