@@ -121,18 +121,22 @@ fn next(r: &mut impl BufRead) -> Result<Option<ToChild>, ChildError> {
 /// Serves one process on PostgreSQL: connect, then the statements the parent sends, each
 /// answered when PostgreSQL answered it, until `close` or the end of input. The parent
 /// builds the run's statements (the store's logic is its own); this process only holds
-/// the connection, so that a crash is a client vanishing with it.
+/// the connections (one per database the consumer writes to), so that a crash is a client
+/// vanishing with all of them.
 fn serve_postgres(
     to: &LinkTarget,
     r: &mut impl BufRead,
     w: &mut impl Write,
 ) -> Result<(), ChildError> {
-    let (held, pid) = Held::connect(to).map_err(ChildError::Postgres)?;
-    wire::send(w, &FromChild::Connected { pid })?;
+    let mut held = Vec::new();
+    connect(&mut held, to, w)?;
     while let Some(message) = next(r)? {
         match message {
-            ToChild::Statement { sql, skip } => {
-                let answer = held.run(&sql, skip);
+            ToChild::Connect(to) => connect(&mut held, &to, w)?,
+            ToChild::Statement { sql, skip, slot } => {
+                let h = (held.get(slot))
+                    .ok_or_else(|| ChildError::Protocol(format!("no connection {slot}")))?;
+                let answer = h.run(&sql, skip);
                 wire::send(w, &FromChild::Ran { answer })?;
             }
             // Whatever is open, PostgreSQL rolls back when the connection closes.
@@ -147,6 +151,14 @@ fn serve_postgres(
             }
         }
     }
+    Ok(())
+}
+
+/// Opens one more connection, slot `held.len()`, and tells the parent its backend's pid.
+fn connect(held: &mut Vec<Held>, to: &LinkTarget, w: &mut impl Write) -> Result<(), ChildError> {
+    let (h, pid) = Held::connect(to).map_err(ChildError::Postgres)?;
+    held.push(h);
+    wire::send(w, &FromChild::Connected { pid })?;
     Ok(())
 }
 

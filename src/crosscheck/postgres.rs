@@ -1,6 +1,7 @@
-//! The consumer's connection when it is real on PostgreSQL: [`PgChild`], a child process
-//! (the binary's hidden `__consumer` mode) holding the connection to the run's database,
-//! through which the run's [`crate::store::pg::PgStore`] sends consumer 0's statements.
+//! The consumer's connections when they are real on PostgreSQL: a child [`Process`] (the
+//! binary's hidden `__consumer` mode) holding its connection to each of the run's
+//! databases ([`PgChild`] each), through which the run's [`crate::store::pg::PgStore`]
+//! sends consumer 0's statements.
 //!
 //! The parent's store builds every statement, as in the simulated run; the child only
 //! holds the socket. A crash kills it with SIGKILL, mid-transaction or not: PostgreSQL
@@ -19,29 +20,39 @@ use std::rc::Rc;
 /// the run it spoiled is never compared.
 pub(super) type Failure = Rc<RefCell<Option<RealError>>>;
 
-/// Consumer 0's connection, held by a child process.
-pub(super) struct PgChild {
+/// The child process holding consumer 0's connections (one per database of the
+/// scenario's), shared by the run's sessions of that consumer through a [`PgChild`] each.
+pub(super) struct Process {
     exe: PathBuf,
     child: Option<ChildProcess>,
+    /// How many connections the running process holds: the next one's slot.
+    connections: usize,
     failure: Failure,
 }
 
-impl PgChild {
-    pub(super) fn new(exe: &Path, failure: Failure) -> PgChild {
-        PgChild {
+impl Process {
+    pub(super) fn new(exe: &Path, failure: Failure) -> Rc<RefCell<Process>> {
+        Rc::new(RefCell::new(Process {
             exe: exe.to_path_buf(),
             child: None,
+            connections: 0,
             failure,
-        }
+        }))
     }
 
-    fn connect(&mut self, to: &LinkTarget) -> Result<i32, RealError> {
-        let mut child = ChildProcess::start(&self.exe)?;
+    /// One more connection to `to`, the process started first if none runs (at first use,
+    /// or after a crash killed it): its slot and its backend's pid.
+    fn connect(&mut self, to: &LinkTarget) -> Result<(usize, i32), RealError> {
+        if self.child.is_none() {
+            self.child = Some(ChildProcess::start(&self.exe)?);
+            self.connections = 0;
+        }
+        let child = self.child.as_mut().expect("started above");
         child.send(&ToChild::Connect(to.clone()))?;
         match child.recv()? {
             FromChild::Connected { pid } => {
-                self.child = Some(child);
-                Ok(pid)
+                self.connections += 1;
+                Ok((self.connections - 1, pid))
             }
             other => Err(RealError::Protocol(format!(
                 "expected connected, got {other:?}"
@@ -49,12 +60,13 @@ impl PgChild {
         }
     }
 
-    fn exchange(&mut self, sql: &str, skip: usize) -> Result<Answer, RealError> {
+    fn exchange(&mut self, slot: usize, sql: &str, skip: usize) -> Result<Answer, RealError> {
         let child = (self.child.as_mut())
             .ok_or_else(|| RealError::Protocol("a statement with no process".into()))?;
         child.send(&ToChild::Statement {
             sql: sql.to_string(),
             skip,
+            slot,
         })?;
         match child.recv()? {
             FromChild::Ran { answer } => Ok(answer),
@@ -71,42 +83,73 @@ impl PgChild {
             message,
         }
     }
+
+    fn first_failure(&self) -> Option<String> {
+        self.failure.borrow().as_ref().map(ToString::to_string)
+    }
 }
 
-impl Link for PgChild {
-    fn open(&mut self, to: &LinkTarget) -> Result<i32, String> {
-        if let Some(e) = self.failure.borrow().as_ref() {
-            return Err(e.to_string());
-        }
-        self.connect(to).map_err(|e| self.failed(e).message)
-    }
-
-    fn run(&mut self, sql: &str, skip: usize) -> Answer {
-        if let Some(e) = self.failure.borrow().as_ref() {
-            return Err(DbError {
-                code: String::new(),
-                message: e.to_string(),
-            });
-        }
-        self.exchange(sql, skip)
-            .unwrap_or_else(|e| Err(self.failed(e)))
-    }
-
-    fn kill(&mut self) {
+impl Drop for Process {
+    /// The run is over: the process is told to close, and ends its connections.
+    fn drop(&mut self) {
         if let Some(mut child) = self.child.take() {
-            if let Err(e) = child.kill() {
-                self.failed(e);
+            if let Err(e) = child.close() {
+                self.failure.borrow_mut().get_or_insert(e);
             }
         }
     }
 }
 
-impl Drop for PgChild {
-    /// The run is over: the process is told to close, and ends its connection.
-    fn drop(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            if let Err(e) = child.close() {
-                self.failure.borrow_mut().get_or_insert(e);
+/// One of consumer 0's connections, held by the shared [`Process`].
+pub(super) struct PgChild {
+    process: Rc<RefCell<Process>>,
+    /// Its slot in the running process, once connected.
+    slot: usize,
+}
+
+impl PgChild {
+    pub(super) fn new(process: &Rc<RefCell<Process>>) -> PgChild {
+        PgChild {
+            process: Rc::clone(process),
+            slot: 0,
+        }
+    }
+}
+
+impl Link for PgChild {
+    fn open(&mut self, to: &LinkTarget) -> Result<i32, String> {
+        let mut p = self.process.borrow_mut();
+        if let Some(e) = p.first_failure() {
+            return Err(e);
+        }
+        match p.connect(to) {
+            Ok((slot, pid)) => {
+                self.slot = slot;
+                Ok(pid)
+            }
+            Err(e) => Err(p.failed(e).message),
+        }
+    }
+
+    fn run(&mut self, sql: &str, skip: usize) -> Answer {
+        let mut p = self.process.borrow_mut();
+        if let Some(message) = p.first_failure() {
+            return Err(DbError {
+                code: String::new(),
+                message,
+            });
+        }
+        p.exchange(self.slot, sql, skip)
+            .unwrap_or_else(|e| Err(p.failed(e)))
+    }
+
+    /// Kills the process, and with it every connection it holds (a second kill of the
+    /// same crash, for another of its connections, finds it gone).
+    fn kill(&mut self) {
+        let mut p = self.process.borrow_mut();
+        if let Some(mut child) = p.child.take() {
+            if let Err(e) = child.kill() {
+                p.failed(e);
             }
         }
     }
@@ -121,8 +164,10 @@ pub(super) fn real_on_postgres(s: &Scenario, exe: &Path) -> Result<RunResult, Re
     let mut stores = crate::store::pg::open_run(&s.store, &accounts, s.seed, 1, events)
         .map_err(RealError::Postgres)?;
     let mut store = stores.pop().expect("one connection was opened");
-    store.link(Box::new(PgChild::new(exe, Rc::clone(&failure))));
+    let process = Process::new(exe, Rc::clone(&failure));
+    store.link(|| Box::new(PgChild::new(&process)));
     let result = crate::world::run_on(s, Box::new(store));
+    drop(process);
     let failed = failure.borrow_mut().take();
     match failed {
         Some(e) => Err(e),

@@ -197,11 +197,18 @@ pub enum ToChild {
     /// The run is over: roll back anything open, answer [`FromChild::Closed`], exit.
     Close,
     /// On PostgreSQL, the first line instead of [`ToChild::Setup`]: connect to the run's
-    /// database with the run's settings; the child answers [`FromChild::Connected`].
+    /// database with the run's settings; the child answers [`FromChild::Connected`]. Sent
+    /// again for each further connection the consumer holds (one per database of the
+    /// scenario's): the `k`-th connection is slot `k - 1`.
     Connect(LinkTarget),
-    /// On PostgreSQL: run `sql` on the connection (the tool's own statements first, `skip`
-    /// of them); the child answers [`FromChild::Ran`].
-    Statement { sql: String, skip: usize },
+    /// On PostgreSQL: run `sql` on connection `slot` (the tool's own statements first,
+    /// `skip` of them); the child answers [`FromChild::Ran`].
+    Statement {
+        sql: String,
+        skip: usize,
+        #[serde(default)]
+        slot: usize,
+    },
 }
 
 /// Child → parent.

@@ -92,6 +92,28 @@ impl SqlChecker {
         })
     }
 
+    /// [`SqlChecker::new_on`] for named database `name`, made beside the main database's
+    /// checker (on PostgreSQL, a schema beside the main one's; on SQLite, a database of its
+    /// own).
+    pub fn new_named_on(
+        engine: super::pg::Engine,
+        name: &str,
+        schema: &[String],
+        setup: &[String],
+    ) -> Result<SqlChecker, SchemaProblem> {
+        if engine == super::pg::Engine::Sqlite {
+            return SqlChecker::new(schema, setup);
+        }
+        let pg = super::pg::PgChecker::named(name, schema, setup)?;
+        let conn = connect::open_in_memory().map_err(|e| (false, 0, e.to_string()))?;
+        let sandbox = Sandbox::install(&conn, 0, SETUP_STREAM);
+        Ok(SqlChecker {
+            conn,
+            sandbox,
+            pg: Some(pg),
+        })
+    }
+
     /// On PostgreSQL: the values the parameters are prepared with (PostgreSQL infers a
     /// parameter's type from its literal); on SQLite nothing.
     pub fn set_samples(&self, samples: BTreeMap<String, crate::model::SqlValue>) {

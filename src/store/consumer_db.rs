@@ -32,6 +32,16 @@ pub trait ConsumerDb {
     /// Whether a transaction is open on the connection.
     fn in_transaction(&self) -> bool;
 
+    /// The databases it has a transaction open on (0: the main one, `k`: the `k`-th of
+    /// `store.databases`).
+    fn open_databases(&self) -> Vec<u8> {
+        if self.in_transaction() {
+            vec![0]
+        } else {
+            Vec::new()
+        }
+    }
+
     /// The process holding the connection died: its open transaction, if any, is gone, as
     /// SQLite rolls back a connection that goes away. Returns whether there was one.
     fn drop_open_transaction(&mut self) -> bool;
@@ -149,6 +159,10 @@ impl<T: ConsumerDb + ?Sized> ConsumerDb for &mut T {
 
     fn in_transaction(&self) -> bool {
         (**self).in_transaction()
+    }
+
+    fn open_databases(&self) -> Vec<u8> {
+        (**self).open_databases()
     }
 
     fn drop_open_transaction(&mut self) -> bool {

@@ -168,11 +168,11 @@ impl World<'_> {
         }
         let open = (self.stores.iter().enumerate())
             .filter(|(_, s)| s.in_transaction())
-            .map(|(c, _)| OpenTransaction {
+            .map(|(c, s)| OpenTransaction {
                 consumer: c,
                 event: self.consumers[c].delivery().map(|d| d.event),
                 view: None,
-                databases: vec![0],
+                databases: s.open_databases(),
                 unseen: true,
             })
             .collect();
@@ -253,6 +253,15 @@ impl World<'_> {
 /// checker reads it (for a scenario with its own schema: its setup's rows), for a narration
 /// to start from. Nothing is committed in a database that cannot be opened.
 pub fn initial_committed(scenario: &Scenario, events: &[Event]) -> CommittedState {
+    if scenario.store.engine == crate::model::Engine::Postgres {
+        // Built afresh on the server, as a run starts, and read as the checker reads.
+        let sql_events = Rc::new(scenario.sql_events(events));
+        let stores = crate::store::pg::open_run(&scenario.store, &[], scenario.seed, 1, sql_events);
+        return match stores.ok().and_then(|mut s| s.pop()) {
+            Some(mut store) => crate::store::ConsumerDb::committed_state(&mut store),
+            None => CommittedState::default(),
+        };
+    }
     match Store::open_in_memory(&scenario.store, &[]) {
         Ok(mut store) => {
             store.set_sql_events(Rc::new(scenario.sql_events(events)));

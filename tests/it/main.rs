@@ -25,6 +25,7 @@ mod lang;
 mod library;
 mod memory;
 mod postgres;
+mod postgres_databases;
 mod properties;
 mod protocol_files;
 mod prune;

@@ -110,12 +110,12 @@ fn the_built_in_ledger_on_postgres_without_a_server_exits_2_before_any_work() {
 }
 
 #[cfg(feature = "postgres")]
-mod server {
+pub(crate) mod server {
     use super::*;
 
     /// `delivery-sim ARGS` with `TMPDIR` set to `tmp`, so that whatever it leaves behind there
     /// can be seen.
-    fn in_tmp(tmp: &std::path::Path, args: &[&str]) -> std::process::Output {
+    pub(crate) fn in_tmp(tmp: &std::path::Path, args: &[&str]) -> std::process::Output {
         let mut cmd = command(env!("CARGO_BIN_EXE_delivery-sim"));
         cmd.args(args).env("TMPDIR", tmp);
         cmd.output().expect("the binary runs")
@@ -138,12 +138,12 @@ mod server {
         files
     }
 
-    fn json(o: &std::process::Output) -> serde_json::Value {
+    pub(crate) fn json(o: &std::process::Output) -> serde_json::Value {
         serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", stderr(o)))
     }
 
     /// Nothing of the tool's is left in `tmp`, and no process names it.
-    fn left_nothing(tmp: &std::path::Path) {
+    pub(crate) fn left_nothing(tmp: &std::path::Path) {
         let left: Vec<_> = std::fs::read_dir(tmp)
             .unwrap()
             .map(|e| e.unwrap().path())
@@ -513,7 +513,7 @@ mod server {
 
     /// What a run came to, as exploration's equivalence must keep it (the verdict, per
     /// boundary and per kind of event outcome, and why the run stopped).
-    fn outcome(r: &serde_json::Value) -> String {
+    pub(crate) fn outcome(r: &serde_json::Value) -> String {
         [
             "guarantee",
             "boundaries",

@@ -2,6 +2,7 @@
 //! failed), then check every value against the bounds and the protocol rules.
 
 mod broker;
+mod databases;
 mod faults;
 mod sql;
 mod store;

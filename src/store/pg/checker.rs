@@ -5,15 +5,20 @@
 
 use super::det;
 use super::lexer::{self, Literal, Token};
-use super::session::{worker, Worker};
+use super::session::{use_schema, worker, Worker, RUN_SCHEMA};
 use super::store::message;
 use crate::model::{SqlEvent, SqlValue};
 use crate::store::{SchemaProblem, Seen, StatementShape};
 use std::rc::Rc;
 
-/// A scratch schema built from a scenario's schema and setup.
+/// A scratch schema built from a scenario's schema and setup (the main database's, or a
+/// named database's beside it).
 pub struct PgChecker {
     worker: Rc<Worker>,
+    /// The schema its statements read ([`super::session::RUN_SCHEMA`], or the named
+    /// database's): the control connection is set to it before each (the checkers of one
+    /// scenario share that connection).
+    schema: String,
     samples: std::cell::RefCell<std::collections::BTreeMap<String, SqlValue>>,
 }
 
@@ -38,17 +43,48 @@ const WRITING_WORDS: [&str; 16] = [
 ];
 
 impl PgChecker {
-    /// Builds the schema then the setup; the first statement that fails is named.
+    /// Builds the schema then the setup in a database emptied for it; the first statement
+    /// that fails is named.
     pub fn new(schema: &[String], setup: &[String]) -> Result<PgChecker, SchemaProblem> {
         let worker = worker().map_err(|e| (false, usize::MAX, e))?;
         *worker.ledger_built.borrow_mut() = None;
         worker
             .control_batch(&format!(
                 "{} SELECT set_config('ds.clock', '0', false), set_config('ds.txn', '0', \
-                 false), set_config('ds.rng', '1', false)",
-                super::session::empty_database()
+                 false), set_config('ds.rng', '1', false); {}",
+                super::session::empty_database(),
+                use_schema(RUN_SCHEMA),
             ))
             .map_err(|e| (false, usize::MAX, e))?;
+        PgChecker::build(worker, RUN_SCHEMA, schema, setup)
+    }
+
+    /// Builds named database `name` beside the main one (made first, by [`PgChecker::new`]):
+    /// a schema of its own, as each run makes it.
+    pub fn named(
+        name: &str,
+        schema: &[String],
+        setup: &[String],
+    ) -> Result<PgChecker, SchemaProblem> {
+        let worker = worker().map_err(|e| (false, usize::MAX, e))?;
+        let create = format!("CREATE SCHEMA \"{name}\"; {}", use_schema(name));
+        if let Err(e) = worker.control_batch(&create) {
+            let why = format!(
+                "on PostgreSQL each named database is a schema of the run's database, and \
+                 schema `{name}` cannot be made ({e}): does `store.schema` create a schema of \
+                 that name? Rename one of them"
+            );
+            return Err((false, usize::MAX, why));
+        }
+        PgChecker::build(worker, name, schema, setup)
+    }
+
+    fn build(
+        worker: Rc<Worker>,
+        name: &str,
+        schema: &[String],
+        setup: &[String],
+    ) -> Result<PgChecker, SchemaProblem> {
         for (in_setup, list) in [(false, schema), (true, setup)] {
             for (i, sql) in list.iter().enumerate() {
                 if let Some(why) = det::refusal(sql).or_else(|| cluster_wide(sql)) {
@@ -61,8 +97,16 @@ impl PgChecker {
         }
         Ok(PgChecker {
             worker,
+            schema: name.to_string(),
             samples: Default::default(),
         })
+    }
+
+    /// Makes the control connection read this checker's database.
+    fn read_here(&self) -> Result<(), String> {
+        self.worker
+            .control_batch(&use_schema(&self.schema))
+            .map(drop)
     }
 
     /// Prepares `sql` as a step or check statement: one statement, no transaction control,
@@ -110,6 +154,7 @@ impl PgChecker {
             let samples = self.samples.borrow();
             parameters.iter().any(|p| !samples.contains_key(p))
         };
+        self.read_here()?;
         let columns = if unknown { 1 } else { self.columns(sql)? };
         let writes = words.iter().any(|w| WRITING_WORDS.contains(&w.as_str()));
         let dml = ["insert", "update", "delete", "merge"].contains(&first.as_str());
@@ -163,6 +208,9 @@ impl PgChecker {
             Ok(b) => b,
             Err(e) => return e,
         };
+        if let Err(e) = self.read_here() {
+            return e;
+        }
         match self.worker.control_value(&bound) {
             Ok(Some(v)) => v,
             Ok(None) => "NULL".into(),
@@ -173,6 +221,7 @@ impl PgChecker {
     /// Runs `change` (a statement that changes the schema), so that the statements prepared
     /// after it see what it creates.
     pub fn apply(&self, change: &str) {
+        let _ = self.read_here();
         let _ = self.worker.control_statement(change);
     }
 }

@@ -91,12 +91,12 @@ impl PgStore {
         if run.sessions.iter().any(|s| s.pending.is_some()) {
             return false;
         }
-        let s = &run.sessions[self.index];
-        if s.link.is_some() {
+        let sessions = (0..self.databases() as u8).map(|db| &run.sessions[self.session(db)]);
+        if sessions.clone().any(|s| s.link.is_some()) {
             return false;
         }
         h.section("postgres connection");
-        if random {
+        for s in sessions.filter(|_| random) {
             h.value(&s.incarnation);
             h.value(&session_stream(&run.worker, s.client.as_ref()));
         }

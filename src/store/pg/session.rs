@@ -206,15 +206,27 @@ pub(super) async fn connect(
     Ok(client)
 }
 
+/// The search path of a connection to database `schema` (the run's `run`, or a named
+/// database's own schema): its tables, then the deterministic functions, searched before
+/// `pg_catalog`.
+pub fn search_path(schema: &str) -> String {
+    format!("\"{schema}\",{DET_SCHEMA},pg_catalog")
+}
+
+/// The tool's statement that makes the connection it is sent on read database `schema`.
+pub fn use_schema(schema: &str) -> String {
+    format!(
+        "SELECT pg_catalog.set_config('search_path', '{}', false);",
+        search_path(schema)
+    )
+}
+
 /// The settings of every connection of a run: its schema searched before the
 /// deterministic functions, which are searched before `pg_catalog`; no timer that could
 /// decide anything; the clock in UTC.
-fn run_options(isolation: &str, rng: u64) -> Vec<(&'static str, String)> {
+fn run_options(isolation: &str, rng: u64, schema: &str) -> Vec<(&'static str, String)> {
     vec![
-        (
-            "search_path",
-            format!("{RUN_SCHEMA},{DET_SCHEMA},pg_catalog"),
-        ),
+        ("search_path", search_path(schema)),
         ("default_transaction_isolation", isolation.to_string()),
         ("statement_timeout", "0".into()),
         ("lock_timeout", "0".into()),
@@ -243,7 +255,7 @@ impl Worker {
             &rt,
             &target,
             &dbname,
-            &run_options("read committed", 1),
+            &run_options("read committed", 1, RUN_SCHEMA),
         ))?;
         let w = Worker {
             rt,
@@ -274,13 +286,14 @@ impl Worker {
         answer(r, 0)
     }
 
-    /// A new connection to this worker's database with the run's settings.
-    fn session(&self, isolation: &str, rng: u64) -> Result<Client, String> {
+    /// A new connection to this worker's database with the run's settings, reading
+    /// database `schema`.
+    fn session(&self, isolation: &str, rng: u64, schema: &str) -> Result<Client, String> {
         self.rt.block_on(connect(
             &self.rt,
             &self.target,
             &self.dbname,
-            &run_options(isolation, rng),
+            &run_options(isolation, rng, schema),
         ))
     }
 
@@ -352,8 +365,10 @@ pub(super) enum Pending {
     },
 }
 
-/// One actor's connection within a run.
+/// One actor's connection to one of the run's databases.
 pub(super) struct Session {
+    /// The schema that is its database: [`RUN_SCHEMA`], or a named database's.
+    schema: String,
     pub(super) client: Option<Arc<Client>>,
     pub(super) pid: i32,
     pub(super) pending: Option<Pending>,
@@ -375,7 +390,8 @@ pub enum Exec {
     Blocked,
 }
 
-/// One run's connections, shared by its actors' stores.
+/// One run's connections, shared by its actors' stores: actor `a`'s to database `d` (0,
+/// the main one, then the named ones) is session `a * databases + d`.
 pub struct RunDb {
     pub worker: Rc<Worker>,
     isolation: String,
@@ -386,14 +402,16 @@ pub struct RunDb {
 }
 
 impl RunDb {
-    /// A run's schema, and `connections` connections to open on first use: with `fresh`,
-    /// an empty schema (the caller builds the scenario's in it on the control connection);
-    /// without, the last run's, which the caller empties.
+    /// A run's schema, and `connections` connections to each database of `schemas` (the
+    /// main one's first), to open on first use: with `fresh`, an empty database (the
+    /// caller builds the scenario's schemas in it on the control connection); without,
+    /// the last run's, which the caller empties.
     pub fn new(
         isolation: &str,
         seed: u64,
         connections: usize,
         fresh: bool,
+        schemas: &[String],
     ) -> Result<RunDb, String> {
         let worker = worker()?;
         let drop = if fresh {
@@ -402,13 +420,17 @@ impl RunDb {
         } else {
             String::new()
         };
+        // The control connection reads the main database again (a named database's
+        // schema, where the last run or check left it, may be gone).
         let reset = format!(
             "{drop} SELECT set_config('ds.clock', '0', false), set_config('ds.txn', '0', false), \
-                 set_config('ds.rng', '1', false)"
+                 set_config('ds.rng', '1', false); {}",
+            use_schema(RUN_SCHEMA)
         );
         worker.control_batch(&reset)?;
-        let sessions = (0..connections)
-            .map(|_| Session {
+        let sessions = (0..connections * schemas.len())
+            .map(|i| Session {
+                schema: schemas[i % schemas.len()].clone(),
                 client: None,
                 pid: 0,
                 pending: None,
@@ -435,7 +457,8 @@ impl RunDb {
         let s = &mut self.sessions[i];
         let rng = super::det::rng_seed(self.seed, i as u64, s.incarnation);
         s.incarnation += 1;
-        if let Some((client, pid)) = self.reused(rng) {
+        let schema = s.schema.clone();
+        if let Some((client, pid)) = self.reused(rng, &schema) {
             count(|c| c.reused += 1);
             let s = &mut self.sessions[i];
             s.pid = pid;
@@ -445,7 +468,7 @@ impl RunDb {
         count(|c| c.connections += 1);
         let client = Arc::new(
             self.worker
-                .session(&self.isolation, rng)
+                .session(&self.isolation, rng, &schema)
                 .expect("a connection to the run's database"),
         );
         let c = Arc::clone(&client);
@@ -464,16 +487,18 @@ impl RunDb {
     }
 
     /// An idle connection of an earlier run (reset when that run ended, see the `Drop` of
-    /// `RunDb`), given this run's isolation level and random stream `rng`. `None` when none
-    /// is idle or the setting fails.
-    fn reused(&mut self, rng: u64) -> Option<(Arc<Client>, i32)> {
+    /// `RunDb`), given this run's isolation level, random stream `rng` and database
+    /// `schema`. `None` when none is idle or the setting fails.
+    fn reused(&mut self, rng: u64, schema: &str) -> Option<(Arc<Client>, i32)> {
         let (client, pid) = self.worker.idle.borrow_mut().pop()?;
         let c = Arc::clone(&client);
         let set = format!(
             "SET default_transaction_isolation = '{}'; SELECT pg_catalog.set_config('ds.rng', \
              '{rng}', false), pg_catalog.set_config('ds.clock', '0', false), \
-             pg_catalog.set_config('ds.txn', '0', false)",
-            self.isolation
+             pg_catalog.set_config('ds.txn', '0', false), pg_catalog.set_config('search_path', \
+             '{}', false)",
+            self.isolation,
+            search_path(schema),
         );
         let reset = self
             .worker
@@ -498,7 +523,7 @@ impl RunDb {
             let to = LinkTarget {
                 target: self.worker.target.clone(),
                 dbname: self.worker.dbname.clone(),
-                options: (run_options(&self.isolation, rng).into_iter())
+                options: (run_options(&self.isolation, rng, &s.schema).into_iter())
                     .map(|(k, v)| (k.to_string(), v))
                     .collect(),
             };

@@ -8,7 +8,7 @@
 //! terminates the backend.
 
 use super::lexer::{self, Literal};
-use super::session::{DbError, Exec, RunDb};
+use super::session::{use_schema, DbError, Exec, RunDb, RUN_SCHEMA};
 use crate::model::handler::{Answer, Value as HandlerValue};
 use crate::model::Account;
 use crate::model::{
@@ -19,7 +19,9 @@ use crate::store::{ConsumerDb, CrashModel, CustomSchema, EffectMode, Store, Stor
 use std::cell::RefCell;
 use std::rc::Rc;
 
-/// One actor's connection to the run's PostgreSQL database.
+/// One actor's connections to the run's PostgreSQL databases: the main one and, with
+/// `store.databases`, each named one (a schema of its own in the run's database, with its
+/// own connection and its own transactions, as a database of the same server).
 pub struct PgStore {
     pub(super) run: Rc<RefCell<RunDb>>,
     pub(super) index: usize,
@@ -31,11 +33,19 @@ pub struct PgStore {
     /// What a crash does to the open transaction (only crosscheck's test of itself keeps
     /// it).
     crash_model: CrashModel,
-    /// Whether a transaction is open (BEGIN sent, no COMMIT or ROLLBACK since).
-    open: bool,
-    /// The virtual instant the open transaction began: `now()` inside it.
-    began: Tick,
+    /// Per database (the main one first): whether a transaction is open (BEGIN sent, no
+    /// COMMIT or ROLLBACK since), and the virtual instant it began (`now()` inside it).
+    open: Vec<Option<Tick>>,
     now: Tick,
+}
+
+/// The schema each database of `config` lives in: the main one's, then each named
+/// database's, named as it is.
+pub fn schemas(config: &StoreConfig) -> Vec<String> {
+    let named = config.custom.iter().flat_map(|c| &c.databases);
+    std::iter::once(super::session::RUN_SCHEMA.to_string())
+        .chain(named.map(|d| d.name.clone()))
+        .collect()
 }
 
 /// The connections of one run on a fresh schema built from `config`'s (the scenario's
@@ -53,14 +63,11 @@ pub fn open_run(
         .is_none()
         .then(|| super::ledger::schema(config, accounts));
     let again = ledger.is_some() && *super::session::worker()?.ledger_built.borrow() == ledger;
-    let run = RunDb::new(config.isolation.sql(), seed, connections, !again)?;
+    let schemas = schemas(config);
+    let run = RunDb::new(config.isolation.sql(), seed, connections, !again, &schemas)?;
     let (custom, effect) = match (&config.custom, ledger) {
         (Some(custom), _) => {
-            for (i, sql) in custom.schema.iter().chain(&custom.setup).enumerate() {
-                run.worker
-                    .control_batch(sql)
-                    .map_err(|e| format!("building the schema, statement {i}: {e}"))?;
-            }
+            build(&run, custom)?;
             (Rc::new(custom.clone()), None)
         }
         (None, Some(ledger)) => {
@@ -95,11 +102,44 @@ pub fn open_run(
             ledger: effect,
             sql_events: Rc::clone(&sql_events),
             crash_model: config.crash_model,
-            open: false,
-            began: 0,
+            open: vec![None; schemas.len()],
             now: 0,
         })
         .collect())
+}
+
+/// Builds the scenario's databases on the control connection: the main one's schema and
+/// setup in `run`, then each named database's in a schema of its own; the control
+/// connection reads `run` again after.
+fn build(run: &RunDb, custom: &CustomSchema) -> Result<(), String> {
+    let w = &run.worker;
+    for (i, sql) in custom.schema.iter().chain(&custom.setup).enumerate() {
+        w.control_batch(sql)
+            .map_err(|e| format!("building the schema, statement {i}: {e}"))?;
+    }
+    for d in &custom.databases {
+        let name = &d.name;
+        let create = format!("CREATE SCHEMA \"{name}\"; {}", use_schema(name));
+        w.control_batch(&create)
+            .map_err(|e| format!("making database {name}: {e}"))?;
+        for (i, sql) in d.schema.iter().chain(&d.setup).enumerate() {
+            w.control_batch(sql)
+                .map_err(|e| format!("building database {name}, statement {i}: {e}"))?;
+        }
+    }
+    if !custom.databases.is_empty() {
+        w.control_batch(&use_schema(RUN_SCHEMA))
+            .map_err(|e| format!("reading the main database again: {e}"))?;
+    }
+    Ok(())
+}
+
+/// The schema database `db` of `custom` lives in (0: the main one, in [`RUN_SCHEMA`]).
+fn schema_of(custom: &CustomSchema, db: u8) -> &str {
+    match usize::from(db).checked_sub(1) {
+        None => RUN_SCHEMA,
+        Some(k) => &custom.databases[k].name,
+    }
 }
 
 fn literal(v: SqlValue) -> Literal {
@@ -126,10 +166,23 @@ pub(super) fn message(e: &DbError) -> String {
 }
 
 impl PgStore {
-    /// Hands this connection to another process from its next statement on (see
-    /// [`super::link`]).
-    pub fn link(&mut self, link: Box<dyn super::link::Link>) {
-        self.run.borrow_mut().link(self.index, link);
+    /// The run's session of this actor's connection to database `db` (0: the main one).
+    pub(super) fn session(&self, db: u8) -> usize {
+        self.index * self.open.len() + usize::from(db)
+    }
+
+    /// How many databases the actor has a connection to (the main one, then the named).
+    pub(super) fn databases(&self) -> usize {
+        self.open.len()
+    }
+
+    /// Hands this actor's connections (one per database) to another process from their
+    /// next statement on, through a link `link` makes for each (see [`super::link`]).
+    pub fn link(&mut self, link: impl Fn() -> Box<dyn super::link::Link>) {
+        for db in 0..self.databases() as u8 {
+            let session = self.session(db);
+            self.run.borrow_mut().link(session, link());
+        }
     }
 
     /// How `apply_effect` updates the balances (on the built-in ledger).
@@ -140,7 +193,8 @@ impl PgStore {
     /// Sends one statement, already bound, on this actor's backend, or asks again for the
     /// one in flight under `key`.
     pub(super) fn run_statement(&mut self, key: &str, sql: &str) -> Exec {
-        self.run.borrow_mut().execute(self.index, key, sql, 0)
+        let main = self.session(0);
+        self.run.borrow_mut().execute(main, key, sql, 0)
     }
 
     /// The rows the tool's own query `sql` gives on the control connection (what is
@@ -162,45 +216,71 @@ impl PgStore {
             .unwrap_or_else(|e| panic!("{sql} on the control connection: {}", e.message))
     }
 
-    /// `BEGIN`, `COMMIT` or `ROLLBACK`.
-    fn control(&mut self, sql: &'static str) -> Exec {
-        self.run.borrow_mut().execute(self.index, sql, sql, 0)
+    /// `BEGIN`, `COMMIT` or `ROLLBACK` on database `db`.
+    fn control(&mut self, db: u8, sql: &'static str) -> Exec {
+        let session = self.session(db);
+        self.run.borrow_mut().execute(session, sql, sql, 0)
     }
 
-    fn transaction(&mut self, sql: &'static str, now: Tick) -> DbOutcome {
-        match (sql, self.control(sql)) {
+    fn transaction(&mut self, db: u8, sql: &'static str, now: Tick) -> DbOutcome {
+        let answer = self.control(db, sql);
+        let open = &mut self.open[usize::from(db)];
+        match (sql, answer) {
             (_, Exec::Blocked) => DbOutcome::Blocked { done: 0 },
             ("BEGIN", Exec::Answered(Ok(_))) => {
-                self.open = true;
-                self.began = now;
+                *open = Some(now);
                 DbOutcome::Begun
             }
             ("COMMIT", Exec::Answered(Ok(_))) => {
-                self.open = false;
+                *open = None;
                 DbOutcome::Committed
             }
             // A serialization failure or a deferred constraint at COMMIT: PostgreSQL rolled
             // the transaction back; the consumer's ROLLBACK that follows finds none.
             ("COMMIT", Exec::Answered(Err(e))) => {
-                self.open = false;
+                *open = None;
                 match e.code.as_str() {
                     "40001" => DbOutcome::SerializationFailure,
                     _ => DbOutcome::CommitRefused,
                 }
             }
             (_, Exec::Answered(_)) => {
-                self.open = false;
+                *open = None;
                 DbOutcome::RolledBack
             }
         }
     }
 
+    /// The consumer's `ROLLBACK` with no database named: every transaction it has open
+    /// rolled back (the main database's `ROLLBACK` sent when none is, as after a `COMMIT`
+    /// PostgreSQL refused).
+    fn rollback_every(&mut self, now: Tick) -> DbOutcome {
+        let open: Vec<u8> = (0..self.open.len() as u8)
+            .filter(|db| self.open[usize::from(*db)].is_some())
+            .collect();
+        if open.is_empty() {
+            return self.transaction(0, "ROLLBACK", now);
+        }
+        for db in open {
+            self.transaction(db, "ROLLBACK", now);
+        }
+        DbOutcome::RolledBack
+    }
+
     /// The first column of the first row of check query `sql` for event `e`, read on the
-    /// committed database at the latest virtual time.
-    fn check_value(&self, sql: &str, e: &SqlEvent) -> Result<Option<String>, String> {
+    /// committed database `db` at the latest virtual time.
+    fn check_value(&self, db: u8, sql: &str, e: &SqlEvent) -> Result<Option<String>, String> {
         let bound = lexer::bind(sql, &|name| e.field(name).map(literal))?;
         let run = self.run.borrow();
-        let text = format!("{}{bound}", clock(self.now, self.now));
+        let schema = schema_of(&self.custom, db);
+        // The control connection reads the main database again after: the tool's own
+        // reads name its tables unqualified.
+        let text = format!(
+            "{}{}{bound};{}",
+            use_schema(schema),
+            clock(self.now, self.now),
+            use_schema(RUN_SCHEMA),
+        );
         let c = std::sync::Arc::clone(&run.worker.control);
         let r = run
             .worker
@@ -214,7 +294,7 @@ impl PgStore {
         })? {
             match m {
                 tokio_postgres::SimpleQueryMessage::CommandComplete(_) => completed += 1,
-                tokio_postgres::SimpleQueryMessage::Row(row) if completed >= 1 => {
+                tokio_postgres::SimpleQueryMessage::Row(row) if completed == 2 => {
                     rows.push(row.get(0).map(str::to_string))
                 }
                 _ => {}
@@ -224,12 +304,15 @@ impl PgStore {
     }
 
     fn effects_of(&self, e: &SqlEvent) -> Result<i64, String> {
-        match self.check_value(&self.custom.effects_per_event, e)? {
+        match self.check_value(0, &self.custom.effects_per_event, e)? {
             Some(v) => v.parse::<i64>().map_err(|_| format!("'{v}'")),
             None => Err("NULL".into()),
         }
     }
 
+    /// Every table of every schema and its committed row count: a table of the main
+    /// database by its name, any other as `schema.table` (a named database's as
+    /// `name.table`, as on SQLite).
     fn table_rows(&self) -> std::collections::BTreeMap<String, i64> {
         let run = self.run.borrow();
         let names = run
@@ -237,22 +320,24 @@ impl PgStore {
             .control_statement(&format!(
                 "SELECT CASE WHEN table_schema = '{run}' THEN pg_catalog.quote_ident(table_name) \
                  ELSE pg_catalog.quote_ident(table_schema) || '.' || \
-                 pg_catalog.quote_ident(table_name) END FROM information_schema.tables WHERE \
-                 table_schema NOT IN ('pg_catalog', 'information_schema', '{det}') AND \
+                 pg_catalog.quote_ident(table_name) END, pg_catalog.quote_ident(table_schema) \
+                 || '.' || pg_catalog.quote_ident(table_name) FROM information_schema.tables \
+                 WHERE table_schema NOT IN ('pg_catalog', 'information_schema', '{det}') AND \
                  table_type = 'BASE TABLE' ORDER BY 1",
                 run = super::session::RUN_SCHEMA,
                 det = super::session::DET_SCHEMA,
             ))
             .map(|r| r.rows)
-            .unwrap_or_default();
+            .unwrap_or_else(|e| panic!("the list of tables: {}", e.message));
         let mut rows = std::collections::BTreeMap::new();
-        for name in names
-            .into_iter()
-            .filter_map(|r| r.into_iter().next().flatten())
-        {
-            let sql = format!("SELECT count(*) FROM {name}");
-            let n = run.worker.control_value(&sql).ok().flatten();
-            rows.insert(name, n.and_then(|n| n.parse().ok()).unwrap_or(0));
+        for row in names {
+            let [Some(name), Some(qualified)] = &row[..] else {
+                panic!("a table's name is never NULL")
+            };
+            let sql = format!("SELECT count(*) FROM {qualified}");
+            let n =
+                (run.worker.control_value(&sql)).unwrap_or_else(|e| panic!("{sql}: {}", e.message));
+            rows.insert(name.clone(), n.and_then(|n| n.parse().ok()).unwrap_or(0));
         }
         rows
     }
@@ -262,13 +347,16 @@ impl ConsumerDb for PgStore {
     fn execute(&mut self, op: StoreOp<'_>, now: Tick) -> DbOutcome {
         self.now = now;
         match op {
-            StoreOp::Begin | StoreOp::BeginOn(0) => self.transaction("BEGIN", now),
-            StoreOp::Commit | StoreOp::CommitOn(0) => self.transaction("COMMIT", now),
-            StoreOp::Rollback | StoreOp::RollbackOn(0) => self.transaction("ROLLBACK", now),
+            StoreOp::Begin => self.transaction(0, "BEGIN", now),
+            StoreOp::BeginOn(db) => self.transaction(db, "BEGIN", now),
+            StoreOp::Commit => self.transaction(0, "COMMIT", now),
+            StoreOp::CommitOn(db) => self.transaction(db, "COMMIT", now),
+            StoreOp::Rollback => self.rollback_every(now),
+            StoreOp::RollbackOn(db) => self.transaction(db, "ROLLBACK", now),
             other if self.ledger.is_some() => self.execute_ledger(other, now),
             other => panic!(
-                "{other:?} on PostgreSQL with the scenario's own schema: named databases are \
-                 refused when the scenario loads"
+                "{other:?} on PostgreSQL with the scenario's own schema: only the built-in \
+                 ledger has it"
             ),
         }
     }
@@ -280,12 +368,13 @@ impl ConsumerDb for PgStore {
         done: u8,
     ) -> Result<DbOutcome, String> {
         self.now = b.now;
-        let began = if self.open { self.began } else { b.now };
+        let began = self.open[usize::from(step.db)].unwrap_or(b.now);
+        let session = self.session(step.db);
         for (i, sql) in step.statements.iter().enumerate().skip(usize::from(done)) {
             let bound = lexer::bind(sql, &|name| b.get(name).map(literal))?;
             let text = format!("{}{bound}", clock(b.now, began));
             let key = format!("{}#{i}", step.name);
-            let answer = match self.run.borrow_mut().execute(self.index, &key, &text, 1) {
+            let answer = match self.run.borrow_mut().execute(session, &key, &text, 1) {
                 Exec::Blocked => return Ok(DbOutcome::Blocked { done: i as u8 }),
                 Exec::Answered(answer) => answer,
             };
@@ -322,16 +411,27 @@ impl ConsumerDb for PgStore {
     }
 
     fn in_transaction(&self) -> bool {
-        self.open
+        self.open.iter().any(Option::is_some)
+    }
+
+    fn open_databases(&self) -> Vec<u8> {
+        (0..self.open.len() as u8)
+            .filter(|db| self.open[usize::from(*db)].is_some())
+            .collect()
     }
 
     fn drop_open_transaction(&mut self) -> bool {
-        let was = std::mem::take(&mut self.open);
-        if was && self.crash_model == CrashModel::KeepUncommitted {
-            // The wrong model crosscheck must catch: the crash commits what was open.
-            let _ = self.control("COMMIT");
+        let mut was = false;
+        for db in 0..self.open.len() as u8 {
+            let open = self.open[usize::from(db)].take().is_some();
+            if open && self.crash_model == CrashModel::KeepUncommitted {
+                // The wrong model crosscheck must catch: the crash commits what was open.
+                let _ = self.control(db, "COMMIT");
+            }
+            let session = self.session(db);
+            self.run.borrow_mut().terminate(session);
+            was |= open;
         }
-        self.run.borrow_mut().terminate(self.index);
         was
     }
 
@@ -377,8 +477,9 @@ impl ConsumerDb for PgStore {
             state.effects.insert(e.event_id.clone(), count);
         }
         let none = SqlEvent::default();
-        for sql in &self.custom.invariants {
-            let (holds, value) = match self.check_value(sql, &none) {
+        for (i, sql) in self.custom.invariants.iter().enumerate() {
+            let db = self.custom.invariant_db(i);
+            let (holds, value) = match self.check_value(db, sql, &none) {
                 Ok(Some(v)) => (v == "t" || v.parse::<i64>().is_ok_and(|n| n != 0), v),
                 Ok(None) => (false, "NULL".into()),
                 Err(e) => (false, e),
