@@ -10,11 +10,26 @@ use crate::store::admission;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-/// The most threads that may run `scenario`'s runs at once: `None` for no bound.
+/// The most threads that may run `scenario`'s runs at once: `None` for no bound. On
+/// PostgreSQL each thread holds connections of its own (its control connection, a run's
+/// one per consumer and database, and the idle ones kept for the next run), and the server
+/// takes so many clients only: as many threads as [`crate::store::pg::session::max_threads`]
+/// says.
 pub fn bound(scenario: &Scenario) -> Option<usize> {
-    let custom = scenario.store.custom.as_ref()?;
-    let run = admission::run_bytes(1 + custom.databases.len());
-    Some((admission::SQL_MEMORY_BYTES / run).max(1) as usize)
+    let databases = scenario
+        .store
+        .custom
+        .as_ref()
+        .map(|c| 1 + c.databases.len());
+    let memory =
+        databases.map(|d| (admission::SQL_MEMORY_BYTES / admission::run_bytes(d)).max(1) as usize);
+    let postgres = (scenario.store.engine == crate::model::Engine::Postgres).then(|| {
+        crate::store::pg::session::max_threads(scenario.consumers * databases.unwrap_or(1))
+    });
+    match (memory, postgres) {
+        (Some(m), Some(p)) => Some(m.min(p)),
+        (m, p) => m.or(p),
+    }
 }
 
 /// Runs `f`, whose parallel work then runs on at most `threads` threads (`None`: the
@@ -64,5 +79,26 @@ mod tests {
         assert!(n >= 2, "{n}");
         assert!(n as u64 * admission::run_bytes(1) <= admission::SQL_MEMORY_BYTES);
         assert_eq!(within(Some(1), rayon::current_num_threads), 1);
+    }
+
+    #[test]
+    fn a_postgres_scenario_runs_on_as_many_threads_as_the_server_takes_clients() {
+        // Loaded on SQLite and moved (loading on PostgreSQL would ask for the server).
+        let on_postgres = |text: &str| {
+            let mut s = Scenario::from_json(text, "t.json").unwrap();
+            s.store.engine = crate::model::Engine::Postgres;
+            s
+        };
+        let few = on_postgres(r#"{"protocol": "inbox"}"#);
+        let many = on_postgres(r#"{"protocol": "inbox", "consumers": 8}"#);
+        let (f, m) = (bound(&few).unwrap(), bound(&many).unwrap());
+        assert!(f > m && m >= 1, "{f} {m}");
+        for (threads, consumers) in [(f, 1), (m, 8)] {
+            let clients = threads * crate::store::pg::session::clients_per_thread(consumers);
+            assert!(
+                clients <= crate::store::pg::session::CLIENT_BUDGET,
+                "{clients}"
+            );
+        }
     }
 }
