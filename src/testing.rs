@@ -100,11 +100,19 @@ impl Counterexample {
             claimed,
             observed,
             verdicts: v.boundaries.iter().map(|b| b.describe()).collect(),
-            broken_events: v
-                .events
-                .iter()
-                .filter(|e| e.outcome != crate::check::Outcome::Once)
-                .map(|e| format!("e{} {}", e.event, e.outcome.name()))
+            // What each event broke: its outcome, or (once, but never acked: exactly-once
+            // promises every event acked) that it was not acked, and why.
+            broken_events: (v.events.iter())
+                .filter_map(|e| match (e.outcome, e.acked, e.dead_lettered) {
+                    (crate::check::Outcome::Once, true, _) => None,
+                    (crate::check::Outcome::Once, false, true) => {
+                        Some(format!("e{} once but dead-lettered, never acked", e.event))
+                    }
+                    (crate::check::Outcome::Once, false, false) => {
+                        Some(format!("e{} once but never acked", e.event))
+                    }
+                    (outcome, _, _) => Some(format!("e{} {}", e.event, outcome.name())),
+                })
                 .collect(),
             trace_hash: r.trace.hash_hex(),
             trace: crate::report::text::trace_text(crate::report::lang::Lang::En, r),
@@ -362,10 +370,6 @@ pub fn check_handler<H: crate::handler::Handler>(
     scenario: &Scenario,
     depth: usize,
 ) -> Result<Guarantee, Box<Counterexample>> {
-    assert!(
-        scenario.store.engine == crate::model::Engine::Sqlite,
-        "a Rust handler does not run on PostgreSQL yet: remove the scenario's store.engine"
-    );
     assert!(
         scenario.store.custom.is_some(),
         "a Rust handler runs on a scenario's own schema: give the scenario `store.schema` \

@@ -213,6 +213,16 @@ impl HandlerConsumer {
                 w.in_transaction = false;
                 Answer::Done
             }
+            // PostgreSQL rolled back an aborted transaction at its COMMIT: a statement in
+            // it had failed, and the handler went on.
+            (Next::Call(Call::Commit), StepResult::Db(DbOutcome::RolledBack)) => {
+                w.in_transaction = false;
+                failed(
+                    SqlErrorKind::Other,
+                    "current transaction is aborted: PostgreSQL rolled it back at COMMIT, \
+                     since a statement in it had failed",
+                )
+            }
             (Next::Call(Call::Commit), StepResult::Db(DbOutcome::CommitTimeout)) => {
                 w.in_transaction = false;
                 failed(

@@ -92,6 +92,19 @@ impl SqlChecker {
         })
     }
 
+    /// The checker of a Rust handler's statements in a run on PostgreSQL: their form only
+    /// (see [`super::pg::PgChecker::of_run`]).
+    pub fn of_postgres_run() -> Result<SqlChecker, String> {
+        let pg = super::pg::PgChecker::of_run()?;
+        let conn = connect::open_in_memory().map_err(|e| e.to_string())?;
+        let sandbox = Sandbox::install(&conn, 0, SETUP_STREAM);
+        Ok(SqlChecker {
+            conn,
+            sandbox,
+            pg: Some(pg),
+        })
+    }
+
     /// [`SqlChecker::new_on`] for named database `name`, made beside the main database's
     /// checker (on PostgreSQL, a schema beside the main one's; on SQLite, a database of its
     /// own).

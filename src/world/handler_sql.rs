@@ -1,7 +1,8 @@
 //! A Rust handler's SQL calls, performed for its consumer: each statement is checked once
 //! per run as a scenario's own statements are when the file loads (one statement, named
-//! parameters, no clock, randomness, transaction control, `ATTACH` or `PRAGMA`), then run
-//! on the consumer's connection with the call's parameters and the delivery's.
+//! parameters, no clock, randomness, transaction control, `ATTACH` or `PRAGMA`; on
+//! PostgreSQL its form only, the server's answer saying the rest), then run on the
+//! consumer's connection with the call's parameters and the delivery's.
 
 use super::*;
 use crate::model::handler::{Answer, Call, SqlError, SqlErrorKind, Value as HandlerValue};
@@ -22,11 +23,9 @@ impl HandlerSql {
                  check.effects_per_event); this scenario has the built-in ledger"
                     .to_string(),
             ),
-            Some(_) if scenario.store.engine == crate::model::Engine::Postgres => Err(
-                "a Rust handler does not run on PostgreSQL yet (store.engine): its statements \
-                 are checked and run on SQLite; remove store.engine to check it there"
-                    .to_string(),
-            ),
+            Some(_) if scenario.store.engine == crate::model::Engine::Postgres => {
+                SqlChecker::of_postgres_run()
+            }
             Some(custom) => {
                 SqlChecker::new(&custom.schema, &custom.setup).map_err(|(in_setup, i, message)| {
                     let part = if in_setup { "setup" } else { "schema" };

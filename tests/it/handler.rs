@@ -5,7 +5,7 @@
 
 #[allow(dead_code)]
 #[path = "../../examples/my_handler.rs"]
-mod my_handler;
+pub(crate) mod my_handler;
 
 use delivery_sim::explore::{explore, ExploreOptions};
 use delivery_sim::handler::{Context, Handler, HandlerError};

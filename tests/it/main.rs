@@ -16,6 +16,7 @@ mod fields;
 mod flags;
 mod golden;
 mod handler;
+mod handler_postgres;
 mod hardening;
 mod help;
 mod html;

@@ -201,10 +201,14 @@ pub fn parameters(sql: &str) -> Vec<String> {
 }
 
 /// A value to bind.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Literal {
     Integer(i64),
     Text(String),
+    /// A Rust handler's values besides: `NULL`, a `float8`, a `bytea`.
+    Null,
+    Real(f64),
+    Blob(Vec<u8>),
 }
 
 impl Literal {
@@ -212,6 +216,14 @@ impl Literal {
         match self {
             Literal::Integer(i) => format!("({i})"),
             Literal::Text(s) => format!("'{}'", s.replace('\'', "''")),
+            Literal::Null => "NULL".into(),
+            // `{:?}` writes every finite value back exactly, and `NaN`, `inf` as words
+            // PostgreSQL's float8 input reads (`'inf'`, `'NaN'`).
+            Literal::Real(x) => format!("'{x:?}'::float8"),
+            Literal::Blob(b) => {
+                let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
+                format!("'\\x{hex}'::bytea")
+            }
         }
     }
 }

@@ -18,6 +18,7 @@
 pub mod checker;
 pub mod det;
 pub mod digest;
+mod handler;
 mod ledger;
 pub mod lexer;
 pub mod link;

@@ -50,6 +50,9 @@ pub struct Ran {
     pub rows: Vec<Vec<Option<String>>>,
     /// The rows the statement inserted, updated or deleted (its command tag's count).
     pub changed: u64,
+    /// The type (oid) of each column of `rows`, when asked for ([`RunDb::execute_typed`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub types: Vec<u32>,
 }
 
 /// An error PostgreSQL answered.
@@ -560,6 +563,25 @@ impl RunDb {
     /// them), or, when a statement under `key` is already in flight, waits for that one;
     /// then settles the server.
     pub fn execute(&mut self, i: usize, key: &str, sql: &str, skip: usize) -> Exec {
+        self.execute_with(i, key, sql, skip, None)
+    }
+
+    /// [`RunDb::execute`] for a statement whose answer is read as typed values (a Rust
+    /// handler's): `statement` (the last of `sql`) is first prepared on the same
+    /// connection, and the answer carries its columns' types. A connection held by another
+    /// process answers without them.
+    pub fn execute_typed(&mut self, i: usize, key: &str, sql: &str, statement: &str) -> Exec {
+        self.execute_with(i, key, sql, 1, Some(statement.to_string()))
+    }
+
+    fn execute_with(
+        &mut self,
+        i: usize,
+        key: &str,
+        sql: &str,
+        skip: usize,
+        typed: Option<String>,
+    ) -> Exec {
         if self.sessions[i].link.is_some() {
             return Exec::Answered(self.execute_linked(i, sql, skip));
         }
@@ -568,7 +590,24 @@ impl RunDb {
             let client = self.client(i);
             let sql = sql.to_string();
             let _guard = self.worker.rt.enter();
-            let task = tokio::spawn(async move { simple(&client, &sql, skip).await });
+            let task = tokio::spawn(async move {
+                let types = match typed {
+                    Some(statement) => match client.prepare(&statement).await {
+                        Ok(s) => s.columns().iter().map(|c| c.type_().oid()).collect(),
+                        Err(e) => {
+                            // As in `simple`: answered once the abort is done.
+                            let _ = client.simple_query("").await;
+                            return Err(db_error(&e));
+                        }
+                    },
+                    None => Vec::new(),
+                };
+                let mut answer = simple(&client, &sql, skip).await;
+                if let Ok(ran) = &mut answer {
+                    ran.types = types;
+                }
+                answer
+            });
             self.sessions[i].pending = Some(Pending::Running {
                 task,
                 key: key.to_string(),

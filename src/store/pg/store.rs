@@ -36,7 +36,10 @@ pub struct PgStore {
     /// Per database (the main one first): whether a transaction is open (BEGIN sent, no
     /// COMMIT or ROLLBACK since), and the virtual instant it began (`now()` inside it).
     open: Vec<Option<Tick>>,
-    now: Tick,
+    /// A Rust handler's statement failed in the main database's open transaction:
+    /// PostgreSQL aborted it, and its `COMMIT` rolls back.
+    pub(super) aborted: bool,
+    pub(super) now: Tick,
 }
 
 /// The schema each database of `config` lives in: the main one's, then each named
@@ -103,6 +106,7 @@ pub fn open_run(
             sql_events: Rc::clone(&sql_events),
             crash_model: config.crash_model,
             open: vec![None; schemas.len()],
+            aborted: false,
             now: 0,
         })
         .collect())
@@ -150,7 +154,7 @@ fn literal(v: SqlValue) -> Literal {
 }
 
 /// The tool's statement sent before a user statement: the virtual clock it reads.
-fn clock(now: Tick, began: Tick) -> String {
+pub(super) fn clock(now: Tick, began: Tick) -> String {
     format!(
         "SELECT pg_catalog.set_config('ds.clock', '{now}', false), \
          pg_catalog.set_config('ds.txn', '{began}', false);\n"
@@ -174,6 +178,11 @@ impl PgStore {
     /// How many databases the actor has a connection to (the main one, then the named).
     pub(super) fn databases(&self) -> usize {
         self.open.len()
+    }
+
+    /// When the transaction open on database `db` began, if one is.
+    pub(super) fn began(&self, db: u8) -> Option<Tick> {
+        self.open[usize::from(db)]
     }
 
     /// Hands this actor's connections (one per database) to another process from their
@@ -224,12 +233,19 @@ impl PgStore {
 
     fn transaction(&mut self, db: u8, sql: &'static str, now: Tick) -> DbOutcome {
         let answer = self.control(db, sql);
+        let aborted =
+            db == 0 && !matches!(answer, Exec::Blocked) && std::mem::take(&mut self.aborted);
         let open = &mut self.open[usize::from(db)];
         match (sql, answer) {
             (_, Exec::Blocked) => DbOutcome::Blocked { done: 0 },
             ("BEGIN", Exec::Answered(Ok(_))) => {
                 *open = Some(now);
                 DbOutcome::Begun
+            }
+            // PostgreSQL answers a COMMIT of an aborted transaction with ROLLBACK.
+            ("COMMIT", Exec::Answered(Ok(_))) if aborted => {
+                *open = None;
+                DbOutcome::RolledBack
             }
             ("COMMIT", Exec::Answered(Ok(_))) => {
                 *open = None;
@@ -402,12 +418,12 @@ impl ConsumerDb for PgStore {
 
     fn execute_handler_sql(
         &mut self,
-        _sql: &str,
-        _value: &dyn Fn(&str) -> Option<HandlerValue>,
-        _row: bool,
-        _now: Tick,
+        sql: &str,
+        value: &dyn Fn(&str) -> Option<HandlerValue>,
+        row: bool,
+        now: Tick,
     ) -> Result<Answer, DbOutcome> {
-        panic!("a Rust handler on PostgreSQL is refused before it runs")
+        self.handler_statement(sql, value, row, now)
     }
 
     fn in_transaction(&self) -> bool {
@@ -421,6 +437,7 @@ impl ConsumerDb for PgStore {
     }
 
     fn drop_open_transaction(&mut self) -> bool {
+        self.aborted = false;
         let mut was = false;
         for db in 0..self.open.len() as u8 {
             let open = self.open[usize::from(db)].take().is_some();
