@@ -15,6 +15,11 @@ use crate::model::handler::{
 use crate::model::{DbOutcome, Delivery, HalfDone, SqlEvent, Step};
 use std::rc::Rc;
 
+/// What a handler's `commit` answers when PostgreSQL rolled back an aborted transaction at
+/// its COMMIT: a statement in it had failed, and the handler went on.
+const ROLLED_BACK_AT_COMMIT: &str = "current transaction is aborted: PostgreSQL rolled it \
+                                     back at COMMIT, since a statement in it had failed";
+
 /// The consumer's volatile state when it runs a handler.
 pub(super) struct HandlerConsumer {
     factory: HandlerFactory,
@@ -213,15 +218,9 @@ impl HandlerConsumer {
                 w.in_transaction = false;
                 Answer::Done
             }
-            // PostgreSQL rolled back an aborted transaction at its COMMIT: a statement in
-            // it had failed, and the handler went on.
             (Next::Call(Call::Commit), StepResult::Db(DbOutcome::RolledBack)) => {
                 w.in_transaction = false;
-                failed(
-                    SqlErrorKind::Other,
-                    "current transaction is aborted: PostgreSQL rolled it back at COMMIT, \
-                     since a statement in it had failed",
-                )
+                failed(SqlErrorKind::Other, ROLLED_BACK_AT_COMMIT)
             }
             (Next::Call(Call::Commit), StepResult::Db(DbOutcome::CommitTimeout)) => {
                 w.in_transaction = false;

@@ -61,6 +61,7 @@ pub use named::{merge_parts, DatabaseView};
 use ops::contention;
 pub use outbox::{OutboxTable, TransferWrite};
 pub use read::replay_statements;
+pub use retention::CleanupDb;
 use sandbox::Sandbox;
 pub use sandbox::{Seen, CLOCK_FUNCTIONS, MAX_DATABASE_BYTES, MAX_VALUE_BYTES, MAX_VM_STEPS};
 use schema::*;

@@ -23,7 +23,9 @@ use crate::scenario::{bounds, Scenario};
 use crate::sim::{
     Actor, Digest, EventQueue, Fingerprint, StateHasher, StopReason, Trace, TraceEntry,
 };
-use crate::store::{CleanupOutcome, ConsumerDb, DbOutcome, LoggedStatement, Store, StoreOp};
+use crate::store::{
+    CleanupDb, CleanupOutcome, ConsumerDb, DbOutcome, LoggedStatement, Store, StoreOp,
+};
 use crate::{
     broker::OutputTopic,
     producer::{Identity, Producer, ProducerDatabase, ProducerMode},
@@ -300,7 +302,7 @@ struct World<'s> {
     /// there are several).
     stores: Vec<Box<dyn ConsumerDb + 's>>,
     /// The retention job's own connection to the same database, with retention.
-    cleanup_store: Option<Store>,
+    cleanup_store: Option<Box<dyn CleanupDb + 's>>,
     /// Per event: when the retention job first deleted its inbox row.
     inbox_expired_at: Vec<Option<Tick>>,
     inbox_rows_deleted: u64,

@@ -10,7 +10,7 @@ pub(super) struct Connections<'s> {
     /// One per consumer, to the consumers' database.
     pub stores: Vec<Box<dyn ConsumerDb + 's>>,
     /// The retention job's, with retention.
-    pub cleanup_store: Option<Store>,
+    pub cleanup_store: Option<Box<dyn CleanupDb + 's>>,
     /// The relays (emails, then events) and a connection each.
     pub relays: Vec<Relay>,
     pub relay_stores: Vec<Store>,
@@ -76,7 +76,9 @@ impl<'s> Connections<'s> {
                 .expect("a database file in a fresh temporary directory")
         };
         let mut others = stores.split_off(n).into_iter();
-        let cleanup_store = retention.then(|| others.next().expect("opened for the cleanup job"));
+        let cleanup_store = retention.then(|| {
+            Box::new(others.next().expect("opened for the cleanup job")) as Box<dyn CleanupDb>
+        });
         let mut relays = Vec::new();
         let mut relay_stores = Vec::new();
         if email_relay {
@@ -129,26 +131,40 @@ impl<'s> Connections<'s> {
         consumer_db: Option<Box<dyn ConsumerDb + 's>>,
         sql_events: &Rc<Vec<SqlEvent>>,
     ) -> Self {
-        let stores = match consumer_db {
+        let retention = usize::from(scenario.store.retention.is_some());
+        let (stores, cleanup_store) = match consumer_db {
             Some(db) => {
-                assert_eq!(scenario.consumers, 1, "a given connection is the only one");
-                vec![db]
+                assert_eq!(
+                    scenario.consumers + retention,
+                    1,
+                    "a given connection is the only one"
+                );
+                (vec![db], None)
             }
-            None => crate::store::pg::open_run(
-                &scenario.store,
-                accounts,
-                scenario.seed,
-                scenario.consumers,
-                Rc::clone(sql_events),
-            )
-            .unwrap_or_else(|e| panic!("the run's PostgreSQL database: {e}"))
-            .into_iter()
-            .map(|s| Box::new(s) as Box<dyn ConsumerDb>)
-            .collect(),
+            None => {
+                let mut stores = crate::store::pg::open_run(
+                    &scenario.store,
+                    accounts,
+                    scenario.seed,
+                    scenario.consumers + retention,
+                    Rc::clone(sql_events),
+                )
+                .unwrap_or_else(|e| panic!("the run's PostgreSQL database: {e}"));
+                // The retention job's connection is the last: the consumers' keep their
+                // numbers (and their random streams).
+                let cleanup = (retention == 1).then(|| {
+                    Box::new(stores.pop().expect("opened for the cleanup job"))
+                        as Box<dyn CleanupDb>
+                });
+                let stores = (stores.into_iter())
+                    .map(|s| Box::new(s) as Box<dyn ConsumerDb>)
+                    .collect();
+                (stores, cleanup)
+            }
         };
         Connections {
             stores,
-            cleanup_store: None,
+            cleanup_store,
             relays: Vec::new(),
             relay_stores: Vec::new(),
             producer_store: None,

@@ -113,7 +113,7 @@ impl World<'_> {
             .stores
             .iter()
             .filter_map(|s| s.local())
-            .chain(self.cleanup_store.iter())
+            .chain(self.cleanup_store.iter().filter_map(|c| c.local()))
             .chain(self.relay_stores.iter())
             .chain(self.producer_store.iter())
             .map(Store::change_mark)
@@ -123,7 +123,7 @@ impl World<'_> {
                 .stores
                 .iter_mut()
                 .filter_map(|s| s.local_mut())
-                .chain(self.cleanup_store.iter_mut())
+                .chain(self.cleanup_store.iter_mut().filter_map(|c| c.local_mut()))
                 .find_map(|s| s.committed_snapshot())
             {
                 watch.committed = Rc::new(committed);

@@ -27,6 +27,7 @@ mod library;
 mod memory;
 mod postgres;
 mod postgres_databases;
+mod postgres_retention;
 mod properties;
 mod protocol_files;
 mod prune;

@@ -74,8 +74,8 @@ fn a_postgres_setting_on_sqlite_is_refused_naming_it() {
             "workload.lifecycle",
         ),
         (
-            "scenarios/inbox-retention-ttl-covers-window.json",
-            "store.inbox_ttl_ticks",
+            "scenarios/outbox-relay-crash-inbox-absorbs.json",
+            "producer",
         ),
         ("scenarios/inbox-email-outbox-idempotency-key.json", "email"),
     ] {

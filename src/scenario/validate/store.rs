@@ -139,13 +139,12 @@ impl Checker<'_> {
         }
         let why = "does not run on PostgreSQL yet: the PostgreSQL engine runs a scenario's \
                    own schema (`store.schema`), its named databases and SQL steps, or the \
-                   built-in ledger's seven protocols, with their consumers; the inbox cleanup \
-                   job, the producer, the email relay and the transfer lifecycle run on SQLite \
-                   only (remove `store.engine`, or --engine)";
+                   built-in ledger's seven protocols, with their consumers and the inbox \
+                   cleanup job; the producer, the email relay and the transfer lifecycle run \
+                   on SQLite only (remove `store.engine`, or --engine)";
         let st = &raw.store;
         self.refuse_set(
             &[
-                ("store.inbox_ttl_ticks", st.inbox_ttl_ticks.is_some()),
                 ("store.out_of_order", st.out_of_order.is_some()),
                 ("workload.lifecycle", raw.workload.lifecycle == Some(true)),
                 ("producer", raw.producer != Default::default()),
