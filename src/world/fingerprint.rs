@@ -19,11 +19,12 @@ impl World<'_> {
         // PostgreSQL's state is the server's: digested when no step changes the schema or
         // keeps state in its session (see `store::pg::digest`), else every schedule is run.
         let postgres = self.scenario.store.engine == crate::model::Engine::Postgres;
-        // Nor the retention job's on PostgreSQL: the ledger's digest there leaves instants
-        // out, and with retention an inbox row's age decides what the job deletes.
-        if postgres
-            && (!postgres_digestible(self.scenario) || self.scenario.store.retention.is_some())
-        {
+        // Nor the retention job's or the email relay's on PostgreSQL: the ledger's digest
+        // there leaves instants and identity values out, where an inbox row's age decides
+        // what the job deletes and an email's id is the row the relay marks.
+        let side_jobs = self.scenario.store.retention.is_some()
+            || self.scenario.protocol.has(Step::EnqueueEmail);
+        if postgres && (!postgres_digestible(self.scenario) || side_jobs) {
             return None;
         }
         if !postgres && self.stores.iter().any(|s| s.local().is_none()) {
@@ -40,9 +41,9 @@ impl World<'_> {
         {
             return None;
         }
-        let mut connections = self.producer_store.iter().chain(&self.relay_stores);
         if self.stores.iter().any(|s| s.in_transaction())
-            || connections.any(|s| s.in_transaction())
+            || self.producer_store.iter().any(|s| s.in_transaction())
+            || self.relay_stores.iter().any(|s| s.in_transaction())
             || self.cleanup_store.iter().any(|s| s.in_transaction())
         {
             return None;

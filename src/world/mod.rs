@@ -24,7 +24,7 @@ use crate::sim::{
     Actor, Digest, EventQueue, Fingerprint, StateHasher, StopReason, Trace, TraceEntry,
 };
 use crate::store::{
-    CleanupDb, CleanupOutcome, ConsumerDb, DbOutcome, LoggedStatement, Store, StoreOp,
+    CleanupDb, CleanupOutcome, ConsumerDb, DbOutcome, LoggedStatement, RelayDb, Store, StoreOp,
 };
 use crate::{
     broker::OutputTopic,
@@ -326,7 +326,7 @@ struct World<'s> {
     producer_store: Option<Store>,
     /// The outbox relays (events, emails) and their connections.
     relays: Vec<Relay>,
-    relay_stores: Vec<Store>,
+    relay_stores: Vec<Box<dyn RelayDb + 's>>,
     /// Per relay, per event: how many times it sent that event.
     relay_sends: Vec<Vec<u32>>,
     /// Per workload event (intent): how many times it was published.

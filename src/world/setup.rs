@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::store::admission::{self, Ticket};
+use crate::store::{CleanupDb, RelayDb};
 
 /// Every connection of a run, and the directory their files live in.
 pub(super) struct Connections<'s> {
@@ -13,7 +14,7 @@ pub(super) struct Connections<'s> {
     pub cleanup_store: Option<Box<dyn CleanupDb + 's>>,
     /// The relays (emails, then events) and a connection each.
     pub relays: Vec<Relay>,
-    pub relay_stores: Vec<Store>,
+    pub relay_stores: Vec<Box<dyn RelayDb + 's>>,
     /// The producer's, unless it is `direct`.
     pub producer_store: Option<Store>,
     /// The database files' directory, when there are files.
@@ -83,7 +84,9 @@ impl<'s> Connections<'s> {
         let mut relay_stores = Vec::new();
         if email_relay {
             relays.push(Relay::new(RelayKind::Emails));
-            relay_stores.push(others.next().expect("opened for the email relay"));
+            relay_stores
+                .push(Box::new(others.next().expect("opened for the email relay"))
+                    as Box<dyn RelayDb>);
         }
         let producer_store = if !producer.active() {
             None
@@ -102,7 +105,8 @@ impl<'s> Connections<'s> {
             };
             if outbox {
                 relays.push(Relay::new(RelayKind::Events));
-                relay_stores.push(own.pop().expect("opened for the relay"));
+                relay_stores
+                    .push(Box::new(own.pop().expect("opened for the relay")) as Box<dyn RelayDb>);
             }
             Some(own.pop().expect("opened for the producer"))
         };
@@ -132,26 +136,30 @@ impl<'s> Connections<'s> {
         sql_events: &Rc<Vec<SqlEvent>>,
     ) -> Self {
         let retention = usize::from(scenario.store.retention.is_some());
-        let (stores, cleanup_store) = match consumer_db {
+        let email_relay = usize::from(scenario.protocol.has(Step::EnqueueEmail));
+        let (stores, cleanup_store, relay_stores) = match consumer_db {
             Some(db) => {
                 assert_eq!(
-                    scenario.consumers + retention,
+                    scenario.consumers + retention + email_relay,
                     1,
                     "a given connection is the only one"
                 );
-                (vec![db], None)
+                (vec![db], None, Vec::new())
             }
             None => {
                 let mut stores = crate::store::pg::open_run(
                     &scenario.store,
                     accounts,
                     scenario.seed,
-                    scenario.consumers + retention,
+                    scenario.consumers + retention + email_relay,
                     Rc::clone(sql_events),
                 )
                 .unwrap_or_else(|e| panic!("the run's PostgreSQL database: {e}"));
-                // The retention job's connection is the last: the consumers' keep their
-                // numbers (and their random streams).
+                // The other processes' connections come after the consumers', which keep
+                // their numbers (and their random streams): the email relay's last.
+                let relays = (email_relay == 1).then(|| {
+                    Box::new(stores.pop().expect("opened for the email relay")) as Box<dyn RelayDb>
+                });
                 let cleanup = (retention == 1).then(|| {
                     Box::new(stores.pop().expect("opened for the cleanup job"))
                         as Box<dyn CleanupDb>
@@ -159,14 +167,18 @@ impl<'s> Connections<'s> {
                 let stores = (stores.into_iter())
                     .map(|s| Box::new(s) as Box<dyn ConsumerDb>)
                     .collect();
-                (stores, cleanup)
+                (stores, cleanup, relays.into_iter().collect())
             }
         };
+        let relays = (!relay_stores.is_empty())
+            .then(|| Relay::new(RelayKind::Emails))
+            .into_iter()
+            .collect();
         Connections {
             stores,
             cleanup_store,
-            relays: Vec::new(),
-            relay_stores: Vec::new(),
+            relays,
+            relay_stores,
             producer_store: None,
             dir: None,
             memory: None,

@@ -114,7 +114,7 @@ impl World<'_> {
             .iter()
             .filter_map(|s| s.local())
             .chain(self.cleanup_store.iter().filter_map(|c| c.local()))
-            .chain(self.relay_stores.iter())
+            .chain(self.relay_stores.iter().filter_map(|r| r.local()))
             .chain(self.producer_store.iter())
             .map(Store::change_mark)
             .collect();

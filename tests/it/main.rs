@@ -27,7 +27,7 @@ mod library;
 mod memory;
 mod postgres;
 mod postgres_databases;
-mod postgres_retention;
+mod postgres_jobs;
 mod properties;
 mod protocol_files;
 mod prune;

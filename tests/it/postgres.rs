@@ -77,7 +77,6 @@ fn a_postgres_setting_on_sqlite_is_refused_naming_it() {
             "scenarios/outbox-relay-crash-inbox-absorbs.json",
             "producer",
         ),
-        ("scenarios/inbox-email-outbox-idempotency-key.json", "email"),
     ] {
         let o = bin(&["run", file, "--engine", "postgres"]);
         assert_eq!(o.status.code(), Some(2), "{file}");

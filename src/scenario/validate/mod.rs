@@ -162,7 +162,7 @@ impl Checker<'_> {
         let databases: Vec<&str> = raw.store.databases.keys().map(String::as_str).collect();
         let (protocol, origins) = self.protocol(&raw.protocol, &databases)?;
         let mut workload = self.workload(&raw.workload)?;
-        self.engine_fits(&raw, &protocol)?;
+        self.engine_fits(&raw)?;
         let changed = self.engine_changed(&raw);
         let custom = self.custom_store(&raw, &protocol, &origins, &mut workload)?;
         if !workload.invalid.is_empty() && !protocol.has(Step::ApplyEffect) {

@@ -122,11 +122,7 @@ impl Checker<'_> {
     /// On PostgreSQL: what runs there so far (a scenario's own schema and SQL steps, or the
     /// built-in ledger, with its consumers), every other part refused by name; on SQLite, `store.isolation`
     /// refused (SQLite has one behaviour: a writer at a time).
-    pub(super) fn engine_fits(
-        &self,
-        raw: &RawScenario,
-        protocol: &Protocol,
-    ) -> Result<(), ScenarioError> {
+    pub(super) fn engine_fits(&self, raw: &RawScenario) -> Result<(), ScenarioError> {
         use crate::store::pg::Engine;
         if self.engine == Engine::Sqlite {
             return self.refuse_set(
@@ -139,17 +135,15 @@ impl Checker<'_> {
         }
         let why = "does not run on PostgreSQL yet: the PostgreSQL engine runs a scenario's \
                    own schema (`store.schema`), its named databases and SQL steps, or the \
-                   built-in ledger's seven protocols, with their consumers and the inbox \
-                   cleanup job; the producer, the email relay and the transfer lifecycle run \
-                   on SQLite only (remove `store.engine`, or --engine)";
+                   built-in ledger's seven protocols, with their consumers, the inbox cleanup \
+                   job and the email relay; the producer and the transfer lifecycle run on \
+                   SQLite only (remove `store.engine`, or --engine)";
         let st = &raw.store;
         self.refuse_set(
             &[
                 ("store.out_of_order", st.out_of_order.is_some()),
                 ("workload.lifecycle", raw.workload.lifecycle == Some(true)),
                 ("producer", raw.producer != Default::default()),
-                ("email", raw.email != Default::default()),
-                ("protocol.steps", protocol.has(Step::EnqueueEmail)),
             ],
             why,
         )?;

@@ -17,8 +17,8 @@ use crate::model::{Account, CommittedState, DbOutcome, Event, EventType, LedgerC
 use crate::store::{effect_statements, payload_fingerprint, EffectMode, StoreConfig, StoreOp};
 
 /// The ledger's tables: those of [`crate::store`]'s SQLite ledger that the protocols
-/// PostgreSQL runs use (no lifecycle, outbox or email tables: those scenarios are refused
-/// when they load).
+/// PostgreSQL runs use, the consumer's `email_outbox` included (no lifecycle or producer
+/// outbox tables: those scenarios are refused when they load).
 pub(super) fn schema(config: &StoreConfig, accounts: &[Account]) -> String {
     let inbox_key = if config.inbox_unique {
         "PRIMARY KEY"
@@ -55,6 +55,13 @@ pub(super) fn schema(config: &StoreConfig, accounts: &[Account]) -> String {
          CREATE TABLE balance_projection (
              account       TEXT PRIMARY KEY,
              balance_minor BIGINT NOT NULL
+         );
+         CREATE TABLE email_outbox (
+             email_id    BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+             event_id    TEXT NOT NULL,
+             event_index BIGINT NOT NULL,
+             sent        INTEGER NOT NULL DEFAULT 0,
+             created_at  BIGINT NOT NULL
          );"
     );
     if config.business_key_unique {
@@ -91,6 +98,7 @@ pub(super) fn reset(accounts: &[Account]) -> String {
         "processed_event.seq",
         "payload_alert.alert_id",
         "ledger_entry.entry_id",
+        "email_outbox.email_id",
     ]
     .map(|c| {
         let (table, column) = c.split_once('.').expect("table.column");
@@ -101,7 +109,7 @@ pub(super) fn reset(accounts: &[Account]) -> String {
     .join(", ");
     format!(
         "DELETE FROM processed_event; DELETE FROM payload_alert; DELETE FROM ledger_entry; \
-         DELETE FROM balance_projection; SELECT {restart}; {}",
+         DELETE FROM balance_projection; DELETE FROM email_outbox; SELECT {restart}; {}",
         balances(accounts)
     )
 }
@@ -112,7 +120,12 @@ pub(super) const VACUUM_EVERY: u32 = 200;
 /// The `VACUUM` of the ledger's tables (a statement of its own: it cannot run inside the
 /// implicit transaction of several statements sent at once).
 pub(super) const VACUUM: &str =
-    "VACUUM processed_event, payload_alert, ledger_entry, balance_projection";
+    "VACUUM processed_event, payload_alert, ledger_entry, balance_projection, email_outbox";
+
+/// The email the protocol's `enqueue_email` queues, in the consumer's transaction; the
+/// email relay sends it and marks it sent ([`super::relay`]).
+const INSERT_EMAIL: &str = "INSERT INTO email_outbox (event_id, event_index, created_at)
+     VALUES (:event_id, :event_index, :now)";
 
 const INSERT_INBOX: &str = "INSERT INTO processed_event
      (event_id, event_type, payload_fingerprint, payload, processed_at)
@@ -192,9 +205,21 @@ impl PgStore {
                     Exec::Answered(Err(e)) => unexpected("payload_alert INSERT", &e),
                 }
             }
+            StoreOp::EnqueueEmail { event } => {
+                let values = [
+                    ("event_id", Literal::Text(event.event_id.clone())),
+                    ("event_index", Literal::Integer(event.index as i64)),
+                    ("now", Literal::Integer(now as i64)),
+                ];
+                match self.ledger_statement("email", INSERT_EMAIL, &values) {
+                    Exec::Blocked => DbOutcome::Blocked { done: 0 },
+                    Exec::Answered(Ok(_)) => DbOutcome::EmailQueued,
+                    Exec::Answered(Err(e)) => unexpected("email_outbox INSERT", &e),
+                }
+            }
             other => panic!(
-                "{other:?} on PostgreSQL: what needs it (lifecycle, email, named databases) is \
-                 refused when the scenario loads"
+                "{other:?} on PostgreSQL: what needs it (the transfer lifecycle, named \
+                 databases) is refused when the scenario loads"
             ),
         }
     }

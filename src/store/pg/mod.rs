@@ -22,6 +22,7 @@ mod handler;
 mod ledger;
 pub mod lexer;
 pub mod link;
+mod relay;
 mod retention;
 pub mod server;
 pub mod session;

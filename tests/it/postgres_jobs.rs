@@ -1,5 +1,6 @@
-//! The inbox retention job on PostgreSQL (feature `postgres`): a connection of its own
-//! deleting expired inbox rows while consumers work. Where SQLite's job waits for the
+//! The email relay and the inbox retention job on PostgreSQL (feature `postgres`), each with
+//! a connection of its own. The relay ends every schedule as on SQLite. The retention job,
+//! deleting expired inbox rows while consumers work: where SQLite's job waits for the
 //! write lock a consumer holds (and may starve), PostgreSQL's deletes concurrently, so a
 //! TTL shorter than what the broker's replays need duplicates at least as often.
 
@@ -69,4 +70,30 @@ fn a_job_that_never_waits_for_a_lock_duplicates_where_sqlites_starved() {
         on_postgres.contains("inbox row(s) processed before t=5 (TTL 60 ticks): e0"),
         "{on_postgres}"
     );
+}
+
+#[test]
+fn the_email_relay_on_postgres_ends_schedule_for_schedule_as_on_sqlite() {
+    // Every schedule, the email boundary included (an email sent twice, or never).
+    let every = |file: &str, engine: &str| {
+        let args = [
+            "explore", file, "--depth", "1", "--engine", engine, "--json",
+        ];
+        let o = bin(&args);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+        let v = json(&o);
+        let runs: std::collections::BTreeMap<String, String> = (v["runs"].as_array().unwrap())
+            .iter()
+            .map(|r| (r["crash_points"].to_string(), outcome(r)))
+            .collect();
+        (runs, v["summary"]["email"].clone())
+    };
+    for file in [
+        "scenarios/inbox-email-after-commit-crash-loses-email.json",
+        "scenarios/inbox-email-outbox-without-key-duplicates.json",
+    ] {
+        let (sqlite, email) = every(file, "sqlite");
+        assert!(email["broken_runs"].as_u64() > Some(0), "{file}: {email}");
+        assert_eq!(every(file, "postgres"), (sqlite, email), "{file}");
+    }
 }
