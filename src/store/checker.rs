@@ -82,27 +82,14 @@ impl SqlChecker {
         if engine == super::pg::Engine::Sqlite {
             return SqlChecker::new(schema, setup);
         }
-        let pg = super::pg::PgChecker::new(schema, setup)?;
-        let conn = connect::open_in_memory().map_err(|e| (false, 0, e.to_string()))?;
-        let sandbox = Sandbox::install(&conn, 0, SETUP_STREAM);
-        Ok(SqlChecker {
-            conn,
-            sandbox,
-            pg: Some(pg),
-        })
+        SqlChecker::on_postgres(super::pg::PgChecker::new(schema, setup)?)
+            .map_err(|e| (false, 0, e))
     }
 
     /// The checker of a Rust handler's statements in a run on PostgreSQL: their form only
     /// (see [`super::pg::PgChecker::of_run`]).
     pub fn of_postgres_run() -> Result<SqlChecker, String> {
-        let pg = super::pg::PgChecker::of_run()?;
-        let conn = connect::open_in_memory().map_err(|e| e.to_string())?;
-        let sandbox = Sandbox::install(&conn, 0, SETUP_STREAM);
-        Ok(SqlChecker {
-            conn,
-            sandbox,
-            pg: Some(pg),
-        })
+        SqlChecker::on_postgres(super::pg::PgChecker::of_run()?)
     }
 
     /// [`SqlChecker::new_on`] for named database `name`, made beside the main database's
@@ -117,8 +104,13 @@ impl SqlChecker {
         if engine == super::pg::Engine::Sqlite {
             return SqlChecker::new(schema, setup);
         }
-        let pg = super::pg::PgChecker::named(name, schema, setup)?;
-        let conn = connect::open_in_memory().map_err(|e| (false, 0, e.to_string()))?;
+        SqlChecker::on_postgres(super::pg::PgChecker::named(name, schema, setup)?)
+            .map_err(|e| (false, 0, e))
+    }
+
+    /// The checker whose checks are `pg`'s (its SQLite connection stays empty).
+    fn on_postgres(pg: super::pg::PgChecker) -> Result<SqlChecker, String> {
+        let conn = connect::open_in_memory().map_err(|e| e.to_string())?;
         let sandbox = Sandbox::install(&conn, 0, SETUP_STREAM);
         Ok(SqlChecker {
             conn,

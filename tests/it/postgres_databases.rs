@@ -46,7 +46,8 @@ fn a_name_postgresql_or_the_tool_keeps_is_refused_before_any_work() {
 
 #[cfg(feature = "postgres")]
 mod server {
-    use super::super::postgres::server::{in_tmp, json, left_nothing, outcome};
+    use super::super::postgres::server::{in_tmp, json, left_nothing};
+    use super::super::postgres_jobs::schedules;
     use super::*;
 
     const DUAL_WRITES: [&str; 5] = [
@@ -60,19 +61,9 @@ mod server {
     #[test]
     fn the_dual_writes_on_postgres_end_schedule_for_schedule_as_on_sqlite() {
         for file in DUAL_WRITES {
-            let explore = |engine| {
-                let o = bin(&[
-                    "explore", file, "--depth", "1", "--engine", engine, "--json",
-                ]);
-                assert_eq!(o.status.code(), Some(0), "{file} {engine}: {}", stderr(&o));
-                let v = json(&o);
-                (v["runs"].as_array().unwrap().iter())
-                    .map(|r| (r["crash_points"].to_string(), outcome(r)))
-                    .collect::<std::collections::BTreeMap<_, _>>()
-            };
-            let sqlite = explore("sqlite");
+            let sqlite = schedules(file, "sqlite");
             assert!(sqlite.len() >= 17, "{file}: {} runs", sqlite.len());
-            assert_eq!(explore("postgres"), sqlite, "{file}");
+            assert_eq!(schedules(file, "postgres"), sqlite, "{file}");
         }
     }
 

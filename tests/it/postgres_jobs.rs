@@ -10,7 +10,7 @@ use super::postgres::server::{json, outcome};
 use super::support::*;
 
 /// Every schedule of an exploration to depth 1, with its outcome.
-fn schedules(file: &str, engine: &str) -> std::collections::BTreeMap<String, String> {
+pub(crate) fn schedules(file: &str, engine: &str) -> std::collections::BTreeMap<String, String> {
     let o = bin(&[
         "explore", file, "--depth", "1", "--engine", engine, "--json",
     ]);
