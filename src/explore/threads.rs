@@ -12,9 +12,9 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 /// The most threads that may run `scenario`'s runs at once: `None` for no bound. On
 /// PostgreSQL each thread holds connections of its own (its control connection, a run's
-/// one per consumer and database, and the idle ones kept for the next run), and the server
-/// takes so many clients only: as many threads as [`crate::store::pg::session::max_threads`]
-/// says.
+/// one per consumer and database and the side jobs', and the idle ones kept for the next
+/// run), and the server takes so many clients only: as many threads as
+/// [`crate::store::pg::session::max_threads`] says.
 pub fn bound(scenario: &Scenario) -> Option<usize> {
     let databases = scenario
         .store
@@ -23,9 +23,13 @@ pub fn bound(scenario: &Scenario) -> Option<usize> {
         .map(|c| 1 + c.databases.len());
     let memory =
         databases.map(|d| (admission::SQL_MEMORY_BYTES / admission::run_bytes(d)).max(1) as usize);
-    let postgres = (scenario.store.engine == crate::model::Engine::Postgres).then(|| {
-        crate::store::pg::session::max_threads(scenario.consumers * databases.unwrap_or(1))
-    });
+    // A run's sessions: each consumer's per database, the retention job's and the email
+    // relay's.
+    let sessions = scenario.consumers * databases.unwrap_or(1)
+        + usize::from(scenario.store.retention.is_some())
+        + usize::from(scenario.protocol.has(crate::model::Step::EnqueueEmail));
+    let postgres = (scenario.store.engine == crate::model::Engine::Postgres)
+        .then(|| crate::store::pg::session::max_threads(sessions));
     match (memory, postgres) {
         (Some(m), Some(p)) => Some(m.min(p)),
         (m, p) => m.or(p),
