@@ -61,21 +61,13 @@ const TRANSFERS: &str = "SELECT transfer_id FROM transfer";
 
 /// A relay's connection, as the world's executor sees it: the outbox it drains, on SQLite
 /// ([`Store`]) or PostgreSQL (`pg::PgStore`, the consumer's email outbox).
-pub trait RelayDb {
+pub trait RelayDb: super::ConsumerDb {
     /// The oldest unsent row of `table`: its id and the event it is for.
     fn next_unsent(&mut self, table: OutboxTable) -> Option<(i64, EventIndex)>;
 
     /// Marks an outbox row sent (autocommit): `false` when the database made it wait
     /// (nothing happened yet; the relay asks again).
     fn mark_sent(&mut self, table: OutboxTable, row: i64) -> bool;
-
-    /// Whether a transaction is open on it (never: each statement commits alone).
-    fn in_transaction(&self) -> bool;
-
-    /// The store itself, when it is SQLite's in this process (for narration's reads).
-    fn local(&self) -> Option<&Store>;
-
-    fn local_mut(&mut self) -> Option<&mut Store>;
 }
 
 impl RelayDb for Store {
@@ -85,18 +77,6 @@ impl RelayDb for Store {
 
     fn mark_sent(&mut self, table: OutboxTable, row: i64) -> bool {
         Store::mark_sent(self, table, row)
-    }
-
-    fn in_transaction(&self) -> bool {
-        Store::in_transaction(self)
-    }
-
-    fn local(&self) -> Option<&Store> {
-        Some(self)
-    }
-
-    fn local_mut(&mut self) -> Option<&mut Store> {
-        Some(self)
     }
 }
 

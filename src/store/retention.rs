@@ -4,22 +4,15 @@
 
 use super::*;
 
-/// The retention job's connection to the consumers' database.
-pub trait CleanupDb {
+/// The retention job's connection to the consumers' database (a connection like a
+/// consumer's: whether it is inside a transaction, and the local store behind it).
+pub trait CleanupDb: ConsumerDb {
     /// Deletes at most `batch` inbox rows whose `processed_at` is more than `ttl_ticks`
     /// before `now`, in one autocommitted statement: the events whose rows went.
     fn delete_expired_inbox(&mut self, now: Tick, ttl_ticks: Tick, batch: u32) -> CleanupOutcome;
 
     /// The earliest `processed_at` of any committed inbox row, `None` when there is none.
     fn earliest_inbox_row(&mut self) -> Option<Tick>;
-
-    /// Whether the job has a transaction open (it never does: each run is one statement).
-    fn in_transaction(&self) -> bool;
-
-    /// The store itself, when it is SQLite's in this process (for narration's reads).
-    fn local(&self) -> Option<&Store>;
-
-    fn local_mut(&mut self) -> Option<&mut Store>;
 }
 
 impl CleanupDb for Store {
@@ -29,18 +22,6 @@ impl CleanupDb for Store {
 
     fn earliest_inbox_row(&mut self) -> Option<Tick> {
         Store::earliest_inbox_row(self)
-    }
-
-    fn in_transaction(&self) -> bool {
-        Store::in_transaction(self)
-    }
-
-    fn local(&self) -> Option<&Store> {
-        Some(self)
-    }
-
-    fn local_mut(&mut self) -> Option<&mut Store> {
-        Some(self)
     }
 }
 

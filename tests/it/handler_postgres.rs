@@ -17,6 +17,18 @@ fn on_postgres() -> Scenario {
     s
 }
 
+/// `s` with one event, which the broker delivers twice, and no other fault.
+fn one_event_copied(mut s: Scenario) -> Scenario {
+    s.workload.events = 1;
+    s.faults = Default::default();
+    s.faults.duplicate_delivery = vec![delivery_sim::fault::DeliveryFault {
+        event: Some(0),
+        delivery: None,
+        times: 1,
+    }];
+    s
+}
+
 #[test]
 fn the_example_handlers_are_judged_on_postgres_as_on_sqlite() {
     let s = on_postgres();
@@ -67,14 +79,7 @@ impl Handler for CommitsAfterTheDuplicate {
 
 #[test]
 fn a_commit_after_a_failed_statement_is_refused_on_postgres_not_on_sqlite() {
-    let mut sqlite = my_handler::scenario();
-    sqlite.workload.events = 1;
-    sqlite.faults = Default::default();
-    sqlite.faults.duplicate_delivery = vec![delivery_sim::fault::DeliveryFault {
-        event: Some(0),
-        delivery: None,
-        times: 1,
-    }];
+    let mut sqlite = one_event_copied(my_handler::scenario());
     // The copy is refused every time: three deliveries, then the dead-letter queue.
     sqlite.broker.max_deliveries = Some(3);
     let mut postgres = sqlite.clone();
@@ -103,15 +108,8 @@ fn a_commit_after_a_failed_statement_is_refused_on_postgres_not_on_sqlite() {
 
 #[test]
 fn two_consumers_claiming_the_same_event_wait_for_each_others_key() {
-    let mut s = on_postgres();
+    let mut s = one_event_copied(on_postgres());
     s.consumers = 2;
-    s.workload.events = 1;
-    s.faults = Default::default();
-    s.faults.duplicate_delivery = vec![delivery_sim::fault::DeliveryFault {
-        event: Some(0),
-        delivery: None,
-        times: 1,
-    }];
     assert_eq!(
         check_handler(|| ClaimFirst, &s, 1),
         Ok(Guarantee::ExactlyOnce)

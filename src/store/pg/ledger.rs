@@ -162,7 +162,12 @@ fn failure(e: &DbError) -> Option<DbOutcome> {
 
 impl PgStore {
     /// Sends one ledger statement with its parameters bound; `key` names it while it waits.
-    fn ledger_statement(&mut self, key: &str, sql: &str, values: &[(&str, Literal)]) -> Exec {
+    pub(super) fn ledger_statement(
+        &mut self,
+        key: &str,
+        sql: &str,
+        values: &[(&str, Literal)],
+    ) -> Exec {
         let bound = super::lexer::bind(sql, &|name| {
             values
                 .iter()

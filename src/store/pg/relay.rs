@@ -2,13 +2,15 @@
 //! the oldest unsent row of the consumer's `email_outbox` and marking it sent, each
 //! statement alone (autocommit), as on SQLite.
 
+use super::lexer::Literal;
 use super::session::Exec;
 use super::store::PgStore;
 use crate::model::EventIndex;
-use crate::store::{OutboxTable, RelayDb, Store};
+use crate::store::{OutboxTable, RelayDb};
 
 const NEXT_EMAIL: &str = "SELECT email_id, event_index FROM email_outbox WHERE sent = 0 \
      ORDER BY email_id LIMIT 1";
+const MARK_EMAIL: &str = "UPDATE email_outbox SET sent = 1 WHERE email_id = :row";
 
 impl RelayDb for PgStore {
     fn next_unsent(&mut self, table: OutboxTable) -> Option<(i64, EventIndex)> {
@@ -30,8 +32,8 @@ impl RelayDb for PgStore {
 
     fn mark_sent(&mut self, table: OutboxTable, row: i64) -> bool {
         emails_only(table);
-        let sql = format!("UPDATE email_outbox SET sent = 1 WHERE email_id = {row}");
-        match self.run_statement("mark_email", &sql) {
+        let values = [("row", Literal::Integer(row))];
+        match self.ledger_statement("mark_email", MARK_EMAIL, &values) {
             // A consumer's transaction holds the row: the relay asks again, and this same
             // statement answers once that transaction ended.
             Exec::Blocked => false,
@@ -41,18 +43,6 @@ impl RelayDb for PgStore {
             }
             Exec::Answered(Err(e)) => panic!("email_outbox UPDATE: {}", e.message),
         }
-    }
-
-    fn in_transaction(&self) -> bool {
-        crate::store::ConsumerDb::in_transaction(self)
-    }
-
-    fn local(&self) -> Option<&Store> {
-        None
-    }
-
-    fn local_mut(&mut self) -> Option<&mut Store> {
-        None
     }
 }
 

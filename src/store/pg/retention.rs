@@ -2,10 +2,11 @@
 //! deleting expired inbox rows in bounded batches (one autocommitted statement each, as on
 //! SQLite), in the order they were inserted.
 
+use super::lexer::Literal;
 use super::session::Exec;
 use super::store::PgStore;
 use crate::model::Tick;
-use crate::store::{CleanupDb, CleanupOutcome, Store};
+use crate::store::{CleanupDb, CleanupOutcome};
 
 /// At most `:batch` rows older than `:cutoff`, the first inserted first (as SQLite's scan
 /// in rowid order takes them), their events in that order.
@@ -16,12 +17,13 @@ const DELETE_EXPIRED_INBOX: &str = "WITH gone AS (DELETE FROM processed_event WH
 impl CleanupDb for PgStore {
     fn delete_expired_inbox(&mut self, now: Tick, ttl_ticks: Tick, batch: u32) -> CleanupOutcome {
         let cutoff = now as i64 - ttl_ticks as i64;
-        let sql = DELETE_EXPIRED_INBOX
-            .replace(":cutoff", &format!("({cutoff})"))
-            .replace(":batch", &batch.to_string());
+        let values = [
+            ("cutoff", Literal::Integer(cutoff)),
+            ("batch", Literal::Integer(i64::from(batch))),
+        ];
         // A row a consumer's open transaction locked makes the job wait: its next run waits
         // for that same statement (the rows older than the first run's cutoff).
-        match self.run_statement("cleanup", &sql) {
+        match self.ledger_statement("cleanup", DELETE_EXPIRED_INBOX, &values) {
             Exec::Blocked => CleanupOutcome::Busy,
             Exec::Answered(Ok(ran)) => CleanupOutcome::Deleted(
                 (ran.rows.into_iter())
@@ -36,17 +38,5 @@ impl CleanupDb for PgStore {
         self.committed_value("SELECT min(processed_at) FROM processed_event")
             .and_then(|v| v.parse::<i64>().ok())
             .map(|t| Tick::try_from(t).unwrap_or(0))
-    }
-
-    fn in_transaction(&self) -> bool {
-        crate::store::ConsumerDb::in_transaction(self)
-    }
-
-    fn local(&self) -> Option<&Store> {
-        None
-    }
-
-    fn local_mut(&mut self) -> Option<&mut Store> {
-        None
     }
 }

@@ -288,35 +288,26 @@ impl PgStore {
     fn check_value(&self, db: u8, sql: &str, e: &SqlEvent) -> Result<Option<String>, String> {
         let bound = lexer::bind(sql, &|name| e.field(name).map(literal))?;
         let run = self.run.borrow();
-        let schema = schema_of(&self.custom, db);
-        // The control connection reads the main database again after: the tool's own
-        // reads name its tables unqualified.
-        let text = format!(
-            "{}{}{bound};{}",
-            use_schema(schema),
-            clock(self.now, self.now),
-            use_schema(RUN_SCHEMA),
-        );
+        // A named database's check reads its schema; the control connection reads the main
+        // database again after (the tool's own reads name its tables unqualified).
+        let (enter, skip) = match db {
+            0 => (String::new(), 1),
+            _ => (use_schema(schema_of(&self.custom, db)), 2),
+        };
+        let text = format!("{enter}{}{bound}", clock(self.now, self.now));
         let c = std::sync::Arc::clone(&run.worker.control);
-        let r = run
-            .worker
-            .rt
-            .block_on(async move { c.simple_query(&text).await });
-        let mut rows = Vec::new();
-        let mut completed = 0;
-        for m in r.map_err(|e| {
-            e.as_db_error()
-                .map_or(e.to_string(), |d| d.message().to_string())
-        })? {
-            match m {
-                tokio_postgres::SimpleQueryMessage::CommandComplete(_) => completed += 1,
-                tokio_postgres::SimpleQueryMessage::Row(row) if completed == 2 => {
-                    rows.push(row.get(0).map(str::to_string))
-                }
-                _ => {}
-            }
+        let ran =
+            (run.worker.rt).block_on(async move { super::session::simple(&c, &text, skip).await });
+        if db != 0 {
+            (run.worker.control_batch(&use_schema(RUN_SCHEMA)))
+                .unwrap_or_else(|e| panic!("reading the main database again: {e}"));
         }
-        Ok(rows.into_iter().next().flatten())
+        let ran = ran.map_err(|e| e.message)?;
+        Ok(ran
+            .rows
+            .into_iter()
+            .next()
+            .and_then(|r| r.into_iter().next().flatten()))
     }
 
     fn effects_of(&self, e: &SqlEvent) -> Result<i64, String> {
