@@ -16,12 +16,14 @@
 //!   statement text's parameters.
 
 pub mod checker;
+mod counts;
 pub mod det;
 pub mod digest;
 mod handler;
 mod ledger;
 pub mod lexer;
 pub mod link;
+mod park;
 mod relay;
 mod retention;
 pub mod server;

@@ -14,9 +14,14 @@
 //! which fires on a timer (`deadlock_timeout`): when the run's blocked statements wait on
 //! each other in a cycle, the one that began waiting first is cancelled — the transaction
 //! PostgreSQL's detector aborts when every session has the same `deadlock_timeout` — and
-//! its answer is the deadlock error (40P01).
+//! its answer is the deadlock error (40P01). When several statements wait, they are
+//! released one at a time ([`super::park`]): PostgreSQL wakes them all at once, and they
+//! would race.
 
+pub(super) use super::counts::count;
+pub use super::counts::{counts, Counts};
 use super::link::{Link, LinkTarget};
+use super::park::PARK_SAVEPOINT;
 use super::server::{self, Target};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -125,40 +130,6 @@ pub fn max_threads(sessions: usize) -> usize {
 
 thread_local! {
     static WORKER: RefCell<Option<Rc<Worker>>> = const { RefCell::new(None) };
-    /// What this thread's runs asked of the server (for `bench`).
-    static COUNTS: std::cell::Cell<Counts> = const { std::cell::Cell::new(Counts::ZERO) };
-}
-
-/// What a thread's runs asked of the server: statements sent, `is_blocked` questions,
-/// backends started, and idle connections reused.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Counts {
-    pub statements: u64,
-    pub blocked_checks: u64,
-    pub connections: u64,
-    pub reused: u64,
-}
-
-impl Counts {
-    const ZERO: Counts = Counts {
-        statements: 0,
-        blocked_checks: 0,
-        connections: 0,
-        reused: 0,
-    };
-}
-
-/// This thread's counts so far.
-pub fn counts() -> Counts {
-    COUNTS.with(std::cell::Cell::get)
-}
-
-pub(super) fn count(f: impl FnOnce(&mut Counts)) {
-    COUNTS.with(|c| {
-        let mut v = c.get();
-        f(&mut v);
-        c.set(v);
-    });
 }
 
 /// This thread's worker, made on first use (the server started, a scratch database made).
@@ -374,6 +345,11 @@ pub(super) enum Pending {
         /// What was asked (step and statement), so that the actor's next turn asks for
         /// the same.
         key: String,
+        /// What was sent, to send it again if it is parked (see [`super::park`]).
+        request: Request,
+        /// Whether it can be parked: it was sent after a savepoint of its own, or outside a
+        /// transaction.
+        parkable: bool,
         /// The order in which the run's statements began to wait (for the deadlock rule).
         waiting_since: Option<u64>,
         /// The tool cancelled it to resolve a deadlock.
@@ -400,6 +376,26 @@ pub(super) struct Session {
     pub(super) link: Option<Box<dyn Link>>,
     /// Whether the link's process holds a connection now.
     held: bool,
+    /// Whether a transaction is open on it (its `BEGIN` answered, no `COMMIT` or
+    /// `ROLLBACK` since).
+    pub(super) in_transaction: bool,
+    /// A statement sent after a savepoint failed: its transaction is to be rolled back
+    /// now, as PostgreSQL aborts a transaction whose statement fails (see
+    /// [`super::park`]).
+    pub(super) abort_pending: bool,
+    /// Its transaction was so rolled back: until the actor ends it, its statements fail
+    /// as in an aborted transaction.
+    pub(super) doomed: bool,
+}
+
+/// A statement as the run sends it: the tool's own statements (`skip` of them) then the
+/// actor's; with `typed`, the actor's statement prepared first for its columns' types.
+#[derive(Clone, Debug)]
+pub(super) struct Request {
+    pub(super) key: String,
+    pub(super) sql: String,
+    pub(super) skip: usize,
+    pub(super) typed: Option<String>,
 }
 
 /// What [`RunDb::execute`] came to.
@@ -457,6 +453,9 @@ impl RunDb {
                 incarnation: 0,
                 link: None,
                 held: false,
+                in_transaction: false,
+                abort_pending: false,
+                doomed: false,
             })
             .collect();
         Ok(RunDb {
@@ -527,6 +526,17 @@ impl RunDb {
         reset.ok().map(|_| (client, pid))
     }
 
+    /// Makes session `i` reach database `schema` instead, from its next connection on (a
+    /// session is connected at its first statement).
+    pub fn set_schema(&mut self, i: usize, schema: &str) {
+        let s = &mut self.sessions[i];
+        assert!(
+            s.client.is_none() && s.link.is_none(),
+            "set before first use"
+        );
+        s.schema = schema.to_string();
+    }
+
     /// Hands actor `i`'s connection to another process, through `link`, from its next
     /// statement on.
     pub fn link(&mut self, i: usize, link: Box<dyn Link>) {
@@ -574,6 +584,55 @@ impl RunDb {
         self.execute_with(i, key, sql, 1, Some(statement.to_string()))
     }
 
+    /// Sends `request` on actor `i`'s connection, without waiting for its answer: a
+    /// statement inside a transaction while another statement waits, after a savepoint of
+    /// its own, so that it can be parked; `waiting_since`: when a parked statement sent
+    /// again began to wait.
+    pub(super) fn send(&mut self, i: usize, request: Request, waiting_since: Option<u64>) {
+        count(|c| c.statements += 1);
+        // `BEGIN`, `COMMIT` and `ROLLBACK` never wait (and `ROLLBACK` must run in an aborted
+        // transaction, where a savepoint fails).
+        let control = matches!(request.key.as_str(), "BEGIN" | "COMMIT" | "ROLLBACK");
+        let savepoint = !control && self.sessions[i].in_transaction && self.any_blocked();
+        let client = self.client(i);
+        let (sql, skip) = match savepoint {
+            true => (
+                format!("{PARK_SAVEPOINT};\n{}", request.sql),
+                request.skip + 1,
+            ),
+            false => (request.sql.clone(), request.skip),
+        };
+        let typed = request.typed.clone();
+        let _guard = self.worker.rt.enter();
+        let task = tokio::spawn(async move {
+            let types = match typed {
+                Some(statement) => match client.prepare(&statement).await {
+                    Ok(s) => s.columns().iter().map(|c| c.type_().oid()).collect(),
+                    Err(e) => {
+                        // As in `simple`: answered once the abort is done.
+                        let _ = client.simple_query("").await;
+                        return Err(db_error(&e));
+                    }
+                },
+                None => Vec::new(),
+            };
+            let mut answer = simple(&client, &sql, skip).await;
+            if let Ok(ran) = &mut answer {
+                ran.types = types;
+            }
+            answer
+        });
+        let parkable = savepoint || !self.sessions[i].in_transaction;
+        self.sessions[i].pending = Some(Pending::Running {
+            task,
+            key: request.key.clone(),
+            request,
+            parkable,
+            waiting_since,
+            deadlock: false,
+        });
+    }
+
     fn execute_with(
         &mut self,
         i: usize,
@@ -585,35 +644,27 @@ impl RunDb {
         if self.sessions[i].link.is_some() {
             return Exec::Answered(self.execute_linked(i, sql, skip));
         }
+        if self.sessions[i].doomed && self.sessions[i].pending.is_none() {
+            return Exec::Answered(self.doomed_answer(i, key));
+        }
         if self.sessions[i].pending.is_none() {
-            count(|c| c.statements += 1);
-            let client = self.client(i);
-            let sql = sql.to_string();
-            let _guard = self.worker.rt.enter();
-            let task = tokio::spawn(async move {
-                let types = match typed {
-                    Some(statement) => match client.prepare(&statement).await {
-                        Ok(s) => s.columns().iter().map(|c| c.type_().oid()).collect(),
-                        Err(e) => {
-                            // As in `simple`: answered once the abort is done.
-                            let _ = client.simple_query("").await;
-                            return Err(db_error(&e));
-                        }
-                    },
-                    None => Vec::new(),
-                };
-                let mut answer = simple(&client, &sql, skip).await;
-                if let Ok(ran) = &mut answer {
-                    ran.types = types;
-                }
-                answer
-            });
-            self.sessions[i].pending = Some(Pending::Running {
-                task,
+            let request = Request {
                 key: key.to_string(),
-                waiting_since: None,
-                deadlock: false,
-            });
+                sql: sql.to_string(),
+                skip,
+                typed,
+            };
+            // Statements that wait now could race for what this one releases (a statement
+            // inside a transaction releases nothing unless it fails: see `settle`).
+            let releases = !self.sessions[i].in_transaction || key == "COMMIT" || key == "ROLLBACK";
+            let parked = if releases {
+                self.park_racers(i)
+            } else {
+                Vec::new()
+            };
+            self.send(i, request, None);
+            self.settle();
+            self.unpark(parked);
         }
         let pending_key = match &self.sessions[i].pending {
             Some(Pending::Running { key, .. } | Pending::Answered { key, .. }) => key.clone(),
@@ -625,7 +676,15 @@ impl RunDb {
         );
         self.settle();
         match self.sessions[i].pending.take() {
-            Some(Pending::Answered { answer, .. }) => Exec::Answered(answer),
+            Some(Pending::Answered { answer, .. }) => {
+                let s = &mut self.sessions[i];
+                match key {
+                    "BEGIN" => s.in_transaction |= answer.is_ok(),
+                    "COMMIT" | "ROLLBACK" => s.in_transaction = false,
+                    _ => {}
+                }
+                Exec::Answered(answer)
+            }
             other => {
                 self.sessions[i].pending = other;
                 Exec::Blocked
@@ -643,7 +702,17 @@ impl RunDb {
     /// A linked connection's process is killed instead: PostgreSQL reads the end of its
     /// socket and rolls back as for any client that vanished.
     pub fn terminate(&mut self, i: usize) {
+        // The statements that wait now could race for what the crash releases.
+        let parked = self.park_racers(i);
+        self.terminate_now(i);
+        self.unpark(parked);
+    }
+
+    fn terminate_now(&mut self, i: usize) {
         let s = &mut self.sessions[i];
+        s.in_transaction = false;
+        s.abort_pending = false;
+        s.doomed = false;
         let pid = s.pid;
         let client = if let Some(link) = &mut s.link {
             if !std::mem::take(&mut s.held) {

@@ -13,6 +13,17 @@ impl RunDb {
     /// cancelling the statement that began waiting first.
     pub fn settle(&mut self) {
         loop {
+            self.settle_waits();
+            match (0..self.sessions.len()).find(|&j| self.sessions[j].abort_pending) {
+                Some(j) => self.abort_failed(j),
+                None => return,
+            }
+        }
+    }
+
+    /// [`RunDb::settle`] until every statement answered or waits.
+    fn settle_waits(&mut self) {
+        loop {
             let mut answered = false;
             for i in 0..self.sessions.len() {
                 if matches!(self.sessions[i].pending, Some(Pending::Running { .. })) {
@@ -94,7 +105,13 @@ impl RunDb {
     }
 
     fn answered(&mut self, i: usize, joined: Result<Answer, tokio::task::JoinError>) {
-        let Some(Pending::Running { key, deadlock, .. }) = self.sessions[i].pending.take() else {
+        let Some(Pending::Running {
+            key,
+            deadlock,
+            parkable,
+            ..
+        }) = self.sessions[i].pending.take()
+        else {
             unreachable!("answered a running statement")
         };
         let mut answer = joined.unwrap_or_else(|e| {
@@ -114,6 +131,10 @@ impl RunDb {
                 };
             }
         }
+        // Sent after a savepoint, its failure aborted only the savepoint's work: the
+        // transaction is ended as PostgreSQL ends one whose statement failed.
+        let savepoint = parkable && self.sessions[i].in_transaction;
+        self.sessions[i].abort_pending |= savepoint && answer.is_err();
         self.sessions[i].pending = Some(Pending::Answered { key, answer });
     }
 
