@@ -228,7 +228,7 @@ fn load_scenario(source: &ScenarioArgs) -> Result<(Scenario, Origin), CliError> 
 }
 
 /// The engine flags against the scenario read: `--engine postgres` or `--isolation` on a
-/// built-in protocol (its ledger runs on SQLite only, which a file says when it loads),
+/// built-in protocol on SQLite,
 /// and `--database-url` on a scenario that runs on SQLite.
 fn engine_fits(source: &ScenarioArgs, scenario: &Scenario) -> Result<(), CliError> {
     let e = &source.engine;

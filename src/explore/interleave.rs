@@ -362,6 +362,7 @@ pub fn failed_interleaving_expectations(
             ("runs", expect.runs, x.runs.len() as u64),
             ("breaking_runs", expect.breaking_runs, x.breaking_runs),
             ("rejected_runs", expect.rejected_runs, x.rejected_runs),
+            ("pending_runs", expect.pending_runs, x.pending_runs),
         ],
     );
     check::push_mismatches(&mut failed, &[("truncated", expect.truncated, !x.complete)]);

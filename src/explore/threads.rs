@@ -23,11 +23,9 @@ pub fn bound(scenario: &Scenario) -> Option<usize> {
         .map(|c| 1 + c.databases.len());
     let memory =
         databases.map(|d| (admission::SQL_MEMORY_BYTES / admission::run_bytes(d)).max(1) as usize);
-    // A run's sessions: each consumer's per database, the retention job's and the email
-    // relay's.
-    let sessions = scenario.consumers * databases.unwrap_or(1)
-        + usize::from(scenario.store.retention.is_some())
-        + usize::from(scenario.protocol.has(crate::model::Step::EnqueueEmail));
+    // A run's sessions: each consumer's per database, and the side processes' (the
+    // retention job, the relays, the producer).
+    let sessions = scenario.consumers * databases.unwrap_or(1) + scenario.side_processes().count();
     let postgres = (scenario.store.engine == crate::model::Engine::Postgres)
         .then(|| crate::store::pg::session::max_threads(sessions));
     match (memory, postgres) {

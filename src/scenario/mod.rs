@@ -439,6 +439,9 @@ pub struct InterleavingsExpect {
     /// Interleavings in which the projection rejected an event as out of order.
     #[serde(default)]
     pub rejected_runs: Option<u64>,
+    /// Interleavings that ended with a completion still waiting in `pending_event`.
+    #[serde(default)]
+    pub pending_runs: Option<u64>,
     pub guarantee: Option<Guarantee>,
     /// Whether the enumeration stopped at its limits before it was complete (the output's
     /// `summary.truncated`).
@@ -554,7 +557,46 @@ pub struct EmailConfig {
     pub idempotency_key: bool,
 }
 
+/// The processes beside the consumers that have a database connection of their own.
+#[derive(Clone, Copy, Debug)]
+pub struct SideProcesses {
+    pub retention: bool,
+    pub email_relay: bool,
+    pub producer: bool,
+    pub event_relay: bool,
+    /// Whether the producer's database is its own (else the consumers').
+    pub own_database: bool,
+}
+
+impl SideProcesses {
+    /// How many connections they hold.
+    pub fn count(&self) -> usize {
+        [
+            self.retention,
+            self.email_relay,
+            self.producer,
+            self.event_relay,
+        ]
+        .into_iter()
+        .filter(|&b| b)
+        .count()
+    }
+}
+
 impl Scenario {
+    /// The processes beside the consumers that connect to a database.
+    pub fn side_processes(&self) -> SideProcesses {
+        let producer = &self.producer;
+        SideProcesses {
+            retention: self.store.retention.is_some(),
+            email_relay: self.protocol.has(Step::EnqueueEmail),
+            producer: producer.active(),
+            event_relay: producer.active()
+                && producer.mode == crate::producer::ProducerMode::Outbox,
+            own_database: producer.database != crate::producer::ProducerDatabase::Shared,
+        }
+    }
+
     /// Whether some actor of this scenario runs `step`: the consumer's protocol, the
     /// producer's mode, or the relay of an outbox that exists.
     pub fn runs_step(&self, step: Step) -> bool {

@@ -59,7 +59,7 @@ pub use custom::{CustomSchema, NamedDatabase, MAX_DATABASES};
 pub use memory::STATEMENT_MEMORY_BYTES;
 pub use named::{merge_parts, DatabaseView};
 use ops::contention;
-pub use outbox::{OutboxTable, RelayDb, TransferWrite};
+pub use outbox::{OutboxTable, ProducerDb, RelayDb, TransferWrite};
 pub use read::replay_statements;
 pub use retention::CleanupDb;
 use sandbox::Sandbox;

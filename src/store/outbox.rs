@@ -70,6 +70,36 @@ pub trait RelayDb: super::ConsumerDb {
     fn mark_sent(&mut self, table: OutboxTable, row: i64) -> bool;
 }
 
+/// The producer's connection, as the world's executor sees it: its transfer (and outbox
+/// row) written in one transaction, on SQLite ([`Store`]) or PostgreSQL
+/// (`pg::PgStore`).
+pub trait ProducerDb: super::ConsumerDb {
+    /// `BEGIN`, the transfer row and, with `outbox`, its outbox row carrying
+    /// `event.event_id`. A transfer that already exists rolls back.
+    fn insert_transfer(&mut self, event: &Event, outbox: bool, now: Tick) -> TransferWrite;
+
+    /// `COMMIT`: `true` once committed, `false` if the database made it wait (the
+    /// transaction stays open; retry).
+    fn commit_transfer(&mut self) -> bool;
+
+    /// The transfers committed in the producer's database: the business intents.
+    fn committed_transfers(&mut self) -> BTreeSet<String>;
+}
+
+impl ProducerDb for Store {
+    fn insert_transfer(&mut self, event: &Event, outbox: bool, now: Tick) -> TransferWrite {
+        Store::insert_transfer(self, event, outbox, now)
+    }
+
+    fn commit_transfer(&mut self) -> bool {
+        Store::commit_transfer(self)
+    }
+
+    fn committed_transfers(&mut self) -> BTreeSet<String> {
+        Store::committed_transfers(self)
+    }
+}
+
 impl RelayDb for Store {
     fn next_unsent(&mut self, table: OutboxTable) -> Option<(i64, EventIndex)> {
         Store::next_unsent(self, table)

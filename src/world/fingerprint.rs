@@ -19,11 +19,13 @@ impl World<'_> {
         // PostgreSQL's state is the server's: digested when no step changes the schema or
         // keeps state in its session (see `store::pg::digest`), else every schedule is run.
         let postgres = self.scenario.store.engine == crate::model::Engine::Postgres;
-        // Nor the retention job's or the email relay's on PostgreSQL: the ledger's digest
-        // there leaves instants and identity values out, where an inbox row's age decides
-        // what the job deletes and an email's id is the row the relay marks.
+        // Nor the retention job's, the relays' or the producer's on PostgreSQL: the
+        // ledger's digest there leaves instants and identity values out, where an inbox
+        // row's age decides what the job deletes and an outbox row's id is the row a relay
+        // marks.
         let side_jobs = self.scenario.store.retention.is_some()
-            || self.scenario.protocol.has(Step::EnqueueEmail);
+            || self.scenario.protocol.has(Step::EnqueueEmail)
+            || self.scenario.producer.active();
         if postgres && (!postgres_digestible(self.scenario) || side_jobs) {
             return None;
         }
@@ -109,7 +111,8 @@ impl World<'_> {
                 return None;
             }
         } else {
-            fingerprint_databases(scenario, stores, producer_store.as_ref(), now, &mut h);
+            let producer_store = producer_store.as_ref().and_then(|p| p.local());
+            fingerprint_databases(scenario, stores, producer_store, now, &mut h);
         }
         h.section("broker");
         broker.fingerprint(now, &mut h);

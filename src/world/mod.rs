@@ -24,7 +24,8 @@ use crate::sim::{
     Actor, Digest, EventQueue, Fingerprint, StateHasher, StopReason, Trace, TraceEntry,
 };
 use crate::store::{
-    CleanupDb, CleanupOutcome, ConsumerDb, DbOutcome, LoggedStatement, RelayDb, Store, StoreOp,
+    CleanupDb, CleanupOutcome, ConsumerDb, DbOutcome, LoggedStatement, ProducerDb, RelayDb, Store,
+    StoreOp,
 };
 use crate::{
     broker::OutputTopic,
@@ -323,7 +324,7 @@ struct World<'s> {
     /// The producer process, unless the producer is `direct`.
     producer: Option<Producer>,
     /// The producer's connection (to its own database, or to the consumers').
-    producer_store: Option<Store>,
+    producer_store: Option<Box<dyn ProducerDb + 's>>,
     /// The outbox relays (events, emails) and their connections.
     relays: Vec<Relay>,
     relay_stores: Vec<Box<dyn RelayDb + 's>>,

@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::store::admission::{self, Ticket};
-use crate::store::{CleanupDb, RelayDb};
+use crate::store::{CleanupDb, ProducerDb, RelayDb};
 
 /// Every connection of a run, and the directory their files live in.
 pub(super) struct Connections<'s> {
@@ -16,7 +16,7 @@ pub(super) struct Connections<'s> {
     pub relays: Vec<Relay>,
     pub relay_stores: Vec<Box<dyn RelayDb + 's>>,
     /// The producer's, unless it is `direct`.
-    pub producer_store: Option<Store>,
+    pub producer_store: Option<Box<dyn ProducerDb + 's>>,
     /// The database files' directory, when there are files.
     pub dir: Option<tempfile::TempDir>,
     /// With a scenario's own schema, the run's admission: the SQLite memory it may hold.
@@ -108,7 +108,7 @@ impl<'s> Connections<'s> {
                 relay_stores
                     .push(Box::new(own.pop().expect("opened for the relay")) as Box<dyn RelayDb>);
             }
-            Some(own.pop().expect("opened for the producer"))
+            Some(Box::new(own.pop().expect("opened for the producer")) as Box<dyn ProducerDb>)
         };
         Connections {
             stores: stores
@@ -126,63 +126,73 @@ impl<'s> Connections<'s> {
 }
 
 impl<'s> Connections<'s> {
-    /// The consumers' connections to a fresh schema on PostgreSQL (what else a scenario
-    /// may have, PostgreSQL refuses when the file loads), or the one given (crosscheck's,
-    /// on a schema it built).
+    /// The connections to a fresh schema on PostgreSQL (what else a scenario may have,
+    /// PostgreSQL refuses when the file loads), or the one given (crosscheck's, on a
+    /// schema it built).
     fn on_postgres(
         scenario: &Scenario,
         accounts: &[Account],
         consumer_db: Option<Box<dyn ConsumerDb + 's>>,
         sql_events: &Rc<Vec<SqlEvent>>,
     ) -> Self {
-        let retention = usize::from(scenario.store.retention.is_some());
-        let email_relay = usize::from(scenario.protocol.has(Step::EnqueueEmail));
-        let (stores, cleanup_store, relay_stores) = match consumer_db {
-            Some(db) => {
-                assert_eq!(
-                    scenario.consumers + retention + email_relay,
-                    1,
-                    "a given connection is the only one"
-                );
-                (vec![db], None, Vec::new())
-            }
-            None => {
-                let mut stores = crate::store::pg::open_run(
-                    &scenario.store,
-                    accounts,
-                    scenario.seed,
-                    scenario.consumers + retention + email_relay,
-                    Rc::clone(sql_events),
-                )
-                .unwrap_or_else(|e| panic!("the run's PostgreSQL database: {e}"));
-                // The other processes' connections come after the consumers', which keep
-                // their numbers (and their random streams): the email relay's last.
-                let relays = (email_relay == 1).then(|| {
-                    Box::new(stores.pop().expect("opened for the email relay")) as Box<dyn RelayDb>
-                });
-                let cleanup = (retention == 1).then(|| {
-                    Box::new(stores.pop().expect("opened for the cleanup job"))
-                        as Box<dyn CleanupDb>
-                });
-                let stores = (stores.into_iter())
-                    .map(|s| Box::new(s) as Box<dyn ConsumerDb>)
-                    .collect();
-                (stores, cleanup, relays.into_iter().collect())
-            }
-        };
-        let relays = (!relay_stores.is_empty())
-            .then(|| Relay::new(RelayKind::Emails))
-            .into_iter()
-            .collect();
-        Connections {
-            stores,
-            cleanup_store,
-            relays,
-            relay_stores,
+        let mut connections = Connections {
+            stores: Vec::new(),
+            cleanup_store: None,
+            relays: Vec::new(),
+            relay_stores: Vec::new(),
             producer_store: None,
             dir: None,
             memory: None,
+        };
+        let sides = scenario.side_processes();
+        if let Some(db) = consumer_db {
+            assert_eq!(
+                scenario.consumers + sides.count(),
+                1,
+                "a given connection is the only one"
+            );
+            connections.stores.push(db);
+            return connections;
         }
+        let mut stores = crate::store::pg::open_run(
+            &scenario.store,
+            accounts,
+            scenario.seed,
+            scenario.consumers + sides.count(),
+            Rc::clone(sql_events),
+        )
+        .unwrap_or_else(|e| panic!("the run's PostgreSQL database: {e}"));
+        // The other processes' connections come after the consumers', which keep their
+        // numbers (and their random streams): the retention job's, the email relay's, the
+        // producer's, its relay's.
+        let mut others = stores.split_off(scenario.consumers).into_iter();
+        let mut next = |own_database: bool| {
+            let mut store = others.next().expect("opened for a side process");
+            if own_database {
+                store.use_producer_database();
+            }
+            store
+        };
+        if sides.retention {
+            connections.cleanup_store = Some(Box::new(next(false)));
+        }
+        if sides.email_relay {
+            connections.relays.push(Relay::new(RelayKind::Emails));
+            connections.relay_stores.push(Box::new(next(false)));
+        }
+        if sides.producer {
+            connections.producer_store = Some(Box::new(next(sides.own_database)));
+        }
+        if sides.event_relay {
+            connections.relays.push(Relay::new(RelayKind::Events));
+            connections
+                .relay_stores
+                .push(Box::new(next(sides.own_database)));
+        }
+        connections.stores = (stores.into_iter())
+            .map(|s| Box::new(s) as Box<dyn ConsumerDb>)
+            .collect();
+        connections
     }
 }
 

@@ -115,7 +115,7 @@ impl World<'_> {
             .filter_map(|s| s.local())
             .chain(self.cleanup_store.iter().filter_map(|c| c.local()))
             .chain(self.relay_stores.iter().filter_map(|r| r.local()))
-            .chain(self.producer_store.iter())
+            .chain(self.producer_store.iter().filter_map(|p| p.local()))
             .map(Store::change_mark)
             .collect();
         if marks != watch.marks {

@@ -216,13 +216,18 @@ fn outcome_anomaly(e: &EventReport) -> Option<(&'static str, Option<String>)> {
         )),
         Outcome::Rejected => Some((
             "rejected",
-            Some("the projection rejected it: its transfer was not created yet".into()),
+            Some(
+                "the projection rejected it: its transaction saw no committed creation of its \
+                 transfer"
+                    .into(),
+            ),
         )),
         Outcome::Pending => Some((
             "pending",
             Some(
-                "still waiting in pending_event when the run ended: its transfer was \
-                 never created"
+                "still waiting in pending_event when the run ended: no creation of its \
+                 transfer released it (none took effect, or, on PostgreSQL, one committed \
+                 beside it without seeing its row)"
                     .into(),
             ),
         )),

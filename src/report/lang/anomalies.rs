@@ -196,12 +196,16 @@ impl Lang {
     pub fn pending_anomaly(self, ev: &str) -> String {
         match self {
             Lang::En => format!(
-                "Event {ev} (a TransferCompleted) is still waiting in pending_event: its \
-                 transfer was never created, so it is neither lost nor done."
+                "Event {ev} (a TransferCompleted) is still waiting in pending_event: no \
+                 creation of its transfer released it (none took effect, or, on PostgreSQL at \
+                 read committed, one committed beside it without seeing its row), so it is \
+                 neither lost nor done."
             ),
             Lang::Es => format!(
-                "El evento {ev} (un TransferCompleted) sigue esperando en pending_event: su \
-                 transferencia nunca se creó, así que no está perdido ni terminado."
+                "El evento {ev} (un TransferCompleted) sigue esperando en pending_event: \
+                 ninguna creación de su transferencia lo liberó (ninguna tuvo efecto o, en \
+                 PostgreSQL con read committed, una confirmó a su lado sin ver su fila), así \
+                 que no está perdido ni terminado."
             ),
         }
     }
@@ -225,14 +229,14 @@ impl Lang {
     pub fn rejected_anomaly(self, ev: &str) -> String {
         match self {
             Lang::En => format!(
-                "Event {ev} (a TransferCompleted) arrived before the event that creates its \
-                 transfer; the projection rejected it and recorded the rejection, so that \
-                 transfer never completes."
+                "Event {ev} (a TransferCompleted) was handled before the creation of its \
+                 transfer was committed; the projection rejected it and recorded the \
+                 rejection, so that transfer never completes."
             ),
             Lang::Es => format!(
-                "El evento {ev} (un TransferCompleted) llegó antes que el evento que crea su \
-                 transferencia; la proyección lo rechazó y registró el rechazo, así que esa \
-                 transferencia nunca se completa."
+                "El evento {ev} (un TransferCompleted) se procesó antes de que se confirmara \
+                 la creación de su transferencia; la proyección lo rechazó y registró el \
+                 rechazo, así que esa transferencia nunca se completa."
             ),
         }
     }

@@ -403,19 +403,23 @@ impl Lang {
         match (self, a.kind) {
             (_, "lost" | "duplicated" | "payload_mismatch") => self.effect_anomaly(a, e),
             (Lang::En, "pending") => "PENDING: a completion still waiting in pending_event when \
-                                      the run ended; its TransferCreated never took effect"
+                                      the run ended; no TransferCreated released it (none took \
+                                      effect, or, on PostgreSQL, one committed beside it \
+                                      without seeing its row)"
                 .into(),
             (Lang::Es, "pending") => "PENDIENTE: una finalización que seguía esperando en \
-                                      pending_event cuando terminó la corrida; su \
-                                      TransferCreated nunca tuvo efecto"
+                                      pending_event cuando terminó la corrida; ningún \
+                                      TransferCreated la liberó (ninguno tuvo efecto o, en \
+                                      PostgreSQL, uno confirmó a su lado sin ver su fila)"
                 .into(),
-            (Lang::En, "rejected") => "REJECTED: a completion that arrived before its transfer \
-                                       was created; the projection refused it and the transfer \
-                                       never completes"
+            (Lang::En, "rejected") => "REJECTED: a completion handled before its transfer's \
+                                       creation was committed; the projection refused it and \
+                                       the transfer never completes"
                 .into(),
-            (Lang::Es, "rejected") => "RECHAZADO: una finalización que llegó antes de que se \
-                                       creara su transferencia; la proyección la rechazó y la \
-                                       transferencia nunca se completa"
+            (Lang::Es, "rejected") => "RECHAZADO: una finalización procesada antes de que se \
+                                       confirmara la creación de su transferencia; la \
+                                       proyección la rechazó y la transferencia nunca se \
+                                       completa"
                 .into(),
             (Lang::En, "unpublished") => "UNPUBLISHED: the producer committed its transfer but \
                                           never published it; no consumer can see it"

@@ -16,9 +16,10 @@ use crate::model::PayloadAlertRow;
 use crate::model::{Account, CommittedState, DbOutcome, Event, EventType, LedgerCounts, Tick};
 use crate::store::{effect_statements, payload_fingerprint, EffectMode, StoreConfig, StoreOp};
 
-/// The ledger's tables: those of [`crate::store`]'s SQLite ledger that the protocols
-/// PostgreSQL runs use, the consumer's `email_outbox` included (no lifecycle or producer
-/// outbox tables: those scenarios are refused when they load).
+/// The ledger's tables: those of [`crate::store`]'s SQLite ledger (the consumer's
+/// `email_outbox`, the transfer lifecycle's and the producer's `transfer` and `outbox`
+/// included), and the producer's own database, when it has one: a schema of its own,
+/// [`PRODUCER_SCHEMA`], with its `transfer` and `outbox`.
 pub(super) fn schema(config: &StoreConfig, accounts: &[Account]) -> String {
     let inbox_key = if config.inbox_unique {
         "PRIMARY KEY"
@@ -48,7 +49,8 @@ pub(super) fn schema(config: &StoreConfig, accounts: &[Account]) -> String {
              event_id     TEXT NOT NULL,
              transfer_id  TEXT NOT NULL,
              account      TEXT NOT NULL,
-             direction    TEXT NOT NULL CHECK (direction IN ('debit', 'credit')),
+             direction    TEXT NOT NULL
+                          CHECK (direction IN ('debit', 'credit', 'completion')),
              amount_minor BIGINT NOT NULL,
              applied_at   BIGINT NOT NULL
          );
@@ -62,16 +64,85 @@ pub(super) fn schema(config: &StoreConfig, accounts: &[Account]) -> String {
              event_index BIGINT NOT NULL,
              sent        INTEGER NOT NULL DEFAULT 0,
              created_at  BIGINT NOT NULL
-         );"
+         );
+         CREATE TABLE transfer_state (
+             transfer_id TEXT PRIMARY KEY,
+             status      TEXT NOT NULL CHECK (status IN ('created', 'completed'))
+         );
+         CREATE TABLE rejected_event (
+             event_id    TEXT NOT NULL,
+             transfer_id TEXT NOT NULL,
+             reason      TEXT NOT NULL,
+             rejected_at BIGINT NOT NULL
+         );
+         -- `seq`: the completions that waited are applied in the order they arrived, as
+         -- SQLite's rowid orders them. No key on event_id, as on SQLite: the inbox is what
+         -- deduplicates.
+         CREATE TABLE pending_event (
+             seq         BIGINT GENERATED ALWAYS AS IDENTITY,
+             event_id    TEXT NOT NULL,
+             transfer_id TEXT NOT NULL,
+             event_type  TEXT NOT NULL,
+             buffered_at BIGINT NOT NULL
+         );
+         CREATE INDEX pending_event_by_transfer ON pending_event (transfer_id);"
     );
+    sql.push_str(&producer_tables(""));
+    sql.push_str(&format!("CREATE SCHEMA {PRODUCER_SCHEMA};"));
+    sql.push_str(&producer_tables(&format!("{PRODUCER_SCHEMA}.")));
     if config.business_key_unique {
+        // Debits and credits only, as on SQLite: a transfer's completions are not money.
         sql.push_str(
-            "CREATE UNIQUE INDEX ledger_business_key ON ledger_entry (transfer_id, direction);",
+            "CREATE UNIQUE INDEX ledger_business_key ON ledger_entry (transfer_id, direction) \
+             WHERE direction IN ('debit', 'credit');",
         );
     }
     sql.push_str(&balances(accounts));
     sql
 }
+
+/// The schema that is the producer's database when it has its own
+/// (`producer.database: "own"`); with `"shared"`, its tables are the consumers' schema's.
+pub(super) const PRODUCER_SCHEMA: &str = "producer";
+
+/// The producer's tables, each name after `prefix`: its business row, and the outbox its
+/// relay drains.
+fn producer_tables(prefix: &str) -> String {
+    format!(
+        "CREATE TABLE {prefix}transfer (
+         transfer_id  TEXT PRIMARY KEY,
+         source       TEXT NOT NULL,
+         target       TEXT NOT NULL,
+         amount_minor BIGINT NOT NULL,
+         created_at   BIGINT NOT NULL
+     );
+     CREATE TABLE {prefix}outbox (
+         outbox_id   BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+         transfer_id TEXT NOT NULL,
+         event_index BIGINT NOT NULL,
+         event_id    TEXT NOT NULL,
+         sent        INTEGER NOT NULL DEFAULT 0,
+         created_at  BIGINT NOT NULL
+     );"
+    )
+}
+
+/// Every table of the ledger, as the control connection names them (it reads the
+/// consumers' schema): what a reset empties and a `VACUUM` cleans.
+const TABLES: [&str; 12] = [
+    "processed_event",
+    "payload_alert",
+    "ledger_entry",
+    "balance_projection",
+    "email_outbox",
+    "transfer_state",
+    "rejected_event",
+    "pending_event",
+    "transfer",
+    "outbox",
+    "producer.transfer",
+    "producer.outbox",
+];
 
 /// The opening balances.
 fn balances(accounts: &[Account]) -> String {
@@ -99,19 +170,19 @@ pub(super) fn reset(accounts: &[Account]) -> String {
         "payload_alert.alert_id",
         "ledger_entry.entry_id",
         "email_outbox.email_id",
+        "pending_event.seq",
+        "outbox.outbox_id",
+        "producer.outbox.outbox_id",
     ]
     .map(|c| {
-        let (table, column) = c.split_once('.').expect("table.column");
+        let (table, column) = c.rsplit_once('.').expect("table.column");
         format!(
             "pg_catalog.setval(pg_catalog.pg_get_serial_sequence('{table}', '{column}'), 1, false)"
         )
     })
     .join(", ");
-    format!(
-        "DELETE FROM processed_event; DELETE FROM payload_alert; DELETE FROM ledger_entry; \
-         DELETE FROM balance_projection; DELETE FROM email_outbox; SELECT {restart}; {}",
-        balances(accounts)
-    )
+    let empty: String = TABLES.map(|t| format!("DELETE FROM {t}; ")).concat();
+    format!("{empty}SELECT {restart}; {}", balances(accounts))
 }
 
 /// How many resets between two `VACUUM`s of the ledger's tables.
@@ -119,8 +190,9 @@ pub(super) const VACUUM_EVERY: u32 = 200;
 
 /// The `VACUUM` of the ledger's tables (a statement of its own: it cannot run inside the
 /// implicit transaction of several statements sent at once).
-pub(super) const VACUUM: &str =
-    "VACUUM processed_event, payload_alert, ledger_entry, balance_projection, email_outbox";
+pub(super) fn vacuum() -> String {
+    format!("VACUUM {}", TABLES.join(", "))
+}
 
 /// The email the protocol's `enqueue_email` queues, in the consumer's transaction; the
 /// email relay sends it and marks it sent ([`super::relay`]).
@@ -198,8 +270,16 @@ impl PgStore {
                 fail_credit,
                 done,
                 read,
-                track_transfer: _,
-            } => self.apply_effect(event, fail_credit, done, read, now),
+                track_transfer,
+            } => {
+                if event.event_type == EventType::TransferCompleted {
+                    return self.complete(event, done, now);
+                }
+                match self.apply_effect(event, fail_credit, done, read, now) {
+                    DbOutcome::Applied if track_transfer => self.track_transfer(event, done, now),
+                    outcome => outcome,
+                }
+            }
             StoreOp::RecordPayloadAlert { event } => {
                 let mut values = ids(event);
                 values.extend(payload_values(event, now));
@@ -223,8 +303,8 @@ impl PgStore {
                 }
             }
             other => panic!(
-                "{other:?} on PostgreSQL: what needs it (the transfer lifecycle, named \
-                 databases) is refused when the scenario loads"
+                "{other:?} is not an operation of the built-in ledger (transactions are the \
+                 store's, named databases a scenario's own)"
             ),
         }
     }
@@ -263,11 +343,6 @@ impl PgStore {
         read: Option<(i64, i64)>,
         now: Tick,
     ) -> DbOutcome {
-        assert_eq!(
-            event.event_type,
-            EventType::TransferCreated,
-            "the lifecycle workload is refused on PostgreSQL when the scenario loads"
-        );
         if self.effect() == EffectMode::ReadModifyWrite && read.is_none() {
             return self.read_balances(event, done);
         }
@@ -337,24 +412,35 @@ impl PgStore {
         let counts = |r: &[Option<String>]| LedgerCounts {
             debits: int(&r[1]) as u32,
             credits: int(&r[2]) as u32,
-            completions: 0,
+            completions: int(&r[3]) as u32,
         };
-        for r in self.control_rows(
-            "SELECT event_id, count(*) FILTER (WHERE direction = 'debit'), \
-             count(*) FILTER (WHERE direction = 'credit') FROM ledger_entry GROUP BY 1 ORDER BY 1",
-        ) {
+        let by = |key: &str| {
+            format!(
+                "SELECT {key}, count(*) FILTER (WHERE direction = 'debit'), \
+                 count(*) FILTER (WHERE direction = 'credit'), \
+                 count(*) FILTER (WHERE direction = 'completion') \
+                 FROM ledger_entry GROUP BY 1 ORDER BY 1"
+            )
+        };
+        for r in self.control_rows(&by("event_id")) {
             state.ledger.insert(text(&r[0]), counts(&r));
         }
-        for r in self.control_rows(
-            "SELECT transfer_id, count(*) FILTER (WHERE direction = 'debit'), \
-             count(*) FILTER (WHERE direction = 'credit') FROM ledger_entry GROUP BY 1 ORDER BY 1",
-        ) {
+        for r in self.control_rows(&by("transfer_id")) {
             state.ledger_by_transfer.insert(text(&r[0]), counts(&r));
         }
         for r in self
             .control_rows("SELECT event_id, count(*) FROM processed_event GROUP BY 1 ORDER BY 1")
         {
             state.inbox.insert(text(&r[0]), int(&r[1]) as u32);
+        }
+        for (table, into) in [
+            ("rejected_event", &mut state.rejected),
+            ("pending_event", &mut state.pending),
+        ] {
+            let sql = format!("SELECT event_id, count(*) FROM {table} GROUP BY 1 ORDER BY 1");
+            for r in self.control_rows(&sql) {
+                into.insert(text(&r[0]), int(&r[1]) as u32);
+            }
         }
         for r in self.control_rows("SELECT account, balance_minor FROM balance_projection") {
             state.balances.insert(text(&r[0]), int(&r[1]));
@@ -436,7 +522,7 @@ fn first(answer: Answer, what: &str) -> Result<Option<String>, DbOutcome> {
 
 /// A failure the protocol recovers from (40001, 40P01), or a bug of the simulator: the
 /// schema and statements are ours.
-fn unexpected(what: &str, e: &DbError) -> DbOutcome {
+pub(super) fn unexpected(what: &str, e: &DbError) -> DbOutcome {
     failure(e).unwrap_or_else(|| panic!("{what} on PostgreSQL: {} ({})", e.message, e.code))
 }
 

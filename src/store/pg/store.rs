@@ -15,7 +15,9 @@ use crate::model::{
     CommittedState, DbOutcome, DuplicateIf, InvariantResult, SqlBinding, SqlEvent, SqlStep,
     SqlValue, Tick,
 };
-use crate::store::{ConsumerDb, CrashModel, CustomSchema, EffectMode, Store, StoreConfig, StoreOp};
+use crate::store::{
+    ConsumerDb, CrashModel, CustomSchema, EffectMode, OutOfOrder, Store, StoreConfig, StoreOp,
+};
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -29,6 +31,10 @@ pub struct PgStore {
     custom: Rc<CustomSchema>,
     /// `Some` on the built-in ledger: how `apply_effect` updates the balances.
     pub(super) ledger: Option<EffectMode>,
+    /// On the built-in ledger: what a completion of a transfer not seen created does.
+    pub(super) out_of_order: OutOfOrder,
+    /// The producer's (or its relay's) connection to a database of its own: its schema.
+    pub(super) producer_schema: Option<&'static str>,
     sql_events: Rc<Vec<SqlEvent>>,
     /// What a crash does to the open transaction (only crosscheck's test of itself keeps
     /// it).
@@ -81,7 +87,7 @@ pub fn open_run(
                     .set(resets % super::ledger::VACUUM_EVERY);
                 if resets == super::ledger::VACUUM_EVERY {
                     run.worker
-                        .control_batch(super::ledger::VACUUM)
+                        .control_batch(&super::ledger::vacuum())
                         .map_err(|e| format!("vacuuming the ledger: {e}"))?;
                 }
                 super::ledger::reset(accounts)
@@ -103,6 +109,8 @@ pub fn open_run(
             index,
             custom: Rc::clone(&custom),
             ledger: effect,
+            out_of_order: config.out_of_order,
+            producer_schema: None,
             sql_events: Rc::clone(&sql_events),
             crash_model: config.crash_model,
             open: vec![None; schemas.len()],
