@@ -11,10 +11,18 @@ use super::support::*;
 
 /// Every schedule of an exploration to depth 1, with its outcome.
 pub(crate) fn schedules(file: &str, engine: &str) -> std::collections::BTreeMap<String, String> {
-    let o = bin(&[
-        "explore", file, "--depth", "1", "--engine", engine, "--json",
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{file} {engine}: {}", stderr(&o));
+    explored(file, engine, &["--depth", "1"])
+}
+
+/// Every schedule of an exploration (`args` after `explore FILE`), with its outcome.
+pub(crate) fn explored(
+    file: &str,
+    engine: &str,
+    args: &[&str],
+) -> std::collections::BTreeMap<String, String> {
+    let all = [&["explore", file, "--engine", engine, "--json"][..], args].concat();
+    let o = bin(&all);
+    assert_eq!(o.status.code(), Some(0), "{all:?}: {}", stderr(&o));
     let v = json(&o);
     (v["runs"].as_array().unwrap().iter())
         .map(|r| (r["crash_points"].to_string(), outcome(r)))

@@ -5,20 +5,9 @@
 
 #![cfg(feature = "postgres")]
 
-use super::postgres::server::{json, outcome};
+use super::postgres::server::json;
+use super::postgres_jobs::explored as every;
 use super::support::*;
-use std::collections::BTreeMap;
-
-/// Every schedule of an exploration (`args` after `explore FILE`), with its outcome.
-fn every(file: &str, engine: &str, args: &[&str]) -> BTreeMap<String, String> {
-    let all = [&["explore", file, "--engine", engine, "--json"][..], args].concat();
-    let o = bin(&all);
-    assert_eq!(o.status.code(), Some(0), "{all:?}: {}", stderr(&o));
-    let v = json(&o);
-    (v["runs"].as_array().unwrap().iter())
-        .map(|r| (r["crash_points"].to_string(), outcome(r)))
-        .collect()
-}
 
 #[test]
 fn the_lifecycle_with_one_consumer_ends_every_schedule_as_on_sqlite() {

@@ -167,17 +167,27 @@ mod tests {
     use crate::model::DbOutcome;
     use crate::store::{ConsumerDb, CustomSchema, StoreConfig, StoreOp};
 
-    #[test]
-    fn of_two_statements_waiting_for_one_row_the_first_to_wait_gets_it_every_time() {
+    /// Three connections to a table `t (k, v)` holding `rows`, each in a transaction.
+    fn three_in_transactions(rows: &str) -> Vec<PgStore> {
         let config = StoreConfig {
             engine: crate::model::Engine::Postgres,
             custom: Some(CustomSchema {
                 schema: vec!["CREATE TABLE t (k INT PRIMARY KEY, v BIGINT NOT NULL)".into()],
-                setup: vec!["INSERT INTO t VALUES (1, 0)".into()],
+                setup: vec![format!("INSERT INTO t VALUES {rows}")],
                 ..CustomSchema::default()
             }),
             ..StoreConfig::default()
         };
+        let events = std::rc::Rc::new(Vec::new());
+        let mut s = open_run(&config, &[], 1, 3, events).unwrap();
+        for store in &mut s {
+            assert_eq!(store.execute(StoreOp::Begin, 1), DbOutcome::Begun);
+        }
+        s
+    }
+
+    #[test]
+    fn of_two_statements_waiting_for_one_row_the_first_to_wait_gets_it_every_time() {
         let update = |s: &mut PgStore, who: u8| {
             s.run_statement("u", &format!("UPDATE t SET v = v * 10 + {who} WHERE k = 1"))
         };
@@ -185,11 +195,7 @@ mod tests {
         // Without parking, both are woken by the first commit and race for the row's new
         // version: the second wins now and then (a third of the time, measured).
         for round in 0..20 {
-            let events = std::rc::Rc::new(Vec::new());
-            let mut s = open_run(&config, &[], 1, 3, events).unwrap();
-            for store in &mut s {
-                assert_eq!(store.execute(StoreOp::Begin, 1), DbOutcome::Begun);
-            }
+            let mut s = three_in_transactions("(1, 0)");
             assert!(matches!(update(&mut s[0], 1), Exec::Answered(Ok(_))));
             assert!(matches!(update(&mut s[1], 2), Exec::Blocked));
             assert!(matches!(update(&mut s[2], 3), Exec::Blocked));
@@ -217,20 +223,7 @@ mod tests {
 
     #[test]
     fn a_failed_statement_sent_after_a_savepoint_releases_its_transactions_locks_at_once() {
-        let config = StoreConfig {
-            engine: crate::model::Engine::Postgres,
-            custom: Some(CustomSchema {
-                schema: vec!["CREATE TABLE t (k INT PRIMARY KEY, v BIGINT NOT NULL)".into()],
-                setup: vec!["INSERT INTO t VALUES (1, 0), (2, 0)".into()],
-                ..CustomSchema::default()
-            }),
-            ..StoreConfig::default()
-        };
-        let events = std::rc::Rc::new(Vec::new());
-        let mut s = open_run(&config, &[], 1, 3, events).unwrap();
-        for store in &mut s {
-            assert_eq!(store.execute(StoreOp::Begin, 1), DbOutcome::Begun);
-        }
+        let mut s = three_in_transactions("(1, 0), (2, 0)");
         let set = |k: u8| format!("UPDATE t SET v = v + 1 WHERE k = {k}");
         assert!(matches!(
             s[0].run_statement("a", &set(1)),
@@ -268,20 +261,7 @@ mod tests {
 
     #[test]
     fn a_rollback_while_others_wait_ends_a_transaction_a_failed_statement_aborted() {
-        let config = StoreConfig {
-            engine: crate::model::Engine::Postgres,
-            custom: Some(CustomSchema {
-                schema: vec!["CREATE TABLE t (k INT PRIMARY KEY, v BIGINT NOT NULL)".into()],
-                setup: vec!["INSERT INTO t VALUES (1, 0), (2, 0)".into()],
-                ..CustomSchema::default()
-            }),
-            ..StoreConfig::default()
-        };
-        let events = std::rc::Rc::new(Vec::new());
-        let mut s = open_run(&config, &[], 1, 3, events).unwrap();
-        for store in &mut s {
-            assert_eq!(store.execute(StoreOp::Begin, 1), DbOutcome::Begun);
-        }
+        let mut s = three_in_transactions("(1, 0), (2, 0)");
         // Sent while nothing waits: its failure aborts the transaction, as PostgreSQL does.
         let dup = s[2].run_statement("d", "INSERT INTO t VALUES (2, 0)");
         assert!(matches!(dup, Exec::Answered(Err(e)) if e.is_unique_violation()));
