@@ -282,15 +282,8 @@ impl Handler for CheckThenAct {
 
 #[test]
 fn two_consumers_interleave_deterministically_and_check_then_act_duplicates() {
-    let mut s = scenario();
+    let mut s = one_event_copied(scenario());
     s.consumers = 2;
-    s.workload.events = 1;
-    s.faults = Default::default();
-    s.faults.duplicate_delivery = vec![delivery_sim::fault::DeliveryFault {
-        event: Some(0),
-        delivery: None,
-        times: 1,
-    }];
     let c = check_handler(|| CheckThenAct, &s, 1).expect_err("the race is found");
     assert_eq!(c.observed, Guarantee::AtLeastOnce, "{c}");
     // The same run twice is the same run.
@@ -549,4 +542,16 @@ fn fault_plans_drawn_at_a_handlers_own_points_find_the_bug_and_spare_the_fix() {
 fn record(ctx: &mut Context<'_>) -> Result<usize, HandlerError> {
     let sql = "INSERT INTO reservation VALUES (:event_id, :sku, :qty)";
     ctx.execute("record", sql, &[])
+}
+
+/// `s` with one event, which the broker delivers twice, and no other fault.
+pub(crate) fn one_event_copied(mut s: Scenario) -> Scenario {
+    s.workload.events = 1;
+    s.faults = Default::default();
+    s.faults.duplicate_delivery = vec![delivery_sim::fault::DeliveryFault {
+        event: Some(0),
+        delivery: None,
+        times: 1,
+    }];
+    s
 }

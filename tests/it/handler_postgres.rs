@@ -6,6 +6,7 @@
 #![cfg(feature = "postgres")]
 
 use super::handler::my_handler::{self, ClaimFirst, RememberInMemory};
+use super::handler::one_event_copied;
 use delivery_sim::handler::{Context, Handler, HandlerError};
 use delivery_sim::model::Engine;
 use delivery_sim::testing::check_handler;
@@ -14,18 +15,6 @@ use delivery_sim::{Guarantee, Scenario};
 fn on_postgres() -> Scenario {
     let mut s = my_handler::scenario();
     s.store.engine = Engine::Postgres;
-    s
-}
-
-/// `s` with one event, which the broker delivers twice, and no other fault.
-fn one_event_copied(mut s: Scenario) -> Scenario {
-    s.workload.events = 1;
-    s.faults = Default::default();
-    s.faults.duplicate_delivery = vec![delivery_sim::fault::DeliveryFault {
-        event: Some(0),
-        delivery: None,
-        times: 1,
-    }];
     s
 }
 

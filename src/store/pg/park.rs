@@ -22,7 +22,6 @@
 //! next statements as PostgreSQL answers in an aborted transaction until it ends it.
 
 use super::session::{count, Answer, DbError, Pending, Ran, Request, RunDb};
-use std::sync::Arc;
 
 /// The savepoint a statement that may be parked is sent after.
 pub(super) const PARK_SAVEPOINT: &str = "SAVEPOINT ds_park";
@@ -73,7 +72,7 @@ impl RunDb {
     /// before the cancellation reached it (then its answer stands).
     fn park(&mut self, j: usize) -> Option<Parked> {
         let Some(Pending::Running {
-            task,
+            mut task,
             key,
             request,
             waiting_since,
@@ -83,12 +82,7 @@ impl RunDb {
             unreachable!("a parked statement waits")
         };
         let pid = self.sessions[j].pid;
-        let control = Arc::clone(&self.worker.control);
-        let cancel = format!("SELECT pg_catalog.pg_cancel_backend({pid})");
-        let joined = self.worker.rt.block_on(async {
-            let _ = control.simple_query(&cancel).await;
-            task.await
-        });
+        let joined = super::settle::cancel_and_join(&self.worker, pid, &mut task);
         match joined {
             Ok(Err(e)) if e.code == "57014" => {}
             other => {

@@ -202,14 +202,23 @@ impl RunDb {
             unreachable!("a deadlock's victim is blocked")
         };
         *deadlock = true;
-        let control = Arc::clone(&self.worker.control);
-        let cancel = format!("SELECT pg_catalog.pg_cancel_backend({pid})");
-        let joined = self.worker.rt.block_on(async {
-            let _ = control.simple_query(&cancel).await;
-            task.await
-        });
+        let joined = cancel_and_join(&self.worker, pid, task);
         self.answered(i, joined);
     }
+}
+
+/// Cancels backend `pid`'s statement, once, and waits for its answer (`task`).
+pub(super) fn cancel_and_join(
+    worker: &super::session::Worker,
+    pid: i32,
+    task: &mut tokio::task::JoinHandle<Answer>,
+) -> Result<Answer, tokio::task::JoinError> {
+    let control = Arc::clone(&worker.control);
+    let cancel = format!("SELECT pg_catalog.pg_cancel_backend({pid})");
+    worker.rt.block_on(async {
+        let _ = control.simple_query(&cancel).await;
+        task.await
+    })
 }
 
 /// Whether the answer to `pg_isolation_test_session_is_blocked` is true.
