@@ -319,6 +319,16 @@ impl Broker {
         }
     }
 
+    /// The consumer moves `delivery`'s message to the dead-letter queue itself (an error
+    /// policy's `then: dead_letter`). A log has no dead-letter queue (refused when the
+    /// scenario loads).
+    pub fn handle_dead_letter(&mut self, now: Tick, delivery: &Delivery) -> AckOutcome {
+        match self {
+            Broker::Queue(q) => q.handle_dead_letter(now, delivery),
+            Broker::Log(_) => unreachable!("a log has no dead-letter queue (validated)"),
+        }
+    }
+
     pub fn handle_nack(&mut self, now: Tick, delivery: &Delivery) {
         match self {
             Broker::Queue(q) => q.handle_nack(now, delivery),
@@ -518,6 +528,32 @@ impl QueueBroker {
                 kind: TimerKind::LateRedelivery,
             });
         }
+    }
+
+    /// The consumer moves the delivery's message to the dead-letter queue (a reject without
+    /// requeue, a move to an `_error` queue). As with an ack, only the latest delivery of a
+    /// message can: a stale one changes nothing.
+    pub fn handle_dead_letter(&mut self, now: Tick, delivery: &Delivery) -> AckOutcome {
+        let id = delivery.message;
+        let m = &mut self.messages[id];
+        let current = match m.state {
+            MessageState::InFlight { attempt, .. } => attempt == delivery.attempt,
+            MessageState::Ready => m.deliveries == delivery.attempt && !self.duplicated[id],
+            _ => false,
+        };
+        if !current {
+            return match m.state {
+                MessageState::Acked { .. } => AckOutcome::AlreadyAcked,
+                _ => AckOutcome::Stale,
+            };
+        }
+        if m.state == MessageState::Ready {
+            self.ready.retain(|&r| r != id);
+        }
+        // No `BrokerOutput::DeadLettered`: that tells of the broker giving up after
+        // `max_deliveries`; here the consumer moved it, and its own trace entry says so.
+        m.state = MessageState::DeadLettered { at: now };
+        AckOutcome::Accepted
     }
 
     /// The consumer rejects the delivery (its processing failed): redeliver it later.

@@ -17,7 +17,7 @@ use crate::broker::{Message, MessageState};
 use crate::fault::CrashRecord;
 use crate::model::{
     Account, BoundaryPoint, CommittedState, Event, EventIndex, EventType, ExternalEffect,
-    Guarantee, PayloadAlertRow, Protocol, Scope, Step, Tick,
+    GaveUpRecord, Guarantee, PayloadAlertRow, Protocol, Scope, Step, Tick,
 };
 use crate::scenario::Expect;
 use crate::sim::StopReason;

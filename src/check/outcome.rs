@@ -15,6 +15,9 @@ pub struct Observed<'a> {
     pub external_effects: &'a [ExternalEffect],
     /// Per event: deliveries the consumer recognised as already processed.
     pub duplicates_discarded: &'a [u32],
+    /// The deliveries an error policy gave up on (acked, dead-lettered or rejected after a
+    /// failure), with the failed step.
+    pub gave_up: &'a [GaveUpRecord],
     /// Per event: when the retention job first deleted its inbox row (empty: no retention).
     pub inbox_expired_at: &'a [Option<Tick>],
     pub stop: StopReason,
@@ -83,6 +86,15 @@ pub fn check(o: &Observed<'_>) -> Verdict {
         balance_total_minor,
         opening_total_minor,
     }
+}
+
+/// The deliveries of event `event` an error policy gave up on.
+fn gave_up_of(o: &Observed<'_>, event: EventIndex) -> Vec<GaveUpRecord> {
+    o.gave_up
+        .iter()
+        .filter(|g| g.event == event)
+        .copied()
+        .collect()
 }
 
 /// What happened to event `e`: its effects counted from the committed ledger, and its
@@ -179,6 +191,7 @@ fn event_report(o: &Observed<'_>, e: &Event) -> EventReport {
             .filter(|c| c.point.event == e.index)
             .map(|c| c.point)
             .collect(),
+        gave_up: gave_up_of(o, e.index),
         pending_rows,
         inbox_expired_at: o.inbox_expired_at.get(e.index).copied().flatten(),
     }

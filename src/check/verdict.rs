@@ -103,6 +103,10 @@ pub struct EventReport {
     pub unacked_reason: Option<String>,
     /// The crashes that hit a delivery of this event.
     pub crash_points: Vec<BoundaryPoint>,
+    /// The deliveries of this event an error policy gave up on, with the failed step:
+    /// what lost it, when a policy acked or dead-lettered it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub gave_up: Vec<crate::model::GaveUpRecord>,
     /// Its rows still waiting in `pending_event` (a buffered completion).
     pub pending_rows: u32,
     /// When the retention job first deleted its inbox row, if it did: a delivery after
@@ -363,8 +367,9 @@ impl Verdict {
         self.events.retain(|e| {
             let notable =
                 e.outcome != Outcome::Once || e.torn || !e.acked || !e.payload_alerts.is_empty();
-            let keep = !e.crash_points.is_empty() || (notable && kept_others < MAX_KEPT_REPORTS);
-            if e.crash_points.is_empty() && keep {
+            let named = !e.crash_points.is_empty() || !e.gave_up.is_empty();
+            let keep = named || (notable && kept_others < MAX_KEPT_REPORTS);
+            if !named && keep {
                 kept_others += 1;
             }
             omitted.events += usize::from(!keep);
@@ -409,6 +414,10 @@ impl Verdict {
                         .sum::<u64>()
                     + e.unacked_reason.as_ref().map_or(0, text)
                     + heap(e.crash_points.capacity(), size_of::<BoundaryPoint>())
+                    + heap(
+                        e.gave_up.capacity(),
+                        size_of::<crate::model::GaveUpRecord>(),
+                    )
             })
             .sum();
         let intents: u64 = self

@@ -129,6 +129,7 @@ impl HandlerConsumer {
                     action: Action::Step(Step::Receive),
                     delivery: None,
                     nth: 1,
+                    failure: None,
                 })
             }
             Phase::Working => self
@@ -148,6 +149,7 @@ impl HandlerConsumer {
             action,
             delivery: Some(w.delivery),
             nth,
+            failure: None,
         })
     }
 

@@ -17,12 +17,11 @@
 //! it cannot know whether the commit happened, and follows its [`CommitTimeoutStrategy`].
 
 mod handler;
+mod policy;
 
 use crate::model::handler::{Answer, Call, HandlerFactory};
 pub use crate::model::CommitTimeoutStrategy;
-use crate::model::{
-    occurrence, AckOutcome, DbOutcome, Delivery, HalfDone, Host, Protocol, SqlEvent, Step,
-};
+use crate::model::{AckOutcome, DbOutcome, Delivery, HalfDone, Host, Protocol, SqlEvent, Step};
 use handler::HandlerConsumer;
 use std::rc::Rc;
 
@@ -40,6 +39,9 @@ pub enum Action {
     /// After a commit timeout, with [`CommitTimeoutStrategy::Lookup`]: `SELECT` the inbox
     /// for the event.
     Lookup,
+    /// The error policy retries in process: after its backoff, the protocol's steps run
+    /// again on the same delivery.
+    Retry,
 }
 
 impl Action {
@@ -50,6 +52,7 @@ impl Action {
             Action::Nack => "nack",
             Action::RecordAlert => "record_alert",
             Action::Lookup => "lookup",
+            Action::Retry => "retry",
         }
     }
 }
@@ -61,6 +64,17 @@ pub struct Command {
     pub delivery: Option<Delivery>,
     /// For a protocol step, which occurrence of its step it is (1 unless the protocol
     /// repeats the step: the second `commit` is 2); its crash points carry it.
+    pub nth: u8,
+    /// The failed step the error policy is handling, when this command is the policy's
+    /// (a rollback, a compensating step, a retry, the ack, nack or dead letter that ends
+    /// the delivery).
+    pub failure: Option<Failure>,
+}
+
+/// A step that failed, and which occurrence of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Failure {
+    pub step: Step,
     pub nth: u8,
 }
 
@@ -108,6 +122,12 @@ struct Work {
     mode: Mode,
     /// While a transaction whose commit timed out runs again: which.
     redo: Option<Redo>,
+    /// Which attempt at the protocol's steps this is in this process: 1, then one more for
+    /// every retry of the error policy.
+    round: u8,
+    /// After a failure: the failed step, and how many compensating steps ran since.
+    failure: Option<Failure>,
+    compensated: u8,
 }
 
 /// A transaction run again after its commit timed out (a retry, or a lookup that did not
@@ -137,9 +157,10 @@ pub enum Phase {
 #[derive(Clone, Debug)]
 pub struct Consumer {
     protocol: Protocol,
-    /// Which occurrence of its step each protocol step is (`commit#2`), worked out once:
-    /// every command asks for it.
-    occurrences: Vec<u8>,
+    /// Which occurrence of its step each step of an attempt is (`commit#2`) in the first
+    /// attempt, and how many times its step appears in one attempt, worked out once: every
+    /// command asks for it ([`Protocol::occurrence_in`]).
+    occurrences: Vec<(u8, u8)>,
     on_commit_timeout: CommitTimeoutStrategy,
     phase: Phase,
     work: Option<Work>,
@@ -168,8 +189,13 @@ impl crate::sim::Fingerprint for Consumer {
 
 impl Consumer {
     pub fn new(protocol: Protocol) -> Consumer {
-        let occurrences = (0..protocol.steps.len())
-            .map(|i| occurrence(&protocol.steps, i))
+        let body = protocol.steps.len() + protocol.on_error.steps.len();
+        let occurrences = (0..body)
+            .map(|at| {
+                let count = protocol.round_offset(protocol.body_step(at));
+                let count = u8::try_from(count).expect("bounded by Protocol::MAX_STEPS");
+                (protocol.occurrence_in(at, 1), count)
+            })
             .collect();
         Consumer {
             protocol,
@@ -226,23 +252,36 @@ impl Consumer {
     }
 
     /// The clean-up after a duplicate, a failure, a payload mismatch or a commit timeout:
-    /// roll back first, then (output and) ack, reject, alert or look up.
-    fn recovery(&self, mode: Mode, w: Work) -> Action {
+    /// roll back first, then (output and) ack, follow the error policy, alert or look up;
+    /// with the occurrence of the step it is.
+    fn recovery(&self, mode: Mode, w: Work) -> (Action, u8) {
+        let compensating = (1..self.protocol.on_error.steps.len()).contains(&w.compensated.into());
         match mode {
-            _ if w.open_transactions > 0 => Action::Rollback,
+            // Halfway through the compensation, an open transaction is the compensation's.
+            Mode::Failed if compensating => self
+                .policy_next(w)
+                .expect("a compensation goes on to its end"),
+            _ if w.open_transactions > 0 => (Action::Rollback, 1),
             // The event's result is recorded already; its output is derived from the event,
             // so it is emitted again, in this delivery's broker transaction, before the ack
             // confirms it.
             Mode::Duplicate if self.protocol.has(Step::ProduceOutput) && !w.produced => {
-                Action::Step(Step::ProduceOutput)
+                (Action::Step(Step::ProduceOutput), 1)
             }
-            Mode::Duplicate => Action::Step(Step::Ack),
-            Mode::Failed => Action::Nack,
-            Mode::PayloadMismatch { alerted: false } => Action::RecordAlert,
-            Mode::PayloadMismatch { alerted: true } => Action::Step(Step::Ack),
-            Mode::LookingUp => Action::Lookup,
+            Mode::Duplicate => (Action::Step(Step::Ack), 1),
+            Mode::Failed => self
+                .policy_next(w)
+                .expect("a failure with nothing left to do has stopped"),
+            Mode::PayloadMismatch { alerted: false } => (Action::RecordAlert, 1),
+            Mode::PayloadMismatch { alerted: true } => (Action::Step(Step::Ack), 1),
+            Mode::LookingUp => (Action::Lookup, 1),
             Mode::Normal => unreachable!("normal work runs the protocol's next step"),
         }
+    }
+
+    /// The occurrence of the protocol step in hand, in the attempt in hand.
+    fn nth(&self, w: Work) -> u8 {
+        self.nth_at(w.next, w.round)
     }
 
     /// When the step in hand is a `commit` (one that timed out, until the lookup decides):
@@ -304,6 +343,9 @@ impl Consumer {
                     produced: false,
                     mode: Mode::Normal,
                     redo: None,
+                    round: 1,
+                    failure: None,
+                    compensated: 0,
                 });
                 self.finish_if_done();
             }
@@ -325,7 +367,9 @@ impl Consumer {
             Mode::PayloadMismatch { alerted: true } if w.acked || !self.protocol.has(Step::Ack) => {
                 self.stop()
             }
-            Mode::Failed if w.open_transactions == 0 && w.acked => self.stop(),
+            Mode::Failed if w.open_transactions == 0 && self.policy_next(w).is_none() => {
+                self.stop()
+            }
             _ => {
                 self.skip_to_redone_step();
                 self.finish_if_done()
@@ -396,20 +440,19 @@ impl Host for Consumer {
                 action: Action::Step(Step::Receive),
                 delivery: None,
                 nth: 1,
+                failure: None,
             }),
             Phase::Working => {
                 let w = self.work.expect("working means holding a delivery");
                 let (action, nth) = match w.mode {
-                    Mode::Normal => (
-                        Action::Step(self.protocol.steps[w.next]),
-                        self.occurrences[w.next],
-                    ),
-                    mode => (self.recovery(mode, w), 1),
+                    Mode::Normal => (Action::Step(self.protocol.steps[w.next]), self.nth(w)),
+                    mode => self.recovery(mode, w),
                 };
                 Some(Command {
                     action,
                     delivery: Some(w.delivery),
                     nth,
+                    failure: w.failure,
                 })
             }
         }
@@ -427,14 +470,18 @@ impl Host for Consumer {
             self.received(result);
             return;
         }
+        if self.policy_answer(command, result) {
+            return;
+        }
         let again = self.transaction_again();
         let strategy = self.on_commit_timeout;
+        let compensation = self.protocol.on_error.steps.len();
         let w = self.work.as_mut().expect("working");
         match (command.action, result) {
-            (Action::Step(_), StepResult::Failed) => {
+            (Action::Step(step), StepResult::Failed) => {
                 // Also on the duplicate path: if its ack fails, the broker never hears of
                 // it, so the delivery must be rejected and redelivered like any failure.
-                w.mode = Mode::Failed;
+                policy::fail(w, step, command.nth, compensation);
             }
             // Every open transaction is rolled back, on every database.
             (Action::Rollback, StepResult::Db(DbOutcome::RolledBack)) => {
@@ -488,17 +535,17 @@ impl Host for Consumer {
             ) => return,
             // A write on a stale snapshot: the transaction must go, like after a failure.
             (
-                Action::Step(_),
+                Action::Step(step),
                 StepResult::Db(
                     DbOutcome::StaleSnapshot
                     | DbOutcome::CommitRefused
                     | DbOutcome::SerializationFailure
                     | DbOutcome::Deadlock,
                 ),
-            ) => {
-                w.mode = Mode::Failed;
+            ) => policy::fail(w, step, command.nth, compensation),
+            (Action::Step(step), StepResult::Db(outcome)) => {
+                database_step(w, step, command.nth, outcome, compensation)
             }
-            (Action::Step(step), StepResult::Db(outcome)) => database_step(w, step, outcome),
             (Action::Step(Step::ProduceOutput), StepResult::Done) => {
                 w.produced = true;
                 if w.mode == Mode::Normal {
@@ -565,11 +612,11 @@ fn redone(protocol: &Protocol, at: usize, db: u8) -> bool {
 
 /// A database step's outcome: the transaction opens or closes, a failure, a duplicate or a
 /// payload mismatch changes the mode; then the next step.
-fn database_step(w: &mut Work, step: Step, outcome: DbOutcome) {
+fn database_step(w: &mut Work, step: Step, nth: u8, outcome: DbOutcome, compensation: usize) {
     match outcome {
         DbOutcome::Begun => w.open_transactions += 1,
         DbOutcome::Committed => w.open_transactions -= 1,
-        DbOutcome::CreditFailed => w.mode = Mode::Failed,
+        DbOutcome::CreditFailed => policy::fail(w, step, nth, compensation),
         DbOutcome::PayloadMismatch => w.mode = Mode::PayloadMismatch { alerted: false },
         o if o.is_duplicate() => w.mode = Mode::Duplicate,
         _ => {}

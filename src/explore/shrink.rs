@@ -201,6 +201,7 @@ fn shrink_from(
     );
     let mut start = scenario.clone();
     start.description.clear();
+    start.description_es.clear();
     start.expect = None;
     let original = RunSize::of(&start, schedule, &first);
     let mut s = Shrinker {

@@ -12,6 +12,7 @@ mod half_done;
 pub mod handler;
 mod host;
 mod point;
+mod policy;
 mod protocol;
 pub mod sql;
 #[cfg(test)]
@@ -25,6 +26,7 @@ pub use engine::{Engine, Isolation};
 pub use half_done::HalfDone;
 pub use host::Host;
 pub use point::{occurrence, split_occurrence, Boundary, BoundaryPoint, CrashCause, Side};
+pub use policy::{ErrorPolicy, GaveUpRecord, GiveUp, PolicyError, Retry};
 pub use protocol::{
     built_ins, BuiltIn, CommitTimeoutStrategy, Protocol, ProtocolError, Step, StepActor,
 };

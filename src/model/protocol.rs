@@ -1,6 +1,7 @@
 //! Consumer protocols: the ordered steps a consumer runs for every delivery, the seven
 //! built-in protocols of the course, and the rules a custom protocol must obey.
 
+use super::policy::{ErrorPolicy, GiveUp};
 use super::sql::{self, SqlStep};
 use super::{Boundary, Guarantee};
 use serde::{Deserialize, Serialize};
@@ -48,6 +49,9 @@ pub enum Step {
     SendEmail,
     /// Email relay: mark that email sent.
     MarkEmailSent,
+    /// An error policy's last resort (`on_error.then: dead_letter`): the consumer moves the
+    /// delivery's message to the broker's dead-letter queue. Not a step a protocol lists.
+    DeadLetter,
     /// A consumer step written in SQL by the scenario, by its (interned) name; its
     /// statements are the protocol's ([`Protocol::sql_step`]).
     Sql(&'static str),
@@ -99,7 +103,7 @@ impl StepActor {
 
 impl Step {
     /// Every step, consumer steps first (in the order the matrix shows them).
-    pub const ALL: [Step; 17] = [
+    pub const ALL: [Step; 18] = [
         Step::Receive,
         Step::Begin,
         Step::CheckInbox,
@@ -117,6 +121,7 @@ impl Step {
         Step::MarkSent,
         Step::SendEmail,
         Step::MarkEmailSent,
+        Step::DeadLetter,
     ];
 
     /// The actor that runs this step.
@@ -148,6 +153,7 @@ impl Step {
             Step::MarkSent => "mark_sent",
             Step::SendEmail => "send_email",
             Step::MarkEmailSent => "mark_email_sent",
+            Step::DeadLetter => "dead_letter",
             Step::Sql(name) => name,
         }
     }
@@ -180,11 +186,16 @@ impl Step {
         )
     }
 
+    /// Whether only an error policy runs this step (a protocol does not list it).
+    pub fn is_policy_step(self) -> bool {
+        self == Step::DeadLetter
+    }
+
     /// The names of the consumer's steps (what a protocol may use), for error messages.
     pub fn allowed_names() -> String {
         Step::ALL
             .into_iter()
-            .filter(|s| s.actor() == StepActor::Consumer)
+            .filter(|s| s.actor() == StepActor::Consumer && !s.is_policy_step())
             .map(Step::name)
             .collect::<Vec<_>>()
             .join(", ")
@@ -232,6 +243,10 @@ pub struct Protocol {
     /// order), for people: a step on one is shown `remember@dedup`.
     #[serde(skip)]
     pub db_names: Vec<String>,
+    /// What the consumer does when a step fails ([`ErrorPolicy`]); the default rolls back
+    /// and rejects the delivery for redelivery.
+    #[serde(skip_serializing_if = "ErrorPolicy::is_default")]
+    pub on_error: ErrorPolicy,
 }
 
 /// Why a list of steps is not a protocol. Each variant carries the position of the
@@ -288,6 +303,11 @@ pub enum ProtocolError {
          `db` names)"
     )]
     CommitOnOtherDatabase { at: usize },
+    #[error(
+        "`{step}` at {at} is not a step a protocol lists: an error policy runs it \
+         (`on_error`: {{\"then\": \"dead_letter\"}})"
+    )]
+    PolicyStep { step: Step, at: usize },
     #[error("`enqueue_email` at {at} must be inside the transaction (after `begin`, before `commit`): the outbox row commits with the effect or not at all")]
     EnqueueOutsideTransaction { at: usize },
 }
@@ -308,6 +328,7 @@ impl ProtocolError {
             | ProtocolError::NotAConsumerStep { at, .. }
             | ProtocolError::UndefinedSql { at, .. }
             | ProtocolError::CommitOnOtherDatabase { at }
+            | ProtocolError::PolicyStep { at, .. }
             | ProtocolError::EnqueueOutsideTransaction { at } => Some(*at),
         }
     }
@@ -476,6 +497,7 @@ impl Protocol {
             handler: None,
             step_db,
             db_names: Vec::new(),
+            on_error: ErrorPolicy::default(),
         })
     }
 
@@ -500,6 +522,7 @@ impl Protocol {
             handler: Some(super::handler::HandlerFactory::new(make)),
             step_db: Vec::new(),
             db_names: Vec::new(),
+            on_error: ErrorPolicy::default(),
         }
     }
 
@@ -519,17 +542,11 @@ impl Protocol {
     /// The database the `nth` occurrence of `step` runs on (0: the main one, also for a
     /// handler's calls, which are not steps of the list).
     pub fn db_of(&self, step: Step, nth: u8) -> u8 {
-        if self.step_db.is_empty() {
+        if self.step_db.is_empty() && self.on_error.step_db.is_empty() {
             return 0;
         }
-        let at = self
-            .steps
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| **s == step)
-            .nth(usize::from(nth.max(1)) - 1)
-            .map(|(at, _)| at);
-        at.map_or(0, |at| self.db_at(at))
+        let at = self.body_position(step, nth.max(1));
+        at.map_or(0, |at| self.body_db_at(at))
     }
 
     /// The built-in protocol called `name`, if there is one.
@@ -582,6 +599,12 @@ impl Protocol {
                 step: *step,
                 at,
                 actor: step.actor(),
+            });
+        }
+        if let Some(at) = steps.iter().position(|s| s.is_policy_step()) {
+            return Err(ProtocolError::PolicyStep {
+                step: steps[at],
+                at,
             });
         }
         if first != Step::Receive {
@@ -652,7 +675,10 @@ impl Protocol {
     /// Whether a run of this protocol reaches `boundary`: its step is one of the protocol's
     /// and appears at least `nth` times.
     pub fn has_boundary(&self, boundary: Boundary) -> bool {
-        boundary.index_in(&self.steps).is_some()
+        match boundary.step {
+            Step::DeadLetter => self.on_error.then == GiveUp::DeadLetter && boundary.nth == 1,
+            step => self.body_position(step, boundary.nth).is_some(),
+        }
     }
 
     /// The `commit` that commits the effect: the first one after the first `apply_effect`.

@@ -32,7 +32,7 @@ pub fn text(l: Lang) -> String {
 fn custom_steps() -> Vec<&'static str> {
     Step::ALL
         .iter()
-        .filter(|s| s.actor() == StepActor::Consumer)
+        .filter(|s| s.actor() == StepActor::Consumer && !s.is_policy_step())
         .map(|s| s.name())
         .collect()
 }

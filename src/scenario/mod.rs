@@ -372,7 +372,7 @@ pub struct ScopeRunsExpect {
 /// Whether `step` is run by some actor, given a protocol and a producer configuration.
 pub fn runs_step(protocol: &Protocol, producer: &ProducerConfig, step: Step) -> bool {
     match step.actor() {
-        StepActor::Consumer => protocol.has(step),
+        StepActor::Consumer => protocol.runs(step),
         StepActor::Producer => producer.mode.steps().contains(&step),
         StepActor::Relay => producer.mode == ProducerMode::Outbox,
         StepActor::EmailRelay => protocol.has(Step::EnqueueEmail),
@@ -392,16 +392,27 @@ pub fn missing_occurrence(protocol: &Protocol, step: Step, nth: u8, what: &str) 
     if reached {
         return None;
     }
-    let count = protocol.steps.iter().filter(|s| **s == step).count();
+    let count = protocol
+        .body_count(step)
+        .max(usize::from(step == Step::DeadLetter));
+    let attempts = protocol.on_error.attempts();
     Some(match step.actor() {
         StepActor::Consumer => format!(
-            "`{what}` is never reached: protocol `{}` runs `{step}` {} ({})",
+            "`{what}` is never reached: protocol `{}` runs `{step}` {} ({}){}",
             protocol.name,
             match count {
                 1 => "once".to_string(),
                 n => format!("{n} times"),
             },
-            protocol.arrow_list()
+            protocol.arrow_list(),
+            match attempts {
+                1 => String::new(),
+                n if step == Step::DeadLetter => format!(", after the last of its {n} attempts"),
+                n => format!(
+                    " per attempt, {n} attempts at most: `{step}#{}` is the last",
+                    count + protocol.round_offset(step) * usize::from(n - 1)
+                ),
+            }
         ),
         actor => format!(
             "`{what}` is never reached: the {} runs `{step}` once per event",
@@ -533,6 +544,9 @@ fn not_utf8(origin: &str, bytes: &[u8], e: std::str::Utf8Error) -> ScenarioError
 pub struct Scenario {
     pub name: String,
     pub description: String,
+    /// The description in Spanish, when the file gives one (`"description": {"en": …,
+    /// "es": …}`); empty otherwise.
+    pub description_es: String,
     pub seed: u64,
     pub protocol: Protocol,
     /// How many consumer processes run the protocol, each with its own connection.
@@ -618,6 +632,7 @@ impl Scenario {
         Scenario {
             name: protocol.name.clone(),
             description: String::new(),
+            description_es: String::new(),
             seed: 0,
             protocol,
             consumers: 1,

@@ -17,7 +17,7 @@ pub struct RawScenario {
     #[serde(default)]
     pub name: Option<String>,
     #[serde(default)]
-    pub description: Option<String>,
+    pub description: Option<RawDescription>,
     #[serde(default)]
     pub seed: Option<u64>,
     /// A built-in protocol's name, or `{"name", "description"?, "steps"}`.
@@ -115,6 +115,22 @@ pub struct RawPublishFault {
     pub times: Option<u32>,
 }
 
+/// A scenario's description: one text, or one per language (`{"en": …, "es": …}`), which
+/// reports show in the language they are asked for.
+#[derive(Debug, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
+#[serde(untagged)]
+pub enum RawDescription {
+    One(String),
+    Languages(RawLanguages),
+}
+
+#[derive(Debug, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawLanguages {
+    pub en: String,
+    pub es: String,
+}
+
 #[derive(Debug, PartialEq, schemars::JsonSchema)]
 #[schemars(untagged)]
 pub enum RawProtocol {
@@ -177,6 +193,98 @@ pub struct RawCustomProtocol {
     #[serde(default)]
     pub description: Option<String>,
     pub steps: Vec<RawStep>,
+    /// What the consumer does when a step fails: `"redeliver"` (the default), `"ack"`,
+    /// `"dead_letter"`, or an object with `retry`, compensating `steps` and `then`.
+    pub on_error: Option<RawOnError>,
+}
+
+/// An error policy: what ends a failed delivery, by name, or the whole policy.
+#[derive(Debug, PartialEq, schemars::JsonSchema)]
+#[schemars(untagged)]
+pub enum RawOnError {
+    Named(String),
+    Policy(RawErrorPolicy),
+}
+
+impl<'de> Deserialize<'de> for RawOnError {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(NameOrObject {
+            expecting: "\"redeliver\", \"ack\", \"dead_letter\" or an object \
+                        {\"retry\", \"steps\", \"then\"}",
+            named: RawOnError::Named,
+            object: RawOnError::Policy,
+        })
+    }
+}
+
+impl Serialize for RawOnError {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            RawOnError::Named(name) => s.serialize_str(name),
+            RawOnError::Policy(p) => p.serialize(s),
+        }
+    }
+}
+
+/// An error policy in full: in-process retries, compensating steps run after the
+/// rollback of every failed attempt, and what ends the delivery after the last one.
+#[serde_with::skip_serializing_none]
+#[derive(Debug, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawErrorPolicy {
+    pub retry: Option<RawRetry>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<RawCompensation>,
+    /// `"redeliver"` (the default), `"ack"` or `"dead_letter"`.
+    pub then: Option<String>,
+}
+
+/// A compensating step: `begin` or `commit` by name, or a SQL step (which says nothing
+/// of duplicates: it runs after a failure, to undo).
+#[derive(Debug, PartialEq, schemars::JsonSchema)]
+#[schemars(untagged)]
+pub enum RawCompensation {
+    Named(String),
+    Sql(RawCompensationSql),
+}
+
+impl<'de> Deserialize<'de> for RawCompensation {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(NameOrObject {
+            expecting: "\"begin\", \"commit\" or a SQL step {\"name\", \"sql\"}",
+            named: RawCompensation::Named,
+            object: RawCompensation::Sql,
+        })
+    }
+}
+
+impl Serialize for RawCompensation {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            RawCompensation::Named(name) => s.serialize_str(name),
+            RawCompensation::Sql(step) => step.serialize(s),
+        }
+    }
+}
+
+#[serde_with::skip_serializing_none]
+#[derive(Debug, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawCompensationSql {
+    pub name: Option<String>,
+    pub sql: RawSql,
+    /// One of `store.databases`; the main database when absent.
+    pub db: Option<String>,
+}
+
+#[serde_with::skip_serializing_none]
+#[derive(Debug, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawRetry {
+    /// Retries after the first failure (1 to 100): `times: 2` is three attempts in all.
+    pub times: u64,
+    /// Ticks between a failure and its retry, the delivery held meanwhile (0: at once).
+    pub backoff_ticks: Option<u64>,
 }
 
 /// A step of a custom protocol: a built-in step's name, or a step written in SQL.
@@ -218,7 +326,7 @@ pub struct RawSqlStep {
 }
 
 /// One statement, or a list run in order.
-#[derive(Debug, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum RawSql {
     One(String),

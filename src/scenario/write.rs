@@ -32,6 +32,7 @@ impl Scenario {
     pub fn to_json_compact(&self) -> String {
         let mut bare = self.clone();
         bare.description.clear();
+        bare.description_es.clear();
         bare.expect = None;
         serde_json::to_string(&raw(&bare)).expect("a scenario serializes")
     }
@@ -49,7 +50,13 @@ fn event(e: Option<usize>) -> Option<u64> {
 fn raw(s: &Scenario) -> RawScenario {
     RawScenario {
         name: Some(s.name.clone()),
-        description: unless(s.description.clone(), String::new()),
+        description: match s.description_es.is_empty() {
+            true => unless(s.description.clone(), String::new()).map(RawDescription::One),
+            false => Some(RawDescription::Languages(RawLanguages {
+                en: s.description.clone(),
+                es: s.description_es.clone(),
+            })),
+        },
         seed: Some(s.seed),
         protocol: protocol(&s.protocol, s.store.custom.as_ref()),
         consumers: unless(s.consumers as u64, 1),
@@ -91,36 +98,55 @@ fn protocol(p: &Protocol, custom: Option<&CustomSchema>) -> RawProtocol {
     if Protocol::built_in(&p.name).as_ref() == Some(p) {
         return RawProtocol::Named(p.name.clone());
     }
+    let step = |s: Step, on: u8| match s {
+        // A transaction on a named database: written as the SQL step it was read from.
+        Step::Begin | Step::Commit if on != 0 => RawStep::Sql(RawSqlStep {
+            name: Some(s.name().to_string()),
+            sql: RawSql::One(if s == Step::Begin { "BEGIN" } else { "COMMIT" }.into()),
+            duplicate_if: None,
+            db: db(on),
+        }),
+        Step::Sql(name) => {
+            let def = p.sql_step(name);
+            RawStep::Sql(RawSqlStep {
+                name: Some(def.name.to_string()),
+                sql: match def.statements.as_slice() {
+                    [one] => RawSql::One(one.clone()),
+                    many => RawSql::Many(many.to_vec()),
+                },
+                duplicate_if: def.duplicate_if,
+                db: db(def.db),
+            })
+        }
+        other => RawStep::Named(other.name().to_string()),
+    };
+    let policy = &p.on_error;
+    let on_error = (!policy.is_default()).then(|| {
+        RawOnError::Policy(RawErrorPolicy {
+            retry: policy.retry.map(|r| RawRetry {
+                times: u64::from(r.times),
+                backoff_ticks: unless(r.backoff_ticks, 0),
+            }),
+            steps: (0..policy.steps.len())
+                .map(|k| match step(policy.steps[k], policy.db_at(k)) {
+                    RawStep::Named(name) => RawCompensation::Named(name),
+                    RawStep::Sql(s) => RawCompensation::Sql(RawCompensationSql {
+                        name: s.name,
+                        sql: s.sql,
+                        db: s.db,
+                    }),
+                })
+                .collect(),
+            then: Some(policy.then.name().to_string()),
+        })
+    });
     RawProtocol::Custom(RawCustomProtocol {
         name: p.name.clone(),
         description: unless(p.description.clone(), String::new()),
-        steps: p
-            .steps
-            .iter()
-            .enumerate()
-            .map(|(at, s)| match s {
-                // A transaction on a named database: written as the SQL step it was read from.
-                Step::Begin | Step::Commit if p.db_at(at) != 0 => RawStep::Sql(RawSqlStep {
-                    name: Some(s.name().to_string()),
-                    sql: RawSql::One(if *s == Step::Begin { "BEGIN" } else { "COMMIT" }.into()),
-                    duplicate_if: None,
-                    db: db(p.db_at(at)),
-                }),
-                Step::Sql(name) => {
-                    let def = p.sql_step(name);
-                    RawStep::Sql(RawSqlStep {
-                        name: Some(def.name.to_string()),
-                        sql: match def.statements.as_slice() {
-                            [one] => RawSql::One(one.clone()),
-                            many => RawSql::Many(many.to_vec()),
-                        },
-                        duplicate_if: def.duplicate_if,
-                        db: db(def.db),
-                    })
-                }
-                other => RawStep::Named(other.name().to_string()),
-            })
+        steps: (0..p.steps.len())
+            .map(|at| step(p.steps[at], p.db_at(at)))
             .collect(),
+        on_error,
     })
 }
 

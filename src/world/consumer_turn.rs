@@ -3,6 +3,8 @@
 //! boundaries.
 
 use super::*;
+use crate::consumer::Command;
+use crate::model::GiveUp;
 
 impl World<'_> {
     /// One consumer step: the fault injector may crash it just before or just after.
@@ -48,6 +50,9 @@ impl World<'_> {
             self.duplicates_discarded[delivery.event] += 1;
         }
         self.record(now, actor, Some(&delivery), kind);
+        if matches!(step, Step::Ack | Step::DeadLetter) {
+            self.gave_up(now, c, &command, &delivery);
+        }
         self.consumers[c].handle_answer(result);
         self.record_handler_error(now, c);
         let half_done = self.consumers[c].half_done();
@@ -88,6 +93,7 @@ impl World<'_> {
     /// nack): no crash point on either side.
     fn clean_up(&mut self, now: Tick, c: ConsumerId, command: crate::consumer::Command) {
         let actor = Actor::Consumer(c);
+        let mut backoff_ticks = 0;
         let result = match command.action {
             Action::Step(step) => unreachable!("{step} is a protocol step"),
             // A handler's rollback with no transaction open (it never began, or SQLite
@@ -131,13 +137,67 @@ impl World<'_> {
                 self.broker.handle_nack(now, &d);
                 self.outputs.handle_abort(c);
                 self.record(now, actor, Some(&d), TraceKind::Nacked);
+                self.gave_up(now, c, &command, &d);
+                StepResult::Done
+            }
+            Action::Retry => {
+                let d = command.delivery.expect("a retry names its delivery");
+                let retry = self.scenario.protocol.on_error.retry;
+                backoff_ticks = retry.expect("a policy that retries").backoff_ticks;
+                // A broker transaction of the failed attempt aborts; the retry opens its own.
+                self.outputs.handle_abort(c);
+                // The steps a delivery runs once (its ack) come again in the retry: only
+                // their first boundaries are crash points.
+                if self.reached_seen.is_none() {
+                    self.reached_seen = Some(self.reached.iter().copied().collect());
+                }
+                let attempt = self.consumers[c].attempt() + 1;
+                let kind = TraceKind::Retrying {
+                    attempt,
+                    backoff_ticks,
+                };
+                self.record(now, actor, Some(&d), kind);
                 StepResult::Done
             }
         };
         self.consumers[c].handle_answer(result);
         self.record_handler_error(now, c);
-        self.queue
-            .push(now + STEP_TICKS, Occurrence::ConsumerTurn(c));
+        self.queue.push(
+            now + STEP_TICKS + backoff_ticks,
+            Occurrence::ConsumerTurn(c),
+        );
+    }
+
+    /// After the error policy's last command for a delivery (a nack, an ack or a dead
+    /// letter after a failure): the trace and the checker are told what it gave up on.
+    /// The default policy (reject for redelivery) records nothing, as before policies.
+    fn gave_up(&mut self, now: Tick, c: ConsumerId, command: &Command, d: &Delivery) {
+        let policy = &self.scenario.protocol.on_error;
+        let Some(failure) = command.failure else {
+            return;
+        };
+        if policy.is_default() {
+            return;
+        }
+        let then = match command.action {
+            Action::Step(Step::Ack) => GiveUp::Ack,
+            Action::Step(Step::DeadLetter) => GiveUp::DeadLetter,
+            _ => GiveUp::Redeliver,
+        };
+        let kind = TraceKind::GaveUp {
+            then,
+            step: failure.step,
+            nth: failure.nth,
+        };
+        self.record(now, Actor::Consumer(c), Some(d), kind);
+        self.gave_up.push(GaveUpRecord {
+            event: d.event,
+            copy: d.copy,
+            delivery: d.attempt,
+            step: failure.step,
+            nth: failure.nth,
+            then,
+        });
     }
 
     /// The error a Rust handler returned with its last answer, if it did, in the trace.
@@ -257,6 +317,15 @@ impl World<'_> {
             )),
             Step::Commit => self.commit(now, c, nth, d),
             Step::Ack => self.ack(now, c, d),
+            Step::DeadLetter => {
+                let outcome = self.broker.handle_dead_letter(now, d);
+                // A broker transaction of this delivery aborts: its outputs never show.
+                self.outputs.handle_abort(c);
+                (
+                    StepResult::Acked(outcome),
+                    TraceKind::DeadLetterSent { outcome },
+                )
+            }
             Step::EnqueueEmail => db(self.stores[c].execute(StoreOp::EnqueueEmail { event }, now)),
             Step::ProduceOutput => {
                 let staged = matches!(

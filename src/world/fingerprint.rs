@@ -63,6 +63,7 @@ impl World<'_> {
             crash_states: _, // Output.
             watch: _,        // An observer only reads.
             duplicates_discarded,
+            gave_up: _, // In `fingerprint_observations`, with what else the checker reads.
             events,
             sql_events: _,  // Configuration: the same for every run of a scenario.
             handler_sql: _, // A cache of verdicts on statements (and no digest with a handler).
@@ -73,9 +74,9 @@ impl World<'_> {
             consumers,
             stores,
             cleanup_store: _, // Its connection: the rows are in `stores[0]`'s database.
-            inbox_expired_at,
+            inbox_expired_at: _, // In `fingerprint_observations`.
             inbox_rows_deleted: _, // A count for the report; the rows are in the database.
-            stale_snapshots: _,    // A count for the verdict's caveat.
+            stale_snapshots: _, // A count for the verdict's caveat.
             faults,
             // The fault injector, emptied at the heal, says what healing changes; the
             // limits it moves are checked apart (a healed run is never a stand-in).
@@ -84,7 +85,7 @@ impl World<'_> {
             queue,
             trace: _,   // History; its length is a limit, which exploration checks apart.
             crashes: _, // History: the report's crash list and confirmed states.
-            external_effects,
+            external_effects: _, // In `fingerprint_observations`.
             reached: _, // History: the points before the crash are not its extensions.
             steps: _,   // A limit, which exploration checks apart.
             producer,
@@ -140,18 +141,29 @@ impl World<'_> {
         outputs.fingerprint(now, &mut h);
         h.section("events");
         h.value(&(events, altered, duplicates_discarded, reached_seen));
+        self.fingerprint_observations(&mut h);
+        // A scripted run takes its next decision from where it stands in the script.
+        h.value(&script.get(decisions.len()..));
+        Some(h.digest())
+    }
+
+    /// What the checker reads besides the databases and the broker, as far as it decides
+    /// a verdict (not when things happened).
+    fn fingerprint_observations(&self, h: &mut StateHasher) {
+        // Only an error policy gives up; the digest of every other run stays as it was.
+        if !self.gave_up.is_empty() {
+            h.value(&self.gave_up);
+        }
         // When a row expired is for the report; whether it did is read by the checker.
-        let expired: Vec<bool> = inbox_expired_at.iter().map(Option::is_some).collect();
+        let expired: Vec<bool> = self.inbox_expired_at.iter().map(Option::is_some).collect();
         h.value(&expired);
         // The checker counts effects per event and copy; when each happened is history.
-        let effects: Vec<(EventIndex, u32, u32)> = external_effects
+        let effects: Vec<(EventIndex, u32, u32)> = self
+            .external_effects
             .iter()
             .map(|x| (x.event, x.copy, x.delivery))
             .collect();
         h.value(&effects);
-        // A scripted run takes its next decision from where it stands in the script.
-        h.value(&script.get(decisions.len()..));
-        Some(h.digest())
     }
 }
 

@@ -16,8 +16,8 @@ use crate::consumer::{Action, CommitTimeoutStrategy, Consumer, StepResult};
 use crate::fault::{Confirmed, CrashRecord, FaultInjector};
 use crate::model::{
     Account, Boundary, BoundaryPoint, Confirmation, ConsumerId, Event, EventIndex, EventType,
-    ExternalEffect, HalfDone, Host, Limit, Publication, SqlBinding, SqlEvent, Step, Tick,
-    TraceKind,
+    ExternalEffect, GaveUpRecord, HalfDone, Host, Limit, Publication, SqlBinding, SqlEvent, Step,
+    Tick, TraceKind,
 };
 use crate::scenario::{bounds, Scenario};
 use crate::sim::{
@@ -282,6 +282,8 @@ struct World<'s> {
     watch: Option<snapshot::Watch<'s>>,
     /// Per event: how many deliveries were recognised as already processed.
     duplicates_discarded: Vec<u32>,
+    /// The deliveries an error policy gave up on (a non-default policy only).
+    gave_up: Vec<GaveUpRecord>,
     events: Vec<Event>,
     /// The events as the scenario's SQL sees them (empty fields without a custom schema).
     sql_events: Rc<Vec<SqlEvent>>,
@@ -451,6 +453,7 @@ impl<'s> World<'s> {
             crash_states: Vec::new(),
             watch: observer.map(snapshot::Watch::new),
             duplicates_discarded: vec![0; scenario.workload.events],
+            gave_up: Vec::new(),
         }
     }
 
@@ -586,6 +589,7 @@ impl<'s> World<'s> {
             crashes: &self.crashes,
             external_effects: &self.external_effects,
             duplicates_discarded: &self.duplicates_discarded,
+            gave_up: &self.gave_up,
             inbox_expired_at: &self.inbox_expired_at,
             stop,
         })

@@ -150,6 +150,30 @@ const EXAMPLES: &[(&str, &str)] = &[
         "workload.event_type",
         r#"{"protocol": {"name": "sql", "steps": ["receive", "begin", {"name": "claim", "sql": "INSERT INTO seen VALUES (:event_id)", "duplicate_if": "unique_violation"}, {"name": "apply", "sql": "INSERT INTO done SELECT :event_id WHERE :event_type = 'Custom'"}, "commit", "ack"]}, "store": {"schema": ["CREATE TABLE seen (id TEXT PRIMARY KEY)", "CREATE TABLE done (id TEXT)", "CREATE TABLE cfg (n INTEGER)"]}, "check": {"effects_per_event": "SELECT count(*) FROM done WHERE id = :event_id"}, "workload": {"event_type": "Custom"}}"#,
     ),
+    (
+        "protocol.on_error.then",
+        r#"{"protocol": {"name": "sql", "steps": ["receive", {"name": "claim", "sql": "INSERT INTO seen VALUES (:event_id)", "duplicate_if": "unique_violation"}, "begin", {"name": "apply", "sql": "INSERT INTO done VALUES (:event_id)"}, "commit", "ack"], "on_error": {"then": "ack"}}, "store": {"schema": ["CREATE TABLE seen (id TEXT PRIMARY KEY)", "CREATE TABLE done (id TEXT)", "CREATE TABLE cfg (n INTEGER)"]}, "check": {"effects_per_event": "SELECT count(*) FROM done WHERE id = :event_id"}, "faults": {"fail": [{"at": "apply", "event": 0, "times": 1}]}}"#,
+    ),
+    (
+        "protocol.on_error.retry.times",
+        r#"{"protocol": {"name": "sql", "steps": ["receive", {"name": "claim", "sql": "INSERT INTO seen VALUES (:event_id)", "duplicate_if": "unique_violation"}, "begin", {"name": "apply", "sql": "INSERT INTO done VALUES (:event_id)"}, "commit", "ack"], "on_error": {"retry": {"times": 1}}}, "store": {"schema": ["CREATE TABLE seen (id TEXT PRIMARY KEY)", "CREATE TABLE done (id TEXT)", "CREATE TABLE cfg (n INTEGER)"]}, "check": {"effects_per_event": "SELECT count(*) FROM done WHERE id = :event_id"}, "faults": {"fail": [{"at": "apply", "event": 0, "times": 1}]}}"#,
+    ),
+    (
+        "protocol.on_error.retry.backoff_ticks",
+        r#"{"protocol": {"name": "sql", "steps": ["receive", {"name": "claim", "sql": "INSERT INTO seen VALUES (:event_id)", "duplicate_if": "unique_violation"}, "begin", {"name": "apply", "sql": "INSERT INTO done VALUES (:event_id)"}, "commit", "ack"], "on_error": {"retry": {"times": 1, "backoff_ticks": 7}}}, "store": {"schema": ["CREATE TABLE seen (id TEXT PRIMARY KEY)", "CREATE TABLE done (id TEXT)", "CREATE TABLE cfg (n INTEGER)"]}, "check": {"effects_per_event": "SELECT count(*) FROM done WHERE id = :event_id"}, "faults": {"fail": [{"at": "apply", "event": 0, "times": 1}]}}"#,
+    ),
+    (
+        "protocol.on_error.steps[].name",
+        r#"{"protocol": {"name": "sql", "steps": ["receive", {"name": "claim", "sql": "INSERT INTO seen VALUES (:event_id)", "duplicate_if": "unique_violation"}, "begin", {"name": "apply", "sql": "INSERT INTO done VALUES (:event_id)"}, "commit", "ack"], "on_error": {"steps": [{"name": "unclaim", "sql": "DELETE FROM seen WHERE id = :event_id"}]}}, "store": {"schema": ["CREATE TABLE seen (id TEXT PRIMARY KEY)", "CREATE TABLE done (id TEXT)", "CREATE TABLE cfg (n INTEGER)"]}, "check": {"effects_per_event": "SELECT count(*) FROM done WHERE id = :event_id"}, "faults": {"fail": [{"at": "apply", "event": 0, "times": 1}]}}"#,
+    ),
+    (
+        "protocol.on_error.steps[].sql",
+        r#"{"protocol": {"name": "sql", "steps": ["receive", {"name": "claim", "sql": "INSERT INTO seen VALUES (:event_id)", "duplicate_if": "unique_violation"}, "begin", {"name": "apply", "sql": "INSERT INTO done VALUES (:event_id)"}, "commit", "ack"], "on_error": {"steps": [{"name": "unclaim", "sql": "DELETE FROM seen WHERE id = :event_id"}]}}, "store": {"schema": ["CREATE TABLE seen (id TEXT PRIMARY KEY)", "CREATE TABLE done (id TEXT)", "CREATE TABLE cfg (n INTEGER)"]}, "check": {"effects_per_event": "SELECT count(*) FROM done WHERE id = :event_id"}, "faults": {"fail": [{"at": "apply", "event": 0, "times": 1}]}}"#,
+    ),
+    (
+        "protocol.on_error.steps[].db",
+        r#"{"protocol": {"name": "sql", "steps": ["receive", {"name": "claim", "sql": "INSERT INTO seen VALUES (:event_id)", "duplicate_if": "unique_violation", "db": "dedup"}, "begin", {"name": "apply", "sql": "INSERT INTO done VALUES (:event_id)"}, "commit", "ack"], "on_error": {"steps": [{"name": "unclaim", "sql": "DELETE FROM seen WHERE id = :event_id", "db": "dedup"}]}}, "store": {"schema": ["CREATE TABLE seen (id TEXT PRIMARY KEY)", "CREATE TABLE done (id TEXT)"], "databases": {"dedup": {"schema": ["CREATE TABLE seen (id TEXT PRIMARY KEY)"]}}}, "check": {"effects_per_event": "SELECT count(*) FROM done WHERE id = :event_id"}, "faults": {"fail": [{"at": "apply", "event": 0, "times": 1}]}}"#,
+    ),
     ("consumers", r#"{"protocol": "inbox", "consumers": 2}"#),
     (
         "workload.events",
@@ -497,6 +521,10 @@ fn load(v: &Value) -> Result<Scenario, delivery_sim::scenario::ScenarioError> {
 /// Baselines for fields that cannot be left out (a custom protocol needs a name and steps):
 /// the same scenario with another value.
 const BASELINES: &[(&str, &str)] = &[
+    (
+        "protocol.on_error.steps[].sql",
+        r#"{"protocol": {"name": "sql", "steps": ["receive", {"name": "claim", "sql": "INSERT INTO seen VALUES (:event_id)", "duplicate_if": "unique_violation"}, "begin", {"name": "apply", "sql": "INSERT INTO done VALUES (:event_id)"}, "commit", "ack"], "on_error": {"steps": [{"name": "unclaim", "sql": "DELETE FROM cfg"}]}}, "store": {"schema": ["CREATE TABLE seen (id TEXT PRIMARY KEY)", "CREATE TABLE done (id TEXT)", "CREATE TABLE cfg (n INTEGER)"]}, "check": {"effects_per_event": "SELECT count(*) FROM done WHERE id = :event_id"}, "faults": {"fail": [{"at": "apply", "event": 0, "times": 1}]}}"#,
+    ),
     (
         "protocol.name",
         r#"{"protocol": {"name": "theirs", "steps": ["receive", "begin", "insert_inbox", "apply_effect", "commit", "ack"]}}"#,

@@ -67,6 +67,7 @@ impl<'a> Case<'a> {
             crashes: self.crashes,
             external_effects: self.external_effects,
             duplicates_discarded: self.duplicates_discarded.unwrap_or(&none_discarded),
+            gave_up: &[],
             inbox_expired_at: self.inbox_expired_at,
             stop: self.stop,
             invalid: self.invalid,

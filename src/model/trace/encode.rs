@@ -55,6 +55,18 @@ impl TraceKind {
                 e.str(message);
             }
             HandlerFailed { error } => e.str(error),
+            Retrying {
+                attempt,
+                backoff_ticks,
+            } => {
+                e.u64(u64::from(*attempt));
+                e.u64(*backoff_ticks);
+            }
+            DeadLetterSent { outcome } => e.str(outcome.name()),
+            GaveUp { then, step, nth } => {
+                e.str(then.name());
+                encode_step(e, *step, *nth);
+            }
             Busy { step } => e.str(step.name()),
             CommitTimeout {
                 nth: _, // In the name.
@@ -179,6 +191,9 @@ impl TraceKind {
             | StepFailed { .. }
             | SqlFailed { .. }
             | HandlerFailed { .. }
+            | Retrying { .. }
+            | DeadLetterSent { .. }
+            | GaveUp { .. }
             | Busy { .. }
             | CommitTimeout { .. }
             | Acked { .. }

@@ -49,6 +49,7 @@ impl fmt::Display for TraceKind {
             StepFailed { .. } => f.write_str("failed (injected): nothing done"),
             SqlFailed { message, .. } => write!(f, "failed: {message}"),
             HandlerFailed { error } => write!(f, "returned an error: {error}"),
+            Retrying { .. } | DeadLetterSent { .. } | GaveUp { .. } => self.fmt_policy(f),
             InvalidPayload => {
                 f.write_str("refused: the payload is invalid (workload.invalid), nothing applied")
             }
@@ -123,6 +124,52 @@ impl fmt::Display for TraceKind {
 }
 
 impl TraceKind {
+    /// The English outcome of an error policy's entries.
+    fn fmt_policy(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use TraceKind::*;
+        match self {
+            Retrying {
+                attempt,
+                backoff_ticks: 0,
+            } => write!(f, "error policy: retries at once (attempt {attempt})"),
+            Retrying {
+                attempt,
+                backoff_ticks,
+            } => write!(
+                f,
+                "error policy: retries after {backoff_ticks} ticks (attempt {attempt}), \
+                 holding the delivery"
+            ),
+            DeadLetterSent { outcome } => match outcome {
+                AckOutcome::Accepted | AckOutcome::StaleAccepted => {
+                    f.write_str("moved to the dead-letter queue")
+                }
+                _ => f.write_str(
+                    "dead-letter refused: this delivery is no longer the broker's latest",
+                ),
+            },
+            GaveUp { then, step, nth } => {
+                let step = occurrence_name(*step, *nth);
+                match then {
+                    GiveUp::Redeliver => write!(
+                        f,
+                        "error policy gives up after `{step}` failed: rejects for redelivery"
+                    ),
+                    GiveUp::Ack => write!(
+                        f,
+                        "error policy gives up after `{step}` failed: acked although \
+                         not processed (the event is skipped)"
+                    ),
+                    GiveUp::DeadLetter => write!(
+                        f,
+                        "error policy gives up after `{step}` failed: dead-lettered"
+                    ),
+                }
+            }
+            _ => unreachable!("not an error policy's entry"),
+        }
+    }
+
     /// The English outcome of the broker's entries.
     fn fmt_others(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         use TraceKind::*;

@@ -9,7 +9,7 @@
 
 use super::{
     AckOutcome, Boundary, CommitTimeoutStrategy, ConsumerId, CrashCause, DbOutcome, EventIndex,
-    Step, Tick,
+    GiveUp, Step, Tick,
 };
 
 mod encode;
@@ -182,6 +182,15 @@ pub enum TraceKind {
     /// A Rust handler returned `error` for the delivery: the framework rolls back what it
     /// left open and, unless it acked, rejects the delivery.
     HandlerFailed { error: String },
+    /// The error policy retries in process: attempt `attempt` of the protocol's steps
+    /// starts after `backoff_ticks`, on the same delivery.
+    Retrying { attempt: u8, backoff_ticks: Tick },
+    /// The consumer moved the delivery's message to the dead-letter queue (the error
+    /// policy's `then: dead_letter`); the broker answered as to an ack.
+    DeadLetterSent { outcome: AckOutcome },
+    /// The error policy gave up on the delivery after step `step` (its `nth` occurrence)
+    /// failed: it redelivers, acks or dead-letters, as `then` says.
+    GaveUp { then: GiveUp, step: Step, nth: u8 },
 }
 
 /// What a publication was.
@@ -217,6 +226,14 @@ pub enum Limit {
     TraceEntries(usize),
     /// SQLite virtual-machine steps of the scenario's statements, over the run.
     SqlVmSteps(u64),
+}
+
+/// A step as crash points name its `nth` occurrence: `commit`, `commit#2`.
+pub fn occurrence_name(step: Step, nth: u8) -> String {
+    match nth {
+        0 | 1 => step.name().to_string(),
+        n => format!("{}#{n}", step.name()),
+    }
 }
 
 /// Events as the trace names them, in a list: `e1, e4`.
@@ -255,6 +272,9 @@ impl TraceKind {
             ExternalEffectSent => "external_effect",
             RolledBack { .. } => "rollback",
             HandlerFailed { .. } => "handler",
+            Retrying { .. } => "retry",
+            DeadLetterSent { .. } => "dead_letter",
+            GaveUp { .. } => "on_error",
             Alert { .. } => "alert",
             Lookup { .. } => "lookup",
             Nacked => "nack",
@@ -319,6 +339,9 @@ impl TraceKind {
             StepFailed { .. } => "step_failed",
             SqlFailed { .. } => "sql_failed",
             HandlerFailed { .. } => "handler_failed",
+            Retrying { .. } => "retrying",
+            DeadLetterSent { .. } => "dead_letter_sent",
+            GaveUp { .. } => "gave_up",
             InvalidPayload => "invalid_payload",
             CommitTimeout { .. } => "commit_timeout",
             AckLost => "ack_lost",

@@ -29,6 +29,35 @@ pub(crate) fn samples() -> Vec<TraceKind> {
         HandlerFailed {
             error: "not today".into(),
         },
+        Retrying {
+            attempt: 2,
+            backoff_ticks: 0,
+        },
+        Retrying {
+            attempt: 3,
+            backoff_ticks: 10,
+        },
+        DeadLetterSent {
+            outcome: AckOutcome::Accepted,
+        },
+        DeadLetterSent {
+            outcome: AckOutcome::Stale,
+        },
+        GaveUp {
+            then: GiveUp::Redeliver,
+            step: Step::ApplyEffect,
+            nth: 1,
+        },
+        GaveUp {
+            then: GiveUp::Ack,
+            step: Step::ApplyEffect,
+            nth: 2,
+        },
+        GaveUp {
+            then: GiveUp::DeadLetter,
+            step: Step::Commit,
+            nth: 3,
+        },
         AckLost,
         OutputProduced { staged: true },
         OutputProduced { staged: false },
@@ -280,9 +309,12 @@ fn variant(kind: &TraceKind) -> usize {
         Healing { .. } => 47,
         SqlFailed { .. } => 48,
         HandlerFailed { .. } => 49,
+        Retrying { .. } => 50,
+        DeadLetterSent { .. } => 51,
+        GaveUp { .. } => 52,
     }
 }
-const VARIANTS: usize = 50;
+const VARIANTS: usize = 53;
 
 struct Bytes(Vec<u8>);
 

@@ -307,8 +307,9 @@ impl world::Observer for Teller<'_> {
 /// The scenario, its protocol and the run's set-up, then how to read what follows.
 fn header(out: &mut String, scenario: &Scenario, r: &RunResult, lang: Lang) {
     let _ = writeln!(out, "{}{}", pad(lang.label_explain()), scenario.name);
-    if !scenario.description.is_empty() {
-        out.push_str(&wrap(&scenario.description, &pad(""), 11));
+    let description = lang.description(scenario);
+    if !description.is_empty() {
+        out.push_str(&wrap(description, &pad(""), 11));
     }
     let _ = writeln!(
         out,

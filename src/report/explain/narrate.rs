@@ -118,6 +118,18 @@ impl Narrator<'_> {
                 return (l.stop_rollback(&who, db), true);
             }
             TraceKind::Sleep { ticks } => l.sleep(&who, &base, ticks),
+            TraceKind::Retrying {
+                attempt,
+                backoff_ticks,
+            } => l.policy_retry(&who, &ev, attempt, backoff_ticks),
+            TraceKind::DeadLetterSent { outcome } => {
+                let moved = matches!(outcome, AckOutcome::Accepted | AckOutcome::StaleAccepted);
+                l.policy_dead_letter(&who, &ev, moved)
+            }
+            TraceKind::GaveUp { then, step, nth } => {
+                let step = crate::model::trace::occurrence_name(step, nth);
+                l.policy_gave_up(&who, &ev, &step, then)
+            }
             _ => self.fallback(&who, entry),
         };
         (text, false)

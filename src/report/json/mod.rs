@@ -80,6 +80,10 @@ pub struct Anomaly {
     pub kind: &'static str,
     pub effects: u32,
     pub crash_points: Vec<BoundaryPoint>,
+    /// The deliveries of the event an error policy gave up on after a failed step
+    /// (acked, dead-lettered or rejected): what lost it when no crash did.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub gave_up: Vec<crate::model::GaveUpRecord>,
     pub detail: Option<String>,
     /// `payload_mismatch`: the payload the inbox holds.
     pub stored_payload: Option<String>,
@@ -112,6 +116,7 @@ pub fn anomalies(events: &[EventReport]) -> Vec<Anomaly> {
                 kind,
                 effects: e.effects,
                 crash_points: e.crash_points.clone(),
+                gave_up: e.gave_up.clone(),
                 detail,
                 stored_payload,
                 received_payload,

@@ -171,6 +171,15 @@ fn cap(s: &str) -> String {
 }
 
 impl Lang {
+    /// The scenario's own description in this language: its Spanish one under `es` when
+    /// the file gives one, else the one it has.
+    pub fn description(self, scenario: &crate::scenario::Scenario) -> &str {
+        match self {
+            Lang::Es if !scenario.description_es.is_empty() => &scenario.description_es,
+            _ => &scenario.description,
+        }
+    }
+
     /// `en` or `es` (case-insensitive), as `--lang` takes them.
     pub fn parse(text: &str) -> Option<Lang> {
         match text.to_ascii_lowercase().as_str() {
@@ -328,6 +337,7 @@ mod frame;
 mod html;
 mod ladder;
 mod matrix;
+mod policy;
 mod protocols;
 mod run;
 mod serve;

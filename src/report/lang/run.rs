@@ -567,10 +567,16 @@ impl Lang {
         event_id: &str,
         what: &str,
         points: &[String],
+        gave_up: &[String],
     ) -> String {
+        let policy = match (self, gave_up.is_empty()) {
+            (_, true) => String::new(),
+            (Lang::En, false) => format!("; error policy: {}", gave_up.join("; ")),
+            (Lang::Es, false) => format!("; política de errores: {}", gave_up.join("; ")),
+        };
         match self {
             Lang::En => format!(
-                "event {event} ({event_id}) {what}; {}",
+                "event {event} ({event_id}) {what}; {}{policy}",
                 if points.is_empty() {
                     "no crash hit it".to_string()
                 } else {
@@ -578,7 +584,7 @@ impl Lang {
                 }
             ),
             Lang::Es => format!(
-                "evento {event} ({event_id}) {what}; {}",
+                "evento {event} ({event_id}) {what}; {}{policy}",
                 if points.is_empty() {
                     "ninguna caída lo afectó".to_string()
                 } else {

@@ -4,7 +4,9 @@
 
 use super::*;
 use crate::model::trace::event_names;
-use crate::model::{AckOutcome, Confirmation, DbOutcome, Limit, Publication, Step, TraceKind};
+use crate::model::{
+    AckOutcome, Confirmation, DbOutcome, GiveUp, Limit, Publication, Step, TraceKind,
+};
 use crate::sim::TraceEntry;
 
 impl Lang {
@@ -128,6 +130,7 @@ fn es_outcome(kind: &TraceKind) -> String {
         StepFailed { .. } => "falla (inyectado): no se hace nada".into(),
         SqlFailed { message, .. } => format!("falla: {message}"),
         HandlerFailed { error } => format!("devuelve un error: {error}"),
+        Retrying { .. } | DeadLetterSent { .. } | GaveUp { .. } => es_policy(kind),
         InvalidPayload => {
             "rechazado: el payload es inválido (workload.invalid), no se aplica nada".into()
         }
@@ -195,6 +198,47 @@ fn es_outcome(kind: &TraceKind) -> String {
         CrashRollback => "la base de datos hace rollback de la transacción abierta".into(),
         StopRollback => "rollback de la transacción abierta".into(),
         _ => es_others(kind),
+    }
+}
+
+/// An error policy's entries, in Spanish.
+fn es_policy(kind: &TraceKind) -> String {
+    use TraceKind::*;
+    match kind {
+        Retrying {
+            attempt,
+            backoff_ticks: 0,
+        } => format!("política de errores: reintenta en seguida (intento {attempt})"),
+        Retrying {
+            attempt,
+            backoff_ticks,
+        } => format!(
+            "política de errores: reintenta tras {backoff_ticks} ticks (intento {attempt}), \
+             reteniendo la entrega"
+        ),
+        DeadLetterSent { outcome } => match outcome {
+            AckOutcome::Accepted | AckOutcome::StaleAccepted => {
+                "movido a la cola de mensajes muertos".into()
+            }
+            _ => "dead-letter rechazado: esta entrega ya no es la última del broker".into(),
+        },
+        GaveUp { then, step, nth } => {
+            let step = crate::model::trace::occurrence_name(*step, *nth);
+            match then {
+                GiveUp::Redeliver => format!(
+                    "la política de errores se rinde tras fallar `{step}`: rechaza para reentrega"
+                ),
+                GiveUp::Ack => format!(
+                    "la política de errores se rinde tras fallar `{step}`: confirma (ack) sin \
+                     haberlo procesado (el evento se salta)"
+                ),
+                GiveUp::DeadLetter => format!(
+                    "la política de errores se rinde tras fallar `{step}`: a la cola de \
+                     mensajes muertos"
+                ),
+            }
+        }
+        _ => unreachable!("not an error policy's entry"),
     }
 }
 

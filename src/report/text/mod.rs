@@ -119,8 +119,9 @@ fn header_in(l: Lang, scenario: &Scenario, with_description: bool) -> String {
         pad(l.run_label(RunLabel::Scenario)),
         scenario.name
     );
-    if with_description && !scenario.description.is_empty() {
-        let _ = writeln!(out, "           {}", scenario.description);
+    let description = l.description(scenario);
+    if with_description && !description.is_empty() {
+        let _ = writeln!(out, "           {description}");
     }
     let _ = writeln!(
         out,
@@ -311,7 +312,8 @@ fn anomaly_lines(l: Lang, paint: Paint, out: &mut String, v: &crate::check::Verd
     let lines = anomalies.iter().map(|a| {
         let what = l.run_anomaly(a, v.event(a.event).expect("an anomaly's report is kept"));
         let points: Vec<String> = a.crash_points.iter().map(|p| p.to_string()).collect();
-        paint.bad(&l.anomaly_line(a.event, &a.event_id, &what, &points))
+        let gave_up: Vec<String> = a.gave_up.iter().map(|g| l.gave_up(g)).collect();
+        paint.bad(&l.anomaly_line(a.event, &a.event_id, &what, &points, &gave_up))
     });
     labeled(out, l.run_label(RunLabel::Anomalies), lines);
     for intent in &v.intents {

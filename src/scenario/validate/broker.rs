@@ -113,15 +113,17 @@ impl Checker<'_> {
         &self,
         broker: &RawBroker,
         limits: &Limits,
+        consumer_dead_letters: bool,
     ) -> Result<Option<Tick>, ScenarioError> {
         broker
             .replay_dead_letters_at_tick
             .map(|t| {
-                if broker.max_deliveries.is_none() {
+                if broker.max_deliveries.is_none() && !consumer_dead_letters {
                     return Err(self.err(
                         "broker.replay_dead_letters_at_tick",
-                        "nothing is ever dead-lettered without `broker.max_deliveries`; \
-                         set it too",
+                        "nothing is ever dead-lettered without `broker.max_deliveries` or an \
+                         error policy that dead-letters (`protocol.on_error.then: \
+                         dead_letter`); set one of them",
                     ));
                 }
                 if t >= limits.max_ticks {

@@ -191,7 +191,7 @@ impl Checker<'_> {
                     "`receive` cannot fail; to lose a delivery on the wire, crash at `before:receive`",
                 ));
             }
-            if !protocol.has(step) {
+            if !protocol.runs(step) {
                 return Err(self.missing_step(&field, protocol, step, ""));
             }
             self.occurrence(&field, protocol, step, nth)?;
@@ -245,7 +245,7 @@ impl Checker<'_> {
             let field = format!("faults.stall[{i}]");
             let at = Boundary::parse(&st.at)
                 .map_err(|m| self.err(format!("{field}.at"), m + &protocol.own_steps_hint()))?;
-            if !protocol.has(at.step) {
+            if !protocol.runs(at.step) {
                 return Err(self.missing_step(format!("{field}.at"), protocol, at.step, ""));
             }
             if let Some(m) = crate::scenario::missing_occurrence(protocol, at.step, at.nth, &st.at)

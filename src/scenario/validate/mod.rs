@@ -4,6 +4,7 @@
 mod broker;
 mod databases;
 mod faults;
+mod policy;
 mod sql;
 mod store;
 mod workload;
@@ -174,6 +175,7 @@ impl Checker<'_> {
             ));
         }
         let log = self.log(&raw.broker, &raw.faults, custom.is_some())?;
+        self.policy_fits_broker(&protocol, log.is_some())?;
         let producer = self.producer(&raw.producer, &workload)?;
         let faults = self.faults(raw.faults, &workload, &protocol, &producer)?;
         self.identity_budget(&producer, &faults, &workload)?;
@@ -191,7 +193,9 @@ impl Checker<'_> {
         if let Some(e) = &expect {
             self.expect_counts(e, &workload)?;
         }
-        let replay_dead_letters_at_tick = self.dead_letter_replay(&raw.broker, &limits)?;
+        let dead_letters = protocol.on_error.then == crate::model::GiveUp::DeadLetter;
+        let replay_dead_letters_at_tick =
+            self.dead_letter_replay(&raw.broker, &limits, dead_letters)?;
         let broker = self.broker(
             &raw.broker,
             log,
@@ -200,7 +204,15 @@ impl Checker<'_> {
         )?;
         Ok(Scenario {
             name: raw.name.unwrap_or_else(|| protocol.name.clone()),
-            description: raw.description.unwrap_or_default(),
+            description: match &raw.description {
+                None => String::new(),
+                Some(RawDescription::One(text)) => text.clone(),
+                Some(RawDescription::Languages(l)) => l.en.clone(),
+            },
+            description_es: match &raw.description {
+                Some(RawDescription::Languages(l)) => l.es.clone(),
+                _ => String::new(),
+            },
             seed: raw.seed.unwrap_or(0),
             store: StoreConfig {
                 inbox_unique: raw.store.inbox_unique.unwrap_or(true),

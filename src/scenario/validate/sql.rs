@@ -10,25 +10,26 @@ use crate::model::{sql, DuplicateIf, SqlStep, SqlValue};
 use crate::store::{CustomSchema, SqlChecker, StatementShape};
 use std::collections::BTreeMap;
 
-/// Where a SQL step was written: its first position in `protocol.steps`, and whether its
-/// `sql` was a list (so that a statement's field is `sql[j]`, else `sql`).
+/// Where a SQL step was written: its first place (`protocol.steps[3]`, or
+/// `protocol.on_error.steps[0]` for a compensating step), and whether its `sql` was a list
+/// (so that a statement's field is `sql[j]`, else `sql`).
 pub(super) struct SqlOrigin {
     pub name: &'static str,
-    pub at: usize,
+    pub step: String,
     pub list: bool,
 }
 
 impl SqlOrigin {
     fn field(&self, j: usize) -> String {
-        statement_field(self.at, self.list, j)
+        statement_field(&self.step, self.list, j)
     }
 }
 
-/// The field of statement `j` of the SQL step at `protocol.steps[at]`.
-fn statement_field(at: usize, list: bool, j: usize) -> String {
+/// The field of statement `j` of the SQL step written at `step`.
+fn statement_field(step: &str, list: bool, j: usize) -> String {
     match list {
-        true => format!("protocol.steps[{at}].sql[{j}]"),
-        false => format!("protocol.steps[{at}].sql"),
+        true => format!("{step}.sql[{j}]"),
+        false => format!("{step}.sql"),
     }
 }
 
@@ -46,13 +47,13 @@ impl Checker<'_> {
     /// `commit` twin are the built-in transaction steps.
     pub(super) fn sql_step(
         &self,
-        i: usize,
+        field: &str,
         raw: &RawSqlStep,
         db: u8,
         defs: &mut Vec<SqlStep>,
         origins: &mut Vec<SqlOrigin>,
     ) -> Result<Step, ScenarioError> {
-        let field = format!("protocol.steps[{i}]");
+        let field = field.to_string();
         let statements = raw.sql.statements();
         let list = matches!(raw.sql, RawSql::Many(_));
         if statements.is_empty() || statements.len() > bounds::MAX_SQL_STATEMENTS {
@@ -66,7 +67,7 @@ impl Checker<'_> {
             ));
         }
         for (j, s) in statements.iter().enumerate() {
-            self.statement_text(&statement_field(i, list, j), s)?;
+            self.statement_text(&statement_field(&field, list, j), s)?;
         }
         let position = defs.len() + 1;
         let name = raw.name.clone().unwrap_or_else(|| format!("sql{position}"));
@@ -79,7 +80,7 @@ impl Checker<'_> {
                         "`{step}` opens or closes the transaction; it says nothing of duplicates"
                     ),
                 )),
-                (Err(why), _) => Err(self.err(statement_field(i, list, 0), why)),
+                (Err(why), _) => Err(self.err(statement_field(&field, list, 0), why)),
             };
         }
         if !sql::valid_name(&name) {
@@ -119,17 +120,20 @@ impl Checker<'_> {
                 return Err(self.err(
                     field,
                     format!(
-                        "SQL step `{name}` is defined differently at protocol.steps[{}]; a \
-                         repeated step repeats its definition, another step needs another \
-                         name",
-                        origins[k].at
+                        "SQL step `{name}` is defined differently at {}; a repeated step \
+                         repeats its definition, another step needs another name",
+                        origins[k].step
                     ),
                 ))
             }
             Some(_) => {}
             None => {
                 defs.push(def);
-                origins.push(SqlOrigin { name, at: i, list });
+                origins.push(SqlOrigin {
+                    name,
+                    step: field,
+                    list,
+                });
             }
         }
         Ok(Step::Sql(name))
@@ -318,7 +322,7 @@ impl Checker<'_> {
     ) -> Result<(), ScenarioError> {
         if let Some(o) = origins.first() {
             return Err(self.err(
-                format!("protocol.steps[{}]", o.at),
+                o.step.clone(),
                 format!(
                     "SQL step `{}` runs on the scenario's own schema: give `store.schema` \
                      (its CREATE TABLE statements) and `check.effects_per_event`; the \
@@ -444,7 +448,7 @@ impl Checker<'_> {
         d: DuplicateIf,
         shape: &StatementShape,
     ) -> Result<(), ScenarioError> {
-        let field = format!("protocol.steps[{}].duplicate_if", origin.at);
+        let field = format!("{}.duplicate_if", origin.step);
         if def.statements.len() > 1 {
             return Err(self.err(
                 field,

@@ -33,15 +33,18 @@ impl Checker<'_> {
                     .steps
                     .iter()
                     .enumerate()
-                    .map(|(i, s)| match s {
-                        RawStep::Sql(raw) => {
-                            let db = self.step_db(i, raw, databases)?;
-                            step_db.push(db);
-                            self.sql_step(i, raw, db, &mut defs, &mut origins)
-                        }
-                        RawStep::Named(s) => {
-                            step_db.push(0);
-                            self.named_step(i, s)
+                    .map(|(i, s)| {
+                        let field = format!("protocol.steps[{i}]");
+                        match s {
+                            RawStep::Sql(raw) => {
+                                let db = self.step_db(&field, raw, databases)?;
+                                step_db.push(db);
+                                self.sql_step(&field, raw, db, &mut defs, &mut origins)
+                            }
+                            RawStep::Named(s) => {
+                                step_db.push(0);
+                                self.named_step(&field, s)
+                            }
                         }
                     })
                     .collect::<Result<Vec<_>, _>>()?;
@@ -58,19 +61,23 @@ impl Checker<'_> {
                         };
                         self.err(field, e.to_string())
                     })
+                    .and_then(|p| match &c.on_error {
+                        Some(raw) => self.with_error_policy(p, raw, databases, &mut origins),
+                        None => Ok(p),
+                    })
             }
         }?;
         Ok((protocol, origins))
     }
 
-    /// Step `i`, written as a built-in step's name.
-    fn named_step(&self, i: usize, s: &str) -> Result<Step, ScenarioError> {
+    /// The step at `field`, written as a built-in step's name.
+    pub(super) fn named_step(&self, field: &str, s: &str) -> Result<Step, ScenarioError> {
         Step::ALL
             .into_iter()
             .find(|step| step.name() == s)
             .ok_or_else(|| {
                 self.err(
-                    format!("protocol.steps[{i}]"),
+                    field,
                     format!(
                         "unknown step `{s}`; the steps are {}, or a SQL step \
                          {{\"name\", \"sql\"}} on the scenario's own schema",
@@ -80,15 +87,20 @@ impl Checker<'_> {
             })
     }
 
-    /// The database SQL step `i` runs on: 0 (the main one) without `db`, else `k` for the
-    /// `k`-th of `databases`.
-    fn step_db(&self, i: usize, raw: &RawSqlStep, databases: &[&str]) -> Result<u8, ScenarioError> {
+    /// The database the SQL step at `field` runs on: 0 (the main one) without `db`, else
+    /// `k` for the `k`-th of `databases`.
+    pub(super) fn step_db(
+        &self,
+        field: &str,
+        raw: &RawSqlStep,
+        databases: &[&str],
+    ) -> Result<u8, ScenarioError> {
         let Some(name) = &raw.db else { return Ok(0) };
         match databases.iter().position(|d| d == name) {
             Some(k) => Ok(k as u8 + 1),
             None if name == "main" => Ok(0),
             None => Err(self.err(
-                format!("protocol.steps[{i}].db"),
+                format!("{field}.db"),
                 match databases {
                     [] => format!(
                         "no database is called `{name}`: the scenario has no \
