@@ -1,7 +1,9 @@
 //! Generated SQL-step scenarios (issue 15): protocols drawn from a pool of steps (built-in
 //! ones, and SQL ones whose statements are valid, invalid, non-deterministic, transaction
 //! control, unbounded or failing at run time), with or without payloads, crashes, several
-//! consumers and a named database (`store.databases`) the steps and transactions may run on. Each one either is refused with a field, or runs without panicking,
+//! consumers and a named database (`store.databases`) the steps and transactions may run on,
+//! an error policy (retries, compensating steps, what ends a failed delivery) and a step told
+//! to fail for it to handle. Each one either is refused with a field, or runs without panicking,
 //! twice to the same trace hash; and on the small ones the pruned exploration finds every
 //! outcome the brute-force one (no pruning) finds, at depth 2.
 //!
@@ -198,6 +200,50 @@ fn steps() -> impl Strategy<Value = Vec<Value>> {
         })
 }
 
+/// An error policy (issue 35): by name, or with retries, compensating steps (SQL steps,
+/// sometimes in a transaction, sometimes not loadable) and what ends the delivery.
+fn policy() -> impl Strategy<Value = Value> {
+    let then = prop_oneof![
+        9 => prop::sample::select(vec!["redeliver", "ack", "dead_letter"]),
+        1 => Just("skip"),
+    ];
+    prop_oneof![
+        1 => then.clone().prop_map(|t| json!(t)),
+        3 => (
+            prop::option::of((prop_oneof![9 => 1..4u64, 1 => Just(0)], prop::option::of(0..6u64))),
+            prop::collection::vec(sql_step(), 0..3),
+            any::<bool>(),
+            prop::option::of(then),
+        )
+            .prop_map(|(retry, steps, wrap, then)| {
+                let mut steps: Vec<Value> = steps
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, mut s)| {
+                        s.as_object_mut().unwrap().remove("duplicate_if");
+                        s["name"] = json!(format!("undo{i}"));
+                        s
+                    })
+                    .collect();
+                if wrap && !steps.is_empty() {
+                    steps.insert(0, json!("begin"));
+                    steps.push(json!("commit"));
+                }
+                let mut p = json!({"steps": steps});
+                if let Some((times, backoff)) = retry {
+                    p["retry"] = json!({"times": times});
+                    if let Some(b) = backoff {
+                        p["retry"]["backoff_ticks"] = json!(b);
+                    }
+                }
+                if let Some(t) = then {
+                    p["then"] = json!(t);
+                }
+                p
+            }),
+    ]
+}
+
 pub(crate) fn scenario() -> impl Strategy<Value = Value> {
     (
         steps(),
@@ -209,6 +255,8 @@ pub(crate) fn scenario() -> impl Strategy<Value = Value> {
         0..3u64,
         prop::bool::weighted(0.4),
         prop::sample::subsequence(INVARIANTS.to_vec(), 1..3),
+        prop::option::weighted(0.4, policy()),
+        prop::option::weighted(0.4, (0..20usize, 1..4u32)),
     )
         .prop_map(
             |(
@@ -221,6 +269,8 @@ pub(crate) fn scenario() -> impl Strategy<Value = Value> {
                 deliveries,
                 side,
                 invariants,
+                on_error,
+                fail,
             )| {
                 let all = steps;
                 let mut s = json!({
@@ -264,6 +314,17 @@ pub(crate) fn scenario() -> impl Strategy<Value = Value> {
                         .to_string();
                     s["faults"] = json!({"crash": [{"at": format!("after:{name}"), "event": 0}]});
                 }
+                if let Some(policy) = on_error {
+                    s["protocol"]["on_error"] = policy;
+                }
+                if let Some((i, times)) = fail {
+                    // A step told to fail, for the error policy to handle.
+                    let steps = s["protocol"]["steps"].as_array().unwrap();
+                    let at = &steps[1 + i % (steps.len() - 1)];
+                    let name = at.get("name").unwrap_or(at).as_str().unwrap_or("ack");
+                    let spec = json!({"at": name, "event": 0, "times": times});
+                    s["faults"]["fail"] = json!([spec]);
+                }
                 s
             },
         )
@@ -302,6 +363,7 @@ fn generated_sql_scenarios_load_or_are_refused_run_deterministically_and_prune_s
     let loaded = std::cell::Cell::new(0u32);
     let explored = std::cell::Cell::new(0u32);
     let two_databases = std::cell::Cell::new(0u32);
+    let with_policy = std::cell::Cell::new(0u32);
     TestRunner::new(config)
         .run(&scenario(), |spec| {
             let text = spec.to_string();
@@ -320,6 +382,9 @@ fn generated_sql_scenarios_load_or_are_refused_run_deterministically_and_prune_s
                     .is_some_and(|c| !c.databases.is_empty())
                 {
                     two_databases.set(two_databases.get() + 1);
+                }
+                if !s.protocol.on_error.is_default() {
+                    with_policy.set(with_policy.get() + 1);
                 }
                 let (a, b) = (run(&s), run(&s));
                 assert_eq!(a.trace.hash_hex(), b.trace.hash_hex(), "not deterministic");
@@ -352,6 +417,13 @@ fn generated_sql_scenarios_load_or_are_refused_run_deterministically_and_prune_s
         loaded.get()
     );
     assert!(two_databases.get() > 0, "none with a named database loaded");
+    eprintln!(
+        "POLICY {} LOADED {} EXPLORED {}",
+        with_policy.get(),
+        loaded.get(),
+        explored.get()
+    );
+    assert!(with_policy.get() > 0, "none with an error policy loaded");
 }
 
 /// How many generated scenarios go through every command of the binary and the server: 6
