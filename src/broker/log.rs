@@ -217,6 +217,15 @@ impl LogBroker {
         AckOutcome::Accepted
     }
 
+    /// The partition and offset of `message`.
+    pub fn place_of(&self, message: MessageId) -> crate::model::LogPlace {
+        let (p, offset) = self.place[message];
+        crate::model::LogPlace {
+            partition: u32::try_from(p).expect("at most MAX_PARTITIONS"),
+            offset: offset as u64,
+        }
+    }
+
     /// The consumer gave up on `delivery`: it is read again from the same offset.
     pub fn handle_nack(&mut self, _now: Tick, delivery: &Delivery) {
         let (p, offset) = self.place[delivery.message];

@@ -329,6 +329,14 @@ impl Broker {
         }
     }
 
+    /// Where `message` sits on a log (a queue has no such place).
+    pub fn log_place(&self, message: MessageId) -> Option<crate::model::LogPlace> {
+        match self {
+            Broker::Queue(_) => None,
+            Broker::Log(l) => Some(l.place_of(message)),
+        }
+    }
+
     pub fn handle_nack(&mut self, now: Tick, delivery: &Delivery) {
         match self {
             Broker::Queue(q) => q.handle_nack(now, delivery),

@@ -77,6 +77,7 @@ pub fn serve(r: &mut impl BufRead, w: &mut impl Write) -> Result<(), ChildError>
                     now,
                     delivery: sql.delivery,
                     consumer: sql.consumer,
+                    log: sql.log,
                 };
                 store.set_sql_rng_positions(&rng);
                 let before = store.sql_vm_steps();

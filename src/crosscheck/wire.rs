@@ -42,6 +42,8 @@ pub struct WireSql {
     pub event: SqlEvent,
     pub delivery: u32,
     pub consumer: usize,
+    #[serde(default)]
+    pub log: Option<crate::model::LogPlace>,
     pub done: u8,
 }
 
@@ -55,6 +57,7 @@ impl WireSql {
             event: b.event.clone(),
             delivery: b.delivery,
             consumer: b.consumer,
+            log: b.log,
             done,
         }
     }

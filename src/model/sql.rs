@@ -59,6 +59,25 @@ fn is_main(db: &u8) -> bool {
 pub const DELIVERY_PARAMETERS: [&str; 5] =
     ["event_id", "event_type", "now", "delivery", "consumer"];
 
+/// The parameters a log broker's delivery adds, Kafka's coordinates of the record in hand:
+/// its partition and offset, and the topic and consumer group (one of each in a run:
+/// [`LOG_TOPIC`], [`LOG_GROUP`]). Dedup keyed by them is what a Kafka consumer that stores
+/// its offsets writes.
+pub const LOG_PARAMETERS: [&str; 4] = ["offset", "partition", "topic", "group"];
+
+/// The topic of a simulated log: a run has one.
+pub const LOG_TOPIC: &str = "events";
+
+/// The consumer group of a run's consumers on a log: a run has one.
+pub const LOG_GROUP: &str = "delivery-sim";
+
+/// Where a log's record sits: its partition and its offset in it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LogPlace {
+    pub partition: u32,
+    pub offset: u64,
+}
+
 /// The parameters a check query may name: the event's identity and payload, not the
 /// delivery (a check reads what is committed, after every delivery).
 pub const EVENT_PARAMETERS: [&str; 2] = ["event_id", "event_type"];
@@ -91,6 +110,8 @@ pub struct SqlBinding<'a> {
     pub now: super::Tick,
     pub delivery: u32,
     pub consumer: usize,
+    /// On a log broker, where the delivery's record sits ([`LOG_PARAMETERS`]).
+    pub log: Option<LogPlace>,
 }
 
 impl SqlBinding<'_> {
@@ -101,6 +122,10 @@ impl SqlBinding<'_> {
             "now" => SqlValue::Integer(self.now as i64),
             "delivery" => SqlValue::Integer(i64::from(self.delivery)),
             "consumer" => SqlValue::Integer(self.consumer as i64),
+            "offset" => SqlValue::Integer(i64::try_from(self.log?.offset).unwrap_or(i64::MAX)),
+            "partition" => SqlValue::Integer(i64::from(self.log?.partition)),
+            "topic" => SqlValue::Text(self.log.map(|_| LOG_TOPIC.to_string())?),
+            "group" => SqlValue::Text(self.log.map(|_| LOG_GROUP.to_string())?),
             _ => return self.event.field(name),
         })
     }
@@ -173,6 +198,31 @@ mod tests {
         assert!(std::ptr::eq(a, b));
         assert_eq!(interned("claim_for_test"), Some(a));
         assert_eq!(interned("never_defined_anywhere"), None);
+    }
+
+    #[test]
+    fn a_log_delivery_binds_its_record_s_coordinates_and_a_queue_s_none() {
+        let event = SqlEvent::default();
+        let on = |log| SqlBinding {
+            event: &event,
+            now: 3,
+            delivery: 2,
+            consumer: 1,
+            log,
+        };
+        let log = on(Some(LogPlace {
+            partition: 2,
+            offset: 41,
+        }));
+        assert_eq!(log.get("offset"), Some(SqlValue::Integer(41)));
+        assert_eq!(log.get("partition"), Some(SqlValue::Integer(2)));
+        assert_eq!(log.get("topic"), Some(SqlValue::Text(LOG_TOPIC.into())));
+        assert_eq!(log.get("group"), Some(SqlValue::Text(LOG_GROUP.into())));
+        let queue = on(None);
+        for p in LOG_PARAMETERS {
+            assert_eq!(queue.get(p), None, "{p}");
+        }
+        assert_eq!(queue.get("delivery"), Some(SqlValue::Integer(2)));
     }
 
     #[test]

@@ -374,6 +374,7 @@ impl World<'_> {
             now,
             delivery: d.attempt,
             consumer: c,
+            log: self.broker.log_place(d.message),
         };
         let sql = self.scenario.protocol.sql_step(name);
         match self.stores[c].execute_sql(sql, &binding, statements_done) {

@@ -124,6 +124,7 @@ impl World<'_> {
                     now,
                     delivery: d.attempt,
                     consumer: c,
+                    log: self.broker.log_place(d.message),
                 };
                 let value = |name: &str| -> Option<HandlerValue> {
                     match params.iter().find(|(k, _)| k == name) {

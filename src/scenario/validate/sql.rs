@@ -234,13 +234,15 @@ impl Checker<'_> {
             c.set_samples(samples.clone());
         }
         let keys = payload_keys(&workload.payloads);
+        let log = raw.broker.kind == Some(BrokerKind::Log);
         let mut reads_clock = (checker.default_functions().iter())
             .any(|f| crate::store::CLOCK_FUNCTIONS.contains(&f.as_str()));
         // The statements that change the main database's schema, for the question after.
         let mut changes = Vec::new();
         for o in origins {
             let def = protocol.sql_step(o.name);
-            let shapes = self.sql_statements(&checkers[usize::from(def.db)], def, o, &keys)?;
+            let on = &checkers[usize::from(def.db)];
+            let shapes = self.sql_statements(on, def, o, &keys, log)?;
             reads_clock |= shapes.iter().any(StatementShape::may_read_clock);
             for (sql, shape) in def.statements.iter().zip(&shapes) {
                 if shape.seen.changes_schema && def.db == 0 {
@@ -417,14 +419,31 @@ impl Checker<'_> {
         def: &SqlStep,
         origin: &SqlOrigin,
         keys: &std::collections::BTreeSet<String>,
+        log: bool,
     ) -> Result<Vec<StatementShape>, ScenarioError> {
         let mut shapes = Vec::new();
         for (j, s) in def.statements.iter().enumerate() {
             let field = origin.field(j);
             let shape = self.prepared(checker, &field, s)?;
             for p in &shape.parameters {
-                if !sql::DELIVERY_PARAMETERS.contains(&p.as_str()) && !keys.contains(p) {
-                    return Err(self.unknown_parameter(&field, p, &sql::DELIVERY_PARAMETERS));
+                let p = p.as_str();
+                if sql::LOG_PARAMETERS.contains(&p) && !log {
+                    return Err(self.err(
+                        &field,
+                        format!(
+                            "`:{p}` is a record's place on a log (`broker.kind: log`): a \
+                             queue's message has no partition, offset, topic or group"
+                        ),
+                    ));
+                }
+                let known =
+                    sql::DELIVERY_PARAMETERS.contains(&p) || sql::LOG_PARAMETERS.contains(&p);
+                if !known && !keys.contains(p) {
+                    let mut all = sql::DELIVERY_PARAMETERS.to_vec();
+                    if log {
+                        all.extend(sql::LOG_PARAMETERS);
+                    }
+                    return Err(self.unknown_parameter(&field, p, &all));
                 }
             }
             if let Some(d) = def.duplicate_if {
@@ -554,13 +573,16 @@ impl Checker<'_> {
                 let field = format!("workload.payloads[{k}].{name}");
                 let is_param = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
                     && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-                if !is_param || sql::DELIVERY_PARAMETERS.contains(&name.as_str()) {
+                let taken = sql::DELIVERY_PARAMETERS.contains(&name.as_str())
+                    || sql::LOG_PARAMETERS.contains(&name.as_str());
+                if !is_param || taken {
                     return Err(self.err(
                         field,
                         format!(
                             "`{name}` cannot be a parameter: a field is a letter then \
-                             letters, digits and `_`, and not one of {}",
-                            sql::DELIVERY_PARAMETERS.join(", ")
+                             letters, digits and `_`, and not one of {}, {}",
+                            sql::DELIVERY_PARAMETERS.join(", "),
+                            sql::LOG_PARAMETERS.join(", ")
                         ),
                     ));
                 }

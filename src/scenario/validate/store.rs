@@ -161,8 +161,13 @@ pub(super) fn samples(
             samples.entry(k).or_insert(v);
         }
     }
-    for p in ["now", "delivery", "consumer"] {
+    for p in ["now", "delivery", "consumer", "offset", "partition"] {
         samples.insert(p.to_string(), crate::model::SqlValue::Integer(1));
+    }
+    let topic = crate::model::sql::LOG_TOPIC;
+    let group = crate::model::sql::LOG_GROUP;
+    for (p, v) in [("topic", topic), ("group", group)] {
+        samples.insert(p.to_string(), crate::model::SqlValue::Text(v.to_string()));
     }
     samples
 }

@@ -43,6 +43,7 @@ fn run_as(s: &mut Store, step: &SqlStep, event_id: &str, consumer: usize) -> DbO
         now: 0,
         delivery: 1,
         consumer,
+        log: None,
     };
     s.execute_sql(step, &b, 0).expect("the statement runs")
 }
