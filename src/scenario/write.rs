@@ -384,6 +384,7 @@ mod tests {
         assert_eq!(
             Scenario {
                 description: s.description.clone(),
+                description_es: s.description_es.clone(),
                 expect: s.expect.clone(),
                 ..compact
             },

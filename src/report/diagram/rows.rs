@@ -361,6 +361,17 @@ pub(super) fn consumer_rows(kind: &TraceKind, c: Lane, busy: bool, l: Lang) -> V
                 vec![to_db(name)]
             }
         }
+        (name, TraceKind::StepFailed { .. } | TraceKind::SqlFailed { .. })
+            if !matches!(name, "ack" | "dead_letter") =>
+        {
+            vec![refused(to_db(name), w("fails", "falla"))]
+        }
+        (
+            _,
+            TraceKind::Retrying { .. }
+            | TraceKind::DeadLetterSent { .. }
+            | TraceKind::GaveUp { .. },
+        ) => policy_rows(kind, c, l),
         ("commit", TraceKind::CommitTimeout { committed, .. }) => {
             let what = if *committed {
                 w("timeout, did commit", "timeout, el commit se hizo")
@@ -405,6 +416,39 @@ pub(super) fn consumer_rows(kind: &TraceKind, c: Lane, busy: bool, l: Lang) -> V
         (action, kind) => {
             vec![note(c, c, "step").says(format!(" {action}: {}", l.trace_outcome(kind)))]
         }
+    }
+}
+
+/// The rows of an error policy's entries: a retry, a dead letter, giving up.
+fn policy_rows(kind: &TraceKind, c: Lane, l: Lang) -> Vec<Draft> {
+    let w = |en, es| l.choose(en, es);
+    match kind {
+        TraceKind::Retrying { attempt, .. } => vec![note(c, c, w("retry", "reintento"))
+            .says(match l {
+                Lang::En => format!(", attempt {attempt}"),
+                Lang::Es => format!(", intento {attempt}"),
+            })
+            .remarkable()],
+        TraceKind::DeadLetterSent { outcome } => {
+            let d = message(c, Lane::Broker, "dead-letter").remarkable();
+            vec![match outcome {
+                AckOutcome::Accepted | AckOutcome::StaleAccepted => d,
+                _ => d
+                    .style(Style::Refused)
+                    .says(w(": stale, ignored", ": vencido, ignorado")),
+            }]
+        }
+        TraceKind::GaveUp { then, .. } => {
+            let what = match then {
+                crate::model::GiveUp::Ack => w(": acked unprocessed", ": ack sin procesar"),
+                crate::model::GiveUp::DeadLetter => w(": dead-lettered", ": a la DLQ"),
+                crate::model::GiveUp::Redeliver => w(": redelivery", ": reentrega"),
+            };
+            vec![note(c, c, w("gives up", "se rinde"))
+                .says(what)
+                .remarkable()]
+        }
+        _ => unreachable!("not an error policy's entry"),
     }
 }
 
