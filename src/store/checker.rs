@@ -63,7 +63,11 @@ impl SqlChecker {
     /// Builds the schema then the setup; the first statement that fails is named.
     pub fn new(schema: &[String], setup: &[String]) -> Result<SqlChecker, SchemaProblem> {
         let conn = connect::open_in_memory().map_err(|e| (false, 0, e.to_string()))?;
-        let sandbox = build_custom(&conn, schema, setup)?;
+        let sandbox = build_custom(&conn, schema, setup).map_err(|(in_setup, i, message)| {
+            let sql = if in_setup { &setup[i] } else { &schema[i] };
+            let hint = super::dialect::hint(sql).unwrap_or_default();
+            (in_setup, i, message + &hint)
+        })?;
         Ok(SqlChecker {
             conn,
             sandbox,
@@ -136,7 +140,11 @@ impl SqlChecker {
         let guard = self.sandbox.user(0);
         let stmt = match self.conn.prepare(sql) {
             Ok(stmt) => stmt,
-            Err(e) => return Err(guard.why_failed().unwrap_or_else(|| sqlite_message(&e))),
+            Err(e) => {
+                let why = guard.why_failed().unwrap_or_else(|| sqlite_message(&e));
+                let hint = super::dialect::hint(sql).or_else(|| super::dialect::hint(&why));
+                return Err(why + &hint.unwrap_or_default());
+            }
         };
         if stmt.expanded_sql().is_none() {
             return Err("no statement here (only a comment?)".to_string());

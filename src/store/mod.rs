@@ -41,6 +41,7 @@ mod checker;
 pub mod connect;
 mod consumer_db;
 mod custom;
+mod dialect;
 mod handler_sql;
 mod memory;
 mod named;
