@@ -51,7 +51,9 @@ pub struct RawScenario {
 #[derive(Debug, Default, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawCheck {
-    pub effects_per_event: Option<String>,
+    /// The query counting one event's effects: on the main database, or `{"sql", "db"}`
+    /// on one of `store.databases` (where the effect lives: an API's records).
+    pub effects_per_event: Option<RawQuery>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub invariants: Vec<RawQuery>,
 }

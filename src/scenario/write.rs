@@ -72,7 +72,13 @@ fn raw(s: &Scenario) -> RawScenario {
             idempotency_key: unless(s.email.idempotency_key, false),
         },
         check: s.store.custom.as_ref().map(|c| RawCheck {
-            effects_per_event: Some(c.effects_per_event.clone()),
+            effects_per_event: Some(match c.effects_db {
+                0 => RawQuery::Main(c.effects_per_event.clone()),
+                db => RawQuery::On(RawQueryOn {
+                    sql: c.effects_per_event.clone(),
+                    db: c.db_name(db).to_string(),
+                }),
+            }),
             invariants: c
                 .invariants
                 .iter()

@@ -24,6 +24,9 @@ pub struct CustomSchema {
     /// Counts one event's committed effects; bound with `:event_id`, `:event_type` and
     /// the payload's fields.
     pub effects_per_event: String,
+    /// The database `effects_per_event` reads (see [`SqlStep::db`]): 0, the main one.
+    #[serde(default, skip_serializing_if = "is_main")]
+    pub effects_db: u8,
     /// Queries that must give true (a non-zero integer) at the end of every run.
     pub invariants: Vec<String>,
     /// The database each invariant reads, by position (see [`SqlStep::db`]); empty: every
@@ -39,6 +42,10 @@ pub struct CustomSchema {
     #[serde(skip)]
     #[schemars(skip)]
     pub reads_clock: bool,
+}
+
+fn is_main(db: &u8) -> bool {
+    *db == 0
 }
 
 /// One of a scenario's named databases (`store.databases`): a SQLite database of its own,
@@ -76,6 +83,7 @@ impl CustomSchema {
                 schema: d.schema.clone(),
                 setup: d.setup.clone(),
                 effects_per_event: String::new(),
+                effects_db: 0,
                 invariants: Vec::new(),
                 invariants_db: Vec::new(),
                 databases: Vec::new(),
@@ -247,11 +255,11 @@ impl Store {
         state.custom = true;
         state.tables = self.table_rows(&custom, only);
         let events = Rc::clone(&self.sql_events);
-        let effects_here = only.is_none_or(|db| db == 0);
+        let effects_here = only.is_none_or(|db| db == custom.effects_db);
         for e in events.iter().filter(|_| effects_here) {
             // A count that is not a non-negative integer counts as no effect (never
             // "once"), and the check itself is reported broken.
-            let count = match self.check_value(0, &custom.effects_per_event, e) {
+            let count = match self.check_value(custom.effects_db, &custom.effects_per_event, e) {
                 Ok(Value::Integer(n)) if n >= 0 => n,
                 got => {
                     let value = match got {
@@ -332,7 +340,7 @@ impl Store {
         let Some(e) = events.iter().find(|e| e.event_id == event_id) else {
             return 0;
         };
-        match self.check_value(0, &custom.effects_per_event, e) {
+        match self.check_value(custom.effects_db, &custom.effects_per_event, e) {
             Ok(Value::Integer(n)) => u32::try_from(n).unwrap_or(if n < 0 { 0 } else { u32::MAX }),
             _ => 0,
         }

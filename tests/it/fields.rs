@@ -123,8 +123,12 @@ const EXAMPLES: &[(&str, &str)] = &[
         r#"{"protocol": {"name": "sql", "steps": ["receive", "begin", {"name": "claim", "sql": "INSERT INTO seen VALUES (:event_id)", "duplicate_if": "unique_violation"}, {"name": "apply", "sql": "INSERT INTO done SELECT :event_id FROM cfg"}, "commit", "ack"]}, "store": {"schema": ["CREATE TABLE seen (id TEXT PRIMARY KEY)", "CREATE TABLE done (id TEXT)", "CREATE TABLE cfg (n INTEGER)"], "setup": ["INSERT INTO cfg VALUES (1)"]}, "check": {"effects_per_event": "SELECT count(*) FROM done WHERE id = :event_id"}}"#,
     ),
     (
-        "check.effects_per_event",
-        r#"{"protocol": {"name": "sql", "steps": ["receive", "begin", {"name": "claim", "sql": "INSERT INTO seen VALUES (:event_id)", "duplicate_if": "unique_violation"}, {"name": "apply", "sql": "INSERT INTO done VALUES (:event_id)"}, "commit", "ack"]}, "store": {"schema": ["CREATE TABLE seen (id TEXT PRIMARY KEY)", "CREATE TABLE done (id TEXT)", "CREATE TABLE cfg (n INTEGER)"]}, "check": {"effects_per_event": "SELECT count(*) FROM done WHERE id = :event_id"}}"#,
+        "check.effects_per_event.sql",
+        r#"{"protocol": {"name": "sql", "steps": ["receive", "begin", {"name": "claim", "sql": "INSERT INTO seen VALUES (:event_id)", "duplicate_if": "unique_violation"}, {"name": "apply", "sql": "INSERT INTO done VALUES (:event_id)"}, "commit", "ack"]}, "store": {"schema": ["CREATE TABLE seen (id TEXT PRIMARY KEY)", "CREATE TABLE done (id TEXT)", "CREATE TABLE cfg (n INTEGER)"]}, "check": {"effects_per_event": {"sql": "SELECT count(*) FROM done WHERE id = :event_id", "db": "main"}}}"#,
+    ),
+    (
+        "check.effects_per_event.db",
+        r#"{"protocol": {"name": "sql", "steps": ["receive", "begin", {"name": "claim", "sql": "INSERT INTO seen VALUES (:event_id)", "duplicate_if": "unique_violation"}, {"name": "call", "sql": "INSERT INTO calls VALUES (:event_id)", "db": "api"}, "commit", "ack"]}, "store": {"schema": ["CREATE TABLE seen (id TEXT PRIMARY KEY)", "CREATE TABLE calls (id TEXT)"], "databases": {"api": {"schema": ["CREATE TABLE calls (id TEXT)"]}}}, "check": {"effects_per_event": {"sql": "SELECT count(*) FROM calls WHERE id = :event_id", "db": "api"}}}"#,
     ),
     (
         "check.invariants[].sql",
@@ -534,8 +538,12 @@ const BASELINES: &[(&str, &str)] = &[
         r#"{"protocol": {"name": "sql", "steps": ["receive", "begin", {"name": "claim", "sql": "INSERT INTO seen VALUES (:event_id)", "duplicate_if": "unique_violation"}, {"name": "apply", "sql": "INSERT INTO done VALUES (:event_id)"}, "commit", "ack"]}, "store": {"schema": ["CREATE TABLE seen (id TEXT PRIMARY KEY)", "CREATE TABLE done (id TEXT CHECK (id = 'x'))", "CREATE TABLE cfg (n INTEGER)"]}, "check": {"effects_per_event": "SELECT count(*) FROM done WHERE id = :event_id"}}"#,
     ),
     (
-        "check.effects_per_event",
-        r#"{"protocol": {"name": "sql", "steps": ["receive", "begin", {"name": "claim", "sql": "INSERT INTO seen VALUES (:event_id)", "duplicate_if": "unique_violation"}, {"name": "apply", "sql": "INSERT INTO done VALUES (:event_id)"}, "commit", "ack"]}, "store": {"schema": ["CREATE TABLE seen (id TEXT PRIMARY KEY)", "CREATE TABLE done (id TEXT)", "CREATE TABLE cfg (n INTEGER)"]}, "check": {"effects_per_event": "SELECT 2 * count(*) FROM done WHERE id = :event_id"}}"#,
+        "check.effects_per_event.sql",
+        r#"{"protocol": {"name": "sql", "steps": ["receive", "begin", {"name": "claim", "sql": "INSERT INTO seen VALUES (:event_id)", "duplicate_if": "unique_violation"}, {"name": "apply", "sql": "INSERT INTO done VALUES (:event_id)"}, "commit", "ack"]}, "store": {"schema": ["CREATE TABLE seen (id TEXT PRIMARY KEY)", "CREATE TABLE done (id TEXT)", "CREATE TABLE cfg (n INTEGER)"]}, "check": {"effects_per_event": {"sql": "SELECT 2 * count(*) FROM done WHERE id = :event_id", "db": "main"}}}"#,
+    ),
+    (
+        "check.effects_per_event.db",
+        r#"{"protocol": {"name": "sql", "steps": ["receive", "begin", {"name": "claim", "sql": "INSERT INTO seen VALUES (:event_id)", "duplicate_if": "unique_violation"}, {"name": "call", "sql": "INSERT INTO calls VALUES (:event_id)", "db": "api"}, "commit", "ack"]}, "store": {"schema": ["CREATE TABLE seen (id TEXT PRIMARY KEY)", "CREATE TABLE calls (id TEXT)"], "databases": {"api": {"schema": ["CREATE TABLE calls (id TEXT)"]}}}, "check": {"effects_per_event": {"sql": "SELECT count(*) FROM calls WHERE id = :event_id", "db": "main"}}}"#,
     ),
     (
         "workload.payloads",

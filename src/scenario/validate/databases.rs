@@ -8,6 +8,33 @@ use crate::model::sql;
 use crate::store::{CustomSchema, NamedDatabase, SqlChecker, MAX_DATABASES};
 
 impl Checker<'_> {
+    /// `check.effects_per_event` and the database it reads.
+    pub(super) fn effects_query(
+        &self,
+        raw: &RawScenario,
+        named: &[NamedDatabase],
+    ) -> Result<(String, u8), ScenarioError> {
+        let names: Vec<&str> = named.iter().map(|d| d.name.as_str()).collect();
+        match raw
+            .check
+            .as_ref()
+            .and_then(|c| c.effects_per_event.as_ref())
+        {
+            None => Err(self.err(
+                "check.effects_per_event",
+                "a scenario with its own schema says how to count an event's committed \
+                 effects, as the business would: for example \"SELECT count(*) FROM \
+                 reservation WHERE event_id = :event_id\", or {\"sql\": …, \"db\": …} \
+                 where the effect lives in one of `store.databases`",
+            )),
+            Some(RawQuery::Main(sql)) => Ok((sql.clone(), 0)),
+            Some(RawQuery::On(q)) => {
+                let field = "check.effects_per_event.db";
+                Ok((q.sql.clone(), self.database_index(field, &q.db, &names)?))
+            }
+        }
+    }
+
     /// `check.invariants`, and the database each reads (empty when all read the main one).
     pub(super) fn invariants(
         &self,

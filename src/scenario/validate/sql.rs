@@ -33,6 +33,15 @@ fn statement_field(step: &str, list: bool, j: usize) -> String {
     }
 }
 
+/// The field of `check.effects_per_event`'s SQL: the value itself on the main database,
+/// its `sql` when it names another.
+fn effects_field(db: u8) -> &'static str {
+    match db {
+        0 => "check.effects_per_event",
+        _ => "check.effects_per_event.sql",
+    }
+}
+
 /// The built-in steps a scenario's own schema has no tables for.
 const LEDGER_STEPS: [Step; 4] = [
     Step::CheckInbox,
@@ -170,19 +179,8 @@ impl Checker<'_> {
             return self.no_custom_store(raw, origins).map(|()| None);
         };
         self.refuse_ledger_settings(raw, protocol)?;
-        let effects = raw
-            .check
-            .as_ref()
-            .and_then(|c| c.effects_per_event.clone())
-            .ok_or_else(|| {
-                self.err(
-                    "check.effects_per_event",
-                    "a scenario with its own schema says how to count an event's committed \
-                 effects, as the business would: for example \"SELECT count(*) FROM \
-                 reservation WHERE event_id = :event_id\"",
-                )
-            })?;
         let named = self.named_databases(raw)?;
+        let (effects, effects_db) = self.effects_query(raw, &named)?;
         let (invariants, invariants_db) = self.invariants(raw, &named)?;
         for (list, name) in [
             (schema, "store.schema"),
@@ -199,13 +197,14 @@ impl Checker<'_> {
                 self.statement_text(&format!("{name}[{i}]"), s)?;
             }
         }
-        self.statement_text("check.effects_per_event", &effects)?;
+        self.statement_text(effects_field(effects_db), &effects)?;
         workload.payloads = self.payloads(&raw.workload.payloads)?;
         workload.event_type = self.event_type(raw.workload.event_type.as_deref())?;
         let mut custom = CustomSchema {
             schema: schema.clone(),
             setup: raw.store.setup.clone(),
             effects_per_event: effects,
+            effects_db,
             invariants,
             invariants_db,
             databases: named,
@@ -252,9 +251,12 @@ impl Checker<'_> {
         }
         let effects = &custom.effects_per_event;
         let event_params = |p: &str| sql::EVENT_PARAMETERS.contains(&p) || keys.contains(p);
-        let shape = self.check_query(checker, "check.effects_per_event", effects, &event_params)?;
+        let on = &checkers[usize::from(custom.effects_db)];
+        let field = effects_field(custom.effects_db);
+        let shape = self.check_query(on, field, effects, &event_params)?;
         reads_clock |= shape.may_read_clock();
-        self.effects_start_at_zero(checker, &shape, raw.seed.unwrap_or(0), effects, workload)?;
+        let seed = raw.seed.unwrap_or(0);
+        self.effects_start_at_zero(on, &shape, seed, (field, effects), workload)?;
         for (i, q) in custom.invariants.iter().enumerate() {
             let db = custom.invariant_db(i);
             let field = match db {
@@ -287,10 +289,9 @@ impl Checker<'_> {
         checker: &SqlChecker,
         shape: &StatementShape,
         seed: u64,
-        effects: &str,
+        (field, effects): (&str, &str),
         workload: &Workload,
     ) -> Result<(), ScenarioError> {
-        let field = "check.effects_per_event";
         if shape.parameters.is_empty() {
             return Err(self.err(
                 field,
@@ -625,7 +626,7 @@ fn main_statements<'a>(custom: &'a CustomSchema, protocol: &'a Protocol) -> Vec<
         .filter(|(i, _)| custom.invariant_db(*i) == 0)
         .map(|(_, q)| q.as_str());
     (steps.flat_map(|d| d.statements.iter().map(String::as_str)))
-        .chain([custom.effects_per_event.as_str()])
+        .chain((custom.effects_db == 0).then_some(custom.effects_per_event.as_str()))
         .chain(invariants)
         .collect()
 }

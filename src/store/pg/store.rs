@@ -319,7 +319,8 @@ impl PgStore {
     }
 
     fn effects_of(&self, e: &SqlEvent) -> Result<i64, String> {
-        match self.check_value(0, &self.custom.effects_per_event, e)? {
+        let db = self.custom.effects_db;
+        match self.check_value(db, &self.custom.effects_per_event, e)? {
             Some(v) => v.parse::<i64>().map_err(|_| format!("'{v}'")),
             None => Err("NULL".into()),
         }
