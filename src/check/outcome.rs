@@ -293,6 +293,16 @@ pub(super) fn wrong_amount(e: &Event, committed: &CommittedState) -> bool {
             .is_some_and(|a| a.iter().any(|&x| x != e.amount_minor))
 }
 
+/// Whether the consumer's error policy, not the broker's `max_deliveries`, moved `m` to
+/// the dead-letter queue: its last delivery ended so.
+fn dead_lettered_by_policy(o: &Observed<'_>, m: &Message) -> bool {
+    o.gave_up
+        .iter()
+        .rev()
+        .find(|g| g.event == m.event && g.copy == m.copy)
+        .is_some_and(|g| g.then == crate::model::GiveUp::DeadLetter && g.delivery == m.deliveries)
+}
+
 pub(super) fn unacked_reason(o: &Observed<'_>, messages: &[&Message]) -> String {
     let limit = match o.stop {
         StopReason::Quiescent => None,
@@ -306,6 +316,10 @@ pub(super) fn unacked_reason(o: &Observed<'_>, messages: &[&Message]) -> String 
         .find(|m| !matches!(m.state, MessageState::Acked { .. }))
         .expect("an unacked event has an unacked message");
     match (m.state, limit) {
+        (MessageState::DeadLettered { .. }, _) if dead_lettered_by_policy(o, m) => format!(
+            "dead-lettered by the consumer's error policy (on_error: dead_letter) at delivery {}",
+            m.deliveries
+        ),
         (MessageState::DeadLettered { .. }, _) => format!(
             "dead-lettered after {} deliveries (broker.max_deliveries)",
             m.deliveries

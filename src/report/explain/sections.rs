@@ -84,7 +84,12 @@ pub(super) fn anomaly_sentences(n: &Narrator<'_>) -> Vec<String> {
                 };
                 duplicated_sentence(l, e, &ev, &crashes, causes)
             }
-            "dead_lettered" => l.dead_lettered_anomaly(&ev, e.deliveries),
+            "dead_lettered" => {
+                let by_policy = e.gave_up.last().is_some_and(|g| {
+                    g.then == crate::model::GiveUp::DeadLetter && g.delivery == e.deliveries
+                });
+                l.dead_lettered_anomaly(&ev, e.deliveries, by_policy)
+            }
             "pending" => l.pending_anomaly(&ev),
             "rejected" => l.rejected_anomaly(&ev),
             "unpublished" => l.unpublished_anomaly(&ev),

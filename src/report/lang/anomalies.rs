@@ -177,7 +177,23 @@ impl Lang {
         }
     }
 
-    pub fn dead_lettered_anomaly(self, ev: &str, deliveries: u32) -> String {
+    pub fn dead_lettered_anomaly(self, ev: &str, deliveries: u32, by_policy: bool) -> String {
+        match (self, by_policy) {
+            (Lang::En, true) => format!(
+                "Event {ev}'s last delivery failed, and the consumer's error policy moved it to \
+                 the dead-letter queue (on_error: dead_letter): it has no effect, but it is not a \
+                 silent loss; someone has to look at it, or replay it."
+            ),
+            (Lang::Es, true) => format!(
+                "La última entrega del evento {ev} falló, y la política de errores del \
+                 consumidor lo mandó a la DLQ (on_error: dead_letter): no tiene efecto, pero no \
+                 es una pérdida silenciosa; alguien tiene que revisarlo, o reprocesarlo."
+            ),
+            _ => self.dead_lettered_by_broker(ev, deliveries),
+        }
+    }
+
+    fn dead_lettered_by_broker(self, ev: &str, deliveries: u32) -> String {
         match self {
             Lang::En => format!(
                 "Event {ev} was delivered {deliveries} times without an ack \

@@ -428,6 +428,12 @@ impl Lang {
                                           pero nunca la publicó; ningún consumidor la puede ver"
                 .into(),
             (Lang::En, "dead_lettered") => format!("DEAD-LETTERED: no effect committed; {detail}"),
+            (Lang::Es, "dead_lettered") if dead_lettered_by_policy(e) => {
+                "EN LA DLQ: no se confirmó ningún efecto; la política de errores del consumidor \
+                 lo mandó a la DLQ (on_error: dead_letter): perdido, salvo que se reprocese la \
+                 DLQ, cosa que esta corrida no hizo"
+                    .into()
+            }
             (Lang::Es, "dead_lettered") => "EN LA DLQ: no se confirmó ningún efecto; el broker \
                                             lo mandó a la DLQ al llegar a \
                                             broker.max_deliveries entregas: perdido, salvo que \
@@ -673,4 +679,12 @@ impl Lang {
             Lang::Es => "NO SE CUMPLIÓ",
         }
     }
+}
+
+/// Whether the consumer's error policy dead-lettered the event's last delivery (not the
+/// broker's `max_deliveries`).
+fn dead_lettered_by_policy(e: &EventReport) -> bool {
+    e.gave_up
+        .last()
+        .is_some_and(|g| g.then == crate::model::GiveUp::DeadLetter && g.delivery == e.deliveries)
 }
