@@ -630,7 +630,7 @@ mod tests {
     use super::*;
     use Step::*;
 
-    fn delivery() -> Delivery {
+    pub(super) fn delivery() -> Delivery {
         Delivery {
             message: 0,
             event: 0,

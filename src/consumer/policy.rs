@@ -127,16 +127,20 @@ impl Consumer {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::consumer::tests::delivery;
     use crate::consumer::Phase;
-    use crate::model::{sql, AckOutcome, Delivery, ErrorPolicy, Host, Protocol, Retry, SqlStep};
+    use crate::model::{sql, AckOutcome, ErrorPolicy, Host, Protocol, Retry, SqlStep};
     use DbOutcome::*;
 
-    fn delivery() -> Delivery {
-        Delivery {
-            message: 0,
-            event: 0,
-            copy: 0,
-            attempt: 1,
+    /// A policy that retries `times` times after `backoff_ticks`, then `then`.
+    fn retrying(times: u8, backoff_ticks: u64, then: GiveUp) -> ErrorPolicy {
+        ErrorPolicy {
+            retry: Some(Retry {
+                times,
+                backoff_ticks,
+            }),
+            then,
+            ..ErrorPolicy::default()
         }
     }
 
@@ -195,14 +199,7 @@ mod tests {
 
     #[test]
     fn a_retry_runs_the_steps_again_numbered_on_and_then_gives_up() {
-        let policy = ErrorPolicy {
-            retry: Some(Retry {
-                times: 1,
-                backoff_ticks: 3,
-            }),
-            then: GiveUp::DeadLetter,
-            ..ErrorPolicy::default()
-        };
+        let policy = retrying(1, 3, GiveUp::DeadLetter);
         let mut c = inbox(policy);
         let mut answers = up_to_a_failed_effect();
         answers.extend([
@@ -224,14 +221,7 @@ mod tests {
 
     #[test]
     fn a_retry_that_succeeds_acks_as_the_delivery_s_one_ack() {
-        let policy = ErrorPolicy {
-            retry: Some(Retry {
-                times: 2,
-                backoff_ticks: 0,
-            }),
-            then: GiveUp::Ack,
-            ..ErrorPolicy::default()
-        };
+        let policy = retrying(2, 0, GiveUp::Ack);
         let mut c = inbox(policy);
         let mut answers = up_to_a_failed_effect();
         answers.extend([
@@ -322,14 +312,7 @@ mod tests {
     #[test]
     fn after_an_ack_a_failure_still_retries_but_has_nothing_to_give_up() {
         let p = Protocol::built_in("ack-first").unwrap();
-        let policy = ErrorPolicy {
-            retry: Some(Retry {
-                times: 1,
-                backoff_ticks: 0,
-            }),
-            then: GiveUp::Ack,
-            ..ErrorPolicy::default()
-        };
+        let policy = retrying(1, 0, GiveUp::Ack);
         let mut c = Consumer::new(p.with_error_policy(policy, Vec::new()).unwrap());
         let answers = [
             StepResult::Received(Some(delivery())),
