@@ -352,34 +352,4 @@ mod tests {
         c.handle_restart();
         assert_eq!(c.attempt(), 1);
     }
-
-    /// End to end: the checker names what lost the event: the policy's dead letter (not
-    /// the broker's `max_deliveries`), and the failure it gave up on.
-    #[test]
-    fn a_run_names_the_policy_that_dead_lettered_an_event() {
-        let s = crate::scenario::Scenario::from_json(
-            r#"{"protocol": {"name": "x", "steps": ["receive", "begin", "insert_inbox",
-                "apply_effect", "commit", "ack"],
-                "on_error": {"retry": {"times": 1}, "then": "dead_letter"}},
-                "workload": {"events": 2},
-                "faults": {"fail": [{"at": "apply_effect", "event": 1, "times": 2}]}}"#,
-            "p.json",
-        )
-        .unwrap();
-        let r = crate::world::run(&s);
-        let e1 = &r.verdict.events[1];
-        assert_eq!(r.verdict.dead_lettered, 1);
-        assert!(
-            e1.unacked_reason
-                .as_deref()
-                .is_some_and(|w| w.contains("error policy")),
-            "{:?}",
-            e1.unacked_reason
-        );
-        let g = e1.gave_up.last().expect("named");
-        assert_eq!(
-            (g.step, g.nth, g.then),
-            (Step::ApplyEffect, 2, GiveUp::DeadLetter)
-        );
-    }
 }

@@ -248,3 +248,34 @@ fn a_dead_letter_replay_after_the_fix_is_once_with_the_inbox_and_duplicates_with
         "attempts are numbered on after the replay: {trace}"
     );
 }
+
+/// End to end: the checker names what lost the event: the policy's dead letter (not
+/// the broker's `max_deliveries`), and the failure it gave up on.
+#[test]
+fn a_run_names_the_policy_that_dead_lettered_an_event() {
+    use delivery_sim::model::{GiveUp, Step};
+    let s = delivery_sim::Scenario::from_json(
+        r#"{"protocol": {"name": "x", "steps": ["receive", "begin", "insert_inbox",
+            "apply_effect", "commit", "ack"],
+            "on_error": {"retry": {"times": 1}, "then": "dead_letter"}},
+            "workload": {"events": 2},
+            "faults": {"fail": [{"at": "apply_effect", "event": 1, "times": 2}]}}"#,
+        "p.json",
+    )
+    .unwrap();
+    let r = delivery_sim::run(&s);
+    let e1 = &r.verdict.events[1];
+    assert_eq!(r.verdict.dead_lettered, 1);
+    assert!(
+        e1.unacked_reason
+            .as_deref()
+            .is_some_and(|w| w.contains("error policy")),
+        "{:?}",
+        e1.unacked_reason
+    );
+    let g = e1.gave_up.last().expect("named");
+    assert_eq!(
+        (g.step, g.nth, g.then),
+        (Step::ApplyEffect, 2, GiveUp::DeadLetter)
+    );
+}
