@@ -296,11 +296,11 @@ pub(super) fn wrong_amount(e: &Event, committed: &CommittedState) -> bool {
 /// Whether the consumer's error policy, not the broker's `max_deliveries`, moved `m` to
 /// the dead-letter queue: its last delivery ended so.
 fn dead_lettered_by_policy(o: &Observed<'_>, m: &Message) -> bool {
-    o.gave_up
-        .iter()
-        .rev()
-        .find(|g| g.event == m.event && g.copy == m.copy)
-        .is_some_and(|g| g.then == crate::model::GiveUp::DeadLetter && g.delivery == m.deliveries)
+    let own: Vec<GaveUpRecord> = (o.gave_up.iter())
+        .filter(|g| g.event == m.event && g.copy == m.copy)
+        .copied()
+        .collect();
+    GaveUpRecord::dead_lettered_last(&own, m.deliveries)
 }
 
 pub(super) fn unacked_reason(o: &Observed<'_>, messages: &[&Message]) -> String {

@@ -288,6 +288,17 @@ pub struct GaveUpRecord {
     pub then: GiveUp,
 }
 
+impl GaveUpRecord {
+    /// Whether the last of `records` (one message's, in order) moved it to the dead-letter
+    /// queue at its last delivery, `deliveries`: then the consumer's error policy parked
+    /// it, not the broker's `max_deliveries`.
+    pub fn dead_lettered_last(records: &[GaveUpRecord], deliveries: u32) -> bool {
+        records
+            .last()
+            .is_some_and(|g| g.then == GiveUp::DeadLetter && g.delivery == deliveries)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

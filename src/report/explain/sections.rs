@@ -85,9 +85,8 @@ pub(super) fn anomaly_sentences(n: &Narrator<'_>) -> Vec<String> {
                 duplicated_sentence(l, e, &ev, &crashes, causes)
             }
             "dead_lettered" => {
-                let by_policy = e.gave_up.last().is_some_and(|g| {
-                    g.then == crate::model::GiveUp::DeadLetter && g.delivery == e.deliveries
-                });
+                let by_policy =
+                    crate::model::GaveUpRecord::dead_lettered_last(&e.gave_up, e.deliveries);
                 l.dead_lettered_anomaly(&ev, e.deliveries, by_policy)
             }
             "pending" => l.pending_anomaly(&ev),

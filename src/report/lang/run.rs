@@ -428,7 +428,9 @@ impl Lang {
                                           pero nunca la publicó; ningún consumidor la puede ver"
                 .into(),
             (Lang::En, "dead_lettered") => format!("DEAD-LETTERED: no effect committed; {detail}"),
-            (Lang::Es, "dead_lettered") if dead_lettered_by_policy(e) => {
+            (Lang::Es, "dead_lettered")
+                if crate::model::GaveUpRecord::dead_lettered_last(&e.gave_up, e.deliveries) =>
+            {
                 "EN LA DLQ: no se confirmó ningún efecto; la política de errores del consumidor \
                  lo mandó a la DLQ (on_error: dead_letter): perdido, salvo que se reprocese la \
                  DLQ, cosa que esta corrida no hizo"
@@ -679,12 +681,4 @@ impl Lang {
             Lang::Es => "NO SE CUMPLIÓ",
         }
     }
-}
-
-/// Whether the consumer's error policy dead-lettered the event's last delivery (not the
-/// broker's `max_deliveries`).
-fn dead_lettered_by_policy(e: &EventReport) -> bool {
-    e.gave_up
-        .last()
-        .is_some_and(|g| g.then == crate::model::GiveUp::DeadLetter && g.delivery == e.deliveries)
 }
