@@ -119,11 +119,30 @@ pub struct RawPublishFault {
 
 /// A scenario's description: one text, or one per language (`{"en": …, "es": …}`), which
 /// reports show in the language they are asked for.
-#[derive(Debug, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
-#[serde(untagged)]
+#[derive(Debug, PartialEq, schemars::JsonSchema)]
+#[schemars(untagged)]
 pub enum RawDescription {
     One(String),
     Languages(RawLanguages),
+}
+
+impl<'de> Deserialize<'de> for RawDescription {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(NameOrObject {
+            expecting: "a text, or one per language {\"en\", \"es\"}",
+            named: RawDescription::One,
+            object: RawDescription::Languages,
+        })
+    }
+}
+
+impl Serialize for RawDescription {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            RawDescription::One(text) => s.serialize_str(text),
+            RawDescription::Languages(l) => l.serialize(s),
+        }
+    }
 }
 
 #[derive(Debug, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]

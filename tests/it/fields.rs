@@ -87,8 +87,12 @@ fn schema_fields() -> BTreeSet<String> {
 const EXAMPLES: &[(&str, &str)] = &[
     ("name", r#"{"name": "other", "protocol": "inbox"}"#),
     (
-        "description",
-        r#"{"description": "told", "protocol": "inbox"}"#,
+        "description.en",
+        r#"{"description": {"en": "told", "es": "dicho"}, "protocol": "inbox"}"#,
+    ),
+    (
+        "description.es",
+        r#"{"description": {"en": "told", "es": "dicho"}, "protocol": "inbox"}"#,
     ),
     (
         "seed",
@@ -499,10 +503,11 @@ fn observed(s: &Scenario) -> String {
     // The trace does not carry amounts or account names: the verdict (committed amounts,
     // balances) does.
     format!(
-        "{} {} {:?} {:?} {} {} {:?}",
+        "{} {} {:?} {:?} {:?} {} {} {:?}",
         r.trace.hash_hex(),
         s.name,
         s.description,
+        s.description_es,
         held,
         s.protocol.name,
         s.protocol.description,
