@@ -16,12 +16,16 @@
 //! original was processed, the corrupt copy must not be. After a `COMMIT` that timed out
 //! it cannot know whether the commit happened, and follows its [`CommitTimeoutStrategy`].
 
+mod flow;
 mod handler;
 mod policy;
 
 use crate::model::handler::{Answer, Call, HandlerFactory};
 pub use crate::model::CommitTimeoutStrategy;
-use crate::model::{AckOutcome, DbOutcome, Delivery, HalfDone, Host, Protocol, SqlEvent, Step};
+use crate::model::{
+    AckOutcome, DbOutcome, Delivery, HalfDone, Host, NamedResults, Protocol, SqlEvent, Step,
+};
+pub use flow::FlowEvent;
 use handler::HandlerConsumer;
 use std::rc::Rc;
 
@@ -125,6 +129,9 @@ struct Work {
     /// Which attempt at the protocol's steps this is in this process: 1, then one more for
     /// every retry of the error policy.
     round: u8,
+    /// Which pass over the protocol's steps this is: 1, then one more for every retry and
+    /// every `goto` taken; the occurrence numbers of a pass follow the pass before's.
+    pass: u8,
     /// After a failure: the failed step, and how many compensating steps ran since.
     failure: Option<Failure>,
     compensated: u8,
@@ -168,6 +175,12 @@ pub struct Consumer {
     half_done: HalfDone,
     /// A Rust handler instead of the protocol's steps, with all of its own state.
     handler: Option<Box<HandlerConsumer>>,
+    /// The results its SQL steps kept (`into`) for the delivery in hand.
+    results: NamedResults,
+    /// What it decided on its own since the executor last asked (steps skipped, jumps).
+    flow: Vec<FlowEvent>,
+    /// How many passes one delivery may make ([`Protocol::max_passes`]).
+    max_passes: u8,
 }
 
 impl crate::sim::Fingerprint for Consumer {
@@ -182,8 +195,14 @@ impl crate::sim::Fingerprint for Consumer {
             // A handler's state is opaque: exploration never prunes a run of one
             // (`explore::explore` runs every schedule), so it needs no digest.
             handler: _,
+            results,
+            flow: _,       // Drained by the executor after every turn.
+            max_passes: _, // Configuration.
         } = self;
         h.value(&(phase, work, half_done));
+        if !results.is_empty() {
+            h.value(results);
+        }
     }
 }
 
@@ -198,6 +217,7 @@ impl Consumer {
             })
             .collect();
         Consumer {
+            max_passes: protocol.max_passes(),
             protocol,
             occurrences,
             on_commit_timeout: CommitTimeoutStrategy::default(),
@@ -205,6 +225,8 @@ impl Consumer {
             work: None,
             half_done: HalfDone::default(),
             handler: None,
+            results: NamedResults::default(),
+            flow: Vec::new(),
         }
     }
 
@@ -281,7 +303,7 @@ impl Consumer {
 
     /// The occurrence of the protocol step in hand, in the attempt in hand.
     fn nth(&self, w: Work) -> u8 {
-        self.nth_at(w.next, w.round)
+        self.nth_at(w.next, w.pass)
     }
 
     /// When the step in hand is a `commit` (one that timed out, until the lookup decides):
@@ -344,9 +366,12 @@ impl Consumer {
                     mode: Mode::Normal,
                     redo: None,
                     round: 1,
+                    pass: 1,
                     failure: None,
                     compensated: 0,
                 });
+                self.results.clear();
+                self.skip_unmet();
                 self.finish_if_done();
             }
             StepResult::Received(None) => self.phase = Phase::Waiting,
@@ -372,6 +397,7 @@ impl Consumer {
             }
             _ => {
                 self.skip_to_redone_step();
+                self.skip_unmet();
                 self.finish_if_done()
             }
         }
@@ -409,6 +435,7 @@ impl Consumer {
     fn stop(&mut self) {
         self.work = None;
         self.phase = Phase::Idle;
+        self.results.clear();
     }
 
     /// The broker has a message ready: a waiting consumer will receive on its next turn.
@@ -473,6 +500,7 @@ impl Host for Consumer {
         if self.policy_answer(command, result) {
             return;
         }
+        let ran_at = self.work.filter(|w| w.mode == Mode::Normal).map(|w| w.next);
         let again = self.transaction_again();
         let strategy = self.on_commit_timeout;
         let compensation = self.protocol.on_error.steps.len();
@@ -555,6 +583,7 @@ impl Host for Consumer {
             (Action::Step(Step::ExternalEffect), StepResult::Done) => w.next += 1,
             (action, result) => panic!("{action:?} answered with {result:?}"),
         }
+        self.follow_goto(ran_at);
         self.after_step();
     }
 
@@ -565,6 +594,7 @@ impl Host for Consumer {
         }
         assert_ne!(self.phase, Phase::Down, "a dead consumer cannot crash");
         self.work = None;
+        self.results.clear();
         self.half_done = HalfDone::default();
         self.phase = Phase::Down;
     }

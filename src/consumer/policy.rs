@@ -31,10 +31,10 @@ impl Consumer {
         self.work.map_or(1, |w| w.round)
     }
 
-    /// The occurrence of body step `at` in attempt `round` ([`crate::model::Protocol::occurrence_in`]).
-    pub(super) fn nth_at(&self, at: usize, round: u8) -> u8 {
+    /// The occurrence of body step `at` in pass `pass` ([`crate::model::Protocol::occurrence_in`]).
+    pub(super) fn nth_at(&self, at: usize, pass: u8) -> u8 {
         let (first, count) = self.occurrences[at];
-        first + count * (round - 1)
+        first + count * (pass - 1)
     }
 
     /// What the error policy does next for a failed delivery with no transaction open:
@@ -46,10 +46,10 @@ impl Consumer {
         let k = usize::from(w.compensated);
         if k < policy.steps.len() {
             let at = self.protocol.steps.len() + k;
-            return Some((Action::Step(policy.steps[k]), self.nth_at(at, w.round)));
+            return Some((Action::Step(policy.steps[k]), self.nth_at(at, w.pass)));
         }
         let broker = matches!(failure.step, Step::Ack | Step::DeadLetter);
-        if !broker && u16::from(w.round) < policy.attempts() {
+        if !broker && u16::from(w.round) < policy.attempts() && w.pass < self.max_passes {
             return Some((Action::Retry, 1));
         }
         if w.acked {
@@ -61,7 +61,7 @@ impl Consumer {
             GiveUp::Ack => {
                 let at = self.protocol.steps.iter().position(|s| *s == Step::Ack);
                 let at = at.expect("`then: ack` needs an ack step (validated)");
-                (Action::Step(Step::Ack), self.nth_at(at, w.round))
+                (Action::Step(Step::Ack), self.nth_at(at, w.pass))
             }
             GiveUp::DeadLetter => (Action::Step(Step::DeadLetter), 1),
         })
@@ -81,6 +81,8 @@ impl Consumer {
         match (command.action, result) {
             (Action::Retry, StepResult::Done) => {
                 w.round += 1;
+                w.pass += 1;
+                self.results.clear();
                 w.next = 1;
                 w.mode = Mode::Normal;
                 w.failure = None;
@@ -254,6 +256,7 @@ mod tests {
             statements: vec!["DELETE FROM x".into()],
             duplicate_if: None,
             db: 0,
+            ..SqlStep::default()
         };
         let p = Protocol::built_in("inbox").unwrap();
         let mut c = Consumer::new(p.with_error_policy(policy, vec![def]).unwrap());
@@ -281,6 +284,7 @@ mod tests {
             statements: vec!["DELETE FROM x".into()],
             duplicate_if: None,
             db: 0,
+            ..SqlStep::default()
         };
         let policy = ErrorPolicy {
             steps: vec![Step::Sql(a), Step::Begin, Step::Sql(b), Step::Commit],

@@ -72,12 +72,15 @@ pub fn serve(r: &mut impl BufRead, w: &mut impl Write) -> Result<(), ChildError>
                 let step = sql
                     .step()
                     .ok_or_else(|| ChildError::Protocol("too many SQL step names".into()))?;
+                let named = (sql.named())
+                    .ok_or_else(|| ChildError::Protocol("too many result names".into()))?;
                 let binding = crate::model::SqlBinding {
                     event: &sql.event,
                     now,
                     delivery: sql.delivery,
                     consumer: sql.consumer,
                     log: sql.log,
+                    named: Some(&named),
                 };
                 store.set_sql_rng_positions(&rng);
                 let before = store.sql_vm_steps();
@@ -134,10 +137,15 @@ fn serve_postgres(
     while let Some(message) = next(r)? {
         match message {
             ToChild::Connect(to) => connect(&mut held, &to, w)?,
-            ToChild::Statement { sql, skip, slot } => {
+            ToChild::Statement {
+                sql,
+                skip,
+                slot,
+                typed,
+            } => {
                 let h = (held.get(slot))
                     .ok_or_else(|| ChildError::Protocol(format!("no connection {slot}")))?;
-                let answer = h.run(&sql, skip);
+                let answer = h.run(&sql, skip, typed.as_deref());
                 wire::send(w, &FromChild::Ran { answer })?;
             }
             // Whatever is open, PostgreSQL rolls back when the connection closes.

@@ -60,13 +60,20 @@ impl Process {
         }
     }
 
-    fn exchange(&mut self, slot: usize, sql: &str, skip: usize) -> Result<Answer, RealError> {
+    fn exchange(
+        &mut self,
+        slot: usize,
+        sql: &str,
+        skip: usize,
+        typed: Option<&str>,
+    ) -> Result<Answer, RealError> {
         let child = (self.child.as_mut())
             .ok_or_else(|| RealError::Protocol("a statement with no process".into()))?;
         child.send(&ToChild::Statement {
             sql: sql.to_string(),
             skip,
             slot,
+            typed: typed.map(str::to_string),
         })?;
         match child.recv()? {
             FromChild::Ran { answer } => Ok(answer),
@@ -131,7 +138,7 @@ impl Link for PgChild {
         }
     }
 
-    fn run(&mut self, sql: &str, skip: usize) -> Answer {
+    fn run(&mut self, sql: &str, skip: usize, typed: Option<&str>) -> Answer {
         let mut p = self.process.borrow_mut();
         if let Some(message) = p.first_failure() {
             return Err(DbError {
@@ -139,7 +146,7 @@ impl Link for PgChild {
                 message,
             });
         }
-        p.exchange(self.slot, sql, skip)
+        p.exchange(self.slot, sql, skip, typed)
             .unwrap_or_else(|e| Err(p.failed(e)))
     }
 

@@ -59,12 +59,16 @@ impl<'a> RemoteDb<'a> {
     fn try_execute(&mut self, op: StoreOp<'_>, now: Tick) -> Result<DbOutcome, RealError> {
         let op = op.into();
         self.try_exchange(ToChild::Execute { op, now })?
+            .map(|ran| ran.outcome)
             .map_err(|e| RealError::Protocol(format!("an operation failed: {e}")))
     }
 
     /// Sends one operation (starting the process if a crash killed the last one) and
     /// takes its answer: the outcome, or a SQL step's failure.
-    fn try_exchange(&mut self, m: ToChild) -> Result<Result<DbOutcome, String>, RealError> {
+    fn try_exchange(
+        &mut self,
+        m: ToChild,
+    ) -> Result<Result<crate::model::SqlRan, String>, RealError> {
         if self.child.is_none() {
             // The process after a crash: it opens the file the killed one left behind.
             self.child = Some(ChildProcess::spawn(self.exe, &self.setup)?);
@@ -77,7 +81,7 @@ impl<'a> RemoteDb<'a> {
                 in_transaction,
             } => {
                 self.in_transaction = in_transaction;
-                Ok(Ok(outcome))
+                Ok(Ok(outcome.into()))
             }
             FromChild::SqlAnswer {
                 result,
@@ -133,9 +137,9 @@ impl ConsumerDb for RemoteDb<'_> {
         step: &crate::model::SqlStep,
         binding: &crate::model::SqlBinding<'_>,
         done: u8,
-    ) -> Result<DbOutcome, String> {
+    ) -> Result<crate::model::SqlRan, String> {
         if self.error.is_some() {
-            return Ok(DbOutcome::Busy { done: 0 });
+            return Ok(DbOutcome::Busy { done: 0 }.into());
         }
         let sql = super::wire::WireSql::new(step, binding, done);
         let now = binding.now;
@@ -144,7 +148,7 @@ impl ConsumerDb for RemoteDb<'_> {
         self.try_exchange(ToChild::ExecuteSql { sql, now, rng })
             .unwrap_or_else(|e| {
                 self.error = Some(e);
-                Ok(DbOutcome::Busy { done: 0 })
+                Ok(DbOutcome::Busy { done: 0 }.into())
             })
     }
 

@@ -45,6 +45,12 @@ pub struct WireSql {
     #[serde(default)]
     pub log: Option<crate::model::LogPlace>,
     pub done: u8,
+    /// The name its last statement's first row is kept under ([`SqlStep::into`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub into: Option<String>,
+    /// The results earlier steps kept, which its statements may name (`:claim.count`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub named: Vec<(String, Option<crate::model::named::Row>)>,
 }
 
 impl WireSql {
@@ -59,7 +65,21 @@ impl WireSql {
             consumer: b.consumer,
             log: b.log,
             done,
+            into: step.into.map(str::to_string),
+            named: (b.named.iter().flat_map(|n| n.rows()))
+                .map(|(name, row)| (name.to_string(), row.clone()))
+                .collect(),
         }
+    }
+
+    /// The kept results, their names interned in this process; `None` past the interner's
+    /// bound.
+    pub fn named(&self) -> Option<crate::model::NamedResults> {
+        let mut out = crate::model::NamedResults::default();
+        for (name, row) in &self.named {
+            out.store(crate::model::sql::intern(name)?, row.clone());
+        }
+        Some(out)
     }
 
     /// The step again, its name interned in this process; `None` past the interner's bound.
@@ -69,6 +89,12 @@ impl WireSql {
             statements: self.statements.clone(),
             duplicate_if: self.duplicate_if,
             db: self.db,
+            into: match &self.into {
+                Some(name) => Some(crate::model::sql::intern(name)?),
+                None => None,
+            },
+            // The conditions and jumps are the consumer's, in the parent.
+            ..SqlStep::default()
         })
     }
 }
@@ -211,6 +237,9 @@ pub enum ToChild {
         skip: usize,
         #[serde(default)]
         slot: usize,
+        /// The statement whose columns' types the answer carries (a kept row's).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        typed: Option<String>,
     },
 }
 
@@ -231,7 +260,7 @@ pub enum FromChild {
     /// What a SQL step came to (or SQLite's message when it failed), and whether the
     /// connection now holds a transaction open.
     SqlAnswer {
-        result: Result<DbOutcome, String>,
+        result: Result<crate::model::SqlRan, String>,
         in_transaction: bool,
         /// Where the connection's random streams stand now.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -129,6 +129,9 @@ pub enum DbOutcome {
     RowFound,
     /// A SQL step with `duplicate_if: no_change` changed no row: already processed.
     NoChange,
+    /// A SQL step's `duplicate_if: {"when": …}` held on the results kept so far: already
+    /// processed.
+    ConditionHeld,
     /// SQLite refused the `COMMIT`: a deferred foreign key constraint of a scenario's own
     /// schema failed. The transaction is still open; like a stale snapshot, it must roll
     /// back, and the delivery fails.
@@ -174,6 +177,7 @@ impl DbOutcome {
             DbOutcome::Ran => "ran",
             DbOutcome::RowFound => "row_found",
             DbOutcome::NoChange => "no_change",
+            DbOutcome::ConditionHeld => "condition_held",
             DbOutcome::CommitRefused => "commit_refused",
             DbOutcome::SerializationFailure => "serialization_failure",
             DbOutcome::Deadlock => "deadlock",
@@ -228,6 +232,7 @@ impl DbOutcome {
             DbOutcome::Ran => "ran",
             DbOutcome::RowFound => "a row returned: duplicate",
             DbOutcome::NoChange => "no row changed: duplicate",
+            DbOutcome::ConditionHeld => "its duplicate_if condition holds: duplicate",
             DbOutcome::CommitRefused => {
                 "COMMIT refused: FOREIGN KEY constraint failed (a deferred one); the \
                  transaction is still open and must roll back"
@@ -252,6 +257,7 @@ impl DbOutcome {
                 | DbOutcome::BusinessDuplicate
                 | DbOutcome::RowFound
                 | DbOutcome::NoChange
+                | DbOutcome::ConditionHeld
         )
     }
 }

@@ -128,7 +128,7 @@ impl PartialEq for HandlerFactory {
 impl Eq for HandlerFactory {}
 
 /// A SQL value, as a parameter or as a column of a row a query returned.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub enum Value {
     Null,
     Integer(i64),
@@ -167,6 +167,8 @@ impl PartialEq for Value {
         }
     }
 }
+
+impl Eq for Value {}
 
 impl From<i64> for Value {
     fn from(v: i64) -> Value {

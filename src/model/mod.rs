@@ -11,6 +11,7 @@ mod engine;
 mod half_done;
 pub mod handler;
 mod host;
+pub mod named;
 mod point;
 mod policy;
 mod protocol;
@@ -25,12 +26,13 @@ pub use committed::{CommittedState, InvariantResult, LedgerCounts, PayloadAlertR
 pub use engine::{Engine, Isolation};
 pub use half_done::HalfDone;
 pub use host::Host;
+pub use named::{Condition, NamedResults};
 pub use point::{occurrence, split_occurrence, Boundary, BoundaryPoint, CrashCause, Side};
 pub use policy::{ErrorPolicy, GaveUpRecord, GiveUp, PolicyError, Retry};
 pub use protocol::{
     built_ins, BuiltIn, CommitTimeoutStrategy, Protocol, ProtocolError, Step, StepActor,
 };
-pub use sql::{DuplicateIf, LogPlace, SqlBinding, SqlEvent, SqlStep, SqlValue};
+pub use sql::{DuplicateIf, LogPlace, SqlBinding, SqlEvent, SqlRan, SqlStep, SqlValue};
 pub use trace::{Confirmation, Limit, Publication, TraceKind};
 pub use workload::{Account, Event, EventType};
 

@@ -232,12 +232,26 @@ impl Protocol {
         }
     }
 
+    /// How many passes over its steps one delivery may make in one process: one per
+    /// attempt and, with a `goto`, one more per jump back, as long as every occurrence
+    /// number still fits a crash point's (255).
+    pub fn max_passes(&self) -> u8 {
+        let widest = self.body_steps().map(|s| self.round_offset(s)).max();
+        let fit = usize::from(u8::MAX) / widest.unwrap_or(1).max(1);
+        let loops = self.sql.iter().any(|d| d.goto.is_some());
+        let passes = match loops {
+            true => fit,
+            false => usize::from(self.on_error.attempts()).min(fit),
+        };
+        u8::try_from(passes).unwrap_or(u8::MAX).max(1)
+    }
+
     /// The position in [`Protocol::body_steps`] of the `nth` occurrence of `step` (in any
-    /// attempt), or `None` if no attempt runs it that often.
+    /// pass), or `None` if no pass runs it that often.
     pub fn body_position(&self, step: Step, nth: u8) -> Option<usize> {
         let count = self.body_count(step);
         let n = usize::from(nth).checked_sub(1)?;
-        let most = count + self.round_offset(step) * usize::from(self.on_error.attempts() - 1);
+        let most = count + self.round_offset(step) * usize::from(self.max_passes() - 1);
         if n >= most {
             return None;
         }

@@ -910,6 +910,7 @@ mod database_tests {
             statements: vec!["SELECT 1".into()],
             duplicate_if: None,
             db: 1,
+            ..SqlStep::default()
         };
         let p =
             Protocol::with_sql_on("p", "", one.to_vec(), vec![sql], vec![0, 1, 1, 1, 0]).unwrap();

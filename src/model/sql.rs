@@ -37,9 +37,10 @@ impl DuplicateIf {
 }
 
 /// One SQL step of a protocol: run on the consumer's connection to its database (the main
-/// one, or one of `store.databases`), its statements in order (crash points at the step's boundaries, not between its
-/// statements), with named parameters bound from the delivery.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+/// one, or one of `store.databases`), its statements in order (crash points at the step's
+/// boundaries, not between its statements), with named parameters bound from the delivery
+/// and from the results earlier steps kept (`:claim.count`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct SqlStep {
     pub name: &'static str,
     pub statements: Vec<String>,
@@ -48,6 +49,47 @@ pub struct SqlStep {
     /// The database it runs on: 0, the main one, or the `db`-th of `store.databases`.
     #[serde(skip_serializing_if = "is_main")]
     pub db: u8,
+    /// The name the first row of its last statement is kept under, for later steps
+    /// ([`super::named`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub into: Option<&'static str>,
+    /// It runs only when this holds; else it is skipped, with no crash point.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub when: Option<super::named::Condition>,
+    /// `duplicate_if: {"when": …}`: after it ran (and kept its row), the event counts as
+    /// processed before when this holds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub duplicate_when: Option<super::named::Condition>,
+    /// After it ran, the protocol goes on at the earlier step of this name (a loop), not
+    /// the next one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub goto: Option<&'static str>,
+}
+
+/// What a SQL step came to: its outcome and, for a step with `into` whose statements all
+/// ran, the first row of its last statement (`None`: it returned no row).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SqlRan {
+    pub outcome: super::DbOutcome,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub row: Option<super::named::Row>,
+}
+
+impl From<super::DbOutcome> for SqlRan {
+    fn from(outcome: super::DbOutcome) -> SqlRan {
+        SqlRan { outcome, row: None }
+    }
+}
+
+impl SqlStep {
+    /// Whether the consumer decides more than the statements' outcome for it: a result to
+    /// keep, a condition to test, a jump.
+    pub fn has_flow(&self) -> bool {
+        self.into.is_some()
+            || self.when.is_some()
+            || self.duplicate_when.is_some()
+            || self.goto.is_some()
+    }
 }
 
 fn is_main(db: &u8) -> bool {
@@ -112,6 +154,8 @@ pub struct SqlBinding<'a> {
     pub consumer: usize,
     /// On a log broker, where the delivery's record sits ([`LOG_PARAMETERS`]).
     pub log: Option<LogPlace>,
+    /// The results earlier steps kept (`:claim.count`), if the statement may name them.
+    pub named: Option<&'a super::named::NamedResults>,
 }
 
 impl SqlBinding<'_> {
@@ -128,6 +172,17 @@ impl SqlBinding<'_> {
             "group" => SqlValue::Text(self.log.map(|_| LOG_GROUP.to_string())?),
             _ => return self.event.field(name),
         })
+    }
+}
+
+impl SqlBinding<'_> {
+    /// The value of parameter `name`, a kept result's column (`claim.count`, `NULL` when
+    /// no row was kept) included.
+    pub fn value(&self, name: &str) -> Option<super::handler::Value> {
+        match self.named.and_then(|n| n.parameter(name)) {
+            Some(v) => Some(v),
+            None => self.get(name).map(super::handler::Value::from),
+        }
     }
 }
 
@@ -209,6 +264,7 @@ mod tests {
             delivery: 2,
             consumer: 1,
             log,
+            named: None,
         };
         let log = on(Some(LogPlace {
             partition: 2,

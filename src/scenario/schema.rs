@@ -341,9 +341,79 @@ impl Serialize for RawStep {
 pub struct RawSqlStep {
     pub name: Option<String>,
     pub sql: RawSql,
-    pub duplicate_if: Option<crate::model::DuplicateIf>,
+    /// How the step tells that the event was processed before: `"unique_violation"`,
+    /// `"row"`, `"no_change"`, or `{"when": "<condition>"}` over named results.
+    pub duplicate_if: Option<RawDuplicateIf>,
     /// One of `store.databases`; the main database when absent.
     pub db: Option<String>,
+    /// Keep the first row of the last statement under this name: later statements bind
+    /// its columns as `:name.column`, conditions read them as `name.column`.
+    pub into: Option<String>,
+    /// Run the step only when this condition over named results holds.
+    pub when: Option<String>,
+    /// After the step, go on at this earlier SQL step (a loop), not the next one.
+    pub goto: Option<String>,
+}
+
+/// `duplicate_if`: one of the database's answers by name, or a condition.
+#[derive(Debug, PartialEq, schemars::JsonSchema)]
+#[schemars(untagged)]
+pub enum RawDuplicateIf {
+    Named(crate::model::DuplicateIf),
+    When(RawWhen),
+}
+
+impl RawDuplicateIf {
+    /// The database's answer it names, if it names one.
+    pub fn named(&self) -> Option<crate::model::DuplicateIf> {
+        match self {
+            RawDuplicateIf::Named(d) => Some(*d),
+            RawDuplicateIf::When(_) => None,
+        }
+    }
+}
+
+/// `{"when": "<condition>"}`.
+#[derive(Debug, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawWhen {
+    pub when: String,
+}
+
+impl<'de> Deserialize<'de> for RawDuplicateIf {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = RawDuplicateIf;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str(
+                    "\"unique_violation\", \"row\", \"no_change\", or {\"when\": \"<condition>\"}",
+                )
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<RawDuplicateIf, E> {
+                use serde::de::IntoDeserializer;
+                crate::model::DuplicateIf::deserialize(v.into_deserializer())
+                    .map(RawDuplicateIf::Named)
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<RawDuplicateIf, A::Error> {
+                RawWhen::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+                    .map(RawDuplicateIf::When)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl Serialize for RawDuplicateIf {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            RawDuplicateIf::Named(d) => d.serialize(s),
+            RawDuplicateIf::When(w) => w.serialize(s),
+        }
+    }
 }
 
 /// One statement, or a list run in order.

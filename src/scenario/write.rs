@@ -111,6 +111,9 @@ fn protocol(p: &Protocol, custom: Option<&CustomSchema>) -> RawProtocol {
             sql: RawSql::One(if s == Step::Begin { "BEGIN" } else { "COMMIT" }.into()),
             duplicate_if: None,
             db: db(on),
+            into: None,
+            when: None,
+            goto: None,
         }),
         Step::Sql(name) => {
             let def = p.sql_step(name);
@@ -120,8 +123,16 @@ fn protocol(p: &Protocol, custom: Option<&CustomSchema>) -> RawProtocol {
                     [one] => RawSql::One(one.clone()),
                     many => RawSql::Many(many.to_vec()),
                 },
-                duplicate_if: def.duplicate_if,
+                duplicate_if: match &def.duplicate_when {
+                    Some(c) => Some(RawDuplicateIf::When(RawWhen {
+                        when: c.to_string(),
+                    })),
+                    None => def.duplicate_if.map(RawDuplicateIf::Named),
+                },
                 db: db(def.db),
+                into: def.into.map(str::to_string),
+                when: def.when.as_ref().map(ToString::to_string),
+                goto: def.goto.map(str::to_string),
             })
         }
         other => RawStep::Named(other.name().to_string()),

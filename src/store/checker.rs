@@ -20,6 +20,9 @@ pub struct StatementShape {
     pub parameters: Vec<String>,
     /// How many columns a row of it has (0: it returns no rows).
     pub columns: usize,
+    /// Their names, where the engine says them before a run (empty on PostgreSQL when it
+    /// could not prepare the statement ahead).
+    pub column_names: Vec<String>,
     /// Whether it writes nothing.
     pub readonly: bool,
     /// What SQLite's authorizer saw while preparing it.
@@ -138,7 +141,7 @@ impl SqlChecker {
             return pg.prepare(sql);
         }
         let guard = self.sandbox.user(0);
-        let stmt = match self.conn.prepare(sql) {
+        let stmt = match self.conn.prepare(&super::pg::lexer::sqlite_text(sql)) {
             Ok(stmt) => stmt,
             Err(e) => {
                 let why = guard.why_failed().unwrap_or_else(|| sqlite_message(&e));
@@ -152,7 +155,9 @@ impl SqlChecker {
         let mut parameters = Vec::new();
         for i in 1..=stmt.parameter_count() {
             match stmt.parameter_name(i) {
-                Some(name) if !name.starts_with('?') => parameters.push(name[1..].to_string()),
+                Some(name) if !name.starts_with('?') => {
+                    parameters.push(super::pg::lexer::from_sqlite_name(&name[1..]).into_owned())
+                }
                 _ => {
                     return Err(
                         "positional parameters (`?`) are not bound; name them (`:event_id`)"
@@ -164,6 +169,7 @@ impl SqlChecker {
         let shape = StatementShape {
             parameters,
             columns: stmt.column_count(),
+            column_names: stmt.column_names().into_iter().map(String::from).collect(),
             readonly: stmt.readonly(),
             seen: guard.seen(),
         };
@@ -179,7 +185,7 @@ impl SqlChecker {
     fn refuse_vacuum(&self, sql: &str) -> Result<(), String> {
         let mut explain = self
             .conn
-            .prepare(&format!("EXPLAIN {sql}"))
+            .prepare(&format!("EXPLAIN {}", super::pg::lexer::sqlite_text(sql)))
             .map_err(|e| sqlite_message(&e))?;
         // Parameters left unbound are NULL; the program is the same whatever they are.
         let mut rows = explain.raw_query();

@@ -4,21 +4,21 @@
 
 use super::{CommittedState, DbOutcome, Store, StoreOp};
 use crate::model::handler::{Answer, Value as HandlerValue};
-use crate::model::{SqlBinding, SqlStep, Tick};
+use crate::model::{SqlBinding, SqlRan, SqlStep, Tick};
 
 /// A consumer's connection to the consumers' database.
 pub trait ConsumerDb {
     /// Runs one operation of the consumer's protocol at virtual time `now`.
     fn execute(&mut self, op: StoreOp<'_>, now: Tick) -> DbOutcome;
 
-    /// Runs one of the scenario's SQL steps (see [`Store::execute_sql`]): its outcome, or
-    /// SQLite's message when the step fails.
+    /// Runs one of the scenario's SQL steps (see [`Store::execute_sql`]): its outcome (and
+    /// the row its `into` keeps), or the database's message when the step fails.
     fn execute_sql(
         &mut self,
         step: &SqlStep,
         binding: &SqlBinding<'_>,
         done: u8,
-    ) -> Result<DbOutcome, String>;
+    ) -> Result<SqlRan, String>;
 
     /// Runs one statement of a Rust handler (see [`Store::execute_handler_sql`]).
     fn execute_handler_sql(
@@ -88,7 +88,7 @@ impl ConsumerDb for Store {
         step: &SqlStep,
         binding: &SqlBinding<'_>,
         done: u8,
-    ) -> Result<DbOutcome, String> {
+    ) -> Result<SqlRan, String> {
         Store::execute_sql(self, step, binding, done)
     }
 
@@ -143,7 +143,7 @@ impl<T: ConsumerDb + ?Sized> ConsumerDb for &mut T {
         step: &SqlStep,
         binding: &SqlBinding<'_>,
         done: u8,
-    ) -> Result<DbOutcome, String> {
+    ) -> Result<SqlRan, String> {
         (**self).execute_sql(step, binding, done)
     }
 

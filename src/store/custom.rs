@@ -8,8 +8,9 @@
 //! value size and memory; past a bound the statement fails (a failure of the step,
 //! deterministic, reported), never a hang. The load-time check is [`super::checker`].
 
+use super::pg::lexer;
 use super::*;
-use crate::model::{DuplicateIf, InvariantResult, SqlBinding, SqlEvent, SqlStep, SqlValue};
+use crate::model::{DuplicateIf, InvariantResult, SqlBinding, SqlEvent, SqlRan, SqlStep, SqlValue};
 use sandbox::{Guard, Sandbox, MAX_VM_STEPS};
 
 /// A scenario's own database and the queries that judge it.
@@ -148,23 +149,26 @@ impl Store {
         step: &SqlStep,
         b: &SqlBinding<'_>,
         done: u8,
-    ) -> Result<DbOutcome, String> {
+    ) -> Result<SqlRan, String> {
         self.now = b.now;
         let in_transaction = !self.conn_at(step.db).is_autocommit();
         let sandbox = self.sandbox(step.db);
         let mut guard = sandbox.user(b.now);
+        let last = step.statements.len() - 1;
+        let mut kept = None;
         for (i, sql) in step.statements.iter().enumerate().skip(usize::from(done)) {
-            let value = |name: &str| b.get(name).map(to_sql);
-            let ran = match self.run_user_statement_on(step.db, sql, &value, false, &mut guard) {
+            let value = |name: &str| b.value(name).map(handler_sql::to_sqlite);
+            let keep = step.into.is_some() && i == last;
+            let ran = match self.run_user_statement_on(step.db, sql, &value, keep, &mut guard) {
                 Ok(ran) => ran,
                 Err(e) => {
                     if let Some(o) = contention(&e, i as u8) {
-                        return Ok(o);
+                        return Ok(o.into());
                     }
                     if step.duplicate_if == Some(DuplicateIf::UniqueViolation)
                         && is_unique_violation(&e)
                     {
-                        return Ok(DbOutcome::Duplicate);
+                        return Ok(DbOutcome::Duplicate.into());
                     }
                     let message = guard.why_failed().unwrap_or_else(|| failure_message(&e));
                     if in_transaction && self.conn_at(step.db).is_autocommit() {
@@ -177,12 +181,25 @@ impl Store {
                 }
             };
             match step.duplicate_if {
-                Some(DuplicateIf::Row) if ran.rows > 0 => return Ok(DbOutcome::RowFound),
-                Some(DuplicateIf::NoChange) if ran.changed == 0 => return Ok(DbOutcome::NoChange),
+                Some(DuplicateIf::Row) if ran.rows > 0 => return Ok(DbOutcome::RowFound.into()),
+                Some(DuplicateIf::NoChange) if ran.changed == 0 => {
+                    return Ok(DbOutcome::NoChange.into())
+                }
                 _ => {}
             }
+            if keep {
+                kept = ran.first.map(|values| {
+                    let names = ran.names.into_iter();
+                    names
+                        .zip(values.into_iter().map(handler_sql::from_sqlite))
+                        .collect()
+                });
+            }
         }
-        Ok(DbOutcome::Ran)
+        Ok(SqlRan {
+            outcome: DbOutcome::Ran,
+            row: kept,
+        })
     }
 
     /// The sandbox of database `db` (0: the main one): every connection of a store with
@@ -232,11 +249,12 @@ impl Store {
                     !self.others[k].is_autocommit() && (self.others_wrote[k] || ok)
             }
         }
-        let (rows, first) = result?;
+        let (rows, first, names) = result?;
         Ok(Ran {
             rows,
             changed,
             first,
+            names,
         })
     }
 
@@ -360,7 +378,7 @@ pub(super) fn bind(
             Some(name) if !name.starts_with('?') => name.to_string(),
             other => return Err(unbound(other.unwrap_or("?"))),
         };
-        let v = value(&name[1..]).ok_or_else(|| unbound(&name))?;
+        let v = value(&lexer::from_sqlite_name(&name[1..])).ok_or_else(|| unbound(&name))?;
         stmt.raw_bind_parameter(i, v)?;
     }
     Ok(())
@@ -372,6 +390,8 @@ pub(super) struct Ran {
     pub rows: usize,
     pub changed: usize,
     pub first: Option<Vec<Value>>,
+    /// The names of its columns, when its first row was asked for.
+    pub names: Vec<String>,
 }
 
 /// Prepares (through the statement cache) and runs `sql` to its end on `conn`: the rows
@@ -381,16 +401,20 @@ fn run_prepared(
     sql: &str,
     value: &dyn Fn(&str) -> Option<Value>,
     keep_row: bool,
-) -> rusqlite::Result<(usize, Option<Vec<Value>>)> {
-    let mut stmt = conn.prepare_cached(sql)?;
+) -> rusqlite::Result<(usize, Option<Vec<Value>>, Vec<String>)> {
+    let mut stmt = conn.prepare_cached(&lexer::sqlite_text(sql))?;
     bind(&mut stmt, value)?;
     let mut rows = 0;
     let mut first = None;
     if stmt.column_count() == 0 {
         stmt.raw_execute()?;
-        return Ok((0, None));
+        return Ok((0, None, Vec::new()));
     }
     let columns = stmt.column_count();
+    let names = match keep_row {
+        true => stmt.column_names().into_iter().map(String::from).collect(),
+        false => Vec::new(),
+    };
     let mut it = stmt.raw_query();
     while let Some(row) = it.next()? {
         if keep_row && first.is_none() {
@@ -402,7 +426,7 @@ fn run_prepared(
         }
         rows += 1;
     }
-    Ok((rows, first))
+    Ok((rows, first, names))
 }
 
 /// The first column of the first row `sql` gives for event `e` (`NULL` for no row), or

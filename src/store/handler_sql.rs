@@ -56,7 +56,7 @@ impl Store {
     }
 }
 
-fn to_sqlite(v: HandlerValue) -> Value {
+pub(super) fn to_sqlite(v: HandlerValue) -> Value {
     match v {
         HandlerValue::Null => Value::Null,
         HandlerValue::Integer(i) => Value::Integer(i),
@@ -66,7 +66,7 @@ fn to_sqlite(v: HandlerValue) -> Value {
     }
 }
 
-fn from_sqlite(v: Value) -> HandlerValue {
+pub(super) fn from_sqlite(v: Value) -> HandlerValue {
     match v {
         Value::Null => HandlerValue::Null,
         Value::Integer(i) => HandlerValue::Integer(i),

@@ -3,7 +3,7 @@
 //! boundaries.
 
 use super::*;
-use crate::consumer::Command;
+use crate::consumer::{Command, FlowEvent};
 use crate::model::GiveUp;
 
 impl World<'_> {
@@ -55,6 +55,7 @@ impl World<'_> {
         }
         self.consumers[c].handle_answer(result);
         self.record_handler_error(now, c);
+        self.record_flow(now, c, &delivery);
         let half_done = self.consumers[c].half_done();
         if let StepResult::Db(DbOutcome::Busy { done } | DbOutcome::Blocked { done }) = result {
             half_done.statements_done = done;
@@ -162,6 +163,9 @@ impl World<'_> {
         };
         self.consumers[c].handle_answer(result);
         self.record_handler_error(now, c);
+        if let Some(d) = command.delivery {
+            self.record_flow(now, c, &d);
+        }
         self.queue.push(
             now + STEP_TICKS + backoff_ticks,
             Occurrence::ConsumerTurn(c),
@@ -198,6 +202,32 @@ impl World<'_> {
             nth: failure.nth,
             then,
         });
+    }
+
+    /// What the consumer decided on its own with its last answer (steps skipped, a jump
+    /// back, a loop at its bound), in the trace.
+    fn record_flow(&mut self, now: Tick, c: ConsumerId, d: &Delivery) {
+        for event in self.consumers[c].take_flow() {
+            let kind = match event {
+                FlowEvent::Skipped { step, nth } => TraceKind::Skipped { step, nth },
+                FlowEvent::Kept {
+                    step,
+                    nth,
+                    into,
+                    row,
+                } => TraceKind::Kept {
+                    step,
+                    nth,
+                    into,
+                    row,
+                },
+                FlowEvent::Jumped { from, to, pass } => TraceKind::Jumped { from, to, pass },
+                FlowEvent::LoopLimit { step, nth, passes } => {
+                    TraceKind::LoopLimit { step, nth, passes }
+                }
+            };
+            self.record(now, Actor::Consumer(c), Some(d), kind);
+        }
     }
 
     /// The error a Rust handler returned with its last answer, if it did, in the trace.
@@ -375,13 +405,23 @@ impl World<'_> {
             delivery: d.attempt,
             consumer: c,
             log: self.broker.log_place(d.message),
+            named: Some(self.consumers[c].results()),
         };
         let sql = self.scenario.protocol.sql_step(name);
         match self.stores[c].execute_sql(sql, &binding, statements_done) {
-            Ok(outcome) => (
-                StepResult::Db(outcome),
-                TraceKind::Db { step, nth, outcome },
-            ),
+            Ok(ran) => {
+                // The consumer keeps the row (`into`) and judges `duplicate_if: {"when"}`.
+                let outcome = match ran.outcome {
+                    DbOutcome::Ran if sql.into.is_some() || sql.duplicate_when.is_some() => {
+                        self.consumers[c].kept(name, ran.row)
+                    }
+                    outcome => outcome,
+                };
+                (
+                    StepResult::Db(outcome),
+                    TraceKind::Db { step, nth, outcome },
+                )
+            }
             Err(message) => (
                 StepResult::Failed,
                 TraceKind::SqlFailed { step, nth, message },

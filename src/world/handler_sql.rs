@@ -125,6 +125,7 @@ impl World<'_> {
                     delivery: d.attempt,
                     consumer: c,
                     log: self.broker.log_place(d.message),
+                    named: None,
                 };
                 let value = |name: &str| -> Option<HandlerValue> {
                     match params.iter().find(|(k, _)| k == name) {

@@ -67,6 +67,27 @@ impl TraceKind {
                 e.str(then.name());
                 encode_step(e, *step, *nth);
             }
+            Skipped { step, nth } => encode_step(e, *step, *nth),
+            Kept {
+                step,
+                nth,
+                into,
+                row,
+            } => {
+                encode_step(e, *step, *nth);
+                e.str(into);
+                e.flag(row.is_some());
+                e.str(row.as_deref().unwrap_or(""));
+            }
+            Jumped { from, to, pass } => {
+                e.str(from.name());
+                e.str(to.name());
+                e.u64(u64::from(*pass));
+            }
+            LoopLimit { step, nth, passes } => {
+                encode_step(e, *step, *nth);
+                e.u64(u64::from(*passes));
+            }
             Busy { step } => e.str(step.name()),
             CommitTimeout {
                 nth: _, // In the name.
@@ -194,6 +215,10 @@ impl TraceKind {
             | Retrying { .. }
             | DeadLetterSent { .. }
             | GaveUp { .. }
+            | Skipped { .. }
+            | Kept { .. }
+            | Jumped { .. }
+            | LoopLimit { .. }
             | Busy { .. }
             | CommitTimeout { .. }
             | Acked { .. }

@@ -50,6 +50,16 @@ impl fmt::Display for TraceKind {
             SqlFailed { message, .. } => write!(f, "failed: {message}"),
             HandlerFailed { error } => write!(f, "returned an error: {error}"),
             Retrying { .. } | DeadLetterSent { .. } | GaveUp { .. } => self.fmt_policy(f),
+            Skipped { .. } => f.write_str("skipped: its `when` does not hold"),
+            Kept { into, row, .. } => match row {
+                Some(row) => write!(f, "keeps `{into}`: {row}"),
+                None => write!(f, "keeps `{into}`: no row (every column NULL)"),
+            },
+            Jumped { to, pass, .. } => write!(f, "goto `{to}` (pass {pass})"),
+            LoopLimit { passes, .. } => write!(
+                f,
+                "fails: one more jump back would pass the {passes} passes a delivery may make"
+            ),
             InvalidPayload => {
                 f.write_str("refused: the payload is invalid (workload.invalid), nothing applied")
             }

@@ -191,6 +191,22 @@ pub enum TraceKind {
     /// The error policy gave up on the delivery after step `step` (its `nth` occurrence)
     /// failed: it redelivers, acks or dead-letters, as `then` says.
     GaveUp { then: GiveUp, step: Step, nth: u8 },
+    /// SQL step `step` (its `nth` occurrence) did not run: its `when` did not hold.
+    Skipped { step: Step, nth: u8 },
+    /// SQL step `step` (its `nth` occurrence) kept the first row of its last statement as
+    /// `into`: its columns as `column = value`, or `None` when it returned no row.
+    Kept {
+        step: Step,
+        nth: u8,
+        into: &'static str,
+        row: Option<String>,
+    },
+    /// After step `from`, its `goto` sent the consumer back to the earlier step `to`, in
+    /// pass `pass` over the protocol's steps.
+    Jumped { from: Step, to: Step, pass: u8 },
+    /// Step `step` (its `nth` occurrence) would have jumped back past the `passes` a
+    /// delivery may make: the step fails.
+    LoopLimit { step: Step, nth: u8, passes: u8 },
 }
 
 /// What a publication was.
@@ -250,6 +266,9 @@ impl TraceKind {
             TraceKind::Db { nth, .. }
             | TraceKind::StepFailed { nth, .. }
             | TraceKind::SqlFailed { nth, .. }
+            | TraceKind::Skipped { nth, .. }
+            | TraceKind::Kept { nth, .. }
+            | TraceKind::LoopLimit { nth, .. }
             | TraceKind::CommitTimeout { nth, .. } => *nth,
             _ => 1,
         }
@@ -263,6 +282,9 @@ impl TraceKind {
             Db { step, .. }
             | StepFailed { step, .. }
             | SqlFailed { step, .. }
+            | Skipped { step, .. }
+            | Kept { step, .. }
+            | LoopLimit { step, .. }
             | Busy { step }
             | MarkedSent { step, .. } => step.name(),
             InvalidPayload => "apply_effect",
@@ -275,6 +297,7 @@ impl TraceKind {
             Retrying { .. } => "retry",
             DeadLetterSent { .. } => "dead_letter",
             GaveUp { .. } => "on_error",
+            Jumped { .. } => "goto",
             Alert { .. } => "alert",
             Lookup { .. } => "lookup",
             Nacked => "nack",
@@ -342,6 +365,10 @@ impl TraceKind {
             Retrying { .. } => "retrying",
             DeadLetterSent { .. } => "dead_letter_sent",
             GaveUp { .. } => "gave_up",
+            Skipped { .. } => "skipped",
+            Kept { .. } => "kept",
+            Jumped { .. } => "jumped",
+            LoopLimit { .. } => "loop_limit",
             InvalidPayload => "invalid_payload",
             CommitTimeout { .. } => "commit_timeout",
             AckLost => "ack_lost",

@@ -29,6 +29,32 @@ pub(crate) fn samples() -> Vec<TraceKind> {
         HandlerFailed {
             error: "not today".into(),
         },
+        Skipped {
+            step: Step::Sql(crate::model::sql::intern("create").expect("room")),
+            nth: 2,
+        },
+        Kept {
+            step: Step::Sql(crate::model::sql::intern("load").expect("room")),
+            nth: 1,
+            into: crate::model::sql::intern("state").expect("room"),
+            row: Some("found = 1, delivered_at = NULL".into()),
+        },
+        Kept {
+            step: Step::Sql(crate::model::sql::intern("load").expect("room")),
+            nth: 2,
+            into: crate::model::sql::intern("state").expect("room"),
+            row: None,
+        },
+        Jumped {
+            from: Step::Sql(crate::model::sql::intern("create").expect("room")),
+            to: Step::Sql(crate::model::sql::intern("load").expect("room")),
+            pass: 2,
+        },
+        LoopLimit {
+            step: Step::Sql(crate::model::sql::intern("create").expect("room")),
+            nth: 127,
+            passes: 127,
+        },
         Retrying {
             attempt: 2,
             backoff_ticks: 0,
@@ -312,9 +338,13 @@ fn variant(kind: &TraceKind) -> usize {
         Retrying { .. } => 50,
         DeadLetterSent { .. } => 51,
         GaveUp { .. } => 52,
+        Skipped { .. } => 53,
+        Jumped { .. } => 54,
+        LoopLimit { .. } => 55,
+        Kept { .. } => 56,
     }
 }
-const VARIANTS: usize = 53;
+const VARIANTS: usize = 57;
 
 struct Bytes(Vec<u8>);
 

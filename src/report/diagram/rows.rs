@@ -372,6 +372,13 @@ pub(super) fn consumer_rows(kind: &TraceKind, c: Lane, busy: bool, l: Lang) -> V
             | TraceKind::DeadLetterSent { .. }
             | TraceKind::GaveUp { .. },
         ) => policy_rows(kind, c, l),
+        (
+            name,
+            TraceKind::Kept { .. }
+            | TraceKind::Skipped { .. }
+            | TraceKind::Jumped { .. }
+            | TraceKind::LoopLimit { .. },
+        ) => flow_rows(name, kind, c, l),
         ("commit", TraceKind::CommitTimeout { committed, .. }) => {
             let what = if *committed {
                 w("timeout, did commit", "timeout, el commit se hizo")
@@ -416,6 +423,37 @@ pub(super) fn consumer_rows(kind: &TraceKind, c: Lane, busy: bool, l: Lang) -> V
         (action, kind) => {
             vec![note(c, c, "step").says(format!(" {action}: {}", l.trace_outcome(kind)))]
         }
+    }
+}
+
+/// The rows of a consumer's own decisions: a kept row, a skipped step, a jump back, a loop
+/// at its bound.
+fn flow_rows(name: &'static str, kind: &TraceKind, c: Lane, l: Lang) -> Vec<Draft> {
+    let w = |en, es| l.choose(en, es);
+    match kind {
+        TraceKind::Kept { into, row, .. } => vec![note(c, c, into).says(match row {
+            Some(row) => format!(" = {row}"),
+            None => w(" = no row", " = sin fila").to_string(),
+        })],
+        TraceKind::Skipped { .. } => vec![note(c, c, name)
+            .style(Style::Refused)
+            .says(w(": skipped (when)", ": se salta (when)"))],
+        TraceKind::Jumped { to, pass, .. } => vec![note(c, c, "goto")
+            .says(match l {
+                Lang::En => format!(" {to}, pass {pass}"),
+                Lang::Es => format!(" {to}, pasada {pass}"),
+            })
+            .remarkable()],
+        TraceKind::LoopLimit { passes, .. } => {
+            let why = match l {
+                Lang::En => format!("loop past {passes} passes"),
+                Lang::Es => format!("bucle de más de {passes} pasadas"),
+            };
+            vec![note(c, c, name)
+                .style(Style::Refused)
+                .says(format!(": {why}"))]
+        }
+        _ => unreachable!("not a flow entry"),
     }
 }
 

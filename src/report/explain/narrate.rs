@@ -130,9 +130,43 @@ impl Narrator<'_> {
                 let step = crate::model::trace::occurrence_name(step, nth);
                 l.policy_gave_up(&who, &ev, &step, then)
             }
+            TraceKind::Kept { .. }
+            | TraceKind::Skipped { .. }
+            | TraceKind::Jumped { .. }
+            | TraceKind::LoopLimit { .. } => self.flow(&who, &ev, &entry.kind),
             _ => self.fallback(&who, entry),
         };
         (text, false)
+    }
+
+    /// A consumer's own decisions: a kept row, a skipped step, a jump back, a loop at its
+    /// bound.
+    fn flow(&self, who: &str, ev: &str, kind: &TraceKind) -> String {
+        let l = self.lang;
+        let name = crate::model::trace::occurrence_name;
+        match *kind {
+            TraceKind::Kept {
+                step,
+                nth,
+                into,
+                ref row,
+            } => l.flow_kept(who, &name(step, nth), into, row.as_deref()),
+            TraceKind::Skipped { step, nth } => {
+                let when = match step {
+                    Step::Sql(s) => self.scenario.protocol.sql_step(s).when.as_ref(),
+                    _ => None,
+                };
+                let when = when.map(ToString::to_string).unwrap_or_default();
+                l.flow_skipped(who, ev, &name(step, nth), &when)
+            }
+            TraceKind::Jumped { from, to, pass } => {
+                l.flow_jumped(who, ev, (from.name(), to.name()), pass)
+            }
+            TraceKind::LoopLimit { step, nth, passes } => {
+                l.flow_loop_limit(who, ev, &name(step, nth), passes)
+            }
+            _ => unreachable!("not a flow entry"),
+        }
     }
 
     /// A consumer's step the store answered (past the refusals): `None` for an answer the

@@ -332,6 +332,7 @@ mod crosscheck;
 mod diagram;
 mod explore;
 pub use explore::{ExploreLabel, InterleavingsEnd};
+mod flow;
 mod folder;
 mod frame;
 mod html;

@@ -30,6 +30,10 @@ impl Lang {
         let (en, es) = match outcome {
             DbOutcome::RowFound => ("returns a row", "devuelve una fila"),
             DbOutcome::NoChange => ("changes no row", "no cambia ninguna fila"),
+            DbOutcome::ConditionHeld => (
+                "finds its condition holding",
+                "encuentra que se cumple su condición",
+            ),
             _ => (
                 "hits a UNIQUE constraint",
                 "choca con una restricción UNIQUE",

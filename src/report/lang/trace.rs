@@ -90,6 +90,7 @@ fn es_db(outcome: DbOutcome) -> &'static str {
         DbOutcome::Ran => "ejecutado",
         DbOutcome::RowFound => "devuelve una fila: duplicado",
         DbOutcome::NoChange => "no cambia ninguna fila: duplicado",
+        DbOutcome::ConditionHeld => "se cumple su condición duplicate_if: duplicado",
     }
 }
 
@@ -131,6 +132,15 @@ fn es_outcome(kind: &TraceKind) -> String {
         SqlFailed { message, .. } => format!("falla: {message}"),
         HandlerFailed { error } => format!("devuelve un error: {error}"),
         Retrying { .. } | DeadLetterSent { .. } | GaveUp { .. } => es_policy(kind),
+        Skipped { .. } => "se salta: su `when` no se cumple".into(),
+        Kept { into, row, .. } => match row {
+            Some(row) => format!("guarda `{into}`: {row}"),
+            None => format!("guarda `{into}`: ninguna fila (toda columna NULL)"),
+        },
+        Jumped { to, pass, .. } => format!("goto `{to}` (pasada {pass})"),
+        LoopLimit { passes, .. } => format!(
+            "falla: un salto atrás más pasaría de las {passes} pasadas que admite una entrega"
+        ),
         InvalidPayload => {
             "rechazado: el payload es inválido (workload.invalid), no se aplica nada".into()
         }

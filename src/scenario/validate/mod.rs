@@ -4,6 +4,7 @@
 mod broker;
 mod databases;
 mod faults;
+mod flow;
 mod policy;
 mod sql;
 mod store;

@@ -83,6 +83,9 @@ impl Checker<'_> {
                         sql: c.sql.clone(),
                         duplicate_if: None,
                         db: c.db.clone(),
+                        into: None,
+                        when: None,
+                        goto: None,
                     };
                     let raw = &raw;
                     let db = self.step_db(&field, raw, databases)?;

@@ -81,16 +81,7 @@ impl Checker<'_> {
         let position = defs.len() + 1;
         let name = raw.name.clone().unwrap_or_else(|| format!("sql{position}"));
         if let Some(step) = transaction_step(&statements, &name) {
-            return match (step, raw.duplicate_if) {
-                (Ok(step), None) => Ok(step),
-                (Ok(step), Some(_)) => Err(self.err(
-                    format!("{field}.duplicate_if"),
-                    format!(
-                        "`{step}` opens or closes the transaction; it says nothing of duplicates"
-                    ),
-                )),
-                (Err(why), _) => Err(self.err(statement_field(&field, list, 0), why)),
-            };
+            return self.transaction_step_only(&field, list, raw, step);
         }
         if !sql::valid_name(&name) {
             return Err(self.err(
@@ -118,12 +109,17 @@ impl Checker<'_> {
                 "this process has interned too many distinct SQL step names",
             )
         })?;
-        let def = SqlStep {
-            name,
-            statements,
-            duplicate_if: raw.duplicate_if,
-            db,
-        };
+        let def = self.flow_of(
+            &field,
+            raw,
+            SqlStep {
+                name,
+                statements,
+                duplicate_if: raw.duplicate_if.as_ref().and_then(RawDuplicateIf::named),
+                db,
+                ..SqlStep::default()
+            },
+        )?;
         match defs.iter().position(|d| d.name == name) {
             Some(k) if defs[k] != def => {
                 return Err(self.err(
@@ -146,6 +142,34 @@ impl Checker<'_> {
             }
         }
         Ok(Step::Sql(name))
+    }
+
+    /// A SQL step written `BEGIN` or `COMMIT` is the built-in step, which keeps nothing,
+    /// tests nothing and jumps nowhere.
+    fn transaction_step_only(
+        &self,
+        field: &str,
+        list: bool,
+        raw: &RawSqlStep,
+        step: Result<Step, String>,
+    ) -> Result<Step, ScenarioError> {
+        let flow = [
+            ("duplicate_if", raw.duplicate_if.is_some()),
+            ("into", raw.into.is_some()),
+            ("when", raw.when.is_some()),
+            ("goto", raw.goto.is_some()),
+        ];
+        match (step, flow.iter().find(|(_, set)| *set)) {
+            (Ok(step), None) => Ok(step),
+            (Ok(step), Some((key, _))) => Err(self.err(
+                format!("{field}.{key}"),
+                format!(
+                    "`{step}` opens or closes the transaction: it keeps no result, says \
+                     nothing of duplicates and always runs where it stands"
+                ),
+            )),
+            (Err(why), _) => Err(self.err(statement_field(field, list, 0), why)),
+        }
     }
 
     /// A statement's text within bounds, not blank.
@@ -238,10 +262,16 @@ impl Checker<'_> {
             .any(|f| crate::store::CLOCK_FUNCTIONS.contains(&f.as_str()));
         // The statements that change the main database's schema, for the question after.
         let mut changes = Vec::new();
-        for o in origins {
+        let mut kept = super::flow::Kept::default();
+        for (at, o) in origins.iter().enumerate() {
             let def = protocol.sql_step(o.name);
             let on = &checkers[usize::from(def.db)];
-            let shapes = self.sql_statements(on, def, o, &keys, log)?;
+            let shapes = self.sql_statements(on, def, o, &keys, log, (at, &kept))?;
+            if let (Some(name), Some(last)) = (def.into, shapes.last()) {
+                self.kept_row_fits(o, def, last)?;
+                kept.keep(name, at, last.column_names.clone());
+            }
+            self.conditions_fit(o, def, at, &kept)?;
             reads_clock |= shapes.iter().any(StatementShape::may_read_clock);
             for (sql, shape) in def.statements.iter().zip(&shapes) {
                 if shape.seen.changes_schema && def.db == 0 {
@@ -421,6 +451,7 @@ impl Checker<'_> {
         origin: &SqlOrigin,
         keys: &std::collections::BTreeSet<String>,
         log: bool,
+        (at, kept): (usize, &super::flow::Kept),
     ) -> Result<Vec<StatementShape>, ScenarioError> {
         let mut shapes = Vec::new();
         for (j, s) in def.statements.iter().enumerate() {
@@ -428,6 +459,10 @@ impl Checker<'_> {
             let shape = self.prepared(checker, &field, s)?;
             for p in &shape.parameters {
                 let p = p.as_str();
+                if p.contains('.') {
+                    self.kept_parameter(&field, p, at, kept)?;
+                    continue;
+                }
                 if sql::LOG_PARAMETERS.contains(&p) && !log {
                     return Err(self.err(
                         &field,
@@ -536,16 +571,24 @@ impl Checker<'_> {
     }
 
     fn unknown_parameter(&self, field: &str, p: &str, known: &[&str]) -> ScenarioError {
+        let step = known.contains(&"delivery");
         self.err(
             field,
             format!(
-                "unknown parameter `:{p}`; the parameters are {} and the fields of every \
-                 payload in `workload.payloads`",
+                "unknown parameter `:{p}`; the parameters are {}{} the fields of every payload \
+                 in `workload.payloads`{}",
                 known
                     .iter()
                     .map(|k| format!(":{k}"))
                     .collect::<Vec<_>>()
-                    .join(", ")
+                    .join(", "),
+                if step { "," } else { " and" },
+                if step {
+                    ", and the columns of the results earlier steps keep (`:claim.count`, \
+                     after a step with `\"into\": \"claim\"`)"
+                } else {
+                    ""
+                }
             ),
         )
     }

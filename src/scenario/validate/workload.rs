@@ -67,6 +67,7 @@ impl Checker<'_> {
                     })
             }
         }?;
+        self.gotos_fit(&protocol, &origins)?;
         Ok((protocol, origins))
     }
 

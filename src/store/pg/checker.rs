@@ -167,15 +167,17 @@ impl PgChecker {
         // A parameter no event has cannot be bound: PostgreSQL would report the type it
         // cannot infer (`operator is not unique: - unknown`) where the caller says which
         // parameter is unknown, from the parameters of the shape.
+        // A named result's column (`:claim.count`) is prepared as NULL.
         let unknown = {
             let samples = self.samples.borrow();
-            parameters.iter().any(|p| !samples.contains_key(p))
+            (parameters.iter()).any(|p| !samples.contains_key(p) && !p.contains('.'))
         };
-        let columns = if unknown || !self.on_server {
-            1
+        let (columns, column_names) = if unknown || !self.on_server {
+            (1, Vec::new())
         } else {
             self.read_here()?;
-            self.columns(sql)?
+            let names = self.columns(sql)?;
+            (names.len(), names)
         };
         let writes = words.iter().any(|w| WRITING_WORDS.contains(&w.as_str()));
         let dml = ["insert", "update", "delete", "merge"].contains(&first.as_str());
@@ -183,6 +185,7 @@ impl PgChecker {
         Ok(StatementShape {
             parameters,
             columns,
+            column_names,
             readonly: !writes,
             seen: Seen {
                 writes_rows: dml,
@@ -192,15 +195,16 @@ impl PgChecker {
         })
     }
 
-    /// How many columns `sql` returns, as PostgreSQL prepares it with each parameter
-    /// written as the run writes it: a sample of its value (the first event's, the
-    /// delivery's), so that PostgreSQL infers the types it will infer in a run.
-    fn columns(&self, sql: &str) -> Result<usize, String> {
+    /// The names of the columns `sql` returns, as PostgreSQL prepares it with each
+    /// parameter written as the run writes it: a sample of its value (the first event's,
+    /// the delivery's), so that PostgreSQL infers the types it will infer in a run.
+    fn columns(&self, sql: &str) -> Result<Vec<String>, String> {
         let samples = self.samples.borrow();
         let text = lexer::bind(sql, &|name| {
             Some(match samples.get(name) {
                 Some(SqlValue::Integer(i)) => Literal::Integer(*i),
                 Some(SqlValue::Text(s)) => Literal::Text(s.clone()),
+                None if name.contains('.') => Literal::Null,
                 None => Literal::Text(String::new()),
             })
         })?;
@@ -209,7 +213,9 @@ impl PgChecker {
             .worker
             .rt
             .block_on(async move { c.prepare(&text).await });
-        prepared.map(|s| s.columns().len()).map_err(|e| pg_says(&e))
+        prepared
+            .map(|s| s.columns().iter().map(|c| c.name().to_string()).collect())
+            .map_err(|e| pg_says(&e))
     }
 
     /// The values the statements' parameters are prepared with.

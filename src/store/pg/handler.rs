@@ -80,7 +80,7 @@ fn failed(kind: SqlErrorKind, message: String) -> Answer {
     Answer::Failed(SqlError { kind, message })
 }
 
-fn literal(v: Value) -> Literal {
+pub(super) fn literal(v: Value) -> Literal {
     match v {
         Value::Null => Literal::Null,
         Value::Integer(i) => Literal::Integer(i),
@@ -91,7 +91,7 @@ fn literal(v: Value) -> Literal {
 }
 
 /// A row's text values read by their columns' types (text when a type is not known).
-fn typed(row: Vec<Option<String>>, types: &[u32]) -> Vec<Value> {
+pub(super) fn typed(row: Vec<Option<String>>, types: &[u32]) -> Vec<Value> {
     row.into_iter()
         .enumerate()
         .map(|(i, v)| match (v, types.get(i).copied()) {

@@ -170,8 +170,8 @@ pub fn tokens(sql: &str) -> Vec<Token> {
             out.extend([Token::Punct(':'), Token::Punct(':')]);
             k += 2;
         } else if c == ':' && code_at(k + 1).is_some_and(|n| n.is_alphabetic() || n == '_') {
-            let (j, name) = run(k + 1);
-            out.push(Token::Parameter(name));
+            let j = parameter_end(&cs, k + 1);
+            out.push(Token::Parameter(cs[k + 1..j].iter().map(|x| x.1).collect()));
             k = j;
         } else if word_char(c) {
             let (j, word) = run(k);
@@ -185,6 +185,61 @@ pub fn tokens(sql: &str) -> Vec<Token> {
         }
     }
     out
+}
+
+/// The end of a parameter's name starting at `from` (after its `:`): a word, and a named
+/// result's column after a dot (`:claim.count`).
+fn parameter_end(cs: &[(usize, char, bool)], from: usize) -> usize {
+    let code_at = |k: usize| cs.get(k).filter(|x| x.2).map(|x| x.1);
+    let name_char = |n: char| n.is_alphanumeric() || n == '_';
+    let mut j = from;
+    while code_at(j).is_some_and(name_char) {
+        j += 1;
+    }
+    if code_at(j) == Some('.') && code_at(j + 1).is_some_and(|n| n.is_alphabetic() || n == '_') {
+        j += 1;
+        while code_at(j).is_some_and(name_char) {
+            j += 1;
+        }
+    }
+    j
+}
+
+/// `sql` as SQLite prepares it: a named result's column `:claim.count` written
+/// `:claim$count` (SQLite's parameter names may hold a `$`, not a `.`; payload fields and
+/// delivery parameters never hold one, so the name reads back unambiguously).
+pub fn sqlite_text(sql: &str) -> std::borrow::Cow<'_, str> {
+    if !sql.contains(':') || !sql.contains('.') {
+        return std::borrow::Cow::Borrowed(sql);
+    }
+    let cs = code_chars(sql);
+    let code_at = |k: usize| cs.get(k).filter(|x| x.2).map(|x| x.1);
+    let mut out: Vec<char> = Vec::with_capacity(cs.len());
+    let mut k = 0;
+    while k < cs.len() {
+        if code_at(k) == Some(':') && code_at(k + 1) == Some(':') {
+            out.extend([':', ':']);
+            k += 2;
+        } else if code_at(k) == Some(':')
+            && code_at(k + 1).is_some_and(|n| n.is_alphabetic() || n == '_')
+        {
+            let j = parameter_end(&cs, k + 1);
+            out.extend(cs[k..j].iter().map(|x| if x.1 == '.' { '$' } else { x.1 }));
+            k = j;
+        } else {
+            out.push(cs[k].1);
+            k += 1;
+        }
+    }
+    std::borrow::Cow::Owned(out.into_iter().collect())
+}
+
+/// A parameter's name as SQLite reports it back (see [`sqlite_text`]): `claim.count`.
+pub fn from_sqlite_name(name: &str) -> std::borrow::Cow<'_, str> {
+    match name.contains('$') {
+        true => std::borrow::Cow::Owned(name.replacen('$', ".", 1)),
+        false => std::borrow::Cow::Borrowed(name),
+    }
 }
 
 /// The named parameters `sql` uses, in order of first use.
@@ -243,10 +298,7 @@ pub fn bind(sql: &str, value: &dyn Fn(&str) -> Option<Literal>) -> Result<String
         } else if code_at(k) == Some(':')
             && code_at(k + 1).is_some_and(|n| n.is_alphabetic() || n == '_')
         {
-            let mut j = k + 1;
-            while code_at(j).is_some_and(|n| n.is_alphanumeric() || n == '_') {
-                j += 1;
-            }
+            let j = parameter_end(&cs, k + 1);
             let name: String = cs[k + 1..j].iter().map(|x| x.1).collect();
             let v = value(&name).ok_or_else(|| format!("parameter :{name} is not bound"))?;
             out.push_str(&v.sql());
@@ -287,6 +339,22 @@ mod tests {
             parameters("SELECT a[1:2], x::text FROM t /* :y */"),
             Vec::<String>::new()
         );
+    }
+
+    #[test]
+    fn a_named_result_s_column_is_one_parameter_on_both_engines() {
+        let sql = "UPDATE t SET n = :claim.count + 1 WHERE id = :event_id AND s = ':a.b' -- :c.d";
+        assert_eq!(parameters(sql), ["claim.count", "event_id"]);
+        assert_eq!(
+            sqlite_text(sql),
+            "UPDATE t SET n = :claim$count + 1 WHERE id = :event_id AND s = ':a.b' -- :c.d"
+        );
+        assert_eq!(from_sqlite_name("claim$count"), "claim.count");
+        assert_eq!(parameters("SELECT :t.x::int, :u."), ["t.x", "u"]);
+        let bound = bind("SELECT :claim.count", &|n| {
+            (n == "claim.count").then_some(Literal::Null)
+        });
+        assert_eq!(bound.unwrap(), "SELECT NULL");
     }
 
     #[test]

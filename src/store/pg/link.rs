@@ -31,7 +31,9 @@ pub trait Link {
     /// waits for its answer (a held connection is alone on its database: nothing can
     /// block it). A failure of the process is an answer with an empty SQLSTATE, and the
     /// link keeps it for its owner to report.
-    fn run(&mut self, sql: &str, skip: usize) -> Answer;
+    /// With `typed`, the statement whose columns' types the answer carries (prepared
+    /// first on the same connection, as [`super::session::RunDb::execute_typed`] does).
+    fn run(&mut self, sql: &str, skip: usize, typed: Option<&str>) -> Answer;
     /// Kills the process (SIGKILL): its socket closes, and PostgreSQL rolls back what the
     /// backend had open when it reads the end of it.
     fn kill(&mut self);
@@ -53,7 +55,7 @@ impl Held {
         let client = rt.block_on(session::connect(&rt, &to.target, &to.dbname, &options))?;
         let held = Held { rt, client };
         let pid = held
-            .run("SELECT pg_catalog.pg_backend_pid()", 0)
+            .run("SELECT pg_catalog.pg_backend_pid()", 0, None)
             .map_err(|e| e.message)?;
         let pid = (pid.rows.first().and_then(|r| r.first().cloned().flatten()))
             .and_then(|p| p.parse().ok())
@@ -62,7 +64,20 @@ impl Held {
     }
 
     /// Runs `sql` as [`Link::run`] says, waiting for the answer.
-    pub fn run(&self, sql: &str, skip: usize) -> Answer {
-        self.rt.block_on(session::simple(&self.client, sql, skip))
+    pub fn run(&self, sql: &str, skip: usize, typed: Option<&str>) -> Answer {
+        self.rt.block_on(async {
+            let types = match typed {
+                Some(statement) => match self.client.prepare(statement).await {
+                    Ok(s) => s.columns().iter().map(|c| c.type_().oid()).collect(),
+                    Err(_) => Vec::new(),
+                },
+                None => Vec::new(),
+            };
+            let mut answer = session::simple(&self.client, sql, skip).await;
+            if let Ok(ran) = &mut answer {
+                ran.types = types;
+            }
+            answer
+        })
     }
 }

@@ -58,6 +58,9 @@ pub struct Ran {
     /// The type (oid) of each column of `rows`, when asked for ([`RunDb::execute_typed`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub types: Vec<u32>,
+    /// The names of the columns of `rows` (empty with no row).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub names: Vec<String>,
 }
 
 /// An error PostgreSQL answered.
@@ -326,6 +329,9 @@ fn answer(r: Result<Vec<SimpleQueryMessage>, tokio_postgres::Error>, skip: usize
             }
             SimpleQueryMessage::CommandComplete(_) => completed += 1,
             SimpleQueryMessage::Row(row) if completed >= skip => {
+                if ran.rows.is_empty() {
+                    ran.names = row.columns().iter().map(|c| c.name().to_string()).collect();
+                }
                 ran.rows.push(
                     (0..row.len())
                         .map(|i| row.get(i).map(str::to_string))
@@ -545,7 +551,7 @@ impl RunDb {
 
     /// Runs `sql` on actor `i`'s linked connection, which the link's process opens first
     /// if it holds none (at first use, or after a crash).
-    fn execute_linked(&mut self, i: usize, sql: &str, skip: usize) -> Answer {
+    fn execute_linked(&mut self, i: usize, sql: &str, skip: usize, typed: Option<&str>) -> Answer {
         if !self.sessions[i].held {
             let s = &mut self.sessions[i];
             let rng = super::det::rng_seed(self.seed, i as u64, s.incarnation);
@@ -566,7 +572,10 @@ impl RunDb {
         }
         count(|c| c.statements += 1);
         let s = &mut self.sessions[i];
-        s.link.as_mut().expect("a linked session").run(sql, skip)
+        s.link
+            .as_mut()
+            .expect("a linked session")
+            .run(sql, skip, typed)
     }
 
     /// Sends `sql` on actor `i`'s connection (the tool's own statements first, `skip` of
@@ -642,7 +651,7 @@ impl RunDb {
         typed: Option<String>,
     ) -> Exec {
         if self.sessions[i].link.is_some() {
-            return Exec::Answered(self.execute_linked(i, sql, skip));
+            return Exec::Answered(self.execute_linked(i, sql, skip, typed.as_deref()));
         }
         if self.sessions[i].doomed && self.sessions[i].pending.is_none() {
             return Exec::Answered(self.doomed_answer(i, key));

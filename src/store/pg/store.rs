@@ -12,7 +12,7 @@ use super::session::{use_schema, DbError, Exec, RunDb, RUN_SCHEMA};
 use crate::model::handler::{Answer, Value as HandlerValue};
 use crate::model::Account;
 use crate::model::{
-    CommittedState, DbOutcome, DuplicateIf, InvariantResult, SqlBinding, SqlEvent, SqlStep,
+    CommittedState, DbOutcome, DuplicateIf, InvariantResult, SqlBinding, SqlEvent, SqlRan, SqlStep,
     SqlValue, Tick,
 };
 use crate::store::{
@@ -382,38 +382,48 @@ impl ConsumerDb for PgStore {
         step: &SqlStep,
         b: &SqlBinding<'_>,
         done: u8,
-    ) -> Result<DbOutcome, String> {
+    ) -> Result<SqlRan, String> {
         self.now = b.now;
         let began = self.open[usize::from(step.db)].unwrap_or(b.now);
         let session = self.session(step.db);
+        let last = step.statements.len() - 1;
         for (i, sql) in step.statements.iter().enumerate().skip(usize::from(done)) {
-            let bound = lexer::bind(sql, &|name| b.get(name).map(literal))?;
+            let bound = lexer::bind(sql, &|name| b.value(name).map(super::handler::literal))?;
             let text = format!("{}{bound}", clock(b.now, began));
             let key = format!("{}#{i}", step.name);
-            let answer = match self.run.borrow_mut().execute(session, &key, &text, 1) {
-                Exec::Blocked => return Ok(DbOutcome::Blocked { done: i as u8 }),
+            let keep = step.into.is_some() && i == last;
+            let mut run = self.run.borrow_mut();
+            let exec = match keep {
+                true => run.execute_typed(session, &key, &text, &bound),
+                false => run.execute(session, &key, &text, 1),
+            };
+            drop(run);
+            let answer = match exec {
+                Exec::Blocked => return Ok(DbOutcome::Blocked { done: i as u8 }.into()),
                 Exec::Answered(answer) => answer,
             };
-            match answer {
+            let ran = match answer {
                 Err(e)
                     if step.duplicate_if == Some(DuplicateIf::UniqueViolation)
                         && e.is_unique_violation() =>
                 {
-                    return Ok(DbOutcome::Duplicate)
+                    return Ok(DbOutcome::Duplicate.into())
                 }
                 Err(e) => return Err(message(&e)),
-                Ok(ran) => match step.duplicate_if {
-                    Some(DuplicateIf::Row) if !ran.rows.is_empty() => {
-                        return Ok(DbOutcome::RowFound)
-                    }
-                    Some(DuplicateIf::NoChange) if ran.changed == 0 => {
-                        return Ok(DbOutcome::NoChange)
-                    }
-                    _ => {}
-                },
+                Ok(ran) => ran,
+            };
+            match step.duplicate_if {
+                Some(DuplicateIf::Row) if !ran.rows.is_empty() => {
+                    return Ok(DbOutcome::RowFound.into())
+                }
+                Some(DuplicateIf::NoChange) if ran.changed == 0 => {
+                    return Ok(DbOutcome::NoChange.into())
+                }
+                _ if keep => return Ok(kept(ran)),
+                _ => {}
             }
         }
-        Ok(DbOutcome::Ran)
+        Ok(DbOutcome::Ran.into())
     }
 
     fn execute_handler_sql(
@@ -529,5 +539,18 @@ impl ConsumerDb for PgStore {
 
     fn local_mut(&mut self) -> Option<&mut Store> {
         None
+    }
+}
+
+/// The answer of a step's last statement with `into`: its first row, typed, by column.
+fn kept(ran: super::session::Ran) -> SqlRan {
+    let types = ran.types;
+    let row = ran.rows.into_iter().next().map(|r| {
+        let values = super::handler::typed(r, &types);
+        ran.names.into_iter().zip(values).collect()
+    });
+    SqlRan {
+        outcome: DbOutcome::Ran,
+        row,
     }
 }

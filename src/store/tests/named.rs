@@ -30,6 +30,7 @@ fn step(name: &'static str, sql: &str, db: u8) -> SqlStep {
         statements: vec![sql.into()],
         duplicate_if: None,
         db,
+        ..SqlStep::default()
     }
 }
 
@@ -45,8 +46,11 @@ fn run_as(s: &mut Store, step: &SqlStep, event_id: &str, consumer: usize) -> DbO
         delivery: 1,
         consumer,
         log: None,
+        named: None,
     };
-    s.execute_sql(step, &b, 0).expect("the statement runs")
+    s.execute_sql(step, &b, 0)
+        .expect("the statement runs")
+        .outcome
 }
 
 fn run(s: &mut Store, step: &SqlStep) {
