@@ -107,16 +107,28 @@ const EXAMPLES: &[(&str, &str)] = &[
         r#"{"protocol": {"name": "mine", "description": "told", "steps": ["receive", "begin", "insert_inbox", "apply_effect", "commit", "ack"]}}"#,
     ),
     (
+        "protocol.steps[].into",
+        r#"{"protocol": {"name": "flow", "steps": ["receive", "begin", {"name": "look", "sql": "SELECT count(*) AS n FROM done WHERE id = :event_id", "into": "prior"}, {"name": "apply", "sql": "INSERT INTO done SELECT :event_id WHERE coalesce(:prior.n, 0) = 0"}, "commit", "ack"]}, "store": {"schema": ["CREATE TABLE done (id TEXT)"]}, "check": {"effects_per_event": "SELECT count(*) FROM done WHERE id = :event_id"}, "workload": {"republish": [0]}}"#,
+    ),
+    (
+        "protocol.steps[].when",
+        r#"{"protocol": {"name": "flow", "steps": ["receive", "begin", {"name": "look", "sql": "SELECT count(*) AS n FROM done WHERE id = :event_id", "into": "prior"}, {"name": "apply", "sql": "INSERT INTO done VALUES (:event_id)", "when": "prior.n = 0"}, "commit", "ack"]}, "store": {"schema": ["CREATE TABLE done (id TEXT)"]}, "check": {"effects_per_event": "SELECT count(*) FROM done WHERE id = :event_id"}, "workload": {"republish": [0]}}"#,
+    ),
+    (
+        "protocol.steps[].duplicate_if.when",
+        r#"{"protocol": {"name": "flow", "steps": ["receive", "begin", {"name": "look", "sql": "SELECT count(*) AS n FROM done WHERE id = :event_id", "into": "prior", "duplicate_if": {"when": "prior.n > 0"}}, {"name": "apply", "sql": "INSERT INTO done VALUES (:event_id)"}, "commit", "ack"]}, "store": {"schema": ["CREATE TABLE done (id TEXT)"]}, "check": {"effects_per_event": "SELECT count(*) FROM done WHERE id = :event_id"}, "workload": {"republish": [0]}}"#,
+    ),
+    (
+        "protocol.steps[].goto",
+        r#"{"protocol": {"name": "flow", "steps": ["receive", "begin", {"name": "apply", "sql": "INSERT INTO done VALUES (:event_id)"}, "commit", {"name": "look", "sql": "SELECT count(*) AS n FROM done WHERE id = :event_id", "into": "prior"}, {"name": "again", "sql": "SELECT 1", "when": "prior.n < 2", "goto": "begin"}, "ack"]}, "store": {"schema": ["CREATE TABLE done (id TEXT)"]}, "check": {"effects_per_event": "SELECT count(*) FROM done WHERE id = :event_id"}, "workload": {"republish": [0]}}"#,
+    ),
+    (
         "protocol.steps[].name",
         r#"{"protocol": {"name": "sql", "steps": ["receive", "begin", {"name": "claim", "sql": "INSERT INTO seen VALUES (:event_id)", "duplicate_if": "unique_violation"}, {"name": "apply", "sql": "INSERT INTO done VALUES (:event_id)"}, "commit", "ack"]}, "store": {"schema": ["CREATE TABLE seen (id TEXT PRIMARY KEY)", "CREATE TABLE done (id TEXT)", "CREATE TABLE cfg (n INTEGER)"]}, "check": {"effects_per_event": "SELECT count(*) FROM done WHERE id = :event_id"}}"#,
     ),
     (
         "protocol.steps[].sql",
         r#"{"protocol": {"name": "sql", "steps": ["receive", "begin", {"name": "claim", "sql": "INSERT INTO seen VALUES (:event_id)", "duplicate_if": "unique_violation"}, {"name": "apply", "sql": "INSERT INTO done VALUES (:event_id)"}, "commit", "ack"]}, "store": {"schema": ["CREATE TABLE seen (id TEXT PRIMARY KEY)", "CREATE TABLE done (id TEXT)", "CREATE TABLE cfg (n INTEGER)"]}, "check": {"effects_per_event": "SELECT count(*) FROM done WHERE id = :event_id"}}"#,
-    ),
-    (
-        "protocol.steps[].duplicate_if",
-        r#"{"protocol": {"name": "sql", "steps": ["receive", "begin", {"name": "claim", "sql": "INSERT INTO seen VALUES (:event_id)", "duplicate_if": "unique_violation"}, {"name": "apply", "sql": "INSERT INTO done VALUES (:event_id)"}, "commit", "ack"]}, "store": {"schema": ["CREATE TABLE seen (id TEXT PRIMARY KEY)", "CREATE TABLE done (id TEXT)", "CREATE TABLE cfg (n INTEGER)"]}, "check": {"effects_per_event": "SELECT count(*) FROM done WHERE id = :event_id"}, "workload": {"republish": [0]}, "broker": {"max_deliveries": 2}}"#,
     ),
     (
         "store.schema",
@@ -530,6 +542,22 @@ fn load(v: &Value) -> Result<Scenario, delivery_sim::scenario::ScenarioError> {
 /// Baselines for fields that cannot be left out (a custom protocol needs a name and steps):
 /// the same scenario with another value.
 const BASELINES: &[(&str, &str)] = &[
+    (
+        "protocol.steps[].into",
+        r#"{"protocol": {"name": "flow", "steps": ["receive", "begin", {"name": "look", "sql": "SELECT count(*) AS n FROM done WHERE id = :event_id"}, {"name": "apply", "sql": "INSERT INTO done SELECT :event_id WHERE 0 = 0"}, "commit", "ack"]}, "store": {"schema": ["CREATE TABLE done (id TEXT)"]}, "check": {"effects_per_event": "SELECT count(*) FROM done WHERE id = :event_id"}, "workload": {"republish": [0]}}"#,
+    ),
+    (
+        "protocol.steps[].when",
+        r#"{"protocol": {"name": "flow", "steps": ["receive", "begin", {"name": "look", "sql": "SELECT count(*) AS n FROM done WHERE id = :event_id", "into": "prior"}, {"name": "apply", "sql": "INSERT INTO done VALUES (:event_id)"}, "commit", "ack"]}, "store": {"schema": ["CREATE TABLE done (id TEXT)"]}, "check": {"effects_per_event": "SELECT count(*) FROM done WHERE id = :event_id"}, "workload": {"republish": [0]}}"#,
+    ),
+    (
+        "protocol.steps[].duplicate_if.when",
+        r#"{"protocol": {"name": "flow", "steps": ["receive", "begin", {"name": "look", "sql": "SELECT count(*) AS n FROM done WHERE id = :event_id", "into": "prior"}, {"name": "apply", "sql": "INSERT INTO done VALUES (:event_id)"}, "commit", "ack"]}, "store": {"schema": ["CREATE TABLE done (id TEXT)"]}, "check": {"effects_per_event": "SELECT count(*) FROM done WHERE id = :event_id"}, "workload": {"republish": [0]}}"#,
+    ),
+    (
+        "protocol.steps[].goto",
+        r#"{"protocol": {"name": "flow", "steps": ["receive", "begin", {"name": "apply", "sql": "INSERT INTO done VALUES (:event_id)"}, "commit", {"name": "look", "sql": "SELECT count(*) AS n FROM done WHERE id = :event_id", "into": "prior"}, {"name": "again", "sql": "SELECT 1", "when": "prior.n < 2"}, "ack"]}, "store": {"schema": ["CREATE TABLE done (id TEXT)"]}, "check": {"effects_per_event": "SELECT count(*) FROM done WHERE id = :event_id"}, "workload": {"republish": [0]}}"#,
+    ),
     (
         "protocol.on_error.steps[].sql",
         r#"{"protocol": {"name": "sql", "steps": ["receive", {"name": "claim", "sql": "INSERT INTO seen VALUES (:event_id)", "duplicate_if": "unique_violation"}, "begin", {"name": "apply", "sql": "INSERT INTO done VALUES (:event_id)"}, "commit", "ack"], "on_error": {"steps": [{"name": "unclaim", "sql": "DELETE FROM cfg"}]}}, "store": {"schema": ["CREATE TABLE seen (id TEXT PRIMARY KEY)", "CREATE TABLE done (id TEXT)", "CREATE TABLE cfg (n INTEGER)"]}, "check": {"effects_per_event": "SELECT count(*) FROM done WHERE id = :event_id"}, "faults": {"fail": [{"at": "apply", "event": 0, "times": 1}]}}"#,

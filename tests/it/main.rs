@@ -14,6 +14,7 @@ mod diagram;
 mod explain;
 mod fields;
 mod flags;
+mod flow;
 mod golden;
 mod handler;
 mod handler_postgres;
