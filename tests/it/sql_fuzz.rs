@@ -3,7 +3,8 @@
 //! control, unbounded or failing at run time), with or without payloads, crashes, several
 //! consumers and a named database (`store.databases`) the steps and transactions may run on,
 //! an error policy (retries, compensating steps, what ends a failed delivery) and a step told
-//! to fail for it to handle. Each one either is refused with a field, or runs without panicking,
+//! to fail for it to handle, and branches and values (a result kept with `into`, a step's
+//! `when`, `duplicate_if: {"when"}`, a kept column bound, a `goto` back). Each one either is refused with a field, or runs without panicking,
 //! twice to the same trace hash; and on the small ones the pruned exploration finds every
 //! outcome the brute-force one (no pruning) finds, at depth 2.
 //!
@@ -92,6 +93,35 @@ const INVARIANTS: [&str; 5] = [
     "WITH c AS (SELECT count(*) AS n FROM done) SELECT n >= 0 FROM c",
 ];
 
+/// Conditions a step's `when` or `duplicate_if: {"when"}` may test (issue 35): over the
+/// result `got` (kept by a step with `into`), some that cannot load.
+const CONDITIONS: [&str; 7] = [
+    "got.n = 0",
+    "got.n > 0",
+    "got.top is null",
+    "not got.n = 1 or got.top >= 2",
+    "got.n < 2",
+    "got.nope = 1",
+    "got.n = = 1",
+];
+
+/// What a drawn SQL step does besides its statements: keep `got`, run only when, tell a
+/// duplicate from a value, bind a kept column.
+fn flow(mut step: Value, kind: u8, condition: &str) -> Value {
+    match kind {
+        0 => {
+            step["sql"] =
+                json!("SELECT count(*) AS n, max(n) AS top FROM done WHERE id = :event_id");
+            step["into"] = json!("got");
+            step.as_object_mut().unwrap().remove("duplicate_if");
+        }
+        1 => step["when"] = json!(condition),
+        2 => step["duplicate_if"] = json!({"when": condition}),
+        _ => step["sql"] = json!("INSERT INTO done SELECT :event_id, coalesce(:got.n, 0) + 1"),
+    }
+    step
+}
+
 const NAMES: [&str; 7] = [
     "claim",
     "apply",
@@ -117,8 +147,9 @@ fn sql_step() -> impl Strategy<Value = Value> {
         prop::option::weighted(0.4, prop::sample::select(vec!["unique_violation", "row", "no_change"])),
         prop::bool::weighted(0.8),
         database(),
+        prop::option::weighted(0.25, (0..4u8, prop::sample::select(CONDITIONS.to_vec()))),
     )
-        .prop_map(|(name, mut sql, dup, single, db)| {
+        .prop_map(|(name, mut sql, dup, single, db, branch)| {
             if single {
                 sql.truncate(1);
             }
@@ -132,7 +163,10 @@ fn sql_step() -> impl Strategy<Value = Value> {
             if let Some(db) = db {
                 step["db"] = json!(db);
             }
-            step
+            match branch {
+                Some((kind, condition)) => flow(step, kind, condition),
+                None => step,
+            }
         })
 }
 
@@ -175,9 +209,16 @@ fn steps() -> impl Strategy<Value = Vec<Value>> {
     (
         prop::collection::vec(block(), 1..4),
         prop::option::of(0..4usize),
+        prop::option::weighted(0.25, (0..12usize, 0..12usize, any::<bool>())),
+        prop::bool::weighted(0.4),
     )
-        .prop_map(|(blocks, ack)| {
+        .prop_map(|(blocks, ack, jump, load)| {
             let mut all = vec![json!("receive")];
+            if load {
+                // A result kept first, which later steps' conditions and bindings read.
+                all.push(json!({"name": "load", "into": "got",
+                    "sql": "SELECT count(*) AS n, max(n) AS top FROM done WHERE id = :event_id"}));
+            }
             for (i, b) in blocks.into_iter().enumerate() {
                 if ack == Some(i) {
                     all.push(json!("ack"));
@@ -196,8 +237,30 @@ fn steps() -> impl Strategy<Value = Vec<Value>> {
             if ack.is_some_and(|a| a >= all.len()) || ack == Some(3) {
                 all.push(json!("ack"));
             }
+            if let Some((from, to, bounded)) = jump {
+                go_back(&mut all, from, to, bounded);
+            }
             all
         })
+}
+
+/// A `goto` on the SQL step at `from` (modulo the steps) back to the step at `to` (which
+/// may come later, or be one a delivery runs once: refused), with a `when` that ends the
+/// loop or none (then the pass bound does).
+fn go_back(all: &mut [Value], from: usize, to: usize, bounded: bool) {
+    let from = from % all.len();
+    let target = &all[to % all.len()];
+    let target = target
+        .get("name")
+        .unwrap_or(target)
+        .as_str()
+        .map(str::to_string);
+    if let (Some(step), Some(target)) = (all[from].as_object_mut(), target) {
+        step.insert("goto".into(), json!(target));
+        if bounded {
+            step.insert("when".into(), json!("got.n < 2"));
+        }
+    }
 }
 
 /// An error policy (issue 35): by name, or with retries, compensating steps (SQL steps,
@@ -364,6 +427,7 @@ fn generated_sql_scenarios_load_or_are_refused_run_deterministically_and_prune_s
     let explored = std::cell::Cell::new(0u32);
     let two_databases = std::cell::Cell::new(0u32);
     let with_policy = std::cell::Cell::new(0u32);
+    let with_flow = std::cell::Cell::new(0u32);
     TestRunner::new(config)
         .run(&scenario(), |spec| {
             let text = spec.to_string();
@@ -385,6 +449,9 @@ fn generated_sql_scenarios_load_or_are_refused_run_deterministically_and_prune_s
                 }
                 if !s.protocol.on_error.is_default() {
                     with_policy.set(with_policy.get() + 1);
+                }
+                if s.protocol.sql.iter().any(|d| d.has_flow()) {
+                    with_flow.set(with_flow.get() + 1);
                 }
                 let (a, b) = (run(&s), run(&s));
                 assert_eq!(a.trace.hash_hex(), b.trace.hash_hex(), "not deterministic");
@@ -418,12 +485,17 @@ fn generated_sql_scenarios_load_or_are_refused_run_deterministically_and_prune_s
     );
     assert!(two_databases.get() > 0, "none with a named database loaded");
     eprintln!(
-        "POLICY {} LOADED {} EXPLORED {}",
+        "POLICY {} FLOW {} LOADED {} EXPLORED {}",
         with_policy.get(),
+        with_flow.get(),
         loaded.get(),
         explored.get()
     );
     assert!(with_policy.get() > 0, "none with an error policy loaded");
+    assert!(
+        with_flow.get() > 0,
+        "none with branches or named results loaded"
+    );
 }
 
 /// How many generated scenarios go through every command of the binary and the server: 6
