@@ -356,8 +356,10 @@ fn explore_claim(
 /// to another). The claim is the scenario's `expect.guarantee`, exactly-once when it has
 /// none, judged per event by `check.effects_per_event` with progress included, and for a
 /// handler that sends an external effect ([`Handler::sends_external_effect`]) at the email
-/// boundary too (one per event whose effect committed). Returns the weakest guarantee the
-/// runs showed, or the first run that breaks the claim, shrunk.
+/// boundary too (one per event whose effect committed). The framework around the handler
+/// follows the scenario's error policy (`protocol.on_error`: redeliver, ack, dead-letter,
+/// retry), as a team's framework would. Returns the weakest guarantee the runs showed, or
+/// the first run that breaks the claim, shrunk.
 ///
 /// [`Handler::sends_external_effect`]: crate::handler::Handler::sends_external_effect
 ///
@@ -384,8 +386,16 @@ pub fn check_handler<H: crate::handler::Handler>(
         "a Rust handler runs on the main database only: `store.databases` is for protocols \
          written as SQL steps (their `db`)"
     );
+    let policy = &scenario.protocol.on_error;
+    assert!(
+        policy.steps.is_empty(),
+        "a Rust handler compensates in its own code: its error policy (the scenario's \
+         `protocol.on_error`) may retry and say what ends the delivery, not add SQL steps"
+    );
     let mut s = scenario.clone();
     s.protocol = crate::Protocol::handler(scenario.protocol.name.clone(), make);
+    // The framework around the handler follows the scenario's error policy.
+    s.protocol.on_error = policy.clone();
     let claimed = scenario
         .expect
         .as_ref()

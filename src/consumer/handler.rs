@@ -8,11 +8,11 @@
 //! and no ack, rejects the delivery so that the broker redelivers it. A crash drops the
 //! handler and the delivery; the restarted process builds a new handler.
 
-use super::{Action, Command, Phase, StepResult};
+use super::{Action, Command, Failure, Phase, StepResult};
 use crate::model::handler::{
     Answer, Call, Context, Handler, HandlerFactory, SqlError, SqlErrorKind,
 };
-use crate::model::{DbOutcome, Delivery, HalfDone, SqlEvent, Step};
+use crate::model::{DbOutcome, Delivery, ErrorPolicy, GiveUp, HalfDone, LogPlace, SqlEvent, Step};
 use std::rc::Rc;
 
 /// What a handler's `commit` answers when PostgreSQL rolled back an aborted transaction at
@@ -35,6 +35,12 @@ pub(super) struct HandlerConsumer {
     reply: Option<Answer>,
     /// The error the handler just returned, for the executor's trace.
     pub(super) returned: Option<(Delivery, String)>,
+    /// Where the record being received sits on a log, handed over by the executor with the
+    /// delivery.
+    pub(super) log: Option<LogPlace>,
+    /// What the framework does when the handler returns an error (configuration; no
+    /// compensating steps: the handler's own code compensates).
+    pub(super) policy: ErrorPolicy,
 }
 
 struct Work {
@@ -45,6 +51,15 @@ struct Work {
     next: Next,
     in_transaction: bool,
     acked: bool,
+    /// On a log broker, where the delivery's record sits.
+    log: Option<LogPlace>,
+    /// Which attempt at the delivery this is in this process (the error policy's retries).
+    round: u8,
+    /// The steps the calls of the earlier attempts were, so that a retry's crash points
+    /// number on (`after:claim#2`).
+    earlier: Vec<Step>,
+    /// The handler's failure the error policy is handling: the step of its last call.
+    failure: Option<Failure>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -55,6 +70,10 @@ enum Next {
         failed: bool,
     },
     Nack,
+    /// The error policy runs the handler again on the same delivery.
+    Retry,
+    /// The error policy ends the delivery with an ack or a dead letter.
+    GiveUp(Step),
 }
 
 impl Clone for HandlerConsumer {
@@ -72,10 +91,16 @@ impl Clone for HandlerConsumer {
                 next: w.next.clone(),
                 in_transaction: w.in_transaction,
                 acked: w.acked,
+                log: w.log,
+                round: w.round,
+                earlier: w.earlier.clone(),
+                failure: w.failure,
             }),
             half_done: self.half_done,
             reply: self.reply.clone(),
             returned: self.returned.clone(),
+            log: self.log,
+            policy: self.policy.clone(),
         }
     }
 }
@@ -102,7 +127,14 @@ impl HandlerConsumer {
             half_done: HalfDone::default(),
             reply: None,
             returned: None,
+            log: None,
+            policy: ErrorPolicy::default(),
         }
+    }
+
+    /// Which attempt at the delivery in hand this is (1 without one).
+    pub(super) fn attempt(&self) -> u8 {
+        self.work.as_ref().map_or(1, |w| w.round)
     }
 
     pub(super) fn delivery(&self) -> Option<Delivery> {
@@ -139,17 +171,23 @@ impl HandlerConsumer {
         };
         let (action, nth) = match &w.next {
             Next::Call(call) => match call.step() {
-                Some(step) => (Action::Step(step), occurrence_of(&w.record, step)),
+                Some(step) => (Action::Step(step), occurrence_of(w, step)),
                 None => (Action::Rollback, 1),
             },
             Next::Rollback { .. } => (Action::Rollback, 1),
             Next::Nack => (Action::Nack, 1),
+            Next::Retry => (Action::Retry, 1),
+            Next::GiveUp(step) => (Action::Step(*step), occurrence_of(w, *step)),
+        };
+        let failure = match w.next {
+            Next::Call(_) => None,
+            _ => w.failure,
         };
         Some(Command {
             action,
             delivery: Some(w.delivery),
             nth,
-            failure: None,
+            failure,
         })
     }
 
@@ -165,6 +203,10 @@ impl HandlerConsumer {
                         next: Next::Nack, // Replaced by the first run just below.
                         in_transaction: false,
                         acked: false,
+                        log: self.log.take(),
+                        round: 1,
+                        earlier: Vec::new(),
+                        failure: None,
                     });
                     self.run_handler();
                 }
@@ -185,10 +227,29 @@ impl HandlerConsumer {
             (Next::Rollback { failed }, StepResult::Db(DbOutcome::RolledBack)) => {
                 w.in_transaction = false;
                 if *failed && !w.acked {
-                    w.next = Next::Nack;
+                    w.next = after_failure(&self.policy, w);
                 } else {
                     self.stop();
                 }
+                return;
+            }
+            (Next::Retry, StepResult::Done) => {
+                w.earlier
+                    .extend(w.record.drain(..).filter_map(|(c, _)| c.step()));
+                w.round += 1;
+                w.failure = None;
+                w.at_start = self.live.clone_handler();
+                self.run_handler();
+                return;
+            }
+            (Next::GiveUp(_), StepResult::Acked(_)) => {
+                self.stop();
+                return;
+            }
+            // The broker's side failed (a fault on the ack or the dead letter): no error
+            // handler sees that; the delivery is rejected for redelivery.
+            (Next::GiveUp(_), StepResult::Failed) => {
+                w.next = Next::Nack;
                 return;
             }
             (Next::Call(_), StepResult::Failed) => failed(
@@ -255,7 +316,7 @@ impl HandlerConsumer {
         let w = self.work.as_mut().expect("working");
         let event = &self.events[w.delivery.event];
         let mut handler = w.at_start.clone_handler();
-        let mut ctx = Context::new(event, w.delivery.attempt, self.id, &w.record);
+        let mut ctx = Context::new(event, w.delivery.attempt, self.id, w.log, &w.record);
         let result = handler.handle(&mut ctx);
         let (wanted, diverged) = ctx.into_parts();
         if let Some((recorded, asked)) = diverged {
@@ -276,11 +337,12 @@ impl HandlerConsumer {
         let failed = result.is_err();
         if let Err(e) = result {
             self.returned = Some((w.delivery, e.to_string()));
+            w.failure = Some(last_call(w));
         }
         if w.in_transaction {
             w.next = Next::Rollback { failed };
         } else if failed && !w.acked {
-            w.next = Next::Nack;
+            w.next = after_failure(&self.policy, w);
         } else {
             self.stop();
         }
@@ -309,13 +371,35 @@ fn failed(kind: SqlErrorKind, message: &str) -> Answer {
     })
 }
 
-/// Which occurrence of `step` in this delivery the next call is (1 for the first).
-fn occurrence_of(record: &[(Call, Answer)], step: Step) -> u8 {
-    let before = record
-        .iter()
-        .filter(|(c, _)| c.step() == Some(step))
-        .count();
+/// Which occurrence of `step` in this delivery the next call is (1 for the first): the
+/// calls of earlier attempts count.
+fn occurrence_of(w: &Work, step: Step) -> u8 {
+    let now = (w.record.iter()).filter(|(c, _)| c.step() == Some(step));
+    let before = w.earlier.iter().filter(|s| **s == step).count() + now.count();
     u8::try_from(before + 1).unwrap_or(u8::MAX)
+}
+
+/// The step a failed handler failed at: its last call's (the one whose error it
+/// returned, as a rule), or `receive` when it made none.
+fn last_call(w: &Work) -> Failure {
+    let step = (w.record.iter().rev())
+        .find_map(|(c, _)| c.step())
+        .unwrap_or(Step::Receive);
+    let nth = occurrence_of(w, step).saturating_sub(1).max(1);
+    Failure { step, nth }
+}
+
+/// What the framework does after the handler's error (its transaction rolled back): run
+/// it again while the policy's attempts last, then reject, ack or dead-letter.
+fn after_failure(policy: &ErrorPolicy, w: &Work) -> Next {
+    if u16::from(w.round) < policy.attempts() && w.round < u8::MAX {
+        return Next::Retry;
+    }
+    match policy.then {
+        GiveUp::Redeliver => Next::Nack,
+        GiveUp::Ack => Next::GiveUp(Step::Ack),
+        GiveUp::DeadLetter => Next::GiveUp(Step::DeadLetter),
+    }
 }
 
 #[cfg(test)]

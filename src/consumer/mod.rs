@@ -239,7 +239,9 @@ impl Consumer {
         events: Rc<Vec<SqlEvent>>,
         id: usize,
     ) -> Consumer {
-        self.handler = Some(Box::new(HandlerConsumer::new(factory, events, id)));
+        let mut handler = HandlerConsumer::new(factory, events, id);
+        handler.policy = self.protocol.on_error.clone();
+        self.handler = Some(Box::new(handler));
         self
     }
 
@@ -257,6 +259,14 @@ impl Consumer {
     /// The error a handler returned since the last call, with its delivery, once.
     pub fn take_returned_error(&mut self) -> Option<(Delivery, String)> {
         self.handler.as_mut()?.returned.take()
+    }
+
+    /// Where the record about to be received sits on a log, for a handler's context
+    /// (`ctx.offset()`); handed over with the delivery, ignored by a consumer of steps.
+    pub fn set_log_place(&mut self, place: Option<crate::model::LogPlace>) {
+        if let Some(h) = self.handler.as_mut() {
+            h.log = place;
+        }
     }
 
     /// The answer to the handler's pending SQL call, given with the outcome `Ran`.

@@ -28,6 +28,9 @@ impl Consumer {
     /// Which attempt at its protocol's steps the delivery in hand is at, in this process
     /// (1 without a delivery).
     pub fn attempt(&self) -> u8 {
+        if let Some(h) = &self.handler {
+            return h.attempt();
+        }
         self.work.map_or(1, |w| w.round)
     }
 

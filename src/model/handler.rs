@@ -320,6 +320,8 @@ pub struct Context<'a> {
     event: &'a SqlEvent,
     attempt: u32,
     consumer: usize,
+    /// On a log broker, where the delivery's record sits.
+    log: Option<super::LogPlace>,
     record: &'a [(Call, Answer)],
     /// How many recorded calls this run of the handler has made.
     replayed: usize,
@@ -334,12 +336,14 @@ impl<'a> Context<'a> {
         event: &'a SqlEvent,
         attempt: u32,
         consumer: usize,
+        log: Option<super::LogPlace>,
         record: &'a [(Call, Answer)],
     ) -> Context<'a> {
         Context {
             event,
             attempt,
             consumer,
+            log,
             record,
             replayed: 0,
             wanted: None,
@@ -369,6 +373,28 @@ impl<'a> Context<'a> {
     /// Which consumer process runs the handler (0-based).
     pub fn consumer(&self) -> usize {
         self.consumer
+    }
+
+    /// On a log broker (`broker.kind: log`), the record's offset in its partition, as a
+    /// Kafka consumer that stores its offsets keys its dedup by; `None` on a queue.
+    pub fn offset(&self) -> Option<u64> {
+        self.log.map(|l| l.offset)
+    }
+
+    /// On a log broker, the record's partition; `None` on a queue.
+    pub fn partition(&self) -> Option<u32> {
+        self.log.map(|l| l.partition)
+    }
+
+    /// On a log broker, the topic (a run has one, `events`); `None` on a queue.
+    pub fn topic(&self) -> Option<&'static str> {
+        self.log.map(|_| super::sql::LOG_TOPIC)
+    }
+
+    /// On a log broker, the consumer group (a run has one, `delivery-sim`); `None` on a
+    /// queue.
+    pub fn group(&self) -> Option<&'static str> {
+        self.log.map(|_| super::sql::LOG_GROUP)
     }
 
     pub fn begin(&mut self) -> Result<(), HandlerError> {

@@ -23,7 +23,11 @@ impl World<'_> {
         let delivery = match command.delivery {
             Some(d) => d,
             None => match self.receive(now, c) {
-                Some(d) => d,
+                Some(d) => {
+                    let place = self.broker.log_place(d.message);
+                    self.consumers[c].set_log_place(place);
+                    d
+                }
                 None => return,
             },
         };

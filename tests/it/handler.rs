@@ -555,3 +555,110 @@ pub(crate) fn one_event_copied(mut s: Scenario) -> Scenario {
     }];
     s
 }
+
+/// The inbox done right, in Rust: claim and payment in one transaction, ack after the
+/// commit; an error it does not handle goes to the framework's error policy.
+#[derive(Clone)]
+struct InboxPayment;
+
+impl Handler for InboxPayment {
+    fn handle(&mut self, ctx: &mut Context<'_>) -> Result<(), HandlerError> {
+        ctx.begin()?;
+        match ctx.execute("claim", "INSERT INTO inbox VALUES (:event_id, :now)", &[]) {
+            Err(HandlerError::Sql(e)) if e.is_unique_violation() => {
+                ctx.rollback()?;
+                return ctx.ack();
+            }
+            other => other.map(drop)?,
+        }
+        let pay = "INSERT INTO payment VALUES (:event_id, :account, :amount)";
+        ctx.execute("pay", pay, &[])?;
+        ctx.commit()?;
+        ctx.ack()
+    }
+}
+
+#[test]
+fn a_handler_s_framework_follows_the_scenario_s_error_policy() {
+    let text = include_str!("../../scenarios/policy-ack-on-exception-loses.json");
+    let s = Scenario::from_json(text, "policy").expect("valid");
+    // `on_error: ack`: the failed payment is rolled back and acked; the event is lost, and
+    // the report names the failure the policy gave up on, as for the SQL protocol.
+    let mut lossy = s.clone();
+    lossy.expect = None;
+    let c = check_handler(|| InboxPayment, &lossy, 1).expect_err("the event is lost");
+    assert_eq!(c.observed, Guarantee::AtMostOnce, "{c}");
+    assert_eq!(c.crash_arguments(), "", "no crash needed: {c}");
+    let r = delivery_sim::run(&c.replay_scenario);
+    let lost = &r.verdict.events[1];
+    assert_eq!(lost.gave_up.len(), 1, "{lost:?}");
+    assert_eq!(lost.gave_up[0].step.name(), "pay");
+    // Retrying once absorbs the one failure: exactly-once at every crash point, and the
+    // retry's calls number on (`pay#2`).
+    let mut retried = lossy.clone();
+    retried.protocol.on_error.retry = Some(delivery_sim::model::Retry {
+        times: 1,
+        backoff_ticks: 0,
+    });
+    assert_eq!(
+        check_handler(|| InboxPayment, &retried, 1),
+        Ok(Guarantee::ExactlyOnce)
+    );
+    let mut once = retried.clone();
+    once.protocol = Protocol::handler("inbox-payment", || InboxPayment);
+    once.protocol.on_error = retried.protocol.on_error.clone();
+    let trace = delivery_sim::report::text::trace_text(
+        delivery_sim::report::lang::Lang::En,
+        &delivery_sim::run(&once),
+    );
+    assert!(trace.contains("pay#2"), "{trace}");
+}
+
+/// Keys its dedup by the record's place on the log, as a Kafka consumer that stores its
+/// offsets does.
+#[derive(Clone)]
+struct OffsetKeyed;
+
+impl Handler for OffsetKeyed {
+    fn handle(&mut self, ctx: &mut Context<'_>) -> Result<(), HandlerError> {
+        let (Some(partition), Some(offset)) = (ctx.partition(), ctx.offset()) else {
+            return Err(HandlerError::Other("not on a log".into()));
+        };
+        assert_eq!(
+            (ctx.topic(), ctx.group()),
+            (Some("events"), Some("delivery-sim"))
+        );
+        let key = delivery_sim::handler::Value::Text(format!("{partition}-{offset}"));
+        ctx.begin()?;
+        let claim = "INSERT INTO processed_event VALUES (:key, 0)";
+        match ctx.execute("claim", claim, &[("key", key)]) {
+            Err(HandlerError::Sql(e)) if e.is_unique_violation() => {
+                ctx.rollback()?;
+                return ctx.ack();
+            }
+            other => other.map(drop)?,
+        }
+        let record = "INSERT INTO reservation VALUES (:event_id, :sku, :qty)";
+        ctx.execute("record", record, &[])?;
+        ctx.commit()?;
+        ctx.ack()
+    }
+}
+
+#[test]
+fn a_handler_reads_the_record_s_place_on_a_log() {
+    let mut s = scenario();
+    s.faults = Default::default();
+    // On a queue there is no offset: the handler says so, and nothing is processed.
+    let r = delivery_sim::run(&{
+        let mut q = s.clone();
+        q.protocol = Protocol::handler("offsets", || OffsetKeyed);
+        q
+    });
+    assert_ne!(r.verdict.guarantee, Guarantee::ExactlyOnce);
+    s.broker.log = Some(Default::default());
+    assert_eq!(
+        check_handler(|| OffsetKeyed, &s, 1),
+        Ok(Guarantee::ExactlyOnce)
+    );
+}
