@@ -74,6 +74,10 @@ pub enum CheckKind {
 pub struct JudgedScope {
     pub boundary: Scope,
     pub over: Coverage,
+    /// Where the effect the guarantee is of lives, when not in the main database: the
+    /// named database `check.effects_per_event` counts on (the headline names it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub effect_on: Option<&'static str>,
 }
 
 /// Why a search stopped before its end.
@@ -161,6 +165,7 @@ impl Judgement {
             scope: JudgedScope {
                 boundary: Scope::LedgerPerEvent,
                 over,
+                effect_on: None,
             },
             reasons,
         }
@@ -199,7 +204,14 @@ impl Judgement {
             })
             .collect();
         push_expectations(&mut reasons, expect_failures);
-        Judgement::new(v.guarantee, Coverage::Run, reasons)
+        Judgement::new(v.guarantee, Coverage::Run, reasons).on(v.effect_on())
+    }
+
+    /// The same verdict, of an effect that lives on database `effect_on` (`None`: the main
+    /// one).
+    pub fn on(mut self, effect_on: Option<&'static str>) -> Judgement {
+        self.scope.effect_on = effect_on;
+        self
     }
 
     /// Adds the caveat that `count` passing runs (or, for a run, stale transactions) held
@@ -247,7 +259,8 @@ impl Judgement {
         let over = Coverage::Checks {
             checks: checks.len() as u64,
         };
-        Judgement::new(guarantee, over, reasons)
+        let effect_on = checks.first().and_then(|(_, j)| j.scope.effect_on);
+        Judgement::new(guarantee, over, reasons).on(effect_on)
     }
 
     /// The same verdict, `count` unchecked items added (a bad scenario file of a folder).

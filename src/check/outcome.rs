@@ -23,6 +23,8 @@ pub struct Observed<'a> {
     pub stop: StopReason,
     /// Per event: its payload is invalid (`workload.invalid`); empty: none is.
     pub invalid: &'a [bool],
+    /// The named database a scenario's own effects are counted on (`None`: the main one).
+    pub effects_on: Option<&'static str>,
 }
 
 /// The verdict on a run: every event's outcome, the counts, conservation and the guarantee
@@ -30,7 +32,13 @@ pub struct Observed<'a> {
 pub fn check(o: &Observed<'_>) -> Verdict {
     let reports: Vec<EventReport> = o.events.iter().map(|e| event_report(o, e)).collect();
     let intents = intent_reports(o, &reports);
-    let boundaries = scopes(o, &reports, &intents);
+    let mut boundaries = scopes(o, &reports, &intents);
+    for b in boundaries
+        .iter_mut()
+        .filter(|b| b.boundary == Scope::LedgerPerEvent)
+    {
+        b.effect_on = o.effects_on;
+    }
     let count = |o: Outcome| reports.iter().filter(|r| r.outcome == o).count() as u64;
     let (duplicated, exactly_once, dead_lettered, rejected, pending, stuck, wrong_effects) = (
         count(Outcome::Duplicated),

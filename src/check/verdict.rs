@@ -207,6 +207,10 @@ pub const MAX_KEPT_REPORTS: usize = 8;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct ScopeVerdict {
     pub boundary: Scope,
+    /// For the effects per event of a scenario's own schema counted on one of its named
+    /// databases (`check.effects_per_event: {"db"}`): that database, where the effect lives.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub effect_on: Option<&'static str>,
     pub guarantee: Guarantee,
     pub once: u64,
     pub lost: u64,
@@ -231,6 +235,7 @@ impl ScopeVerdict {
         );
         ScopeVerdict {
             boundary,
+            effect_on: None,
             // An effect with no cause is an effect too many: it breaks "never more than
             // once" exactly as a duplicate does. A unit stuck, or whose own effect never
             // happened, breaks "finally once" as a loss does.
@@ -259,7 +264,11 @@ impl ScopeVerdict {
                 (self.wrong_effect, "wrong effect"),
             ],
         );
-        format!("{}: {} ({})", self.boundary.name(), self.guarantee, parts)
+        let scope = match self.effect_on {
+            Some(db) => format!("effects on `{db}` per event"),
+            None => self.boundary.name().to_string(),
+        };
+        format!("{scope}: {} ({})", self.guarantee, parts)
     }
 }
 
@@ -336,6 +345,13 @@ pub struct ScopeInputs<'a> {
 }
 
 impl Verdict {
+    /// The named database the effects per event were counted on, if not the main one.
+    pub fn effect_on(&self) -> Option<&'static str> {
+        (self.boundaries.iter())
+            .find(|b| b.boundary == Scope::LedgerPerEvent)
+            .and_then(|b| b.effect_on)
+    }
+
     /// The report of event `event`, if the verdict has it: every event's, unless it was
     /// slimmed. Reports are in event order.
     pub fn event(&self, event: EventIndex) -> Option<&EventReport> {

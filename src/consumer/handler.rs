@@ -233,25 +233,7 @@ impl HandlerConsumer {
                 }
                 return;
             }
-            (Next::Retry, StepResult::Done) => {
-                w.earlier
-                    .extend(w.record.drain(..).filter_map(|(c, _)| c.step()));
-                w.round += 1;
-                w.failure = None;
-                w.at_start = self.live.clone_handler();
-                self.run_handler();
-                return;
-            }
-            (Next::GiveUp(_), StepResult::Acked(_)) => {
-                self.stop();
-                return;
-            }
-            // The broker's side failed (a fault on the ack or the dead letter): no error
-            // handler sees that; the delivery is rejected for redelivery.
-            (Next::GiveUp(_), StepResult::Failed) => {
-                w.next = Next::Nack;
-                return;
-            }
+            (Next::Retry | Next::GiveUp(_), result) => return self.policy_answer(result),
             (Next::Call(_), StepResult::Failed) => failed(
                 SqlErrorKind::Injected,
                 "the scenario's fault plan made this step fail; nothing happened",
@@ -345,6 +327,27 @@ impl HandlerConsumer {
             w.next = after_failure(&self.policy, w);
         } else {
             self.stop();
+        }
+    }
+
+    /// The answer to the error policy's retry, or to the ack or dead letter that ends the
+    /// delivery.
+    fn policy_answer(&mut self, result: StepResult) {
+        let w = self.work.as_mut().expect("working");
+        match (&w.next, result) {
+            (Next::Retry, StepResult::Done) => {
+                w.earlier
+                    .extend(w.record.drain(..).filter_map(|(c, _)| c.step()));
+                w.round += 1;
+                w.failure = None;
+                w.at_start = self.live.clone_handler();
+                self.run_handler();
+            }
+            (Next::GiveUp(_), StepResult::Acked(_)) => self.stop(),
+            // The broker's side failed (a fault on the ack or the dead letter): no error
+            // handler sees that; the delivery is rejected for redelivery.
+            (Next::GiveUp(_), StepResult::Failed) => w.next = Next::Nack,
+            (next, result) => panic!("{next:?} answered with {result:?}"),
         }
     }
 

@@ -57,6 +57,9 @@ pub struct Summary {
     pub ledger_per_intent: Option<ScopeSummary>,
     pub email: Option<ScopeSummary>,
     pub output_topic: Option<ScopeSummary>,
+    /// The named database the effects per event were counted on (`None`: the main one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub effect_on: Option<&'static str>,
 }
 
 /// One guarantee boundary over a set of runs.
@@ -100,6 +103,7 @@ impl Summary {
             depth: self.depth,
         };
         Judgement::over_runs(self.guarantee, over, &broken, cutoff, expect_failures)
+            .on(self.effect_on)
     }
 
     /// The boundaries beyond the ledger per event, with their summaries.
@@ -175,6 +179,7 @@ pub(super) fn summarize(
         ledger_per_intent: scope_summary(runs, Scope::LedgerPerIntent),
         email: scope_summary(runs, Scope::Email),
         output_topic: scope_summary(runs, Scope::OutputTopic),
+        effect_on: runs.first().and_then(|r| r.result.verdict.effect_on()),
     }
 }
 

@@ -565,7 +565,11 @@ impl<'s> World<'s> {
         } else {
             (0..self.events.len()).map(|e| self.is_invalid(e)).collect()
         };
+        let effects_on = (self.scenario.store.custom.as_ref())
+            .filter(|c| c.effects_db != 0)
+            .and_then(|c| crate::model::sql::intern(c.db_name(c.effects_db)));
         check::check(&check::Observed {
+            effects_on,
             invalid: &invalid,
             scopes: check::ScopeInputs {
                 intents,

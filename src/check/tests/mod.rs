@@ -58,6 +58,7 @@ impl<'a> Case<'a> {
     fn check(&self) -> Verdict {
         let none_discarded = vec![0; self.events.len()];
         check(&Observed {
+            effects_on: None,
             scopes: self.scopes,
             events: self.events,
             accounts: &self.accounts,

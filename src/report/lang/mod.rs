@@ -296,6 +296,16 @@ impl Lang {
         }
     }
 
+    /// The boundary, naming the database the effect lives on when it is a named one:
+    /// `effects on `api` per event`.
+    pub fn scope_on(self, s: Scope, effect_on: Option<&str>) -> String {
+        match (self, effect_on) {
+            (_, None) => self.scope(s),
+            (Lang::En, Some(db)) => format!("effects on `{db}` per event"),
+            (Lang::Es, Some(db)) => format!("efectos en `{db}` por evento"),
+        }
+    }
+
     /// `ledger per event: at-least-once (2 once, 1 duplicated)`.
     pub fn describe_scope(self, b: &ScopeVerdict) -> String {
         match self {
@@ -315,7 +325,7 @@ impl Lang {
                 }
                 format!(
                     "{}: {} ({})",
-                    self.scope(b.boundary),
+                    self.scope_on(b.boundary, b.effect_on),
                     b.guarantee,
                     parts.join(", ")
                 )
