@@ -443,6 +443,14 @@ fn lex(source: &str) -> Result<Vec<Token>, String> {
                     ));
                 }
             }
+            ':' => {
+                return Err(format!(
+                    "a condition reads named results (`result.column`), not parameters (`:` at \
+                     {}): test a parameter in the step's SQL, or keep it in a result first \
+                     (`SELECT :amount AS amount` with `into`)",
+                    start + 1
+                ))
+            }
             other => return Err(format!("unexpected `{other}` at {}", start + 1)),
         }
     }
@@ -596,6 +604,7 @@ mod tests {
             ("claim.x is 1", "`is` is followed"),
             ("claim.x = 'open", "never closes"),
             ("claim.x ; drop", "unexpected `;`"),
+            ("claim.x < :amount", "not parameters"),
             ("claim. = 1", "names no column"),
             ("99999999999999999999 = claim.x", "does not fit"),
         ] {
