@@ -279,3 +279,20 @@ fn a_run_names_the_policy_that_dead_lettered_an_event() {
         (Step::ApplyEffect, 2, GiveUp::DeadLetter)
     );
 }
+
+#[test]
+fn explore_names_the_error_policy_that_lost_each_failing_run_s_event() {
+    let file = "scenarios/policy-ack-on-exception-loses.json";
+    let en = stdout(&bin(&["explore", file, "--depth", "1"]));
+    assert!(
+        en.contains(
+            "(no crash) → e1 lost (`pay` failed (e1 d1) and was acked anyway (on_error: ack))"
+        ),
+        "{en}"
+    );
+    let es = stdout(&bin(&["explore", file, "--depth", "1", "--lang", "es"]));
+    assert!(
+        es.contains("e1 perdido (`pay` falló (e1 d1) y se confirmó igualmente"),
+        "{es}"
+    );
+}

@@ -87,7 +87,14 @@ fn failing_runs(l: Lang, out: &mut String, scenario: &Scenario, x: &Exploration,
                 .events
                 .iter()
                 .filter(|e| e.outcome != Outcome::Once)
-                .map(|e| format!("e{} {}", e.event, outcome_word(l, e.outcome)))
+                .map(|e| {
+                    // What an error policy did to it, when that is what lost it.
+                    let policy = (e.gave_up.last())
+                        .filter(|g| g.then != crate::model::GiveUp::Redeliver)
+                        .map(|g| format!(" ({})", l.gave_up(g)))
+                        .unwrap_or_default();
+                    format!("e{} {}{policy}", e.event, outcome_word(l, e.outcome))
+                })
                 .chain(
                     r.result
                         .verdict
