@@ -27,6 +27,14 @@ pub enum FlowEvent {
     /// Step `step` (its `nth` occurrence) would jump back once more than its `passes`
     /// passes allow: the step fails.
     LoopLimit { step: Step, nth: u8, passes: u8 },
+    /// Step `step` (its `nth` occurrence) failed and its own error handler caught it:
+    /// rolling back first or not, the consumer goes on at `to`.
+    Caught {
+        step: Step,
+        nth: u8,
+        to: Step,
+        rollback: bool,
+    },
 }
 
 impl Consumer {
@@ -83,6 +91,54 @@ impl Consumer {
             self.work.as_mut().expect("working").next += 1;
             self.skip_to_redone_step();
         }
+    }
+
+    /// The failure of a protocol step with its own error handler (`on_error` on the
+    /// step): caught, the consumer rolls back or not and goes on at the later step the
+    /// handler names. Returns whether it caught `result`.
+    pub(super) fn catch(&mut self, command: super::Command, result: super::StepResult) -> bool {
+        use super::StepResult as R;
+        let Some(w) = self.work else { return false };
+        let (super::Action::Step(step @ Step::Sql(name)), Mode::Normal) = (command.action, w.mode)
+        else {
+            return false;
+        };
+        let failed = matches!(
+            result,
+            R::Failed
+                | R::Db(
+                    DbOutcome::StaleSnapshot
+                        | DbOutcome::SerializationFailure
+                        | DbOutcome::Deadlock
+                        | DbOutcome::CreditFailed
+                )
+        );
+        let Some(catch) = self.protocol.sql_step(name).catch.filter(|_| failed) else {
+            return false;
+        };
+        let position = self
+            .protocol
+            .steps
+            .iter()
+            .position(|s| s.name() == catch.continue_at);
+        let to_at = position.expect("a handler goes on at a step of the protocol (validated)");
+        let to = self.protocol.steps[to_at];
+        // A stale snapshot, a serialization failure or a deadlock leaves nothing to keep:
+        // the transaction must go whatever the handler says.
+        let rollback =
+            catch.rollback || !matches!(result, R::Failed | R::Db(DbOutcome::CreditFailed));
+        self.flow.push(FlowEvent::Caught {
+            step,
+            nth: command.nth,
+            to,
+            rollback,
+        });
+        let w = self.work.as_mut().expect("working");
+        match rollback && w.open_transactions > 0 {
+            true => w.mode = Mode::Caught { continue_at: to_at },
+            false => w.next = to_at,
+        }
+        true
     }
 
     /// After the protocol step at `ran_at` completed as usual: its `goto`, if it has one,

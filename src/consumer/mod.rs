@@ -110,6 +110,11 @@ enum Mode {
     },
     /// The commit timed out: look the event up before deciding.
     LookingUp,
+    /// A step's own error handler caught its failure: roll back, then go on at step
+    /// `continue_at` of the protocol.
+    Caught {
+        continue_at: usize,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -307,6 +312,7 @@ impl Consumer {
             Mode::PayloadMismatch { alerted: false } => (Action::RecordAlert, 1),
             Mode::PayloadMismatch { alerted: true } => (Action::Step(Step::Ack), 1),
             Mode::LookingUp => (Action::Lookup, 1),
+            Mode::Caught { .. } => unreachable!("rolled back, it goes on as usual"),
             Mode::Normal => unreachable!("normal work runs the protocol's next step"),
         }
     }
@@ -461,6 +467,26 @@ impl Consumer {
     }
 }
 
+impl Consumer {
+    /// The answers taken apart from the protocol's steps: the delivery `receive` brought,
+    /// the error policy's commands, a failure a step's own handler catches. Returns
+    /// whether `result` was one of them.
+    fn answered_apart(&mut self, command: Command, result: StepResult) -> bool {
+        if command.action == Action::Step(Step::Receive) {
+            self.received(result);
+            return true;
+        }
+        if self.policy_answer(command, result) {
+            return true;
+        }
+        if self.catch(command, result) {
+            self.after_step();
+            return true;
+        }
+        false
+    }
+}
+
 impl Host for Consumer {
     type Command = Command;
     type Answer = StepResult;
@@ -503,11 +529,7 @@ impl Host for Consumer {
         let command = self
             .poll_command()
             .expect("a result answers a command the consumer issued");
-        if command.action == Action::Step(Step::Receive) {
-            self.received(result);
-            return;
-        }
-        if self.policy_answer(command, result) {
+        if self.answered_apart(command, result) {
             return;
         }
         let ran_at = self.work.filter(|w| w.mode == Mode::Normal).map(|w| w.next);
@@ -521,9 +543,13 @@ impl Host for Consumer {
                 // it, so the delivery must be rejected and redelivered like any failure.
                 policy::fail(w, step, command.nth, compensation);
             }
-            // Every open transaction is rolled back, on every database.
+            // Every open transaction is rolled back, on every database; a caught failure
+            // then goes on where its handler says.
             (Action::Rollback, StepResult::Db(DbOutcome::RolledBack)) => {
                 w.open_transactions = 0;
+                if let Mode::Caught { continue_at } = w.mode {
+                    (w.mode, w.next) = (Mode::Normal, continue_at);
+                }
             }
             (Action::Nack, StepResult::Done) => {
                 self.stop();
@@ -656,6 +682,12 @@ fn database_step(w: &mut Work, step: Step, nth: u8, outcome: DbOutcome, compensa
     match outcome {
         DbOutcome::Begun => w.open_transactions += 1,
         DbOutcome::Committed => w.open_transactions -= 1,
+        // PostgreSQL answered the COMMIT of a transaction a caught error had aborted with
+        // ROLLBACK: nothing of it is committed, and the step fails (as a driver raises).
+        DbOutcome::RolledBack if step == Step::Commit => {
+            w.open_transactions -= 1;
+            policy::fail(w, step, nth, compensation);
+        }
         DbOutcome::CreditFailed => policy::fail(w, step, nth, compensation),
         DbOutcome::PayloadMismatch => w.mode = Mode::PayloadMismatch { alerted: false },
         o if o.is_duplicate() => w.mode = Mode::Duplicate,

@@ -32,7 +32,7 @@ pub use policy::{ErrorPolicy, GaveUpRecord, GiveUp, PolicyError, Retry};
 pub use protocol::{
     built_ins, BuiltIn, CommitTimeoutStrategy, Protocol, ProtocolError, Step, StepActor,
 };
-pub use sql::{DuplicateIf, LogPlace, SqlBinding, SqlEvent, SqlRan, SqlStep, SqlValue};
+pub use sql::{Catch, DuplicateIf, LogPlace, SqlBinding, SqlEvent, SqlRan, SqlStep, SqlValue};
 pub use trace::{Confirmation, Limit, Publication, TraceKind};
 pub use workload::{Account, Event, EventType};
 

@@ -382,24 +382,8 @@ fn lex(source: &str) -> Result<Vec<Token>, String> {
                 out.push(Token::Op(op));
             }
             '\'' => {
-                let mut text = String::new();
-                loop {
-                    match (cs.get(k), cs.get(k + 1)) {
-                        (Some('\''), Some('\'')) => {
-                            text.push('\'');
-                            k += 2;
-                        }
-                        (Some('\''), _) => break,
-                        (Some(ch), _) => {
-                            text.push(*ch);
-                            k += 1;
-                        }
-                        (None, _) => {
-                            return Err(format!("a text opened at {} never closes", start + 1))
-                        }
-                    }
-                }
-                k += 1;
+                let (text, end) = text_literal(&cs, k, start)?;
+                k = end;
                 out.push(Token::Text(text));
             }
             c if c.is_ascii_digit()
@@ -455,6 +439,26 @@ fn lex(source: &str) -> Result<Vec<Token>, String> {
         }
     }
     Ok(out)
+}
+
+/// The text literal whose opening quote is at `start`, read from `k` on: its text, and
+/// where the lexer goes on (a doubled quote stays inside).
+fn text_literal(cs: &[char], mut k: usize, start: usize) -> Result<(String, usize), String> {
+    let mut text = String::new();
+    loop {
+        match (cs.get(k), cs.get(k + 1)) {
+            (Some('\''), Some('\'')) => {
+                text.push('\'');
+                k += 2;
+            }
+            (Some('\''), _) => return Ok((text, k + 1)),
+            (Some(ch), _) => {
+                text.push(*ch);
+                k += 1;
+            }
+            (None, _) => return Err(format!("a text opened at {} never closes", start + 1)),
+        }
+    }
 }
 
 struct Parser {

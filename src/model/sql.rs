@@ -64,6 +64,18 @@ pub struct SqlStep {
     /// the next one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub goto: Option<&'static str>,
+    /// Its own error handler (a `try`/`catch` around it): when it fails, the consumer goes
+    /// on at a later step instead of following the protocol's error policy.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub catch: Option<Catch>,
+}
+
+/// A step's own error handler: roll back the open transactions or not, then go on at the
+/// later step `continue_at`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct Catch {
+    pub rollback: bool,
+    pub continue_at: &'static str,
 }
 
 /// What a SQL step came to: its outcome and, for a step with `into` whose statements all
@@ -89,6 +101,7 @@ impl SqlStep {
             || self.when.is_some()
             || self.duplicate_when.is_some()
             || self.goto.is_some()
+            || self.catch.is_some()
     }
 }
 

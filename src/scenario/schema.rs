@@ -353,6 +353,19 @@ pub struct RawSqlStep {
     pub when: Option<String>,
     /// After the step, go on at this earlier SQL step (a loop), not the next one.
     pub goto: Option<String>,
+    /// The step's own error handler: `{"continue_at": "<later step>", "rollback": true}`.
+    pub on_error: Option<RawCatch>,
+}
+
+/// A step's own error handler (a try/catch around it).
+#[serde_with::skip_serializing_none]
+#[derive(Debug, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawCatch {
+    /// The later step the consumer goes on at after the failure.
+    pub continue_at: String,
+    /// Roll back the open transactions first (the default), or go on in them.
+    pub rollback: Option<bool>,
 }
 
 /// `duplicate_if`: one of the database's answers by name, or a condition.

@@ -114,6 +114,7 @@ fn protocol(p: &Protocol, custom: Option<&CustomSchema>) -> RawProtocol {
             into: None,
             when: None,
             goto: None,
+            on_error: None,
         }),
         Step::Sql(name) => {
             let def = p.sql_step(name);
@@ -133,6 +134,10 @@ fn protocol(p: &Protocol, custom: Option<&CustomSchema>) -> RawProtocol {
                 into: def.into.map(str::to_string),
                 when: def.when.as_ref().map(ToString::to_string),
                 goto: def.goto.map(str::to_string),
+                on_error: def.catch.map(|c| RawCatch {
+                    continue_at: c.continue_at.to_string(),
+                    rollback: (!c.rollback).then_some(false),
+                }),
             })
         }
         other => RawStep::Named(other.name().to_string()),

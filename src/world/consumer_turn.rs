@@ -229,6 +229,17 @@ impl World<'_> {
                 FlowEvent::LoopLimit { step, nth, passes } => {
                     TraceKind::LoopLimit { step, nth, passes }
                 }
+                FlowEvent::Caught {
+                    step,
+                    nth,
+                    to,
+                    rollback,
+                } => TraceKind::Caught {
+                    step,
+                    nth,
+                    to,
+                    rollback,
+                },
             };
             self.record(now, Actor::Consumer(c), Some(d), kind);
         }

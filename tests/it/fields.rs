@@ -123,6 +123,14 @@ const EXAMPLES: &[(&str, &str)] = &[
         r#"{"protocol": {"name": "flow", "steps": ["receive", "begin", {"name": "apply", "sql": "INSERT INTO done VALUES (:event_id)"}, "commit", {"name": "look", "sql": "SELECT count(*) AS n FROM done WHERE id = :event_id", "into": "prior"}, {"name": "again", "sql": "SELECT 1", "when": "prior.n < 2", "goto": "begin"}, "ack"]}, "store": {"schema": ["CREATE TABLE done (id TEXT)"]}, "check": {"effects_per_event": "SELECT count(*) FROM done WHERE id = :event_id"}, "workload": {"republish": [0]}}"#,
     ),
     (
+        "protocol.steps[].on_error.continue_at",
+        r#"{"protocol": {"name": "catch", "steps": ["receive", "begin", {"name": "claim", "sql": "INSERT INTO inbox VALUES (:event_id)", "on_error": {"continue_at": "ack"}}, {"name": "pay", "sql": "INSERT INTO done VALUES (:event_id)"}, "commit", "ack"]}, "store": {"schema": ["CREATE TABLE inbox (id TEXT PRIMARY KEY)", "CREATE TABLE done (id TEXT)"]}, "check": {"effects_per_event": "SELECT count(*) FROM done WHERE id = :event_id"}, "workload": {"republish": [0]}, "broker": {"max_deliveries": 2}}"#,
+    ),
+    (
+        "protocol.steps[].on_error.rollback",
+        r#"{"protocol": {"name": "catch", "steps": ["receive", "begin", {"name": "claim", "sql": "INSERT INTO inbox VALUES (:event_id)", "on_error": {"continue_at": "pay", "rollback": false}}, {"name": "pay", "sql": "INSERT INTO done VALUES (:event_id)"}, "commit", "ack"]}, "store": {"schema": ["CREATE TABLE inbox (id TEXT PRIMARY KEY)", "CREATE TABLE done (id TEXT)"]}, "check": {"effects_per_event": "SELECT count(*) FROM done WHERE id = :event_id"}, "workload": {"republish": [0]}, "broker": {"max_deliveries": 2}}"#,
+    ),
+    (
         "protocol.steps[].name",
         r#"{"protocol": {"name": "sql", "steps": ["receive", "begin", {"name": "claim", "sql": "INSERT INTO seen VALUES (:event_id)", "duplicate_if": "unique_violation"}, {"name": "apply", "sql": "INSERT INTO done VALUES (:event_id)"}, "commit", "ack"]}, "store": {"schema": ["CREATE TABLE seen (id TEXT PRIMARY KEY)", "CREATE TABLE done (id TEXT)", "CREATE TABLE cfg (n INTEGER)"]}, "check": {"effects_per_event": "SELECT count(*) FROM done WHERE id = :event_id"}}"#,
     ),
@@ -542,6 +550,14 @@ fn load(v: &Value) -> Result<Scenario, delivery_sim::scenario::ScenarioError> {
 /// Baselines for fields that cannot be left out (a custom protocol needs a name and steps):
 /// the same scenario with another value.
 const BASELINES: &[(&str, &str)] = &[
+    (
+        "protocol.steps[].on_error.continue_at",
+        r#"{"protocol": {"name": "catch", "steps": ["receive", "begin", {"name": "claim", "sql": "INSERT INTO inbox VALUES (:event_id)"}, {"name": "pay", "sql": "INSERT INTO done VALUES (:event_id)"}, "commit", "ack"]}, "store": {"schema": ["CREATE TABLE inbox (id TEXT PRIMARY KEY)", "CREATE TABLE done (id TEXT)"]}, "check": {"effects_per_event": "SELECT count(*) FROM done WHERE id = :event_id"}, "workload": {"republish": [0]}, "broker": {"max_deliveries": 2}}"#,
+    ),
+    (
+        "protocol.steps[].on_error.rollback",
+        r#"{"protocol": {"name": "catch", "steps": ["receive", "begin", {"name": "claim", "sql": "INSERT INTO inbox VALUES (:event_id)", "on_error": {"continue_at": "ack"}}, {"name": "pay", "sql": "INSERT INTO done VALUES (:event_id)"}, "commit", "ack"]}, "store": {"schema": ["CREATE TABLE inbox (id TEXT PRIMARY KEY)", "CREATE TABLE done (id TEXT)"]}, "check": {"effects_per_event": "SELECT count(*) FROM done WHERE id = :event_id"}, "workload": {"republish": [0]}, "broker": {"max_deliveries": 2}}"#,
+    ),
     (
         "protocol.steps[].into",
         r#"{"protocol": {"name": "flow", "steps": ["receive", "begin", {"name": "look", "sql": "SELECT count(*) AS n FROM done WHERE id = :event_id"}, {"name": "apply", "sql": "INSERT INTO done SELECT :event_id WHERE 0 = 0"}, "commit", "ack"]}, "store": {"schema": ["CREATE TABLE done (id TEXT)"]}, "check": {"effects_per_event": "SELECT count(*) FROM done WHERE id = :event_id"}, "workload": {"republish": [0]}}"#,

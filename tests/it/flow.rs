@@ -166,3 +166,62 @@ fn without_the_loop_the_first_delivery_never_pays_and_the_verdict_says_so() {
     assert_eq!(v["guarantee"], "at-most-once", "{v}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+const CATCH: &str = "scenarios/sql-catch-duplicate-and-continue.json";
+
+/// The catch scenario with its claim's handler set to `on_error`.
+fn catching(on_error: Value) -> Value {
+    let mut s = spec(CATCH);
+    s.as_object_mut().unwrap().remove("expect");
+    s["protocol"]["steps"][2]["on_error"] = on_error;
+    s
+}
+
+#[test]
+fn a_step_s_own_handler_is_refused_where_it_cannot_go_on() {
+    for (on_error, says) in [
+        (json!({"continue_at": "begin"}), "does not come after"),
+        (json!({"continue_at": "nowhere"}), "not a step written once"),
+        (
+            json!({"continue_at": "pay"}),
+            "after the rollback no transaction is open",
+        ),
+        (
+            json!({"continue_at": "ack", "rollback": false}),
+            "without a rollback",
+        ),
+        (
+            json!({"continue_at": "ack", "retry": 2}),
+            "unknown field `retry`",
+        ),
+    ] {
+        let (field, message) = refused(&catching(on_error.clone()));
+        assert!(
+            field.starts_with("protocol.steps[2].on_error"),
+            "{on_error}: {field}"
+        );
+        assert!(message.contains(says), "{on_error}: {message}");
+    }
+}
+
+#[test]
+fn a_caught_duplicate_that_goes_on_pays_twice_and_one_that_acks_pays_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |name: &str, s: &Value| {
+        let file = write(dir.path(), name, &s.to_string());
+        json(&bin(&["run", &file, "--json"]))
+    };
+    let on = run(
+        "on.json",
+        &catching(json!({"continue_at": "pay", "rollback": false})),
+    );
+    assert_eq!(on["guarantee"], "at-least-once", "{on}");
+    let ack = run("ack.json", &catching(json!({"continue_at": "ack"})));
+    assert_eq!(ack["guarantee"], "exactly-once", "{ack}");
+    let o = bin(&["explain", CATCH]);
+    assert!(
+        stdout(&o).contains("claim's own error handler catches the failure for e0"),
+        "{}",
+        stdout(&o)
+    );
+}

@@ -339,6 +339,31 @@ pub(crate) mod server {
     }
 
     #[test]
+    fn a_caught_error_aborts_the_transaction_on_postgres_and_not_on_sqlite() {
+        let file = "scenarios/sql-catch-duplicate-and-continue.json";
+        let sqlite = json(&bin(&["run", file, "--json"]));
+        assert_eq!(sqlite["guarantee"], "at-least-once");
+        // PostgreSQL aborted the transaction at the failed claim: the payment after it fails
+        // (25P02), nothing is paid twice, and the copy is redelivered until dead-lettered.
+        let pg = json(&bin(&["run", file, "--engine", "postgres", "--json"]));
+        assert_eq!(pg["duplicated"], 0, "{pg}");
+        assert_eq!(pg["all_acked"], false, "{pg}");
+        let trace = stdout(&bin(&["run", file, "--engine", "postgres", "--trace"]));
+        assert!(trace.contains("SQLSTATE 25P02"), "{trace}");
+        // Going on straight to the commit: PostgreSQL answers it with ROLLBACK, which the
+        // consumer takes as the commit failing.
+        let text = std::fs::read_to_string(root().join(file)).unwrap();
+        let text = text.replace("\"continue_at\": \"pay\"", "\"continue_at\": \"commit\"");
+        let dir = tempfile::tempdir().unwrap();
+        let commit = write(dir.path(), "commit.json", &text);
+        let trace = stdout(&bin(&["run", &commit, "--engine", "postgres", "--trace"]));
+        assert!(
+            trace.contains("commit           e0 copy1 d1    ROLLBACK"),
+            "{trace}"
+        );
+    }
+
+    #[test]
     fn the_ladder_names_the_weakest_level_for_c4_and_every_level_for_its_keyed_variant() {
         let ladder = |file: &str| {
             let o = bin(&["explore", file, "--isolation-ladder", "--json"]);

@@ -67,26 +67,8 @@ impl TraceKind {
                 e.str(then.name());
                 encode_step(e, *step, *nth);
             }
-            Skipped { step, nth } => encode_step(e, *step, *nth),
-            Kept {
-                step,
-                nth,
-                into,
-                row,
-            } => {
-                encode_step(e, *step, *nth);
-                e.str(into);
-                e.flag(row.is_some());
-                e.str(row.as_deref().unwrap_or(""));
-            }
-            Jumped { from, to, pass } => {
-                e.str(from.name());
-                e.str(to.name());
-                e.u64(u64::from(*pass));
-            }
-            LoopLimit { step, nth, passes } => {
-                encode_step(e, *step, *nth);
-                e.u64(u64::from(*passes));
+            Skipped { .. } | Caught { .. } | Kept { .. } | Jumped { .. } | LoopLimit { .. } => {
+                self.encode_flow(e)
             }
             Busy { step } => e.str(step.name()),
             CommitTimeout {
@@ -130,6 +112,45 @@ impl TraceKind {
                 e.flag(*rebalance);
             }
             _ => self.encode_upstream(e),
+        }
+    }
+
+    /// The fields of a consumer's own decisions (branches, loops, caught failures).
+    fn encode_flow(&self, e: &mut impl Encoder) {
+        use TraceKind::*;
+        match self {
+            Skipped { step, nth } => encode_step(e, *step, *nth),
+            Caught {
+                step,
+                nth,
+                to,
+                rollback,
+            } => {
+                encode_step(e, *step, *nth);
+                e.str(to.name());
+                e.flag(*rollback);
+            }
+            Kept {
+                step,
+                nth,
+                into,
+                row,
+            } => {
+                encode_step(e, *step, *nth);
+                e.str(into);
+                e.flag(row.is_some());
+                e.str(row.as_deref().unwrap_or(""));
+            }
+            Jumped { from, to, pass } => {
+                e.str(from.name());
+                e.str(to.name());
+                e.u64(u64::from(*pass));
+            }
+            LoopLimit { step, nth, passes } => {
+                encode_step(e, *step, *nth);
+                e.u64(u64::from(*passes));
+            }
+            _ => unreachable!("not a flow entry"),
         }
     }
 
@@ -217,6 +238,7 @@ impl TraceKind {
             | GaveUp { .. }
             | Skipped { .. }
             | Kept { .. }
+            | Caught { .. }
             | Jumped { .. }
             | LoopLimit { .. }
             | Busy { .. }

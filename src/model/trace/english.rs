@@ -51,6 +51,13 @@ impl fmt::Display for TraceKind {
             HandlerFailed { error } => write!(f, "returned an error: {error}"),
             Retrying { .. } | DeadLetterSent { .. } | GaveUp { .. } => self.fmt_policy(f),
             Skipped { .. } => f.write_str("skipped: its `when` does not hold"),
+            Caught { to, rollback, .. } => match rollback {
+                true => write!(f, "failure caught: rolls back, goes on at `{to}`"),
+                false => write!(
+                    f,
+                    "failure caught: goes on at `{to}` in the same transaction"
+                ),
+            },
             Kept { into, row, .. } => match row {
                 Some(row) => write!(f, "keeps `{into}`: {row}"),
                 None => write!(f, "keeps `{into}`: no row (every column NULL)"),

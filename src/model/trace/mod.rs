@@ -207,6 +207,14 @@ pub enum TraceKind {
     /// Step `step` (its `nth` occurrence) would have jumped back past the `passes` a
     /// delivery may make: the step fails.
     LoopLimit { step: Step, nth: u8, passes: u8 },
+    /// Step `step` (its `nth` occurrence) failed and its own error handler caught it: the
+    /// consumer rolled back (`rollback`) or not, and goes on at the later step `to`.
+    Caught {
+        step: Step,
+        nth: u8,
+        to: Step,
+        rollback: bool,
+    },
 }
 
 /// What a publication was.
@@ -268,6 +276,7 @@ impl TraceKind {
             | TraceKind::SqlFailed { nth, .. }
             | TraceKind::Skipped { nth, .. }
             | TraceKind::Kept { nth, .. }
+            | TraceKind::Caught { nth, .. }
             | TraceKind::LoopLimit { nth, .. }
             | TraceKind::CommitTimeout { nth, .. } => *nth,
             _ => 1,
@@ -284,6 +293,7 @@ impl TraceKind {
             | SqlFailed { step, .. }
             | Skipped { step, .. }
             | Kept { step, .. }
+            | Caught { step, .. }
             | LoopLimit { step, .. }
             | Busy { step }
             | MarkedSent { step, .. } => step.name(),
@@ -367,6 +377,7 @@ impl TraceKind {
             GaveUp { .. } => "gave_up",
             Skipped { .. } => "skipped",
             Kept { .. } => "kept",
+            Caught { .. } => "caught",
             Jumped { .. } => "jumped",
             LoopLimit { .. } => "loop_limit",
             InvalidPayload => "invalid_payload",

@@ -33,6 +33,18 @@ pub(crate) fn samples() -> Vec<TraceKind> {
             step: Step::Sql(crate::model::sql::intern("create").expect("room")),
             nth: 2,
         },
+        Caught {
+            step: Step::Sql(crate::model::sql::intern("load").expect("room")),
+            nth: 1,
+            to: Step::Ack,
+            rollback: true,
+        },
+        Caught {
+            step: Step::Sql(crate::model::sql::intern("load").expect("room")),
+            nth: 2,
+            to: Step::Commit,
+            rollback: false,
+        },
         Kept {
             step: Step::Sql(crate::model::sql::intern("load").expect("room")),
             nth: 1,
@@ -342,9 +354,10 @@ fn variant(kind: &TraceKind) -> usize {
         Jumped { .. } => 54,
         LoopLimit { .. } => 55,
         Kept { .. } => 56,
+        Caught { .. } => 57,
     }
 }
-const VARIANTS: usize = 57;
+const VARIANTS: usize = 58;
 
 struct Bytes(Vec<u8>);
 

@@ -375,6 +375,7 @@ pub(super) fn consumer_rows(kind: &TraceKind, c: Lane, busy: bool, l: Lang) -> V
         (
             name,
             TraceKind::Kept { .. }
+            | TraceKind::Caught { .. }
             | TraceKind::Skipped { .. }
             | TraceKind::Jumped { .. }
             | TraceKind::LoopLimit { .. },
@@ -438,6 +439,13 @@ fn flow_rows(name: &'static str, kind: &TraceKind, c: Lane, l: Lang) -> Vec<Draf
         TraceKind::Skipped { .. } => vec![note(c, c, name)
             .style(Style::Refused)
             .says(w(": skipped (when)", ": se salta (when)"))],
+        TraceKind::Caught { to, .. } => vec![note(c, c, name)
+            .style(Style::Refused)
+            .says(match l {
+                Lang::En => format!(": caught, on to {to}"),
+                Lang::Es => format!(": capturado, sigue en {to}"),
+            })
+            .remarkable()],
         TraceKind::Jumped { to, pass, .. } => vec![note(c, c, "goto")
             .says(match l {
                 Lang::En => format!(" {to}, pass {pass}"),

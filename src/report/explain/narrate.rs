@@ -131,6 +131,7 @@ impl Narrator<'_> {
                 l.policy_gave_up(&who, &ev, &step, then)
             }
             TraceKind::Kept { .. }
+            | TraceKind::Caught { .. }
             | TraceKind::Skipped { .. }
             | TraceKind::Jumped { .. }
             | TraceKind::LoopLimit { .. } => self.flow(&who, &ev, &entry.kind),
@@ -162,6 +163,12 @@ impl Narrator<'_> {
             TraceKind::Jumped { from, to, pass } => {
                 l.flow_jumped(who, ev, (from.name(), to.name()), pass)
             }
+            TraceKind::Caught {
+                step,
+                nth,
+                to,
+                rollback,
+            } => l.flow_caught(who, ev, (&name(step, nth), to.name()), rollback),
             TraceKind::LoopLimit { step, nth, passes } => {
                 l.flow_loop_limit(who, ev, &name(step, nth), passes)
             }

@@ -56,6 +56,37 @@ impl Lang {
         }
     }
 
+    /// `step` failed and its own handler caught it: rolled back or not, on to `to`.
+    pub fn flow_caught(
+        self,
+        who: &str,
+        ev: &str,
+        (step, to): (&str, &str),
+        rollback: bool,
+    ) -> String {
+        match (self, rollback) {
+            (Lang::En, true) => format!(
+                "{step}'s own error handler catches the failure for {ev}: {who} rolls back what \
+                 it holds open and goes on at {to}, as a try/catch around the call would."
+            ),
+            (Lang::En, false) => format!(
+                "{step}'s own error handler catches the failure for {ev}: {who} goes on at {to} \
+                 in the same transaction. On PostgreSQL that transaction is aborted: every \
+                 statement fails until it ends, and its COMMIT rolls it back."
+            ),
+            (Lang::Es, true) => format!(
+                "El manejador de errores propio de {step} captura el fallo de {ev}: {who} \
+                 revierte lo que tiene abierto y sigue en {to}, como un try/catch alrededor de \
+                 la llamada."
+            ),
+            (Lang::Es, false) => format!(
+                "El manejador de errores propio de {step} captura el fallo de {ev}: {who} sigue \
+                 en {to} en la misma transacción. En PostgreSQL esa transacción está abortada: \
+                 toda sentencia falla hasta que termina, y su COMMIT la revierte."
+            ),
+        }
+    }
+
     /// `step` would have gone back once more than the `passes` a delivery may make.
     pub fn flow_loop_limit(self, who: &str, ev: &str, step: &str, passes: u8) -> String {
         match self {

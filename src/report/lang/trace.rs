@@ -133,6 +133,10 @@ fn es_outcome(kind: &TraceKind) -> String {
         HandlerFailed { error } => format!("devuelve un error: {error}"),
         Retrying { .. } | DeadLetterSent { .. } | GaveUp { .. } => es_policy(kind),
         Skipped { .. } => "se salta: su `when` no se cumple".into(),
+        Caught { to, rollback, .. } => match rollback {
+            true => format!("fallo capturado: revierte y sigue en `{to}`"),
+            false => format!("fallo capturado: sigue en `{to}` en la misma transacción"),
+        },
         Kept { into, row, .. } => match row {
             Some(row) => format!("guarda `{into}`: {row}"),
             None => format!("guarda `{into}`: ninguna fila (toda columna NULL)"),

@@ -73,6 +73,12 @@ impl Checker<'_> {
         if let Some(RawDuplicateIf::When(w)) = &raw.duplicate_if {
             def.duplicate_when = Some(condition("duplicate_if.when", &w.when)?);
         }
+        if let Some(c) = &raw.on_error {
+            def.catch = Some(crate::model::Catch {
+                rollback: c.rollback.unwrap_or(true),
+                continue_at: name("on_error.continue_at", &c.continue_at)?,
+            });
+        }
         Ok(def)
     }
 
@@ -212,6 +218,71 @@ impl Checker<'_> {
                 .filter(|(_, s)| **s == from)
             {
                 self.loop_fits(protocol, &field, (to_at, at), target)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Every step's own error handler goes on at a later step written once, where the
+    /// transactions are as the handler leaves them: none open after a rollback, the same
+    /// as after the step without one.
+    pub(super) fn catches_fit(
+        &self,
+        protocol: &Protocol,
+        origins: &[SqlOrigin],
+    ) -> Result<(), ScenarioError> {
+        for o in origins {
+            let Some(catch) = protocol.sql_step(o.name).catch else {
+                continue;
+            };
+            let field = format!("{}.on_error.continue_at", o.step);
+            let target = catch.continue_at;
+            let targets: Vec<usize> = (protocol.steps.iter().enumerate())
+                .filter(|(_, s)| s.name() == target)
+                .map(|(i, _)| i)
+                .collect();
+            let &[to_at] = targets.as_slice() else {
+                return Err(self.err(
+                    field,
+                    format!(
+                        "`{target}` is not a step written once in the protocol's steps; the \
+                         handler goes on at a later step, named"
+                    ),
+                ));
+            };
+            let from = Step::Sql(o.name);
+            for (at, _) in protocol
+                .steps
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| **s == from)
+            {
+                if to_at <= at {
+                    return Err(self.err(
+                        &field,
+                        format!(
+                            "`{target}` does not come after the step; a handler goes on \
+                             forward (`goto` goes back)"
+                        ),
+                    ));
+                }
+                let after = match catch.rollback {
+                    true => Vec::new(),
+                    false => open_before(protocol, at + 1),
+                };
+                if open_before(protocol, to_at) != after {
+                    let why = match catch.rollback {
+                        true => {
+                            "after the rollback no transaction is open, and at that step \
+                                 one is (its commit would close a transaction never begun)"
+                        }
+                        false => {
+                            "without a rollback the transaction stays open, and at that \
+                                  step it is not (or another one is)"
+                        }
+                    };
+                    return Err(self.err(&field, format!("`{target}`: {why}")));
+                }
             }
         }
         Ok(())

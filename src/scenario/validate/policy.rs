@@ -86,6 +86,7 @@ impl Checker<'_> {
                         into: None,
                         when: None,
                         goto: None,
+                        on_error: None,
                     };
                     let raw = &raw;
                     let db = self.step_db(&field, raw, databases)?;

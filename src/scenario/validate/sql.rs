@@ -158,6 +158,7 @@ impl Checker<'_> {
             ("into", raw.into.is_some()),
             ("when", raw.when.is_some()),
             ("goto", raw.goto.is_some()),
+            ("on_error", raw.on_error.is_some()),
         ];
         match (step, flow.iter().find(|(_, set)| *set)) {
             (Ok(step), None) => Ok(step),

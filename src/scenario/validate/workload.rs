@@ -68,6 +68,7 @@ impl Checker<'_> {
             }
         }?;
         self.gotos_fit(&protocol, &origins)?;
+        self.catches_fit(&protocol, &origins)?;
         Ok((protocol, origins))
     }
 

@@ -403,13 +403,19 @@ impl ConsumerDb for PgStore {
                 Exec::Answered(answer) => answer,
             };
             let ran = match answer {
-                Err(e)
+                Err(e) => {
+                    // An error in a transaction aborts it: if a step's handler catches the
+                    // error, the transaction's COMMIT rolls it back.
+                    if step.db == 0 && self.open[0].is_some() {
+                        self.aborted = true;
+                    }
                     if step.duplicate_if == Some(DuplicateIf::UniqueViolation)
-                        && e.is_unique_violation() =>
-                {
-                    return Ok(DbOutcome::Duplicate.into())
+                        && e.is_unique_violation()
+                    {
+                        return Ok(DbOutcome::Duplicate.into());
+                    }
+                    return Err(message(&e));
                 }
-                Err(e) => return Err(message(&e)),
                 Ok(ran) => ran,
             };
             match step.duplicate_if {
