@@ -3,39 +3,12 @@
 //! it back to an earlier step, and the bound on such loops.
 //!
 //! All of it is decided from the consumer's own state, with no I/O. What it decided is
-//! kept as [`FlowEvent`]s until the executor takes them for the trace.
+//! kept as trace entries ([`TraceKind::Kept`], `Skipped`, `Jumped`, `LoopLimit`,
+//! `Caught`) until the executor records them.
 
 use super::{policy, Consumer, Mode};
 use crate::model::named::Row;
-use crate::model::{DbOutcome, Step};
-
-/// Something the consumer decided on its own, for the trace.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum FlowEvent {
-    /// Step `step` (its `nth` occurrence) kept its row as `into` (its columns as people
-    /// read them; `None`: no row).
-    Kept {
-        step: Step,
-        nth: u8,
-        into: &'static str,
-        row: Option<String>,
-    },
-    /// Step `step` (its `nth` occurrence) did not run: its `when` did not hold.
-    Skipped { step: Step, nth: u8 },
-    /// After step `from`, the protocol goes on at the earlier step `to`, in pass `pass`.
-    Jumped { from: Step, to: Step, pass: u8 },
-    /// Step `step` (its `nth` occurrence) would jump back once more than its `passes`
-    /// passes allow: the step fails.
-    LoopLimit { step: Step, nth: u8, passes: u8 },
-    /// Step `step` (its `nth` occurrence) failed and its own error handler caught it:
-    /// rolling back first or not, the consumer goes on at `to`.
-    Caught {
-        step: Step,
-        nth: u8,
-        to: Step,
-        rollback: bool,
-    },
-}
+use crate::model::{DbOutcome, Step, TraceKind};
 
 impl Consumer {
     /// What SQL step `step` ran into (its outcome was `Ran`): its last statement's first
@@ -45,7 +18,7 @@ impl Consumer {
         let def = self.protocol.sql_step(step);
         if let Some(into) = def.into {
             let nth = self.work.map_or(1, |w| self.nth(w));
-            self.flow.push(FlowEvent::Kept {
+            self.flow.push(TraceKind::Kept {
                 step: Step::Sql(step),
                 nth,
                 into,
@@ -65,7 +38,7 @@ impl Consumer {
     }
 
     /// What the consumer decided on its own since the last call.
-    pub fn take_flow(&mut self) -> Vec<FlowEvent> {
+    pub fn take_flow(&mut self) -> Vec<TraceKind> {
         std::mem::take(&mut self.flow)
     }
 
@@ -84,7 +57,7 @@ impl Consumer {
                 _ => return,
             }
             let nth = self.nth_at(w.next, w.pass);
-            self.flow.push(FlowEvent::Skipped {
+            self.flow.push(TraceKind::Skipped {
                 step: Step::Sql(name),
                 nth,
             });
@@ -127,7 +100,7 @@ impl Consumer {
         // the transaction must go whatever the handler says.
         let rollback =
             catch.rollback || !matches!(result, R::Failed | R::Db(DbOutcome::CreditFailed));
-        self.flow.push(FlowEvent::Caught {
+        self.flow.push(TraceKind::Caught {
             step,
             nth: command.nth,
             to,
@@ -165,7 +138,7 @@ impl Consumer {
         let passes = self.max_passes;
         let w = self.work.as_mut().expect("working");
         if w.pass >= passes {
-            self.flow.push(FlowEvent::LoopLimit { step, nth, passes });
+            self.flow.push(TraceKind::LoopLimit { step, nth, passes });
             policy::fail(w, step, nth, compensation);
             return;
         }
@@ -173,7 +146,7 @@ impl Consumer {
         w.pass += 1;
         w.redo = None;
         let pass = w.pass;
-        self.flow.push(FlowEvent::Jumped {
+        self.flow.push(TraceKind::Jumped {
             from: step,
             to,
             pass,
@@ -260,7 +233,7 @@ mod tests {
         seen.push(step(&mut c, None));
         assert_eq!(
             c.take_flow()[1..],
-            [FlowEvent::Jumped {
+            [TraceKind::Jumped {
                 from: Step::parse("flow_create").unwrap(),
                 to: Step::parse("flow_load").unwrap(),
                 pass: 2
@@ -277,8 +250,8 @@ mod tests {
         assert!(matches!(
             c.take_flow()[..],
             [
-                FlowEvent::Kept { nth: 2, .. },
-                FlowEvent::Skipped { nth: 2, .. }
+                TraceKind::Kept { nth: 2, .. },
+                TraceKind::Skipped { nth: 2, .. }
             ]
         ));
         assert_eq!(c.phase(), Phase::Idle);
@@ -297,7 +270,7 @@ mod tests {
         }
         let flow = c.take_flow();
         assert!(
-            matches!(flow.last(), Some(FlowEvent::LoopLimit { passes, .. }) if *passes == c.max_passes),
+            matches!(flow.last(), Some(TraceKind::LoopLimit { passes, .. }) if *passes == c.max_passes),
             "{flow:?}"
         );
         let cmd = c.poll_command().unwrap();

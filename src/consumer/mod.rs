@@ -25,7 +25,6 @@ pub use crate::model::CommitTimeoutStrategy;
 use crate::model::{
     AckOutcome, DbOutcome, Delivery, HalfDone, Host, NamedResults, Protocol, SqlEvent, Step,
 };
-pub use flow::FlowEvent;
 use handler::HandlerConsumer;
 use std::rc::Rc;
 
@@ -183,7 +182,7 @@ pub struct Consumer {
     /// The results its SQL steps kept (`into`) for the delivery in hand.
     results: NamedResults,
     /// What it decided on its own since the executor last asked (steps skipped, jumps).
-    flow: Vec<FlowEvent>,
+    flow: Vec<crate::model::TraceKind>,
     /// How many passes one delivery may make ([`Protocol::max_passes`]).
     max_passes: u8,
 }

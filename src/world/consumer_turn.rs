@@ -3,7 +3,7 @@
 //! boundaries.
 
 use super::*;
-use crate::consumer::{Command, FlowEvent};
+use crate::consumer::Command;
 use crate::model::GiveUp;
 
 impl World<'_> {
@@ -211,36 +211,7 @@ impl World<'_> {
     /// What the consumer decided on its own with its last answer (steps skipped, a jump
     /// back, a loop at its bound), in the trace.
     fn record_flow(&mut self, now: Tick, c: ConsumerId, d: &Delivery) {
-        for event in self.consumers[c].take_flow() {
-            let kind = match event {
-                FlowEvent::Skipped { step, nth } => TraceKind::Skipped { step, nth },
-                FlowEvent::Kept {
-                    step,
-                    nth,
-                    into,
-                    row,
-                } => TraceKind::Kept {
-                    step,
-                    nth,
-                    into,
-                    row,
-                },
-                FlowEvent::Jumped { from, to, pass } => TraceKind::Jumped { from, to, pass },
-                FlowEvent::LoopLimit { step, nth, passes } => {
-                    TraceKind::LoopLimit { step, nth, passes }
-                }
-                FlowEvent::Caught {
-                    step,
-                    nth,
-                    to,
-                    rollback,
-                } => TraceKind::Caught {
-                    step,
-                    nth,
-                    to,
-                    rollback,
-                },
-            };
+        for kind in self.consumers[c].take_flow() {
             self.record(now, Actor::Consumer(c), Some(d), kind);
         }
     }

@@ -193,10 +193,7 @@ impl Checker<'_> {
             let def = protocol.sql_step(o.name);
             let Some(target) = def.goto else { continue };
             let field = format!("{}.goto", o.step);
-            let targets: Vec<usize> = (protocol.steps.iter().enumerate())
-                .filter(|(_, s)| s.name() == target)
-                .map(|(i, _)| i)
-                .collect();
+            let targets = positions(protocol, target);
             let &[to_at] = targets.as_slice() else {
                 let why = match targets.len() {
                     0 => format!(
@@ -237,10 +234,7 @@ impl Checker<'_> {
             };
             let field = format!("{}.on_error.continue_at", o.step);
             let target = catch.continue_at;
-            let targets: Vec<usize> = (protocol.steps.iter().enumerate())
-                .filter(|(_, s)| s.name() == target)
-                .map(|(i, _)| i)
-                .collect();
+            let targets = positions(protocol, target);
             let &[to_at] = targets.as_slice() else {
                 return Err(self.err(
                     field,
@@ -327,6 +321,14 @@ impl Checker<'_> {
         }
         Ok(())
     }
+}
+
+/// Where `protocol`'s steps named `name` stand.
+fn positions(protocol: &Protocol, name: &str) -> Vec<usize> {
+    (protocol.steps.iter().enumerate())
+        .filter(|(_, s)| s.name() == name)
+        .map(|(i, _)| i)
+        .collect()
 }
 
 /// The databases with a transaction open before step `at` of `protocol`.
