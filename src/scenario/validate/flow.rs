@@ -207,13 +207,7 @@ impl Checker<'_> {
                 };
                 return Err(self.err(field, why));
             };
-            let from = Step::Sql(o.name);
-            for (at, _) in protocol
-                .steps
-                .iter()
-                .enumerate()
-                .filter(|(_, s)| **s == from)
-            {
+            for at in positions(protocol, o.name) {
                 self.loop_fits(protocol, &field, (to_at, at), target)?;
             }
         }
@@ -244,13 +238,7 @@ impl Checker<'_> {
                     ),
                 ));
             };
-            let from = Step::Sql(o.name);
-            for (at, _) in protocol
-                .steps
-                .iter()
-                .enumerate()
-                .filter(|(_, s)| **s == from)
-            {
+            for at in positions(protocol, o.name) {
                 if to_at <= at {
                     return Err(self.err(
                         &field,

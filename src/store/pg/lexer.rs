@@ -209,7 +209,9 @@ fn parameter_end(cs: &[(usize, char, bool)], from: usize) -> usize {
 /// `:claim$count` (SQLite's parameter names may hold a `$`, not a `.`; payload fields and
 /// delivery parameters never hold one, so the name reads back unambiguously).
 pub fn sqlite_text(sql: &str) -> std::borrow::Cow<'_, str> {
-    if !sql.contains(':') || !sql.contains('.') {
+    // Every statement a run sends comes here: most name no result, and are let through
+    // without the walk over literals and comments.
+    if !may_name_a_result(sql) {
         return std::borrow::Cow::Borrowed(sql);
     }
     let cs = code_chars(sql);
@@ -232,6 +234,22 @@ pub fn sqlite_text(sql: &str) -> std::borrow::Cow<'_, str> {
         }
     }
     std::borrow::Cow::Owned(out.into_iter().collect())
+}
+
+/// Whether `sql` has a `:word.` anywhere (in a literal or a comment too): only then can it
+/// name a result's column.
+fn may_name_a_result(sql: &str) -> bool {
+    let b = sql.as_bytes();
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80;
+    (0..b.len()).any(|i| {
+        b[i] == b':'
+            && b.get(i + 1)
+                .is_some_and(|&c| word(c) && !c.is_ascii_digit())
+            && {
+                let end = (i + 1..b.len()).find(|&j| !word(b[j])).unwrap_or(b.len());
+                b.get(end) == Some(&b'.')
+            }
+    })
 }
 
 /// A parameter's name as SQLite reports it back (see [`sqlite_text`]): `claim.count`.
@@ -350,6 +368,9 @@ mod tests {
             "UPDATE t SET n = :claim$count + 1 WHERE id = :event_id AND s = ':a.b' -- :c.d"
         );
         assert_eq!(from_sqlite_name("claim$count"), "claim.count");
+        let plain = "SELECT t.n FROM t WHERE t.id = :event_id AND x > 1.5";
+        assert!(matches!(sqlite_text(plain), std::borrow::Cow::Borrowed(_)));
+        assert_eq!(sqlite_text("SELECT :a.b"), "SELECT :a$b");
         assert_eq!(parameters("SELECT :t.x::int, :u."), ["t.x", "u"]);
         let bound = bind("SELECT :claim.count", &|n| {
             (n == "claim.count").then_some(Literal::Null)
