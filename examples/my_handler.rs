@@ -77,7 +77,7 @@ fn reserve(ctx: &mut Context<'_>) -> Result<(), HandlerError> {
 fn main() {
     let scenario = scenario();
     match check_handler(RememberInMemory::default, &scenario, 1) {
-        Ok(g) => println!("RememberInMemory: {g} (the bug was not found)"),
+        Ok(checked) => println!("RememberInMemory: {checked} (the bug was not found)"),
         Err(c) => {
             println!(
                 "RememberInMemory: claimed {}, observed {}",
@@ -90,7 +90,7 @@ fn main() {
         }
     }
     match check_handler(|| ClaimFirst, &scenario, 2) {
-        Ok(g) => println!("ClaimFirst: {g} at every schedule of up to 2 crashes"),
+        Ok(checked) => println!("ClaimFirst: {checked}, every schedule of up to 2 crashes"),
         Err(c) => println!("ClaimFirst breaks the claim:\n{c}"),
     }
 }

@@ -94,8 +94,8 @@ fn main() {
             Scope::LedgerPerEvent,
             Guarantee::ExactlyOnce,
         ) {
-            Ok(runs) => {
-                println!("every crash schedule of up to 2 crashes: exactly-once ({runs} runs)")
+            Ok(checked) => {
+                println!("every crash schedule of up to 2 crashes: {checked}")
             }
             Err(c) => println!("exhaustive check, first counterexample:\n{}", summary(&c)),
         }

@@ -5,7 +5,8 @@
 //! Two ways in:
 //!
 //! - **Exhaustive**: [`check_guarantee`] explores every crash schedule up to a depth and
-//!   returns the first run that breaks the claim, as a [`Counterexample`].
+//!   returns what the runs showed ([`Checked`]) or the first run that breaks the claim, as
+//!   a [`Counterexample`]; [`check_handler`] does the same for a Rust handler.
 //! - **Property-based** (feature `proptest`, on by default): [`strategies`] generates fault
 //!   plans for a protocol; [`check_run`] judges one run. Inside `proptest!`, a failing case
 //!   is shrunk by proptest (fewer crashes, fewer failures, fewer events) and reported with
@@ -283,15 +284,49 @@ pub fn check_run(
 
 /// Explores every crash schedule of `scenario` up to `depth` crashes (the scenario's own
 /// planned and random crashes are replaced; its other faults stay) and checks `claimed` at
-/// `boundary` in every run. Returns the number of runs, or the first breaking run in
-/// schedule order (fewest crashes first, so the counterexample is as short as any).
+/// `boundary` in every run. Returns the runs and the weakest guarantee they showed there
+/// ([`Checked`]), or the first breaking run in schedule order (fewest crashes first, so the
+/// counterexample is as short as any).
 pub fn check_guarantee(
     scenario: &Scenario,
     depth: usize,
     boundary: Scope,
     claimed: Guarantee,
-) -> Result<u64, Box<Counterexample>> {
-    explore_claim(scenario, depth, &[boundary], claimed).map(|x| x.summary.runs)
+) -> Result<Checked, Box<Counterexample>> {
+    explore_claim(scenario, depth, &[boundary], claimed).map(|x| checked(&x, &[boundary]))
+}
+
+/// What an exhaustive check found when the claim held: the runs it took (each crash
+/// schedule of the depth, pruned as `explore` prunes) and the weakest guarantee they showed
+/// at the boundaries checked, which may be stronger than the claim. [`check_guarantee`]
+/// and [`check_handler`] return it; the error of every `check_*` function is the shrunk
+/// [`Counterexample`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Checked {
+    pub runs: u64,
+    pub guarantee: Guarantee,
+}
+
+/// `exactly-once over 109 runs`.
+impl fmt::Display for Checked {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} over {} runs", self.guarantee, self.runs)
+    }
+}
+
+/// The weakest guarantee `x`'s runs showed at `boundaries`.
+fn checked(x: &explore::Exploration, boundaries: &[Scope]) -> Checked {
+    let scopes = x.summary.scopes();
+    let at = |b: Scope| match b {
+        Scope::LedgerPerEvent => Some(x.summary.guarantee),
+        b => (scopes.iter())
+            .find(|(s, _)| *s == b)
+            .map(|(_, s)| s.guarantee),
+    };
+    Checked {
+        runs: x.summary.runs,
+        guarantee: Guarantee::weakest(boundaries.iter().filter_map(|b| at(*b))),
+    }
 }
 
 /// The exploration of [`check_guarantee`], or the shrunk counterexample.
@@ -358,8 +393,9 @@ fn explore_claim(
 /// handler that sends an external effect ([`Handler::sends_external_effect`]) at the email
 /// boundary too (one per event whose effect committed). The framework around the handler
 /// follows the scenario's error policy (`protocol.on_error`: redeliver, ack, dead-letter,
-/// retry), as a team's framework would. Returns the weakest guarantee the runs showed, or
-/// the first run that breaks the claim, shrunk.
+/// retry), as a team's framework would. Returns what [`check_guarantee`] returns: the runs
+/// and the weakest guarantee they showed ([`Checked`]), or the first run that breaks the
+/// claim, shrunk.
 ///
 /// [`Handler::sends_external_effect`]: crate::handler::Handler::sends_external_effect
 ///
@@ -371,7 +407,7 @@ pub fn check_handler<H: crate::handler::Handler>(
     make: impl Fn() -> H + Send + Sync + std::panic::RefUnwindSafe + 'static,
     scenario: &Scenario,
     depth: usize,
-) -> Result<Guarantee, Box<Counterexample>> {
+) -> Result<Checked, Box<Counterexample>> {
     assert!(
         scenario.store.custom.is_some(),
         "a Rust handler runs on a scenario's own schema: give the scenario `store.schema` \
@@ -406,11 +442,7 @@ pub fn check_handler<H: crate::handler::Handler>(
         true => &[Scope::LedgerPerEvent, Scope::Email],
         false => &[Scope::LedgerPerEvent],
     };
-    let x = explore_claim(&s, depth, boundaries, claimed)?;
-    let email = x.summary.email.map(|e| e.guarantee);
-    Ok(Guarantee::weakest(
-        std::iter::once(x.summary.guarantee).chain(email),
-    ))
+    explore_claim(&s, depth, boundaries, claimed).map(|x| checked(&x, boundaries))
 }
 
 /// [`check_guarantee`], panicking with the counterexample: for plain `#[test]`s.

@@ -28,7 +28,7 @@ fn the_example_handlers_are_judged_as_the_seeds_say() {
     let again = delivery_sim::run(&c.replay_scenario);
     assert_eq!(again.trace.hash_hex(), c.trace_hash);
     assert_eq!(
-        check_handler(|| ClaimFirst, &s, 2),
+        check_handler(|| ClaimFirst, &s, 2).map(|c| c.guarantee),
         Ok(Guarantee::ExactlyOnce)
     );
 }
@@ -293,7 +293,7 @@ fn two_consumers_interleave_deterministically_and_check_then_act_duplicates() {
     );
     assert_eq!(a.trace.hash_hex(), b.trace.hash_hex());
     assert_eq!(
-        check_handler(|| ClaimFirst, &s, 1),
+        check_handler(|| ClaimFirst, &s, 1).map(|c| c.guarantee),
         Ok(Guarantee::ExactlyOnce)
     );
 }
@@ -361,7 +361,7 @@ fn a_commit_timeout_reaches_the_handler_as_an_unknown_outcome() {
         }];
         // The inbox settles it either way: the redelivery's claim finds the row or not.
         assert_eq!(
-            check_handler(|| ClaimFirst, &s, 1),
+            check_handler(|| ClaimFirst, &s, 1).map(|c| c.guarantee),
             Ok(Guarantee::ExactlyOnce),
             "applied: {applied}"
         );
@@ -477,7 +477,10 @@ fn a_handlers_external_effect_is_judged_at_the_email_boundary() {
         guarantee: Some(Guarantee::AtLeastOnce),
         ..Default::default()
     });
-    assert_eq!(check_handler(once(true), &s, 2), Ok(Guarantee::AtLeastOnce));
+    assert_eq!(
+        check_handler(once(true), &s, 2).map(|c| c.guarantee),
+        Ok(Guarantee::AtLeastOnce)
+    );
     // Sending without saying so would go unjudged: it stops the run instead.
     let mut undeclared = scenario();
     undeclared.protocol = Protocol::handler("quiet", || ConfirmByEmail {
@@ -601,7 +604,7 @@ fn a_handler_s_framework_follows_the_scenario_s_error_policy() {
         backoff_ticks: 0,
     });
     assert_eq!(
-        check_handler(|| InboxPayment, &retried, 1),
+        check_handler(|| InboxPayment, &retried, 1).map(|c| c.guarantee),
         Ok(Guarantee::ExactlyOnce)
     );
     let mut once = retried.clone();
@@ -658,7 +661,7 @@ fn a_handler_reads_the_record_s_place_on_a_log() {
     assert_ne!(r.verdict.guarantee, Guarantee::ExactlyOnce);
     s.broker.log = Some(Default::default());
     assert_eq!(
-        check_handler(|| OffsetKeyed, &s, 1),
+        check_handler(|| OffsetKeyed, &s, 1).map(|c| c.guarantee),
         Ok(Guarantee::ExactlyOnce)
     );
 }

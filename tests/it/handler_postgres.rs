@@ -27,7 +27,7 @@ fn the_example_handlers_are_judged_on_postgres_as_on_sqlite() {
     let again = delivery_sim::run(&c.replay_scenario);
     assert_eq!(again.trace.hash_hex(), c.trace_hash);
     assert_eq!(
-        check_handler(|| ClaimFirst, &s, 1),
+        check_handler(|| ClaimFirst, &s, 1).map(|c| c.guarantee),
         Ok(Guarantee::ExactlyOnce)
     );
 }
@@ -74,7 +74,7 @@ fn a_commit_after_a_failed_statement_is_refused_on_postgres_not_on_sqlite() {
     let mut postgres = sqlite.clone();
     postgres.store.engine = Engine::Postgres;
     assert_eq!(
-        check_handler(|| CommitsAfterTheDuplicate, &sqlite, 1),
+        check_handler(|| CommitsAfterTheDuplicate, &sqlite, 1).map(|c| c.guarantee),
         Ok(Guarantee::ExactlyOnce)
     );
     let c = check_handler(|| CommitsAfterTheDuplicate, &postgres, 1)
@@ -100,7 +100,7 @@ fn two_consumers_claiming_the_same_event_wait_for_each_others_key() {
     let mut s = one_event_copied(on_postgres());
     s.consumers = 2;
     assert_eq!(
-        check_handler(|| ClaimFirst, &s, 1),
+        check_handler(|| ClaimFirst, &s, 1).map(|c| c.guarantee),
         Ok(Guarantee::ExactlyOnce)
     );
     // Round robin: the copy's claim waits for the first claim's uncommitted key, then
