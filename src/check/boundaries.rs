@@ -1,5 +1,5 @@
 //! The guarantee per boundary (the seeds' *frontera*): per event, per intent, per email,
-//! per output, each judged against what was owed there.
+//! per call to each external service, per output, each judged against what was owed there.
 
 use super::*;
 
@@ -57,6 +57,15 @@ pub(super) fn intent_reports(o: &Observed<'_>, reports: &[EventReport]) -> Vec<I
         .collect()
 }
 
+/// How many times event `event` reached the outside world through `call` (`None`: an
+/// email, from the `external_effect` step or the email relay).
+pub(super) fn calls_of(o: &Observed<'_>, call: Option<&str>, event: EventIndex) -> u32 {
+    let n = (o.external_effects.iter())
+        .filter(|x| x.event == event && x.call == call)
+        .count();
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
 /// Whether `r`'s business effect committed, whole: a debit and a credit, or a completion.
 pub(super) fn applied(o: &Observed<'_>, r: &EventReport) -> bool {
     // With the scenario's own schema there are no ledger rows: its effects are what
@@ -103,15 +112,23 @@ pub(super) fn scopes(
             let outcomes: Vec<ScopeOutcome> = reports
                 .iter()
                 .map(|r| {
-                    let sent = if key {
-                        r.external_effects.min(1)
-                    } else {
-                        r.external_effects
-                    };
+                    let emails = calls_of(o, None, r.event);
+                    let sent = if key { emails.min(1) } else { emails };
                     ScopeOutcome::of(applied(o, r), sent)
                 })
                 .collect();
             out.push(ScopeVerdict::new(Scope::Email, &outcomes));
+        }
+        for &service in o.scopes.calls {
+            // One call per event whose effect committed, as for an email: a call for an
+            // effect that never committed is a ghost, a second one a duplicate.
+            let outcomes: Vec<ScopeOutcome> = (reports.iter())
+                .filter(|r| r.outcome != Outcome::Unpublished)
+                .map(|r| ScopeOutcome::of(applied(o, r), calls_of(o, Some(service), r.event)))
+                .collect();
+            let mut b = ScopeVerdict::new(Scope::Call, &outcomes);
+            b.effect = Some(Effect::External(service));
+            out.push(b);
         }
         if let Some(outputs) = o.scopes.outputs {
             let outcomes: Vec<ScopeOutcome> = reports

@@ -102,7 +102,11 @@ impl schemars::JsonSchema for FailureKind {
             | FailureKind::Unacked
             | FailureKind::Limited
             | FailureKind::Broken(
-                Scope::LedgerPerEvent | Scope::LedgerPerIntent | Scope::Email | Scope::OutputTopic,
+                Scope::LedgerPerEvent
+                | Scope::LedgerPerIntent
+                | Scope::Email
+                | Scope::OutputTopic
+                | Scope::Call,
             ) => (),
         };
         let scopes = [
@@ -110,6 +114,7 @@ impl schemars::JsonSchema for FailureKind {
             Scope::LedgerPerIntent,
             Scope::Email,
             Scope::OutputTopic,
+            Scope::Call,
         ];
         let kinds: Vec<String> = [
             FailureKind::Lost,

@@ -77,7 +77,7 @@ pub struct JudgedScope {
     /// Where the effect the guarantee is of lives, when not in the main database: the
     /// named database `check.effects_per_event` counts on (the headline names it).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub effect_on: Option<&'static str>,
+    pub effect: Option<crate::model::Effect>,
 }
 
 /// Why a search stopped before its end.
@@ -165,7 +165,7 @@ impl Judgement {
             scope: JudgedScope {
                 boundary: Scope::LedgerPerEvent,
                 over,
-                effect_on: None,
+                effect: None,
             },
             reasons,
         }
@@ -204,13 +204,13 @@ impl Judgement {
             })
             .collect();
         push_expectations(&mut reasons, expect_failures);
-        Judgement::new(v.guarantee, Coverage::Run, reasons).on(v.effect_on())
+        Judgement::new(v.guarantee, Coverage::Run, reasons).on(v.effect())
     }
 
-    /// The same verdict, of an effect that lives on database `effect_on` (`None`: the main
+    /// The same verdict, of an effect that lives on database `effect` (`None`: the main
     /// one).
-    pub fn on(mut self, effect_on: Option<&'static str>) -> Judgement {
-        self.scope.effect_on = effect_on;
+    pub fn on(mut self, effect: Option<crate::model::Effect>) -> Judgement {
+        self.scope.effect = effect;
         self
     }
 
@@ -259,8 +259,8 @@ impl Judgement {
         let over = Coverage::Checks {
             checks: checks.len() as u64,
         };
-        let effect_on = checks.first().and_then(|(_, j)| j.scope.effect_on);
-        Judgement::new(guarantee, over, reasons).on(effect_on)
+        let effect = checks.first().and_then(|(_, j)| j.scope.effect);
+        Judgement::new(guarantee, over, reasons).on(effect)
     }
 
     /// The same verdict, `count` unchecked items added (a bad scenario file of a folder).

@@ -16,7 +16,7 @@
 use crate::broker::{Message, MessageState};
 use crate::fault::CrashRecord;
 use crate::model::{
-    Account, BoundaryPoint, CommittedState, Event, EventIndex, EventType, ExternalEffect,
+    Account, BoundaryPoint, CommittedState, Effect, Event, EventIndex, EventType, ExternalEffect,
     GaveUpRecord, Guarantee, PayloadAlertRow, Protocol, Scope, Step, Tick,
 };
 use crate::scenario::Expect;

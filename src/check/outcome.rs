@@ -23,8 +23,9 @@ pub struct Observed<'a> {
     pub stop: StopReason,
     /// Per event: its payload is invalid (`workload.invalid`); empty: none is.
     pub invalid: &'a [bool],
-    /// The named database a scenario's own effects are counted on (`None`: the main one).
-    pub effects_on: Option<&'static str>,
+    /// Where a scenario's own effects are counted when not on its main database: a named
+    /// database, or the calls to an external service.
+    pub effect: Option<crate::model::Effect>,
 }
 
 /// The verdict on a run: every event's outcome, the counts, conservation and the guarantee
@@ -37,7 +38,7 @@ pub fn check(o: &Observed<'_>) -> Verdict {
         .iter_mut()
         .filter(|b| b.boundary == Scope::LedgerPerEvent)
     {
-        b.effect_on = o.effects_on;
+        b.effect = o.effect;
     }
     let count = |o: Outcome| reports.iter().filter(|r| r.outcome == o).count() as u64;
     let (duplicated, exactly_once, dead_lettered, rejected, pending, stuck, wrong_effects) = (
@@ -121,11 +122,14 @@ fn event_report(o: &Observed<'_>, e: &Event) -> EventReport {
     // effect of a `TransferCompleted` is its `completion` row.
     // With the scenario's own schema, its `check.effects_per_event` counts the effects,
     // and an effect has no halves.
-    let custom = o
-        .committed
-        .custom
-        .then(|| o.committed.effects.get(&e.event_id).copied().unwrap_or(0))
-        .map(|n| u32::try_from(n).unwrap_or(u32::MAX));
+    // With `check.effect: {"external"}`, the effects are the calls to that service.
+    let custom = o.committed.custom.then(|| match o.effect {
+        Some(Effect::External(service)) => calls_of(o, Some(service), e.index),
+        _ => {
+            let n = o.committed.effects.get(&e.event_id).copied().unwrap_or(0);
+            u32::try_from(n).unwrap_or(u32::MAX)
+        }
+    });
     let (effects, whole) = if let Some(n) = custom {
         (n, n)
     } else if completion {

@@ -207,10 +207,11 @@ pub const MAX_KEPT_REPORTS: usize = 8;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct ScopeVerdict {
     pub boundary: Scope,
-    /// For the effects per event of a scenario's own schema counted on one of its named
-    /// databases (`check.effects_per_event: {"db"}`): that database, where the effect lives.
+    /// Where the counted effect lives when not in the main database: for the effects per
+    /// event, the named database `check.effects_per_event` reads or the external call
+    /// `check.effect` declares; for a [`Scope::Call`] boundary, its service.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub effect_on: Option<&'static str>,
+    pub effect: Option<crate::model::Effect>,
     pub guarantee: Guarantee,
     pub once: u64,
     pub lost: u64,
@@ -235,7 +236,7 @@ impl ScopeVerdict {
         );
         ScopeVerdict {
             boundary,
-            effect_on: None,
+            effect: None,
             // An effect with no cause is an effect too many: it breaks "never more than
             // once" exactly as a duplicate does. A unit stuck, or whose own effect never
             // happened, breaks "finally once" as a loss does.
@@ -264,8 +265,12 @@ impl ScopeVerdict {
                 (self.wrong_effect, "wrong effect"),
             ],
         );
-        let scope = match self.effect_on {
-            Some(db) => format!("effects on `{db}` per event"),
+        let scope = match self.effect {
+            Some(crate::model::Effect::Db(db)) => format!("effects on `{db}` per event"),
+            Some(crate::model::Effect::External(call)) => match self.boundary {
+                Scope::Call => format!("calls to `{call}`"),
+                _ => format!("calls to `{call}` per event"),
+            },
             None => self.boundary.name().to_string(),
         };
         format!("{scope}: {} ({})", self.guarantee, parts)
@@ -342,14 +347,17 @@ pub struct ScopeInputs<'a> {
     pub email: Option<bool>,
     /// Committed outputs per event, when the protocol produces outputs.
     pub outputs: Option<&'a [u32]>,
+    /// The external services called (`{"external"}` steps) whose calls are a boundary of
+    /// their own: every one but the business effect's.
+    pub calls: &'a [&'static str],
 }
 
 impl Verdict {
     /// The named database the effects per event were counted on, if not the main one.
-    pub fn effect_on(&self) -> Option<&'static str> {
+    pub fn effect(&self) -> Option<crate::model::Effect> {
         (self.boundaries.iter())
             .find(|b| b.boundary == Scope::LedgerPerEvent)
-            .and_then(|b| b.effect_on)
+            .and_then(|b| b.effect)
     }
 
     /// The report of event `event`, if the verdict has it: every event's, unless it was

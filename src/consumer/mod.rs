@@ -615,7 +615,7 @@ impl Host for Consumer {
                     w.next += 1;
                 }
             }
-            (Action::Step(Step::ExternalEffect), StepResult::Done) => w.next += 1,
+            (Action::Step(Step::ExternalEffect | Step::Call(_)), StepResult::Done) => w.next += 1,
             (action, result) => panic!("{action:?} answered with {result:?}"),
         }
         self.follow_goto(ran_at);

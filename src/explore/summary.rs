@@ -57,9 +57,13 @@ pub struct Summary {
     pub ledger_per_intent: Option<ScopeSummary>,
     pub email: Option<ScopeSummary>,
     pub output_topic: Option<ScopeSummary>,
-    /// The named database the effects per event were counted on (`None`: the main one).
+    /// The calls to the external services that are not the business effect, all of them
+    /// together (`call` boundaries).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub effect_on: Option<&'static str>,
+    pub call: Option<ScopeSummary>,
+    /// Where the effects per event were counted, when not on the main database.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub effect: Option<crate::model::Effect>,
 }
 
 /// One guarantee boundary over a set of runs.
@@ -102,8 +106,7 @@ impl Summary {
             runs: self.runs,
             depth: self.depth,
         };
-        Judgement::over_runs(self.guarantee, over, &broken, cutoff, expect_failures)
-            .on(self.effect_on)
+        Judgement::over_runs(self.guarantee, over, &broken, cutoff, expect_failures).on(self.effect)
     }
 
     /// The boundaries beyond the ledger per event, with their summaries.
@@ -112,6 +115,7 @@ impl Summary {
             (Scope::LedgerPerIntent, self.ledger_per_intent),
             (Scope::Email, self.email),
             (Scope::OutputTopic, self.output_topic),
+            (Scope::Call, self.call),
         ]
         .into_iter()
         .filter_map(|(scope, s)| s.map(|s| (scope, s)))
@@ -119,28 +123,26 @@ impl Summary {
     }
 }
 
-/// A boundary's summary over `runs`, if their verdicts have that boundary.
+/// A boundary's summary over `runs`, if their verdicts have that boundary (a run may have
+/// several of one kind, a `call` boundary per service: a run breaks it when one breaks).
 pub(super) fn scope_summary(runs: &[&ExploredRun], scope: Scope) -> Option<ScopeSummary> {
-    let verdicts: Vec<&crate::check::ScopeVerdict> = runs
+    let per_run: Vec<Vec<&crate::check::ScopeVerdict>> = runs
         .iter()
-        .filter_map(|r| {
-            r.result
-                .verdict
-                .boundaries
-                .iter()
-                .find(|b| b.boundary == scope)
+        .map(|r| {
+            (r.result.verdict.boundaries.iter())
+                .filter(|b| b.boundary == scope)
+                .collect()
         })
+        .filter(|v: &Vec<_>| !v.is_empty())
         .collect();
-    if verdicts.is_empty() {
+    if per_run.is_empty() {
         return None;
     }
-    let lost = verdicts.iter().any(|v| v.lost > 0);
-    let extra = verdicts.iter().any(|v| v.duplicated + v.ghost > 0);
     Some(ScopeSummary {
-        guarantee: Guarantee::from_anomalies(lost, extra),
-        broken_runs: verdicts
-            .iter()
-            .filter(|v| v.guarantee != Guarantee::ExactlyOnce)
+        // The weakest any run's boundary showed, as each run's own verdict judged it.
+        guarantee: Guarantee::weakest(per_run.iter().flatten().map(|v| v.guarantee)),
+        broken_runs: (per_run.iter())
+            .filter(|v| v.iter().any(|b| b.guarantee != Guarantee::ExactlyOnce))
             .count() as u64,
     })
 }
@@ -179,7 +181,8 @@ pub(super) fn summarize(
         ledger_per_intent: scope_summary(runs, Scope::LedgerPerIntent),
         email: scope_summary(runs, Scope::Email),
         output_topic: scope_summary(runs, Scope::OutputTopic),
-        effect_on: runs.first().and_then(|r| r.result.verdict.effect_on()),
+        call: scope_summary(runs, Scope::Call),
+        effect: runs.first().and_then(|r| r.result.verdict.effect()),
     }
 }
 

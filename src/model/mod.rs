@@ -50,6 +50,10 @@ pub type ConsumerId = usize;
 /// A side effect outside the database, as the outside world saw it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct ExternalEffect {
+    /// The service called: `None` for the built-in `external_effect` (an email) and the
+    /// email relay's sends; `Some(service)` for a protocol's named call (`{"external"}`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub call: Option<&'static str>,
     pub tick: Tick,
     pub event: EventIndex,
     pub copy: u32,
@@ -81,6 +85,24 @@ pub enum Scope {
     Email,
     /// Committed messages on the broker's output topic, per event.
     OutputTopic,
+    /// Calls to one external service (a protocol's `{"external": "<service>"}` step), per
+    /// event whose effect committed; the service is the verdict's [`Effect::External`].
+    Call,
+}
+
+/// Where a scenario's business effect lives, when not in its main database: a named
+/// database (`{"db": "api"}`) or the calls to a named external service
+/// (`{"external": "topup"}`), as `check.effect` declares it. The headline verdict is the
+/// guarantee there.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Effect {
+    /// Rows of one of `store.databases`, counted by `check.effects_per_event`.
+    Db(&'static str),
+    /// Calls to the external service of that name, counted per event.
+    External(&'static str),
 }
 
 impl Scope {
@@ -90,6 +112,7 @@ impl Scope {
             Scope::LedgerPerIntent => "ledger per intent",
             Scope::Email => "email",
             Scope::OutputTopic => "output topic",
+            Scope::Call => "service calls",
         }
     }
 
@@ -100,6 +123,7 @@ impl Scope {
             Scope::LedgerPerIntent => "ledger_per_intent",
             Scope::Email => "email",
             Scope::OutputTopic => "output_topic",
+            Scope::Call => "call",
         }
     }
 }

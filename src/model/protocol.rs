@@ -55,6 +55,10 @@ pub enum Step {
     /// A consumer step written in SQL by the scenario, by its (interned) name; its
     /// statements are the protocol's ([`Protocol::sql_step`]).
     Sql(&'static str),
+    /// A call to the external service of this (interned) name, written
+    /// `{"external": "topup"}`: recorded as the outside world saw it, never rolled back.
+    /// The step is named by its service (`before:topup`).
+    Call(&'static str),
 }
 
 /// A step is written as its name, as scenario files and crash points write it.
@@ -154,7 +158,7 @@ impl Step {
             Step::SendEmail => "send_email",
             Step::MarkEmailSent => "mark_email_sent",
             Step::DeadLetter => "dead_letter",
-            Step::Sql(name) => name,
+            Step::Sql(name) | Step::Call(name) => name,
         }
     }
 
@@ -279,7 +283,7 @@ pub enum ProtocolError {
     )]
     NestedBegin { at: usize, open: usize },
     #[error(
-        "the protocol has no `apply_effect` step and no SQL step, so it has no business \
+        "the protocol has no `apply_effect` step, no SQL step and no external call, so it has no business \
          effect to check"
     )]
     NoEffect,
@@ -647,7 +651,9 @@ impl Protocol {
         if let Some(at) = open.values().min() {
             return Err(ProtocolError::BeginWithoutCommit { at: *at });
         }
-        if !steps.iter().any(|s| *s == Step::ApplyEffect || s.is_sql()) {
+        if !(steps.iter())
+            .any(|s| *s == Step::ApplyEffect || matches!(s, Step::Sql(_) | Step::Call(_)))
+        {
             return Err(ProtocolError::NoEffect);
         }
         Ok(())
@@ -664,6 +670,29 @@ impl Protocol {
 
     pub fn has(&self, step: Step) -> bool {
         self.steps.contains(&step)
+    }
+
+    /// `step` as this protocol has it. [`Step::parse`] reads a scenario's own step name as a
+    /// SQL step; in a protocol that calls a service of that name it is that call.
+    pub fn resolve(&self, step: Step) -> Step {
+        match step {
+            Step::Sql(name) if self.has(Step::Call(name)) => Step::Call(name),
+            other => other,
+        }
+    }
+
+    /// The external services the protocol calls (`{"external"}` steps), in name order,
+    /// each once.
+    pub fn calls(&self) -> Vec<&'static str> {
+        let mut calls: Vec<&'static str> = (self.steps.iter())
+            .filter_map(|s| match s {
+                Step::Call(service) => Some(*service),
+                _ => None,
+            })
+            .collect();
+        calls.sort_unstable();
+        calls.dedup();
+        calls
     }
 
     /// Whether it has an inbox (an `insert_inbox` or `check_inbox` step): what the inbox's

@@ -51,11 +51,51 @@ pub struct RawScenario {
 #[derive(Debug, Default, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawCheck {
+    /// Where the business effect lives, when not in the main database: `{"db": "api"}`
+    /// (counted there by `effects_per_event`) or `{"external": "topup"}` (the calls to an
+    /// external service, counted per event). The headline verdict is the guarantee there.
+    pub effect: Option<RawEffect>,
     /// The query counting one event's effects: on the main database, or `{"sql", "db"}`
     /// on one of `store.databases` (where the effect lives: an API's records).
     pub effects_per_event: Option<RawQuery>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub invariants: Vec<RawQuery>,
+}
+
+/// `check.effect`: where the business effect lives.
+#[derive(Debug, PartialEq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RawEffect {
+    /// One of `store.databases` (or `main`), where `effects_per_event` counts it.
+    Db(String),
+    /// The calls to the external service a protocol step `{"external": …}` names.
+    External(String),
+}
+
+/// By hand, so that an object with both keys or neither is told what to write.
+impl<'de> Deserialize<'de> for RawEffect {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Fields {
+            db: Option<String>,
+            external: Option<String>,
+        }
+        match Fields::deserialize(d)? {
+            Fields {
+                db: Some(db),
+                external: None,
+            } => Ok(RawEffect::Db(db)),
+            Fields {
+                db: None,
+                external: Some(service),
+            } => Ok(RawEffect::External(service)),
+            _ => Err(serde::de::Error::custom(
+                "give one of {\"db\": \"<database>\"} (the effect is rows of that database) \
+                 or {\"external\": \"<service>\"} (the effect is the calls to that service)",
+            )),
+        }
+    }
 }
 
 /// A check query: its SQL on the main database, or an object naming another database.
@@ -313,15 +353,16 @@ pub struct RawRetry {
 #[schemars(untagged)]
 pub enum RawStep {
     Named(String),
-    Sql(RawSqlStep),
+    Sql(Box<RawSqlStep>),
 }
 
 impl<'de> Deserialize<'de> for RawStep {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         d.deserialize_any(NameOrObject {
-            expecting: "a step name (a string) or a SQL step {\"name\", \"sql\"}",
+            expecting: "a step name (a string), a SQL step {\"name\", \"sql\"} or an \
+                        external call {\"external\"}",
             named: RawStep::Named,
-            object: RawStep::Sql,
+            object: |step| RawStep::Sql(Box::new(step)),
         })
     }
 }
@@ -336,11 +377,15 @@ impl Serialize for RawStep {
 }
 
 #[serde_with::skip_serializing_none]
-#[derive(Debug, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Default, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawSqlStep {
     pub name: Option<String>,
-    pub sql: RawSql,
+    /// The statements; absent only on an external call (`external`).
+    pub sql: Option<RawSql>,
+    /// Instead of `sql`: this step calls the external service of this name (a REST API,
+    /// a mail service), outside every database; the step is named by the service.
+    pub external: Option<String>,
     /// How the step tells that the event was processed before: `"unique_violation"`,
     /// `"row"`, `"no_change"`, or `{"when": "<condition>"}` over named results.
     pub duplicate_if: Option<RawDuplicateIf>,

@@ -72,13 +72,16 @@ fn raw(s: &Scenario) -> RawScenario {
             idempotency_key: unless(s.email.idempotency_key, false),
         },
         check: s.store.custom.as_ref().map(|c| RawCheck {
-            effects_per_event: Some(match c.effects_db {
-                0 => RawQuery::Main(c.effects_per_event.clone()),
-                db => RawQuery::On(RawQueryOn {
+            // A named database is said by `effects_per_event`'s own `db`.
+            effect: (c.effect_call.clone()).map(RawEffect::External),
+            effects_per_event: match c.effects_db {
+                _ if c.effect_call.is_some() => None,
+                0 => Some(RawQuery::Main(c.effects_per_event.clone())),
+                db => Some(RawQuery::On(RawQueryOn {
                     sql: c.effects_per_event.clone(),
                     db: c.db_name(db).to_string(),
-                }),
-            }),
+                })),
+            },
             invariants: c
                 .invariants
                 .iter()
@@ -106,24 +109,28 @@ fn protocol(p: &Protocol, custom: Option<&CustomSchema>) -> RawProtocol {
     }
     let step = |s: Step, on: u8| match s {
         // A transaction on a named database: written as the SQL step it was read from.
-        Step::Begin | Step::Commit if on != 0 => RawStep::Sql(RawSqlStep {
+        Step::Begin | Step::Commit if on != 0 => RawStep::Sql(Box::new(RawSqlStep {
             name: Some(s.name().to_string()),
-            sql: RawSql::One(if s == Step::Begin { "BEGIN" } else { "COMMIT" }.into()),
+            sql: Some(RawSql::One(
+                if s == Step::Begin { "BEGIN" } else { "COMMIT" }.into(),
+            )),
+            external: None,
             duplicate_if: None,
             db: db(on),
             into: None,
             when: None,
             goto: None,
             on_error: None,
-        }),
+        })),
         Step::Sql(name) => {
             let def = p.sql_step(name);
-            RawStep::Sql(RawSqlStep {
+            RawStep::Sql(Box::new(RawSqlStep {
                 name: Some(def.name.to_string()),
-                sql: match def.statements.as_slice() {
+                sql: Some(match def.statements.as_slice() {
                     [one] => RawSql::One(one.clone()),
                     many => RawSql::Many(many.to_vec()),
-                },
+                }),
+                external: None,
                 duplicate_if: match &def.duplicate_when {
                     Some(c) => Some(RawDuplicateIf::When(RawWhen {
                         when: c.to_string(),
@@ -138,8 +145,12 @@ fn protocol(p: &Protocol, custom: Option<&CustomSchema>) -> RawProtocol {
                     continue_at: c.continue_at.to_string(),
                     rollback: (!c.rollback).then_some(false),
                 }),
-            })
+            }))
         }
+        Step::Call(service) => RawStep::Sql(Box::new(RawSqlStep {
+            external: Some(service.to_string()),
+            ..RawSqlStep::default()
+        })),
         other => RawStep::Named(other.name().to_string()),
     };
     let policy = &p.on_error;
@@ -154,7 +165,8 @@ fn protocol(p: &Protocol, custom: Option<&CustomSchema>) -> RawProtocol {
                     RawStep::Named(name) => RawCompensation::Named(name),
                     RawStep::Sql(s) => RawCompensation::Sql(RawCompensationSql {
                         name: s.name,
-                        sql: s.sql,
+                        // A compensating step is SQL or built in, never an external call.
+                        sql: s.sql.unwrap_or(RawSql::Many(Vec::new())),
                         db: s.db,
                     }),
                 })

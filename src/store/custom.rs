@@ -23,8 +23,12 @@ pub struct CustomSchema {
     /// Rows every run starts with (`INSERT …`), run after the schema.
     pub setup: Vec<String>,
     /// Counts one event's committed effects; bound with `:event_id`, `:event_type` and
-    /// the payload's fields.
+    /// the payload's fields. Empty when the effect is an external call (`effect_call`).
     pub effects_per_event: String,
+    /// `check.effect: {"external": S}`: the business effect is the calls to service `S`,
+    /// counted per event as the outside world saw them, not rows of a database.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub effect_call: Option<String>,
     /// The database `effects_per_event` reads (see [`SqlStep::db`]): 0, the main one.
     #[serde(default, skip_serializing_if = "is_main")]
     pub effects_db: u8,
@@ -71,6 +75,17 @@ impl CustomSchema {
         }
     }
 
+    /// Where the business effect lives when not in the main database: the named database
+    /// `effects_per_event` reads, or the external service `check.effect` names.
+    pub fn effect(&self) -> Option<crate::model::Effect> {
+        use crate::model::{sql::intern, Effect};
+        match &self.effect_call {
+            Some(call) => intern(call).map(Effect::External),
+            None if self.effects_db != 0 => intern(self.db_name(self.effects_db)).map(Effect::Db),
+            None => None,
+        }
+    }
+
     /// The database invariant `i` reads.
     pub fn invariant_db(&self, i: usize) -> u8 {
         self.invariants_db.get(i).copied().unwrap_or(0)
@@ -84,6 +99,7 @@ impl CustomSchema {
                 schema: d.schema.clone(),
                 setup: d.setup.clone(),
                 effects_per_event: String::new(),
+                effect_call: None,
                 effects_db: 0,
                 invariants: Vec::new(),
                 invariants_db: Vec::new(),
@@ -273,7 +289,9 @@ impl Store {
         state.custom = true;
         state.tables = self.table_rows(&custom, only);
         let events = Rc::clone(&self.sql_events);
-        let effects_here = only.is_none_or(|db| db == custom.effects_db);
+        // An effect that is an external call has no query: the checker counts the calls.
+        let effects_here =
+            only.is_none_or(|db| db == custom.effects_db) && !custom.effects_per_event.is_empty();
         for e in events.iter().filter(|_| effects_here) {
             // A count that is not a non-negative integer counts as no effect (never
             // "once"), and the check itself is reported broken.
@@ -351,7 +369,11 @@ impl Store {
     /// The committed effects of event `event_id` alone, as `check.effects_per_event` counts
     /// them (0 for a count that is not one).
     pub(super) fn own_effects_of(&mut self, event_id: &str) -> u32 {
-        let Some(custom) = self.custom.clone() else {
+        let Some(custom) = self
+            .custom
+            .clone()
+            .filter(|c| !c.effects_per_event.is_empty())
+        else {
             return 0;
         };
         let events = Rc::clone(&self.sql_events);

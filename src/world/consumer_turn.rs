@@ -358,16 +358,29 @@ impl World<'_> {
             | Step::SendEmail
             | Step::MarkEmailSent => unreachable!("{step} is not a consumer step (validated)"),
             Step::Sql(name) => self.sql_step(now, c, name, nth, d, statements_done),
-            Step::ExternalEffect => {
-                self.external_effects.push(ExternalEffect {
-                    tick: now,
-                    event: d.event,
-                    copy: d.copy,
-                    delivery: d.attempt,
-                });
-                (StepResult::Done, TraceKind::ExternalEffectSent)
-            }
+            Step::ExternalEffect | Step::Call(_) => self.external(now, step, d),
         }
+    }
+
+    /// An external effect sent, or a named service called: recorded as the outside world
+    /// saw it, never rolled back.
+    fn external(&mut self, now: Tick, step: Step, d: &Delivery) -> (StepResult, TraceKind) {
+        let call = match step {
+            Step::Call(service) => Some(service),
+            _ => None,
+        };
+        self.external_effects.push(ExternalEffect {
+            call,
+            tick: now,
+            event: d.event,
+            copy: d.copy,
+            delivery: d.attempt,
+        });
+        let sent = match call {
+            Some(service) => TraceKind::Called { service },
+            None => TraceKind::ExternalEffectSent,
+        };
+        (StepResult::Done, sent)
     }
 
     /// A SQL step: the handler's pending call, or the protocol's step `name` from its

@@ -192,6 +192,13 @@ impl World<'_> {
                 (ledger, inbox, acked)
             }
         };
+        // An effect that is an external call is confirmed once the service has it.
+        let ledger_rows = match self.scenario.store.custom.as_ref().and_then(|c| c.effect()) {
+            Some(crate::model::Effect::External(service)) => (self.external_effects.iter())
+                .filter(|x| x.event == point.event && x.call == Some(service))
+                .count() as u32,
+            _ => ledger_rows,
+        };
         Confirmed {
             ledger_rows,
             inbox_rows,

@@ -164,6 +164,14 @@ impl World<'_> {
             .map(|x| (x.event, x.copy, x.delivery))
             .collect();
         h.value(&effects);
+        // Which service each went to, when a protocol calls named services (each is a
+        // boundary of its own); the digest of every other run stays as it was.
+        if self.external_effects.iter().any(|x| x.call.is_some()) {
+            let calls: Vec<&str> = (self.external_effects.iter())
+                .map(|x| x.call.unwrap_or(""))
+                .collect();
+            h.value(&calls);
+        }
     }
 }
 

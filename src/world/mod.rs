@@ -565,11 +565,14 @@ impl<'s> World<'s> {
         } else {
             (0..self.events.len()).map(|e| self.is_invalid(e)).collect()
         };
-        let effects_on = (self.scenario.store.custom.as_ref())
-            .filter(|c| c.effects_db != 0)
-            .and_then(|c| crate::model::sql::intern(c.db_name(c.effects_db)));
+        let effect = (self.scenario.store.custom.as_ref()).and_then(|c| c.effect());
+        // Every service the protocol calls has its boundary, but the one that is the
+        // business effect: that one is the verdict per event.
+        let calls: Vec<&'static str> = (self.scenario.protocol.calls().into_iter())
+            .filter(|c| effect != Some(crate::model::Effect::External(c)))
+            .collect();
         check::check(&check::Observed {
-            effects_on,
+            effect,
             invalid: &invalid,
             scopes: check::ScopeInputs {
                 intents,
@@ -584,6 +587,7 @@ impl<'s> World<'s> {
                     .protocol
                     .has(Step::ProduceOutput)
                     .then_some(outputs.as_slice()),
+                calls: &calls,
             },
             events: &self.events,
             accounts: &self.accounts,

@@ -172,6 +172,7 @@ impl World<'_> {
                     }
                     RelayKind::Emails => {
                         self.external_effects.push(ExternalEffect {
+                            call: None,
                             tick: now,
                             event,
                             copy: self.relay_sends[r][event],

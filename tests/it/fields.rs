@@ -85,6 +85,18 @@ fn schema_fields() -> BTreeSet<String> {
 
 /// One example per field: a scenario that sets it. The baseline is the same without it.
 const EXAMPLES: &[(&str, &str)] = &[
+    (
+        "check.effect.db",
+        r#"{"protocol": {"name": "sql", "steps": ["receive", "begin", {"name": "claim", "sql": "INSERT INTO seen VALUES (:event_id)", "duplicate_if": "unique_violation"}, {"name": "call", "sql": "INSERT INTO calls VALUES (:event_id)", "db": "api"}, "commit", "ack"]}, "store": {"schema": ["CREATE TABLE seen (id TEXT PRIMARY KEY)", "CREATE TABLE calls (id TEXT)"], "databases": {"api": {"schema": ["CREATE TABLE calls (id TEXT)"]}}}, "check": {"effect": {"db": "api"}, "effects_per_event": "SELECT count(*) FROM calls WHERE id = :event_id"}}"#,
+    ),
+    (
+        "check.effect.external",
+        r#"{"protocol": {"name": "calls", "steps": ["receive", "begin", {"name": "claim", "sql": "INSERT INTO seen VALUES (:event_id)", "duplicate_if": "unique_violation"}, {"external": "topup"}, {"external": "notify"}, "commit", "ack"]}, "store": {"schema": ["CREATE TABLE seen (id TEXT PRIMARY KEY)"]}, "check": {"effect": {"external": "topup"}}, "faults": {"crash": [{"at": "after:notify", "event": 0, "delivery": 1}]}}"#,
+    ),
+    (
+        "protocol.steps[].external",
+        r#"{"protocol": {"name": "calls", "steps": ["receive", "begin", {"name": "claim", "sql": "INSERT INTO seen VALUES (:event_id)", "duplicate_if": "unique_violation"}, {"name": "apply", "sql": "INSERT INTO done VALUES (:event_id)"}, {"external": "notify"}, "commit", "ack"]}, "store": {"schema": ["CREATE TABLE seen (id TEXT PRIMARY KEY)", "CREATE TABLE done (id TEXT)"]}, "check": {"effects_per_event": "SELECT count(*) FROM done WHERE id = :event_id"}}"#,
+    ),
     ("name", r#"{"name": "other", "protocol": "inbox"}"#),
     (
         "description.en",
@@ -550,6 +562,18 @@ fn load(v: &Value) -> Result<Scenario, delivery_sim::scenario::ScenarioError> {
 /// Baselines for fields that cannot be left out (a custom protocol needs a name and steps):
 /// the same scenario with another value.
 const BASELINES: &[(&str, &str)] = &[
+    (
+        "check.effect.db",
+        r#"{"protocol": {"name": "sql", "steps": ["receive", "begin", {"name": "claim", "sql": "INSERT INTO seen VALUES (:event_id)", "duplicate_if": "unique_violation"}, {"name": "call", "sql": "INSERT INTO calls VALUES (:event_id)", "db": "api"}, "commit", "ack"]}, "store": {"schema": ["CREATE TABLE seen (id TEXT PRIMARY KEY)", "CREATE TABLE calls (id TEXT)"], "databases": {"api": {"schema": ["CREATE TABLE calls (id TEXT)"]}}}, "check": {"effect": {"db": "main"}, "effects_per_event": "SELECT count(*) FROM calls WHERE id = :event_id"}}"#,
+    ),
+    (
+        "check.effect.external",
+        r#"{"protocol": {"name": "calls", "steps": ["receive", "begin", {"name": "claim", "sql": "INSERT INTO seen VALUES (:event_id)", "duplicate_if": "unique_violation"}, {"external": "topup"}, {"external": "notify"}, "commit", "ack"]}, "store": {"schema": ["CREATE TABLE seen (id TEXT PRIMARY KEY)"]}, "check": {"effect": {"external": "notify"}}, "faults": {"crash": [{"at": "after:notify", "event": 0, "delivery": 1}]}}"#,
+    ),
+    (
+        "protocol.steps[].external",
+        r#"{"protocol": {"name": "calls", "steps": ["receive", "begin", {"name": "claim", "sql": "INSERT INTO seen VALUES (:event_id)", "duplicate_if": "unique_violation"}, {"name": "apply", "sql": "INSERT INTO done VALUES (:event_id)"}, {"external": "mail"}, "commit", "ack"]}, "store": {"schema": ["CREATE TABLE seen (id TEXT PRIMARY KEY)", "CREATE TABLE done (id TEXT)"]}, "check": {"effects_per_event": "SELECT count(*) FROM done WHERE id = :event_id"}}"#,
+    ),
     (
         "protocol.steps[].on_error.continue_at",
         r#"{"protocol": {"name": "catch", "steps": ["receive", "begin", {"name": "claim", "sql": "INSERT INTO inbox VALUES (:event_id)"}, {"name": "pay", "sql": "INSERT INTO done VALUES (:event_id)"}, "commit", "ack"]}, "store": {"schema": ["CREATE TABLE inbox (id TEXT PRIMARY KEY)", "CREATE TABLE done (id TEXT)"]}, "check": {"effects_per_event": "SELECT count(*) FROM done WHERE id = :event_id"}, "workload": {"republish": [0]}, "broker": {"max_deliveries": 2}}"#,

@@ -11,6 +11,7 @@ mod corpus;
 mod crosscheck;
 mod databases;
 mod diagram;
+mod effect;
 mod explain;
 mod fields;
 mod flags;

@@ -202,6 +202,10 @@ fn block() -> impl Strategy<Value = Vec<Value>> {
         2 => sql_step().prop_map(|s| vec![s]),
         1 => prop::sample::select(vec!["external_effect", "produce_output", "begin", "commit"])
             .prop_map(|s| vec![json!(s)]),
+        // A call to a named service (`topup` may be declared the effect), or one whose
+        // name is a built-in step's (refused).
+        1 => prop::sample::select(vec!["topup", "topup", "notify", "commit"])
+            .prop_map(|s| vec![json!({"external": s})]),
     ]
 }
 
@@ -320,6 +324,7 @@ pub(crate) fn scenario() -> impl Strategy<Value = Value> {
         prop::sample::subsequence(INVARIANTS.to_vec(), 1..3),
         prop::option::weighted(0.4, policy()),
         prop::option::weighted(0.4, (0..20usize, 1..4u32)),
+        prop::bool::weighted(0.5),
     )
         .prop_map(
             |(
@@ -334,6 +339,7 @@ pub(crate) fn scenario() -> impl Strategy<Value = Value> {
                 invariants,
                 on_error,
                 fail,
+                call_is_effect,
             )| {
                 let all = steps;
                 let mut s = json!({
@@ -360,6 +366,15 @@ pub(crate) fn scenario() -> impl Strategy<Value = Value> {
                         .unwrap()
                         .push(on_side);
                 }
+                // The calls to `topup` declared the effect, when the protocol calls it
+                // (else refused: no step calls it).
+                if call_is_effect && s["protocol"].to_string().contains("\"topup\"") {
+                    s["check"]["effect"] = json!({"external": "topup"});
+                    s["check"]
+                        .as_object_mut()
+                        .unwrap()
+                        .remove("effects_per_event");
+                }
                 if payloads || effects_by_n || text_mentions_n(&s) {
                     s["workload"]["payloads"] = json!([{"n": 1}, {"n": 2}]);
                 }
@@ -369,8 +384,7 @@ pub(crate) fn scenario() -> impl Strategy<Value = Value> {
                 if let Some(i) = crash_at {
                     let steps = s["protocol"]["steps"].as_array().unwrap();
                     let at = &steps[i as usize % steps.len()];
-                    let name = at
-                        .get("name")
+                    let name = (at.get("name").or(at.get("external")))
                         .unwrap_or(at)
                         .as_str()
                         .unwrap_or("ack")
@@ -384,7 +398,10 @@ pub(crate) fn scenario() -> impl Strategy<Value = Value> {
                     // A step told to fail, for the error policy to handle.
                     let steps = s["protocol"]["steps"].as_array().unwrap();
                     let at = &steps[1 + i % (steps.len() - 1)];
-                    let name = at.get("name").unwrap_or(at).as_str().unwrap_or("ack");
+                    let name = (at.get("name").or(at.get("external")))
+                        .unwrap_or(at)
+                        .as_str()
+                        .unwrap_or("ack");
                     let spec = json!({"at": name, "event": 0, "times": times});
                     s["faults"]["fail"] = json!([spec]);
                 }
@@ -428,6 +445,7 @@ fn generated_sql_scenarios_load_or_are_refused_run_deterministically_and_prune_s
     let two_databases = std::cell::Cell::new(0u32);
     let with_policy = std::cell::Cell::new(0u32);
     let with_flow = std::cell::Cell::new(0u32);
+    let call_effect = std::cell::Cell::new(0u32);
     TestRunner::new(config)
         .run(&scenario(), |spec| {
             let text = spec.to_string();
@@ -452,6 +470,13 @@ fn generated_sql_scenarios_load_or_are_refused_run_deterministically_and_prune_s
                 }
                 if s.protocol.sql.iter().any(|d| d.has_flow()) {
                     with_flow.set(with_flow.get() + 1);
+                }
+                if s.store
+                    .custom
+                    .as_ref()
+                    .is_some_and(|c| c.effect_call.is_some())
+                {
+                    call_effect.set(call_effect.get() + 1);
                 }
                 let (a, b) = (run(&s), run(&s));
                 assert_eq!(a.trace.hash_hex(), b.trace.hash_hex(), "not deterministic");
@@ -485,9 +510,10 @@ fn generated_sql_scenarios_load_or_are_refused_run_deterministically_and_prune_s
     );
     assert!(two_databases.get() > 0, "none with a named database loaded");
     eprintln!(
-        "POLICY {} FLOW {} LOADED {} EXPLORED {}",
+        "POLICY {} FLOW {} CALL EFFECT {} LOADED {} EXPLORED {}",
         with_policy.get(),
         with_flow.get(),
+        call_effect.get(),
         loaded.get(),
         explored.get()
     );
@@ -495,6 +521,10 @@ fn generated_sql_scenarios_load_or_are_refused_run_deterministically_and_prune_s
     assert!(
         with_flow.get() > 0,
         "none with branches or named results loaded"
+    );
+    assert!(
+        call_effect.get() > 0,
+        "none whose effect is an external call loaded"
     );
 }
 

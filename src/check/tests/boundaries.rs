@@ -30,6 +30,7 @@ fn boundaries_judge_intents_against_committed_transfers_and_emails_against_effec
         ["tr_00000", "tr_00001"].map(String::from).into();
     let messages: Vec<Message> = [0, 2, 3].map(acked).to_vec();
     let email = |event, copy| ExternalEffect {
+        call: None,
         tick: 1,
         event,
         copy,
@@ -45,6 +46,7 @@ fn boundaries_judge_intents_against_committed_transfers_and_emails_against_effec
                 committed_intents: Some(&producer_committed),
                 email: Some(key),
                 outputs: None,
+                calls: &[],
             },
             external_effects: &emails,
             duplicates_discarded: Some(&[0, 0, 0, 1]),
@@ -240,4 +242,69 @@ fn an_output_for_an_event_whose_effect_never_committed_is_a_ghost() {
     assert_eq!(topic.boundary, Scope::OutputTopic);
     assert_eq!((topic.once, topic.ghost, topic.lost), (1, 1, 0));
     assert_eq!(topic.guarantee, Guarantee::AtLeastOnce);
+}
+
+/// `check.effect: {"external": "topup"}`: the events' effects are the calls to `topup`
+/// (an email or a call to another service does not count), and every other service called
+/// is a boundary of its own, owed one call per event whose effect happened.
+#[test]
+fn an_external_call_declared_the_effect_is_counted_per_event_and_other_calls_per_applied_event() {
+    let events: Vec<Event> = (0..3).map(event).collect();
+    let committed = CommittedState {
+        custom: true,
+        ..CommittedState::default()
+    };
+    let messages: Vec<Message> = [0, 1, 2].map(acked).to_vec();
+    let call = |call, event| ExternalEffect {
+        call,
+        tick: 1,
+        event,
+        copy: 0,
+        delivery: 1,
+    };
+    let (topup, notify) = (Some("topup"), Some("notify"));
+    // e0 topped up once, e1 twice, e2 never (but an email and a notify went out for it).
+    let effects = [
+        call(topup, 0),
+        call(notify, 0),
+        call(topup, 1),
+        call(topup, 1),
+        call(None, 2),
+        call(notify, 2),
+    ];
+    let v = Case {
+        effect: Some(Effect::External("topup")),
+        scopes: ScopeInputs {
+            intents: 3,
+            calls: &["notify"],
+            ..ScopeInputs::default()
+        },
+        external_effects: &effects,
+        accounts: Vec::new(),
+        ..Case::new(&events, &committed, &messages)
+    }
+    .check();
+    let per_event: Vec<(u32, Outcome)> = v.events.iter().map(|e| (e.effects, e.outcome)).collect();
+    assert_eq!(
+        per_event,
+        [
+            (1, Outcome::Once),
+            (2, Outcome::Duplicated),
+            (0, Outcome::Lost)
+        ]
+    );
+    assert_eq!(v.guarantee, Guarantee::None);
+    assert_eq!(v.effect(), Some(Effect::External("topup")));
+    let notify = &v.boundaries[1];
+    assert_eq!(
+        (notify.boundary, notify.effect),
+        (Scope::Call, Some(Effect::External("notify")))
+    );
+    // e0: once; e1 applied, never notified: lost; e2 notified though never applied: a ghost.
+    assert_eq!((notify.once, notify.lost, notify.ghost), (1, 1, 1));
+    assert_eq!(
+        notify.describe(),
+        "calls to `notify`: none (1 once, 1 lost, 1 ghost)"
+    );
+    assert_eq!(v.boundaries.len(), 2, "no email boundary was asked for");
 }

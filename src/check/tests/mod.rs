@@ -25,6 +25,7 @@ struct Case<'a> {
     inbox_expired_at: &'a [Option<Tick>],
     stop: StopReason,
     invalid: &'a [bool],
+    effect: Option<Effect>,
 }
 
 impl<'a> Case<'a> {
@@ -52,13 +53,14 @@ impl<'a> Case<'a> {
             inbox_expired_at: &[],
             stop: StopReason::Quiescent,
             invalid: &[],
+            effect: None,
         }
     }
 
     fn check(&self) -> Verdict {
         let none_discarded = vec![0; self.events.len()];
         check(&Observed {
-            effects_on: None,
+            effect: self.effect,
             scopes: self.scopes,
             events: self.events,
             accounts: &self.accounts,

@@ -285,6 +285,7 @@ fn every_outcome_is_classified_from_rows_and_messages_and_reported_with_its_coun
         },
     };
     let effect = |event| ExternalEffect {
+        call: None,
         tick: 2,
         event,
         copy: 0,

@@ -18,12 +18,13 @@ pub(in crate::cli) fn crash_override(
     points
         .iter()
         .map(|text| {
-            let p = BoundaryPoint::parse(text).map_err(|e| {
+            let mut p = BoundaryPoint::parse(text).map_err(|e| {
                 CliError::Usage(format!(
                     "--crash: {e}{}",
                     scenario.protocol.own_steps_hint()
                 ))
             })?;
+            p.boundary.step = scenario.protocol.resolve(p.boundary.step);
             if !scenario.runs_step(p.boundary.step)
                 && p.boundary.step.actor() != StepActor::Consumer
             {

@@ -71,6 +71,7 @@ impl TraceKind {
                 self.encode_flow(e)
             }
             Busy { step } => e.str(step.name()),
+            Called { service } => e.str(service),
             CommitTimeout {
                 nth: _, // In the name.
                 fault,
@@ -166,11 +167,7 @@ impl TraceKind {
             } => {
                 e.u64(*event as u64);
                 encode_publication(e, *how);
-                e.str(match confirmation {
-                    Confirmation::Direct => "direct",
-                    Confirmation::Confirmed => "confirmed",
-                    Confirmation::TimedOut => "timed_out",
-                });
+                e.str(confirmation_name(*confirmation));
             }
             PublishTimedOut { intent } => e.u64(*intent as u64),
             TransferInserted { outbox } => e.flag(*outbox),
@@ -242,6 +239,7 @@ impl TraceKind {
             | Jumped { .. }
             | LoopLimit { .. }
             | Busy { .. }
+            | Called { .. }
             | CommitTimeout { .. }
             | Acked { .. }
             | OutputProduced { .. }
@@ -324,5 +322,14 @@ fn encode_limit(e: &mut impl Encoder, limit: Limit) {
             e.str("sql_vm_steps");
             e.u64(n);
         }
+    }
+}
+
+/// A publication's confirmation, as the encoding writes it.
+fn confirmation_name(c: Confirmation) -> &'static str {
+    match c {
+        Confirmation::Direct => "direct",
+        Confirmation::Confirmed => "confirmed",
+        Confirmation::TimedOut => "timed_out",
     }
 }

@@ -50,23 +50,9 @@ impl fmt::Display for TraceKind {
             SqlFailed { message, .. } => write!(f, "failed: {message}"),
             HandlerFailed { error } => write!(f, "returned an error: {error}"),
             Retrying { .. } | DeadLetterSent { .. } | GaveUp { .. } => self.fmt_policy(f),
-            Skipped { .. } => f.write_str("skipped: its `when` does not hold"),
-            Caught { to, rollback, .. } => match rollback {
-                true => write!(f, "failure caught: rolls back, goes on at `{to}`"),
-                false => write!(
-                    f,
-                    "failure caught: goes on at `{to}` in the same transaction"
-                ),
-            },
-            Kept { into, row, .. } => match row {
-                Some(row) => write!(f, "keeps `{into}`: {row}"),
-                None => write!(f, "keeps `{into}`: no row (every column NULL)"),
-            },
-            Jumped { to, pass, .. } => write!(f, "goto `{to}` (pass {pass})"),
-            LoopLimit { passes, .. } => write!(
-                f,
-                "fails: one more jump back would pass the {passes} passes a delivery may make"
-            ),
+            Skipped { .. } | Caught { .. } | Kept { .. } | Jumped { .. } | LoopLimit { .. } => {
+                self.fmt_flow(f)
+            }
             InvalidPayload => {
                 f.write_str("refused: the payload is invalid (workload.invalid), nothing applied")
             }
@@ -111,6 +97,12 @@ impl fmt::Display for TraceKind {
                 f.write_str("TransferApplied published to the output topic (visible at once)")
             }
             ExternalEffectSent => f.write_str("sent (outside the database: never rolled back)"),
+            Called { service } => {
+                write!(
+                    f,
+                    "`{service}` called (outside the database: never rolled back)"
+                )
+            }
             Lookup { outcome } => f.write_str(match outcome {
                 DbOutcome::Found => "inbox row found: the commit happened; go on",
                 DbOutcome::NotFound => {
@@ -141,6 +133,31 @@ impl fmt::Display for TraceKind {
 }
 
 impl TraceKind {
+    /// The English outcome of a protocol's branches, loops and kept values.
+    fn fmt_flow(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use TraceKind::*;
+        match self {
+            Skipped { .. } => f.write_str("skipped: its `when` does not hold"),
+            Caught { to, rollback, .. } => match rollback {
+                true => write!(f, "failure caught: rolls back, goes on at `{to}`"),
+                false => write!(
+                    f,
+                    "failure caught: goes on at `{to}` in the same transaction"
+                ),
+            },
+            Kept { into, row, .. } => match row {
+                Some(row) => write!(f, "keeps `{into}`: {row}"),
+                None => write!(f, "keeps `{into}`: no row (every column NULL)"),
+            },
+            Jumped { to, pass, .. } => write!(f, "goto `{to}` (pass {pass})"),
+            LoopLimit { passes, .. } => write!(
+                f,
+                "fails: one more jump back would pass the {passes} passes a delivery may make"
+            ),
+            _ => unreachable!("not a flow entry"),
+        }
+    }
+
     /// The English outcome of an error policy's entries.
     fn fmt_policy(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         use TraceKind::*;

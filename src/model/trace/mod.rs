@@ -56,6 +56,9 @@ pub enum TraceKind {
     OutputProduced { staged: bool },
     /// `external_effect`: sent outside the database.
     ExternalEffectSent,
+    /// A protocol's `{"external": service}` step: the service was called, outside the
+    /// database.
+    Called { service: &'static str },
     /// The clean-up `ROLLBACK` after a duplicate or a failure.
     RolledBack { outcome: DbOutcome },
     /// The payload alert, committed on its own.
@@ -302,6 +305,7 @@ impl TraceKind {
             AckLost | Acked { .. } => "ack",
             OutputProduced { .. } => "produce_output",
             ExternalEffectSent => "external_effect",
+            Called { service } => service,
             RolledBack { .. } => "rollback",
             HandlerFailed { .. } => "handler",
             Retrying { .. } => "retry",
@@ -386,6 +390,7 @@ impl TraceKind {
             Acked { .. } => "acked",
             OutputProduced { .. } => "output_produced",
             ExternalEffectSent => "external_effect_sent",
+            Called { .. } => "called",
             RolledBack { .. } => "rolled_back",
             Alert { .. } => "alert",
             Lookup { .. } => "lookup",

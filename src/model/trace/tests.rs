@@ -100,6 +100,7 @@ pub(crate) fn samples() -> Vec<TraceKind> {
         OutputProduced { staged: true },
         OutputProduced { staged: false },
         ExternalEffectSent,
+        Called { service: "topup" },
         Nacked,
         Sleep { ticks: 5 },
         Stall {
@@ -355,9 +356,10 @@ fn variant(kind: &TraceKind) -> usize {
         LoopLimit { .. } => 55,
         Kept { .. } => 56,
         Caught { .. } => 57,
+        Called { .. } => 58,
     }
 }
-const VARIANTS: usize = 58;
+const VARIANTS: usize = 59;
 
 struct Bytes(Vec<u8>);
 

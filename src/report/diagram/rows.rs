@@ -409,8 +409,7 @@ pub(super) fn consumer_rows(kind: &TraceKind, c: Lane, busy: bool, l: Lang) -> V
         ("ack", _) => vec![ack_row(c, kind, l)],
         ("nack", _) => vec![message(c, Lane::Broker, "nack").remarkable()],
         ("produce_output", _) => vec![message(c, Lane::Broker, w("output", "salida"))],
-        ("external_effect", _) => vec![note(c, c, w("external effect", "efecto externo"))
-            .says(w(", never rolled back", ", sin rollback posible"))],
+        ("external_effect", _) | (_, TraceKind::Called { .. }) => vec![external_row(c, kind, l)],
         (_, TraceKind::Sleep { ticks }) => vec![note(c, c, w("sleep", "duerme")).says(match l {
             Lang::En => format!(" {ticks} ticks, a completion waits"),
             Lang::Es => format!(" {ticks} ticks, una completion espera"),
@@ -698,5 +697,18 @@ pub(super) fn broker_rows(kind: &TraceKind, again: bool, l: Lang) -> Vec<Draft> 
             other.action(),
             l.trace_outcome(other)
         ))],
+    }
+}
+
+/// An external effect sent, or a named service called: a note on the consumer, since
+/// nothing takes it back.
+fn external_row(c: Lane, kind: &TraceKind, l: Lang) -> Draft {
+    let w = |en, es| l.choose(en, es);
+    let never = w(", never rolled back", ", sin rollback posible");
+    match kind {
+        TraceKind::Called { service } => {
+            note(c, c, w("call", "llama a")).says(format!(" {service}{never}"))
+        }
+        _ => note(c, c, w("external effect", "efecto externo")).says(never),
     }
 }

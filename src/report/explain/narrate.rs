@@ -98,6 +98,7 @@ impl Narrator<'_> {
             } => l.lookup_found(&who, &base),
             TraceKind::Lookup { .. } => l.lookup_not_found(&who, &base),
             TraceKind::ExternalEffectSent => l.external_effect(&who, &base),
+            TraceKind::Called { service } => l.called(&who, service, &base),
             TraceKind::OutputProduced { staged: true } => l.output_staged(&who, &base),
             TraceKind::OutputProduced { staged: false } => l.output_published(&who, &base),
             TraceKind::Crash { .. } => {

@@ -24,10 +24,14 @@ impl Narrator<'_> {
             })
             .collect();
         effects.sort();
-        let mut parts = vec![
-            l.db_part_tables(&tables),
-            l.db_part_effects(&self.listed(ranged(effects))),
-        ];
+        let mut parts = vec![l.db_part_tables(&tables)];
+        // An effect that is an external call is not in the database: each call is told
+        // where it is made.
+        let external =
+            (self.scenario.store.custom.as_ref()).is_some_and(|c| c.effect_call.is_some());
+        if !external {
+            parts.push(l.db_part_effects(&self.listed(ranged(effects))));
+        }
         let broken: Vec<String> = c
             .invariants
             .iter()
@@ -132,8 +136,13 @@ impl Narrator<'_> {
     /// The seeds' "estado confirmado" of a crash: with the scenario's own schema, only its
     /// effect and the ack (its SQL keeps the identity wherever it does).
     pub(super) fn confirmed(&self, c: &crate::fault::Confirmed) -> String {
-        match self.scenario.store.custom {
-            Some(_) => self.lang.confirmed_own(c.ledger_rows > 0, c.acked),
+        match &self.scenario.store.custom {
+            Some(custom) => match custom.effect() {
+                Some(crate::model::Effect::External(service)) => {
+                    self.lang.confirmed_call(service, c.ledger_rows, c.acked)
+                }
+                _ => self.lang.confirmed_own(c.ledger_rows > 0, c.acked),
+            },
             None => self.lang.confirmed(c),
         }
     }

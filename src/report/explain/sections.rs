@@ -53,28 +53,12 @@ pub(super) fn anomaly_sentences(n: &Narrator<'_>) -> Vec<String> {
             .iter()
             .filter(|c| c.point.event == a.event)
             .collect();
-        let sentence = match a.kind {
-            "lost" => {
-                if let Some(c) = crashes
-                    .iter()
-                    .find(|c| c.confirmed.acked && c.confirmed.ledger_rows == 0)
-                {
-                    l.lost_acked_first(&ev, &c.point.to_string())
-                } else if let Some(c) = crashes
-                    .iter()
-                    .find(|c| c.confirmed.inbox_rows > 0 && c.confirmed.ledger_rows == 0)
-                {
-                    l.lost_marked_first(&ev, &c.point.to_string())
-                } else if e.torn {
-                    l.lost_torn(&ev, e.debits, e.credits)
-                } else {
-                    l.lost_other(&ev, e.acked)
-                }
-            }
-            "duplicated" if e.inbox_expired_at.is_some() => {
-                l.duplicated_after_expiry(&ev, e.inbox_expired_at.unwrap_or(0), e.effects)
-            }
-            "duplicated" => {
+        let call = match n.scenario.store.custom.as_ref().and_then(|c| c.effect()) {
+            Some(crate::model::Effect::External(service)) => Some(service),
+            _ => None,
+        };
+        let sentence = match (a.kind, call) {
+            ("lost" | "duplicated", Some(service)) => {
                 let causes = || {
                     causes_by_event
                         .get_or_insert_with(|| dup_causes(r))
@@ -82,28 +66,60 @@ pub(super) fn anomaly_sentences(n: &Narrator<'_>) -> Vec<String> {
                         .cloned()
                         .unwrap_or_default()
                 };
-                duplicated_sentence(l, e, &ev, &crashes, causes)
+                call_sentence(l, e, &ev, service, &crashes, causes)
             }
-            "dead_lettered" => {
-                let by_policy =
-                    crate::model::GaveUpRecord::dead_lettered_last(&e.gave_up, e.deliveries);
-                l.dead_lettered_anomaly(&ev, e.deliveries, by_policy)
-            }
-            "pending" => l.pending_anomaly(&ev),
-            "rejected" => l.rejected_anomaly(&ev),
-            "unpublished" => l.unpublished_anomaly(&ev),
-            "payload_mismatch" => l.payload_anomaly(
-                &ev,
-                a.stored_payload.as_deref().unwrap_or(""),
-                a.received_payload.as_deref().unwrap_or(""),
-            ),
-            // A torn event that is lost was told with the loss.
-            "torn" if e.outcome == Outcome::Lost => continue,
-            "torn" => l.torn_anomaly(&ev, e.debits, e.credits),
-            _ => {
-                let has_ack = n.scenario.protocol.has(Step::Ack);
-                l.unacked_anomaly(&ev, r.stop, has_ack)
-            }
+            (kind, _) => match kind {
+                "lost" => {
+                    if let Some(c) = crashes
+                        .iter()
+                        .find(|c| c.confirmed.acked && c.confirmed.ledger_rows == 0)
+                    {
+                        l.lost_acked_first(&ev, &c.point.to_string())
+                    } else if let Some(c) = crashes
+                        .iter()
+                        .find(|c| c.confirmed.inbox_rows > 0 && c.confirmed.ledger_rows == 0)
+                    {
+                        l.lost_marked_first(&ev, &c.point.to_string())
+                    } else if e.torn {
+                        l.lost_torn(&ev, e.debits, e.credits)
+                    } else {
+                        l.lost_other(&ev, e.acked)
+                    }
+                }
+                "duplicated" if e.inbox_expired_at.is_some() => {
+                    l.duplicated_after_expiry(&ev, e.inbox_expired_at.unwrap_or(0), e.effects)
+                }
+                "duplicated" => {
+                    let causes = || {
+                        causes_by_event
+                            .get_or_insert_with(|| dup_causes(r))
+                            .get(&a.event)
+                            .cloned()
+                            .unwrap_or_default()
+                    };
+                    duplicated_sentence(l, e, &ev, &crashes, causes)
+                }
+                "dead_lettered" => {
+                    let by_policy =
+                        crate::model::GaveUpRecord::dead_lettered_last(&e.gave_up, e.deliveries);
+                    l.dead_lettered_anomaly(&ev, e.deliveries, by_policy)
+                }
+                "pending" => l.pending_anomaly(&ev),
+                "rejected" => l.rejected_anomaly(&ev),
+                "unpublished" => l.unpublished_anomaly(&ev),
+                "payload_mismatch" => l.payload_anomaly(
+                    &ev,
+                    a.stored_payload.as_deref().unwrap_or(""),
+                    a.received_payload.as_deref().unwrap_or(""),
+                ),
+                // A torn event that is lost was told with the loss.
+                "torn" if e.outcome == Outcome::Lost => continue,
+                "torn" => l.torn_anomaly(&ev, e.debits, e.credits),
+                _ => {
+                    let has_ack = n.scenario.protocol.has(Step::Ack);
+                    l.unacked_anomaly(&ev, r.stop, has_ack)
+                }
+            },
         };
         sentences.push(sentence);
     }
@@ -166,6 +182,27 @@ fn duplicated_sentence(
         s.push_str(&l.duplicated_amounts(&amounts.join(", ")));
     }
     s
+}
+
+/// Why the external call that is the business effect was not made once for `e`.
+fn call_sentence(
+    l: Lang,
+    e: &crate::check::EventReport,
+    ev: &str,
+    service: &str,
+    crashes: &[&CrashRecord],
+    causes: impl FnOnce() -> Vec<DupCause>,
+) -> String {
+    if e.outcome != Outcome::Duplicated {
+        return l.call_never_made(ev, service, e.acked);
+    }
+    match (crashes.iter()).find(|c| c.confirmed.ledger_rows > 0 && !c.confirmed.acked) {
+        Some(c) => l.call_again_after_crash(ev, service, &c.point.to_string(), e.effects),
+        None => {
+            let causes: Vec<String> = causes().into_iter().map(|c| l.dup_cause(c)).collect();
+            l.call_delivered_twice(ev, service, e.deliveries, e.effects, &causes)
+        }
+    }
 }
 
 /// The intents (transfers) that did not happen once, in plain words.

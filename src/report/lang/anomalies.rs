@@ -70,6 +70,74 @@ impl Lang {
         }
     }
 
+    /// The external call that is the business effect was never made for `ev`.
+    pub fn call_never_made(self, ev: &str, service: &str, acked: bool) -> String {
+        match (self, acked) {
+            (Lang::En, true) => format!(
+                "`{service}` was never called for event {ev}, and it is acked: the broker will \
+                 not deliver it again."
+            ),
+            (Lang::En, false) => format!("`{service}` was never called for event {ev}."),
+            (Lang::Es, true) => format!(
+                "Nunca se llamó a `{service}` por el evento {ev}, y tiene ack: el broker no lo \
+                 va a volver a entregar."
+            ),
+            (Lang::Es, false) => format!("Nunca se llamó a `{service}` por el evento {ev}."),
+        }
+    }
+
+    /// The call reached the service, then a crash before the ack; the redelivery called again.
+    pub fn call_again_after_crash(
+        self,
+        ev: &str,
+        service: &str,
+        point: &str,
+        calls: u32,
+    ) -> String {
+        match self {
+            Lang::En => format!(
+                "`{service}` was called for event {ev}, then the crash at {point} came before \
+                 the ack. A rollback cannot take a call back; the broker delivered {ev} again, \
+                 nothing recognised the earlier call, and `{service}` was called {calls} times."
+            ),
+            Lang::Es => format!(
+                "Se llamó a `{service}` por el evento {ev} y la caída en {point} llegó antes \
+                 del ack. Un rollback no puede deshacer una llamada; el broker reentregó {ev}, \
+                 nada reconoció la llamada previa y se llamó a `{service}` {calls} veces."
+            ),
+        }
+    }
+
+    /// The call made again on a later delivery with no crash between call and ack.
+    pub fn call_delivered_twice(
+        self,
+        ev: &str,
+        service: &str,
+        deliveries: u32,
+        calls: u32,
+        causes: &[String],
+    ) -> String {
+        let causes = match causes {
+            [] => self.pick(
+                "a lost ack, a broker duplicate, a republication or an expired lease",
+                "un ack perdido, un duplicado del broker, una republicación o un lease vencido",
+            ),
+            _ => self.list(causes),
+        };
+        match self {
+            Lang::En => format!(
+                "Event {ev} was delivered {} ({causes}), and nothing recognised the earlier \
+                 call: `{service}` was called {calls} times.",
+                pl(deliveries, "time", "times")
+            ),
+            Lang::Es => format!(
+                "El evento {ev} se entregó {} ({causes}) y nada reconoció la llamada previa: \
+                 se llamó a `{service}` {calls} veces.",
+                pl(deliveries, "vez", "veces")
+            ),
+        }
+    }
+
     pub fn duplicated_after_crash(self, ev: &str, point: &str, effects: u32) -> String {
         match self {
             Lang::En => format!(
@@ -439,6 +507,14 @@ impl Lang {
             (Lang::Es, Scope::Email) => {
                 "El correo sale de la transacción de la base, así que la garantía del ledger no \
                  lo cubre."
+            }
+            (Lang::En, Scope::Call) => {
+                "The call reaches the other service at once and a rollback does not take it \
+                 back, so the database's guarantee does not cover it."
+            }
+            (Lang::Es, Scope::Call) => {
+                "La llamada llega al otro servicio en el acto y un rollback no la deshace, así \
+                 que la garantía de la base no la cubre."
             }
             (Lang::En, Scope::OutputTopic) => {
                 "An output published outside the broker's transaction is not taken back by a \

@@ -22,7 +22,7 @@ impl Lang {
     pub fn judgement(self, j: &Judgement) -> String {
         let scope = format!(
             "{}, {}",
-            self.scope_on(j.scope.boundary, j.scope.effect_on),
+            self.scope_on(j.scope.boundary, j.scope.effect),
             self.coverage(j.scope.over)
         );
         let guarantee = match (self, j.guarantee) {

@@ -291,18 +291,28 @@ impl Lang {
                 Scope::LedgerPerIntent => "asientos por intención",
                 Scope::Email => "correo",
                 Scope::OutputTopic => "topic de salida",
+                Scope::Call => "llamadas a un servicio",
             }
             .to_string(),
         }
     }
 
-    /// The boundary, naming the database the effect lives on when it is a named one:
-    /// `effects on `api` per event`.
-    pub fn scope_on(self, s: Scope, effect_on: Option<&str>) -> String {
-        match (self, effect_on) {
-            (_, None) => self.scope(s),
-            (Lang::En, Some(db)) => format!("effects on `{db}` per event"),
-            (Lang::Es, Some(db)) => format!("efectos en `{db}` por evento"),
+    /// The boundary, naming where the effect lives when not in the main database:
+    /// `effects on `api` per event`, `calls to `topup` per event`.
+    pub fn scope_on(self, s: Scope, effect: Option<crate::model::Effect>) -> String {
+        use crate::model::Effect;
+        match (self, effect, s) {
+            (_, None, _) => self.scope(s),
+            (Lang::En, Some(Effect::Db(db)), _) => format!("effects on `{db}` per event"),
+            (Lang::Es, Some(Effect::Db(db)), _) => format!("efectos en `{db}` por evento"),
+            (Lang::En, Some(Effect::External(call)), Scope::Call) => format!("calls to `{call}`"),
+            (Lang::Es, Some(Effect::External(call)), Scope::Call) => {
+                format!("llamadas a `{call}`")
+            }
+            (Lang::En, Some(Effect::External(call)), _) => format!("calls to `{call}` per event"),
+            (Lang::Es, Some(Effect::External(call)), _) => {
+                format!("llamadas a `{call}` por evento")
+            }
         }
     }
 
@@ -325,7 +335,7 @@ impl Lang {
                 }
                 format!(
                     "{}: {} ({})",
-                    self.scope_on(b.boundary, b.effect_on),
+                    self.scope_on(b.boundary, b.effect),
                     b.guarantee,
                     parts.join(", ")
                 )

@@ -1,6 +1,7 @@
 //! The run report (`run`), in both languages: the English is the report as it has always been printed.
 
 use super::*;
+use crate::model::Effect;
 
 impl Lang {
     // ---------------------------------------------------------------- the run report
@@ -398,9 +399,19 @@ impl Lang {
 
     /// What one anomaly of the run report is, in capitals first: `LOST: no effect
     /// committed, …`.
-    pub fn run_anomaly(self, a: &Anomaly, e: &EventReport) -> String {
+    /// What anomaly `a` of event `e` is; `effect` is where the effect lives, when the
+    /// scenario declares it elsewhere than its main database (`check.effect`).
+    pub fn run_anomaly(
+        self,
+        a: &Anomaly,
+        e: &EventReport,
+        effect: Option<crate::model::Effect>,
+    ) -> String {
         let detail = a.detail.as_deref().unwrap_or("");
         match (self, a.kind) {
+            (_, "lost" | "duplicated") if matches!(effect, Some(Effect::External(_))) => {
+                self.call_anomaly(a, e, effect)
+            }
             (_, "lost" | "duplicated" | "payload_mismatch") => self.effect_anomaly(a, e),
             (Lang::En, "pending") => "PENDING: a completion still waiting in pending_event when \
                                       the run ended; no TransferCreated released it (none took \
@@ -485,6 +496,25 @@ impl Lang {
     }
 
     /// A run anomaly about the event's effect: lost, duplicated, or another payload refused.
+    /// A lost or duplicated effect that is a call to an external service: what the service
+    /// saw, not what a database committed.
+    fn call_anomaly(self, a: &Anomaly, e: &EventReport, effect: Option<Effect>) -> String {
+        let Some(Effect::External(service)) = effect else {
+            return self.effect_anomaly(a, e);
+        };
+        let acked = match (self, e.acked) {
+            (_, false) => "",
+            (Lang::En, true) => ", and it is acked: the broker will never deliver it again",
+            (Lang::Es, true) => ", y tiene ack: el broker no lo va a volver a entregar",
+        };
+        match (self, a.kind) {
+            (Lang::En, "lost") => format!("LOST: `{service}` was never called for it{acked}"),
+            (Lang::Es, "lost") => format!("PERDIDO: nunca se llamó a `{service}` por él{acked}"),
+            (Lang::En, _) => format!("DUPLICATED: `{service}` was called {} times", a.effects),
+            (Lang::Es, _) => format!("DUPLICADO: se llamó a `{service}` {} veces", a.effects),
+        }
+    }
+
     fn effect_anomaly(self, a: &Anomaly, e: &EventReport) -> String {
         let detail = a.detail.as_deref().unwrap_or("");
         match (self, a.kind) {

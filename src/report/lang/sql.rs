@@ -128,6 +128,39 @@ impl Lang {
         }
     }
 
+    /// A protocol's external call (`{"external": service}`) made for `ev`.
+    pub fn called(self, who: &str, service: &str, ev: &str) -> String {
+        match self {
+            Lang::En => format!(
+                "{who} calls `{service}` for {ev}. The call reaches the service at once, \
+                 outside the database: neither a rollback nor a crash can take it back."
+            ),
+            Lang::Es => format!(
+                "{who} llama a `{service}` por {ev}. La llamada llega al servicio en el acto, \
+                 fuera de la base: ni un rollback ni una caída la pueden deshacer."
+            ),
+        }
+    }
+
+    /// The confirmed state at a crash when the effect is the calls to `service`: how many
+    /// the service has had for the event, and the ack.
+    pub fn confirmed_call(self, service: &str, calls: u32, acked: bool) -> String {
+        let ack = match (self, acked) {
+            (Lang::En, true) => "acked",
+            (Lang::En, false) => "no ack",
+            (Lang::Es, true) => "con ack",
+            (Lang::Es, false) => "sin ack",
+        };
+        match (self, calls) {
+            (Lang::En, 0) => format!("`{service}` not called yet, {ack}"),
+            (Lang::En, 1) => format!("`{service}` called once (it cannot be taken back), {ack}"),
+            (Lang::En, n) => format!("`{service}` called {n} times, {ack}"),
+            (Lang::Es, 0) => format!("`{service}` todavía sin llamar, {ack}"),
+            (Lang::Es, 1) => format!("`{service}` llamado una vez (no se puede deshacer), {ack}"),
+            (Lang::Es, n) => format!("`{service}` llamado {n} veces, {ack}"),
+        }
+    }
+
     /// The confirmed state at a crash, with the scenario's own schema: its effect as
     /// `check.effects_per_event` counts it, and the ack (the identity is whatever its SQL
     /// keeps, which the checker does not read).

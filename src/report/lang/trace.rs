@@ -189,6 +189,9 @@ fn es_outcome(kind: &TraceKind) -> String {
             "TransferApplied publicado en el tópico de salida (visible enseguida)".into()
         }
         ExternalEffectSent => "enviado (fuera de la base: nunca se deshace)".into(),
+        Called { service } => {
+            format!("`{service}` llamado (fuera de la base: nunca se deshace)")
+        }
         Lookup { outcome } => match outcome {
             DbOutcome::Found => "fila del inbox encontrada: el commit ocurrió; sigue".into(),
             DbOutcome::NotFound => {

@@ -225,13 +225,7 @@ pub fn run_text_in(
         labeled(&mut out, l.run_label(RunLabel::Retention), [line]);
     }
     if v.external_effects > 0 {
-        let repeated: Vec<String> = v
-            .events
-            .iter()
-            .filter(|e| e.external_effects > 1)
-            .map(|e| format!("e{} ×{}", e.event, e.external_effects))
-            .collect();
-        let line = l.external_line(v.external_effects, &repeated);
+        let line = l.external_line(v.external_effects, &repeated_sends(r));
         labeled(&mut out, l.run_label(RunLabel::External), [line]);
     }
     labeled(&mut out, l.run_label(RunLabel::Events), [l.events_header()]);
@@ -302,6 +296,22 @@ fn event_rows(l: Lang, paint: Paint, out: &mut String, v: &crate::check::Verdict
     }
 }
 
+/// What reached the outside world more than once, per event and service: `e1 ×2` for an
+/// email, `e1 topup ×2` for a named call (calls to two services are not one sent twice).
+fn repeated_sends(r: &RunResult) -> Vec<String> {
+    let mut sends: std::collections::BTreeMap<(usize, Option<&str>), u32> = Default::default();
+    for x in &r.external_effects {
+        *sends.entry((x.event, x.call)).or_default() += 1;
+    }
+    (sends.into_iter())
+        .filter(|(_, n)| *n > 1)
+        .map(|((event, call), n)| match call {
+            Some(service) => format!("e{event} {service} ×{n}"),
+            None => format!("e{event} ×{n}"),
+        })
+        .collect()
+}
+
 /// A run's anomalies, one line each (or a line saying there are none), then the intents
 /// that did not happen once.
 fn anomaly_lines(l: Lang, paint: Paint, out: &mut String, v: &crate::check::Verdict) {
@@ -310,7 +320,8 @@ fn anomaly_lines(l: Lang, paint: Paint, out: &mut String, v: &crate::check::Verd
         labeled(out, l.run_label(RunLabel::Anomalies), [l.anomalies_none()]);
     }
     let lines = anomalies.iter().map(|a| {
-        let what = l.run_anomaly(a, v.event(a.event).expect("an anomaly's report is kept"));
+        let report = v.event(a.event).expect("an anomaly's report is kept");
+        let what = l.run_anomaly(a, report, v.effect());
         let points: Vec<String> = a.crash_points.iter().map(|p| p.to_string()).collect();
         let gave_up: Vec<String> = a.gave_up.iter().map(|g| l.gave_up(g)).collect();
         paint.bad(&l.anomaly_line(a.event, &a.event_id, &what, &points, &gave_up))

@@ -8,29 +8,73 @@ use crate::model::sql;
 use crate::store::{CustomSchema, NamedDatabase, SqlChecker, MAX_DATABASES};
 
 impl Checker<'_> {
-    /// `check.effects_per_event` and the database it reads.
+    /// `check.effects_per_event` and the database it reads, or, when `check.effect` says
+    /// the effect is the calls to an external service, no query and that service.
     pub(super) fn effects_query(
         &self,
         raw: &RawScenario,
         named: &[NamedDatabase],
-    ) -> Result<(String, u8), ScenarioError> {
+        protocol: &Protocol,
+    ) -> Result<(String, u8, Option<String>), ScenarioError> {
         let names: Vec<&str> = named.iter().map(|d| d.name.as_str()).collect();
-        match raw
-            .check
-            .as_ref()
-            .and_then(|c| c.effects_per_event.as_ref())
-        {
-            None => Err(self.err(
+        let check = raw.check.as_ref();
+        let effect = check.and_then(|c| c.effect.as_ref());
+        let query = check.and_then(|c| c.effects_per_event.as_ref());
+        match (effect, query) {
+            (Some(RawEffect::External(service)), None) => {
+                Ok((String::new(), 0, Some(self.effect_call(service, protocol)?)))
+            }
+            (Some(RawEffect::External(service)), Some(_)) => Err(self.err(
                 "check.effects_per_event",
-                "a scenario with its own schema says how to count an event's committed \
-                 effects, as the business would: for example \"SELECT count(*) FROM \
-                 reservation WHERE event_id = :event_id\", or {\"sql\": …, \"db\": …} \
-                 where the effect lives in one of `store.databases`",
+                format!(
+                    "check.effect says the business effect is the calls to `{service}`, counted \
+                     per event as that service saw them, so no query counts it; leave \
+                     effects_per_event out (what the consumer commits can still be checked \
+                     with check.invariants)"
+                ),
             )),
-            Some(RawQuery::Main(sql)) => Ok((sql.clone(), 0)),
-            Some(RawQuery::On(q)) => {
-                let field = "check.effects_per_event.db";
-                Ok((q.sql.clone(), self.database_index(field, &q.db, &names)?))
+            (effect, None) => Err(self.err(
+                "check.effects_per_event",
+                match effect {
+                    Some(RawEffect::Db(db)) => format!(
+                        "check.effect says the business effect lives on `{db}`: say how to \
+                         count one event's effects there, for example \"SELECT count(*) FROM \
+                         topup WHERE request_id = :event_id\""
+                    ),
+                    _ => "a scenario with its own schema says how to count an event's \
+                          committed effects, as the business would: for example \"SELECT \
+                          count(*) FROM reservation WHERE event_id = :event_id\", or {\"sql\": \
+                          …, \"db\": …} where the effect lives in one of `store.databases`"
+                        .to_string(),
+                },
+            )),
+            (effect, Some(q)) => {
+                let declared = match effect {
+                    Some(RawEffect::Db(db)) => {
+                        Some(self.database_index("check.effect.db", db, &names)?)
+                    }
+                    _ => None,
+                };
+                let (sql, db) = match q {
+                    RawQuery::Main(sql) => (sql.clone(), declared.unwrap_or(0)),
+                    RawQuery::On(q) => {
+                        let field = "check.effects_per_event.db";
+                        (q.sql.clone(), self.database_index(field, &q.db, &names)?)
+                    }
+                };
+                match declared {
+                    Some(d) if d != db => Err(self.err(
+                        "check.effects_per_event.db",
+                        format!(
+                            "check.effect says the business effect lives on `{}`, but \
+                             effects_per_event counts on `{}`; count it where it lives (or \
+                             leave `db` out here)",
+                            raw_effect_db(effect),
+                            db_name(&names, db)
+                        ),
+                    )),
+                    _ => Ok((sql, db, None)),
+                }
             }
         }
     }
@@ -174,5 +218,21 @@ impl Checker<'_> {
                 ),
             )),
         }
+    }
+}
+
+/// The database `check.effect` names (its `db`), for a message.
+fn raw_effect_db(effect: Option<&RawEffect>) -> &str {
+    match effect {
+        Some(RawEffect::Db(db)) => db,
+        _ => "main",
+    }
+}
+
+/// The name of database `db` among `names` (0: `main`), for a message.
+fn db_name<'a>(names: &[&'a str], db: u8) -> &'a str {
+    match usize::from(db).checked_sub(1) {
+        Some(k) => names.get(k).copied().unwrap_or("main"),
+        None => "main",
     }
 }

@@ -104,12 +104,13 @@ impl Checker<'_> {
         }
         let mut crash = Vec::new();
         for (i, c) in crashes.into_iter().enumerate() {
-            let at = Boundary::parse(&c.at).map_err(|m| {
+            let mut at = Boundary::parse(&c.at).map_err(|m| {
                 self.err(
                     format!("faults.crash[{i}].at"),
                     m + &protocol.own_steps_hint(),
                 )
             })?;
+            at.step = protocol.resolve(at.step);
             if !crate::scenario::runs_step(protocol, producer, at.step) {
                 return Err(self.missing_step(
                     format!("faults.crash[{i}].at"),
@@ -163,17 +164,19 @@ impl Checker<'_> {
         for (i, f) in fails.into_iter().enumerate() {
             let field = format!("faults.fail[{i}].at");
             let (name, nth) = split_occurrence(&f.at, &f.at).map_err(|m| self.err(&field, m))?;
-            let step = Step::parse(name).ok_or_else(|| {
-                self.err(
-                    &field,
-                    format!(
-                        "unknown step `{}`; the steps are {}{}",
-                        f.at,
-                        Step::allowed_names(),
-                        protocol.own_steps_hint()
-                    ),
-                )
-            })?;
+            let step = Step::parse(name)
+                .map(|s| protocol.resolve(s))
+                .ok_or_else(|| {
+                    self.err(
+                        &field,
+                        format!(
+                            "unknown step `{}`; the steps are {}{}",
+                            f.at,
+                            Step::allowed_names(),
+                            protocol.own_steps_hint()
+                        ),
+                    )
+                })?;
             if step.actor() != crate::model::StepActor::Consumer {
                 return Err(self.err(
                     &field,
@@ -243,8 +246,9 @@ impl Checker<'_> {
         let mut stall = Vec::new();
         for (i, st) in stalls.into_iter().enumerate() {
             let field = format!("faults.stall[{i}]");
-            let at = Boundary::parse(&st.at)
+            let mut at = Boundary::parse(&st.at)
                 .map_err(|m| self.err(format!("{field}.at"), m + &protocol.own_steps_hint()))?;
+            at.step = protocol.resolve(at.step);
             if !protocol.runs(at.step) {
                 return Err(self.missing_step(format!("{field}.at"), protocol, at.step, ""));
             }

@@ -2,6 +2,7 @@
 //! failed), then check every value against the bounds and the protocol rules.
 
 mod broker;
+mod call;
 mod databases;
 mod faults;
 mod flow;
@@ -193,6 +194,7 @@ impl Checker<'_> {
         let expect = raw.expect.filter(|_| !changed);
         if let Some(e) = &expect {
             self.expect_counts(e, &workload)?;
+            self.call_expectations_fit(e, &protocol, custom.as_ref())?;
         }
         let dead_letters = protocol.on_error.then == crate::model::GiveUp::DeadLetter;
         let replay_dead_letters_at_tick =

@@ -80,7 +80,8 @@ impl Checker<'_> {
                 RawCompensation::Sql(c) => {
                     let raw = RawSqlStep {
                         name: c.name.clone(),
-                        sql: c.sql.clone(),
+                        sql: Some(c.sql.clone()),
+                        external: None,
                         duplicate_if: None,
                         db: c.db.clone(),
                         into: None,

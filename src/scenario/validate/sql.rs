@@ -63,8 +63,15 @@ impl Checker<'_> {
         origins: &mut Vec<SqlOrigin>,
     ) -> Result<Step, ScenarioError> {
         let field = field.to_string();
-        let statements = raw.sql.statements();
-        let list = matches!(raw.sql, RawSql::Many(_));
+        let Some(sql) = &raw.sql else {
+            return Err(self.err(
+                format!("{field}.sql"),
+                "a step object is a SQL step {\"name\", \"sql\"} or an external call \
+                 {\"external\": \"<service>\"}; this one has neither `sql` nor `external`",
+            ));
+        };
+        let statements = sql.statements();
+        let list = matches!(sql, RawSql::Many(_));
         if statements.is_empty() || statements.len() > bounds::MAX_SQL_STATEMENTS {
             return Err(self.err(
                 format!("{field}.sql"),
@@ -205,7 +212,7 @@ impl Checker<'_> {
         };
         self.refuse_ledger_settings(raw, protocol)?;
         let named = self.named_databases(raw)?;
-        let (effects, effects_db) = self.effects_query(raw, &named)?;
+        let (effects, effects_db, effect_call) = self.effects_query(raw, &named, protocol)?;
         let (invariants, invariants_db) = self.invariants(raw, &named)?;
         for (list, name) in [
             (schema, "store.schema"),
@@ -222,13 +229,16 @@ impl Checker<'_> {
                 self.statement_text(&format!("{name}[{i}]"), s)?;
             }
         }
-        self.statement_text(effects_field(effects_db), &effects)?;
+        if effect_call.is_none() {
+            self.statement_text(effects_field(effects_db), &effects)?;
+        }
         workload.payloads = self.payloads(&raw.workload.payloads)?;
         workload.event_type = self.event_type(raw.workload.event_type.as_deref())?;
         let mut custom = CustomSchema {
             schema: schema.clone(),
             setup: raw.store.setup.clone(),
             effects_per_event: effects,
+            effect_call,
             effects_db,
             invariants,
             invariants_db,
@@ -280,14 +290,17 @@ impl Checker<'_> {
                 }
             }
         }
-        let effects = &custom.effects_per_event;
-        let event_params = |p: &str| sql::EVENT_PARAMETERS.contains(&p) || keys.contains(p);
-        let on = &checkers[usize::from(custom.effects_db)];
-        let field = effects_field(custom.effects_db);
-        let shape = self.check_query(on, field, effects, &event_params)?;
-        reads_clock |= shape.may_read_clock();
-        let seed = raw.seed.unwrap_or(0);
-        self.effects_start_at_zero(on, &shape, seed, (field, effects), workload)?;
+        // An effect that is an external call has no query to check.
+        if custom.effect_call.is_none() {
+            let effects = &custom.effects_per_event;
+            let event_params = |p: &str| sql::EVENT_PARAMETERS.contains(&p) || keys.contains(p);
+            let on = &checkers[usize::from(custom.effects_db)];
+            let field = effects_field(custom.effects_db);
+            let shape = self.check_query(on, field, effects, &event_params)?;
+            reads_clock |= shape.may_read_clock();
+            let seed = raw.seed.unwrap_or(0);
+            self.effects_start_at_zero(on, &shape, seed, (field, effects), workload)?;
+        }
         for (i, q) in custom.invariants.iter().enumerate() {
             let db = custom.invariant_db(i);
             let field = match db {

@@ -36,6 +36,10 @@ impl Checker<'_> {
                     .map(|(i, s)| {
                         let field = format!("protocol.steps[{i}]");
                         match s {
+                            RawStep::Sql(raw) if raw.external.is_some() => {
+                                step_db.push(0);
+                                self.call_step(&field, raw)
+                            }
                             RawStep::Sql(raw) => {
                                 let db = self.step_db(&field, raw, databases)?;
                                 step_db.push(db);
@@ -67,6 +71,7 @@ impl Checker<'_> {
                     })
             }
         }?;
+        self.calls_fit(&protocol)?;
         self.gotos_fit(&protocol, &origins)?;
         self.catches_fit(&protocol, &origins)?;
         Ok((protocol, origins))

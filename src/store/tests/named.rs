@@ -10,6 +10,7 @@ fn config() -> StoreConfig {
             schema: vec!["CREATE TABLE effect (event_id TEXT NOT NULL)".into()],
             setup: Vec::new(),
             effects_per_event: "SELECT count(*) FROM effect WHERE event_id = :event_id".into(),
+            effect_call: None,
             effects_db: 0,
             invariants: vec!["SELECT count(*) <= 1 FROM seen".into()],
             invariants_db: vec![1],
