@@ -400,8 +400,9 @@ fn explore_claim(
 /// [`Handler::sends_external_effect`]: crate::handler::Handler::sends_external_effect
 ///
 /// # Panics
-/// When `scenario` has no schema of its own (`store.schema`) or has named databases
-/// (`store.databases`), or `depth` is not 1 to
+/// When `scenario` has no schema of its own (`store.schema`), has named databases
+/// (`store.databases`) or an external call as its effect (`check.effect`), or `depth` is
+/// not 1 to
 /// [`explore::MAX_DEPTH`].
 pub fn check_handler<H: crate::handler::Handler>(
     make: impl Fn() -> H + Send + Sync + std::panic::RefUnwindSafe + 'static,
@@ -421,6 +422,12 @@ pub fn check_handler<H: crate::handler::Handler>(
             .is_some_and(|c| c.databases.is_empty()),
         "a Rust handler runs on the main database only: `store.databases` is for protocols \
          written as SQL steps (their `db`)"
+    );
+    assert!(
+        (scenario.store.custom.as_ref()).is_some_and(|c| c.effect_call.is_none()),
+        "a Rust handler calls no named service (it sends `ctx.external_effect()`, judged at \
+         the email boundary): a scenario whose `check.effect` is an external call is for \
+         protocols written as steps"
     );
     let policy = &scenario.protocol.on_error;
     assert!(

@@ -177,6 +177,7 @@ pub fn judgement(rows: &[Checked]) -> crate::check::Judgement {
     let over = Coverage::Crosscheck {
         points: rows.len() as u64,
     };
+    let effect = rows.first().and_then(|r| r.simulated.verdict.effect());
     let mut j = Judgement::over_runs(guarantee, over, &tally_failures(signatures), None, None);
     let differ = rows.iter().filter(|r| !r.matches()).count() as u64;
     if differ > 0 {
@@ -184,7 +185,7 @@ pub fn judgement(rows: &[Checked]) -> crate::check::Judgement {
         reasons.push(Reason::Differs { count: differ });
         j = Judgement::new(guarantee, over, reasons);
     }
-    j
+    j.on(effect)
 }
 
 impl Checked {

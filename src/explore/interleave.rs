@@ -74,7 +74,9 @@ impl Interleavings {
             complete: self.complete,
         };
         let broken = crate::check::tally_failures(&signatures);
-        let mut j = Judgement::over_runs(self.guarantee, over, &broken, cutoff, expect_failures);
+        let effect = (self.runs.first()).and_then(|r| r.result.verdict.effect());
+        let mut j =
+            Judgement::over_runs(self.guarantee, over, &broken, cutoff, expect_failures).on(effect);
         let serialized = self
             .runs
             .iter()

@@ -665,3 +665,17 @@ fn a_handler_reads_the_record_s_place_on_a_log() {
         Ok(Guarantee::ExactlyOnce)
     );
 }
+
+/// A handler calls no named service: a scenario whose effect is the calls to one would
+/// judge every event lost, so `check_handler` refuses it, saying why.
+#[test]
+fn a_handler_is_not_checked_against_an_external_call_effect() {
+    let text = include_str!("../../scenarios/external-call-inside-transaction.json");
+    let s = Scenario::from_json(text, "external.json").unwrap();
+    let panic =
+        std::panic::catch_unwind(|| check_handler(|| ClaimFirst, &s, 1)).expect_err("refused");
+    let message = (panic.downcast_ref::<&str>().map(|m| m.to_string()))
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_default();
+    assert!(message.contains("calls no named service"), "{message}");
+}

@@ -337,6 +337,9 @@ struct Findings {
     /// guarantee. The sweep's verdict, which it ends with (it streams its findings).
     signatures: Vec<check::FailureSignature>,
     guarantee: crate::model::Guarantee,
+    /// Where the scenario's effect lives, when not in its main database: the verdict
+    /// names it.
+    effect: Option<crate::model::Effect>,
 }
 
 impl Findings {
@@ -365,6 +368,7 @@ impl Findings {
             shrunk: 0,
             signatures: Vec::new(),
             guarantee: crate::model::Guarantee::ExactlyOnce,
+            effect: None,
         })
     }
 
@@ -395,7 +399,7 @@ impl Findings {
         let broken = check::tally_failures(&self.signatures);
         let cutoff = interrupted.then_some(check::Cutoff::Interrupted);
         let over = check::Coverage::Sweep { seeds };
-        Judgement::over_runs(self.guarantee, over, &broken, cutoff, None)
+        Judgement::over_runs(self.guarantee, over, &broken, cutoff, None).on(self.effect)
     }
 
     /// One more seed ran.
@@ -419,6 +423,7 @@ impl Findings {
         self.signatures.push(f.result.failure());
         self.guarantee =
             crate::model::Guarantee::weakest([self.guarantee, f.result.verdict.guarantee]);
+        self.effect = f.result.verdict.effect();
         let replay = origin.sweep_replay_command(f.seed, limits);
         let exact = token::encode(&sweep::finding_scenario(scenario, f, limits), &[]);
         let how = match &shrunk {

@@ -45,6 +45,11 @@ pub(super) fn anomaly_sentences(n: &Narrator<'_>) -> Vec<String> {
     let v = &r.verdict;
     let mut sentences: Vec<String> = Vec::new();
     let mut causes_by_event = None;
+    // The business effect's service, when the effect is the calls to one.
+    let call = match n.scenario.store.custom.as_ref().and_then(|c| c.effect()) {
+        Some(crate::model::Effect::External(service)) => Some(service),
+        _ => None,
+    };
     for a in anomalies(&v.events) {
         let e = v.event(a.event).expect("an anomaly's report is kept");
         let ev = l.ev(a.event, 0);
@@ -53,73 +58,59 @@ pub(super) fn anomaly_sentences(n: &Narrator<'_>) -> Vec<String> {
             .iter()
             .filter(|c| c.point.event == a.event)
             .collect();
-        let call = match n.scenario.store.custom.as_ref().and_then(|c| c.effect()) {
-            Some(crate::model::Effect::External(service)) => Some(service),
-            _ => None,
+        let causes = || {
+            causes_by_event
+                .get_or_insert_with(|| dup_causes(r))
+                .get(&a.event)
+                .cloned()
+                .unwrap_or_default()
         };
-        let sentence = match (a.kind, call) {
-            ("lost" | "duplicated", Some(service)) => {
-                let causes = || {
-                    causes_by_event
-                        .get_or_insert_with(|| dup_causes(r))
-                        .get(&a.event)
-                        .cloned()
-                        .unwrap_or_default()
-                };
+        let sentence = match a.kind {
+            "lost" | "duplicated" if call.is_some() => {
+                let service = call.unwrap_or_default();
                 call_sentence(l, e, &ev, service, &crashes, causes)
             }
-            (kind, _) => match kind {
-                "lost" => {
-                    if let Some(c) = crashes
-                        .iter()
-                        .find(|c| c.confirmed.acked && c.confirmed.ledger_rows == 0)
-                    {
-                        l.lost_acked_first(&ev, &c.point.to_string())
-                    } else if let Some(c) = crashes
-                        .iter()
-                        .find(|c| c.confirmed.inbox_rows > 0 && c.confirmed.ledger_rows == 0)
-                    {
-                        l.lost_marked_first(&ev, &c.point.to_string())
-                    } else if e.torn {
-                        l.lost_torn(&ev, e.debits, e.credits)
-                    } else {
-                        l.lost_other(&ev, e.acked)
-                    }
+            "lost" => {
+                if let Some(c) = crashes
+                    .iter()
+                    .find(|c| c.confirmed.acked && c.confirmed.ledger_rows == 0)
+                {
+                    l.lost_acked_first(&ev, &c.point.to_string())
+                } else if let Some(c) = crashes
+                    .iter()
+                    .find(|c| c.confirmed.inbox_rows > 0 && c.confirmed.ledger_rows == 0)
+                {
+                    l.lost_marked_first(&ev, &c.point.to_string())
+                } else if e.torn {
+                    l.lost_torn(&ev, e.debits, e.credits)
+                } else {
+                    l.lost_other(&ev, e.acked)
                 }
-                "duplicated" if e.inbox_expired_at.is_some() => {
-                    l.duplicated_after_expiry(&ev, e.inbox_expired_at.unwrap_or(0), e.effects)
-                }
-                "duplicated" => {
-                    let causes = || {
-                        causes_by_event
-                            .get_or_insert_with(|| dup_causes(r))
-                            .get(&a.event)
-                            .cloned()
-                            .unwrap_or_default()
-                    };
-                    duplicated_sentence(l, e, &ev, &crashes, causes)
-                }
-                "dead_lettered" => {
-                    let by_policy =
-                        crate::model::GaveUpRecord::dead_lettered_last(&e.gave_up, e.deliveries);
-                    l.dead_lettered_anomaly(&ev, e.deliveries, by_policy)
-                }
-                "pending" => l.pending_anomaly(&ev),
-                "rejected" => l.rejected_anomaly(&ev),
-                "unpublished" => l.unpublished_anomaly(&ev),
-                "payload_mismatch" => l.payload_anomaly(
-                    &ev,
-                    a.stored_payload.as_deref().unwrap_or(""),
-                    a.received_payload.as_deref().unwrap_or(""),
-                ),
-                // A torn event that is lost was told with the loss.
-                "torn" if e.outcome == Outcome::Lost => continue,
-                "torn" => l.torn_anomaly(&ev, e.debits, e.credits),
-                _ => {
-                    let has_ack = n.scenario.protocol.has(Step::Ack);
-                    l.unacked_anomaly(&ev, r.stop, has_ack)
-                }
-            },
+            }
+            "duplicated" if e.inbox_expired_at.is_some() => {
+                l.duplicated_after_expiry(&ev, e.inbox_expired_at.unwrap_or(0), e.effects)
+            }
+            "duplicated" => duplicated_sentence(l, e, &ev, &crashes, causes),
+            "dead_lettered" => {
+                let by_policy =
+                    crate::model::GaveUpRecord::dead_lettered_last(&e.gave_up, e.deliveries);
+                l.dead_lettered_anomaly(&ev, e.deliveries, by_policy)
+            }
+            "pending" => l.pending_anomaly(&ev),
+            "rejected" => l.rejected_anomaly(&ev),
+            "unpublished" => l.unpublished_anomaly(&ev),
+            "payload_mismatch" => l.payload_anomaly(
+                &ev,
+                a.stored_payload.as_deref().unwrap_or(""),
+                a.received_payload.as_deref().unwrap_or(""),
+            ),
+            // A torn event that is lost was told with the loss.
+            "torn" if e.outcome == Outcome::Lost => continue,
+            "torn" => l.torn_anomaly(&ev, e.debits, e.credits),
+            _ => {
+                let has_ack = n.scenario.protocol.has(Step::Ack);
+                l.unacked_anomaly(&ev, r.stop, has_ack)
+            }
         };
         sentences.push(sentence);
     }
