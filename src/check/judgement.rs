@@ -75,7 +75,8 @@ pub struct JudgedScope {
     pub boundary: Scope,
     pub over: Coverage,
     /// Where the effect the guarantee is of lives, when not in the main database: the
-    /// named database `check.effects_per_event` counts on (the headline names it).
+    /// named database `check.effects_per_event` counts on, or the external service whose
+    /// calls `check.effect` declares the effect (the headline names it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub effect: Option<crate::model::Effect>,
 }
@@ -207,8 +208,8 @@ impl Judgement {
         Judgement::new(v.guarantee, Coverage::Run, reasons).on(v.effect())
     }
 
-    /// The same verdict, of an effect that lives on database `effect` (`None`: the main
-    /// one).
+    /// The same verdict, of an effect that lives where `effect` says (`None`: the main
+    /// database).
     pub fn on(mut self, effect: Option<crate::model::Effect>) -> Judgement {
         self.scope.effect = effect;
         self

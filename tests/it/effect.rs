@@ -18,7 +18,7 @@ fn with(f: impl Fn(&mut Value)) -> Value {
 #[test]
 fn bad_calls_and_effects_are_refused_naming_the_field() {
     let call = |f: fn(&mut Value)| with(move |s| f(&mut s["protocol"]["steps"][3]));
-    let cases: Vec<(Value, &str, &str)> = vec![
+    let mut cases: Vec<(Value, &str, &str)> = vec![
         (
             with(|s| s["check"]["effect"] = json!({"external": "pay"})),
             "check.effect.external",
@@ -83,6 +83,14 @@ fn bad_calls_and_effects_are_refused_naming_the_field() {
             "no calls boundary",
         ),
     ];
+    // A database declared, and the query counting on another one.
+    let mut api = spec("scenarios/sql-rest-call-inside-transaction.json");
+    api["check"]["effect"] = json!({"db": "main"});
+    cases.push((
+        api,
+        "check.effects_per_event.db",
+        "lives on `main`, but effects_per_event counts on `api`",
+    ));
     for (spec, field, says) in cases {
         let (got, message) = refused(&spec);
         assert_eq!(got, field, "{message}");
