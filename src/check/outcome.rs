@@ -315,31 +315,26 @@ fn dead_lettered_by_policy(o: &Observed<'_>, m: &Message) -> bool {
     GaveUpRecord::dead_lettered_last(&own, m.deliveries)
 }
 
-pub(super) fn unacked_reason(o: &Observed<'_>, messages: &[&Message]) -> String {
-    let limit = match o.stop {
-        StopReason::Quiescent => None,
-        StopReason::StepLimit => Some("the step limit stopped the run"),
-        StopReason::TickLimit => Some("the tick limit stopped the run"),
-        StopReason::TraceLimit => Some("the trace limit stopped the run"),
-        StopReason::SqlLimit => Some("the SQL limit stopped the run"),
-    };
+/// Why an event's message is not acked at the end of the run (as data: `report::lang`
+/// words it).
+pub(super) fn unacked_reason(o: &Observed<'_>, messages: &[&Message]) -> UnackedReason {
     let m = messages
         .iter()
         .find(|m| !matches!(m.state, MessageState::Acked { .. }))
         .expect("an unacked event has an unacked message");
-    match (m.state, limit) {
-        (MessageState::DeadLettered { .. }, _) if dead_lettered_by_policy(o, m) => format!(
-            "dead-lettered by the consumer's error policy (on_error: dead_letter) at delivery {}",
-            m.deliveries
-        ),
-        (MessageState::DeadLettered { .. }, _) => format!(
-            "dead-lettered after {} deliveries (broker.max_deliveries)",
-            m.deliveries
-        ),
-        (_, Some(limit)) => format!("{limit} before it was acked"),
-        (MessageState::InFlight { .. }, None) if !o.protocol.has(Step::Ack) => {
-            "in flight forever: the protocol has no ack step".into()
+    match (m.state, o.stop) {
+        (MessageState::DeadLettered { .. }, _) if dead_lettered_by_policy(o, m) => {
+            UnackedReason::DeadLetteredByPolicy {
+                delivery: m.deliveries,
+            }
         }
-        (state, None) => format!("left {state:?} with nothing more to run"),
+        (MessageState::DeadLettered { .. }, _) => UnackedReason::DeadLetteredByBroker {
+            deliveries: m.deliveries,
+        },
+        (_, StopReason::Quiescent) => match m.state {
+            MessageState::InFlight { .. } if !o.protocol.has(Step::Ack) => UnackedReason::NoAckStep,
+            state => UnackedReason::Left { state },
+        },
+        (_, stop) => UnackedReason::Limit { stop },
     }
 }

@@ -100,7 +100,7 @@ pub struct EventReport {
     pub torn: bool,
     pub acked: bool,
     /// Why it is not acked, when it is not.
-    pub unacked_reason: Option<String>,
+    pub unacked_reason: Option<UnackedReason>,
     /// The crashes that hit a delivery of this event.
     pub crash_points: Vec<BoundaryPoint>,
     /// The deliveries of this event an error policy gave up on, with the failed step:
@@ -182,6 +182,30 @@ pub struct Verdict {
     /// not keep (see [`Verdict::slim`]): every count above still covers them.
     #[serde(skip_serializing_if = "Omitted::is_empty")]
     pub omitted: Omitted,
+}
+
+/// Why an event is not acked when the run ends: data, worded in `report::lang`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case", tag = "why")]
+pub enum UnackedReason {
+    /// The consumer's error policy moved it to the dead-letter queue
+    /// (`on_error: dead_letter`) at this delivery.
+    DeadLetteredByPolicy { delivery: u32 },
+    /// The broker moved it to the dead-letter queue after this many deliveries
+    /// (`broker.max_deliveries`).
+    DeadLetteredByBroker { deliveries: u32 },
+    /// A limit stopped the run before it was acked.
+    Limit { stop: StopReason },
+    /// In flight forever: the protocol has no `ack` step.
+    NoAckStep,
+    /// Left in this state at the broker, with nothing more to run. The state is worded, not
+    /// serialized: its `at` (a tick) would read as a crash point's `at` in the JSON
+    /// vocabulary.
+    Left {
+        #[serde(skip)]
+        #[schemars(skip)]
+        state: MessageState,
+    },
 }
 
 /// What [`Verdict::slim`] left out of a verdict: how many reports of each kind.
@@ -436,7 +460,6 @@ impl Verdict {
                         .iter()
                         .map(|a| text(&a.stored_payload) + text(&a.received_payload))
                         .sum::<u64>()
-                    + e.unacked_reason.as_ref().map_or(0, text)
                     + heap(e.crash_points.capacity(), size_of::<BoundaryPoint>())
                     + heap(
                         e.gave_up.capacity(),

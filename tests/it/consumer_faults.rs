@@ -253,6 +253,7 @@ fn a_dead_letter_replay_after_the_fix_is_once_with_the_inbox_and_duplicates_with
 /// the broker's `max_deliveries`), and the failure it gave up on.
 #[test]
 fn a_run_names_the_policy_that_dead_lettered_an_event() {
+    use delivery_sim::check::UnackedReason;
     use delivery_sim::model::{GiveUp, Step};
     let s = delivery_sim::Scenario::from_json(
         r#"{"protocol": {"name": "x", "steps": ["receive", "begin", "insert_inbox",
@@ -267,9 +268,10 @@ fn a_run_names_the_policy_that_dead_lettered_an_event() {
     let e1 = &r.verdict.events[1];
     assert_eq!(r.verdict.dead_lettered, 1);
     assert!(
-        e1.unacked_reason
-            .as_deref()
-            .is_some_and(|w| w.contains("error policy")),
+        matches!(
+            e1.unacked_reason,
+            Some(UnackedReason::DeadLetteredByPolicy { .. })
+        ),
         "{:?}",
         e1.unacked_reason
     );

@@ -494,8 +494,8 @@ fn a_protocol_without_ack_leaves_events_in_flight_and_says_why() {
     assert_eq!(v.guarantee, Guarantee::ExactlyOnce);
     assert!(!v.all_acked);
     assert_eq!(
-        v.events[0].unacked_reason.as_deref(),
-        Some("in flight forever: the protocol has no ack step")
+        v.events[0].unacked_reason,
+        Some(delivery_sim::check::UnackedReason::NoAckStep)
     );
 }
 
@@ -511,11 +511,12 @@ fn hitting_the_step_limit_is_reported_not_hung() {
     assert_eq!((healed.steps, r.steps), (20, 40));
     assert!(!r.verdict.all_acked);
     assert!(r.verdict.stuck > 0);
-    assert!(r.verdict.events[49]
-        .unacked_reason
-        .as_deref()
-        .unwrap()
-        .contains("step limit"));
+    assert_eq!(
+        r.verdict.events[49].unacked_reason,
+        Some(delivery_sim::check::UnackedReason::Limit {
+            stop: delivery_sim::sim::StopReason::StepLimit
+        })
+    );
     assert!(
         r.verdict.conserved,
         "the open transaction was rolled back, not half-read"

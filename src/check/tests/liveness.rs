@@ -62,7 +62,7 @@ fn an_unacked_event_says_why_a_limit_a_dead_letter_or_a_protocol_without_ack() {
     let at = |m: MessageState, stop, protocol| {
         let v = verdict_with(&[(1, 1)], &[message(0, m, 3)], stop, protocol);
         assert!(!v.all_acked && !v.events[0].acked);
-        v.events[0].unacked_reason.clone().unwrap()
+        v.events[0].unacked_reason.unwrap()
     };
     let in_flight = MessageState::InFlight {
         consumer: 0,
@@ -70,15 +70,21 @@ fn an_unacked_event_says_why_a_limit_a_dead_letter_or_a_protocol_without_ack() {
     };
     assert_eq!(
         at(in_flight, StopReason::StepLimit, "inbox"),
-        "the step limit stopped the run before it was acked"
+        UnackedReason::Limit {
+            stop: StopReason::StepLimit
+        }
     );
     assert_eq!(
         at(in_flight, StopReason::TickLimit, "inbox"),
-        "the tick limit stopped the run before it was acked"
+        UnackedReason::Limit {
+            stop: StopReason::TickLimit
+        }
     );
     assert_eq!(
         at(in_flight, StopReason::TraceLimit, "inbox"),
-        "the trace limit stopped the run before it was acked"
+        UnackedReason::Limit {
+            stop: StopReason::TraceLimit
+        }
     );
     assert_eq!(
         at(
@@ -86,15 +92,17 @@ fn an_unacked_event_says_why_a_limit_a_dead_letter_or_a_protocol_without_ack() {
             StopReason::StepLimit,
             "inbox"
         ),
-        "dead-lettered after 3 deliveries (broker.max_deliveries)"
+        UnackedReason::DeadLetteredByBroker { deliveries: 3 }
     );
     assert_eq!(
         at(MessageState::Ready, StopReason::Quiescent, "inbox"),
-        "left Ready with nothing more to run"
+        UnackedReason::Left {
+            state: MessageState::Ready
+        }
     );
     assert_eq!(
         at(in_flight, StopReason::Quiescent, "inbox"),
-        "left InFlight { consumer: 0, attempt: 1 } with nothing more to run"
+        UnackedReason::Left { state: in_flight }
     );
     let mut no_ack = Protocol::built_in("inbox").unwrap();
     no_ack.steps.retain(|s| *s != Step::Ack);
@@ -112,10 +120,7 @@ fn an_unacked_event_says_why_a_limit_a_dead_letter_or_a_protocol_without_ack() {
         ..Case::new(&events, &committed, &[message(0, in_flight, 1)])
     }
     .check();
-    assert_eq!(
-        v.events[0].unacked_reason.as_deref(),
-        Some("in flight forever: the protocol has no ack step")
-    );
+    assert_eq!(v.events[0].unacked_reason, Some(UnackedReason::NoAckStep));
     // Acked events have no reason.
     let v = verdict_with(
         &[(1, 1)],

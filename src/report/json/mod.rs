@@ -10,6 +10,7 @@
 mod search;
 pub use search::*;
 
+use super::lang::Lang;
 use super::Origin;
 use crate::check::{EventReport, IntentReport, Outcome, ScopeVerdict};
 use crate::explore::retention::TtlSearch;
@@ -154,7 +155,10 @@ pub fn anomalies(events: &[EventReport]) -> Vec<Anomaly> {
                 Outcome::DeadLettered | Outcome::Stuck | Outcome::Invalid
             )
         {
-            push("unacked", e.unacked_reason.clone());
+            push(
+                "unacked",
+                e.unacked_reason.map(|why| Lang::En.unacked_reason(why)),
+            );
         }
     }
     out
@@ -181,7 +185,8 @@ fn outcome_anomaly(e: &EventReport) -> Option<(&'static str, Option<String>)> {
             Some(format!(
                 "{}: lost, unless the dead-letter queue is replayed, which this run did \
                  not do",
-                e.unacked_reason.as_deref().unwrap_or("dead-lettered")
+                e.unacked_reason
+                    .map_or("dead-lettered".into(), |why| Lang::En.unacked_reason(why))
             )),
         )),
         Outcome::Invalid => Some((
@@ -202,8 +207,9 @@ fn outcome_anomaly(e: &EventReport) -> Option<(&'static str, Option<String>)> {
                 "not resolved when the run ended ({} effect(s)): {}",
                 e.effects,
                 e.unacked_reason
-                    .as_deref()
-                    .unwrap_or("the broker still holds it")
+                    .map_or("the broker still holds it".into(), |why| {
+                        Lang::En.unacked_reason(why)
+                    })
             )),
         )),
         Outcome::WrongEffect => Some((

@@ -177,4 +177,55 @@ impl Lang {
             ),
         }
     }
+
+    /// Why an event is not acked when the run ends.
+    pub fn unacked_reason(self, why: UnackedReason) -> String {
+        use crate::sim::StopReason as S;
+        match (self, why) {
+            (Lang::En, UnackedReason::DeadLetteredByPolicy { delivery }) => format!(
+                "dead-lettered by the consumer's error policy (on_error: dead_letter) at \
+                 delivery {delivery}"
+            ),
+            (Lang::En, UnackedReason::DeadLetteredByBroker { deliveries }) => {
+                format!("dead-lettered after {deliveries} deliveries (broker.max_deliveries)")
+            }
+            (Lang::En, UnackedReason::Limit { stop }) => format!(
+                "the {} limit stopped the run before it was acked",
+                match stop {
+                    S::TickLimit => "tick",
+                    S::TraceLimit => "trace",
+                    S::SqlLimit => "SQL",
+                    S::StepLimit | S::Quiescent => "step",
+                }
+            ),
+            (Lang::En, UnackedReason::NoAckStep) => {
+                "in flight forever: the protocol has no ack step".into()
+            }
+            (Lang::En, UnackedReason::Left { state }) => {
+                format!("left {state:?} with nothing more to run")
+            }
+            (Lang::Es, UnackedReason::Limit { stop }) => format!(
+                "la corrida llegó a su límite de {} antes del ack",
+                match stop {
+                    S::TickLimit => "ticks",
+                    S::TraceLimit => "traza",
+                    S::SqlLimit => "SQL",
+                    S::StepLimit | S::Quiescent => "pasos",
+                }
+            ),
+            (Lang::Es, UnackedReason::NoAckStep) => {
+                "en vuelo para siempre: el protocolo no tiene paso de ack".into()
+            }
+            (Lang::Es, UnackedReason::DeadLetteredByPolicy { delivery }) => format!(
+                "la política de errores del consumidor lo mandó a la DLQ (on_error: \
+                 dead_letter) en la entrega {delivery}"
+            ),
+            (Lang::Es, UnackedReason::DeadLetteredByBroker { deliveries }) => format!(
+                "el broker lo mandó a la DLQ tras {deliveries} entregas (broker.max_deliveries)"
+            ),
+            (Lang::Es, UnackedReason::Left { .. }) => {
+                "quedó sin ack, sin nada más para ejecutar".into()
+            }
+        }
+    }
 }

@@ -12,7 +12,9 @@
 //! `LC_MESSAGES`, then `LANG`, as POSIX orders them: `es…` is Spanish), else English.
 
 use super::json::Anomaly;
-use crate::check::{EventReport, IntentReport, Outcome, ScopeOutcome, ScopeVerdict, Verdict};
+use crate::check::{
+    EventReport, IntentReport, Outcome, ScopeOutcome, ScopeVerdict, UnackedReason, Verdict,
+};
 use crate::consumer::CommitTimeoutStrategy;
 use crate::explore::Recovery;
 use crate::fault::{Confirmed, CrashCause};

@@ -478,24 +478,14 @@ impl Lang {
             (Lang::En, _) => format!("UNACKED: {detail}"),
             (Lang::Es, _) => format!(
                 "SIN ACK: {}",
-                if detail.starts_with("the step limit") {
-                    "la corrida llegó a su límite de pasos antes del ack"
-                } else if detail.starts_with("the tick limit") {
-                    "la corrida llegó a su límite de ticks antes del ack"
-                } else if detail.starts_with("the trace limit") {
-                    "la corrida llegó a su límite de traza antes del ack"
-                } else if detail.starts_with("the SQL limit") {
-                    "la corrida llegó a su límite de SQL antes del ack"
-                } else if detail.starts_with("in flight forever") {
-                    "en vuelo para siempre: el protocolo no tiene paso de ack"
-                } else {
-                    "quedó sin ack, sin nada más para ejecutar"
+                match e.unacked_reason {
+                    Some(why) => self.unacked_reason(why),
+                    None => "quedó sin ack, sin nada más para ejecutar".into(),
                 }
             ),
         }
     }
 
-    /// A run anomaly about the event's effect: lost, duplicated, or another payload refused.
     /// A lost or duplicated effect that is a call to an external service: what the service
     /// saw, not what a database committed.
     fn call_anomaly(self, a: &Anomaly, e: &EventReport, effect: Option<Effect>) -> String {
@@ -515,6 +505,7 @@ impl Lang {
         }
     }
 
+    /// A run anomaly about the event's effect: lost, duplicated, or another payload refused.
     fn effect_anomaly(self, a: &Anomaly, e: &EventReport) -> String {
         let detail = a.detail.as_deref().unwrap_or("");
         match (self, a.kind) {
