@@ -193,11 +193,14 @@ impl World<'_> {
             }
         };
         // An effect that is an external call is confirmed once the service has it.
-        let ledger_rows = match self.scenario.store.custom.as_ref().and_then(|c| c.effect()) {
-            Some(crate::model::Effect::External(service)) => (self.external_effects.iter())
+        // Compared as text: interning the service (`CustomSchema::effect`) would take a lock
+        // at every crash.
+        let call = (self.scenario.store.custom.as_ref()).and_then(|c| c.effect_call.as_deref());
+        let ledger_rows = match call {
+            Some(service) => (self.external_effects.iter())
                 .filter(|x| x.event == point.event && x.call == Some(service))
                 .count() as u32,
-            _ => ledger_rows,
+            None => ledger_rows,
         };
         Confirmed {
             ledger_rows,
