@@ -36,92 +36,64 @@ pub fn pinned_expect(v: &Verdict, altered_republishes: usize) -> Expect {
     }
 }
 
-/// Compares a verdict with what the scenario expects. Returns one line per failed
-/// expectation; empty means it held.
-pub fn failed_expectations(expect: &Expect, v: &Verdict) -> Vec<String> {
+/// Compares a verdict with what the scenario expects: one failure per expectation that
+/// does not hold; empty means it held.
+pub fn failed_expectations(expect: &Expect, v: &Verdict) -> Vec<ExpectationFailure> {
     let mut failed = Vec::new();
-    if let Some(g) = expect.guarantee {
-        if g != v.guarantee {
-            failed.push(format!("expected guarantee {g}, observed {}", v.guarantee));
-        }
+    if let Some(want) = expect.guarantee.filter(|&g| g != v.guarantee) {
+        failed.push(ExpectationFailure::Guarantee {
+            over: Coverage::Run,
+            want,
+            got: v.guarantee,
+        });
     }
-    for (what, want, got) in [
-        ("lost", expect.lost, v.lost),
-        ("duplicated", expect.duplicated, v.duplicated),
-        ("rejected", expect.rejected, v.rejected),
-        ("pending", expect.pending, v.pending),
+    for (counted, want, got) in [
+        (Counted::Lost, expect.lost, v.lost),
+        (Counted::Duplicated, expect.duplicated, v.duplicated),
+        (Counted::Rejected, expect.rejected, v.rejected),
+        (Counted::Pending, expect.pending, v.pending),
+        (
+            Counted::PayloadAlerts,
+            expect.payload_alerts,
+            v.payload_alerts,
+        ),
     ] {
-        if let Some(want) = want {
-            if want != got {
-                failed.push(format!("expected {want} {what} event(s), observed {got}"));
-            }
+        if let Some(want) = want.filter(|&w| w != got) {
+            failed.push(ExpectationFailure::Events { counted, want, got });
         }
     }
-    if let Some(want) = expect.payload_alerts {
-        if want != v.payload_alerts {
-            failed.push(format!(
-                "expected {want} payload alert(s), observed {}",
-                v.payload_alerts
-            ));
-        }
-    }
-    push_mismatches(
-        &mut failed,
-        &[
-            ("all_acked", expect.all_acked, v.all_acked),
-            ("conserved", expect.conserved, v.conserved),
-        ],
-    );
+    push_mismatch(&mut failed, "all_acked", expect.all_acked, v.all_acked);
+    push_mismatch(&mut failed, "conserved", expect.conserved, v.conserved);
     for (scope, want) in &expect.boundaries {
         let Some(got) = v.boundaries.iter().find(|b| b.boundary == *scope) else {
-            failed.push(format!(
-                "expected a verdict for boundary {}, but this run has none (it has {})",
-                scope.key(),
-                v.boundaries
-                    .iter()
-                    .map(|b| b.boundary.key())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
+            failed.push(ExpectationFailure::MissingBoundary {
+                scope: *scope,
+                present: Some(v.boundaries.iter().map(|b| b.boundary).collect()),
+            });
             continue;
         };
-        if let Some(g) = want.guarantee {
-            if g != got.guarantee {
-                failed.push(format!(
-                    "expected {}: {g}, observed {}",
-                    scope.name(),
-                    got.describe()
-                ));
-            }
+        if let Some(g) = want.guarantee.filter(|&g| g != got.guarantee) {
+            failed.push(ExpectationFailure::BoundaryGuarantee {
+                want: g,
+                observed: *got,
+            });
         }
         let name = scope.key();
-        push_mismatches(
-            &mut failed,
-            &[
-                (&format!("{name}.lost"), want.lost, got.lost),
-                (
-                    &format!("{name}.duplicated"),
-                    want.duplicated,
-                    got.duplicated,
-                ),
-                (&format!("{name}.ghost"), want.ghost, got.ghost),
-            ],
-        );
+        push_mismatch(&mut failed, &format!("{name}.lost"), want.lost, got.lost);
+        let duplicated = format!("{name}.duplicated");
+        push_mismatch(&mut failed, &duplicated, want.duplicated, got.duplicated);
+        push_mismatch(&mut failed, &format!("{name}.ghost"), want.ghost, got.ghost);
     }
     failed
 }
 
-/// For each `(name, expected, observed)` with an expectation that does not hold, pushes
-/// `expected NAME = X, observed Y`.
-pub fn push_mismatches<T: PartialEq + Copy + std::fmt::Display>(
-    failed: &mut Vec<String>,
-    items: &[(&str, Option<T>, T)],
+/// Pushes a [`ExpectationFailure::Field`] when `field` is expected (`want`) and does not
+/// hold.
+pub fn push_mismatch<T: Into<Value>>(
+    failed: &mut Vec<ExpectationFailure>,
+    field: &str,
+    want: Option<T>,
+    got: T,
 ) {
-    for &(what, want, got) in items {
-        if let Some(want) = want {
-            if want != got {
-                failed.push(format!("expected {what} = {want}, observed {got}"));
-            }
-        }
-    }
+    failed.extend(ExpectationFailure::field(field, want, got));
 }

@@ -11,7 +11,7 @@
 //!   event is stuck. No scenario expects that: a run that cannot finish fails, whatever
 //!   else it states, and every command exits 1 on it.
 
-use super::{Outcome, Verdict};
+use super::{EventIndex, LivenessFailure, Outcome, Verdict};
 use crate::model::{Guarantee, Scope};
 use crate::scenario::Limits;
 use crate::sim::StopReason;
@@ -201,65 +201,41 @@ impl fmt::Display for FailureSignature {
     }
 }
 
-/// The liveness failure of a run, in words: a limit stopped it (`healed`: the healing
-/// phase's), or events are stuck, at most 20 of them named. `None` when the run ended by
-/// itself with every event resolved. Every run is expected to finish, stated or not, so
-/// this is a failed expectation of every scenario.
+/// The liveness failure of a run: a limit stopped it (`healed`: the healing phase's), or
+/// events are stuck. `None` when the run ended by itself with every event resolved. Every
+/// run is expected to finish, stated or not, so this is a failed expectation of every
+/// scenario.
 pub fn liveness_failure(
     stop: StopReason,
     healed: bool,
     limits: &Limits,
     v: &Verdict,
-) -> Option<String> {
-    let phase = if healed { " of the healing phase" } else { "" };
-    let why = match stop {
+) -> Option<LivenessFailure> {
+    let limit = match stop {
         StopReason::Quiescent if v.stuck == 0 => return None,
-        StopReason::Quiescent => "the run ended with nothing left to run".to_string(),
-        StopReason::StepLimit => format!(
-            "the step limit{phase} (limits.max_steps = {}) stopped the run before it ended by \
-             itself",
-            limits.max_steps
-        ),
-        StopReason::TickLimit => format!(
-            "the tick limit{phase} (limits.max_ticks = {}) stopped the run before it ended by \
-             itself",
-            limits.max_ticks
-        ),
-        StopReason::TraceLimit => format!(
-            "the trace limit ({} entries, scenario::bounds::MAX_TRACE_ENTRIES) stopped the \
-             run before it ended by itself",
-            crate::scenario::bounds::MAX_TRACE_ENTRIES
-        ),
-        StopReason::SqlLimit => format!(
-            "the SQL limit ({} SQLite virtual-machine steps over the run, \
-             scenario::bounds::MAX_RUN_SQL_VM_STEPS) stopped the run before it ended by itself",
-            crate::scenario::bounds::MAX_RUN_SQL_VM_STEPS
-        ),
+        StopReason::Quiescent => None,
+        StopReason::StepLimit => Some(limits.max_steps),
+        StopReason::TickLimit => Some(limits.max_ticks),
+        StopReason::TraceLimit => Some(crate::scenario::bounds::MAX_TRACE_ENTRIES as u64),
+        StopReason::SqlLimit => Some(crate::scenario::bounds::MAX_RUN_SQL_VM_STEPS),
     };
-    const NAMED: usize = 20;
     // The stuck events, and when a limit stopped the run, every other one the broker still
     // holds (one applied twice and still redelivered is duplicated, and not done either).
     let limited = stop != StopReason::Quiescent;
-    let stuck: Vec<String> = v
+    let stuck: Vec<EventIndex> = v
         .events
         .iter()
         .filter(|e| {
             e.outcome == Outcome::Stuck
                 || (limited && !e.acked && e.outcome != Outcome::DeadLettered)
         })
-        .map(|e| format!("e{}", e.event))
+        .map(|e| e.event)
         .collect();
-    let which = match stuck.len() {
-        0 => "every event was resolved, but work was still scheduled".to_string(),
-        n if n <= NAMED => format!(
-            "{n} event(s) unresolved, still held by the broker: {}",
-            stuck.join(", ")
-        ),
-        n => format!(
-            "{n} event(s) unresolved, still held by the broker: {}, and {} more",
-            stuck[..NAMED].join(", "),
-            n - NAMED
-        ),
-    };
-    Some(format!("liveness: {why}; {which}"))
+    Some(LivenessFailure {
+        stop,
+        healing_phase: healed && limited,
+        limit,
+        stuck_count: stuck.len() as u64,
+        stuck: stuck.into_iter().take(LivenessFailure::NAMED).collect(),
+    })
 }

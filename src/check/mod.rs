@@ -25,13 +25,15 @@ use serde::Serialize;
 
 mod boundaries;
 mod expectations;
+mod expected;
 pub mod failure;
 mod judgement;
 mod outcome;
 mod verdict;
 
 use boundaries::*;
-pub use expectations::{failed_expectations, pinned_expect, push_mismatches};
+pub use expectations::{failed_expectations, pinned_expect, push_mismatch};
+pub use expected::{Counted, ExpectationFailure, Explored, LivenessFailure, Value};
 pub use failure::{liveness_failure, FailureKind, FailureSignature};
 pub use judgement::*;
 pub use outcome::{check, Observed};

@@ -4,6 +4,32 @@
 use super::*;
 use std::fmt::Write as _;
 
+/// One anomaly of one event, as the run report lists it (an event may have several: lost
+/// and unacked, say): `invalid` is refused as the scenario declares it should be
+/// (`workload.invalid`); `rejected`, a completion handled before its transfer's creation was
+/// committed; `pending`, a completion still buffered when the run ended; `torn`, a debit
+/// without its credit or the reverse; `payload_mismatch`, one per payload alert (the same
+/// `event_id` arrived with another payload: refused and alerted, not applied and not
+/// counted as a duplicate).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+// Inline: `kind` is a plain string in every document (a tag elsewhere), here one of these.
+#[schemars(inline)]
+pub enum AnomalyKind {
+    Lost,
+    Duplicated,
+    DeadLettered,
+    Invalid,
+    Stuck,
+    WrongEffect,
+    Unpublished,
+    Rejected,
+    Pending,
+    Torn,
+    Unacked,
+    PayloadMismatch,
+}
+
 /// What happened to one event's business effect.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]

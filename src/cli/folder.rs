@@ -15,6 +15,7 @@ use super::{
     checked_exploration, checked_interleavings, checked_run, checked_ttl_search, code, to_json,
     CliError, RunArgs,
 };
+use crate::check::ExpectationFailure;
 use crate::check::{CheckKind, Judgement};
 use crate::explore;
 use crate::explore::threads;
@@ -194,7 +195,7 @@ pub(in crate::cli) fn add_run(
     report: &mut FileReport,
     scenario: &Scenario,
     result: &crate::world::RunResult,
-    failures: Option<Vec<String>>,
+    failures: Option<Vec<ExpectationFailure>>,
     replay: String,
 ) {
     let failed = failures.as_ref().map(Vec::len);
@@ -243,7 +244,7 @@ pub(in crate::cli) fn pinned_checks(
                     verdict: &dyn Fn(Option<usize>) -> Judgement,
                     runs: u64,
                     guarantee: Option<Guarantee>,
-                    failures: Option<Vec<String>>,
+                    failures: Option<Vec<ExpectationFailure>>,
                     replay| {
         let name = crate::report::lang::Lang::En.check_kind(kind);
         assert!(failures.is_some(), "{name}: the scenario pins this check");

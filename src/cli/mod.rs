@@ -20,7 +20,7 @@ use command::*;
 pub use flags::Given;
 
 use crate::check;
-use crate::check::Judgement;
+use crate::check::{ExpectationFailure, Explored, Judgement};
 use crate::explore;
 use crate::explore::shrink::{self, ShrinkOptions, Shrunk};
 use crate::explore::sweep::{self, SwarmLimits};
@@ -193,7 +193,7 @@ fn refuse_out_for_a_folder(command: &str, out: &Option<PathBuf>) -> Result<(), C
 }
 
 /// Whether the expectations held: there were none, or none failed.
-fn held(failures: &Option<Vec<String>>) -> bool {
+fn held(failures: &Option<Vec<ExpectationFailure>>) -> bool {
     failures.as_ref().is_none_or(|f| f.is_empty())
 }
 

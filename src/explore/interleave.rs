@@ -335,38 +335,36 @@ pub(super) fn summarize_interleavings(
     }
 }
 
-/// Compares an interleaving exploration with `expect.interleavings`; one line per failure.
+/// Compares an interleaving exploration with `expect.interleavings`: one failure per
+/// expectation that does not hold.
 pub fn failed_interleaving_expectations(
     expect: &crate::scenario::InterleavingsExpect,
     x: &Interleavings,
-) -> Vec<String> {
+) -> Vec<check::ExpectationFailure> {
     let mut failed = Vec::new();
     let bound = expect.max_preemptions.unwrap_or(DEFAULT_MAX_PREEMPTIONS);
     if bound != x.max_preemptions {
         // Counts for another bound say nothing about this one.
         return failed;
     }
-    if let Some(g) = expect.guarantee {
-        if g != x.guarantee {
-            let over = match x.complete {
-                true => "all interleavings".to_string(),
-                false => format!("the {} interleavings explored", x.runs.len()),
-            };
-            failed.push(format!(
-                "expected guarantee {g} over {over}, observed {}",
-                x.guarantee
-            ));
-        }
+    if let Some(want) = expect.guarantee.filter(|&g| g != x.guarantee) {
+        failed.push(check::ExpectationFailure::Guarantee {
+            over: check::Coverage::Interleavings {
+                runs: x.runs.len() as u64,
+                complete: x.complete,
+            },
+            want,
+            got: x.guarantee,
+        });
     }
-    check::push_mismatches(
-        &mut failed,
-        &[
-            ("runs", expect.runs, x.runs.len() as u64),
-            ("breaking_runs", expect.breaking_runs, x.breaking_runs),
-            ("rejected_runs", expect.rejected_runs, x.rejected_runs),
-            ("pending_runs", expect.pending_runs, x.pending_runs),
-        ],
-    );
-    check::push_mismatches(&mut failed, &[("truncated", expect.truncated, !x.complete)]);
+    for (field, want, got) in [
+        ("runs", expect.runs, x.runs.len() as u64),
+        ("breaking_runs", expect.breaking_runs, x.breaking_runs),
+        ("rejected_runs", expect.rejected_runs, x.rejected_runs),
+        ("pending_runs", expect.pending_runs, x.pending_runs),
+    ] {
+        check::push_mismatch(&mut failed, field, want, got);
+    }
+    check::push_mismatch(&mut failed, "truncated", expect.truncated, !x.complete);
     failed
 }

@@ -270,29 +270,32 @@ pub fn smallest_safe_ttl(scenario: &Scenario, depth: usize) -> TtlSearch {
     }
 }
 
-/// Compares a search with `expect.smallest_safe_ttl`; one line per failure. Counts for
-/// another depth say nothing about this one.
+/// Compares a search with `expect.smallest_safe_ttl`: one failure per expectation that
+/// does not hold. Counts for another depth say nothing about this one.
 pub fn failed_ttl_expectations(
     expect: &crate::scenario::TtlExpect,
     search: &TtlSearch,
-) -> Vec<String> {
+) -> Vec<crate::check::ExpectationFailure> {
+    use crate::check::{push_mismatch, ExpectationFailure};
     let mut failed = Vec::new();
     if expect.depth != search.depth {
         return failed;
     }
-    crate::check::push_mismatches(
+    let smallest = search.smallest_safe_ttl_ticks.unwrap_or(Tick::MAX);
+    push_mismatch(
         &mut failed,
-        &[
-            (
-                "smallest_safe_ttl.ticks",
-                expect.ticks,
-                search.smallest_safe_ttl_ticks.unwrap_or(Tick::MAX),
-            ),
-            ("smallest_safe_ttl.runs", expect.runs, search.runs),
-        ],
+        "smallest_safe_ttl.ticks",
+        expect.ticks,
+        smallest,
+    );
+    push_mismatch(
+        &mut failed,
+        "smallest_safe_ttl.runs",
+        expect.runs,
+        search.runs,
     );
     if !search.boundary_verified {
-        failed.push("the boundary was not verified (no safe TTL within the bounds)".into());
+        failed.push(ExpectationFailure::TtlUnverified);
     }
     failed
 }

@@ -2,7 +2,7 @@
 //! the scenario's `expect`.
 
 use super::*;
-use crate::check::{Coverage, Cutoff, Judgement};
+use crate::check::{Counted, Coverage, Cutoff, ExpectationFailure, Judgement};
 
 /// The summary over all runs of an exploration.
 #[serde_with::skip_serializing_none]
@@ -192,96 +192,95 @@ pub(super) fn summarize(
 /// lost or duplicated an event and a positive value means at least one did (a count of
 /// events per run has no single value across runs); `all_acked` and `conserved` must hold
 /// in every run. Returns one line per failed expectation.
-pub fn failed_expectations(expect: &crate::scenario::Expect, s: &Summary) -> Vec<String> {
+pub fn failed_expectations(
+    expect: &crate::scenario::Expect,
+    s: &Summary,
+) -> Vec<ExpectationFailure> {
     let mut failed = Vec::new();
     let at_depth = expect.explore_at(s.depth);
     let guarantee = at_depth.map_or(expect.guarantee, |x| x.guarantee);
-    if let Some(g) = guarantee {
-        if g != s.guarantee {
-            failed.push(format!(
-                "expected guarantee {g} over all runs, observed {}",
-                s.guarantee
-            ));
-        }
+    if let Some(want) = guarantee.filter(|&g| g != s.guarantee) {
+        failed.push(ExpectationFailure::Guarantee {
+            over: Coverage::Exploration {
+                runs: s.runs,
+                depth: s.depth,
+            },
+            want,
+            got: s.guarantee,
+        });
     }
     if let Some(x) = at_depth {
-        // Pinned counts describe the pruned exploration; `--no-prune` runs more schedules,
-        // so only what is pinned of every run (the guarantees) applies to it.
-        let mut failed_counts = Vec::new();
-        check::push_mismatches(
-            &mut failed_counts,
-            &[
-                ("runs", x.runs, s.runs),
-                ("lost_runs", x.lost_runs, s.lost_runs),
-                ("duplicated_runs", x.duplicated_runs, s.duplicated_runs),
-                (
-                    "dead_lettered_runs",
-                    x.dead_lettered_runs,
-                    s.dead_lettered_runs,
-                ),
-                ("rejected_runs", x.rejected_runs, s.rejected_runs),
-                ("pending_runs", x.pending_runs, s.pending_runs),
-                ("unacked_runs", x.unacked_runs, s.unacked_runs),
-                ("unconserved_runs", x.unconserved_runs, s.unconserved_runs),
-            ],
-        );
-        let scopes = s.scopes();
-        for (scope, want) in &x.boundaries {
-            let Some((_, got)) = scopes.iter().find(|(sc, _)| sc == scope) else {
-                failed.push(format!(
-                    "expected boundary {} in the exploration, but its runs have none",
-                    scope.key()
-                ));
-                continue;
-            };
-            if let Some(g) = want.guarantee {
-                if g != got.guarantee {
-                    failed.push(format!(
-                        "expected {}: {g} over all runs, observed {}",
-                        scope.name(),
-                        got.guarantee
-                    ));
-                }
-            }
-            check::push_mismatches(
-                &mut failed_counts,
-                &[(
-                    &format!("{}.broken_runs", scope.key()),
-                    want.broken_runs,
-                    got.broken_runs,
-                )],
-            );
-        }
-        if !s.no_prune {
-            failed.extend(failed_counts);
-        }
+        failed.extend(failed_at_depth(x, s));
         return failed;
     }
-    for (what, want, runs) in [
-        ("lost", expect.lost, s.lost_runs),
-        ("duplicated", expect.duplicated, s.duplicated_runs),
+    for (counted, want, runs) in [
+        (Counted::Lost, expect.lost, s.lost_runs),
+        (Counted::Duplicated, expect.duplicated, s.duplicated_runs),
     ] {
         match want {
-            Some(0) if runs > 0 => failed.push(format!(
-                "expected no run with a {what} event, observed {runs} run(s)"
-            )),
-            Some(n) if n > 0 && runs == 0 => failed.push(format!(
-                "expected some run with a {what} event, observed none"
-            )),
+            Some(0) if runs > 0 => failed.push(ExpectationFailure::NoRunWith { counted, runs }),
+            Some(n) if n > 0 && runs == 0 => {
+                failed.push(ExpectationFailure::SomeRunWith { counted })
+            }
             _ => {}
         }
     }
     if expect.all_acked == Some(true) && s.unacked_runs > 0 {
-        failed.push(format!(
-            "expected every run to ack every event, {} run(s) did not",
-            s.unacked_runs
-        ));
+        failed.push(ExpectationFailure::EveryRunAcked {
+            runs: s.unacked_runs,
+        });
     }
     if expect.conserved == Some(true) && s.unconserved_runs > 0 {
-        failed.push(format!(
-            "expected balances conserved in every run, {} run(s) broke them",
-            s.unconserved_runs
-        ));
+        failed.push(ExpectationFailure::EveryRunConserved {
+            runs: s.unconserved_runs,
+        });
+    }
+    failed
+}
+
+/// The failures against an `expect.explore` entry for the exploration's depth.
+fn failed_at_depth(x: &crate::scenario::ExploreExpect, s: &Summary) -> Vec<ExpectationFailure> {
+    let mut failed = Vec::new();
+    // Pinned counts describe the pruned exploration; `--no-prune` runs more schedules,
+    // so only what is pinned of every run (the guarantees) applies to it.
+    let mut counts = Vec::new();
+    for (field, want, got) in [
+        ("runs", x.runs, s.runs),
+        ("lost_runs", x.lost_runs, s.lost_runs),
+        ("duplicated_runs", x.duplicated_runs, s.duplicated_runs),
+        (
+            "dead_lettered_runs",
+            x.dead_lettered_runs,
+            s.dead_lettered_runs,
+        ),
+        ("rejected_runs", x.rejected_runs, s.rejected_runs),
+        ("pending_runs", x.pending_runs, s.pending_runs),
+        ("unacked_runs", x.unacked_runs, s.unacked_runs),
+        ("unconserved_runs", x.unconserved_runs, s.unconserved_runs),
+    ] {
+        check::push_mismatch(&mut counts, field, want, got);
+    }
+    let scopes = s.scopes();
+    for (scope, want) in &x.boundaries {
+        let Some((_, got)) = scopes.iter().find(|(sc, _)| sc == scope) else {
+            failed.push(ExpectationFailure::MissingBoundary {
+                scope: *scope,
+                present: None,
+            });
+            continue;
+        };
+        if let Some(g) = want.guarantee.filter(|&g| g != got.guarantee) {
+            failed.push(ExpectationFailure::BoundaryGuaranteeOverRuns {
+                scope: *scope,
+                want: g,
+                got: got.guarantee,
+            });
+        }
+        let field = format!("{}.broken_runs", scope.key());
+        check::push_mismatch(&mut counts, &field, want.broken_runs, got.broken_runs);
+    }
+    if !s.no_prune {
+        failed.extend(counts);
     }
     failed
 }

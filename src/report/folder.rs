@@ -8,6 +8,7 @@
 //! reads their outcomes, in the order it is given them (file-name order).
 
 use super::lang::Lang;
+use crate::check::ExpectationFailure;
 use crate::check::{CheckKind, Coverage, Judgement, Reason};
 use crate::model::Guarantee;
 use crate::report::paint::Paint;
@@ -33,7 +34,9 @@ pub struct FileCheck {
     /// safe TTL search, whose runs are at many TTLs).
     pub guarantee: Option<Guarantee>,
     /// The expectations that failed; empty when they all held.
-    pub failures: Vec<String>,
+    #[serde(serialize_with = "super::json::serialize_failures")]
+    #[schemars(with = "Vec<super::json::FailureJson>")]
+    pub failures: Vec<ExpectationFailure>,
     /// The command that repeats this check alone.
     pub replay: String,
 }
@@ -137,10 +140,10 @@ impl FileReport {
     }
 
     /// The first failing check and its first failed expectation.
-    fn first_failure(&self) -> Option<(&FileCheck, &str)> {
+    fn first_failure(&self) -> Option<(&FileCheck, &ExpectationFailure)> {
         self.checks
             .iter()
-            .find_map(|c| c.failures.first().map(|f| (c, f.as_str())))
+            .find_map(|c| c.failures.first().map(|f| (c, f)))
     }
 }
 
@@ -219,7 +222,8 @@ pub fn folder_text(lang: Lang, folder: &str, files: &[FileReport]) -> String {
                     .join(", ")
             };
             let result = match (f.result(), f.first_failure()) {
-                (FileResult::Failed, Some((check, line))) => {
+                (FileResult::Failed, Some((check, failure))) => {
+                    let line = lang.expectation_failure(failure);
                     format!("{} {}: {line}", lang.expect_failed(), check.name)
                 }
                 (FileResult::InputError, _) => lang.folder_input_error().to_string(),
@@ -268,7 +272,7 @@ pub fn folder_text(lang: Lang, folder: &str, files: &[FileReport]) -> String {
                 for c in f.checks.iter().filter(|c| !c.failures.is_empty()) {
                     let _ = writeln!(out, "  {}", c.name);
                     for failure in &c.failures {
-                        let _ = writeln!(out, "    - {failure}");
+                        let _ = writeln!(out, "    - {}", lang.expectation_failure(failure));
                     }
                     let _ = writeln!(out, "    {}  {}", lang.folder_replay(), c.replay);
                 }
@@ -358,7 +362,7 @@ mod tests {
         Judgement::new(Guarantee::AtLeastOnce, over, vec![broke, expectations])
     }
 
-    fn file(name: &str, failures: &[&str], error: Option<&str>) -> FileReport {
+    fn file(name: &str, failures: &[ExpectationFailure], error: Option<&str>) -> FileReport {
         FileReport {
             path: format!("dir/{name}"),
             name: name.into(),
@@ -395,7 +399,7 @@ mod tests {
                         } else {
                             Guarantee::AtLeastOnce
                         }),
-                        failures: failures.iter().map(|f| f.to_string()).collect(),
+                        failures: failures.to_vec(),
                         replay: format!("delivery-sim explore dir/{name} --seed 7 --depth 1"),
                     },
                 ]
@@ -408,7 +412,14 @@ mod tests {
     fn the_table_names_each_file_and_the_details_name_each_failure() {
         let files = [
             file("a.json", &[], None),
-            file("b.json", &["expected 30 runs, observed 31", "second"], None),
+            file(
+                "b.json",
+                &[
+                    ExpectationFailure::field("runs", Some(30u64), 31u64).unwrap(),
+                    ExpectationFailure::TtlUnverified,
+                ],
+                None,
+            ),
             file("c.json", &[], Some("invalid scenario dir/c.json: bad")),
         ];
         let text = folder_text(Lang::En, "dir/", &files);
@@ -423,13 +434,13 @@ run dir/: 3 scenario files, each run with its own seed and checked against its \
 
   file    verdict  protocol  guarantee      checks           trace hash        result
   a.json  PASS     inbox     exactly-once   run, explore d1  0123456789abcdef  ok
-  b.json  FAIL     inbox     at-least-once  run, explore d1  0123456789abcdef  FAILED explore d1: expected 30 runs, observed 31
+  b.json  FAIL     inbox     at-least-once  run, explore d1  0123456789abcdef  FAILED explore d1: expected runs = 30, observed 31
   c.json  -        -         -              -                -                 input error
 
 dir/b.json FAILED
   explore d1
-    - expected 30 runs, observed 31
-    - second
+    - expected runs = 30, observed 31
+    - the boundary was not verified (no safe TTL within the bounds)
     replay  delivery-sim explore dir/b.json --seed 7 --depth 1
 
 dir/c.json input error
@@ -445,7 +456,8 @@ dir/c.json input error
             "3 archivos de escenario",
             "  archivo  veredicto  protocolo  garantía       controles        hash de traza     resultado\n",
             "veredicto  FALLA  at-least-once (asientos por evento, 3 archivos): 1 de 3 archivos duplicó un evento",
-            "NO SE CUMPLIÓ explore d1: expected 30 runs",
+            "NO SE CUMPLIÓ explore d1: se esperaba runs = 30, se observó 31",
+            "    - la frontera no quedó verificada (ningún TTL seguro dentro de los límites)\n",
             "error de entrada",
             "dir/b.json NO SE CUMPLIÓ\n",
             "    repetir  delivery-sim explore dir/b.json --seed 7 --depth 1\n",

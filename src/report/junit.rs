@@ -9,6 +9,7 @@
 //! escaped for XML, and characters XML 1.0 cannot carry are dropped.
 
 use super::folder::{FileReport, FileResult};
+use super::lang::Lang;
 use super::xml::{attr, text};
 use std::fmt::Write as _;
 
@@ -105,13 +106,13 @@ fn cases(report: &FileReport) -> Vec<Case> {
         .map(|c| Case {
             name: c.name.clone(),
             outcome: (!c.failures.is_empty()).then(|| {
+                // JUnit is read by CI tools, in English.
+                let words: Vec<String> = (c.failures.iter())
+                    .map(|f| Lang::En.expectation_failure(f))
+                    .collect();
                 Bad::Failure(
-                    format!(
-                        "{} expectation(s) failed: {}",
-                        c.failures.len(),
-                        c.failures[0]
-                    ),
-                    format!("{}\nrepeat: {}", c.failures.join("\n"), c.replay),
+                    format!("{} expectation(s) failed: {}", words.len(), words[0]),
+                    format!("{}\nrepeat: {}", words.join("\n"), c.replay),
                 )
             }),
         })
@@ -140,7 +141,7 @@ fn cases(report: &FileReport) -> Vec<Case> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::check::{CheckKind, Coverage, Judgement};
+    use crate::check::{CheckKind, Coverage, ExpectationFailure, Judgement};
     use crate::model::Guarantee;
     use crate::report::folder::{FileCheck, PlainRun};
 
@@ -169,7 +170,9 @@ mod tests {
             verdict: Judgement::new(Guarantee::ExactlyOnce, Coverage::Run, vec![]),
             runs: 1,
             guarantee: None,
-            failures: failures.iter().map(|f| f.to_string()).collect(),
+            failures: (failures.iter())
+                .filter_map(|f| ExpectationFailure::field(f, Some(3u64), 4u64))
+                .collect(),
             replay: "delivery-sim run 'a&b.json' --seed 7".into(),
         };
         let xml = junit_xml(
@@ -179,7 +182,7 @@ mod tests {
                     "a&b.json",
                     vec![
                         check("run", &[]),
-                        check("explore d1", &["expected <3> runs, observed \"4\"\u{1b}"]),
+                        check("explore d1", &["<runs> \"x\"\u{1b}"]),
                     ],
                     None,
                 ),
@@ -193,7 +196,7 @@ mod tests {
         );
         assert!(xml.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"delivery-sim run dir/\" tests=\"4\" failures=\"1\" errors=\"1\">"), "{xml}");
         assert!(xml.contains("name=\"a&amp;b.json\""), "{xml}");
-        assert!(xml.contains("message=\"1 expectation(s) failed: expected &lt;3&gt; runs, observed &quot;4&quot;\""), "{xml}");
+        assert!(xml.contains("message=\"1 expectation(s) failed: expected &lt;runs&gt; &quot;x&quot; = 3, observed 4\""), "{xml}");
         assert!(
             xml.contains("repeat: delivery-sim run 'a&amp;b.json' --seed 7</failure>"),
             "{xml}"

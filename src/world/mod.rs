@@ -165,7 +165,10 @@ impl RunResult {
     }
 
     /// This run's liveness failure, in words, if it has one.
-    pub fn liveness_failure(&self, limits: &crate::scenario::Limits) -> Option<String> {
+    pub fn liveness_failure(
+        &self,
+        limits: &crate::scenario::Limits,
+    ) -> Option<check::LivenessFailure> {
         check::liveness_failure(self.stop, self.healed.is_some(), limits, &self.verdict)
     }
 }

@@ -902,10 +902,15 @@ fn run_dir_with_a_wrong_expectation_exits_1_names_it_and_prints_its_replay() {
     let wrong_entry = &out["scenarios"][1];
     assert_eq!(wrong_entry["result"], "failed");
     assert_eq!(wrong_entry["checks"][0]["replay"], replay);
-    assert!(wrong_entry["checks"][0]["failures"]
-        .as_array()
-        .unwrap()
-        .contains(&Value::from("expected 0 lost event(s), observed 1")));
+    let failures = wrong_entry["checks"][0]["failures"].as_array().unwrap();
+    let lost = serde_json::json!({
+        "expectation": "events",
+        "counted": "lost",
+        "want": 0,
+        "got": 1,
+        "message": "expected 0 lost event(s), observed 1"
+    });
+    assert!(failures.contains(&lost), "{failures:?}");
     assert_eq!(out["totals"]["failed"], 1);
 }
 
@@ -1106,8 +1111,12 @@ fn the_liveness_scenarios_exit_1_on_liveness_alone_in_every_command() {
         let j: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
         let failures = j["expect"]["failures"].as_array().unwrap();
         assert_eq!(failures.len(), 1, "{file}: {failures:?}");
+        assert_eq!(failures[0]["expectation"], "liveness", "{file}: {failures:?}");
         assert!(
-            failures[0].as_str().unwrap().starts_with("liveness: "),
+            failures[0]["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("liveness: "),
             "{file}: {failures:?}"
         );
         assert!(j["stuck"].as_u64().unwrap() > 0, "{file}");

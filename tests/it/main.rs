@@ -46,4 +46,5 @@ mod sql_sandbox;
 mod sql_steps;
 mod support;
 mod tidy;
+mod tidy_types;
 mod verdict;

@@ -404,7 +404,7 @@ pub(crate) mod server {
         assert!(text.contains("114  ← the file's own"), "{text}");
         assert!(text.contains("expect     held"), "{text}");
         assert_eq!(c4["verdict"]["status"], "fail", "{c4}");
-        assert_eq!(c4["failed_expectations"], serde_json::json!([]), "{c4}");
+        assert_eq!(c4["failures"], serde_json::json!([]), "{c4}");
         let home: Vec<bool> = (c4["rungs"].as_array().unwrap().iter())
             .map(|r| r["home"].as_bool().unwrap())
             .collect();

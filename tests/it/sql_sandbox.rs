@@ -305,7 +305,15 @@ fn a_statement_exhausting_its_budget_at_every_delivery_ends_the_run_soon() {
     let deliveries = delivery_sim::scenario::bounds::MAX_RUN_SQL_VM_STEPS / per_statement + 1;
     assert!(r.steps <= 10 * deliveries, "{} steps", r.steps);
     let failure = r.liveness_failure(&s.limits).expect("a liveness failure");
-    assert!(failure.contains("the SQL limit"), "{failure}");
+    assert_eq!(
+        failure.stop,
+        delivery_sim::sim::StopReason::SqlLimit,
+        "{failure:?}"
+    );
+    assert_eq!(
+        failure.limit,
+        Some(delivery_sim::scenario::bounds::MAX_RUN_SQL_VM_STEPS)
+    );
 }
 
 /// A statement that would take more memory than a statement may (a sort of 100 MB) fails,

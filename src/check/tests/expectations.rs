@@ -20,7 +20,7 @@ fn expectations_report_each_mismatch() {
         smallest_safe_ttl: None,
     };
     assert_eq!(
-        failed_expectations(&expect, &v),
+        english(failed_expectations(&expect, &v)),
         [
             "expected guarantee exactly-once, observed at-most-once",
             "expected 0 lost event(s), observed 1",
@@ -44,7 +44,10 @@ fn each_failed_expectation_is_one_line_and_a_held_one_none() {
         conserved: Some(true),
         ..Expect::default()
     };
-    assert_eq!(failed_expectations(&held, &v), Vec::<String>::new());
+    assert_eq!(
+        english(failed_expectations(&held, &v)),
+        Vec::<String>::new()
+    );
     let wrong = Expect {
         guarantee: Some(Guarantee::ExactlyOnce),
         lost: Some(0),
@@ -57,7 +60,7 @@ fn each_failed_expectation_is_one_line_and_a_held_one_none() {
         ..Expect::default()
     };
     assert_eq!(
-        failed_expectations(&wrong, &v),
+        english(failed_expectations(&wrong, &v)),
         [
             "expected guarantee exactly-once, observed none",
             "expected 0 lost event(s), observed 1",
@@ -88,7 +91,7 @@ fn boundary_expectations_name_the_boundary_and_a_missing_one_lists_those_there_a
         boundaries: boundaries.clone(),
         ..Expect::default()
     };
-    assert!(failed_expectations(&held, &v).is_empty());
+    assert!(english(failed_expectations(&held, &v)).is_empty());
     boundaries.insert(
         Scope::LedgerPerEvent,
         crate::scenario::ScopeExpect {
@@ -104,7 +107,7 @@ fn boundary_expectations_name_the_boundary_and_a_missing_one_lists_those_there_a
         ..Expect::default()
     };
     assert_eq!(
-        failed_expectations(&wrong, &v),
+        english(failed_expectations(&wrong, &v)),
         [
             "expected ledger per event: exactly-once, observed ledger per event: \
              at-most-once (1 once, 1 lost)",
@@ -118,13 +121,19 @@ fn boundary_expectations_name_the_boundary_and_a_missing_one_lists_those_there_a
 }
 
 #[test]
-fn push_mismatches_names_only_the_stated_expectations_that_differ() {
+fn push_mismatch_names_only_the_stated_expectations_that_differ() {
     let mut failed = Vec::new();
-    push_mismatches(
-        &mut failed,
-        &[("a", Some(1), 1), ("b", Some(2), 3), ("c", None, 4)],
+    push_mismatch(&mut failed, "a", Some(1u64), 1);
+    push_mismatch(&mut failed, "b", Some(2u64), 3);
+    push_mismatch(&mut failed, "c", None, 4u64);
+    push_mismatch(&mut failed, "d", Some(true), false);
+    assert_eq!(
+        english(failed),
+        [
+            "expected b = 2, observed 3",
+            "expected d = true, observed false"
+        ]
     );
-    assert_eq!(failed, ["expected b = 2, observed 3"]);
 }
 
 #[test]
@@ -191,8 +200,8 @@ fn a_pinned_expect_states_every_count_of_the_verdict_and_holds_only_against_it()
         (Some(Guarantee::ExactlyOnce), Some(0), Some(0), Some(0)),
         "e1, never applied, owes no output"
     );
-    assert!(failed_expectations(&pinned, &v).is_empty());
+    assert!(english(failed_expectations(&pinned, &v)).is_empty());
     // Against another verdict, it fails.
     let other = verdict(&[(1, 1), (1, 1), (1, 1), (1, 1)], 100);
-    assert!(!failed_expectations(&pinned, &other).is_empty());
+    assert!(!english(failed_expectations(&pinned, &other)).is_empty());
 }

@@ -159,42 +159,40 @@ fn a_limit_stop_fails_liveness_naming_the_stuck_events_and_a_quiet_end_does_not(
         "held when a limit stopped the run: not resolved"
     );
     assert_eq!(
-        liveness_failure(StopReason::StepLimit, false, &limits, &v).unwrap(),
+        liveness_words(StopReason::StepLimit, false, &limits, &v),
         "liveness: the step limit (limits.max_steps = 12) stopped the run before it ended \
          by itself; 2 event(s) unresolved, still held by the broker: e1, e3"
     );
     assert_eq!(
-        liveness_failure(StopReason::TickLimit, false, &limits, &v).unwrap(),
+        liveness_words(StopReason::TickLimit, false, &limits, &v),
         "liveness: the tick limit (limits.max_ticks = 500) stopped the run before it ended \
          by itself; 2 event(s) unresolved, still held by the broker: e1, e3"
     );
-    assert!(liveness_failure(StopReason::TraceLimit, false, &limits, &v)
-        .unwrap()
+    assert!(liveness_words(StopReason::TraceLimit, false, &limits, &v)
         .starts_with("liveness: the trace limit (2000000 entries"));
     // Every event acked, but a limit still stopped the run.
     let all: Vec<Message> = (0..4).map(|i| message(i, acked, 1)).collect();
     let v = verdict_with(&[(1, 1); 4], &all, StopReason::TickLimit, "inbox");
-    assert!(liveness_failure(StopReason::TickLimit, false, &limits, &v)
-        .unwrap()
+    assert!(liveness_words(StopReason::TickLimit, false, &limits, &v)
         .ends_with("every event was resolved, but work was still scheduled"));
     // Twenty are named, the rest counted.
     let stuck: Vec<Message> = (0..25).map(|i| message(i, in_flight, 1)).collect();
     let v = verdict_with(&[(1, 1); 25], &stuck, StopReason::StepLimit, "inbox");
     let named: Vec<String> = (0..20).map(|i| format!("e{i}")).collect();
-    assert!(liveness_failure(StopReason::StepLimit, false, &limits, &v)
-        .unwrap()
-        .ends_with(&format!(
+    assert!(
+        liveness_words(StopReason::StepLimit, false, &limits, &v).ends_with(&format!(
             "25 event(s) unresolved, still held by the broker: {}, and 5 more",
             named.join(", ")
-        )));
+        ))
+    );
     let twenty: Vec<Message> = (0..20).map(|i| message(i, in_flight, 1)).collect();
     let v = verdict_with(&[(1, 1); 20], &twenty, StopReason::StepLimit, "inbox");
-    assert!(liveness_failure(StopReason::StepLimit, false, &limits, &v)
-        .unwrap()
-        .ends_with(&format!(
+    assert!(
+        liveness_words(StopReason::StepLimit, false, &limits, &v).ends_with(&format!(
             "20 event(s) unresolved, still held by the broker: {}",
             named.join(", ")
-        )));
+        ))
+    );
 }
 
 #[test]
@@ -216,4 +214,15 @@ fn an_event_applied_once_but_never_acked_is_an_anomaly() {
     assert!(!v.events[0].torn && !v.events[0].acked);
     let anomalies: Vec<usize> = v.anomalies().map(|e| e.event).collect();
     assert_eq!(anomalies, [0]);
+}
+
+/// A run's liveness failure as `run` words it in English.
+fn liveness_words(
+    stop: StopReason,
+    healed: bool,
+    limits: &crate::scenario::Limits,
+    v: &Verdict,
+) -> String {
+    let failure = liveness_failure(stop, healed, limits, v).expect("a liveness failure");
+    english(vec![ExpectationFailure::Liveness(failure)]).remove(0)
 }

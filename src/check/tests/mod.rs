@@ -8,6 +8,13 @@ mod outcomes;
 use super::*;
 use crate::model::LedgerCounts;
 
+/// Failures as `run` words them in English: the sentences these tests pin.
+fn english(failed: Vec<ExpectationFailure>) -> Vec<String> {
+    (failed.iter())
+        .map(|f| crate::report::lang::Lang::En.expectation_failure(f))
+        .collect()
+}
+
 /// The checker's input as a test builds it: `Case::new` is a quiet end (nothing crashed,
 /// nothing discarded, no retention) of the inbox protocol over one account of 100, and a
 /// test states only what differs, with `..Case::new(…)`.

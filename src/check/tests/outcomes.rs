@@ -78,7 +78,7 @@ fn payload_alerts_are_reported_per_event_and_never_as_discarded_duplicates() {
         ..Expect::default()
     };
     assert_eq!(
-        failed_expectations(&expect, &v),
+        english(failed_expectations(&expect, &v)),
         ["expected 0 payload alert(s), observed 1"]
     );
 }
@@ -113,7 +113,7 @@ fn a_completion_still_buffered_is_pending_not_lost_nor_once() {
         ..Expect::default()
     };
     assert_eq!(
-        failed_expectations(&expect, &v),
+        english(failed_expectations(&expect, &v)),
         ["expected 0 pending event(s), observed 1"]
     );
 }

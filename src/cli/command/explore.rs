@@ -79,7 +79,7 @@ pub(in crate::cli) fn checked_exploration(
     depth: usize,
     max_schedules: u64,
     prune: bool,
-) -> Result<(explore::Exploration, Option<Vec<String>>), CliError> {
+) -> Result<(explore::Exploration, Option<Vec<ExpectationFailure>>), CliError> {
     let options = explore::ExploreOptions {
         prune,
         ..explore_options(scenario, depth, max_schedules)?
@@ -92,24 +92,17 @@ pub(in crate::cli) fn checked_exploration(
     if x.summary.liveness_failed_runs > 0 {
         failures
             .get_or_insert_with(Vec::new)
-            .push(liveness_line(x.summary.liveness_failed_runs, x.runs.len()));
+            .push(ExpectationFailure::LivenessRuns {
+                unfinished: x.summary.liveness_failed_runs,
+                runs: x.runs.len() as u64,
+            });
     }
     if x.summary.memory_limited {
         failures
             .get_or_insert_with(Vec::new)
-            .push(memory_line(x.runs.len(), "--depth or the number of events"));
+            .push(memory_failure(x.runs.len(), Explored::Crashes));
     }
     Ok((x, failures))
-}
-
-/// The failure of an exploration some of whose runs could not finish: every run is
-/// expected to, stated or not.
-pub(in crate::cli) fn liveness_line(failed: u64, runs: usize) -> String {
-    format!(
-        "liveness: {failed} of {runs} runs could not finish (an event stuck, or a limit \
-         stopped the healing phase); they are listed first among the failing runs, each with \
-         the command that replays it"
-    )
 }
 
 pub(in crate::cli) fn explore(
@@ -234,7 +227,7 @@ pub(in crate::cli) fn checked_interleavings(
     max_preemptions: Option<usize>,
     max_interleavings: u64,
     with_crashes: bool,
-) -> Result<(explore::Interleavings, Option<Vec<String>>), CliError> {
+) -> Result<(explore::Interleavings, Option<Vec<ExpectationFailure>>), CliError> {
     if scenario.consumers < 2 {
         return Err(CliError::Usage(format!(
             "--interleavings: `{}` has one consumer, so its steps have one order; set \
@@ -295,26 +288,27 @@ pub(in crate::cli) fn checked_interleavings(
     if x.liveness_failed_runs > 0 {
         failures
             .get_or_insert_with(Vec::new)
-            .push(liveness_line(x.liveness_failed_runs, x.runs.len()));
+            .push(ExpectationFailure::LivenessRuns {
+                unfinished: x.liveness_failed_runs,
+                runs: x.runs.len() as u64,
+            });
     }
     if x.memory_limited {
-        failures.get_or_insert_with(Vec::new).push(memory_line(
-            x.runs.len(),
-            "--max-preemptions, --max-interleavings or the number of events",
-        ));
+        failures
+            .get_or_insert_with(Vec::new)
+            .push(memory_failure(x.runs.len(), Explored::Interleavings));
     }
     Ok((x, failures))
 }
 
 /// The failure of an exploration the memory budget for kept runs stopped after `runs`
-/// runs; `lower` names what to lower.
-pub(in crate::cli) fn memory_line(runs: usize, lower: &str) -> String {
-    format!(
-        "limit: the exploration stopped after {runs} runs, at the {} MiB its kept runs may \
-         take (every command stays within 1 GiB): what it says covers those runs only; lower \
-         {lower}",
-        explore::budget::KEPT_RUNS_BYTES >> 20
-    )
+/// runs.
+pub(in crate::cli) fn memory_failure(runs: usize, exploration: Explored) -> ExpectationFailure {
+    ExpectationFailure::Memory {
+        runs: runs as u64,
+        budget_mib: explore::budget::KEPT_RUNS_BYTES >> 20,
+        exploration,
+    }
 }
 
 pub(in crate::cli) fn interleavings(

@@ -15,7 +15,7 @@ pub(in crate::cli) fn isolation_ladder(args: &ExploreArgs) -> Result<(String, Ex
         (own.store.engine == crate::model::Engine::Postgres).then_some(own.store.isolation),
     );
     let mut verdict = None;
-    let mut failures: Option<Vec<String>> = None;
+    let mut failures: Option<Vec<ExpectationFailure>> = None;
     for (engine, isolation) in Ladder::engines() {
         crate::scenario::override_engine(Some(engine), isolation);
         let outcome = match load(&args.source) {

@@ -35,7 +35,13 @@ pub(in crate::cli) fn checked_ttl_search(
     scenario: &Scenario,
     depth: usize,
     max_schedules: u64,
-) -> Result<(explore::retention::TtlSearch, Option<Vec<String>>), CliError> {
+) -> Result<
+    (
+        explore::retention::TtlSearch,
+        Option<Vec<ExpectationFailure>>,
+    ),
+    CliError,
+> {
     if scenario.store.retention.is_none() {
         return Err(CliError::Usage(format!(
             "--smallest-safe-ttl: `{}` has no inbox retention; set \"store\": {{\"inbox_ttl_ticks\": \

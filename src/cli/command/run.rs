@@ -73,7 +73,7 @@ pub(in crate::cli) fn checked_run(
     scenario: &Scenario,
     schedule: &[u32],
     options: world::RunOptions,
-) -> (RunResult, Option<Vec<String>>) {
+) -> (RunResult, Option<Vec<ExpectationFailure>>) {
     let result = world::run_scheduled(scenario, options, schedule);
     let failures = run_failures(scenario, &result);
     (result, failures)
@@ -82,13 +82,18 @@ pub(in crate::cli) fn checked_run(
 /// How `result` fails `scenario`: its expectations that did not hold, and its liveness
 /// failure, which every scenario expects not to have; `None` when it states nothing and
 /// finished. `run` and `explain` judge a run so.
-pub(in crate::cli) fn run_failures(scenario: &Scenario, result: &RunResult) -> Option<Vec<String>> {
+pub(in crate::cli) fn run_failures(
+    scenario: &Scenario,
+    result: &RunResult,
+) -> Option<Vec<ExpectationFailure>> {
     let mut failures = scenario
         .expect
         .as_ref()
         .map(|e| check::failed_expectations(e, &result.verdict));
     if let Some(stuck) = result.liveness_failure(&scenario.limits) {
-        failures.get_or_insert_with(Vec::new).push(stuck);
+        failures
+            .get_or_insert_with(Vec::new)
+            .push(ExpectationFailure::Liveness(stuck));
     }
     failures
 }
@@ -120,7 +125,7 @@ pub(in crate::cli) fn overrides(
 /// and the command that replays it.
 pub(in crate::cli) struct OverriddenRun {
     pub result: RunResult,
-    pub failures: Option<Vec<String>>,
+    pub failures: Option<Vec<ExpectationFailure>>,
     pub crashes: Vec<BoundaryPoint>,
     pub schedule: Vec<u32>,
     pub replay: String,
@@ -358,7 +363,7 @@ fn run_report(
     scenario: &Scenario,
     origin: &Origin,
     result: &RunResult,
-    failures: &Option<Vec<String>>,
+    failures: &Option<Vec<ExpectationFailure>>,
     replay: &str,
 ) -> FileReport {
     let (path, name) = match &origin {

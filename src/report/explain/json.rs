@@ -3,6 +3,7 @@
 //! them), and the told words beside them, in the language asked for.
 
 use super::*;
+use crate::check::ExpectationFailure;
 use crate::check::Judgement;
 use crate::fault::Confirmed;
 use crate::model::BoundaryPoint;
@@ -83,7 +84,7 @@ pub fn explain_json(
     script: &[u32],
     r: &RunResult,
     replay: &str,
-    failures: Option<Vec<String>>,
+    failures: Option<Vec<ExpectationFailure>>,
     lang: Lang,
 ) -> ExplainJson {
     let story = story(scenario, script, r, lang);

@@ -19,6 +19,7 @@ mod sections;
 mod state;
 
 use crate::broker::MessageState;
+use crate::check::ExpectationFailure;
 use crate::check::{Outcome, ScopeOutcome};
 use crate::explore::Recovery;
 use crate::fault::CrashRecord;
@@ -63,12 +64,12 @@ pub fn explain_text(
     script: &[u32],
     r: &RunResult,
     replay: &str,
-    failures: Option<&[String]>,
+    failures: Option<&[ExpectationFailure]>,
     lang: Lang,
     paint: Paint,
 ) -> String {
     let story = story(scenario, script, r, lang);
-    let judgement = r.judgement(failures.map(<[String]>::len));
+    let judgement = r.judgement(failures.map(<[ExpectationFailure]>::len));
     let mut out = crate::report::text::verdict_line_in(lang, paint, &judgement);
     header(&mut out, scenario, r, lang);
     let tick_width = r
@@ -116,7 +117,7 @@ pub fn explain_text(
         Some(failures) => {
             let _ = writeln!(out, "{}", paint.bad(&lang.expect_failed_sentence()));
             for f in failures {
-                let _ = writeln!(out, "  - {f}");
+                let _ = writeln!(out, "  - {}", lang.expectation_failure(f));
             }
         }
     }

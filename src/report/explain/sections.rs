@@ -2,6 +2,7 @@
 //! and the run's failure-point table (the seeds' table).
 
 use super::*;
+use crate::check::AnomalyKind as K;
 
 /// Per event, what in the trace of `r` made it come again without a crash: expired leases,
 /// the broker's own duplicates, lost acks, republications, dead-letter replays, commit
@@ -66,11 +67,11 @@ pub(super) fn anomaly_sentences(n: &Narrator<'_>) -> Vec<String> {
                 .unwrap_or_default()
         };
         let sentence = match a.kind {
-            "lost" | "duplicated" if call.is_some() => {
+            K::Lost | K::Duplicated if call.is_some() => {
                 let service = call.unwrap_or_default();
                 call_sentence(l, e, &ev, service, &crashes, causes)
             }
-            "lost" => {
+            K::Lost => {
                 if let Some(c) = crashes
                     .iter()
                     .find(|c| c.confirmed.acked && c.confirmed.ledger_rows == 0)
@@ -87,26 +88,26 @@ pub(super) fn anomaly_sentences(n: &Narrator<'_>) -> Vec<String> {
                     l.lost_other(&ev, e.acked)
                 }
             }
-            "duplicated" if e.inbox_expired_at.is_some() => {
+            K::Duplicated if e.inbox_expired_at.is_some() => {
                 l.duplicated_after_expiry(&ev, e.inbox_expired_at.unwrap_or(0), e.effects)
             }
-            "duplicated" => duplicated_sentence(l, e, &ev, &crashes, causes),
-            "dead_lettered" => {
+            K::Duplicated => duplicated_sentence(l, e, &ev, &crashes, causes),
+            K::DeadLettered => {
                 let by_policy =
                     crate::model::GaveUpRecord::dead_lettered_last(&e.gave_up, e.deliveries);
                 l.dead_lettered_anomaly(&ev, e.deliveries, by_policy)
             }
-            "pending" => l.pending_anomaly(&ev),
-            "rejected" => l.rejected_anomaly(&ev),
-            "unpublished" => l.unpublished_anomaly(&ev),
-            "payload_mismatch" => l.payload_anomaly(
+            K::Pending => l.pending_anomaly(&ev),
+            K::Rejected => l.rejected_anomaly(&ev),
+            K::Unpublished => l.unpublished_anomaly(&ev),
+            K::PayloadMismatch => l.payload_anomaly(
                 &ev,
                 a.stored_payload.as_deref().unwrap_or(""),
                 a.received_payload.as_deref().unwrap_or(""),
             ),
             // A torn event that is lost was told with the loss.
-            "torn" if e.outcome == Outcome::Lost => continue,
-            "torn" => l.torn_anomaly(&ev, e.debits, e.credits),
+            K::Torn if e.outcome == Outcome::Lost => continue,
+            K::Torn => l.torn_anomaly(&ev, e.debits, e.credits),
             _ => {
                 let has_ack = n.scenario.protocol.has(Step::Ack);
                 l.unacked_anomaly(&ev, r.stop, has_ack)

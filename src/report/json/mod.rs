@@ -12,6 +12,7 @@ pub use search::*;
 
 use super::lang::Lang;
 use super::Origin;
+use crate::check::{AnomalyKind, ExpectationFailure};
 use crate::check::{EventReport, IntentReport, Outcome, ScopeVerdict};
 use crate::explore::retention::TtlSearch;
 use crate::explore::shrink::{FailureSignature, RunSize, Shrunk};
@@ -73,12 +74,7 @@ impl<T> Document<T> {
 pub struct Anomaly {
     pub event_id: String,
     pub event: usize,
-    /// `lost`, `duplicated`, `dead_lettered`, `rejected` (out of order), `pending` (a
-    /// completion still buffered), `torn` (debit without credit or the reverse),
-    /// `unacked`, or `payload_mismatch` (one per payload alert: the same `event_id`
-    /// arrived with another payload; it was refused and alerted, not applied and not
-    /// counted as a duplicate).
-    pub kind: &'static str,
+    pub kind: AnomalyKind,
     pub effects: u32,
     pub crash_points: Vec<BoundaryPoint>,
     /// The deliveries of the event an error policy gave up on after a failed step
@@ -130,7 +126,7 @@ pub fn anomalies(events: &[EventReport]) -> Vec<Anomaly> {
                 "the refused one is an altered copy"
             };
             push_with(
-                "payload_mismatch",
+                AnomalyKind::PayloadMismatch,
                 Some(format!(
                     "the same event_id arrived with another payload at t={}: refused and \
                      alerted, not applied; stored {}, received {} ({whose})",
@@ -145,7 +141,7 @@ pub fn anomalies(events: &[EventReport]) -> Vec<Anomaly> {
         }
         if e.torn {
             push(
-                "torn",
+                AnomalyKind::Torn,
                 Some(format!("{} debit(s), {} credit(s)", e.debits, e.credits)),
             );
         }
@@ -156,7 +152,7 @@ pub fn anomalies(events: &[EventReport]) -> Vec<Anomaly> {
             )
         {
             push(
-                "unacked",
+                AnomalyKind::Unacked,
                 e.unacked_reason.map(|why| Lang::En.unacked_reason(why)),
             );
         }
@@ -165,12 +161,12 @@ pub fn anomalies(events: &[EventReport]) -> Vec<Anomaly> {
 }
 
 /// The anomaly an event's outcome is, if it is one: its kind and the detail that says why.
-fn outcome_anomaly(e: &EventReport) -> Option<(&'static str, Option<String>)> {
+fn outcome_anomaly(e: &EventReport) -> Option<(AnomalyKind, Option<String>)> {
     match e.outcome {
         Outcome::Once | Outcome::SameIntent => None,
-        Outcome::Lost => Some(("lost", None)),
+        Outcome::Lost => Some((AnomalyKind::Lost, None)),
         Outcome::Duplicated => Some((
-            "duplicated",
+            AnomalyKind::Duplicated,
             e.inbox_expired_at
                 .map(|at| {
                     format!(
@@ -181,7 +177,7 @@ fn outcome_anomaly(e: &EventReport) -> Option<(&'static str, Option<String>)> {
                 .or_else(|| differing_amounts(e)),
         )),
         Outcome::DeadLettered => Some((
-            "dead_lettered",
+            AnomalyKind::DeadLettered,
             Some(format!(
                 "{}: lost, unless the dead-letter queue is replayed, which this run did \
                  not do",
@@ -190,7 +186,7 @@ fn outcome_anomaly(e: &EventReport) -> Option<(&'static str, Option<String>)> {
             )),
         )),
         Outcome::Invalid => Some((
-            "invalid",
+            AnomalyKind::Invalid,
             Some(format!(
                 "the scenario declares its payload invalid (workload.invalid): refused on \
                  every delivery and never applied, as it should be{}",
@@ -202,7 +198,7 @@ fn outcome_anomaly(e: &EventReport) -> Option<(&'static str, Option<String>)> {
             )),
         )),
         Outcome::Stuck => Some((
-            "stuck",
+            AnomalyKind::Stuck,
             Some(format!(
                 "not resolved when the run ended ({} effect(s)): {}",
                 e.effects,
@@ -213,7 +209,7 @@ fn outcome_anomaly(e: &EventReport) -> Option<(&'static str, Option<String>)> {
             )),
         )),
         Outcome::WrongEffect => Some((
-            "wrong_effect",
+            AnomalyKind::WrongEffect,
             Some(format!(
                 "applied with amount {} instead of its own {}: a copy with the same \
                  event_id and an altered payload arrived first",
@@ -222,11 +218,11 @@ fn outcome_anomaly(e: &EventReport) -> Option<(&'static str, Option<String>)> {
             )),
         )),
         Outcome::Unpublished => Some((
-            "unpublished",
+            AnomalyKind::Unpublished,
             Some("the producer committed its transfer but never published it".into()),
         )),
         Outcome::Rejected => Some((
-            "rejected",
+            AnomalyKind::Rejected,
             Some(
                 "the projection rejected it: its transaction saw no committed creation of its \
                  transfer"
@@ -234,7 +230,7 @@ fn outcome_anomaly(e: &EventReport) -> Option<(&'static str, Option<String>)> {
             ),
         )),
         Outcome::Pending => Some((
-            "pending",
+            AnomalyKind::Pending,
             Some(
                 "still waiting in pending_event when the run ended: no creation of its \
                  transfer released it (none took effect, or, on PostgreSQL, one committed \
@@ -249,16 +245,45 @@ fn outcome_anomaly(e: &EventReport) -> Option<(&'static str, Option<String>)> {
 #[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct ExpectJson {
     pub held: bool,
-    pub failures: Vec<String>,
+    pub failures: Vec<FailureJson>,
 }
 
 impl ExpectJson {
-    pub fn from_failures(failures: Vec<String>) -> ExpectJson {
+    pub fn from_failures(failures: Vec<ExpectationFailure>) -> ExpectJson {
         ExpectJson {
             held: failures.is_empty(),
-            failures,
+            failures: failures_json(&failures),
         }
     }
+}
+
+/// One failed expectation: the checker's data (`failed` names the kind; `field`, `want`,
+/// `got`, … what it compared), and `message`, the sentence `run` prints for it in English
+/// (`--lang es` words the text reports; JSON keeps one language for its logs).
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct FailureJson {
+    #[serde(flatten)]
+    pub failure: ExpectationFailure,
+    pub message: String,
+}
+
+/// The failures as JSON writes them.
+pub fn failures_json(failures: &[ExpectationFailure]) -> Vec<FailureJson> {
+    failures
+        .iter()
+        .map(|f| FailureJson {
+            failure: f.clone(),
+            message: Lang::En.expectation_failure(f),
+        })
+        .collect()
+}
+
+/// Serializes a list of failures as [`failures_json`] (for `#[serde(serialize_with)]`).
+pub fn serialize_failures<S: serde::Serializer>(
+    failures: &[ExpectationFailure],
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    failures_json(failures).serialize(s)
 }
 
 /// `run --json`.

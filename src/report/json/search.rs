@@ -2,6 +2,7 @@
 //! `explore --smallest-safe-ttl --json`, their counts named as an exploration's.
 
 use super::*;
+use crate::check::ExpectationFailure;
 
 /// One interleaving in `explore --interleavings --json`.
 #[derive(Debug, Serialize, schemars::JsonSchema)]
@@ -73,7 +74,7 @@ pub fn interleavings_json(
     scenario: &Scenario,
     x: &Interleavings,
     replays: &[String],
-    failures: Option<Vec<String>>,
+    failures: Option<Vec<ExpectationFailure>>,
 ) -> InterleavingsJson {
     InterleavingsJson {
         verdict: x.judgement(failures.as_ref().map(Vec::len)),
@@ -191,7 +192,7 @@ pub struct LadderJson {
     /// could not finish: empty when the file's expectations held, absent when it states
     /// none and every rung finished.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub failed_expectations: Option<Vec<String>>,
+    pub failures: Option<Vec<super::FailureJson>>,
     #[serde(flatten)]
     pub ladder: crate::explore::ladder::Ladder,
     /// The weakest PostgreSQL level at which no interleaving broke the protocol.
@@ -204,11 +205,11 @@ impl LadderJson {
     pub fn new(
         scenario: &str,
         ladder: &crate::explore::ladder::Ladder,
-        failures: Option<Vec<String>>,
+        failures: Option<Vec<ExpectationFailure>>,
     ) -> LadderJson {
         LadderJson {
             scenario: scenario.to_string(),
-            failed_expectations: failures,
+            failures: failures.as_deref().map(super::failures_json),
             ladder: ladder.clone(),
             weakest_holding: ladder.weakest_holding(),
             sqlite_differs: ladder.sqlite_misleads(),

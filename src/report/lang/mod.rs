@@ -352,6 +352,7 @@ mod consumer;
 mod crashes;
 mod crosscheck;
 mod diagram;
+mod expect;
 mod explore;
 pub use explore::{ExploreLabel, InterleavingsEnd};
 mod flow;

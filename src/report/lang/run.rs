@@ -1,6 +1,7 @@
 //! The run report (`run`), in both languages: the English is the report as it has always been printed.
 
 use super::*;
+use crate::check::AnomalyKind as K;
 use crate::model::Effect;
 
 impl Lang {
@@ -409,37 +410,37 @@ impl Lang {
     ) -> String {
         let detail = a.detail.as_deref().unwrap_or("");
         match (self, a.kind) {
-            (_, "lost" | "duplicated") if matches!(effect, Some(Effect::External(_))) => {
+            (_, K::Lost | K::Duplicated) if matches!(effect, Some(Effect::External(_))) => {
                 self.call_anomaly(a, e, effect)
             }
-            (_, "lost" | "duplicated" | "payload_mismatch") => self.effect_anomaly(a, e),
-            (Lang::En, "pending") => "PENDING: a completion still waiting in pending_event when \
+            (_, K::Lost | K::Duplicated | K::PayloadMismatch) => self.effect_anomaly(a, e),
+            (Lang::En, K::Pending) => "PENDING: a completion still waiting in pending_event when \
                                       the run ended; no TransferCreated released it (none took \
                                       effect, or, on PostgreSQL, one committed beside it \
                                       without seeing its row)"
                 .into(),
-            (Lang::Es, "pending") => "PENDIENTE: una finalización que seguía esperando en \
+            (Lang::Es, K::Pending) => "PENDIENTE: una finalización que seguía esperando en \
                                       pending_event cuando terminó la corrida; ningún \
                                       TransferCreated la liberó (ninguno tuvo efecto o, en \
                                       PostgreSQL, uno confirmó a su lado sin ver su fila)"
                 .into(),
-            (Lang::En, "rejected") => "REJECTED: a completion handled before its transfer's \
+            (Lang::En, K::Rejected) => "REJECTED: a completion handled before its transfer's \
                                        creation was committed; the projection refused it and \
                                        the transfer never completes"
                 .into(),
-            (Lang::Es, "rejected") => "RECHAZADO: una finalización procesada antes de que se \
+            (Lang::Es, K::Rejected) => "RECHAZADO: una finalización procesada antes de que se \
                                        confirmara la creación de su transferencia; la \
                                        proyección la rechazó y la transferencia nunca se \
                                        completa"
                 .into(),
-            (Lang::En, "unpublished") => "UNPUBLISHED: the producer committed its transfer but \
+            (Lang::En, K::Unpublished) => "UNPUBLISHED: the producer committed its transfer but \
                                           never published it; no consumer can see it"
                 .into(),
-            (Lang::Es, "unpublished") => "NO PUBLICADO: el productor confirmó su transferencia \
+            (Lang::Es, K::Unpublished) => "NO PUBLICADO: el productor confirmó su transferencia \
                                           pero nunca la publicó; ningún consumidor la puede ver"
                 .into(),
-            (Lang::En, "dead_lettered") => format!("DEAD-LETTERED: no effect committed; {detail}"),
-            (Lang::Es, "dead_lettered")
+            (Lang::En, K::DeadLettered) => format!("DEAD-LETTERED: no effect committed; {detail}"),
+            (Lang::Es, K::DeadLettered)
                 if crate::model::GaveUpRecord::dead_lettered_last(&e.gave_up, e.deliveries) =>
             {
                 "EN LA DLQ: no se confirmó ningún efecto; la política de errores del consumidor \
@@ -447,31 +448,31 @@ impl Lang {
                  DLQ, cosa que esta corrida no hizo"
                     .into()
             }
-            (Lang::Es, "dead_lettered") => "EN LA DLQ: no se confirmó ningún efecto; el broker \
+            (Lang::Es, K::DeadLettered) => "EN LA DLQ: no se confirmó ningún efecto; el broker \
                                             lo mandó a la DLQ al llegar a \
                                             broker.max_deliveries entregas: perdido, salvo que \
                                             se reprocese la DLQ, cosa que esta corrida no hizo"
                 .into(),
-            (Lang::En, "stuck") => format!("STUCK: {detail}"),
-            (Lang::Es, "stuck") => format!(
+            (Lang::En, K::Stuck) => format!("STUCK: {detail}"),
+            (Lang::Es, K::Stuck) => format!(
                 "ATASCADO: sin resolver cuando terminó la corrida ({}); el broker todavía lo \
                  retiene: una falla de progreso",
                 pl(e.effects, "efecto", "efectos")
             ),
-            (Lang::En, "invalid") => format!("INVALID: {detail}"),
-            (Lang::Es, "invalid") => "INVÁLIDO: el escenario declara inválido su payload \
+            (Lang::En, K::Invalid) => format!("INVALID: {detail}"),
+            (Lang::Es, K::Invalid) => "INVÁLIDO: el escenario declara inválido su payload \
                                       (workload.invalid); el consumidor lo rechazó en cada \
                                       entrega y nunca lo aplicó, como corresponde"
                 .into(),
-            (Lang::En, "wrong_effect") => format!("WRONG EFFECT: {detail}"),
-            (Lang::Es, "wrong_effect") => format!(
+            (Lang::En, K::WrongEffect) => format!("WRONG EFFECT: {detail}"),
+            (Lang::Es, K::WrongEffect) => format!(
                 "EFECTO ERRÓNEO: se aplicó con el importe {} en lugar del suyo, {}: llegó antes \
                  una copia con el mismo event_id y otro payload",
                 e.amounts_minor.first().copied().unwrap_or_default(),
                 e.amount_minor
             ),
-            (Lang::En, "torn") => format!("TORN: half an effect committed ({detail})"),
-            (Lang::Es, "torn") => {
+            (Lang::En, K::Torn) => format!("TORN: half an effect committed ({detail})"),
+            (Lang::Es, K::Torn) => {
                 let (d, c) = Lang::Es.ledger_rows(e.debits, e.credits);
                 format!("PARTIDO: se confirmó medio efecto ({d}, {c})")
             }
@@ -498,8 +499,8 @@ impl Lang {
             (Lang::Es, true) => ", y tiene ack: el broker no lo va a volver a entregar",
         };
         match (self, a.kind) {
-            (Lang::En, "lost") => format!("LOST: `{service}` was never called for it{acked}"),
-            (Lang::Es, "lost") => format!("PERDIDO: nunca se llamó a `{service}` por él{acked}"),
+            (Lang::En, K::Lost) => format!("LOST: `{service}` was never called for it{acked}"),
+            (Lang::Es, K::Lost) => format!("PERDIDO: nunca se llamó a `{service}` por él{acked}"),
             (Lang::En, _) => format!("DUPLICATED: `{service}` was called {} times", a.effects),
             (Lang::Es, _) => format!("DUPLICADO: se llamó a `{service}` {} veces", a.effects),
         }
@@ -509,7 +510,7 @@ impl Lang {
     fn effect_anomaly(self, a: &Anomaly, e: &EventReport) -> String {
         let detail = a.detail.as_deref().unwrap_or("");
         match (self, a.kind) {
-            (Lang::En, "lost") => format!(
+            (Lang::En, K::Lost) => format!(
                 "LOST: {}{}",
                 if a.effects == 0 {
                     "no effect committed"
@@ -522,7 +523,7 @@ impl Lang {
                     ""
                 }
             ),
-            (Lang::Es, "lost") => format!(
+            (Lang::Es, K::Lost) => format!(
                 "PERDIDO: {}{}",
                 if a.effects == 0 {
                     "no se confirmó ningún efecto"
@@ -535,14 +536,14 @@ impl Lang {
                     ""
                 }
             ),
-            (Lang::En, "duplicated") => format!(
+            (Lang::En, K::Duplicated) => format!(
                 "DUPLICATED: its effect is committed {} times{}",
                 a.effects,
                 a.detail
                     .as_deref()
                     .map_or(String::new(), |d| format!(" ({d})"))
             ),
-            (Lang::Es, "duplicated") => format!(
+            (Lang::Es, K::Duplicated) => format!(
                 "DUPLICADO: su efecto quedó confirmado {} veces{}",
                 a.effects,
                 if let Some(at) = e.inbox_expired_at {
@@ -562,8 +563,8 @@ impl Lang {
                     String::new()
                 }
             ),
-            (Lang::En, "payload_mismatch") => format!("PAYLOAD MISMATCH: {detail}"),
-            (Lang::Es, "payload_mismatch") => {
+            (Lang::En, K::PayloadMismatch) => format!("PAYLOAD MISMATCH: {detail}"),
+            (Lang::Es, K::PayloadMismatch) => {
                 let stored = a.stored_payload.as_deref().unwrap_or("");
                 let received = a.received_payload.as_deref().unwrap_or("");
                 let at = e
@@ -586,7 +587,7 @@ impl Lang {
                     }
                 )
             }
-            (_, kind) => unreachable!("{kind} is not an effect anomaly"),
+            (_, kind) => unreachable!("{kind:?} is not an effect anomaly"),
         }
     }
 

@@ -2,6 +2,7 @@
 //! their replay commands; of interleavings; of a retention TTL search.
 
 use super::*;
+use crate::check::ExpectationFailure;
 use crate::report::lang::{ExploreLabel, InterleavingsEnd};
 
 pub(crate) fn outcome_cell(l: Lang, r: &RunResult) -> &'static str {
@@ -135,10 +136,10 @@ pub fn explore_text(
     scenario: &Scenario,
     x: &Exploration,
     origin: &Origin,
-    failures: Option<&[String]>,
+    failures: Option<&[ExpectationFailure]>,
 ) -> String {
     let s = &x.summary;
-    let judgement = s.judgement(failures.map(<[String]>::len));
+    let judgement = s.judgement(failures.map(<[ExpectationFailure]>::len));
     let mut out = verdict_line_in(l, Paint::OFF, &judgement);
     out.push_str(&header_in(l, scenario, false));
     let _ = writeln!(
@@ -190,9 +191,9 @@ pub fn interleavings_text(
     scenario: &Scenario,
     x: &Interleavings,
     replays: &[String],
-    failures: Option<&[String]>,
+    failures: Option<&[ExpectationFailure]>,
 ) -> String {
-    let judgement = x.judgement(failures.map(<[String]>::len));
+    let judgement = x.judgement(failures.map(<[ExpectationFailure]>::len));
     let mut out = verdict_line_in(l, Paint::OFF, &judgement);
     out.push_str(&header_in(l, scenario, false));
     let ending = if x.complete {
@@ -280,9 +281,9 @@ pub fn ttl_search_text(
     scenario: &Scenario,
     x: &TtlSearch,
     replay: Option<&str>,
-    failures: Option<&[String]>,
+    failures: Option<&[ExpectationFailure]>,
 ) -> String {
-    let judgement = x.judgement(failures.map(<[String]>::len));
+    let judgement = x.judgement(failures.map(<[ExpectationFailure]>::len));
     let mut out = verdict_line_in(l, Paint::OFF, &judgement);
     out.push_str(&header_in(l, scenario, false));
     let _ = writeln!(

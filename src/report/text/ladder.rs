@@ -1,9 +1,15 @@
 //! The text of `explore --isolation-ladder`: one row per engine and level.
 
 use super::*;
+use crate::check::ExpectationFailure;
 use crate::explore::ladder::{Ladder, RungOutcome};
 
-pub fn ladder_text(l: Lang, name: &str, ladder: &Ladder, failures: Option<&[String]>) -> String {
+pub fn ladder_text(
+    l: Lang,
+    name: &str,
+    ladder: &Ladder,
+    failures: Option<&[ExpectationFailure]>,
+) -> String {
     let mut out = verdict_line_in(l, Paint::OFF, &ladder.verdict);
     out.push_str(&l.ladder_head(name, ladder.weakest_holding(), ladder.rungs.len()));
     out.push('\n');

@@ -10,6 +10,7 @@ pub use ladder::*;
 pub use matrix::*;
 pub use sweep::*;
 
+use crate::check::ExpectationFailure;
 use crate::check::{CheckKind, Judgement, Outcome, ScopeOutcome, Status};
 use crate::explore::retention::TtlSearch;
 use crate::explore::shrink::Shrunk;
@@ -29,7 +30,12 @@ use std::fmt::Write as _;
 /// How many events a run report lists one by one before summarising the rest.
 const EVENT_ROWS: usize = 40;
 
-fn expectation_lines_in(l: Lang, paint: Paint, out: &mut String, failures: Option<&[String]>) {
+fn expectation_lines_in(
+    l: Lang,
+    paint: Paint,
+    out: &mut String,
+    failures: Option<&[ExpectationFailure]>,
+) {
     let label = pad(l.run_label(RunLabel::Expect));
     match failures {
         None => {}
@@ -39,7 +45,7 @@ fn expectation_lines_in(l: Lang, paint: Paint, out: &mut String, failures: Optio
         Some(failures) => {
             let _ = writeln!(out, "{label}{}", paint.bad(l.expect_failed()));
             for f in failures {
-                let _ = writeln!(out, "           - {f}");
+                let _ = writeln!(out, "           - {}", l.expectation_failure(f));
             }
         }
     }
@@ -94,7 +100,7 @@ pub fn checks_text_in(l: Lang, paint: Paint, checks: &[FileCheck]) -> String {
         );
         if !c.failures.is_empty() {
             for f in &c.failures {
-                let _ = writeln!(out, "             - {f}");
+                let _ = writeln!(out, "             - {}", l.expectation_failure(f));
             }
             let _ = writeln!(
                 out,
@@ -155,9 +161,9 @@ pub fn run_text(
     scenario: &Scenario,
     r: &RunResult,
     replay: &str,
-    failures: Option<&[String]>,
+    failures: Option<&[ExpectationFailure]>,
 ) -> String {
-    let judgement = r.judgement(failures.map(<[String]>::len));
+    let judgement = r.judgement(failures.map(<[ExpectationFailure]>::len));
     run_text_in(
         Lang::En,
         Paint::OFF,
@@ -178,7 +184,7 @@ pub fn run_text_in(
     scenario: &Scenario,
     r: &RunResult,
     replay: &str,
-    failures: Option<&[String]>,
+    failures: Option<&[ExpectationFailure]>,
     judgement: &Judgement,
 ) -> String {
     let v = &r.verdict;
