@@ -252,6 +252,14 @@ impl Omitted {
 /// hit, and at most this many intent reports and drifted accounts (see [`Verdict::slim`]).
 pub const MAX_KEPT_REPORTS: usize = 8;
 
+impl EventReport {
+    /// Whether the event's committed credits disagree on the amount: a copy with the same
+    /// `event_id` and another payload was applied.
+    pub fn amounts_differ(&self) -> bool {
+        self.amounts_minor.windows(2).any(|w| w[0] != w[1])
+    }
+}
+
 /// One guarantee boundary's verdict: the seeds' "say what happens once, for what identity,
 /// within what boundary".
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]

@@ -3,30 +3,29 @@
 
 use super::*;
 
-/// One line of the consumer's trace, as both sides record it (rendered from the typed
-/// entry, for the report and its JSON).
-#[serde_with::skip_serializing_none]
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+/// One line of the consumer's trace, as both sides record it: compared as the typed entry,
+/// worded by the report.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Line {
     pub tick: Tick,
-    pub action: String,
+    pub action: &'static str,
     pub event: Option<EventIndex>,
     pub copy: u32,
     pub delivery: u32,
-    pub outcome: String,
+    pub kind: crate::model::TraceKind,
 }
 
-impl std::fmt::Display for Line {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl Line {
+    /// The line with its outcome worded as `outcome`: `t=6    commit  e0 d1     committed`.
+    pub fn with_outcome(&self, outcome: &str) -> String {
         let target = match self.event {
             Some(e) if self.copy > 0 => format!("e{e} copy{} d{}", self.copy, self.delivery),
             Some(e) => format!("e{e} d{}", self.delivery),
             None => String::new(),
         };
-        write!(
-            f,
-            "t={:<4} {:<15} {:<9} {}",
-            self.tick, self.action, target, self.outcome
+        format!(
+            "t={:<4} {:<15} {:<9} {outcome}",
+            self.tick, self.action, target
         )
     }
 }
@@ -47,85 +46,95 @@ pub struct Observation {
     pub verdict: Verdict,
 }
 
-/// One difference between the simulated and the real run.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
-pub struct Difference {
-    /// What differs (`verdict.events[0].effects`, `consumer trace line 7`, …).
-    pub what: String,
-    pub simulated: String,
-    pub real: String,
+/// One difference between the simulated and the real run: where, and what each side had
+/// there (`None`: that side has nothing there, its list being shorter).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Difference {
+    Stop {
+        simulated: StopReason,
+        real: StopReason,
+    },
+    Steps {
+        simulated: u64,
+        real: u64,
+    },
+    EndTick {
+        simulated: Tick,
+        real: Tick,
+    },
+    /// The `index`th crash (from 0).
+    Crash {
+        index: usize,
+        simulated: Option<CrashRecord>,
+        real: Option<CrashRecord>,
+    },
+    /// The first crash point reached differently, the `index`th (from 0).
+    Reached {
+        index: usize,
+        simulated: Option<BoundaryPoint>,
+        real: Option<BoundaryPoint>,
+    },
+    /// The first consumer trace line that differs, the `index`th (from 0).
+    TraceLine {
+        index: usize,
+        simulated: Option<Line>,
+        real: Option<Line>,
+    },
+    /// A value of the verdicts, at its JSON path (`verdict.events[0].effects`), as compact
+    /// JSON on each side.
+    Verdict {
+        path: String,
+        simulated: String,
+        real: String,
+    },
 }
 
 /// Every difference between a simulated and a real run (none: they match).
 pub fn compare(sim: &Observation, real: &Observation) -> Vec<Difference> {
     let mut out = Vec::new();
-    let mut differ = |what: String, simulated: String, real: String| {
-        if simulated != real {
-            out.push(Difference {
-                what,
-                simulated,
-                real,
+    if sim.stop != real.stop {
+        out.push(Difference::Stop {
+            simulated: sim.stop,
+            real: real.stop,
+        });
+    }
+    if sim.steps != real.steps {
+        out.push(Difference::Steps {
+            simulated: sim.steps,
+            real: real.steps,
+        });
+    }
+    if sim.end_tick != real.end_tick {
+        out.push(Difference::EndTick {
+            simulated: sim.end_tick,
+            real: real.end_tick,
+        });
+    }
+    for index in 0..sim.crashes.len().max(real.crashes.len()) {
+        let (s, r) = (sim.crashes.get(index), real.crashes.get(index));
+        if s != r {
+            out.push(Difference::Crash {
+                index,
+                simulated: s.cloned(),
+                real: r.cloned(),
             });
         }
-    };
-    differ(
-        "stop reason".into(),
-        format!("{:?}", sim.stop),
-        format!("{:?}", real.stop),
-    );
-    differ(
-        "steps".into(),
-        sim.steps.to_string(),
-        real.steps.to_string(),
-    );
-    differ(
-        "end tick".into(),
-        sim.end_tick.to_string(),
-        real.end_tick.to_string(),
-    );
-    let n = sim.crashes.len().max(real.crashes.len());
-    for i in 0..n {
-        let show = |c: Option<&CrashRecord>| match c {
-            None => "no crash".to_string(),
-            Some(c) => format!(
-                "at t={} {}: transaction open {}, confirmed {} (ledger rows {}, inbox rows {})",
-                c.tick,
-                c.point,
-                if c.dropped_transaction { "yes" } else { "no" },
-                c.confirmed.describe(),
-                c.confirmed.ledger_rows,
-                c.confirmed.inbox_rows
-            ),
-        };
-        differ(
-            format!("crash {i}"),
-            show(sim.crashes.get(i)),
-            show(real.crashes.get(i)),
-        );
     }
-    if let Some(i) = first_difference(&sim.reached, &real.reached) {
-        let show = |r: &[BoundaryPoint]| {
-            r.get(i)
-                .map_or("(no more points)".to_string(), |p| p.to_string())
-        };
-        differ(
-            format!("crash points reached, #{i}"),
-            show(&sim.reached),
-            show(&real.reached),
-        );
+    if let Some(index) = first_difference(&sim.reached, &real.reached) {
+        out.push(Difference::Reached {
+            index,
+            simulated: sim.reached.get(index).copied(),
+            real: real.reached.get(index).copied(),
+        });
     }
-    // Both runs are the same executor's, so every line must be the same, word for word: a
-    // difference is the database (or the crash) answering otherwise.
-    if let Some(i) = first_difference(&sim.lines, &real.lines) {
-        let show = |l: &[Line]| {
-            l.get(i)
-                .map_or("(the trace ends)".to_string(), |l| l.to_string())
-        };
-        differ(
-            format!("consumer trace, line {}", i + 1),
-            show(&sim.lines),
-            show(&real.lines),
-        );
+    // Both runs are the same executor's, so every line must be the same entry: a difference
+    // is the database (or the crash) answering otherwise.
+    if let Some(index) = first_difference(&sim.lines, &real.lines) {
+        out.push(Difference::TraceLine {
+            index,
+            simulated: sim.lines.get(index).cloned(),
+            real: real.lines.get(index).cloned(),
+        });
     }
     let (sv, rv) = (
         serde_json::to_value(&sim.verdict).expect("verdicts serialize"),
@@ -133,8 +142,12 @@ pub fn compare(sim: &Observation, real: &Observation) -> Vec<Difference> {
     );
     let mut leaves = Vec::new();
     json_differences("verdict", &sv, &rv, &mut leaves);
-    for (path, s, r) in leaves {
-        differ(path, s, r);
+    for (path, simulated, real) in leaves {
+        out.push(Difference::Verdict {
+            path,
+            simulated,
+            real,
+        });
     }
     out
 }

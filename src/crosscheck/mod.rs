@@ -30,6 +30,8 @@ mod remote;
 pub mod wire;
 
 pub use compare::*;
+/// What [`simulate`] models a crash as (the wrong model only in tests).
+pub use crate::store::CrashModel;
 use process::ChildProcess;
 use remote::RemoteDb;
 
@@ -39,9 +41,8 @@ use crate::fault::{CrashRecord, CrashSpec};
 use crate::model::{BoundaryPoint, EventIndex, Step, Tick};
 use crate::scenario::Scenario;
 use crate::sim::{Actor, StopReason};
-use crate::store::{CrashModel, Store, StoreError};
+use crate::store::{Store, StoreError};
 use crate::world::RunResult;
-use serde::Serialize;
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
 use std::process::{ChildStdin, ChildStdout, Command, Stdio};
@@ -118,11 +119,11 @@ fn observation(result: RunResult) -> Observation {
         .filter(|e| e.actor == Actor::Consumer(0))
         .map(|e| Line {
             tick: e.tick,
-            action: e.action().to_string(),
+            action: e.action(),
             event: e.event,
             copy: e.copy,
             delivery: e.delivery,
-            outcome: e.kind.to_string(),
+            kind: e.kind.clone(),
         })
         .collect();
     Observation {
@@ -325,11 +326,11 @@ mod tests {
         let o = simulate(&s, Some(p), CrashModel::RollBack);
         let crash: Vec<&Line> = o.lines.iter().filter(|l| l.action == "crash").collect();
         assert_eq!(
-            crash[0].outcome,
+            crash[0].kind.to_string(),
             "crash at after:apply_effect (faults.crash[0])"
         );
         assert_eq!(
-            crash[1].outcome,
+            crash[1].kind.to_string(),
             "open transaction rolled back by the database"
         );
         assert!(o.lines.iter().any(|l| l.action == "restart"));
@@ -345,13 +346,16 @@ mod tests {
         assert_eq!(right.crashes[0].confirmed.ledger_rows, 0);
         assert_eq!(wrong.crashes[0].confirmed.ledger_rows, 2);
         let differences = compare(&right, &wrong);
-        let what: Vec<&str> = differences.iter().map(|d| d.what.as_str()).collect();
-        assert!(what.contains(&"crash 0"), "{what:?}");
+        let has = |f: &dyn Fn(&Difference) -> bool| differences.iter().any(f);
         assert!(
-            what.contains(&"verdict.events[0].duplicates_discarded"),
-            "{what:?}"
+            has(&|d| matches!(d, Difference::Crash { index: 0, .. })),
+            "{differences:?}"
         );
-        assert!(what.iter().any(|w| w.starts_with("consumer trace")));
+        assert!(has(&|d| matches!(
+            d,
+            Difference::Verdict { path, .. } if path == "verdict.events[0].duplicates_discarded"
+        )));
+        assert!(has(&|d| matches!(d, Difference::TraceLine { .. })));
         // Outside a transaction the two models agree.
         let p = BoundaryPoint::parse("after:commit e0 d1").unwrap();
         let (a, b) = (

@@ -115,9 +115,10 @@ fn mismatch(l: Lang, out: &mut String, r: &Checked) {
         Ok(real) => {
             let (simulated, real_side) = l.crosscheck_sides();
             for d in &r.differences {
-                let _ = writeln!(out, "  {}", d.what);
-                let _ = writeln!(out, "    {simulated}{}", d.simulated);
-                let _ = writeln!(out, "    {real_side}{}", d.real);
+                let [what, sim, real] = l.crosscheck_difference(d);
+                let _ = writeln!(out, "  {what}");
+                let _ = writeln!(out, "    {simulated}{sim}");
+                let _ = writeln!(out, "    {real_side}{real}");
             }
             if r.simulated.lines.is_empty() {
                 let kept = crosscheck::MAX_DETAILED_MISMATCHES;
@@ -135,9 +136,8 @@ fn traces(l: Lang, sim: &[Line], real: &[Line]) -> String {
     for (simulated, lines, other) in [(true, sim, real), (false, real, sim)] {
         let _ = writeln!(out, "  {}", l.crosscheck_trace_title(simulated));
         for (i, line) in lines.iter().enumerate() {
-            let same = other
-                .get(i)
-                .is_some_and(|o| o.to_string() == line.to_string());
+            let same = other.get(i) == Some(line);
+            let line = l.crosscheck_line(Some(line));
             let _ = writeln!(out, "   {} {line}", if same { ' ' } else { '!' });
         }
     }
@@ -158,7 +158,7 @@ pub struct CrosscheckRunJson<'a> {
     pub matches: bool,
     /// Why the real process could not run.
     pub error: Option<&'a str>,
-    pub differences: &'a [crosscheck::Difference],
+    pub differences: Vec<DifferenceJson>,
     pub simulated_ms: f64,
     pub real_ms: f64,
     /// real / simulated wall time.
@@ -168,6 +168,27 @@ pub struct CrosscheckRunJson<'a> {
     pub real_trace: Option<Vec<String>>,
     /// The command that runs the simulated side alone.
     pub replay: String,
+}
+
+/// One difference between the simulated and the real run, in English (JSON keeps one
+/// language): what differs, and each side's value there.
+#[derive(Serialize, schemars::JsonSchema)]
+pub struct DifferenceJson {
+    /// What differs (`verdict.events[0].effects`, `consumer trace, line 7`, …).
+    pub what: String,
+    pub simulated: String,
+    pub real: String,
+}
+
+impl DifferenceJson {
+    fn of(d: &crosscheck::Difference) -> DifferenceJson {
+        let [what, simulated, real] = Lang::En.crosscheck_difference(d);
+        DifferenceJson {
+            what,
+            simulated,
+            real,
+        }
+    }
 }
 
 /// The summary over every run of a crosscheck.
@@ -207,7 +228,11 @@ pub fn json<'a>(
     rows: &'a [Checked],
 ) -> CrosscheckJson<'a> {
     let (sim, real, ratio_all) = timing(rows);
-    let lines = |l: &[Line]| l.iter().map(|l| l.to_string()).collect::<Vec<_>>();
+    let lines = |l: &[Line]| {
+        (l.iter())
+            .map(|l| Lang::En.crosscheck_line(Some(l)))
+            .collect::<Vec<_>>()
+    };
     let runs = rows
         .iter()
         .map(|r| {
@@ -224,7 +249,7 @@ pub fn json<'a>(
                     .map(|o| crosscheck::outcome(&o.verdict)),
                 matches: r.matches(),
                 error: r.real.as_ref().err().map(String::as_str),
-                differences: &r.differences,
+                differences: r.differences.iter().map(DifferenceJson::of).collect(),
                 simulated_ms: ms(r.simulated_seconds),
                 real_ms: ms(r.real_seconds),
                 ratio: ratio(r.simulated_seconds, r.real_seconds),
@@ -254,5 +279,59 @@ pub fn json<'a>(
             real_ms_per_run: ms(real),
             ratio: ratio_all,
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::crosscheck::{simulate, CrashModel};
+    use crate::model::Protocol;
+
+    /// A point whose "real" run kept what the crash interrupted (the wrong model): the
+    /// block that shows it, worded in each language from the comparer's data.
+    #[test]
+    fn a_mismatch_is_worded_in_the_readers_language() {
+        let s = Scenario::new(Protocol::built_in("inbox").unwrap()).with_events(2);
+        let p = BoundaryPoint::parse("before:commit e0 d1").unwrap();
+        let simulated = simulate(&s, Some(p), CrashModel::RollBack);
+        let real = simulate(&s, Some(p), CrashModel::KeepUncommitted);
+        let differences = crosscheck::compare(&simulated, &real);
+        let rows = [Checked {
+            point: Some(p),
+            simulated,
+            real: Ok(real),
+            differences,
+            simulated_seconds: 0.001,
+            real_seconds: 0.01,
+        }];
+        let en = text(Lang::En, &s, "t.json", &rows);
+        for words in [
+            "  crash 0\n    simulated: at t=",
+            "transaction open yes, confirmed nothing (ledger rows 0, inbox rows 0)",
+            "confirmed effect + inbox row (ledger rows 2, inbox rows 1)",
+            "  consumer trace, line ",
+            "  verdict.events[0].duplicates_discarded\n",
+            "   ! t=",
+        ] {
+            assert!(en.contains(words), "{words:?} in\n{en}");
+        }
+        let es = text(Lang::Es, &s, "t.json", &rows);
+        for words in [
+            "  caída 0\n    simulada: en t=",
+            "transacción abierta sí, confirmado: nada",
+            "  traza del consumer, línea ",
+        ] {
+            assert!(es.contains(words), "{words:?} in\n{es}");
+        }
+        for english in ["transaction open", "consumer trace, line", "no crash"] {
+            assert!(!es.contains(english), "{english:?} in\n{es}");
+        }
+        let json = serde_json::to_value(json(&s, &Origin::File("t.json".into()), &rows)).unwrap();
+        let first = &json["runs"][0]["differences"][0];
+        assert_eq!(
+            first,
+            &serde_json::json!({"what": "steps", "simulated": "18", "real": "17"})
+        );
     }
 }

@@ -1111,7 +1111,10 @@ fn the_liveness_scenarios_exit_1_on_liveness_alone_in_every_command() {
         let j: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
         let failures = j["expect"]["failures"].as_array().unwrap();
         assert_eq!(failures.len(), 1, "{file}: {failures:?}");
-        assert_eq!(failures[0]["expectation"], "liveness", "{file}: {failures:?}");
+        assert_eq!(
+            failures[0]["expectation"], "liveness",
+            "{file}: {failures:?}"
+        );
         assert!(
             failures[0]["message"]
                 .as_str()

@@ -88,20 +88,8 @@ pub struct Anomaly {
     pub received_payload: Option<String>,
 }
 
-/// `committed amounts 10000, 20000: …` when an event's committed credits disagree on the
-/// amount (a copy with another payload was applied), else `None`.
-pub fn differing_amounts(e: &EventReport) -> Option<String> {
-    let first = *e.amounts_minor.first()?;
-    if e.amounts_minor.iter().all(|&a| a == first) {
-        return None;
-    }
-    let amounts: Vec<String> = e.amounts_minor.iter().map(|a| a.to_string()).collect();
-    Some(format!(
-        "committed amounts {}: a copy with the same event_id and another payload was applied",
-        amounts.join(", ")
-    ))
-}
-
+/// The anomalies of every event, with their details in English (JSON keeps one language;
+/// the text reports word each anomaly in theirs).
 pub fn anomalies(events: &[EventReport]) -> Vec<Anomaly> {
     let mut out = Vec::new();
     for e in events {
@@ -120,30 +108,18 @@ pub fn anomalies(events: &[EventReport]) -> Vec<Anomaly> {
             })
         };
         for a in &e.payload_alerts {
-            let whose = if a.refused_genuine {
-                "the event's own payload was the one refused: an altered copy came first"
-            } else {
-                "the refused one is an altered copy"
-            };
             push_with(
                 AnomalyKind::PayloadMismatch,
-                Some(format!(
-                    "the same event_id arrived with another payload at t={}: refused and \
-                     alerted, not applied; stored {}, received {} ({whose})",
-                    a.detected_at, a.stored_payload, a.received_payload
-                )),
+                Some(Lang::payload_alert_detail(a)),
                 Some((a.stored_payload.clone(), a.received_payload.clone())),
             );
         }
-        let mut push = |kind, detail| push_with(kind, detail, None);
-        if let Some((kind, detail)) = outcome_anomaly(e) {
-            push(kind, detail);
+        let mut push = |kind| push_with(kind, Lang::anomaly_detail(kind, e), None);
+        if let Some(kind) = outcome_anomaly(e) {
+            push(kind);
         }
         if e.torn {
-            push(
-                AnomalyKind::Torn,
-                Some(format!("{} debit(s), {} credit(s)", e.debits, e.credits)),
-            );
+            push(AnomalyKind::Torn);
         }
         if !e.acked
             && !matches!(
@@ -151,93 +127,25 @@ pub fn anomalies(events: &[EventReport]) -> Vec<Anomaly> {
                 Outcome::DeadLettered | Outcome::Stuck | Outcome::Invalid
             )
         {
-            push(
-                AnomalyKind::Unacked,
-                e.unacked_reason.map(|why| Lang::En.unacked_reason(why)),
-            );
+            push(AnomalyKind::Unacked);
         }
     }
     out
 }
 
-/// The anomaly an event's outcome is, if it is one: its kind and the detail that says why.
-fn outcome_anomaly(e: &EventReport) -> Option<(AnomalyKind, Option<String>)> {
+/// The anomaly an event's outcome is, if it is one.
+fn outcome_anomaly(e: &EventReport) -> Option<AnomalyKind> {
     match e.outcome {
         Outcome::Once | Outcome::SameIntent => None,
-        Outcome::Lost => Some((AnomalyKind::Lost, None)),
-        Outcome::Duplicated => Some((
-            AnomalyKind::Duplicated,
-            e.inbox_expired_at
-                .map(|at| {
-                    format!(
-                        "its inbox row was deleted by the retention job at t={at}, so a \
-                         later delivery was not recognised as a duplicate"
-                    )
-                })
-                .or_else(|| differing_amounts(e)),
-        )),
-        Outcome::DeadLettered => Some((
-            AnomalyKind::DeadLettered,
-            Some(format!(
-                "{}: lost, unless the dead-letter queue is replayed, which this run did \
-                 not do",
-                e.unacked_reason
-                    .map_or("dead-lettered".into(), |why| Lang::En.unacked_reason(why))
-            )),
-        )),
-        Outcome::Invalid => Some((
-            AnomalyKind::Invalid,
-            Some(format!(
-                "the scenario declares its payload invalid (workload.invalid): refused on \
-                 every delivery and never applied, as it should be{}",
-                if e.dead_lettered {
-                    "; in the dead-letter queue for a person"
-                } else {
-                    ""
-                }
-            )),
-        )),
-        Outcome::Stuck => Some((
-            AnomalyKind::Stuck,
-            Some(format!(
-                "not resolved when the run ended ({} effect(s)): {}",
-                e.effects,
-                e.unacked_reason
-                    .map_or("the broker still holds it".into(), |why| {
-                        Lang::En.unacked_reason(why)
-                    })
-            )),
-        )),
-        Outcome::WrongEffect => Some((
-            AnomalyKind::WrongEffect,
-            Some(format!(
-                "applied with amount {} instead of its own {}: a copy with the same \
-                 event_id and an altered payload arrived first",
-                e.amounts_minor.first().copied().unwrap_or_default(),
-                e.amount_minor
-            )),
-        )),
-        Outcome::Unpublished => Some((
-            AnomalyKind::Unpublished,
-            Some("the producer committed its transfer but never published it".into()),
-        )),
-        Outcome::Rejected => Some((
-            AnomalyKind::Rejected,
-            Some(
-                "the projection rejected it: its transaction saw no committed creation of its \
-                 transfer"
-                    .into(),
-            ),
-        )),
-        Outcome::Pending => Some((
-            AnomalyKind::Pending,
-            Some(
-                "still waiting in pending_event when the run ended: no creation of its \
-                 transfer released it (none took effect, or, on PostgreSQL, one committed \
-                 beside it without seeing its row)"
-                    .into(),
-            ),
-        )),
+        Outcome::Lost => Some(AnomalyKind::Lost),
+        Outcome::Duplicated => Some(AnomalyKind::Duplicated),
+        Outcome::DeadLettered => Some(AnomalyKind::DeadLettered),
+        Outcome::Invalid => Some(AnomalyKind::Invalid),
+        Outcome::Stuck => Some(AnomalyKind::Stuck),
+        Outcome::WrongEffect => Some(AnomalyKind::WrongEffect),
+        Outcome::Unpublished => Some(AnomalyKind::Unpublished),
+        Outcome::Rejected => Some(AnomalyKind::Rejected),
+        Outcome::Pending => Some(AnomalyKind::Pending),
     }
 }
 

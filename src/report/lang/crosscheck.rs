@@ -1,9 +1,13 @@
 //! The words of `crosscheck`'s text report: its head, the table's header and cells, the
-//! summary and the blocks of points that do not match. The JSON is the same in every
-//! language; what differs between the two runs is the comparer's own wording.
+//! summary and the blocks of points that do not match, with what differs between the two
+//! runs (the comparer gives it as data). The JSON is the same in every language: English.
 
 use super::Lang;
 use crate::check::Verdict;
+use crate::crosscheck::{Difference, Line};
+use crate::fault::CrashRecord;
+use crate::model::BoundaryPoint;
+use crate::sim::StopReason;
 
 impl Lang {
     /// The report's head: what is cross-checked, and how the real runs are made (on
@@ -180,6 +184,117 @@ impl Lang {
         match simulated {
             true => self.choose("simulated consumer trace:", "traza del consumer simulado:"),
             false => self.choose("real consumer trace:", "traza del consumer real:"),
+        }
+    }
+}
+
+impl Lang {
+    /// A difference between the simulated and the real run: what differs, and what each
+    /// side had there.
+    pub fn crosscheck_difference(self, d: &Difference) -> [String; 3] {
+        let en = self == Lang::En;
+        let crash = |c: &Option<CrashRecord>| self.crosscheck_crash(c.as_ref());
+        let point = |p: &Option<BoundaryPoint>| match p {
+            Some(p) => p.to_string(),
+            None => self
+                .choose("(no more points)", "(no hay más puntos)")
+                .into(),
+        };
+        let line = |l: &Option<Line>| self.crosscheck_line(l.as_ref());
+        let stop = |s: StopReason| match self {
+            Lang::En => format!("{s:?}"),
+            Lang::Es => self.stop_text(s).to_string(),
+        };
+        match d {
+            Difference::Stop { simulated, real } => [
+                self.choose("stop reason", "motivo de parada").into(),
+                stop(*simulated),
+                stop(*real),
+            ],
+            Difference::Steps { simulated, real } => [
+                self.choose("steps", "pasos").into(),
+                simulated.to_string(),
+                real.to_string(),
+            ],
+            Difference::EndTick { simulated, real } => [
+                self.choose("end tick", "tick final").into(),
+                simulated.to_string(),
+                real.to_string(),
+            ],
+            Difference::Crash {
+                index,
+                simulated,
+                real,
+            } => [
+                format!("{} {index}", self.choose("crash", "caída")),
+                crash(simulated),
+                crash(real),
+            ],
+            Difference::Reached {
+                index,
+                simulated,
+                real,
+            } => [
+                match en {
+                    true => format!("crash points reached, #{index}"),
+                    false => format!("puntos de caída alcanzados, #{index}"),
+                },
+                point(simulated),
+                point(real),
+            ],
+            Difference::TraceLine {
+                index,
+                simulated,
+                real,
+            } => [
+                match en {
+                    true => format!("consumer trace, line {}", index + 1),
+                    false => format!("traza del consumer, línea {}", index + 1),
+                },
+                line(simulated),
+                line(real),
+            ],
+            Difference::Verdict {
+                path,
+                simulated,
+                real,
+            } => [path.clone(), simulated.clone(), real.clone()],
+        }
+    }
+
+    /// A crash as a difference shows it: when, where, and what it confirmed.
+    fn crosscheck_crash(self, c: Option<&CrashRecord>) -> String {
+        let Some(c) = c else {
+            return self.choose("no crash", "sin caída").into();
+        };
+        match self {
+            Lang::En => format!(
+                "at t={} {}: transaction open {}, confirmed {} (ledger rows {}, inbox rows {})",
+                c.tick,
+                c.point,
+                if c.dropped_transaction { "yes" } else { "no" },
+                c.confirmed.describe(),
+                c.confirmed.ledger_rows,
+                c.confirmed.inbox_rows
+            ),
+            Lang::Es => format!(
+                "en t={} {}: transacción abierta {}, confirmado: {} (filas de asientos {}, filas \
+                 de inbox {})",
+                c.tick,
+                c.point,
+                if c.dropped_transaction { "sí" } else { "no" },
+                self.confirmed(&c.confirmed),
+                c.confirmed.ledger_rows,
+                c.confirmed.inbox_rows
+            ),
+        }
+    }
+
+    /// One line of a consumer trace in a cross-check (`(the trace ends)` past its end).
+    pub fn crosscheck_line(self, l: Option<&Line>) -> String {
+        match l {
+            Some(l) => l.with_outcome(&self.trace_outcome(&l.kind)),
+            None => self.choose("(the trace ends)", "(la traza termina)").into(),
         }
     }
 }

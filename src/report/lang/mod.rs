@@ -351,6 +351,7 @@ mod broker;
 mod consumer;
 mod crashes;
 mod crosscheck;
+mod detail;
 mod diagram;
 mod expect;
 mod explore;

@@ -18,7 +18,7 @@ use crate::explore::sweep::{Finding, SwarmPlan};
 use crate::explore::{matrix_rows, Exploration, Interleavings, MatrixColumn};
 use crate::model::{BoundaryPoint, Guarantee};
 use crate::report::folder::FileCheck;
-use crate::report::json::{anomalies, differing_amounts, matrix_origin};
+use crate::report::json::{anomalies, matrix_origin};
 use crate::report::lang::{Lang, RunLabel};
 use crate::report::paint::Paint;
 use crate::report::Origin;
@@ -278,7 +278,7 @@ fn event_rows(l: Lang, paint: Paint, out: &mut String, v: &crate::check::Verdict
         );
         // Only for the events they concern, so that other runs print as they always did.
         let mut notes = Vec::new();
-        if differing_amounts(e).is_some() {
+        if e.amounts_differ() {
             let amounts: Vec<String> = e.amounts_minor.iter().map(|a| a.to_string()).collect();
             notes.push(l.note_amounts(&amounts.join(", ")));
         }
