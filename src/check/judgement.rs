@@ -79,6 +79,10 @@ pub struct JudgedScope {
     /// calls `check.effect` declares the effect (the headline names it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub effect: Option<crate::model::Effect>,
+    /// Over scenario files whose effects live in different places (`run DIR`): the
+    /// guarantee is each file's of its own effect, and `effect` names none.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub effects_differ: bool,
 }
 
 /// Why a search stopped before its end.
@@ -167,6 +171,7 @@ impl Judgement {
                 boundary: Scope::LedgerPerEvent,
                 over,
                 effect: None,
+                effects_differ: false,
             },
             reasons,
         }
@@ -212,6 +217,19 @@ impl Judgement {
     /// database).
     pub fn on(mut self, effect: Option<crate::model::Effect>) -> Judgement {
         self.scope.effect = effect;
+        self
+    }
+
+    /// Names the effect of verdicts taken together (`effects`, one per verdict): theirs
+    /// when they share it, else says that each is of its own.
+    pub fn on_each(
+        mut self,
+        effects: impl IntoIterator<Item = Option<crate::model::Effect>>,
+    ) -> Judgement {
+        let mut effects = effects.into_iter();
+        let first = effects.next().flatten();
+        self.scope.effects_differ = effects.any(|e| e != first);
+        self.scope.effect = first.filter(|_| !self.scope.effects_differ);
         self
     }
 
@@ -271,7 +289,11 @@ impl Judgement {
                 count: count as u64,
             });
         }
-        Judgement::new(self.guarantee, self.scope.over, self.reasons)
+        let scope = self.scope;
+        Judgement {
+            scope,
+            ..Judgement::new(self.guarantee, scope.over, self.reasons)
+        }
     }
 
     /// The same verdict, its expectations' failures added (`None`: none stated).

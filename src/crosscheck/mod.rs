@@ -29,9 +29,9 @@ mod process;
 mod remote;
 pub mod wire;
 
-pub use compare::*;
 /// What [`simulate`] models a crash as (the wrong model only in tests).
 pub use crate::store::CrashModel;
+pub use compare::*;
 use process::ChildProcess;
 use remote::RemoteDb;
 

@@ -192,7 +192,10 @@ pub fn folder_judgement(files: &[FileReport]) -> Judgement {
         .map(|c| c.failures.len())
         .sum();
     let judgement = Judgement::over_runs(guarantee, over, &broken, None, Some(failed));
-    judgement.with_unchecked(totals.input_errors)
+    let effects = (files.iter()).filter_map(|f| Some(f.run.as_ref()?.verdict.scope.effect));
+    judgement
+        .on_each(effects)
+        .with_unchecked(totals.input_errors)
 }
 
 /// The totals line, e.g. `43 scenarios: 43 held, 0 failed, 0 input errors`.

@@ -184,3 +184,42 @@ fn every_other_service_called_is_a_boundary_of_its_own() {
         "{x}"
     );
 }
+
+/// `run DIR` over files whose effects live in different places says so, rather than
+/// heading the folder with one of them (or with the ledger per event none of them counts);
+/// over files that share one, it names it.
+#[test]
+fn a_folder_verdict_names_the_shared_effect_or_says_each_has_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let calls = serde_json::to_string_pretty(&spec(FILE)).unwrap();
+    write(dir.path(), "a.json", &calls);
+    let folder = format!("{}/", dir.path().display());
+    let o = bin(&["run", &folder]);
+    assert!(
+        stdout(&o)
+            .starts_with("verdict    FAIL  at-least-once (calls to `topup` per event, 1 file)"),
+        "{}",
+        stdout(&o)
+    );
+    let api = spec("scenarios/sql-rest-call-inside-transaction.json");
+    write(
+        dir.path(),
+        "b.json",
+        &serde_json::to_string_pretty(&api).unwrap(),
+    );
+    let o = bin(&["run", &folder]);
+    let text = stdout(&o);
+    assert!(
+        text.starts_with("verdict    FAIL  at-least-once (each file's own effect, 2 files)"),
+        "{text}"
+    );
+    let o = bin(&["run", &folder, "--lang", "es"]);
+    assert!(stdout(&o).contains("(el efecto de cada archivo, 2 archivos)"));
+    let j = json(&bin(&["run", &folder, "--json"]));
+    assert_eq!(
+        j["verdict"]["scope"]["effects_differ"], true,
+        "{}",
+        j["verdict"]
+    );
+    assert_eq!(j["verdict"]["scope"].get("effect"), None);
+}

@@ -206,7 +206,7 @@ fn the_readme_shows_real_rows_of_run_dir() {
     // The folder's verdict first, its failures counted in files.
     assert!(
         lines[0].starts_with(&format!(
-            "verdict    FAIL  no guarantee (ledger per event, {n} files): "
+            "verdict    FAIL  no guarantee (each file's own effect, {n} files): "
         )),
         "README's run DIR output is stale: {}",
         lines[0]

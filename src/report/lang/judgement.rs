@@ -20,11 +20,12 @@ impl Lang {
 
     /// The whole verdict on one line: status, guarantee with its scope, reasons.
     pub fn judgement(self, j: &Judgement) -> String {
-        let scope = format!(
-            "{}, {}",
-            self.scope_on(j.scope.boundary, j.scope.effect),
-            self.coverage(j.scope.over)
-        );
+        let effect = match (self, j.scope.effects_differ) {
+            (_, false) => self.scope_on(j.scope.boundary, j.scope.effect),
+            (Lang::En, true) => "each file's own effect".to_string(),
+            (Lang::Es, true) => "el efecto de cada archivo".to_string(),
+        };
+        let scope = format!("{effect}, {}", self.coverage(j.scope.over));
         let guarantee = match (self, j.guarantee) {
             (Lang::En, Guarantee::None) => "no guarantee".to_string(),
             (Lang::Es, Guarantee::None) => "ninguna garantía".to_string(),
