@@ -152,7 +152,7 @@ impl LivenessFailure {
     pub const NAMED: usize = 20;
 }
 
-/// The pieces of an expectation failure's sentence that do not depend on the language.
+/// Building a failure from what was compared.
 impl ExpectationFailure {
     /// A field compared as is, when it does not hold.
     pub fn field(
