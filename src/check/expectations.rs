@@ -95,5 +95,14 @@ pub fn push_mismatch<T: Into<Value>>(
     want: Option<T>,
     got: T,
 ) {
-    failed.extend(ExpectationFailure::field(field, want, got));
+    let (Some(want), got) = (want.map(Into::into), got.into()) else {
+        return;
+    };
+    if want != got {
+        failed.push(ExpectationFailure::Field {
+            field: field.to_string(),
+            want,
+            got,
+        });
+    }
 }

@@ -151,20 +151,3 @@ impl LivenessFailure {
     /// How many unresolved events are named.
     pub const NAMED: usize = 20;
 }
-
-/// Building a failure from what was compared.
-impl ExpectationFailure {
-    /// A field compared as is, when it does not hold.
-    pub fn field(
-        field: &str,
-        want: Option<impl Into<Value>>,
-        got: impl Into<Value>,
-    ) -> Option<Self> {
-        let (want, got) = (want?.into(), got.into());
-        (want != got).then(|| ExpectationFailure::Field {
-            field: field.to_string(),
-            want,
-            got,
-        })
-    }
-}

@@ -252,6 +252,24 @@ impl Omitted {
 /// hit, and at most this many intent reports and drifted accounts (see [`Verdict::slim`]).
 pub const MAX_KEPT_REPORTS: usize = 8;
 
+impl Outcome {
+    /// The anomaly this outcome is, if it is one.
+    pub fn anomaly(self) -> Option<AnomalyKind> {
+        match self {
+            Outcome::Once | Outcome::SameIntent => None,
+            Outcome::Lost => Some(AnomalyKind::Lost),
+            Outcome::Duplicated => Some(AnomalyKind::Duplicated),
+            Outcome::DeadLettered => Some(AnomalyKind::DeadLettered),
+            Outcome::Invalid => Some(AnomalyKind::Invalid),
+            Outcome::Stuck => Some(AnomalyKind::Stuck),
+            Outcome::WrongEffect => Some(AnomalyKind::WrongEffect),
+            Outcome::Unpublished => Some(AnomalyKind::Unpublished),
+            Outcome::Rejected => Some(AnomalyKind::Rejected),
+            Outcome::Pending => Some(AnomalyKind::Pending),
+        }
+    }
+}
+
 impl EventReport {
     /// Whether the event's committed credits disagree on the amount: a copy with the same
     /// `event_id` and another payload was applied.

@@ -418,7 +418,11 @@ mod tests {
             file(
                 "b.json",
                 &[
-                    ExpectationFailure::field("runs", Some(30u64), 31u64).unwrap(),
+                    ExpectationFailure::Field {
+                        field: "runs".into(),
+                        want: 30u64.into(),
+                        got: 31u64.into(),
+                    },
                     ExpectationFailure::TtlUnverified,
                 ],
                 None,

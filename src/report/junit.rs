@@ -171,7 +171,11 @@ mod tests {
             runs: 1,
             guarantee: None,
             failures: (failures.iter())
-                .filter_map(|f| ExpectationFailure::field(f, Some(3u64), 4u64))
+                .map(|f| ExpectationFailure::Field {
+                    field: f.to_string(),
+                    want: 3u64.into(),
+                    got: 4u64.into(),
+                })
                 .collect(),
             replay: "delivery-sim run 'a&b.json' --seed 7".into(),
         };

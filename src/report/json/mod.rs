@@ -115,7 +115,7 @@ pub fn anomalies(events: &[EventReport]) -> Vec<Anomaly> {
             );
         }
         let mut push = |kind| push_with(kind, Lang::anomaly_detail(kind, e), None);
-        if let Some(kind) = outcome_anomaly(e) {
+        if let Some(kind) = e.outcome.anomaly() {
             push(kind);
         }
         if e.torn {
@@ -131,22 +131,6 @@ pub fn anomalies(events: &[EventReport]) -> Vec<Anomaly> {
         }
     }
     out
-}
-
-/// The anomaly an event's outcome is, if it is one.
-fn outcome_anomaly(e: &EventReport) -> Option<AnomalyKind> {
-    match e.outcome {
-        Outcome::Once | Outcome::SameIntent => None,
-        Outcome::Lost => Some(AnomalyKind::Lost),
-        Outcome::Duplicated => Some(AnomalyKind::Duplicated),
-        Outcome::DeadLettered => Some(AnomalyKind::DeadLettered),
-        Outcome::Invalid => Some(AnomalyKind::Invalid),
-        Outcome::Stuck => Some(AnomalyKind::Stuck),
-        Outcome::WrongEffect => Some(AnomalyKind::WrongEffect),
-        Outcome::Unpublished => Some(AnomalyKind::Unpublished),
-        Outcome::Rejected => Some(AnomalyKind::Rejected),
-        Outcome::Pending => Some(AnomalyKind::Pending),
-    }
 }
 
 /// Whether the scenario's expectations held, and which did not.

@@ -191,19 +191,13 @@ fn stuck_list(l: Lang, f: &LivenessFailure) -> Option<String> {
 
 fn expectation_es(f: &F) -> String {
     let l = Lang::Es;
+    let runs = |n: &u64| pl(*n, "corrida", "corridas");
     match f {
         F::Guarantee { over, want, got } => {
-            let over = match over {
-                Coverage::Interleavings { complete: true, .. } => {
-                    " sobre todos los entrelazados".into()
-                }
-                Coverage::Interleavings { runs, .. } => {
-                    format!(" sobre los {runs} entrelazados explorados")
-                }
-                Coverage::Run => String::new(),
-                _ => " sobre todas las corridas".into(),
-            };
-            format!("se esperaba la garantía {want}{over}, se observó {got}")
+            format!(
+                "se esperaba la garantía {want}{}, se observó {got}",
+                over_es(*over)
+            )
         }
         F::BoundaryGuarantee { want, observed } => format!(
             "se esperaba {}: {want}, se observó {}",
@@ -216,52 +210,33 @@ fn expectation_es(f: &F) -> String {
         ),
         F::Events { counted, want, got } => format!(
             "{} {}, se observó {got}",
-            if *want == 1 { "se esperaba" } else { "se esperaban" },
+            if *want == 1 {
+                "se esperaba"
+            } else {
+                "se esperaban"
+            },
             l.counted_events(*counted, *want)
         ),
         F::Field { field, want, got } => format!("se esperaba {field} = {want}, se observó {got}"),
-        F::MissingBoundary {
-            scope,
-            present: Some(present),
-        } => format!(
-            "se esperaba un veredicto para la frontera {}, pero esta corrida no la tiene (tiene {})",
-            scope.key(),
-            present.iter().map(|s| s.key()).collect::<Vec<_>>().join(", ")
-        ),
-        F::MissingBoundary { scope, .. } => format!(
-            "se esperaba la frontera {} en la exploración, pero sus corridas no la tienen",
-            scope.key()
-        ),
-        F::NoRunWith { .. }
-        | F::SomeRunWith { .. }
-        | F::EveryRunAcked { .. }
-        | F::EveryRunConserved { .. }
-        | F::TtlUnverified
-        | F::Liveness(_)
-        | F::LivenessRuns { .. }
-        | F::Memory { .. } => expectation_es_runs(f),
-    }
-}
-
-/// The Spanish of the failures about runs: over an exploration, liveness and memory.
-fn expectation_es_runs(f: &F) -> String {
-    match f {
-        F::NoRunWith { counted, runs } => format!(
+        F::MissingBoundary { scope, present } => missing_boundary_es(*scope, present.as_deref()),
+        F::NoRunWith { counted, runs: n } => format!(
             "se esperaba que ninguna corrida tuviera un evento {}, se observaron {}",
             counted_adjective_es(*counted),
-            pl(*runs, "corrida", "corridas")
+            runs(n)
         ),
         F::SomeRunWith { counted } => format!(
             "se esperaba alguna corrida con un evento {}, no se observó ninguna",
             counted_adjective_es(*counted)
         ),
-        F::EveryRunAcked { runs } => format!(
-            "se esperaba que cada corrida hiciera ack de cada evento; {} no",
-            pl(*runs, "corrida", "corridas")
-        ),
-        F::EveryRunConserved { runs } => format!(
+        F::EveryRunAcked { runs: n } => {
+            format!(
+                "se esperaba que cada corrida hiciera ack de cada evento; {} no",
+                runs(n)
+            )
+        }
+        F::EveryRunConserved { runs: n } => format!(
             "se esperaban saldos conservados en cada corrida; {} no los conservaron",
-            pl(*runs, "corrida", "corridas")
+            runs(n)
         ),
         F::TtlUnverified => {
             "la frontera no quedó verificada (ningún TTL seguro dentro de los límites)".into()
@@ -276,24 +251,52 @@ fn expectation_es_runs(f: &F) -> String {
             runs,
             budget_mib,
             exploration,
-        } => format!(
-            "límite: la exploración se detuvo tras {runs} corridas, en los {budget_mib} MiB que \
-             pueden ocupar sus corridas guardadas (cada comando se queda dentro de 1 GiB): lo \
-             que dice cubre solo esas corridas; bajá {}",
-            match exploration {
-                Explored::Crashes => "--depth o el número de eventos",
-                Explored::Interleavings => {
-                    "--max-preemptions, --max-interleavings o el número de eventos"
-                }
-            }
-        ),
-        F::Guarantee { .. }
-        | F::BoundaryGuarantee { .. }
-        | F::BoundaryGuaranteeOverRuns { .. }
-        | F::Events { .. }
-        | F::Field { .. }
-        | F::MissingBoundary { .. } => unreachable!("worded by expectation_es"),
+        } => memory_es(*runs, *budget_mib, *exploration),
     }
+}
+
+/// ` sobre todas las corridas`, ` sobre los 12 entrelazados explorados`, or nothing for
+/// one run.
+fn over_es(over: Coverage) -> String {
+    match over {
+        Coverage::Interleavings { complete: true, .. } => " sobre todos los entrelazados".into(),
+        Coverage::Interleavings { runs, .. } => {
+            format!(" sobre los {runs} entrelazados explorados")
+        }
+        Coverage::Run => String::new(),
+        _ => " sobre todas las corridas".into(),
+    }
+}
+
+fn missing_boundary_es(
+    scope: crate::model::Scope,
+    present: Option<&[crate::model::Scope]>,
+) -> String {
+    match present {
+        Some(present) => format!(
+            "se esperaba un veredicto para la frontera {}, pero esta corrida no la tiene (tiene {})",
+            scope.key(),
+            present.iter().map(|s| s.key()).collect::<Vec<_>>().join(", ")
+        ),
+        None => format!(
+            "se esperaba la frontera {} en la exploración, pero sus corridas no la tienen",
+            scope.key()
+        ),
+    }
+}
+
+fn memory_es(runs: u64, budget_mib: u64, exploration: Explored) -> String {
+    format!(
+        "límite: la exploración se detuvo tras {runs} corridas, en los {budget_mib} MiB que \
+         pueden ocupar sus corridas guardadas (cada comando se queda dentro de 1 GiB): lo que \
+         dice cubre solo esas corridas; bajá {}",
+        match exploration {
+            Explored::Crashes => "--depth o el número de eventos",
+            Explored::Interleavings => {
+                "--max-preemptions, --max-interleavings o el número de eventos"
+            }
+        }
+    )
 }
 
 fn counted_adjective_es(c: Counted) -> &'static str {
