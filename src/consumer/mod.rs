@@ -24,6 +24,7 @@ use crate::model::handler::{Answer, Call, HandlerFactory};
 pub use crate::model::CommitTimeoutStrategy;
 use crate::model::{
     AckOutcome, DbOutcome, Delivery, HalfDone, Host, NamedResults, Protocol, SqlEvent, Step,
+    StepFaults,
 };
 use handler::HandlerConsumer;
 use std::rc::Rc;
@@ -484,44 +485,10 @@ impl Consumer {
         }
         false
     }
-}
 
-impl Host for Consumer {
-    type Command = Command;
-    type Answer = StepResult;
-
-    /// What the consumer will do on its next turn, or `None` when it waits (for a message
-    /// or a restart).
-    fn poll_command(&self) -> Option<Command> {
-        if let Some(h) = &self.handler {
-            return h.poll_command();
-        }
-        match self.phase {
-            Phase::Waiting | Phase::Down => None,
-            Phase::Idle => Some(Command {
-                action: Action::Step(Step::Receive),
-                delivery: None,
-                nth: 1,
-                failure: None,
-            }),
-            Phase::Working => {
-                let w = self.work.expect("working means holding a delivery");
-                let (action, nth) = match w.mode {
-                    Mode::Normal => (Action::Step(self.protocol.steps[w.next]), self.nth(w)),
-                    mode => self.recovery(mode, w),
-                };
-                Some(Command {
-                    action,
-                    delivery: Some(w.delivery),
-                    nth,
-                    failure: w.failure,
-                })
-            }
-        }
-    }
-
-    /// The answer to the command last returned by [`Host::poll_command`].
-    fn handle_answer(&mut self, result: StepResult) {
+    /// The answer to the command last returned by [`Host::poll_command`], taken by the
+    /// protocol's steps or its handler.
+    fn answer(&mut self, result: StepResult) {
         if let Some(h) = &mut self.handler {
             return h.handle_answer(result);
         }
@@ -622,6 +589,78 @@ impl Host for Consumer {
         self.after_step();
     }
 
+    fn half_done_mut(&mut self) -> &mut HalfDone {
+        match &mut self.handler {
+            Some(h) => &mut h.half_done,
+            None => &mut self.half_done,
+        }
+    }
+}
+
+impl Host for Consumer {
+    type Command = Command;
+    type Answer = StepResult;
+
+    /// What the consumer will do on its next turn, or `None` when it waits (for a message
+    /// or a restart).
+    fn poll_command(&self) -> Option<Command> {
+        if let Some(h) = &self.handler {
+            return h.poll_command();
+        }
+        match self.phase {
+            Phase::Waiting | Phase::Down => None,
+            Phase::Idle => Some(Command {
+                action: Action::Step(Step::Receive),
+                delivery: None,
+                nth: 1,
+                failure: None,
+            }),
+            Phase::Working => {
+                let w = self.work.expect("working means holding a delivery");
+                let (action, nth) = match w.mode {
+                    Mode::Normal => (Action::Step(self.protocol.steps[w.next]), self.nth(w)),
+                    mode => self.recovery(mode, w),
+                };
+                Some(Command {
+                    action,
+                    delivery: Some(w.delivery),
+                    nth,
+                    failure: w.failure,
+                })
+            }
+        }
+    }
+
+    /// The answer to the command last returned by [`Host::poll_command`]; the answer to a
+    /// protocol step also moves the step's half-done state on ([`follow`]). A `receive`
+    /// that got nothing performed nothing, and the policy's clean-up commands (rollback,
+    /// nack, alert, lookup, retry) are not protocol steps: neither touches it.
+    fn handle_answer(&mut self, result: StepResult) {
+        let performed = result != StepResult::Received(None)
+            && self
+                .poll_command()
+                .is_some_and(|c| matches!(c.action, Action::Step(_)));
+        self.answer(result);
+        if performed {
+            follow(self.half_done_mut(), result);
+        }
+    }
+
+    fn half_done(&self) -> &HalfDone {
+        match &self.handler {
+            Some(h) => &h.half_done,
+            None => &self.half_done,
+        }
+    }
+
+    fn handle_faults(&mut self, faults: StepFaults) {
+        self.half_done_mut().faults = Some(faults);
+    }
+
+    fn handle_stall(&mut self) {
+        self.half_done_mut().past_before = true;
+    }
+
     /// The process dies: the delivery in hand and all volatile state are lost.
     fn handle_crash(&mut self) {
         if let Some(h) = &mut self.handler {
@@ -640,13 +679,24 @@ impl Host for Consumer {
         assert_eq!(*phase, Phase::Down, "only a crashed consumer restarts");
         *phase = Phase::Idle;
     }
+}
 
-    /// What the step in hand already did, when it takes more than one turn.
-    fn half_done(&mut self) -> &mut HalfDone {
-        match &mut self.handler {
-            Some(h) => &mut h.half_done,
-            None => &mut self.half_done,
+/// A protocol step's half-done state after its answer: busy (or blocked) halfway through
+/// its statements, it goes on next turn from the first statement not done; the first half
+/// of a read-modify-write goes on next turn with the balances it read (other consumers may
+/// write in between); both are past their "before" boundary and keep the faults decided.
+/// Any other answer ends the step.
+fn follow(half_done: &mut HalfDone, result: StepResult) {
+    match result {
+        StepResult::Db(DbOutcome::Busy { done } | DbOutcome::Blocked { done }) => {
+            half_done.statements_done = done;
+            half_done.past_before = true;
         }
+        StepResult::Db(DbOutcome::BalancesRead { source, target }) => {
+            half_done.balances_read = Some((source, target));
+            half_done.past_before = true;
+        }
+        _ => *half_done = HalfDone::default(),
     }
 }
 
@@ -1219,14 +1269,55 @@ mod tests {
                 StepResult::Db(DbOutcome::Begun),
             ],
         );
-        *c.half_done() = HalfDone {
-            past_before: true,
-            statements_done: 1,
-            decided_fail: Some(false),
-            balances_read: Some((100, 0)),
-        };
+        let faults = StepFaults { fails: false };
+        c.handle_faults(faults);
+        c.handle_answer(StepResult::Db(DbOutcome::Busy { done: 1 }));
+        c.handle_answer(StepResult::Db(DbOutcome::BalancesRead {
+            source: 100,
+            target: 0,
+        }));
+        assert_eq!(
+            *c.half_done(),
+            HalfDone {
+                past_before: true,
+                statements_done: 1,
+                faults: Some(faults),
+                balances_read: Some((100, 0)),
+            }
+        );
         c.handle_crash();
         c.handle_restart();
         assert_eq!(*c.half_done(), HalfDone::default());
+    }
+
+    /// The consumer moves its half-done step on from the executor's answers: busy keeps
+    /// the step (past its "before" boundary, with the faults decided), a stall passes the
+    /// boundary, a `receive` that got nothing and a clean-up command leave it alone, and
+    /// any other answer to a protocol step ends it.
+    #[test]
+    fn the_half_done_step_follows_the_answers() {
+        let mut c = consumer("no-dedup");
+        c.handle_stall();
+        c.handle_answer(StepResult::Received(None));
+        assert!(c.half_done().past_before, "nothing received, nothing done");
+        assert!(c.handle_message_ready());
+        c.handle_answer(StepResult::Received(Some(delivery())));
+        assert_eq!(*c.half_done(), HalfDone::default());
+        c.handle_answer(StepResult::Db(DbOutcome::Begun));
+        c.handle_faults(StepFaults { fails: true });
+        c.handle_answer(StepResult::Db(DbOutcome::Blocked { done: 0 }));
+        assert_eq!(
+            (c.half_done().past_before, c.half_done().faults),
+            (true, Some(StepFaults { fails: true }))
+        );
+        c.handle_answer(StepResult::Failed);
+        assert_eq!(*c.half_done(), HalfDone::default());
+        assert_eq!(c.poll_command().unwrap().action, Action::Rollback);
+        c.handle_stall();
+        c.handle_answer(StepResult::Db(DbOutcome::RolledBack));
+        assert!(
+            c.half_done().past_before,
+            "a rollback is not a protocol step"
+        );
     }
 }

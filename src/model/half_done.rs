@@ -14,17 +14,18 @@ pub struct HalfDone {
     pub past_before: bool,
     /// Statements of a multi-statement step done before SQLite answered busy.
     pub statements_done: u8,
-    /// Whether the fault injector told the step to fail, once asked: a retry is not asked
-    /// again (it would draw again from the random stream).
-    pub decided_fail: Option<bool>,
+    /// What the fault injector decided for the step, once asked: a retry after busy is
+    /// not asked again (the step is the same step; a failure is not used up twice).
+    pub faults: Option<StepFaults>,
     /// The balances (source, target) a read-modify-write effect read on its first turn.
     pub balances_read: Option<(i64, i64)>,
 }
 
-impl HalfDone {
-    /// Whether the step passed its "before" boundary already; either way, the next step
-    /// starts from before it.
-    pub fn take_past_before(&mut self) -> bool {
-        std::mem::take(&mut self.past_before)
-    }
+/// The faults the injector decided for one step when it was performed, kept by the process
+/// with the step until it is done.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct StepFaults {
+    /// The step fails (`faults.fail`): nothing it would do happens, except a credit's
+    /// failure, which the effect's own statements decide.
+    pub fails: bool,
 }

@@ -8,7 +8,7 @@
 //! commands, asks the fault injector at the boundaries, and never keeps a process's state
 //! for it.
 
-use super::HalfDone;
+use super::{HalfDone, StepFaults};
 
 /// A process the executor drives: the consumer, the producer, a relay.
 pub trait Host {
@@ -20,15 +20,26 @@ pub trait Host {
     /// The next command, or `None` while the process waits (for work, or a restart).
     fn poll_command(&self) -> Option<Self::Command>;
 
-    /// The answer to the command [`Host::poll_command`] last returned.
+    /// The answer to the command [`Host::poll_command`] last returned. The process updates
+    /// its own half-done step from it: a step answered busy goes on next turn, past its
+    /// "before" boundary; any other answer ends the step.
     fn handle_answer(&mut self, answer: Self::Answer);
+
+    /// What the step in hand already did, when it takes more than one turn: read by the
+    /// executor to resume it, written only by the process itself.
+    fn half_done(&self) -> &HalfDone;
+
+    /// The executor asked the fault injector about the step in hand: the process keeps
+    /// the decision with the step, so that a retry after busy is not asked again.
+    fn handle_faults(&mut self, faults: StepFaults);
+
+    /// The step in hand stopped at its "before" boundary (a stall): its next turn goes on
+    /// past that boundary, holding everything it holds now.
+    fn handle_stall(&mut self);
 
     /// The process dies: all of its volatile state is lost, the step in hand included.
     fn handle_crash(&mut self);
 
     /// The process starts again, empty.
     fn handle_restart(&mut self);
-
-    /// What the step in hand already did, when it takes more than one turn.
-    fn half_done(&mut self) -> &mut HalfDone;
 }

@@ -24,7 +24,7 @@ mod workload;
 pub use answer::{AckOutcome, DbOutcome, Delivery, MessageId};
 pub use committed::{CommittedState, InvariantResult, LedgerCounts, PayloadAlertRow};
 pub use engine::{Engine, Isolation};
-pub use half_done::HalfDone;
+pub use half_done::{HalfDone, StepFaults};
 pub use host::Host;
 pub use named::{Condition, NamedResults};
 pub use point::{occurrence, split_occurrence, Boundary, BoundaryPoint, CrashCause, Side};

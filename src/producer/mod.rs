@@ -16,7 +16,7 @@
 //! - `outbox`: the event is written to an outbox table in the transfer's own transaction; a
 //!   relay ([`crate::relay`]) publishes committed rows and marks them sent.
 
-use crate::model::{EventIndex, HalfDone, Host, Step};
+use crate::model::{EventIndex, HalfDone, Host, Step, StepFaults};
 use serde::{Deserialize, Serialize};
 
 /// How the producer gets an event from its database to the broker.
@@ -238,9 +238,15 @@ impl Host for Producer {
         })
     }
 
+    /// A step answered busy goes on next turn, past its "before" boundary; any other
+    /// answer ends it.
     fn handle_answer(&mut self, result: ProducerResult) {
         let command = self.poll_command().expect("a result answers a command");
         self.started = true;
+        self.half_done = HalfDone {
+            past_before: result == ProducerResult::Busy,
+            ..HalfDone::default()
+        };
         match result {
             ProducerResult::Busy | ProducerResult::Timeout => {} // The same step again.
             ProducerResult::AlreadyRecorded => {
@@ -285,9 +291,16 @@ impl Host for Producer {
         }
     }
 
-    /// What the step in hand already did, when it takes more than one turn.
-    fn half_done(&mut self) -> &mut HalfDone {
-        &mut self.half_done
+    fn half_done(&self) -> &HalfDone {
+        &self.half_done
+    }
+
+    fn handle_faults(&mut self, faults: StepFaults) {
+        self.half_done.faults = Some(faults);
+    }
+
+    fn handle_stall(&mut self) {
+        self.half_done.past_before = true;
     }
 }
 

@@ -8,7 +8,7 @@
 //! mail service by an idempotency key). The relay reads only committed rows, through its
 //! own connection, so it never sends something whose transaction rolls back.
 
-use crate::model::{EventIndex, HalfDone, Host, Step};
+use crate::model::{EventIndex, HalfDone, Host, Step, StepFaults};
 
 /// Which outbox a relay drains.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -123,8 +123,14 @@ impl Host for Relay {
         }
     }
 
+    /// A mark answered busy goes on next turn, past its "before" boundary; any other
+    /// answer ends the step.
     fn handle_answer(&mut self, result: RelayResult) {
         let command = self.poll_command().expect("a result answers a command");
+        self.half_done = HalfDone {
+            past_before: result == RelayResult::Busy,
+            ..HalfDone::default()
+        };
         self.phase = match (command, result) {
             (_, RelayResult::Busy) => self.phase,
             (RelayCommand::Send, RelayResult::Sent { row, event }) => Phase::Holding { row, event },
@@ -148,9 +154,16 @@ impl Host for Relay {
         self.phase = Phase::Idle;
     }
 
-    /// What the step in hand already did, when it takes more than one turn.
-    fn half_done(&mut self) -> &mut HalfDone {
-        &mut self.half_done
+    fn half_done(&self) -> &HalfDone {
+        &self.half_done
+    }
+
+    fn handle_faults(&mut self, faults: StepFaults) {
+        self.half_done.faults = Some(faults);
+    }
+
+    fn handle_stall(&mut self) {
+        self.half_done.past_before = true;
     }
 }
 

@@ -33,11 +33,11 @@ impl World<'_> {
         };
         // A step retried after `SQLITE_BUSY`, or resumed after a stall, passed its "before"
         // boundary already.
-        if !self.consumers[c].half_done().take_past_before() {
+        if !self.consumers[c].half_done().past_before {
             match self.interrupt(now, c, Boundary::before(step).nth(command.nth), &delivery) {
                 Some(Interrupt::Crashed) => return,
                 Some(Interrupt::Stalled) => {
-                    self.consumers[c].half_done().past_before = true;
+                    self.consumers[c].handle_stall();
                     return;
                 }
                 None => {}
@@ -60,34 +60,14 @@ impl World<'_> {
         self.consumers[c].handle_answer(result);
         self.record_handler_error(now, c);
         self.record_flow(now, c, &delivery);
-        let half_done = self.consumers[c].half_done();
-        if let StepResult::Db(DbOutcome::Busy { done } | DbOutcome::Blocked { done }) = result {
-            half_done.statements_done = done;
-            half_done.past_before = true;
-        } else if let StepResult::Db(DbOutcome::BalancesRead { source, target }) = result {
-            // The first half of a read-modify-write: the step goes on next turn, and other
-            // consumers may write in between.
-            half_done.balances_read = Some((source, target));
-            half_done.past_before = true;
-        } else {
-            *half_done = HalfDone::default();
-            let completed = !matches!(
-                result,
-                StepResult::Failed
-                    | StepResult::Db(
-                        DbOutcome::StaleSnapshot
-                            | DbOutcome::CommitRefused
-                            | DbOutcome::SerializationFailure
-                            | DbOutcome::Deadlock
-                    )
-            );
-            if completed
-                && self
-                    .interrupt(now, c, Boundary::after(step).nth(command.nth), &delivery)
-                    .is_some()
-            {
-                return;
-            }
+        // A step that goes on next turn (busy, or the first half of a read-modify-write)
+        // and one that did not happen (failed, refused) have no "after" boundary yet.
+        if completes(result)
+            && self
+                .interrupt(now, c, Boundary::after(step).nth(command.nth), &delivery)
+                .is_some()
+        {
+            return;
         }
         let delay = self.completion_delay(now, c, step, &delivery);
         self.queue
@@ -281,12 +261,14 @@ impl World<'_> {
             return (StepResult::Received(Some(*d)), TraceKind::Received);
         }
         // A step retried after `SQLITE_BUSY` was already asked whether it fails.
-        let fails = match self.consumers[c].half_done().decided_fail {
-            Some(fails) => fails,
+        let fails = match self.consumers[c].half_done().faults {
+            Some(faults) => faults.fails,
             None => {
-                let fails = self.faults.fails(step, nth, d, now);
-                self.consumers[c].half_done().decided_fail = Some(fails);
-                fails
+                let faults = StepFaults {
+                    fails: self.faults.fails(step, nth, d, now),
+                };
+                self.consumers[c].handle_faults(faults);
+                faults.fails
             }
         };
         if let Some(refused) = self.handler_misuse(c, step, nth) {
@@ -534,6 +516,25 @@ impl World<'_> {
         self.queue.push(now + ticks, Occurrence::ConsumerTurn(c));
         Some(Interrupt::Stalled)
     }
+}
+
+/// Whether a step's answer says it happened, whole: it then reaches its "after" boundary.
+/// Busy, blocked and the first half of a read-modify-write go on next turn; a failed or
+/// refused step did not happen.
+fn completes(result: StepResult) -> bool {
+    !matches!(
+        result,
+        StepResult::Failed
+            | StepResult::Db(
+                DbOutcome::Busy { .. }
+                    | DbOutcome::Blocked { .. }
+                    | DbOutcome::BalancesRead { .. }
+                    | DbOutcome::StaleSnapshot
+                    | DbOutcome::CommitRefused
+                    | DbOutcome::SerializationFailure
+                    | DbOutcome::Deadlock
+            )
+    )
 }
 
 /// Why a consumer's turn ended at a boundary.

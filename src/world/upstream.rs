@@ -56,10 +56,8 @@ impl World<'_> {
             copy: self.producer_copy(intent),
             ..point(Boundary::before(step))
         };
-        let producer = self.producer.as_mut().expect("checked above");
-        if !producer.half_done().take_past_before()
-            && self.side_crash(now, Process::Producer, before)
-        {
+        let producer = self.producer.as_ref().expect("checked above");
+        if !producer.half_done().past_before && self.side_crash(now, Process::Producer, before) {
             return;
         }
         let outbox = self.scenario.producer.mode == ProducerMode::Outbox;
@@ -106,9 +104,7 @@ impl World<'_> {
         self.record_at(now, Process::Producer, Some(&before), kind);
         let producer = self.producer.as_mut().expect("checked above");
         producer.handle_answer(result);
-        if result == ProducerResult::Busy {
-            producer.half_done().past_before = true;
-        } else {
+        if result != ProducerResult::Busy {
             if step == Step::CommitTransfer && outbox {
                 self.wake_relay(now, RelayKind::Events);
             }
@@ -203,16 +199,13 @@ impl World<'_> {
                 // The mark belongs to the send just made: the same copy number.
                 let mut point = self.relay_point(r, Boundary::before(mark), event);
                 point.copy -= 1;
-                if !self.relays[r].half_done().take_past_before()
-                    && self.side_crash(now, side, point)
-                {
+                if !self.relays[r].half_done().past_before && self.side_crash(now, side, point) {
                     return;
                 }
                 if !self.relay_stores[r].mark_sent(table, row) {
                     let busy = TraceKind::Busy { step: mark };
                     self.record_at(now, side, Some(&point), busy);
                     self.relays[r].handle_answer(RelayResult::Busy);
-                    self.relays[r].half_done().past_before = true;
                 } else {
                     let marked = TraceKind::MarkedSent { step: mark, row };
                     self.record_at(now, side, Some(&point), marked);
