@@ -23,6 +23,7 @@ use crate::scenario::Expect;
 use crate::sim::StopReason;
 use serde::Serialize;
 
+mod anomaly;
 mod boundaries;
 mod expectations;
 mod expected;
@@ -31,6 +32,7 @@ mod judgement;
 mod outcome;
 mod verdict;
 
+pub use anomaly::{anomalies, Anomaly};
 use boundaries::*;
 pub use expectations::{failed_expectations, pinned_expect, push_mismatch};
 pub use expected::{Counted, ExpectationFailure, Explored, LivenessFailure, Value};

@@ -8,54 +8,12 @@
 //! reads their outcomes, in the order it is given them (file-name order).
 
 use super::lang::Lang;
-use crate::check::ExpectationFailure;
-use crate::check::{CheckKind, Coverage, Judgement, Reason};
+use crate::check::{Coverage, ExpectationFailure, Judgement, Reason};
 use crate::model::Guarantee;
 use crate::report::paint::Paint;
+pub use crate::report::view::{file_judgement, FileCheck};
 use serde::Serialize;
 use std::fmt::Write as _;
-
-/// One check of one scenario file against its `expect`.
-#[serde_with::skip_serializing_none]
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
-pub struct FileCheck {
-    /// `run`, `explore dD` (the `expect.explore` entry for depth D), or `interleavings`.
-    pub name: String,
-    /// Which check it is (its `name`, as data).
-    #[serde(skip)]
-    #[schemars(skip)]
-    pub kind: CheckKind,
-    /// The check's own verdict, from everything it checked.
-    pub verdict: Judgement,
-    /// How many runs the check made: 1 for `run`, the runs of an exploration, the
-    /// interleavings enumerated, the runs over every TTL a search tried.
-    pub runs: u64,
-    /// The guarantee the check's runs showed, all of them together (none for the smallest
-    /// safe TTL search, whose runs are at many TTLs).
-    pub guarantee: Option<Guarantee>,
-    /// The expectations that failed; empty when they all held.
-    #[serde(serialize_with = "super::json::serialize_failures")]
-    #[schemars(with = "Vec<super::json::FailureJson>")]
-    pub failures: Vec<ExpectationFailure>,
-    /// The command that repeats this check alone.
-    pub replay: String,
-}
-
-/// The verdict over a scenario file (`run FILE`, a row of `run DIR`): its plain run's
-/// (`run`) and every other check's together; the run's alone when it pins nothing else.
-pub fn file_judgement(run: &Judgement, checks: &[FileCheck]) -> Judgement {
-    let others: Vec<(CheckKind, &Judgement)> = (checks.iter())
-        .filter(|c| c.kind != CheckKind::Run)
-        .map(|c| (c.kind, &c.verdict))
-        .collect();
-    if others.is_empty() {
-        return run.clone();
-    }
-    let all: Vec<(CheckKind, &Judgement)> = std::iter::once((CheckKind::Run, run))
-        .chain(others)
-        .collect();
-    Judgement::of_checks(&all)
-}
 
 /// The scenario's plain run, as `run FILE` makes it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -348,6 +306,7 @@ pub fn folder_json<'a>(folder: &'a str, files: &'a [FileReport]) -> FolderJson<'
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::check::CheckKind;
 
     /// An exploration to depth 1 that duplicated in 3 runs when it has failed expectations.
     fn explored(failed: usize) -> Judgement {

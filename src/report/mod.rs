@@ -18,6 +18,7 @@ pub mod paint;
 pub mod protocols;
 pub mod schema;
 pub mod text;
+pub mod view;
 pub mod xml;
 
 use crate::explore::sweep::SwarmLimits;

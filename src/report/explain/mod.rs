@@ -19,6 +19,7 @@ mod sections;
 mod state;
 
 use crate::broker::MessageState;
+use crate::check::anomalies;
 use crate::check::ExpectationFailure;
 use crate::check::{Outcome, ScopeOutcome};
 use crate::explore::Recovery;
@@ -27,7 +28,6 @@ use crate::model::{
     AckOutcome, Boundary, CommittedState, Confirmation, DbOutcome, EventIndex, EventType,
     Guarantee, Limit, Publication, Side, Step, TraceKind,
 };
-use crate::report::json::anomalies;
 use crate::report::lang::{DupCause, Lang, Phase, SideCrash, StateLabel, TxItem};
 use crate::report::paint::Paint;
 use crate::scenario::Scenario;

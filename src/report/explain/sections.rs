@@ -52,17 +52,17 @@ pub(super) fn anomaly_sentences(n: &Narrator<'_>) -> Vec<String> {
         _ => None,
     };
     for a in anomalies(&v.events) {
-        let e = v.event(a.event).expect("an anomaly's report is kept");
-        let ev = l.ev(a.event, 0);
+        let e = a.event;
+        let ev = l.ev(e.event, 0);
         let crashes: Vec<&CrashRecord> = r
             .crashes
             .iter()
-            .filter(|c| c.point.event == a.event)
+            .filter(|c| c.point.event == e.event)
             .collect();
         let causes = || {
             causes_by_event
                 .get_or_insert_with(|| dup_causes(r))
-                .get(&a.event)
+                .get(&e.event)
                 .cloned()
                 .unwrap_or_default()
         };
@@ -102,8 +102,8 @@ pub(super) fn anomaly_sentences(n: &Narrator<'_>) -> Vec<String> {
             K::Unpublished => l.unpublished_anomaly(&ev),
             K::PayloadMismatch => l.payload_anomaly(
                 &ev,
-                a.stored_payload.as_deref().unwrap_or(""),
-                a.received_payload.as_deref().unwrap_or(""),
+                a.alert.map_or("", |p| p.stored_payload.as_str()),
+                a.alert.map_or("", |p| p.received_payload.as_str()),
             ),
             // A torn event that is lost was told with the loss.
             K::Torn if e.outcome == Outcome::Lost => continue,

@@ -12,8 +12,9 @@ pub use search::*;
 
 use super::lang::Lang;
 use super::Origin;
+pub mod failure;
 use crate::check::{AnomalyKind, ExpectationFailure};
-use crate::check::{EventReport, IntentReport, Outcome, ScopeVerdict};
+use crate::check::{EventReport, IntentReport, ScopeVerdict};
 use crate::explore::retention::TtlSearch;
 use crate::explore::shrink::{FailureSignature, RunSize, Shrunk};
 use crate::explore::sweep::{Finding, SwarmLimits, SwarmPlan};
@@ -23,6 +24,7 @@ use crate::model::{BoundaryPoint, Guarantee, Step};
 use crate::scenario::Scenario;
 use crate::sim::StopReason;
 use crate::world::RunResult;
+pub use failure::{failures_json, serialize_failures, FailureJson};
 use serde::Serialize;
 
 /// The version of the JSON vocabulary, the first field of every document a command prints.
@@ -91,46 +93,28 @@ pub struct Anomaly {
 /// The anomalies of every event, with their details in English (JSON keeps one language;
 /// the text reports word each anomaly in theirs).
 pub fn anomalies(events: &[EventReport]) -> Vec<Anomaly> {
-    let mut out = Vec::new();
-    for e in events {
-        let mut push_with = |kind, detail, payloads: Option<(String, String)>| {
-            let (stored_payload, received_payload) = payloads.unzip();
-            out.push(Anomaly {
-                event_id: e.event_id.clone(),
-                event: e.event,
-                kind,
-                effects: e.effects,
-                crash_points: e.crash_points.clone(),
-                gave_up: e.gave_up.clone(),
-                detail,
-                stored_payload,
-                received_payload,
-            })
-        };
-        for a in &e.payload_alerts {
-            push_with(
-                AnomalyKind::PayloadMismatch,
-                Some(Lang::payload_alert_detail(a)),
-                Some((a.stored_payload.clone(), a.received_payload.clone())),
-            );
+    let json = |a: crate::check::Anomaly| {
+        let e = a.event;
+        let (stored_payload, received_payload) = a
+            .alert
+            .map(|p| (p.stored_payload.clone(), p.received_payload.clone()))
+            .unzip();
+        Anomaly {
+            event_id: e.event_id.clone(),
+            event: e.event,
+            kind: a.kind,
+            effects: e.effects,
+            crash_points: e.crash_points.clone(),
+            gave_up: e.gave_up.clone(),
+            detail: Lang::detail_of(a.kind, e, a.alert),
+            stored_payload,
+            received_payload,
         }
-        let mut push = |kind| push_with(kind, Lang::anomaly_detail(kind, e), None);
-        if let Some(kind) = e.outcome.anomaly() {
-            push(kind);
-        }
-        if e.torn {
-            push(AnomalyKind::Torn);
-        }
-        if !e.acked
-            && !matches!(
-                e.outcome,
-                Outcome::DeadLettered | Outcome::Stuck | Outcome::Invalid
-            )
-        {
-            push(AnomalyKind::Unacked);
-        }
-    }
-    out
+    };
+    crate::check::anomalies(events)
+        .into_iter()
+        .map(json)
+        .collect()
 }
 
 /// Whether the scenario's expectations held, and which did not.
@@ -147,35 +131,6 @@ impl ExpectJson {
             failures: failures_json(&failures),
         }
     }
-}
-
-/// One failed expectation: the checker's data (`failed` names the kind; `field`, `want`,
-/// `got`, … what it compared), and `message`, the sentence `run` prints for it in English
-/// (`--lang es` words the text reports; JSON keeps one language for its logs).
-#[derive(Debug, Serialize, schemars::JsonSchema)]
-pub struct FailureJson {
-    #[serde(flatten)]
-    pub failure: ExpectationFailure,
-    pub message: String,
-}
-
-/// The failures as JSON writes them.
-pub fn failures_json(failures: &[ExpectationFailure]) -> Vec<FailureJson> {
-    failures
-        .iter()
-        .map(|f| FailureJson {
-            failure: f.clone(),
-            message: Lang::En.expectation_failure(f),
-        })
-        .collect()
-}
-
-/// Serializes a list of failures as [`failures_json`] (for `#[serde(serialize_with)]`).
-pub fn serialize_failures<S: serde::Serializer>(
-    failures: &[ExpectationFailure],
-    s: S,
-) -> Result<S::Ok, S::Error> {
-    failures_json(failures).serialize(s)
 }
 
 /// `run --json`.
@@ -241,7 +196,7 @@ pub struct RunJson {
     /// exploration depth, the interleavings, the smallest safe TTL); absent when a flag
     /// (`--seed` another seed, `--crash`, `--schedule`, `--inbox-ttl-ticks`) changed the
     /// run, and in the runs listed by other commands.
-    pub checks: Option<Vec<crate::report::folder::FileCheck>>,
+    pub checks: Option<Vec<crate::report::view::FileCheck>>,
     pub replay: String,
 }
 

@@ -6,6 +6,19 @@ use super::*;
 use crate::check::{AnomalyKind, EventReport, PayloadAlert};
 
 impl Lang {
+    /// The detail of anomaly `kind` of event `e` as JSON gives it; `alert` is the copy
+    /// refused, for a payload mismatch.
+    pub fn detail_of(
+        kind: AnomalyKind,
+        e: &EventReport,
+        alert: Option<&PayloadAlert>,
+    ) -> Option<String> {
+        match alert {
+            Some(alert) => Some(Lang::payload_alert_detail(alert)),
+            None => Lang::anomaly_detail(kind, e),
+        }
+    }
+
     /// Why anomaly `kind` of event `e` is one, when more than its kind says.
     pub fn anomaly_detail(kind: AnomalyKind, e: &EventReport) -> Option<String> {
         let why = || e.unacked_reason.map(|why| Lang::En.unacked_reason(why));

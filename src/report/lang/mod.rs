@@ -11,10 +11,7 @@
 //! The language comes from `--lang`, else from the environment (`LC_ALL`, then
 //! `LC_MESSAGES`, then `LANG`, as POSIX orders them: `es…` is Spanish), else English.
 
-use super::json::Anomaly;
-use crate::check::{
-    EventReport, IntentReport, Outcome, ScopeOutcome, ScopeVerdict, UnackedReason, Verdict,
-};
+use crate::check::{IntentReport, Outcome, ScopeOutcome, ScopeVerdict, UnackedReason, Verdict};
 use crate::consumer::CommitTimeoutStrategy;
 use crate::explore::Recovery;
 use crate::fault::{Confirmed, CrashCause};

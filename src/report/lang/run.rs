@@ -1,6 +1,7 @@
 //! The run report (`run`), in both languages: the English is the report as it has always been printed.
 
 use super::*;
+use crate::check::Anomaly;
 use crate::check::AnomalyKind as K;
 use crate::model::Effect;
 
@@ -402,18 +403,14 @@ impl Lang {
     /// committed, …`.
     /// What anomaly `a` of event `e` is; `effect` is where the effect lives, when the
     /// scenario declares it elsewhere than its main database (`check.effect`).
-    pub fn run_anomaly(
-        self,
-        a: &Anomaly,
-        e: &EventReport,
-        effect: Option<crate::model::Effect>,
-    ) -> String {
-        let detail = a.detail.as_deref().unwrap_or("");
+    pub fn run_anomaly(self, a: Anomaly, effect: Option<crate::model::Effect>) -> String {
+        let e = a.event;
+        let detail = Lang::detail_of(a.kind, e, a.alert).unwrap_or_default();
         match (self, a.kind) {
             (_, K::Lost | K::Duplicated) if matches!(effect, Some(Effect::External(_))) => {
-                self.call_anomaly(a, e, effect)
+                self.call_anomaly(a, effect)
             }
-            (_, K::Lost | K::Duplicated | K::PayloadMismatch) => self.effect_anomaly(a, e),
+            (_, K::Lost | K::Duplicated | K::PayloadMismatch) => self.effect_anomaly(a),
             (Lang::En, K::Pending) => "PENDING: a completion still waiting in pending_event when \
                                       the run ended; no TransferCreated released it (none took \
                                       effect, or, on PostgreSQL, one committed beside it \
@@ -489,9 +486,10 @@ impl Lang {
 
     /// A lost or duplicated effect that is a call to an external service: what the service
     /// saw, not what a database committed.
-    fn call_anomaly(self, a: &Anomaly, e: &EventReport, effect: Option<Effect>) -> String {
+    fn call_anomaly(self, a: Anomaly, effect: Option<Effect>) -> String {
+        let e = a.event;
         let Some(Effect::External(service)) = effect else {
-            return self.effect_anomaly(a, e);
+            return self.effect_anomaly(a);
         };
         let acked = match (self, e.acked) {
             (_, false) => "",
@@ -501,18 +499,19 @@ impl Lang {
         match (self, a.kind) {
             (Lang::En, K::Lost) => format!("LOST: `{service}` was never called for it{acked}"),
             (Lang::Es, K::Lost) => format!("PERDIDO: nunca se llamó a `{service}` por él{acked}"),
-            (Lang::En, _) => format!("DUPLICATED: `{service}` was called {} times", a.effects),
-            (Lang::Es, _) => format!("DUPLICADO: se llamó a `{service}` {} veces", a.effects),
+            (Lang::En, _) => format!("DUPLICATED: `{service}` was called {} times", e.effects),
+            (Lang::Es, _) => format!("DUPLICADO: se llamó a `{service}` {} veces", e.effects),
         }
     }
 
     /// A run anomaly about the event's effect: lost, duplicated, or another payload refused.
-    fn effect_anomaly(self, a: &Anomaly, e: &EventReport) -> String {
-        let detail = a.detail.as_deref().unwrap_or("");
+    fn effect_anomaly(self, a: Anomaly) -> String {
+        let e = a.event;
+        let detail = Lang::detail_of(a.kind, e, a.alert);
         match (self, a.kind) {
             (Lang::En, K::Lost) => format!(
                 "LOST: {}{}",
-                if a.effects == 0 {
+                if e.effects == 0 {
                     "no effect committed"
                 } else {
                     "only half of its transfer committed"
@@ -525,7 +524,7 @@ impl Lang {
             ),
             (Lang::Es, K::Lost) => format!(
                 "PERDIDO: {}{}",
-                if a.effects == 0 {
+                if e.effects == 0 {
                     "no se confirmó ningún efecto"
                 } else {
                     "solo se confirmó la mitad de su transferencia"
@@ -538,20 +537,20 @@ impl Lang {
             ),
             (Lang::En, K::Duplicated) => format!(
                 "DUPLICATED: its effect is committed {} times{}",
-                a.effects,
-                a.detail
+                e.effects,
+                detail
                     .as_deref()
                     .map_or(String::new(), |d| format!(" ({d})"))
             ),
             (Lang::Es, K::Duplicated) => format!(
                 "DUPLICADO: su efecto quedó confirmado {} veces{}",
-                a.effects,
+                e.effects,
                 if let Some(at) = e.inbox_expired_at {
                     format!(
                         " (el job de retención borró su fila de inbox en t={at}, así que una \
                          entrega posterior no se reconoció como duplicado)"
                     )
-                } else if a.detail.is_some() {
+                } else if e.amounts_differ() {
                     let amounts: Vec<String> =
                         e.amounts_minor.iter().map(|a| a.to_string()).collect();
                     format!(
@@ -563,10 +562,12 @@ impl Lang {
                     String::new()
                 }
             ),
-            (Lang::En, K::PayloadMismatch) => format!("PAYLOAD MISMATCH: {detail}"),
+            (Lang::En, K::PayloadMismatch) => {
+                format!("PAYLOAD MISMATCH: {}", detail.unwrap_or_default())
+            }
             (Lang::Es, K::PayloadMismatch) => {
-                let stored = a.stored_payload.as_deref().unwrap_or("");
-                let received = a.received_payload.as_deref().unwrap_or("");
+                let stored = a.alert.map_or("", |p| p.stored_payload.as_str());
+                let received = a.alert.map_or("", |p| p.received_payload.as_str());
                 let at = e
                     .payload_alerts
                     .iter()

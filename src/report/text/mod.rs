@@ -10,6 +10,7 @@ pub use ladder::*;
 pub use matrix::*;
 pub use sweep::*;
 
+use crate::check::anomalies;
 use crate::check::ExpectationFailure;
 use crate::check::{CheckKind, Judgement, Outcome, ScopeOutcome, Status};
 use crate::explore::retention::TtlSearch;
@@ -17,10 +18,10 @@ use crate::explore::shrink::Shrunk;
 use crate::explore::sweep::{Finding, SwarmPlan};
 use crate::explore::{matrix_rows, Exploration, Interleavings, MatrixColumn};
 use crate::model::{BoundaryPoint, Guarantee};
-use crate::report::folder::FileCheck;
-use crate::report::json::{anomalies, matrix_origin};
+use crate::report::json::matrix_origin;
 use crate::report::lang::{Lang, RunLabel};
 use crate::report::paint::Paint;
+use crate::report::view::FileCheck;
 use crate::report::Origin;
 use crate::scenario::Scenario;
 use crate::sim::StopReason;
@@ -326,11 +327,11 @@ fn anomaly_lines(l: Lang, paint: Paint, out: &mut String, v: &crate::check::Verd
         labeled(out, l.run_label(RunLabel::Anomalies), [l.anomalies_none()]);
     }
     let lines = anomalies.iter().map(|a| {
-        let report = v.event(a.event).expect("an anomaly's report is kept");
-        let what = l.run_anomaly(a, report, v.effect());
-        let points: Vec<String> = a.crash_points.iter().map(|p| p.to_string()).collect();
-        let gave_up: Vec<String> = a.gave_up.iter().map(|g| l.gave_up(g)).collect();
-        paint.bad(&l.anomaly_line(a.event, &a.event_id, &what, &points, &gave_up))
+        let e = a.event;
+        let what = l.run_anomaly(*a, v.effect());
+        let points: Vec<String> = e.crash_points.iter().map(|p| p.to_string()).collect();
+        let gave_up: Vec<String> = e.gave_up.iter().map(|g| l.gave_up(g)).collect();
+        paint.bad(&l.anomaly_line(e.event, &e.event_id, &what, &points, &gave_up))
     });
     labeled(out, l.run_label(RunLabel::Anomalies), lines);
     for intent in &v.intents {
