@@ -53,7 +53,8 @@
 //! assert_eq!(lost.crash_arguments(), "--crash 'after:ack e0 d1'");
 //! ```
 
-use super::{SqlEvent, SqlValue, Step};
+pub use super::value::Value;
+use super::{SqlEvent, Step};
 use std::fmt;
 use std::panic::RefUnwindSafe;
 use std::sync::Arc;
@@ -126,76 +127,6 @@ impl PartialEq for HandlerFactory {
 }
 
 impl Eq for HandlerFactory {}
-
-/// A SQL value, as a parameter or as a column of a row a query returned.
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
-pub enum Value {
-    Null,
-    Integer(i64),
-    Real(f64),
-    Text(String),
-    Blob(Vec<u8>),
-}
-
-impl Value {
-    pub fn as_i64(&self) -> Option<i64> {
-        match self {
-            Value::Integer(i) => Some(*i),
-            _ => None,
-        }
-    }
-
-    pub fn as_str(&self) -> Option<&str> {
-        match self {
-            Value::Text(s) => Some(s),
-            _ => None,
-        }
-    }
-}
-
-/// Equal values are the same value: a `Real` is compared bit for bit, so that a replay
-/// that passes the same NaN asks for the same call.
-impl PartialEq for Value {
-    fn eq(&self, other: &Self) -> bool {
-        match (self, other) {
-            (Value::Real(a), Value::Real(b)) => a.to_bits() == b.to_bits(),
-            (Value::Null, Value::Null) => true,
-            (Value::Integer(a), Value::Integer(b)) => a == b,
-            (Value::Text(a), Value::Text(b)) => a == b,
-            (Value::Blob(a), Value::Blob(b)) => a == b,
-            _ => false,
-        }
-    }
-}
-
-impl Eq for Value {}
-
-impl From<i64> for Value {
-    fn from(v: i64) -> Value {
-        Value::Integer(v)
-    }
-}
-
-impl From<&str> for Value {
-    fn from(v: &str) -> Value {
-        Value::Text(v.to_string())
-    }
-}
-
-impl From<String> for Value {
-    fn from(v: String) -> Value {
-        Value::Text(v)
-    }
-}
-
-impl From<SqlValue> for Value {
-    fn from(v: SqlValue) -> Value {
-        match v {
-            SqlValue::Integer(i) => Value::Integer(i),
-            SqlValue::Text(s) => Value::Text(s),
-        }
-    }
-}
 
 /// What a handler asked the simulator to do.
 #[derive(Clone, Debug, PartialEq)]

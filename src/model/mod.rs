@@ -19,6 +19,7 @@ pub mod sql;
 #[cfg(test)]
 pub(crate) use protocol::MARK_OWN_TRANSACTION;
 pub mod trace;
+mod value;
 mod workload;
 
 pub use answer::{AckOutcome, DbOutcome, Delivery, MessageId};

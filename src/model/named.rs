@@ -15,7 +15,7 @@
 //! only when its condition is true. A result whose query returned no row has every column
 //! `NULL`, and so does a result no step has stored yet.
 
-use super::handler::Value;
+use super::value::Value;
 use std::fmt;
 
 /// The most characters a condition may have.

@@ -137,16 +137,7 @@ pub struct LogPlace {
 /// delivery (a check reads what is committed, after every delivery).
 pub const EVENT_PARAMETERS: [&str; 2] = ["event_id", "event_type"];
 
-/// A value of an event's payload, bound to a statement's parameter: what JSON and SQLite
-/// share without loss (no floating point: money is counted in minor units).
-#[derive(
-    Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
-)]
-#[serde(untagged)]
-pub enum SqlValue {
-    Integer(i64),
-    Text(String),
-}
+pub use super::value::SqlValue;
 
 /// One workload event as SQL statements see it: its identity, its type and its payload's
 /// fields (`workload.payloads`, cycled over the events).
@@ -191,10 +182,10 @@ impl SqlBinding<'_> {
 impl SqlBinding<'_> {
     /// The value of parameter `name`, a kept result's column (`claim.count`, `NULL` when
     /// no row was kept) included.
-    pub fn value(&self, name: &str) -> Option<super::handler::Value> {
+    pub fn value(&self, name: &str) -> Option<super::value::Value> {
         match self.named.and_then(|n| n.parameter(name)) {
             Some(v) => Some(v),
-            None => self.get(name).map(super::handler::Value::from),
+            None => self.get(name).map(super::value::Value::from),
         }
     }
 }

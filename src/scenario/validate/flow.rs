@@ -8,7 +8,6 @@
 //! - a `goto` to a later step, to a step written twice, or to no step of the protocol;
 //! - a loop that would run a delivery's once-only steps again, or leave a transaction open.
 
-use super::sql::SqlOrigin;
 use super::*;
 use crate::model::{sql, Condition, SqlStep};
 use std::collections::BTreeMap;

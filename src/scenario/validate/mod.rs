@@ -444,3 +444,26 @@ impl Checker<'_> {
         }
     }
 }
+
+/// Where a SQL step was written: its first place (`protocol.steps[3]`, or
+/// `protocol.on_error.steps[0]` for a compensating step), and whether its `sql` was a list
+/// (so that a statement's field is `sql[j]`, else `sql`).
+struct SqlOrigin {
+    pub name: &'static str,
+    pub step: String,
+    pub list: bool,
+}
+
+impl SqlOrigin {
+    fn field(&self, j: usize) -> String {
+        statement_field(&self.step, self.list, j)
+    }
+}
+
+/// The field of statement `j` of the SQL step written at `step`.
+fn statement_field(step: &str, list: bool, j: usize) -> String {
+    match list {
+        true => format!("{step}.sql[{j}]"),
+        false => format!("{step}.sql"),
+    }
+}

@@ -1,7 +1,6 @@
 //! `protocol.on_error`: a custom protocol's error policy, its compensating SQL steps
 //! checked as the protocol's own are, and what a policy cannot mean refused by field.
 
-use super::sql::SqlOrigin;
 use super::*;
 use crate::model::{ErrorPolicy, GiveUp, PolicyError, Retry};
 

@@ -10,29 +10,6 @@ use crate::model::{sql, DuplicateIf, SqlStep, SqlValue};
 use crate::store::{CustomSchema, SqlChecker, StatementShape};
 use std::collections::BTreeMap;
 
-/// Where a SQL step was written: its first place (`protocol.steps[3]`, or
-/// `protocol.on_error.steps[0]` for a compensating step), and whether its `sql` was a list
-/// (so that a statement's field is `sql[j]`, else `sql`).
-pub(super) struct SqlOrigin {
-    pub name: &'static str,
-    pub step: String,
-    pub list: bool,
-}
-
-impl SqlOrigin {
-    fn field(&self, j: usize) -> String {
-        statement_field(&self.step, self.list, j)
-    }
-}
-
-/// The field of statement `j` of the SQL step written at `step`.
-fn statement_field(step: &str, list: bool, j: usize) -> String {
-    match list {
-        true => format!("{step}.sql[{j}]"),
-        false => format!("{step}.sql"),
-    }
-}
-
 /// The field of `check.effects_per_event`'s SQL: the value itself on the main database,
 /// its `sql` when it names another.
 fn effects_field(db: u8) -> &'static str {

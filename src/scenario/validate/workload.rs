@@ -10,7 +10,7 @@ impl Checker<'_> {
         &self,
         raw: &RawProtocol,
         databases: &[&str],
-    ) -> Result<(Protocol, Vec<super::sql::SqlOrigin>), ScenarioError> {
+    ) -> Result<(Protocol, Vec<super::SqlOrigin>), ScenarioError> {
         let mut origins = Vec::new();
         let protocol = match raw {
             RawProtocol::Named(name) => Protocol::built_in(name).ok_or_else(|| {
