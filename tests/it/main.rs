@@ -46,5 +46,6 @@ mod sql_sandbox;
 mod sql_steps;
 mod support;
 mod tidy;
+mod tidy_cycles;
 mod tidy_types;
 mod verdict;
