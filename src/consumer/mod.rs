@@ -654,7 +654,7 @@ impl Host for Consumer {
     }
 
     fn handle_faults(&mut self, faults: StepFaults) {
-        self.half_done_mut().faults = Some(faults);
+        self.half_done_mut().decided_fail = Some(faults.fails);
     }
 
     fn handle_stall(&mut self) {
@@ -1269,8 +1269,7 @@ mod tests {
                 StepResult::Db(DbOutcome::Begun),
             ],
         );
-        let faults = StepFaults { fails: false };
-        c.handle_faults(faults);
+        c.handle_faults(StepFaults::default());
         c.handle_answer(StepResult::Db(DbOutcome::Busy { done: 1 }));
         c.handle_answer(StepResult::Db(DbOutcome::BalancesRead {
             source: 100,
@@ -1281,7 +1280,7 @@ mod tests {
             HalfDone {
                 past_before: true,
                 statements_done: 1,
-                faults: Some(faults),
+                decided_fail: Some(false),
                 balances_read: Some((100, 0)),
             }
         );
@@ -1304,11 +1303,14 @@ mod tests {
         c.handle_answer(StepResult::Received(Some(delivery())));
         assert_eq!(*c.half_done(), HalfDone::default());
         c.handle_answer(StepResult::Db(DbOutcome::Begun));
-        c.handle_faults(StepFaults { fails: true });
+        c.handle_faults(StepFaults {
+            fails: true,
+            ..StepFaults::default()
+        });
         c.handle_answer(StepResult::Db(DbOutcome::Blocked { done: 0 }));
         assert_eq!(
-            (c.half_done().past_before, c.half_done().faults),
-            (true, Some(StepFaults { fails: true }))
+            (c.half_done().past_before, c.half_done().decided_fail),
+            (true, Some(true))
         );
         c.handle_answer(StepResult::Failed);
         assert_eq!(*c.half_done(), HalfDone::default());

@@ -6,7 +6,7 @@
 //! the run's fault stream only, so a plan's randomness never disturbs the workload's.
 
 pub use crate::model::CrashCause;
-use crate::model::{Boundary, BoundaryPoint, Delivery, EventIndex, Side, Step, Tick};
+use crate::model::{Boundary, BoundaryPoint, Delivery, EventIndex, Side, Step, StepFaults, Tick};
 use crate::sim::rng::{SimRng, Stream};
 use serde::Serialize;
 
@@ -194,6 +194,24 @@ impl Confirmed {
     }
 }
 
+/// What a step asks the fault injector ([`FaultInjector::step_faults`]).
+#[derive(Clone, Copy, Debug)]
+pub enum StepQuery<'a> {
+    /// The `nth` occurrence of a consumer's protocol `step`, with `delivery` in hand, at
+    /// tick `now`; `decided` is whether it fails, when a turn of the same step was asked
+    /// already.
+    Consumer {
+        step: Step,
+        nth: u8,
+        delivery: &'a Delivery,
+        now: Tick,
+        decided: Option<bool>,
+    },
+    /// A publication of intent (or event) `event`: the producer's `publish`, the events
+    /// relay's send.
+    Publish { event: EventIndex },
+}
+
 /// Applies a [`FaultPlan`] during one run.
 #[derive(Debug)]
 pub struct FaultInjector {
@@ -270,10 +288,40 @@ impl FaultInjector {
         (0..self.plan.crash.len()).find(|&i| !self.fired[i] && self.plan.crash[i].matches(point))
     }
 
+    /// The faults of one turn of a step, all asked here, once: for a consumer's step,
+    /// whether it fails (unless `decided` already, on a retry after busy), whether its
+    /// commit times out and, when it does not fail, whether its ack is lost; for a
+    /// publication, whether its confirmation times out.
+    pub fn step_faults(&mut self, q: StepQuery) -> StepFaults {
+        match q {
+            StepQuery::Consumer {
+                step,
+                nth,
+                delivery,
+                now,
+                decided,
+            } => {
+                let fails = decided.unwrap_or_else(|| self.fails(step, nth, delivery, now));
+                StepFaults {
+                    fails,
+                    commit_timeout: (step == Step::Commit)
+                        .then(|| self.commit_timeout(delivery, nth))
+                        .flatten(),
+                    loses_ack: step == Step::Ack && !fails && self.loses_ack(delivery),
+                    publish_times_out: false,
+                }
+            }
+            StepQuery::Publish { event } => StepFaults {
+                publish_times_out: self.publish_times_out(event),
+                ..StepFaults::default()
+            },
+        }
+    }
+
     /// Whether the `nth` occurrence of `step` in `delivery` fails at tick `now` (and uses
     /// up one of its failures if so; a failure `until_tick` is never used up, only
     /// outlived).
-    pub fn fails(&mut self, step: Step, nth: u8, delivery: &Delivery, now: Tick) -> bool {
+    fn fails(&mut self, step: Step, nth: u8, delivery: &Delivery, now: Tick) -> bool {
         let hit = self.plan.fail.iter().enumerate().find(|(i, f)| {
             f.until_tick.map_or(self.fails_left[*i] > 0, |t| now < t)
                 && f.step == step
@@ -296,7 +344,7 @@ impl FaultInjector {
     /// and whether the commit is applied. Nothing is used up until
     /// [`Self::fire_commit_timeout`] (a commit that SQLite answers busy has not happened
     /// yet).
-    pub fn commit_timeout(&self, d: &Delivery, nth: u8) -> Option<(usize, bool)> {
+    fn commit_timeout(&self, d: &Delivery, nth: u8) -> Option<(usize, bool)> {
         (0..self.plan.commit_timeout.len())
             .find(|&i| {
                 let t = &self.plan.commit_timeout[i];
@@ -328,7 +376,7 @@ impl FaultInjector {
     }
 
     /// Whether the ack of `d` is lost on the way to the broker.
-    pub fn loses_ack(&mut self, d: &Delivery) -> bool {
+    fn loses_ack(&mut self, d: &Delivery) -> bool {
         use_up(&self.plan.lose_ack, &mut self.lose_ack_left, d)
     }
 
@@ -339,7 +387,7 @@ impl FaultInjector {
 
     /// Whether the producer's publication of intent `event`'s event times out (it reached
     /// the broker; the confirmation did not come back).
-    pub fn publish_times_out(&mut self, event: EventIndex) -> bool {
+    fn publish_times_out(&mut self, event: EventIndex) -> bool {
         let hit = (0..self.plan.publish_timeout.len()).find(|&i| {
             self.publish_timeout_left[i] > 0
                 && self.plan.publish_timeout[i]

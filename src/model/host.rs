@@ -30,7 +30,8 @@ pub trait Host {
     fn half_done(&self) -> &HalfDone;
 
     /// The executor asked the fault injector about the step in hand: the process keeps
-    /// the decision with the step, so that a retry after busy is not asked again.
+    /// what lasts with the step (whether it fails), so that a retry after busy is not
+    /// asked again.
     fn handle_faults(&mut self, faults: StepFaults);
 
     /// The step in hand stopped at its "before" boundary (a stall): its next turn goes on

@@ -296,7 +296,7 @@ impl Host for Producer {
     }
 
     fn handle_faults(&mut self, faults: StepFaults) {
-        self.half_done.faults = Some(faults);
+        self.half_done.decided_fail = Some(faults.fails);
     }
 
     fn handle_stall(&mut self) {

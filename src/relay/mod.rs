@@ -159,7 +159,7 @@ impl Host for Relay {
     }
 
     fn handle_faults(&mut self, faults: StepFaults) {
-        self.half_done.faults = Some(faults);
+        self.half_done.decided_fail = Some(faults.fails);
     }
 
     fn handle_stall(&mut self) {

@@ -260,17 +260,20 @@ impl World<'_> {
         if step == Step::Receive {
             return (StepResult::Received(Some(*d)), TraceKind::Received);
         }
-        // A step retried after `SQLITE_BUSY` was already asked whether it fails.
-        let fails = match self.consumers[c].half_done().faults {
-            Some(faults) => faults.fails,
-            None => {
-                let faults = StepFaults {
-                    fails: self.faults.fails(step, nth, d, now),
-                };
-                self.consumers[c].handle_faults(faults);
-                faults.fails
-            }
-        };
+        // The step's faults, asked once a turn; a step retried after `SQLITE_BUSY` was
+        // already asked whether it fails, and keeps the answer.
+        let decided = self.consumers[c].half_done().decided_fail;
+        let faults = self.faults.step_faults(StepQuery::Consumer {
+            step,
+            nth,
+            delivery: d,
+            now,
+            decided,
+        });
+        if decided.is_none() {
+            self.consumers[c].handle_faults(faults);
+        }
+        let fails = faults.fails;
         if let Some(refused) = self.handler_misuse(c, step, nth) {
             return refused;
         }
@@ -313,8 +316,8 @@ impl World<'_> {
                 },
                 now,
             )),
-            Step::Commit => self.commit(now, c, nth, d),
-            Step::Ack => self.ack(now, c, d),
+            Step::Commit => self.commit(now, c, nth, faults.commit_timeout),
+            Step::Ack => self.ack(now, c, d, faults.loses_ack),
             Step::DeadLetter => {
                 let outcome = self.broker.handle_dead_letter(now, d);
                 // A broker transaction of this delivery aborts: its outputs never show.
@@ -410,14 +413,15 @@ impl World<'_> {
         }
     }
 
-    /// `commit`, with the commit timeout the plan may inject: the transaction ends (or not)
-    /// and the consumer is not told which.
+    /// `commit`, with the commit timeout the plan may inject (`timeout`: the fault's index,
+    /// and whether the commit is applied): the transaction ends (or not) and the consumer
+    /// is not told which.
     fn commit(
         &mut self,
         now: Tick,
         c: ConsumerId,
         nth: u8,
-        d: &Delivery,
+        timeout: Option<(usize, bool)>,
     ) -> (StepResult, TraceKind) {
         let db = |outcome: DbOutcome| {
             let step = Step::Commit;
@@ -432,7 +436,7 @@ impl World<'_> {
             0 => StoreOp::Commit,
             on => StoreOp::CommitOn(on),
         };
-        match self.faults.commit_timeout(d, nth) {
+        match timeout {
             None => db(self.stores[c].execute(commit, now)),
             Some((i, applied)) => {
                 // Not applied: this transaction alone is rolled back, not another database's.
@@ -471,10 +475,16 @@ impl World<'_> {
         }
     }
 
-    /// `ack`, which the plan may lose on the way; a broker transaction commits or aborts
-    /// with it.
-    fn ack(&mut self, now: Tick, c: ConsumerId, d: &Delivery) -> (StepResult, TraceKind) {
-        if self.faults.loses_ack(d) {
+    /// `ack`, which the plan may lose on the way (`lost`); a broker transaction commits or
+    /// aborts with it.
+    fn ack(
+        &mut self,
+        now: Tick,
+        c: ConsumerId,
+        d: &Delivery,
+        lost: bool,
+    ) -> (StepResult, TraceKind) {
+        if lost {
             // The broker never heard the ack, so its transaction does not commit.
             self.outputs.handle_abort(c);
             return (StepResult::Acked(AckOutcome::Accepted), TraceKind::AckLost);

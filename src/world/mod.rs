@@ -13,11 +13,11 @@ use crate::broker::{
 };
 use crate::check::{self, Verdict};
 use crate::consumer::{Action, CommitTimeoutStrategy, Consumer, StepResult};
-use crate::fault::{Confirmed, CrashRecord, FaultInjector};
+use crate::fault::{Confirmed, CrashRecord, FaultInjector, StepQuery};
 use crate::model::{
     Account, Boundary, BoundaryPoint, Confirmation, ConsumerId, Event, EventIndex, EventType,
     ExternalEffect, GaveUpRecord, HalfDone, Host, Limit, Publication, SqlBinding, SqlEvent, Step,
-    StepFaults, Tick, TraceKind,
+    Tick, TraceKind,
 };
 use crate::scenario::{bounds, Scenario};
 use crate::sim::{

@@ -22,13 +22,20 @@ impl World<'_> {
                 self.altered.insert((intent, self.copies[intent]), altered);
             }
             self.publish_recorded(intent);
-            while self.faults.publish_times_out(intent) {
+            while self.publish_times_out(intent) {
                 let timed_out = TraceKind::PublishTimedOut { intent };
                 self.record(0, Actor::Producer, None, timed_out);
                 self.publish_recorded(intent);
             }
         }
         self.drain_broker(0);
+    }
+
+    /// Whether the publication of intent (or event) `event` just made times out: the
+    /// broker has it, the publisher never hears so (`faults.publish_timeout`).
+    pub(super) fn publish_times_out(&mut self, event: EventIndex) -> bool {
+        let query = StepQuery::Publish { event };
+        self.faults.step_faults(query).publish_times_out
     }
 
     /// A `direct` publication at tick 0, with its own trace line.

@@ -87,7 +87,7 @@ impl World<'_> {
             Step::Publish => {
                 let (event, how) = self.publish(now, intent);
                 self.drain_broker(now);
-                let (result, confirmation) = if self.faults.publish_times_out(intent) {
+                let (result, confirmation) = if self.publish_times_out(intent) {
                     (ProducerResult::Timeout, Confirmation::TimedOut)
                 } else {
                     (ProducerResult::Done, Confirmation::Confirmed)
@@ -157,7 +157,7 @@ impl World<'_> {
                         self.drain_broker(now);
                         // `faults.publish_timeout`: the broker has the message, the relay
                         // never hears so, and sends the row again.
-                        if self.faults.publish_times_out(event) {
+                        if self.publish_times_out(event) {
                             answer = RelayResult::TimedOut;
                         }
                         TraceKind::RelayPublished {
