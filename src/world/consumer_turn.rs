@@ -2,6 +2,8 @@
 //! connection, with the crash points and stalls the fault injector decides at the step's
 //! boundaries.
 
+use super::crash::Process;
+use super::step::{ProcessStep, StepEnd};
 use super::*;
 use crate::consumer::Command;
 use crate::model::GiveUp;
@@ -13,7 +15,6 @@ impl World<'_> {
             return; // Waiting or down: a stale turn.
         };
         self.steps += 1;
-        let actor = Actor::Consumer(c);
         let Action::Step(step) = command.action else {
             self.clean_up(now, c, command);
             return;
@@ -31,42 +32,13 @@ impl World<'_> {
                 None => return,
             },
         };
-        // A step retried after `SQLITE_BUSY`, or resumed after a stall, passed its "before"
-        // boundary already.
-        if !self.consumers[c].half_done().past_before {
-            match self.interrupt(now, c, Boundary::before(step).nth(command.nth), &delivery) {
-                Some(Interrupt::Crashed) => return,
-                Some(Interrupt::Stalled) => {
-                    self.consumers[c].handle_stall();
-                    return;
-                }
-                None => {}
-            }
-        }
-        let (result, kind) = self.perform(now, c, step, command.nth, &delivery);
-        if result == StepResult::Db(DbOutcome::Committed) {
-            self.wake_relay(now, RelayKind::Emails);
-        }
-        if result == StepResult::Db(DbOutcome::StaleSnapshot) {
-            self.stale_snapshots += 1;
-        }
-        if matches!(result, StepResult::Db(o) if o.is_duplicate()) {
-            self.duplicates_discarded[delivery.event] += 1;
-        }
-        self.record(now, actor, Some(&delivery), kind);
-        if matches!(step, Step::Ack | Step::DeadLetter) {
-            self.gave_up(now, c, &command, &delivery);
-        }
-        self.consumers[c].handle_answer(result);
-        self.record_handler_error(now, c);
-        self.record_flow(now, c, &delivery);
-        // A step that goes on next turn (busy, or the first half of a read-modify-write)
-        // and one that did not happen (failed, refused) have no "after" boundary yet.
-        if completes(result)
-            && self
-                .interrupt(now, c, Boundary::after(step).nth(command.nth), &delivery)
-                .is_some()
-        {
+        let mut s = ConsumerStep {
+            c,
+            step,
+            command,
+            delivery,
+        };
+        if self.step(now, &mut s) != StepEnd::Done {
             return;
         }
         let delay = self.completion_delay(now, c, step, &delivery);
@@ -505,27 +477,6 @@ impl World<'_> {
             TraceKind::Acked { outcome, offsets },
         )
     }
-
-    /// Consumer `c`, with `d` in hand, reached `boundary`: crashed there if the fault
-    /// injector says so (see [`World::boundary`]), else stalled there if the plan says so
-    /// (its next turn comes later, with everything it holds still held).
-    fn interrupt(
-        &mut self,
-        now: Tick,
-        c: ConsumerId,
-        boundary: Boundary,
-        d: &Delivery,
-    ) -> Option<Interrupt> {
-        let point = d.point(boundary);
-        if self.boundary(now, Process::Consumer(c), point, Some(d.message)) {
-            return Some(Interrupt::Crashed);
-        }
-        let ticks = self.faults.stall_at(&point)?;
-        let stall = TraceKind::Stall { boundary, ticks };
-        self.record(now, Actor::Consumer(c), Some(d), stall);
-        self.queue.push(now + ticks, Occurrence::ConsumerTurn(c));
-        Some(Interrupt::Stalled)
-    }
 }
 
 /// Whether a step's answer says it happened, whole: it then reaches its "after" boundary.
@@ -547,8 +498,53 @@ fn completes(result: StepResult) -> bool {
     )
 }
 
-/// Why a consumer's turn ended at a boundary.
-enum Interrupt {
-    Crashed,
-    Stalled,
+/// A consumer's protocol step with `delivery` in hand, as [`World::step`] drives it.
+struct ConsumerStep {
+    c: ConsumerId,
+    step: Step,
+    command: Command,
+    delivery: Delivery,
+}
+
+impl ProcessStep for ConsumerStep {
+    type Answer = StepResult;
+
+    fn process(&self) -> Process {
+        Process::Consumer(self.c)
+    }
+
+    fn before(&self) -> BoundaryPoint {
+        let boundary = Boundary::before(self.step).nth(self.command.nth);
+        self.delivery.point(boundary)
+    }
+
+    fn message(&self) -> Option<MessageId> {
+        Some(self.delivery.message)
+    }
+
+    fn perform(&mut self, w: &mut World, now: Tick) -> StepResult {
+        let (c, step, d) = (self.c, self.step, &self.delivery);
+        let (result, kind) = w.perform(now, c, step, self.command.nth, d);
+        if result == StepResult::Db(DbOutcome::Committed) {
+            w.wake_relay(now, RelayKind::Emails);
+        }
+        if result == StepResult::Db(DbOutcome::StaleSnapshot) {
+            w.stale_snapshots += 1;
+        }
+        if matches!(result, StepResult::Db(o) if o.is_duplicate()) {
+            w.duplicates_discarded[d.event] += 1;
+        }
+        w.record(now, Actor::Consumer(c), Some(d), kind);
+        if matches!(step, Step::Ack | Step::DeadLetter) {
+            w.gave_up(now, c, &self.command, d);
+        }
+        result
+    }
+
+    fn answer(&mut self, w: &mut World, now: Tick, result: StepResult) -> bool {
+        w.consumers[self.c].handle_answer(result);
+        w.record_handler_error(now, self.c);
+        w.record_flow(now, self.c, &self.delivery);
+        completes(result)
+    }
 }

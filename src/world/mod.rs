@@ -42,6 +42,7 @@ mod handler_sql;
 mod publish;
 mod setup;
 mod snapshot;
+mod step;
 mod upstream;
 use crash::Process;
 use setup::Connections;

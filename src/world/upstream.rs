@@ -9,11 +9,12 @@
 //! and for the producer `d` is the request's attempt.
 
 use super::crash::Process;
+use super::step::{ProcessStep, StepEnd};
 use super::{Occurrence, World, STEP_TICKS};
 use crate::model::{
     Boundary, BoundaryPoint, Confirmation, EventIndex, ExternalEffect, Host, Step, Tick, TraceKind,
 };
-use crate::producer::{ProducerMode, ProducerResult};
+use crate::producer::{ProducerCommand, ProducerMode, ProducerResult};
 use crate::relay::{RelayCommand, RelayKind, RelayResult};
 use crate::store::{OutboxTable, TransferWrite};
 
@@ -44,78 +45,14 @@ impl World<'_> {
             return;
         };
         self.steps += 1;
-        let intent = command.intent;
-        let point = |side| BoundaryPoint {
-            boundary: side,
-            event: intent,
-            copy: 0,
+        let before = BoundaryPoint {
+            boundary: Boundary::before(command.step),
+            event: command.intent,
+            copy: self.producer_copy(command.intent),
             delivery: command.attempt,
         };
-        let step = command.step;
-        let before = BoundaryPoint {
-            copy: self.producer_copy(intent),
-            ..point(Boundary::before(step))
-        };
-        let producer = self.producer.as_ref().expect("checked above");
-        if !producer.half_done().past_before && self.side_crash(now, Process::Producer, before) {
+        if self.step(now, &mut ProducerStep { command, before }) != StepEnd::Done {
             return;
-        }
-        let outbox = self.scenario.producer.mode == ProducerMode::Outbox;
-        let store = self
-            .producer_store
-            .as_mut()
-            .expect("an active producer has a database");
-        let (result, kind) = match step {
-            Step::InsertTransfer => {
-                match store.insert_transfer(&self.events[intent], outbox, now) {
-                    TransferWrite::Recorded => {
-                        (ProducerResult::Done, TraceKind::TransferInserted { outbox })
-                    }
-                    TransferWrite::AlreadyRecorded => {
-                        (ProducerResult::AlreadyRecorded, TraceKind::TransferKnown)
-                    }
-                    TransferWrite::Busy => (ProducerResult::Busy, TraceKind::Busy { step }),
-                }
-            }
-            Step::CommitTransfer => {
-                if store.commit_transfer() {
-                    (ProducerResult::Done, TraceKind::TransferCommitted)
-                } else {
-                    (ProducerResult::Busy, TraceKind::Busy { step })
-                }
-            }
-            Step::Publish => {
-                let (event, how) = self.publish(now, intent);
-                self.drain_broker(now);
-                let (result, confirmation) = if self.publish_times_out(intent) {
-                    (ProducerResult::Timeout, Confirmation::TimedOut)
-                } else {
-                    (ProducerResult::Done, Confirmation::Confirmed)
-                };
-                let published = TraceKind::Published {
-                    event,
-                    how,
-                    confirmation,
-                };
-                (result, published)
-            }
-            other => unreachable!("{other} is not a producer step"),
-        };
-        self.record_at(now, Process::Producer, Some(&before), kind);
-        let producer = self.producer.as_mut().expect("checked above");
-        producer.handle_answer(result);
-        if result != ProducerResult::Busy {
-            if step == Step::CommitTransfer && outbox {
-                self.wake_relay(now, RelayKind::Events);
-            }
-            // The "after" point of a publish counts the publication it just made.
-            let after = BoundaryPoint {
-                boundary: Boundary::after(step),
-                ..before
-            };
-            if self.side_crash(now, Process::Producer, after) {
-                return;
-            }
         }
         if self
             .producer
@@ -132,95 +69,88 @@ impl World<'_> {
             return;
         };
         self.steps += 1;
-        let kind = self.relays[r].kind;
-        let (send, mark) = kind.steps();
-        let table = match kind {
-            RelayKind::Events => OutboxTable::Events,
-            RelayKind::Emails => OutboxTable::Emails,
-        };
-        let side = Process::Relay(r);
-        match command {
+        let (send, mark) = self.relays[r].kind.steps();
+        let mut s = match command {
             RelayCommand::Send => {
+                let table = self.outbox(r);
                 let Some((row, event)) = self.relay_stores[r].next_unsent(table) else {
-                    self.record_at(now, side, None, TraceKind::OutboxEmpty);
+                    self.record_at(now, Process::Relay(r), None, TraceKind::OutboxEmpty);
                     self.relays[r].handle_answer(RelayResult::Empty);
                     return;
                 };
-                let point = self.relay_point(r, Boundary::before(send), event);
-                if self.side_crash(now, side, point) {
-                    return;
-                }
-                let mut answer = RelayResult::Sent { row, event };
-                let sent = match kind {
-                    RelayKind::Events => {
-                        let (published, how) = self.publish(now, event);
-                        self.drain_broker(now);
-                        // `faults.publish_timeout`: the broker has the message, the relay
-                        // never hears so, and sends the row again.
-                        if self.publish_times_out(event) {
-                            answer = RelayResult::TimedOut;
-                        }
-                        TraceKind::RelayPublished {
-                            row,
-                            event: published,
-                            how,
-                        }
-                    }
-                    RelayKind::Emails => {
-                        self.external_effects.push(ExternalEffect {
-                            call: None,
-                            tick: now,
-                            event,
-                            copy: self.relay_sends[r][event],
-                            delivery: 0,
-                        });
-                        TraceKind::EmailSent {
-                            row,
-                            idempotency_key: self.scenario.email.idempotency_key,
-                        }
-                    }
-                };
-                self.record_at(now, side, Some(&point), sent);
-                if answer == RelayResult::TimedOut {
-                    let timed_out = TraceKind::PublishTimedOut { intent: event };
-                    self.record_at(now, side, Some(&point), timed_out);
-                }
-                self.relays[r].handle_answer(answer);
-                self.relay_sends[r][event] += 1;
-                let after = BoundaryPoint {
-                    boundary: Boundary::after(send),
-                    ..point
-                };
-                if self.side_crash(now, side, after) {
-                    return;
+                let before = self.relay_point(r, Boundary::before(send), event);
+                RelayStep {
+                    r,
+                    row,
+                    mark: false,
+                    before,
                 }
             }
             RelayCommand::Mark { row, event } => {
                 // The mark belongs to the send just made: the same copy number.
-                let mut point = self.relay_point(r, Boundary::before(mark), event);
-                point.copy -= 1;
-                if !self.relays[r].half_done().past_before && self.side_crash(now, side, point) {
-                    return;
-                }
-                if !self.relay_stores[r].mark_sent(table, row) {
-                    let busy = TraceKind::Busy { step: mark };
-                    self.record_at(now, side, Some(&point), busy);
-                    self.relays[r].handle_answer(RelayResult::Busy);
-                } else {
-                    let marked = TraceKind::MarkedSent { step: mark, row };
-                    self.record_at(now, side, Some(&point), marked);
-                    self.relays[r].handle_answer(RelayResult::Marked);
-                    let after = BoundaryPoint {
-                        boundary: Boundary::after(mark),
-                        ..point
-                    };
-                    if self.side_crash(now, side, after) {
-                        return;
-                    }
+                let mut before = self.relay_point(r, Boundary::before(mark), event);
+                before.copy -= 1;
+                RelayStep {
+                    r,
+                    row,
+                    mark: true,
+                    before,
                 }
             }
+        };
+        if self.step(now, &mut s) == StepEnd::Done {
+            self.queue.push(now + STEP_TICKS, Occurrence::RelayTurn(r));
         }
-        self.queue.push(now + STEP_TICKS, Occurrence::RelayTurn(r));
+    }
+
+    /// The outbox table relay `r` reads.
+    fn outbox(&self, r: usize) -> OutboxTable {
+        match self.relays[r].kind {
+            RelayKind::Events => OutboxTable::Events,
+            RelayKind::Emails => OutboxTable::Emails,
+        }
+    }
+
+    /// Relay `r` sends outbox row `row` (for the event of `point`): publishes it, or sends
+    /// its email.
+    fn relay_send(&mut self, now: Tick, r: usize, row: i64, point: &BoundaryPoint) -> RelayResult {
+        let (side, event) = (Process::Relay(r), point.event);
+        let mut answer = RelayResult::Sent { row, event };
+        let sent = match self.relays[r].kind {
+            RelayKind::Events => {
+                let (published, how) = self.publish(now, event);
+                self.drain_broker(now);
+                // `faults.publish_timeout`: the broker has the message, the relay never
+                // hears so, and sends the row again.
+                if self.publish_times_out(event) {
+                    answer = RelayResult::TimedOut;
+                }
+                TraceKind::RelayPublished {
+                    row,
+                    event: published,
+                    how,
+                }
+            }
+            RelayKind::Emails => {
+                self.external_effects.push(ExternalEffect {
+                    call: None,
+                    tick: now,
+                    event,
+                    copy: self.relay_sends[r][event],
+                    delivery: 0,
+                });
+                TraceKind::EmailSent {
+                    row,
+                    idempotency_key: self.scenario.email.idempotency_key,
+                }
+            }
+        };
+        self.record_at(now, side, Some(point), sent);
+        if answer == RelayResult::TimedOut {
+            let timed_out = TraceKind::PublishTimedOut { intent: event };
+            self.record_at(now, side, Some(point), timed_out);
+        }
+        answer
     }
 
     fn relay_point(&self, r: usize, boundary: Boundary, event: EventIndex) -> BoundaryPoint {
@@ -240,10 +170,126 @@ impl World<'_> {
             }
         }
     }
+}
 
-    /// The producer or a relay reached `point`: crashed there if the fault injector says
-    /// so (see [`World::boundary`]). Returns whether it crashed.
-    fn side_crash(&mut self, now: Tick, side: Process, point: BoundaryPoint) -> bool {
-        self.boundary(now, side, point, None)
+/// A producer's step, as [`World::step`] drives it.
+struct ProducerStep {
+    command: ProducerCommand,
+    before: BoundaryPoint,
+}
+
+impl ProcessStep for ProducerStep {
+    type Answer = ProducerResult;
+
+    fn process(&self) -> Process {
+        Process::Producer
+    }
+
+    fn before(&self) -> BoundaryPoint {
+        self.before
+    }
+
+    fn perform(&mut self, w: &mut World, now: Tick) -> ProducerResult {
+        let (intent, step) = (self.command.intent, self.command.step);
+        let outbox = w.scenario.producer.mode == ProducerMode::Outbox;
+        let store = w
+            .producer_store
+            .as_mut()
+            .expect("an active producer has a database");
+        let (result, kind) = match step {
+            Step::InsertTransfer => match store.insert_transfer(&w.events[intent], outbox, now) {
+                TransferWrite::Recorded => {
+                    (ProducerResult::Done, TraceKind::TransferInserted { outbox })
+                }
+                TransferWrite::AlreadyRecorded => {
+                    (ProducerResult::AlreadyRecorded, TraceKind::TransferKnown)
+                }
+                TransferWrite::Busy => (ProducerResult::Busy, TraceKind::Busy { step }),
+            },
+            Step::CommitTransfer => {
+                if store.commit_transfer() {
+                    (ProducerResult::Done, TraceKind::TransferCommitted)
+                } else {
+                    (ProducerResult::Busy, TraceKind::Busy { step })
+                }
+            }
+            Step::Publish => {
+                let (event, how) = w.publish(now, intent);
+                w.drain_broker(now);
+                let (result, confirmation) = if w.publish_times_out(intent) {
+                    (ProducerResult::Timeout, Confirmation::TimedOut)
+                } else {
+                    (ProducerResult::Done, Confirmation::Confirmed)
+                };
+                let published = TraceKind::Published {
+                    event,
+                    how,
+                    confirmation,
+                };
+                (result, published)
+            }
+            other => unreachable!("{other} is not a producer step"),
+        };
+        w.record_at(now, Process::Producer, Some(&self.before), kind);
+        result
+    }
+
+    fn answer(&mut self, w: &mut World, now: Tick, result: ProducerResult) -> bool {
+        let producer = w.producer.as_mut().expect("a producer steps");
+        producer.handle_answer(result);
+        if result == ProducerResult::Busy {
+            return false;
+        }
+        let outbox = w.scenario.producer.mode == ProducerMode::Outbox;
+        if self.command.step == Step::CommitTransfer && outbox {
+            w.wake_relay(now, RelayKind::Events);
+        }
+        true
+    }
+}
+
+/// A relay's step (a send, or the mark of the row just sent), as [`World::step`] drives it.
+struct RelayStep {
+    r: usize,
+    row: i64,
+    mark: bool,
+    before: BoundaryPoint,
+}
+
+impl ProcessStep for RelayStep {
+    type Answer = RelayResult;
+
+    fn process(&self) -> Process {
+        Process::Relay(self.r)
+    }
+
+    fn before(&self) -> BoundaryPoint {
+        self.before
+    }
+
+    fn perform(&mut self, w: &mut World, now: Tick) -> RelayResult {
+        let (r, row, side) = (self.r, self.row, Process::Relay(self.r));
+        let (_, mark) = w.relays[r].kind.steps();
+        if self.mark {
+            let table = w.outbox(r);
+            if !w.relay_stores[r].mark_sent(table, row) {
+                let busy = TraceKind::Busy { step: mark };
+                w.record_at(now, side, Some(&self.before), busy);
+                return RelayResult::Busy;
+            }
+            let marked = TraceKind::MarkedSent { step: mark, row };
+            w.record_at(now, side, Some(&self.before), marked);
+            return RelayResult::Marked;
+        }
+        w.relay_send(now, r, row, &self.before)
+    }
+
+    fn answer(&mut self, w: &mut World, _now: Tick, answer: RelayResult) -> bool {
+        w.relays[self.r].handle_answer(answer);
+        if self.mark {
+            return answer == RelayResult::Marked;
+        }
+        w.relay_sends[self.r][self.before.event] += 1;
+        true
     }
 }
