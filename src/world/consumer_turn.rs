@@ -220,7 +220,8 @@ impl World<'_> {
         delay
     }
 
-    /// Performs one protocol step against the broker, the store or the outside world.
+    /// Performs one protocol step against the broker, the store or the outside world,
+    /// meeting the faults the injector decided for it.
     pub(super) fn perform(
         &mut self,
         now: Tick,
@@ -228,21 +229,14 @@ impl World<'_> {
         step: Step,
         nth: u8,
         d: &Delivery,
+        faults: StepFaults,
     ) -> (StepResult, TraceKind) {
         if step == Step::Receive {
             return (StepResult::Received(Some(*d)), TraceKind::Received);
         }
-        // The step's faults, asked once a turn; a step retried after `SQLITE_BUSY` was
-        // already asked whether it fails, and keeps the answer.
-        let decided = self.consumers[c].half_done().decided_fail;
-        let faults = self.faults.step_faults(StepQuery::Consumer {
-            step,
-            nth,
-            delivery: d,
-            now,
-            decided,
-        });
-        if decided.is_none() {
+        // A step retried after `SQLITE_BUSY` keeps whether it fails, decided on its first
+        // turn.
+        if self.consumers[c].half_done().decided_fail.is_none() {
             self.consumers[c].handle_faults(faults);
         }
         let fails = faults.fails;
@@ -522,9 +516,19 @@ impl ProcessStep for ConsumerStep {
         Some(self.delivery.message)
     }
 
-    fn perform(&mut self, w: &mut World, now: Tick) -> StepResult {
+    fn query<'s>(&'s self, w: &World, now: Tick) -> Option<StepQuery<'s>> {
+        (self.step != Step::Receive).then(|| StepQuery::Consumer {
+            step: self.step,
+            nth: self.command.nth,
+            delivery: &self.delivery,
+            now,
+            decided: w.consumers[self.c].half_done().decided_fail,
+        })
+    }
+
+    fn perform(&mut self, w: &mut World, now: Tick, faults: StepFaults) -> StepResult {
         let (c, step, d) = (self.c, self.step, &self.delivery);
-        let (result, kind) = w.perform(now, c, step, self.command.nth, d);
+        let (result, kind) = w.perform(now, c, step, self.command.nth, d, faults);
         if result == StepResult::Db(DbOutcome::Committed) {
             w.wake_relay(now, RelayKind::Emails);
         }

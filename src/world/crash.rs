@@ -1,10 +1,11 @@
-//! The one seam where a process meets a step boundary: the point is recorded as reached,
-//! the fault injector says whether the process crashes there, and a crash is carried out
+//! Where a process meets a step boundary: the point is recorded as reached and, when the
+//! fault injector says so (asked by `World::step`), a crash is carried out
 //! the same way for every process: its volatile state dropped (`Host::handle_crash`), its
 //! open transaction rolled back by the database, what the database and the broker confirm
 //! recorded, and its restart scheduled; the restart is here too.
 
 use super::*;
+use crate::model::CrashCause;
 
 /// A process of the run: whose boundary a crash point is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -58,18 +59,9 @@ impl World<'_> {
         });
     }
 
-    /// Process `p` reached `point` (for a consumer, with the delivery of `message` in
-    /// hand): recorded as reached, and crashed there if the fault injector says so.
-    /// Returns whether it crashed.
-    pub(super) fn boundary(
-        &mut self,
-        now: Tick,
-        p: Process,
-        point: BoundaryPoint,
-        message: Option<MessageId>,
-    ) -> bool {
-        // After a consumer's retry some boundaries come again; only the first is a crash
-        // point.
+    /// Process `p` reached `point`: recorded as a crash point reached (once: after a
+    /// consumer's retry some boundaries come again; only the first is a crash point).
+    pub(super) fn reached(&mut self, p: Process, point: BoundaryPoint) {
         let again = matches!(p, Process::Consumer(_))
             && self
                 .reached_seen
@@ -78,9 +70,18 @@ impl World<'_> {
         if !again && self.healed.is_none() {
             self.reached.push(point);
         }
-        let Some(cause) = self.faults.crash_at(&point) else {
-            return false;
-        };
+    }
+
+    /// Process `p` crashes at `point` (for a consumer, with the delivery of `message` in
+    /// hand), for `cause`: the crash carried out and recorded, its restart scheduled.
+    pub(super) fn crash(
+        &mut self,
+        now: Tick,
+        p: Process,
+        point: BoundaryPoint,
+        message: Option<MessageId>,
+        cause: CrashCause,
+    ) {
         let dropped_transaction = self.crash_process(p);
         let confirmed = self.confirmed(p, &point, message);
         let crash = TraceKind::Crash {
@@ -106,7 +107,6 @@ impl World<'_> {
             Occurrence::Restart(p),
         );
         self.record_crash_state(now);
-        true
     }
 
     /// Process `p` starts again after its crash, empty ([`Host::handle_restart`]), and takes

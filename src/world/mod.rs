@@ -17,7 +17,7 @@ use crate::fault::{Confirmed, CrashRecord, FaultInjector, StepQuery};
 use crate::model::{
     Account, Boundary, BoundaryPoint, Confirmation, ConsumerId, Event, EventIndex, EventType,
     ExternalEffect, GaveUpRecord, HalfDone, Host, Limit, Publication, SqlBinding, SqlEvent, Step,
-    Tick, TraceKind,
+    StepFaults, Tick, TraceKind,
 };
 use crate::scenario::{bounds, Scenario};
 use crate::sim::{

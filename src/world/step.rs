@@ -1,10 +1,11 @@
 //! The one step every process takes: the consumer's, the producer's and the relays' steps
 //! all go through [`World::step`], which passes the step's "before" boundary (unless the
 //! step is half done past it), has the step performed, hands the process its answer, and
-//! passes its "after" boundary when the step completed. At each boundary the point is
-//! reached ([`World::boundary`], the crash seam) and, if the process did not crash there,
-//! the plan may stall it. What differs between processes (where their points are, what
-//! their commands do) is each one's [`ProcessStep`].
+//! passes its "after" boundary when the step completed. It is where the fault injector is
+//! asked about a step: at each boundary whether the process crashes there (then the crash
+//! is carried out, `world::crash`) or stalls there, and once before the step is performed
+//! what faults the step meets ([`StepFaults`]). What differs between processes (where
+//! their points are, what their commands do) is each one's [`ProcessStep`].
 
 use super::crash::Process;
 use super::*;
@@ -28,9 +29,12 @@ pub(super) trait ProcessStep {
         None
     }
 
-    /// Performs the step against the broker, a store or the outside world (its faults
-    /// asked, its trace entries recorded).
-    fn perform(&mut self, w: &mut World, now: Tick) -> Self::Answer;
+    /// What the step asks the fault injector before it is performed, if anything.
+    fn query<'s>(&'s self, w: &World, now: Tick) -> Option<StepQuery<'s>>;
+
+    /// Performs the step against the broker, a store or the outside world, meeting
+    /// `faults`, and records its trace entries.
+    fn perform(&mut self, w: &mut World, now: Tick, faults: StepFaults) -> Self::Answer;
 
     /// Hands `answer` to the process, with what follows from it. Returns whether the step
     /// completed (then it reaches its "after" boundary): a step answered busy goes on next
@@ -62,7 +66,11 @@ impl World<'_> {
                 crashed => return crashed,
             }
         }
-        let answer = s.perform(self, now);
+        let faults = match s.query(self, now) {
+            Some(query) => self.faults.step_faults(query),
+            None => StepFaults::default(),
+        };
+        let answer = s.perform(self, now, faults);
         if !s.answer(self, now, answer) {
             return StepEnd::Done;
         }
@@ -83,7 +91,9 @@ impl World<'_> {
         point: BoundaryPoint,
         message: Option<MessageId>,
     ) -> StepEnd {
-        if self.boundary(now, p, point, message) {
+        self.reached(p, point);
+        if let Some(cause) = self.faults.crash_at(&point) {
+            self.crash(now, p, point, message, cause);
             return StepEnd::Crashed;
         }
         let Some(ticks) = self.faults.stall_at(&point) else {

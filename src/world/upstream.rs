@@ -11,8 +11,10 @@
 use super::crash::Process;
 use super::step::{ProcessStep, StepEnd};
 use super::{Occurrence, World, STEP_TICKS};
+use crate::fault::StepQuery;
 use crate::model::{
-    Boundary, BoundaryPoint, Confirmation, EventIndex, ExternalEffect, Host, Step, Tick, TraceKind,
+    Boundary, BoundaryPoint, Confirmation, EventIndex, ExternalEffect, Host, Step, StepFaults,
+    Tick, TraceKind,
 };
 use crate::producer::{ProducerCommand, ProducerMode, ProducerResult};
 use crate::relay::{RelayCommand, RelayKind, RelayResult};
@@ -111,9 +113,16 @@ impl World<'_> {
         }
     }
 
-    /// Relay `r` sends outbox row `row` (for the event of `point`): publishes it, or sends
-    /// its email.
-    fn relay_send(&mut self, now: Tick, r: usize, row: i64, point: &BoundaryPoint) -> RelayResult {
+    /// Relay `r` sends outbox row `row` (for the event of `point`): publishes it (its
+    /// confirmation lost when `times_out`), or sends its email.
+    fn relay_send(
+        &mut self,
+        now: Tick,
+        r: usize,
+        row: i64,
+        point: &BoundaryPoint,
+        times_out: bool,
+    ) -> RelayResult {
         let (side, event) = (Process::Relay(r), point.event);
         let mut answer = RelayResult::Sent { row, event };
         let sent = match self.relays[r].kind {
@@ -122,7 +131,7 @@ impl World<'_> {
                 self.drain_broker(now);
                 // `faults.publish_timeout`: the broker has the message, the relay never
                 // hears so, and sends the row again.
-                if self.publish_times_out(event) {
+                if times_out {
                     answer = RelayResult::TimedOut;
                 }
                 TraceKind::RelayPublished {
@@ -189,7 +198,12 @@ impl ProcessStep for ProducerStep {
         self.before
     }
 
-    fn perform(&mut self, w: &mut World, now: Tick) -> ProducerResult {
+    fn query<'s>(&'s self, _: &World, _: Tick) -> Option<StepQuery<'s>> {
+        let event = self.command.intent;
+        (self.command.step == Step::Publish).then_some(StepQuery::Publish { event })
+    }
+
+    fn perform(&mut self, w: &mut World, now: Tick, faults: StepFaults) -> ProducerResult {
         let (intent, step) = (self.command.intent, self.command.step);
         let outbox = w.scenario.producer.mode == ProducerMode::Outbox;
         let store = w
@@ -216,7 +230,7 @@ impl ProcessStep for ProducerStep {
             Step::Publish => {
                 let (event, how) = w.publish(now, intent);
                 w.drain_broker(now);
-                let (result, confirmation) = if w.publish_times_out(intent) {
+                let (result, confirmation) = if faults.publish_times_out {
                     (ProducerResult::Timeout, Confirmation::TimedOut)
                 } else {
                     (ProducerResult::Done, Confirmation::Confirmed)
@@ -267,7 +281,13 @@ impl ProcessStep for RelayStep {
         self.before
     }
 
-    fn perform(&mut self, w: &mut World, now: Tick) -> RelayResult {
+    fn query<'s>(&'s self, w: &World, _: Tick) -> Option<StepQuery<'s>> {
+        let publishes = !self.mark && w.relays[self.r].kind == RelayKind::Events;
+        let event = self.before.event;
+        publishes.then_some(StepQuery::Publish { event })
+    }
+
+    fn perform(&mut self, w: &mut World, now: Tick, faults: StepFaults) -> RelayResult {
         let (r, row, side) = (self.r, self.row, Process::Relay(self.r));
         let (_, mark) = w.relays[r].kind.steps();
         if self.mark {
@@ -281,7 +301,7 @@ impl ProcessStep for RelayStep {
             w.record_at(now, side, Some(&self.before), marked);
             return RelayResult::Marked;
         }
-        w.relay_send(now, r, row, &self.before)
+        w.relay_send(now, r, row, &self.before, faults.publish_times_out)
     }
 
     fn answer(&mut self, w: &mut World, _now: Tick, answer: RelayResult) -> bool {

@@ -47,5 +47,6 @@ mod sql_steps;
 mod support;
 mod tidy;
 mod tidy_cycles;
+mod tidy_executor;
 mod tidy_types;
 mod verdict;
