@@ -1,6 +1,8 @@
-//! A consumer's turn: its next command performed against the broker or its store
-//! connection, with the crash points and stalls the fault injector decides at the step's
-//! boundaries.
+//! A consumer's turn: its next command got ready (the broker's delivery, for a `receive`)
+//! and taken by `World::step` as a `ConsumerStep`, which performs it against the broker,
+//! its store connection or the outside world; and the error policy's clean-up commands
+//! (rollback, alert, lookup, nack, retry), which are no protocol steps and have no crash
+//! points.
 
 use super::crash::Process;
 use super::step::{ProcessStep, StepEnd};
@@ -9,7 +11,8 @@ use crate::consumer::Command;
 use crate::model::GiveUp;
 
 impl World<'_> {
-    /// One consumer step: the fault injector may crash it just before or just after.
+    /// One consumer turn: a clean-up command, or a protocol step through `World::step`
+    /// (the fault injector may crash or stall it just before or just after).
     pub(super) fn turn(&mut self, now: Tick, c: ConsumerId) {
         let Some(command) = self.consumers[c].poll_command() else {
             return; // Waiting or down: a stale turn.

@@ -1,8 +1,9 @@
 //! The actors upstream and beside the consumers: the producer process and the outbox
 //! relays (the producer's, and the email relay on the consumer's side). Each runs on its own
-//! turns, one step per tick, with crash points before and after every step, like a
-//! consumer; a crash loses its volatile state and its open transaction, and it restarts
-//! after the consumer's restart delay.
+//! turns, one step per tick, taken by `World::step` like a consumer's, with crash points
+//! before and after every step; here is each one's own part of a step (`ProducerStep`,
+//! `RelayStep`: where its points are, what its commands do). A crash loses its volatile
+//! state and its open transaction, and it restarts after the consumer's restart delay.
 //!
 //! Their crash points are named by step (`after:commit_transfer e0 d1`); `e` is the intent
 //! (or the event an outbox row is for), `copy` counts earlier publications (or sends) of it,
