@@ -486,15 +486,9 @@ impl Consumer {
         false
     }
 
-    /// The answer to the command last returned by [`Host::poll_command`], taken by the
-    /// protocol's steps or its handler.
-    fn answer(&mut self, result: StepResult) {
-        if let Some(h) = &mut self.handler {
-            return h.handle_answer(result);
-        }
-        let command = self
-            .poll_command()
-            .expect("a result answers a command the consumer issued");
+    /// The answer to `command`, the protocol's command last returned by
+    /// [`Host::poll_command`].
+    fn answer(&mut self, command: Command, result: StepResult) {
         if self.answered_apart(command, result) {
             return;
         }
@@ -589,6 +583,13 @@ impl Consumer {
         self.after_step();
     }
 
+    /// The executor asked the fault injector about the protocol step in hand: the
+    /// consumer keeps with the step whether it fails, so that a retry after busy is the
+    /// same step, not asked again (the other faults are asked on every turn).
+    pub fn handle_faults(&mut self, faults: StepFaults) {
+        self.half_done_mut().decided_fail = Some(faults.fails);
+    }
+
     fn half_done_mut(&mut self) -> &mut HalfDone {
         match &mut self.handler {
             Some(h) => &mut h.half_done,
@@ -636,11 +637,15 @@ impl Host for Consumer {
     /// that got nothing performed nothing, and the policy's clean-up commands (rollback,
     /// nack, alert, lookup, retry) are not protocol steps: neither touches it.
     fn handle_answer(&mut self, result: StepResult) {
-        let performed = result != StepResult::Received(None)
-            && self
-                .poll_command()
-                .is_some_and(|c| matches!(c.action, Action::Step(_)));
-        self.answer(result);
+        let command = self
+            .poll_command()
+            .expect("a result answers a command the consumer issued");
+        let performed =
+            result != StepResult::Received(None) && matches!(command.action, Action::Step(_));
+        match &mut self.handler {
+            Some(h) => h.handle_answer(result),
+            None => self.answer(command, result),
+        }
         if performed {
             follow(self.half_done_mut(), result);
         }
@@ -651,10 +656,6 @@ impl Host for Consumer {
             Some(h) => &h.half_done,
             None => &self.half_done,
         }
-    }
-
-    fn handle_faults(&mut self, faults: StepFaults) {
-        self.half_done_mut().decided_fail = Some(faults.fails);
     }
 
     fn handle_stall(&mut self) {

@@ -8,7 +8,7 @@
 //! commands, asks the fault injector at the boundaries, and never keeps a process's state
 //! for it.
 
-use super::{HalfDone, StepFaults};
+use super::HalfDone;
 
 /// A process the executor drives: the consumer, the producer, a relay.
 pub trait Host {
@@ -28,11 +28,6 @@ pub trait Host {
     /// What the step in hand already did, when it takes more than one turn: read by the
     /// executor to resume it, written only by the process itself.
     fn half_done(&self) -> &HalfDone;
-
-    /// The executor asked the fault injector about the step in hand: the process keeps
-    /// what lasts with the step (whether it fails), so that a retry after busy is not
-    /// asked again.
-    fn handle_faults(&mut self, faults: StepFaults);
 
     /// The step in hand stopped at its "before" boundary (a stall): its next turn goes on
     /// past that boundary, holding everything it holds now.

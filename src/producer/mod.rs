@@ -16,7 +16,7 @@
 //! - `outbox`: the event is written to an outbox table in the transfer's own transaction; a
 //!   relay ([`crate::relay`]) publishes committed rows and marks them sent.
 
-use crate::model::{EventIndex, HalfDone, Host, Step, StepFaults};
+use crate::model::{EventIndex, HalfDone, Host, Step};
 use serde::{Deserialize, Serialize};
 
 /// How the producer gets an event from its database to the broker.
@@ -293,10 +293,6 @@ impl Host for Producer {
 
     fn half_done(&self) -> &HalfDone {
         &self.half_done
-    }
-
-    fn handle_faults(&mut self, faults: StepFaults) {
-        self.half_done.decided_fail = Some(faults.fails);
     }
 
     fn handle_stall(&mut self) {

@@ -8,7 +8,7 @@
 //! mail service by an idempotency key). The relay reads only committed rows, through its
 //! own connection, so it never sends something whose transaction rolls back.
 
-use crate::model::{EventIndex, HalfDone, Host, Step, StepFaults};
+use crate::model::{EventIndex, HalfDone, Host, Step};
 
 /// Which outbox a relay drains.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -156,10 +156,6 @@ impl Host for Relay {
 
     fn half_done(&self) -> &HalfDone {
         &self.half_done
-    }
-
-    fn handle_faults(&mut self, faults: StepFaults) {
-        self.half_done.decided_fail = Some(faults.fails);
     }
 
     fn handle_stall(&mut self) {

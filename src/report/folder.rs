@@ -11,7 +11,7 @@ use super::lang::Lang;
 use crate::check::{Coverage, ExpectationFailure, Judgement, Reason};
 use crate::model::Guarantee;
 use crate::report::paint::Paint;
-pub use crate::report::view::{file_judgement, FileCheck};
+use crate::report::view::{file_judgement, FileCheck};
 use serde::Serialize;
 use std::fmt::Write as _;
 

@@ -237,11 +237,8 @@ impl World<'_> {
         if step == Step::Receive {
             return (StepResult::Received(Some(*d)), TraceKind::Received);
         }
-        // A step retried after `SQLITE_BUSY` keeps whether it fails, decided on its first
-        // turn.
-        if self.consumers[c].half_done().decided_fail.is_none() {
-            self.consumers[c].handle_faults(faults);
-        }
+        // Kept with the step: a retry after `SQLITE_BUSY` is asked with it (`decided`).
+        self.consumers[c].handle_faults(faults);
         let fails = faults.fails;
         if let Some(refused) = self.handler_misuse(c, step, nth) {
             return refused;

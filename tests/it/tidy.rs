@@ -105,7 +105,8 @@ fn a_failed_run_is_defined_in_one_place() {
 }
 
 /// Every source file under `src/`, as (path relative to the crate root, text).
-fn source_texts() -> Vec<(String, String)> {
+/// Every source file under `src/`, by its path from the repository root, with its text.
+pub(crate) fn source_texts() -> Vec<(String, String)> {
     let mut files = Vec::new();
     sources(&root().join("src"), &mut files);
     files.sort();

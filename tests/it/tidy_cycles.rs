@@ -8,9 +8,8 @@
 //! (`super::sql::intern`, `crate::check::Verdict`), at the file (or inline module) they
 //! are written in; test modules are left out. Doc comments are not code and do not count.
 
-use crate::support::root;
+use crate::tidy::source_texts;
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
 use syn::visit::Visit;
 
 /// Loops not untangled yet, each with why it is there. The test fails when one of them
@@ -45,11 +44,9 @@ type Graph = BTreeMap<String, BTreeSet<String>>;
 /// Every module of the library crate under `src/` (not the binary's `main.rs`), with the
 /// modules it names.
 fn library_graph() -> Graph {
-    let mut files = Vec::new();
-    rust_files(&root().join("src"), &mut files);
-    let modules: Vec<(Vec<String>, String)> = files
+    let modules: Vec<(Vec<String>, String)> = source_texts()
         .into_iter()
-        .filter_map(|(rel, text)| Some((module_of(&rel)?, text)))
+        .filter_map(|(rel, text)| Some((module_of(rel.strip_prefix("src/")?)?, text)))
         .collect();
     graph(&modules)
 }
@@ -66,19 +63,6 @@ fn module_of(rel: &str) -> Option<Vec<String>> {
         parts.pop();
     }
     Some(parts)
-}
-
-fn rust_files(dir: &Path, out: &mut Vec<(String, String)>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            let rel = path.strip_prefix(root().join("src")).unwrap();
-            let text = std::fs::read_to_string(&path).unwrap();
-            out.push((rel.display().to_string(), text));
-        }
-    }
 }
 
 /// The graph of `files` (each a module path and its source): the inline modules they

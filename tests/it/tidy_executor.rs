@@ -5,8 +5,7 @@
 //! its own would give a process a fault the others' steps cannot meet. The exceptions are
 //! listed with why.
 
-use crate::support::root;
-use std::path::Path;
+use crate::tidy::source_texts;
 use syn::visit::Visit;
 
 /// The injector's questions.
@@ -57,18 +56,6 @@ fn asks_in(file: &str, text: &str) -> Vec<(String, String)> {
     calls.out
 }
 
-fn source_files(dir: &Path, out: &mut Vec<(String, String)>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        let rel = path.strip_prefix(root()).unwrap().display().to_string();
-        if path.is_dir() {
-            source_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push((rel, std::fs::read_to_string(&path).unwrap()));
-        }
-    }
-}
-
 /// The asks outside the step function and its listed exceptions.
 fn stray_asks(files: &[(String, String)]) -> Vec<(String, String)> {
     let mut stray = Vec::new();
@@ -85,8 +72,7 @@ fn stray_asks(files: &[(String, String)]) -> Vec<(String, String)> {
 
 #[test]
 fn only_the_step_function_asks_the_fault_injector() {
-    let mut files = Vec::new();
-    source_files(&root().join("src"), &mut files);
+    let files = source_texts();
     let stray = stray_asks(&files);
     assert!(
         stray.is_empty(),

@@ -226,7 +226,7 @@ pub(in crate::cli) fn run(args: &RunArgs, given: &Given) -> Result<(Printed, Exi
     let checks = as_written.map(|_| report.checks);
     let judgement = {
         let of_run = result.judgement(failures.as_ref().map(Vec::len));
-        crate::report::folder::file_judgement(&of_run, checks.as_deref().unwrap_or(&[]))
+        crate::report::view::file_judgement(&of_run, checks.as_deref().unwrap_or(&[]))
     };
     if let Some(path) = &args.html {
         // The page leads with the verdict line printed first below.
