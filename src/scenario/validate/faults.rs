@@ -163,41 +163,7 @@ impl Checker<'_> {
         let mut fail = Vec::new();
         for (i, f) in fails.into_iter().enumerate() {
             let field = format!("faults.fail[{i}].at");
-            let (name, nth) = split_occurrence(&f.at, &f.at).map_err(|m| self.err(&field, m))?;
-            let step = Step::parse(name)
-                .map(|s| protocol.resolve(s))
-                .ok_or_else(|| {
-                    self.err(
-                        &field,
-                        format!(
-                            "unknown step `{}`; the steps are {}{}",
-                            f.at,
-                            Step::allowed_names(),
-                            protocol.own_steps_hint()
-                        ),
-                    )
-                })?;
-            if step.actor() != crate::model::StepActor::Consumer {
-                return Err(self.err(
-                    &field,
-                    format!(
-                        "only consumer steps can be told to fail; `{step}` is the {}'s (crash \
-                         it with `faults.crash`, or time its publication out with \
-                         `faults.publish_timeout`)",
-                        step.actor().name()
-                    ),
-                ));
-            }
-            if step == Step::Receive {
-                return Err(self.err(
-                    &field,
-                    "`receive` cannot fail; to lose a delivery on the wire, crash at `before:receive`",
-                ));
-            }
-            if !protocol.runs(step) {
-                return Err(self.missing_step(&field, protocol, step, ""));
-            }
-            self.occurrence(&field, protocol, step, nth)?;
+            let (step, nth) = self.failing_step(&field, &f.at, protocol)?;
             if f.times.is_some() && f.until_tick.is_some() {
                 return Err(self.err(
                     format!("faults.fail[{i}].until_tick"),
@@ -234,6 +200,52 @@ impl Checker<'_> {
             });
         }
         Ok(fail)
+    }
+
+    /// The step (and its occurrence, if written) a `faults.fail` entry at `field` names
+    /// with `at`: a consumer step the protocol runs, other than `receive`.
+    fn failing_step(
+        &self,
+        field: &str,
+        at: &str,
+        protocol: &Protocol,
+    ) -> Result<(Step, Option<u8>), ScenarioError> {
+        let (name, nth) = split_occurrence(at, at).map_err(|m| self.err(field, m))?;
+        let step = Step::parse(name)
+            .map(|s| protocol.resolve(s))
+            .ok_or_else(|| {
+                self.err(
+                    field,
+                    format!(
+                        "unknown step `{}`; the steps are {}{}",
+                        at,
+                        Step::allowed_names(),
+                        protocol.own_steps_hint()
+                    ),
+                )
+            })?;
+        if step.actor() != crate::model::StepActor::Consumer {
+            return Err(self.err(
+                field,
+                format!(
+                    "only consumer steps can be told to fail; `{step}` is the {}'s (crash \
+                     it with `faults.crash`, or time its publication out with \
+                     `faults.publish_timeout`)",
+                    step.actor().name()
+                ),
+            ));
+        }
+        if step == Step::Receive {
+            return Err(self.err(
+                field,
+                "`receive` cannot fail; to lose a delivery on the wire, crash at `before:receive`",
+            ));
+        }
+        if !protocol.runs(step) {
+            return Err(self.missing_step(field, protocol, step, ""));
+        }
+        self.occurrence(field, protocol, step, nth)?;
+        Ok((step, nth))
     }
 
     /// `faults.stall`: boundaries of the protocol's steps, held for some ticks.

@@ -20,7 +20,7 @@ use crate::fault::{
 };
 use crate::model::{Boundary, Protocol, Step, Tick};
 use crate::producer::{Identity, ProducerConfig};
-use crate::store::{OutOfOrder, Retention, StoreConfig};
+use crate::store::{CustomSchema, OutOfOrder, Retention, StoreConfig};
 
 pub fn parse(text: &str, origin: &str) -> Result<Scenario, ScenarioError> {
     if text.len() > bounds::MAX_SCENARIO_BYTES {
@@ -76,6 +76,16 @@ fn renamed_field(field: &str, message: &str) -> Option<&'static str> {
         "it is now `truncated`, its opposite, named as the output's `summary.truncated`: \
          `\"complete\": true` is `\"truncated\": false`",
     )
+}
+
+/// The scenario's description in English and in Spanish (empty where the file gives none;
+/// one text is the English one).
+fn descriptions(raw: &Option<RawDescription>) -> (String, String) {
+    match raw {
+        None => (String::new(), String::new()),
+        Some(RawDescription::One(text)) => (text.clone(), String::new()),
+        Some(RawDescription::Languages(l)) => (l.en.clone(), l.es.clone()),
+    }
 }
 
 /// The error for a scenario `bytes` long, over [`bounds::MAX_SCENARIO_BYTES`], located
@@ -205,57 +215,74 @@ impl Checker<'_> {
             replay_dead_letters_at_tick,
             late_redelivery_ticks,
         )?;
+        let consumer = self.consumer_config(&raw.consumer, completion_delay_ticks)?;
+        let consumers = self.range(
+            "consumers",
+            raw.consumers.unwrap_or(1),
+            1,
+            bounds::MAX_CONSUMERS as u64,
+        )? as usize;
+        let (description, description_es) = descriptions(&raw.description);
         Ok(Scenario {
             name: raw.name.unwrap_or_else(|| protocol.name.clone()),
-            description: match &raw.description {
-                None => String::new(),
-                Some(RawDescription::One(text)) => text.clone(),
-                Some(RawDescription::Languages(l)) => l.en.clone(),
-            },
-            description_es: match &raw.description {
-                Some(RawDescription::Languages(l)) => l.es.clone(),
-                _ => String::new(),
-            },
+            description,
+            description_es,
             seed: raw.seed.unwrap_or(0),
-            store: StoreConfig {
-                inbox_unique: raw.store.inbox_unique.unwrap_or(true),
-                effect: raw.store.effect.unwrap_or_default(),
-                business_key_unique: raw.store.business_key_unique.unwrap_or(false),
-                out_of_order,
-                retention,
-                custom,
-                engine: self.engine,
-                isolation: self.isolation.unwrap_or_default(),
-                ..StoreConfig::default()
-            },
+            store: self.store_config(&raw.store, out_of_order, retention, custom),
             producer,
             email: super::EmailConfig {
                 idempotency_key: raw.email.idempotency_key.unwrap_or(false),
             },
             broker,
-            consumer: ConsumerConfig {
-                restart_delay_ticks: self.range(
-                    "consumer.restart_delay_ticks",
-                    raw.consumer
-                        .restart_delay_ticks
-                        .unwrap_or(ConsumerConfig::default().restart_delay_ticks),
-                    0,
-                    bounds::MAX_DELAY_TICKS,
-                )?,
-                on_commit_timeout: raw.consumer.on_commit_timeout.unwrap_or_default(),
-                completion_delay_ticks,
-            },
-            consumers: self.range(
-                "consumers",
-                raw.consumers.unwrap_or(1),
-                1,
-                bounds::MAX_CONSUMERS as u64,
-            )? as usize,
+            consumer,
+            consumers,
             protocol,
             workload,
             faults,
             expect,
             limits,
+        })
+    }
+
+    /// The store's settings, from the file's (checked before) and the engine and level the
+    /// command line chose.
+    fn store_config(
+        &self,
+        raw: &RawStore,
+        out_of_order: OutOfOrder,
+        retention: Option<Retention>,
+        custom: Option<CustomSchema>,
+    ) -> StoreConfig {
+        StoreConfig {
+            inbox_unique: raw.inbox_unique.unwrap_or(true),
+            effect: raw.effect.unwrap_or_default(),
+            business_key_unique: raw.business_key_unique.unwrap_or(false),
+            out_of_order,
+            retention,
+            custom,
+            engine: self.engine,
+            isolation: self.isolation.unwrap_or_default(),
+            ..StoreConfig::default()
+        }
+    }
+
+    /// The consumer's settings: its restart delay checked against its bound, the others
+    /// as written (or their defaults).
+    fn consumer_config(
+        &self,
+        raw: &RawConsumer,
+        completion_delay_ticks: Tick,
+    ) -> Result<ConsumerConfig, ScenarioError> {
+        Ok(ConsumerConfig {
+            restart_delay_ticks: self.range(
+                "consumer.restart_delay_ticks",
+                raw.restart_delay_ticks
+                    .unwrap_or(ConsumerConfig::default().restart_delay_ticks),
+                0,
+                bounds::MAX_DELAY_TICKS,
+            )?,
+            on_commit_timeout: raw.on_commit_timeout.unwrap_or_default(),
+            completion_delay_ticks,
         })
     }
 

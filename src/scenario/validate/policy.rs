@@ -48,20 +48,7 @@ impl Checker<'_> {
     ) -> Result<(ErrorPolicy, Vec<crate::model::SqlStep>), ScenarioError> {
         let retry = match &p.retry {
             None => None,
-            Some(r) => Some(Retry {
-                times: self.range(
-                    "protocol.on_error.retry.times",
-                    r.times,
-                    1,
-                    u64::from(ErrorPolicy::MAX_RETRIES),
-                )? as u8,
-                backoff_ticks: self.range(
-                    "protocol.on_error.retry.backoff_ticks",
-                    r.backoff_ticks.unwrap_or(0),
-                    0,
-                    bounds::MAX_DELAY_TICKS,
-                )?,
-            }),
+            Some(r) => Some(self.retry(r)?),
         };
         if p.steps.len() > Protocol::MAX_STEPS {
             return Err(self.err(
@@ -77,31 +64,7 @@ impl Checker<'_> {
             let (step, db) = match raw {
                 RawCompensation::Named(name) => (self.named_step(&field, name)?, 0),
                 RawCompensation::Sql(c) => {
-                    let raw = RawSqlStep {
-                        name: c.name.clone(),
-                        sql: Some(c.sql.clone()),
-                        external: None,
-                        duplicate_if: None,
-                        db: c.db.clone(),
-                        into: None,
-                        when: None,
-                        goto: None,
-                        on_error: None,
-                    };
-                    let raw = &raw;
-                    let db = self.step_db(&field, raw, databases)?;
-                    let step = self.sql_step(&field, raw, db, &mut defs, origins)?;
-                    if protocol.has(step) {
-                        return Err(self.err(
-                            format!("{field}.name"),
-                            format!(
-                                "`{step}` is a step of the protocol itself; a compensating \
-                                 step needs a name of its own, so that its crash points name \
-                                 it alone"
-                            ),
-                        ));
-                    }
-                    (step, db)
+                    self.compensation_sql(&field, c, protocol, databases, &mut defs, origins)?
                 }
             };
             steps.push(step);
@@ -121,6 +84,61 @@ impl Checker<'_> {
             then,
         };
         Ok((policy, defs))
+    }
+
+    /// The policy's retries, each bound checked.
+    fn retry(&self, r: &RawRetry) -> Result<Retry, ScenarioError> {
+        Ok(Retry {
+            times: self.range(
+                "protocol.on_error.retry.times",
+                r.times,
+                1,
+                u64::from(ErrorPolicy::MAX_RETRIES),
+            )? as u8,
+            backoff_ticks: self.range(
+                "protocol.on_error.retry.backoff_ticks",
+                r.backoff_ticks.unwrap_or(0),
+                0,
+                bounds::MAX_DELAY_TICKS,
+            )?,
+        })
+    }
+
+    /// A compensating step written as SQL (at `field`): its step and database, its
+    /// definition added to `defs`. Its name is its own, not a step of the protocol's.
+    fn compensation_sql(
+        &self,
+        field: &str,
+        c: &RawCompensationSql,
+        protocol: &Protocol,
+        databases: &[&str],
+        defs: &mut Vec<crate::model::SqlStep>,
+        origins: &mut Vec<SqlOrigin>,
+    ) -> Result<(Step, u8), ScenarioError> {
+        let raw = RawSqlStep {
+            name: c.name.clone(),
+            sql: Some(c.sql.clone()),
+            external: None,
+            duplicate_if: None,
+            db: c.db.clone(),
+            into: None,
+            when: None,
+            goto: None,
+            on_error: None,
+        };
+        let raw = &raw;
+        let db = self.step_db(field, raw, databases)?;
+        let step = self.sql_step(field, raw, db, defs, origins)?;
+        if protocol.has(step) {
+            return Err(self.err(
+                format!("{field}.name"),
+                format!(
+                    "`{step}` is a step of the protocol itself; a compensating step needs a \
+                     name of its own, so that its crash points name it alone"
+                ),
+            ));
+        }
+        Ok((step, db))
     }
 
     /// What ends a failed delivery, by its name.

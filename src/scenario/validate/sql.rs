@@ -67,7 +67,26 @@ impl Checker<'_> {
         if let Some(step) = transaction_step(&statements, &name) {
             return self.transaction_step_only(&field, list, raw, step);
         }
-        if !sql::valid_name(&name) {
+        let name = self.step_name(&field, &name)?;
+        let def = self.flow_of(
+            &field,
+            raw,
+            SqlStep {
+                name,
+                statements,
+                duplicate_if: raw.duplicate_if.as_ref().and_then(RawDuplicateIf::named),
+                db,
+                ..SqlStep::default()
+            },
+        )?;
+        self.define_once(field, list, def, defs, origins)?;
+        Ok(Step::Sql(name))
+    }
+
+    /// A SQL step's name, checked and interned: crash points write it, so it is a plain
+    /// word, and no built-in step's.
+    fn step_name(&self, field: &str, name: &str) -> Result<&'static str, ScenarioError> {
+        if !sql::valid_name(name) {
             return Err(self.err(
                 format!("{field}.name"),
                 format!(
@@ -87,23 +106,26 @@ impl Checker<'_> {
                 ),
             ));
         }
-        let name = sql::intern(&name).ok_or_else(|| {
+        sql::intern(name).ok_or_else(|| {
             self.err(
                 format!("{field}.name"),
                 "this process has interned too many distinct SQL step names",
             )
-        })?;
-        let def = self.flow_of(
-            &field,
-            raw,
-            SqlStep {
-                name,
-                statements,
-                duplicate_if: raw.duplicate_if.as_ref().and_then(RawDuplicateIf::named),
-                db,
-                ..SqlStep::default()
-            },
-        )?;
+        })
+    }
+
+    /// Adds `def`, the SQL step written at `field`, to `defs` (and where it was written to
+    /// `origins`) unless a step of its name is there already: a repeated step repeats its
+    /// definition, so one defined differently is refused.
+    fn define_once(
+        &self,
+        field: String,
+        list: bool,
+        def: SqlStep,
+        defs: &mut Vec<SqlStep>,
+        origins: &mut Vec<SqlOrigin>,
+    ) -> Result<(), ScenarioError> {
+        let name = def.name;
         match defs.iter().position(|d| d.name == name) {
             Some(k) if defs[k] != def => {
                 return Err(self.err(
@@ -125,7 +147,7 @@ impl Checker<'_> {
                 });
             }
         }
-        Ok(Step::Sql(name))
+        Ok(())
     }
 
     /// A SQL step written `BEGIN` or `COMMIT` is the built-in step, which keeps nothing,

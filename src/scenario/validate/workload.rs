@@ -154,30 +154,16 @@ impl Checker<'_> {
                 format!("at most {} republishes", bounds::MAX_REPUBLISH),
             ));
         }
-        let republish = raw
-            .republish
-            .iter()
-            .enumerate()
-            .map(|(i, &e)| self.event_index(&format!("workload.republish[{i}]"), e, events))
-            .collect::<Result<Vec<_>, _>>()?;
+        let republish = self.events_listed("workload.republish", &raw.republish, events)?;
         if raw.republish_altered.len() > bounds::MAX_REPUBLISH {
             return Err(self.err(
                 "workload.republish_altered",
                 format!("at most {} altered republishes", bounds::MAX_REPUBLISH),
             ));
         }
-        let republish_altered = raw
-            .republish_altered
-            .iter()
-            .enumerate()
-            .map(|(i, &e)| self.event_index(&format!("workload.republish_altered[{i}]"), e, events))
-            .collect::<Result<Vec<_>, _>>()?;
-        let mut invalid = raw
-            .invalid
-            .iter()
-            .enumerate()
-            .map(|(i, &e)| self.event_index(&format!("workload.invalid[{i}]"), e, events))
-            .collect::<Result<Vec<_>, _>>()?;
+        let republish_altered =
+            self.events_listed("workload.republish_altered", &raw.republish_altered, events)?;
+        let mut invalid = self.events_listed("workload.invalid", &raw.invalid, events)?;
         let listed = invalid.len();
         invalid.sort_unstable();
         invalid.dedup();
@@ -210,6 +196,19 @@ impl Checker<'_> {
             payloads: Vec::new(),
             event_type: None,
         })
+    }
+
+    /// The events `list` names (the list at `field`), each checked to be one of the
+    /// `events` published.
+    fn events_listed(
+        &self,
+        field: &str,
+        list: &[u64],
+        events: usize,
+    ) -> Result<Vec<usize>, ScenarioError> {
+        (list.iter().enumerate())
+            .map(|(i, &e)| self.event_index(&format!("{field}[{i}]"), e, events))
+            .collect()
     }
 
     /// Balances stay in `i64` whatever happens: one payload's amount is at most
