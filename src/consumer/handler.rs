@@ -162,6 +162,7 @@ impl HandlerConsumer {
                     delivery: None,
                     nth: 1,
                     failure: None,
+                    resume: self.half_done,
                 })
             }
             Phase::Working => self
@@ -188,42 +189,20 @@ impl HandlerConsumer {
             delivery: Some(w.delivery),
             nth,
             failure,
+            resume: self.half_done,
         })
     }
 
     pub(super) fn handle_answer(&mut self, result: StepResult) {
         if self.phase == Phase::Idle {
-            match result {
-                StepResult::Received(Some(delivery)) => {
-                    self.phase = Phase::Working;
-                    self.work = Some(Work {
-                        delivery,
-                        at_start: self.live.clone_handler(),
-                        record: Vec::new(),
-                        next: Next::Nack, // Replaced by the first run just below.
-                        in_transaction: false,
-                        acked: false,
-                        log: self.log.take(),
-                        round: 1,
-                        earlier: Vec::new(),
-                        failure: None,
-                    });
-                    self.run_handler();
-                }
-                StepResult::Received(None) => self.phase = Phase::Waiting,
-                other => panic!("receive answered with {other:?}"),
-            }
-            return;
+            return self.handle_received(result);
         }
         let reply = self.reply.take();
         let w = self.work.as_mut().expect("working");
-        let answer = match (&w.next, result) {
+        match (&w.next, result) {
             // SQLite answered busy: nothing happened; the same call runs again later.
             (_, StepResult::Db(DbOutcome::Busy { .. } | DbOutcome::Blocked { .. })) => return,
-            (Next::Nack, StepResult::Done) => {
-                self.stop();
-                return;
-            }
+            (Next::Nack, StepResult::Done) => return self.stop(),
             (Next::Rollback { failed }, StepResult::Db(DbOutcome::RolledBack)) => {
                 w.in_transaction = false;
                 if *failed && !w.acked {
@@ -234,62 +213,40 @@ impl HandlerConsumer {
                 return;
             }
             (Next::Retry | Next::GiveUp(_), result) => return self.policy_answer(result),
-            (Next::Call(_), StepResult::Failed) => failed(
-                SqlErrorKind::Injected,
-                "the scenario's fault plan made this step fail; nothing happened",
-            ),
-            (Next::Call(_), StepResult::Db(DbOutcome::StaleSnapshot)) => failed(
-                SqlErrorKind::Other,
-                "database is locked (a write on a snapshot another connection changed)",
-            ),
-            (Next::Call(_), StepResult::Db(DbOutcome::SerializationFailure)) => failed(
-                SqlErrorKind::Other,
-                "could not serialize access due to read/write dependencies among transactions",
-            ),
-            (Next::Call(_), StepResult::Db(DbOutcome::CommitRefused)) => failed(
-                SqlErrorKind::Other,
-                "FOREIGN KEY constraint failed (a deferred one, at COMMIT)",
-            ),
-            // A SQL call's answer, or SQLite's refusal of a `begin` inside a transaction or a
-            // `commit` outside one.
-            (Next::Call(_), StepResult::Db(DbOutcome::Ran)) => {
-                reply.expect("the executor hands over the answer with `Ran`")
-            }
-            (Next::Call(Call::Begin), StepResult::Db(DbOutcome::Begun)) => {
-                w.in_transaction = true;
-                Answer::Done
-            }
-            (Next::Call(Call::Commit), StepResult::Db(DbOutcome::Committed)) => {
-                w.in_transaction = false;
-                Answer::Done
-            }
-            (Next::Call(Call::Commit), StepResult::Db(DbOutcome::RolledBack)) => {
-                w.in_transaction = false;
-                failed(SqlErrorKind::Other, ROLLED_BACK_AT_COMMIT)
-            }
-            (Next::Call(Call::Commit), StepResult::Db(DbOutcome::CommitTimeout)) => {
-                w.in_transaction = false;
-                failed(
-                    SqlErrorKind::CommitTimeout,
-                    "commit timed out: the transaction may or may not be committed",
-                )
-            }
-            (Next::Call(Call::Rollback), StepResult::Db(DbOutcome::RolledBack)) => {
-                w.in_transaction = false;
-                Answer::Done
-            }
-            (Next::Call(Call::Ack), StepResult::Acked(_)) => {
-                w.acked = true;
-                Answer::Done
-            }
-            (Next::Call(Call::ExternalEffect), StepResult::Done) => Answer::Done,
+            (Next::Call(_), _) => {}
             (next, result) => panic!("{next:?} answered with {result:?}"),
-        };
+        }
+        let answer = call_answer(w, reply, result);
         let Next::Call(call) = std::mem::replace(&mut w.next, Next::Nack) else {
             unreachable!("an answer to a call")
         };
         w.record.push((call, answer));
         self.run_handler();
+    }
+
+    /// The answer to `receive`: a delivery starts the handler on it; nothing received, the
+    /// consumer waits for a message.
+    fn handle_received(&mut self, result: StepResult) {
+        match result {
+            StepResult::Received(Some(delivery)) => {
+                self.phase = Phase::Working;
+                self.work = Some(Work {
+                    delivery,
+                    at_start: self.live.clone_handler(),
+                    record: Vec::new(),
+                    next: Next::Nack, // Replaced by the first run just below.
+                    in_transaction: false,
+                    acked: false,
+                    log: self.log.take(),
+                    round: 1,
+                    earlier: Vec::new(),
+                    failure: None,
+                });
+                self.run_handler();
+            }
+            StepResult::Received(None) => self.phase = Phase::Waiting,
+            other => panic!("receive answered with {other:?}"),
+        }
     }
 
     /// Runs the handler from the start of the delivery, every recorded call answered from
@@ -402,6 +359,64 @@ fn after_failure(policy: &ErrorPolicy, w: &Work) -> Next {
         GiveUp::Redeliver => Next::Nack,
         GiveUp::Ack => Next::GiveUp(Step::Ack),
         GiveUp::DeadLetter => Next::GiveUp(Step::DeadLetter),
+    }
+}
+
+/// What the handler's SQL call `w.next` is answered, from the executor's `result` (and
+/// `reply`, the rows or count a statement gave): an error the handler sees as an exception
+/// for a failure, a refusal or a lost commit; the call's result otherwise.
+fn call_answer(w: &mut Work, reply: Option<Answer>, result: StepResult) -> Answer {
+    match (&w.next, result) {
+        (Next::Call(_), StepResult::Failed) => failed(
+            SqlErrorKind::Injected,
+            "the scenario's fault plan made this step fail; nothing happened",
+        ),
+        (Next::Call(_), StepResult::Db(DbOutcome::StaleSnapshot)) => failed(
+            SqlErrorKind::Other,
+            "database is locked (a write on a snapshot another connection changed)",
+        ),
+        (Next::Call(_), StepResult::Db(DbOutcome::SerializationFailure)) => failed(
+            SqlErrorKind::Other,
+            "could not serialize access due to read/write dependencies among transactions",
+        ),
+        (Next::Call(_), StepResult::Db(DbOutcome::CommitRefused)) => failed(
+            SqlErrorKind::Other,
+            "FOREIGN KEY constraint failed (a deferred one, at COMMIT)",
+        ),
+        // A SQL call's answer, or SQLite's refusal of a `begin` inside a transaction or a
+        // `commit` outside one.
+        (Next::Call(_), StepResult::Db(DbOutcome::Ran)) => {
+            reply.expect("the executor hands over the answer with `Ran`")
+        }
+        (Next::Call(Call::Begin), StepResult::Db(DbOutcome::Begun)) => {
+            w.in_transaction = true;
+            Answer::Done
+        }
+        (Next::Call(Call::Commit), StepResult::Db(DbOutcome::Committed)) => {
+            w.in_transaction = false;
+            Answer::Done
+        }
+        (Next::Call(Call::Commit), StepResult::Db(DbOutcome::RolledBack)) => {
+            w.in_transaction = false;
+            failed(SqlErrorKind::Other, ROLLED_BACK_AT_COMMIT)
+        }
+        (Next::Call(Call::Commit), StepResult::Db(DbOutcome::CommitTimeout)) => {
+            w.in_transaction = false;
+            failed(
+                SqlErrorKind::CommitTimeout,
+                "commit timed out: the transaction may or may not be committed",
+            )
+        }
+        (Next::Call(Call::Rollback), StepResult::Db(DbOutcome::RolledBack)) => {
+            w.in_transaction = false;
+            Answer::Done
+        }
+        (Next::Call(Call::Ack), StepResult::Acked(_)) => {
+            w.acked = true;
+            Answer::Done
+        }
+        (Next::Call(Call::ExternalEffect), StepResult::Done) => Answer::Done,
+        (next, result) => panic!("{next:?} answered with {result:?}"),
     }
 }
 

@@ -16,6 +16,7 @@
 //! original was processed, the corrupt copy must not be. After a `COMMIT` that timed out
 //! it cannot know whether the commit happened, and follows its [`CommitTimeoutStrategy`].
 
+mod answer;
 mod flow;
 mod handler;
 mod policy;
@@ -26,6 +27,7 @@ use crate::model::{
     AckOutcome, DbOutcome, Delivery, HalfDone, Host, NamedResults, Protocol, SqlEvent, Step,
     StepFaults,
 };
+use answer::{clean_up_answered, step_answered, Answered, Then};
 use handler::HandlerConsumer;
 use std::rc::Rc;
 
@@ -73,6 +75,9 @@ pub struct Command {
     /// (a rollback, a compensating step, a retry, the ack, nack or dead letter that ends
     /// the delivery).
     pub failure: Option<Failure>,
+    /// What of this step is already done, when the step takes more than one turn: the
+    /// executor resumes the step from it (see [`HalfDone`]).
+    pub resume: HalfDone,
 }
 
 /// A step that failed, and which occurrence of it.
@@ -497,90 +502,25 @@ impl Consumer {
         let strategy = self.on_commit_timeout;
         let compensation = self.protocol.on_error.steps.len();
         let w = self.work.as_mut().expect("working");
-        match (command.action, result) {
-            (Action::Step(step), StepResult::Failed) => {
-                // Also on the duplicate path: if its ack fails, the broker never hears of
-                // it, so the delivery must be rejected and redelivered like any failure.
-                policy::fail(w, step, command.nth, compensation);
+        let then = match command.action {
+            Action::Step(step) => {
+                let answered = Answered {
+                    step,
+                    nth: command.nth,
+                    result,
+                };
+                step_answered(w, answered, again, strategy, compensation)
             }
-            // Every open transaction is rolled back, on every database; a caught failure
-            // then goes on where its handler says.
-            (Action::Rollback, StepResult::Db(DbOutcome::RolledBack)) => {
-                w.open_transactions = 0;
-                if let Mode::Caught { continue_at } = w.mode {
-                    (w.mode, w.next) = (Mode::Normal, continue_at);
-                }
+            action => clean_up_answered(w, action, result, again),
+        };
+        match then {
+            Then::Next => {
+                self.follow_goto(ran_at);
+                self.after_step();
             }
-            (Action::Nack, StepResult::Done) => {
-                self.stop();
-                return;
-            }
-            (Action::Step(Step::Ack), StepResult::Acked(_)) => {
-                w.acked = true;
-                if matches!(w.mode, Mode::Duplicate | Mode::PayloadMismatch { .. }) {
-                    self.stop();
-                    return;
-                }
-                w.next += 1;
-            }
-            (
-                Action::RecordAlert,
-                StepResult::Db(DbOutcome::AlertRecorded | DbOutcome::AlertExists),
-            ) => w.mode = Mode::PayloadMismatch { alerted: true },
-            (Action::Lookup, StepResult::Db(outcome))
-                if !matches!(outcome, DbOutcome::Busy { .. } | DbOutcome::Blocked { .. }) =>
-            {
-                looked_up(w, outcome, again.expect("a lookup follows a commit"))
-            }
-            (
-                Action::RecordAlert | Action::Lookup,
-                StepResult::Db(DbOutcome::Busy { .. } | DbOutcome::Blocked { .. }),
-            ) => return,
-            (Action::Step(Step::Commit), StepResult::Db(DbOutcome::CommitTimeout)) => {
-                // Committed or rolled back, the transaction is over either way.
-                w.open_transactions -= 1;
-                match strategy {
-                    CommitTimeoutStrategy::Retry => {
-                        (w.next, w.redo) = again.expect("a protocol that commits begins");
-                    }
-                    CommitTimeoutStrategy::Abandon => w.next += 1,
-                    CommitTimeoutStrategy::Lookup => w.mode = Mode::LookingUp,
-                }
-            }
-            // SQLite answered busy: nothing happened; the same step runs again later. A
-            // read-modify-write effect that has read goes on with its write later too.
-            (
-                Action::Step(_),
-                StepResult::Db(
-                    DbOutcome::Busy { .. }
-                    | DbOutcome::Blocked { .. }
-                    | DbOutcome::BalancesRead { .. },
-                ),
-            ) => return,
-            // A write on a stale snapshot: the transaction must go, like after a failure.
-            (
-                Action::Step(step),
-                StepResult::Db(
-                    DbOutcome::StaleSnapshot
-                    | DbOutcome::CommitRefused
-                    | DbOutcome::SerializationFailure
-                    | DbOutcome::Deadlock,
-                ),
-            ) => policy::fail(w, step, command.nth, compensation),
-            (Action::Step(step), StepResult::Db(outcome)) => {
-                database_step(w, step, command.nth, outcome, compensation)
-            }
-            (Action::Step(Step::ProduceOutput), StepResult::Done) => {
-                w.produced = true;
-                if w.mode == Mode::Normal {
-                    w.next += 1;
-                }
-            }
-            (Action::Step(Step::ExternalEffect | Step::Call(_)), StepResult::Done) => w.next += 1,
-            (action, result) => panic!("{action:?} answered with {result:?}"),
+            Then::Stop => self.stop(),
+            Then::Wait => {}
         }
-        self.follow_goto(ran_at);
-        self.after_step();
     }
 
     /// The executor asked the fault injector about the protocol step in hand: the
@@ -615,6 +555,7 @@ impl Host for Consumer {
                 delivery: None,
                 nth: 1,
                 failure: None,
+                resume: self.half_done,
             }),
             Phase::Working => {
                 let w = self.work.expect("working means holding a delivery");
@@ -627,6 +568,7 @@ impl Host for Consumer {
                     delivery: Some(w.delivery),
                     nth,
                     failure: w.failure,
+                    resume: self.half_done,
                 })
             }
         }
@@ -648,13 +590,6 @@ impl Host for Consumer {
         }
         if performed {
             follow(self.half_done_mut(), result);
-        }
-    }
-
-    fn half_done(&self) -> &HalfDone {
-        match &self.handler {
-            Some(h) => &h.half_done,
-            None => &self.half_done,
         }
     }
 
@@ -701,50 +636,10 @@ fn follow(half_done: &mut HalfDone, result: StepResult) {
     }
 }
 
-/// The answer to the lookup after a commit timed out, `again` the transaction the commit
-/// closed (where it begins, and what running it again runs).
-fn looked_up(w: &mut Work, outcome: DbOutcome, again: (usize, Option<Redo>)) {
-    match outcome {
-        // The inbox has the event: the commit happened.
-        DbOutcome::Found => {
-            w.mode = Mode::Normal;
-            w.next = again.1.expect("a commit").commit_at + 1;
-        }
-        // Not there: the commit did not happen; run the transaction again.
-        DbOutcome::NotFound => {
-            w.mode = Mode::Normal;
-            (w.next, w.redo) = again;
-        }
-        DbOutcome::PayloadMismatch => w.mode = Mode::PayloadMismatch { alerted: false },
-        other => panic!("a lookup answered with {other:?}"),
-    }
-}
-
 /// Whether step `at` is one a transaction on database `db` runs again: a database step
 /// on that database.
 fn redone(protocol: &Protocol, at: usize, db: u8) -> bool {
     protocol.steps[at].is_database_step() && protocol.db_at(at) == db
-}
-
-/// A database step's outcome: the transaction opens or closes, a failure, a duplicate or a
-/// payload mismatch changes the mode; then the next step.
-fn database_step(w: &mut Work, step: Step, nth: u8, outcome: DbOutcome, compensation: usize) {
-    match outcome {
-        DbOutcome::Begun => w.open_transactions += 1,
-        DbOutcome::Committed => w.open_transactions -= 1,
-        // PostgreSQL answered the COMMIT of a transaction a caught error had aborted with
-        // ROLLBACK: nothing of it is committed, and the step fails (as a driver raises).
-        DbOutcome::RolledBack if step == Step::Commit => {
-            w.open_transactions -= 1;
-            policy::fail(w, step, nth, compensation);
-        }
-        DbOutcome::CreditFailed => policy::fail(w, step, nth, compensation),
-        DbOutcome::PayloadMismatch => w.mode = Mode::PayloadMismatch { alerted: false },
-        o if o.is_duplicate() => w.mode = Mode::Duplicate,
-        _ => {}
-    }
-    assert!(step.is_database_step(), "{step} is not a database step");
-    w.next += 1;
 }
 
 #[cfg(test)]
@@ -1277,7 +1172,7 @@ mod tests {
             target: 0,
         }));
         assert_eq!(
-            *c.half_done(),
+            resume(&c),
             HalfDone {
                 past_before: true,
                 statements_done: 1,
@@ -1287,7 +1182,12 @@ mod tests {
         );
         c.handle_crash();
         c.handle_restart();
-        assert_eq!(*c.half_done(), HalfDone::default());
+        assert_eq!(resume(&c), HalfDone::default());
+    }
+
+    /// What of the step in hand the consumer's next command says is already done.
+    fn resume(c: &Consumer) -> HalfDone {
+        c.poll_command().expect("the consumer has a command").resume
     }
 
     /// The consumer moves its half-done step on from the executor's answers: busy keeps
@@ -1299,10 +1199,10 @@ mod tests {
         let mut c = consumer("no-dedup");
         c.handle_stall();
         c.handle_answer(StepResult::Received(None));
-        assert!(c.half_done().past_before, "nothing received, nothing done");
         assert!(c.handle_message_ready());
+        assert!(resume(&c).past_before, "nothing received, nothing done");
         c.handle_answer(StepResult::Received(Some(delivery())));
-        assert_eq!(*c.half_done(), HalfDone::default());
+        assert_eq!(resume(&c), HalfDone::default());
         c.handle_answer(StepResult::Db(DbOutcome::Begun));
         c.handle_faults(StepFaults {
             fails: true,
@@ -1310,17 +1210,14 @@ mod tests {
         });
         c.handle_answer(StepResult::Db(DbOutcome::Blocked { done: 0 }));
         assert_eq!(
-            (c.half_done().past_before, c.half_done().decided_fail),
+            (resume(&c).past_before, resume(&c).decided_fail),
             (true, Some(true))
         );
         c.handle_answer(StepResult::Failed);
-        assert_eq!(*c.half_done(), HalfDone::default());
+        assert_eq!(resume(&c), HalfDone::default());
         assert_eq!(c.poll_command().unwrap().action, Action::Rollback);
         c.handle_stall();
         c.handle_answer(StepResult::Db(DbOutcome::RolledBack));
-        assert!(
-            c.half_done().past_before,
-            "a rollback is not a protocol step"
-        );
+        assert!(resume(&c).past_before, "a rollback is not a protocol step");
     }
 }

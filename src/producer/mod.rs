@@ -124,6 +124,9 @@ pub struct ProducerCommand {
     pub step: Step,
     pub intent: EventIndex,
     pub attempt: u32,
+    /// What of this step is already done (a step answered busy, or stalled at its "before"
+    /// boundary, goes on past that boundary).
+    pub resume: HalfDone,
 }
 
 /// The answer to a producer command.
@@ -235,6 +238,7 @@ impl Host for Producer {
             step: self.mode.steps()[self.step],
             intent: self.intents[self.next],
             attempt: self.attempt,
+            resume: self.half_done,
         })
     }
 
@@ -289,10 +293,6 @@ impl Host for Producer {
         } else {
             self.next_request();
         }
-    }
-
-    fn half_done(&self) -> &HalfDone {
-        &self.half_done
     }
 
     fn handle_stall(&mut self) {

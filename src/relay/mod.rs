@@ -31,7 +31,16 @@ impl RelayKind {
 
 /// What the relay wants done next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RelayCommand {
+pub struct RelayCommand {
+    pub action: RelayAction,
+    /// What of this step is already done (a mark answered busy, or a step stalled at its
+    /// "before" boundary, goes on past that boundary).
+    pub resume: HalfDone,
+}
+
+/// The relay's two steps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RelayAction {
     /// Read the oldest unsent row and send it.
     Send,
     /// Mark row `row` (for event `event`) sent.
@@ -93,9 +102,9 @@ impl Relay {
     /// The step the next command is, for crash points.
     pub fn next_step(&self) -> Option<Step> {
         let (send, mark) = self.kind.steps();
-        self.poll_command().map(|c| match c {
-            RelayCommand::Send => send,
-            RelayCommand::Mark { .. } => mark,
+        self.poll_command().map(|c| match c.action {
+            RelayAction::Send => send,
+            RelayAction::Mark { .. } => mark,
         })
     }
 
@@ -116,11 +125,15 @@ impl Host for Relay {
 
     /// The next command, or `None` while waiting for rows or a restart.
     fn poll_command(&self) -> Option<RelayCommand> {
-        match self.phase {
-            Phase::Idle => Some(RelayCommand::Send),
-            Phase::Holding { row, event } => Some(RelayCommand::Mark { row, event }),
-            Phase::Waiting | Phase::Down => None,
-        }
+        let action = match self.phase {
+            Phase::Idle => RelayAction::Send,
+            Phase::Holding { row, event } => RelayAction::Mark { row, event },
+            Phase::Waiting | Phase::Down => return None,
+        };
+        Some(RelayCommand {
+            action,
+            resume: self.half_done,
+        })
     }
 
     /// A mark answered busy goes on next turn, past its "before" boundary; any other
@@ -131,13 +144,13 @@ impl Host for Relay {
             past_before: result == RelayResult::Busy,
             ..HalfDone::default()
         };
-        self.phase = match (command, result) {
+        self.phase = match (command.action, result) {
             (_, RelayResult::Busy) => self.phase,
-            (RelayCommand::Send, RelayResult::Sent { row, event }) => Phase::Holding { row, event },
-            (RelayCommand::Send, RelayResult::Empty) => Phase::Waiting,
-            (RelayCommand::Send, RelayResult::TimedOut) => Phase::Idle,
-            (RelayCommand::Mark { .. }, RelayResult::Marked) => Phase::Idle,
-            (command, result) => panic!("{command:?} answered with {result:?}"),
+            (RelayAction::Send, RelayResult::Sent { row, event }) => Phase::Holding { row, event },
+            (RelayAction::Send, RelayResult::Empty) => Phase::Waiting,
+            (RelayAction::Send, RelayResult::TimedOut) => Phase::Idle,
+            (RelayAction::Mark { .. }, RelayResult::Marked) => Phase::Idle,
+            (action, result) => panic!("{action:?} answered with {result:?}"),
         };
     }
 
@@ -152,10 +165,6 @@ impl Host for Relay {
     fn handle_restart(&mut self) {
         assert_eq!(self.phase, Phase::Down, "only a crashed relay restarts");
         self.phase = Phase::Idle;
-    }
-
-    fn half_done(&self) -> &HalfDone {
-        &self.half_done
     }
 
     fn handle_stall(&mut self) {
@@ -173,8 +182,8 @@ mod tests {
         assert_eq!(r.next_step(), Some(Step::RelayPublish));
         r.handle_answer(RelayResult::Sent { row: 7, event: 2 });
         assert_eq!(
-            r.poll_command(),
-            Some(RelayCommand::Mark { row: 7, event: 2 })
+            r.poll_command().map(|c| c.action),
+            Some(RelayAction::Mark { row: 7, event: 2 })
         );
         assert_eq!(r.next_step(), Some(Step::MarkSent));
         r.handle_answer(RelayResult::Marked);
@@ -191,7 +200,7 @@ mod tests {
         r.handle_crash();
         assert_eq!(r.poll_command(), None);
         r.handle_restart();
-        assert_eq!(r.poll_command(), Some(RelayCommand::Send));
+        assert_eq!(r.poll_command().map(|c| c.action), Some(RelayAction::Send));
         assert_eq!(r.next_step(), Some(Step::SendEmail));
     }
 }

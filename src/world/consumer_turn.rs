@@ -229,11 +229,14 @@ impl World<'_> {
         &mut self,
         now: Tick,
         c: ConsumerId,
-        step: Step,
-        nth: u8,
+        command: &Command,
         d: &Delivery,
         faults: StepFaults,
     ) -> (StepResult, TraceKind) {
+        let Action::Step(step) = command.action else {
+            unreachable!("only a protocol step is performed")
+        };
+        let nth = command.nth;
         if step == Step::Receive {
             return (StepResult::Received(Some(*d)), TraceKind::Received);
         }
@@ -247,7 +250,7 @@ impl World<'_> {
             statements_done,
             balances_read,
             ..
-        } = *self.consumers[c].half_done();
+        } = command.resume;
         if fails && step != Step::ApplyEffect {
             return (StepResult::Failed, TraceKind::StepFailed { step, nth });
         }
@@ -255,33 +258,51 @@ impl World<'_> {
             return (StepResult::Failed, TraceKind::InvalidPayload);
         }
         let event = payload(&self.altered, &self.events, d);
-        let db = |outcome: DbOutcome| {
-            (
-                StepResult::Db(outcome),
-                TraceKind::Db { step, nth, outcome },
-            )
+        let op = match step {
+            Step::Begin => Some(match self.scenario.protocol.db_of(step, nth) {
+                0 => StoreOp::Begin,
+                on => StoreOp::BeginOn(on),
+            }),
+            Step::CheckInbox => Some(StoreOp::CheckInbox { event }),
+            Step::InsertInbox => Some(StoreOp::InsertInbox { event }),
+            Step::ApplyEffect => Some(StoreOp::ApplyEffect {
+                event,
+                fail_credit: fails,
+                done: statements_done,
+                read: balances_read,
+                track_transfer: self.scenario.workload.lifecycle,
+            }),
+            Step::EnqueueEmail => Some(StoreOp::EnqueueEmail { event }),
+            _ => None,
+        };
+        if let Some(op) = op {
+            let outcome = self.stores[c].execute(op, now);
+            let kind = TraceKind::Db { step, nth, outcome };
+            return (StepResult::Db(outcome), kind);
+        }
+        self.perform_other(now, c, command, d, faults)
+    }
+
+    /// [`World::perform`]'s steps that are not one store operation: the commit, the ack,
+    /// the dead letter, a broker output, a named SQL step, an external effect.
+    fn perform_other(
+        &mut self,
+        now: Tick,
+        c: ConsumerId,
+        command: &Command,
+        d: &Delivery,
+        faults: StepFaults,
+    ) -> (StepResult, TraceKind) {
+        let (Action::Step(step), nth) = (command.action, command.nth) else {
+            unreachable!("only a protocol step is performed")
         };
         match step {
-            Step::Receive => unreachable!("handled above"),
-            Step::Begin => {
-                let op = match self.scenario.protocol.db_of(step, nth) {
-                    0 => StoreOp::Begin,
-                    on => StoreOp::BeginOn(on),
-                };
-                db(self.stores[c].execute(op, now))
-            }
-            Step::CheckInbox => db(self.stores[c].execute(StoreOp::CheckInbox { event }, now)),
-            Step::InsertInbox => db(self.stores[c].execute(StoreOp::InsertInbox { event }, now)),
-            Step::ApplyEffect => db(self.stores[c].execute(
-                StoreOp::ApplyEffect {
-                    event,
-                    fail_credit: fails,
-                    done: statements_done,
-                    read: balances_read,
-                    track_transfer: self.scenario.workload.lifecycle,
-                },
-                now,
-            )),
+            Step::Receive
+            | Step::Begin
+            | Step::CheckInbox
+            | Step::InsertInbox
+            | Step::ApplyEffect
+            | Step::EnqueueEmail => unreachable!("handled by the caller"),
             Step::Commit => self.commit(now, c, nth, faults.commit_timeout),
             Step::Ack => self.ack(now, c, d, faults.loses_ack),
             Step::DeadLetter => {
@@ -293,7 +314,6 @@ impl World<'_> {
                     TraceKind::DeadLetterSent { outcome },
                 )
             }
-            Step::EnqueueEmail => db(self.stores[c].execute(StoreOp::EnqueueEmail { event }, now)),
             Step::ProduceOutput => {
                 let staged = matches!(
                     self.outputs.handle_produce(c, d.event),
@@ -308,7 +328,10 @@ impl World<'_> {
             | Step::MarkSent
             | Step::SendEmail
             | Step::MarkEmailSent => unreachable!("{step} is not a consumer step (validated)"),
-            Step::Sql(name) => self.sql_step(now, c, name, nth, d, statements_done),
+            Step::Sql(name) => {
+                let done = command.resume.statements_done;
+                self.sql_step(now, c, name, nth, d, done)
+            }
             Step::ExternalEffect | Step::Call(_) => self.external(now, step, d),
         }
     }
@@ -507,6 +530,10 @@ impl ProcessStep for ConsumerStep {
         Process::Consumer(self.c)
     }
 
+    fn resume(&self) -> HalfDone {
+        self.command.resume
+    }
+
     fn before(&self) -> BoundaryPoint {
         let boundary = Boundary::before(self.step).nth(self.command.nth);
         self.delivery.point(boundary)
@@ -516,19 +543,19 @@ impl ProcessStep for ConsumerStep {
         Some(self.delivery.message)
     }
 
-    fn query<'s>(&'s self, w: &World, now: Tick) -> Option<StepQuery<'s>> {
+    fn query<'s>(&'s self, _: &World, now: Tick) -> Option<StepQuery<'s>> {
         (self.step != Step::Receive).then(|| StepQuery::Consumer {
             step: self.step,
             nth: self.command.nth,
             delivery: &self.delivery,
             now,
-            decided: w.consumers[self.c].half_done().decided_fail,
+            decided: self.command.resume.decided_fail,
         })
     }
 
     fn perform(&mut self, w: &mut World, now: Tick, faults: StepFaults) -> StepResult {
         let (c, step, d) = (self.c, self.step, &self.delivery);
-        let (result, kind) = w.perform(now, c, step, self.command.nth, d, faults);
+        let (result, kind) = w.perform(now, c, &self.command, d, faults);
         if result == StepResult::Db(DbOutcome::Committed) {
             w.wake_relay(now, RelayKind::Emails);
         }

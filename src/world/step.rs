@@ -18,6 +18,10 @@ pub(super) trait ProcessStep {
     /// Whose step it is.
     fn process(&self) -> Process;
 
+    /// What of the step the process already did, as its command said (see [`HalfDone`]):
+    /// a step past its "before" boundary does not reach that point again.
+    fn resume(&self) -> HalfDone;
+
     /// The step's "before" boundary point; its "after" point is the same point's other
     /// side (a publication's "after" point counts the publication it just made by name
     /// only: the copy named at "before").
@@ -56,7 +60,7 @@ impl World<'_> {
     pub(super) fn step<S: ProcessStep>(&mut self, now: Tick, s: &mut S) -> StepEnd {
         let p = s.process();
         let before = s.before();
-        if !self.past_before(p) {
+        if !s.resume().past_before {
             match self.reach(now, p, before, s.message()) {
                 StepEnd::Done => {}
                 StepEnd::Stalled => {
@@ -111,21 +115,6 @@ impl World<'_> {
         };
         self.queue.push(now + ticks, turn);
         StepEnd::Stalled
-    }
-
-    /// Whether `p`'s step in hand passed its "before" boundary already (a retry after
-    /// busy, the second half of a read-modify-write, a step resumed after a stall).
-    fn past_before(&self, p: Process) -> bool {
-        match p {
-            Process::Consumer(c) => self.consumers[c].half_done(),
-            Process::Producer => self
-                .producer
-                .as_ref()
-                .expect("a producer steps")
-                .half_done(),
-            Process::Relay(r) => self.relays[r].half_done(),
-        }
-        .past_before
     }
 
     /// `p` stalled at its step's "before" boundary: it goes on past it next turn.

@@ -14,11 +14,11 @@ use super::step::{ProcessStep, StepEnd};
 use super::{Occurrence, World, STEP_TICKS};
 use crate::fault::StepQuery;
 use crate::model::{
-    Boundary, BoundaryPoint, Confirmation, EventIndex, ExternalEffect, Host, Step, StepFaults,
-    Tick, TraceKind,
+    Boundary, BoundaryPoint, Confirmation, EventIndex, ExternalEffect, HalfDone, Host, Step,
+    StepFaults, Tick, TraceKind,
 };
 use crate::producer::{ProducerCommand, ProducerMode, ProducerResult};
-use crate::relay::{RelayCommand, RelayKind, RelayResult};
+use crate::relay::{RelayAction, RelayKind, RelayResult};
 use crate::store::{OutboxTable, TransferWrite};
 
 impl World<'_> {
@@ -73,8 +73,9 @@ impl World<'_> {
         };
         self.steps += 1;
         let (send, mark) = self.relays[r].kind.steps();
-        let mut s = match command {
-            RelayCommand::Send => {
+        let resume = command.resume;
+        let mut s = match command.action {
+            RelayAction::Send => {
                 let table = self.outbox(r);
                 let Some((row, event)) = self.relay_stores[r].next_unsent(table) else {
                     self.record_at(now, Process::Relay(r), None, TraceKind::OutboxEmpty);
@@ -87,9 +88,10 @@ impl World<'_> {
                     row,
                     mark: false,
                     before,
+                    resume,
                 }
             }
-            RelayCommand::Mark { row, event } => {
+            RelayAction::Mark { row, event } => {
                 // The mark belongs to the send just made: the same copy number.
                 let mut before = self.relay_point(r, Boundary::before(mark), event);
                 before.copy -= 1;
@@ -98,6 +100,7 @@ impl World<'_> {
                     row,
                     mark: true,
                     before,
+                    resume,
                 }
             }
         };
@@ -195,6 +198,10 @@ impl ProcessStep for ProducerStep {
         Process::Producer
     }
 
+    fn resume(&self) -> HalfDone {
+        self.command.resume
+    }
+
     fn before(&self) -> BoundaryPoint {
         self.before
     }
@@ -269,6 +276,7 @@ struct RelayStep {
     row: i64,
     mark: bool,
     before: BoundaryPoint,
+    resume: HalfDone,
 }
 
 impl ProcessStep for RelayStep {
@@ -276,6 +284,10 @@ impl ProcessStep for RelayStep {
 
     fn process(&self) -> Process {
         Process::Relay(self.r)
+    }
+
+    fn resume(&self) -> HalfDone {
+        self.resume
     }
 
     fn before(&self) -> BoundaryPoint {
