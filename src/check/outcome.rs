@@ -106,16 +106,14 @@ fn gave_up_of(o: &Observed<'_>, event: EventIndex) -> Vec<GaveUpRecord> {
         .collect()
 }
 
-/// What happened to event `e`: its effects counted from the committed ledger, and its
-/// outcome, from those counts and what the broker still holds.
-fn event_report(o: &Observed<'_>, e: &Event) -> EventReport {
-    let ledger = o
-        .committed
-        .ledger
-        .get(&e.event_id)
-        .copied()
-        .unwrap_or_default();
-    let completion = e.event_type == EventType::TransferCompleted;
+/// Event `e`'s effects, as (the larger half, the whole ones): counted apart from the rest
+/// of its report because what an effect is depends on the event type and the scenario.
+fn effect_counts(
+    o: &Observed<'_>,
+    e: &Event,
+    ledger: &crate::model::LedgerCounts,
+    completion: bool,
+) -> (u32, u32) {
     // An effect of a `TransferCreated` is a debit and a credit. If either half is
     // missing the transfer did not happen as the business asked (lost, even if the other
     // half is there: torn); if either half is there twice, it happened twice. The
@@ -130,7 +128,7 @@ fn event_report(o: &Observed<'_>, e: &Event) -> EventReport {
             u32::try_from(n).unwrap_or(u32::MAX)
         }
     });
-    let (effects, whole) = if let Some(n) = custom {
+    if let Some(n) = custom {
         (n, n)
     } else if completion {
         (ledger.completions, ledger.completions)
@@ -139,7 +137,35 @@ fn event_report(o: &Observed<'_>, e: &Event) -> EventReport {
             ledger.debits.max(ledger.credits),
             ledger.debits.min(ledger.credits),
         )
-    };
+    }
+}
+
+/// The payload alerts the consumer raised for event `e`.
+fn payload_alerts_of(o: &Observed<'_>, e: &Event) -> Vec<PayloadAlert> {
+    o.committed
+        .payload_alerts
+        .iter()
+        .filter(|a| a.event_id == e.event_id)
+        .map(|a: &PayloadAlertRow| PayloadAlert {
+            stored_payload: a.stored_payload.clone(),
+            received_payload: a.received_payload.clone(),
+            refused_genuine: a.received_payload == e.payload(),
+            detected_at: a.detected_at,
+        })
+        .collect()
+}
+
+/// What happened to event `e`: its effects counted from the committed ledger, and its
+/// outcome, from those counts and what the broker still holds.
+fn event_report(o: &Observed<'_>, e: &Event) -> EventReport {
+    let ledger = o
+        .committed
+        .ledger
+        .get(&e.event_id)
+        .copied()
+        .unwrap_or_default();
+    let completion = e.event_type == EventType::TransferCompleted;
+    let (effects, whole) = effect_counts(o, e, &ledger, completion);
     let pending_rows = o.committed.pending.get(&e.event_id).copied().unwrap_or(0);
     let messages: Vec<&Message> = o.messages.iter().filter(|m| m.event == e.index).collect();
     let dead_lettered = messages
@@ -155,18 +181,7 @@ fn event_report(o: &Observed<'_>, e: &Event) -> EventReport {
     let acked = messages
         .iter()
         .all(|m| matches!(m.state, MessageState::Acked { .. }));
-    let payload_alerts = o
-        .committed
-        .payload_alerts
-        .iter()
-        .filter(|a| a.event_id == e.event_id)
-        .map(|a: &PayloadAlertRow| PayloadAlert {
-            stored_payload: a.stored_payload.clone(),
-            received_payload: a.received_payload.clone(),
-            refused_genuine: a.received_payload == e.payload(),
-            detected_at: a.detected_at,
-        })
-        .collect();
+    let payload_alerts = payload_alerts_of(o, e);
     let unacked_reason = (!acked).then(|| unacked_reason(o, &messages));
     EventReport {
         event: e.index,

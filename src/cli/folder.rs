@@ -233,33 +233,7 @@ pub(in crate::cli) fn pinned_checks(
     let Some(expect) = &scenario.expect else {
         return Ok(());
     };
-    let refused = |field: &'static str, command: String| {
-        move |e: CliError| {
-            format!("field `{field}`: it asks for `{command}`, which is refused: {e}")
-        }
-    };
     let seed = scenario.seed;
-    // Each check function returns `None` only for a scenario without the expectation it
-    // compares with, and every check here is made because the scenario has one.
-    let mut push = |kind: CheckKind,
-                    verdict: &dyn Fn(Option<usize>) -> Judgement,
-                    runs: u64,
-                    guarantee: Option<Guarantee>,
-                    failures: Option<Vec<ExpectationFailure>>,
-                    replay| {
-        let name = crate::report::lang::Lang::En.check_kind(kind);
-        assert!(failures.is_some(), "{name}: the scenario pins this check");
-        let failures = failures.unwrap_or_default();
-        checks.push(FileCheck {
-            name,
-            kind,
-            verdict: verdict(Some(failures.len())),
-            runs,
-            guarantee,
-            failures,
-            replay,
-        });
-    };
     let mut depths: Vec<usize> = expect.explore.iter().map(|x| x.depth).collect();
     depths.sort_unstable();
     depths.dedup();
@@ -268,14 +242,14 @@ pub(in crate::cli) fn pinned_checks(
             checked_exploration(scenario, depth, explore::DEFAULT_MAX_SCHEDULES, true).map_err(
                 refused("expect.explore", format!("explore --depth {depth}")),
             )?;
-        push(
+        checks.push(pinned_check(
             CheckKind::Explore { depth },
             &|failed| x.summary.judgement(failed),
             x.summary.runs,
             Some(x.summary.guarantee),
             failures,
             origin.explore_command(seed, depth),
-        );
+        ));
     }
     if expect.interleavings.is_some() {
         let (x, failures) =
@@ -284,14 +258,14 @@ pub(in crate::cli) fn pinned_checks(
                     "expect.interleavings",
                     "explore --interleavings".into(),
                 ))?;
-        push(
+        checks.push(pinned_check(
             CheckKind::Interleavings,
             &|failed| x.judgement(failed),
             x.runs.len() as u64,
             Some(x.guarantee),
             failures,
             origin.interleavings_command(seed, x.max_preemptions),
-        );
+        ));
     }
     if let Some(ttl) = &expect.smallest_safe_ttl {
         let (search, failures) =
@@ -301,14 +275,45 @@ pub(in crate::cli) fn pinned_checks(
                     format!("explore --smallest-safe-ttl --depth {}", ttl.depth),
                 ),
             )?;
-        push(
+        checks.push(pinned_check(
             CheckKind::SmallestSafeTtl,
             &|failed| search.judgement(failed),
             search.runs,
             None,
             failures,
             origin.ttl_search_command(seed, ttl.depth),
-        );
+        ));
     }
     Ok(())
+}
+
+/// How a pinned check that is bad input is refused: which `field` asked for which
+/// `command`, and why.
+fn refused(field: &'static str, command: String) -> impl FnOnce(CliError) -> String {
+    move |e: CliError| format!("field `{field}`: it asks for `{command}`, which is refused: {e}")
+}
+
+/// The row of a pinned check of `kind`, with its verdict on its `failures`.
+fn pinned_check(
+    kind: CheckKind,
+    verdict: &dyn Fn(Option<usize>) -> Judgement,
+    runs: u64,
+    guarantee: Option<Guarantee>,
+    failures: Option<Vec<ExpectationFailure>>,
+    replay: String,
+) -> FileCheck {
+    let name = crate::report::lang::Lang::En.check_kind(kind);
+    // Each check function returns `None` only for a scenario without the expectation it
+    // compares with, and every check here is made because the scenario has one.
+    assert!(failures.is_some(), "{name}: the scenario pins this check");
+    let failures = failures.unwrap_or_default();
+    FileCheck {
+        name,
+        kind,
+        verdict: verdict(Some(failures.len())),
+        runs,
+        guarantee,
+        failures,
+        replay,
+    }
 }

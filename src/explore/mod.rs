@@ -253,86 +253,132 @@ pub(crate) fn explore_pass(
     unprunable: &std::collections::BTreeSet<Vec<BoundaryPoint>>,
 ) -> Exploration {
     let base = without_crashes(scenario);
-    let mut runs = vec![ExploredRun {
-        crashes: Vec::new(),
-        result: kept(world::run_with(&base, explore_run(&base)), true),
-        equivalent_to: None,
-    }];
-    let mut budget = budget::Budget::new(options.budget_bytes);
-    budget.add(budget::explored_bytes(&runs[0]));
+    let mut pass = Pass::new(&base, options, unprunable);
     let baseline_points = crate::model::heap(
-        runs[0].result.reached.len(),
+        pass.runs[0].result.reached.len(),
         std::mem::size_of::<BoundaryPoint>(),
     );
-    let mut frontier = vec![0usize];
-    let mut seen: BTreeMap<crate::sim::Digest, usize> = BTreeMap::new();
-    let mut pruned_schedules = 0u64;
     let mut truncated = false;
     let mut interrupted = false;
     for level in 1..=options.depth {
+        let extend = level < options.depth;
         // A run of a level before the last holds its reached points until it is extended.
-        let extra = if level < options.depth {
-            baseline_points
-        } else {
-            0
-        };
-        let room = options.max_schedules.saturating_sub(runs.len() as u64) as usize;
-        let Level { mut schedules, cut } =
-            next_level(&mut runs, &frontier, &mut budget, room, extra);
+        let extra = if extend { baseline_points } else { 0 };
+        let room = options.max_schedules.saturating_sub(pass.runs.len() as u64) as usize;
+        let Level { mut schedules, cut } = next_level(
+            &mut pass.runs,
+            &pass.frontier,
+            &mut pass.budget,
+            room,
+            extra,
+        );
         truncated |= cut;
         // A schedule not started when an interruption is requested is not run; the level
         // keeps the prefix of its schedules that all ran, so the summary is the summary of
         // a smaller exploration, never of a gappy one.
-        let results = run_level(&base, &schedules, stop, level < options.depth);
+        let results = run_level(&base, &schedules, stop, extend);
         let done = results.iter().take_while(|r| r.is_some()).count();
         if done < schedules.len() {
             schedules.truncate(done);
             truncated = true;
             interrupted = true;
         }
-        let results = results.into_iter().map_while(|r| r);
-        frontier.clear();
-        for (crashes, result) in schedules.into_iter().zip(results) {
-            let index = runs.len();
-            let state = result
-                .crash_states
-                .last()
-                .expect("a crash leaves its state");
-            let digest = state.digest.filter(|_| options.prune);
-            let prunable = !unprunable.contains(&crashes);
-            let equivalent_to = equivalent_run(&mut seen, digest, index, prunable);
-            let mut run = ExploredRun {
-                crashes,
-                result,
-                equivalent_to,
-            };
-            if equivalent_to.is_none() && level < options.depth {
-                frontier.push(index);
-            } else {
-                if equivalent_to.is_some() && level < options.depth {
-                    pruned_schedules += extensions(&run).len() as u64;
-                }
-                // Never extended: its reached points are not needed.
-                forget_points(&mut run.result);
-            }
-            budget.add(budget::explored_bytes(&run));
-            runs.push(run);
-        }
+        pass.add_level(schedules, results.into_iter().map_while(|r| r), extend);
         if truncated {
             break;
         }
     }
     let mut summary = summarize(
-        &runs.iter().collect::<Vec<_>>(),
+        &pass.runs.iter().collect::<Vec<_>>(),
         options.depth,
-        pruned_schedules,
+        pass.pruned_schedules,
         truncated,
     );
     summary.interrupted = interrupted;
-    summary.memory_limited = budget.exhausted;
+    summary.memory_limited = pass.budget.exhausted;
 
     summary.no_prune = !options.prune;
-    Exploration { runs, summary }
+    Exploration {
+        runs: pass.runs,
+        summary,
+    }
+}
+
+/// An exploration pass under way: its runs so far, the ones the next level extends, the
+/// digests seen right after a last crash, and the memory its runs hold.
+struct Pass<'u> {
+    runs: Vec<ExploredRun>,
+    /// The indices in `runs` of the schedules the next level extends.
+    frontier: Vec<usize>,
+    seen: BTreeMap<crate::sim::Digest, usize>,
+    budget: budget::Budget,
+    pruned_schedules: u64,
+    prune: bool,
+    unprunable: &'u std::collections::BTreeSet<Vec<BoundaryPoint>>,
+}
+
+impl<'u> Pass<'u> {
+    /// A pass that starts from the crash-free run of `base`, the first level's frontier.
+    fn new(
+        base: &Scenario,
+        options: ExploreOptions,
+        unprunable: &'u std::collections::BTreeSet<Vec<BoundaryPoint>>,
+    ) -> Pass<'u> {
+        let runs = vec![ExploredRun {
+            crashes: Vec::new(),
+            result: kept(world::run_with(base, explore_run(base)), true),
+            equivalent_to: None,
+        }];
+        let mut budget = budget::Budget::new(options.budget_bytes);
+        budget.add(budget::explored_bytes(&runs[0]));
+        Pass {
+            runs,
+            frontier: vec![0usize],
+            seen: BTreeMap::new(),
+            budget,
+            pruned_schedules: 0,
+            prune: options.prune,
+            unprunable,
+        }
+    }
+
+    /// Adds a level's runs: one equivalent to an earlier run is pruned (with `extend`, its
+    /// extensions are counted as pruned), the others make the next level's frontier when
+    /// there is one (`extend`). A run never extended drops its reached points.
+    fn add_level(
+        &mut self,
+        schedules: Vec<Vec<BoundaryPoint>>,
+        results: impl Iterator<Item = RunResult>,
+        extend: bool,
+    ) {
+        self.frontier.clear();
+        for (crashes, result) in schedules.into_iter().zip(results) {
+            let index = self.runs.len();
+            let state = result
+                .crash_states
+                .last()
+                .expect("a crash leaves its state");
+            let digest = state.digest.filter(|_| self.prune);
+            let prunable = !self.unprunable.contains(&crashes);
+            let equivalent_to = equivalent_run(&mut self.seen, digest, index, prunable);
+            let mut run = ExploredRun {
+                crashes,
+                result,
+                equivalent_to,
+            };
+            if equivalent_to.is_none() && extend {
+                self.frontier.push(index);
+            } else {
+                if equivalent_to.is_some() && extend {
+                    self.pruned_schedules += extensions(&run).len() as u64;
+                }
+                // Never extended: its reached points are not needed.
+                forget_points(&mut run.result);
+            }
+            self.budget.add(budget::explored_bytes(&run));
+            self.runs.push(run);
+        }
+    }
 }
 
 /// A level's schedules, and whether some were cut for want of room.

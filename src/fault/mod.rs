@@ -457,17 +457,7 @@ impl crate::sim::Fingerprint for FaultInjector {
             publish_timeout,
         } = plan;
         h.section("crash");
-        for (spec, fired) in crash.iter().zip(fired) {
-            if !fired {
-                let CrashSpec {
-                    at,
-                    event,
-                    copy,
-                    delivery,
-                } = spec;
-                h.value(&(at, event, copy, delivery));
-            }
-        }
+        crash_faults(crash, fired, h);
         h.section("random");
         h.value(&(
             random_crash.map(|r| (r.per_step_ppm, r.max_crashes)),
@@ -478,17 +468,7 @@ impl crate::sim::Fingerprint for FaultInjector {
         h.section("fail");
         fail_faults(fail, fails_left, now, h);
         h.section("stall");
-        for (spec, fired) in stall.iter().zip(stalls_fired) {
-            if !fired {
-                let StallSpec {
-                    at,
-                    event,
-                    delivery,
-                    ticks,
-                } = spec;
-                h.value(&(at, event, delivery, ticks));
-            }
-        }
+        stall_faults(stall, stalls_fired, h);
         h.section("lose_ack");
         #[cfg(test)]
         let lose_ack_left: &[u32] = if h.omit_lose_ack_budget {
@@ -500,23 +480,62 @@ impl crate::sim::Fingerprint for FaultInjector {
         h.section("duplicate_delivery");
         delivery_faults(duplicate_delivery, duplicate_left, h);
         h.section("commit_timeout");
-        for (spec, fired) in commit_timeout.iter().zip(timeouts_fired) {
-            if !fired {
-                let CommitTimeoutSpec {
-                    nth,
-                    event,
-                    delivery,
-                    applied,
-                } = spec;
-                h.value(&(nth, event, delivery, applied));
-            }
-        }
+        commit_timeout_faults(commit_timeout, timeouts_fired, h);
         h.section("publish_timeout");
         for (spec, left) in publish_timeout.iter().zip(publish_timeout_left) {
             let PublishFault { event, times: _ } = spec;
             if *left > 0 {
                 h.value(&(event, left));
             }
+        }
+    }
+}
+
+/// The planned crashes that have not fired.
+fn crash_faults(crash: &[CrashSpec], fired: &[bool], h: &mut crate::sim::StateHasher) {
+    for (spec, fired) in crash.iter().zip(fired) {
+        if !fired {
+            let CrashSpec {
+                at,
+                event,
+                copy,
+                delivery,
+            } = spec;
+            h.value(&(at, event, copy, delivery));
+        }
+    }
+}
+
+/// The planned stalls that have not fired.
+fn stall_faults(stall: &[StallSpec], fired: &[bool], h: &mut crate::sim::StateHasher) {
+    for (spec, fired) in stall.iter().zip(fired) {
+        if !fired {
+            let StallSpec {
+                at,
+                event,
+                delivery,
+                ticks,
+            } = spec;
+            h.value(&(at, event, delivery, ticks));
+        }
+    }
+}
+
+/// The planned commit timeouts that have not fired.
+fn commit_timeout_faults(
+    timeouts: &[CommitTimeoutSpec],
+    fired: &[bool],
+    h: &mut crate::sim::StateHasher,
+) {
+    for (spec, fired) in timeouts.iter().zip(fired) {
+        if !fired {
+            let CommitTimeoutSpec {
+                nth,
+                event,
+                delivery,
+                applied,
+            } = spec;
+            h.value(&(nth, event, delivery, applied));
         }
     }
 }

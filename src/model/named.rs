@@ -399,33 +399,9 @@ fn lex(source: &str) -> Result<Vec<Token>, String> {
                 out.push(Token::Integer(n));
             }
             c if c.is_ascii_alphabetic() || c == '_' => {
-                let word = |k: &mut usize| {
-                    let from = *k;
-                    while cs
-                        .get(*k)
-                        .is_some_and(|x| x.is_ascii_alphanumeric() || *x == '_')
-                    {
-                        *k += 1;
-                    }
-                    cs[from..*k].iter().collect::<String>()
-                };
-                k -= 1;
-                let first = word(&mut k);
-                if cs.get(k) == Some(&'.') {
-                    k += 1;
-                    let column = word(&mut k);
-                    if column.is_empty() {
-                        return Err(format!("`{first}.` names no column"));
-                    }
-                    out.push(Token::Column(first, column));
-                } else if KEYWORDS.contains(&first.to_ascii_lowercase().as_str()) {
-                    out.push(Token::Word(first.to_ascii_lowercase()));
-                } else {
-                    return Err(format!(
-                        "`{first}` is neither a keyword nor a column: name a result's \
-                         column as `result.column` (the result a step stored with `into`)"
-                    ));
-                }
+                let (token, end) = name_token(&cs, start)?;
+                k = end;
+                out.push(token);
             }
             ':' => {
                 return Err(format!(
@@ -439,6 +415,38 @@ fn lex(source: &str) -> Result<Vec<Token>, String> {
         }
     }
     Ok(out)
+}
+
+/// The name that starts at `start`: a result's column (`result.column`) or a keyword; and
+/// where the lexer goes on.
+fn name_token(cs: &[char], start: usize) -> Result<(Token, usize), String> {
+    let word = |k: &mut usize| {
+        let from = *k;
+        while cs
+            .get(*k)
+            .is_some_and(|x| x.is_ascii_alphanumeric() || *x == '_')
+        {
+            *k += 1;
+        }
+        cs[from..*k].iter().collect::<String>()
+    };
+    let mut k = start;
+    let first = word(&mut k);
+    if cs.get(k) == Some(&'.') {
+        k += 1;
+        let column = word(&mut k);
+        if column.is_empty() {
+            return Err(format!("`{first}.` names no column"));
+        }
+        Ok((Token::Column(first, column), k))
+    } else if KEYWORDS.contains(&first.to_ascii_lowercase().as_str()) {
+        Ok((Token::Word(first.to_ascii_lowercase()), k))
+    } else {
+        Err(format!(
+            "`{first}` is neither a keyword nor a column: name a result's \
+             column as `result.column` (the result a step stored with `into`)"
+        ))
+    }
 }
 
 /// The text literal whose opening quote is at `start`, read from `k` on: its text, and

@@ -167,41 +167,7 @@ pub fn folder_text(lang: Lang, folder: &str, files: &[FileReport]) -> String {
     let mut out = super::text::verdict_line_in(lang, Paint::OFF, &folder_judgement(files));
     out.push('\n');
     let _ = writeln!(out, "{}\n", lang.folder_intro(folder, files.len()));
-    let dash = || "-".to_string();
-    let rows: Vec<[String; 7]> = files
-        .iter()
-        .map(|f| {
-            let checks = if f.checks.is_empty() && f.error.is_none() {
-                lang.folder_no_expect().to_string()
-            } else if f.checks.is_empty() {
-                dash()
-            } else {
-                f.checks
-                    .iter()
-                    .map(|c| c.name.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            };
-            let result = match (f.result(), f.first_failure()) {
-                (FileResult::Failed, Some((check, failure))) => {
-                    let line = lang.expectation_failure(failure);
-                    format!("{} {}: {line}", lang.expect_failed(), check.name)
-                }
-                (FileResult::InputError, _) => lang.folder_input_error().to_string(),
-                _ => "ok".to_string(),
-            };
-            let verdict = f.verdict().map(|j| lang.status(j.status).to_string());
-            [
-                f.name.clone(),
-                verdict.unwrap_or_else(dash),
-                f.run.as_ref().map_or_else(dash, |r| r.protocol.clone()),
-                f.guarantee().map_or_else(dash, |g| g.to_string()),
-                checks,
-                f.run.as_ref().map_or_else(dash, |r| r.trace_hash.clone()),
-                result,
-            ]
-        })
-        .collect();
+    let rows: Vec<[String; 7]> = files.iter().map(|f| folder_row(lang, f)).collect();
     let header = lang.folder_header();
     let mut widths = header.map(|h| h.chars().count());
     for row in &rows {
@@ -226,28 +192,69 @@ pub fn folder_text(lang: Lang, folder: &str, files: &[FileReport]) -> String {
         line(&mut out, row.each_ref().map(String::as_str));
     }
     for f in files {
-        match f.result() {
-            FileResult::Ok => {}
-            FileResult::Failed => {
-                let _ = writeln!(out, "\n{} {}", f.path, lang.expect_failed());
-                for c in f.checks.iter().filter(|c| !c.failures.is_empty()) {
-                    let _ = writeln!(out, "  {}", c.name);
-                    for failure in &c.failures {
-                        let _ = writeln!(out, "    - {}", lang.expectation_failure(failure));
-                    }
-                    let _ = writeln!(out, "    {}  {}", lang.folder_replay(), c.replay);
-                }
-            }
-            FileResult::InputError => {
-                let _ = writeln!(out, "\n{} {}", f.path, lang.folder_input_error());
-                if let Some(e) = &f.error {
-                    let _ = writeln!(out, "  {e}");
-                }
-            }
-        }
+        file_details(&mut out, lang, f);
     }
     let _ = writeln!(out, "\n{}", totals_line(lang, &Totals::of(files)));
     out
+}
+
+/// The row of file `f` in the table of `run DIR`: its name, verdict, protocol, guarantee,
+/// checks, trace hash and result (its first failure, if any).
+fn folder_row(lang: Lang, f: &FileReport) -> [String; 7] {
+    let dash = || "-".to_string();
+    let checks = if f.checks.is_empty() && f.error.is_none() {
+        lang.folder_no_expect().to_string()
+    } else if f.checks.is_empty() {
+        dash()
+    } else {
+        f.checks
+            .iter()
+            .map(|c| c.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let result = match (f.result(), f.first_failure()) {
+        (FileResult::Failed, Some((check, failure))) => {
+            let line = lang.expectation_failure(failure);
+            format!("{} {}: {line}", lang.expect_failed(), check.name)
+        }
+        (FileResult::InputError, _) => lang.folder_input_error().to_string(),
+        _ => "ok".to_string(),
+    };
+    let verdict = f.verdict().map(|j| lang.status(j.status).to_string());
+    [
+        f.name.clone(),
+        verdict.unwrap_or_else(dash),
+        f.run.as_ref().map_or_else(dash, |r| r.protocol.clone()),
+        f.guarantee().map_or_else(dash, |g| g.to_string()),
+        checks,
+        f.run.as_ref().map_or_else(dash, |r| r.trace_hash.clone()),
+        result,
+    ]
+}
+
+/// What follows the table for file `f`: every failure of each failed check with its replay
+/// command, or why the file is bad input; nothing for a file that held.
+fn file_details(out: &mut String, lang: Lang, f: &FileReport) {
+    match f.result() {
+        FileResult::Ok => {}
+        FileResult::Failed => {
+            let _ = writeln!(out, "\n{} {}", f.path, lang.expect_failed());
+            for c in f.checks.iter().filter(|c| !c.failures.is_empty()) {
+                let _ = writeln!(out, "  {}", c.name);
+                for failure in &c.failures {
+                    let _ = writeln!(out, "    - {}", lang.expectation_failure(failure));
+                }
+                let _ = writeln!(out, "    {}  {}", lang.folder_replay(), c.replay);
+            }
+        }
+        FileResult::InputError => {
+            let _ = writeln!(out, "\n{} {}", f.path, lang.folder_input_error());
+            if let Some(e) = &f.error {
+                let _ = writeln!(out, "  {e}");
+            }
+        }
+    }
 }
 
 /// One scenario file in `run DIR --json`.

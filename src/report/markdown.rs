@@ -24,6 +24,16 @@ pub fn matrix_markdown(columns: &[MatrixColumn], events: usize, seed: u64, depth
          per event in SQLite. The confirmed state is what was durable for the crashed event \
          right after the crash: committed rows and the broker's ack.\n"
     );
+    guarantees_table(&mut out, columns, depth);
+    for c in columns {
+        protocol_section(&mut out, c, events, seed);
+    }
+    out
+}
+
+/// The summary table: one row per protocol, its guarantee at each depth and the one it
+/// documents.
+fn guarantees_table(out: &mut String, columns: &[MatrixColumn], depth: usize) {
     out.push_str("## Guarantees\n\n| protocol | steps |");
     for d in 1..=depth {
         let _ = write!(out, " depth {d} |");
@@ -55,52 +65,54 @@ pub fn matrix_markdown(columns: &[MatrixColumn], events: usize, seed: u64, depth
                 .map_or("—".to_string(), |g| g.to_string())
         );
     }
-    for c in columns {
-        let _ = writeln!(out, "\n## `{}`\n", c.protocol.name);
-        let _ = writeln!(out, "{}\n", c.protocol.description);
-        let _ = writeln!(out, "Steps: {}.\n", c.protocol.arrow_list());
-        out.push_str(
-            "| point of failure | events | confirmed state after the crash | recovery | outcome |\n\
-             |---|---|---|---|---|\n",
-        );
-        for cell in &c.cells {
-            for row in &cell.rows {
-                let events: Vec<String> = row.events.iter().map(|e| format!("e{e}")).collect();
-                let outcome = match row.outcome {
-                    crate::check::Outcome::Once => "once".to_string(),
-                    other => format!("**{}**", other.name().to_uppercase()),
-                };
-                let _ = writeln!(
-                    out,
-                    "| `{}` | {} | {} | {} | {} |",
-                    row.at,
-                    events.join(", "),
-                    row.confirmed.describe(),
-                    row.recovery.describe(&row.confirmed),
-                    outcome
-                );
-            }
-        }
-        let guarantees: Vec<String> = c
-            .summaries
-            .iter()
-            .map(|s| {
-                format!(
-                    "depth {}: **{}** ({} runs, {} lost, {} duplicated, {} left an event unacked)",
-                    s.depth, s.guarantee, s.runs, s.lost_runs, s.duplicated_runs, s.unacked_runs
-                )
-            })
-            .collect();
-        let _ = writeln!(out, "\nGuarantee, {}.", guarantees.join("; "));
-        let failing: Vec<String> = c
-            .cells
-            .iter()
-            .filter_map(|cell| cell.first_failure)
-            .map(|p| format!("`{}`", matrix_origin(c, events).replay_command(seed, &[p])))
-            .collect();
-        if let Some(first) = failing.first() {
-            let _ = writeln!(out, "\nReplay a failing point, e.g. {first}.");
+}
+
+/// One protocol's section: its failure-point table, its guarantee per depth and a command
+/// replaying a failing point.
+fn protocol_section(out: &mut String, c: &MatrixColumn, events: usize, seed: u64) {
+    let _ = writeln!(out, "\n## `{}`\n", c.protocol.name);
+    let _ = writeln!(out, "{}\n", c.protocol.description);
+    let _ = writeln!(out, "Steps: {}.\n", c.protocol.arrow_list());
+    out.push_str(
+        "| point of failure | events | confirmed state after the crash | recovery | outcome |\n\
+         |---|---|---|---|---|\n",
+    );
+    for cell in &c.cells {
+        for row in &cell.rows {
+            let events: Vec<String> = row.events.iter().map(|e| format!("e{e}")).collect();
+            let outcome = match row.outcome {
+                crate::check::Outcome::Once => "once".to_string(),
+                other => format!("**{}**", other.name().to_uppercase()),
+            };
+            let _ = writeln!(
+                out,
+                "| `{}` | {} | {} | {} | {} |",
+                row.at,
+                events.join(", "),
+                row.confirmed.describe(),
+                row.recovery.describe(&row.confirmed),
+                outcome
+            );
         }
     }
-    out
+    let guarantees: Vec<String> = c
+        .summaries
+        .iter()
+        .map(|s| {
+            format!(
+                "depth {}: **{}** ({} runs, {} lost, {} duplicated, {} left an event unacked)",
+                s.depth, s.guarantee, s.runs, s.lost_runs, s.duplicated_runs, s.unacked_runs
+            )
+        })
+        .collect();
+    let _ = writeln!(out, "\nGuarantee, {}.", guarantees.join("; "));
+    let failing: Vec<String> = c
+        .cells
+        .iter()
+        .filter_map(|cell| cell.first_failure)
+        .map(|p| format!("`{}`", matrix_origin(c, events).replay_command(seed, &[p])))
+        .collect();
+    if let Some(first) = failing.first() {
+        let _ = writeln!(out, "\nReplay a failing point, e.g. {first}.");
+    }
 }

@@ -13,7 +13,7 @@ use super::schema::*;
 use super::{ConsumerConfig, Limits, Scenario, Workload};
 use crate::broker::BrokerConfig;
 use crate::fault::FaultPlan;
-use crate::model::{Protocol, SqlValue, Step};
+use crate::model::{Protocol, SqlStep, SqlValue, Step};
 use crate::producer::ProducerConfig;
 use crate::store::{CustomSchema, Retention, StoreConfig};
 
@@ -99,15 +99,32 @@ fn raw(s: &Scenario) -> RawScenario {
 }
 
 fn protocol(p: &Protocol, custom: Option<&CustomSchema>) -> RawProtocol {
-    // The `db` of a step on a named database.
-    let db = |on: u8| match (on, custom) {
-        (0, _) | (_, None) => None,
-        (on, Some(c)) => Some(c.db_name(on).to_string()),
-    };
     if Protocol::built_in(&p.name).as_ref() == Some(p) {
         return RawProtocol::Named(p.name.clone());
     }
-    let step = |s: Step, on: u8| match s {
+    let on_error = error_policy(p, custom);
+    RawProtocol::Custom(RawCustomProtocol {
+        name: p.name.clone(),
+        description: unless(p.description.clone(), String::new()),
+        steps: (0..p.steps.len())
+            .map(|at| raw_step(p, custom, p.steps[at], p.db_at(at)))
+            .collect(),
+        on_error,
+    })
+}
+
+/// The `db` of a step on database `on`: none for the main database.
+fn db_name(custom: Option<&CustomSchema>, on: u8) -> Option<String> {
+    match (on, custom) {
+        (0, _) | (_, None) => None,
+        (on, Some(c)) => Some(c.db_name(on).to_string()),
+    }
+}
+
+/// Step `s` of `p`, run on database `on`, as a file writes it: a built-in step by name, a
+/// scenario's own step as its SQL, a call by the service it calls.
+fn raw_step(p: &Protocol, custom: Option<&CustomSchema>, s: Step, on: u8) -> RawStep {
+    match s {
         // A transaction on a named database: written as the SQL step it was read from.
         Step::Begin | Step::Commit if on != 0 => RawStep::Sql(Box::new(RawSqlStep {
             name: Some(s.name().to_string()),
@@ -116,71 +133,72 @@ fn protocol(p: &Protocol, custom: Option<&CustomSchema>) -> RawProtocol {
             )),
             external: None,
             duplicate_if: None,
-            db: db(on),
+            db: db_name(custom, on),
             into: None,
             when: None,
             goto: None,
             on_error: None,
         })),
-        Step::Sql(name) => {
-            let def = p.sql_step(name);
-            RawStep::Sql(Box::new(RawSqlStep {
-                name: Some(def.name.to_string()),
-                sql: Some(match def.statements.as_slice() {
-                    [one] => RawSql::One(one.clone()),
-                    many => RawSql::Many(many.to_vec()),
-                }),
-                external: None,
-                duplicate_if: match &def.duplicate_when {
-                    Some(c) => Some(RawDuplicateIf::When(RawWhen {
-                        when: c.to_string(),
-                    })),
-                    None => def.duplicate_if.map(RawDuplicateIf::Named),
-                },
-                db: db(def.db),
-                into: def.into.map(str::to_string),
-                when: def.when.as_ref().map(ToString::to_string),
-                goto: def.goto.map(str::to_string),
-                on_error: def.catch.map(|c| RawCatch {
-                    continue_at: c.continue_at.to_string(),
-                    rollback: (!c.rollback).then_some(false),
-                }),
-            }))
-        }
+        Step::Sql(name) => raw_sql_step(p.sql_step(name), custom),
         Step::Call(service) => RawStep::Sql(Box::new(RawSqlStep {
             external: Some(service.to_string()),
             ..RawSqlStep::default()
         })),
         other => RawStep::Named(other.name().to_string()),
-    };
+    }
+}
+
+/// A scenario's own SQL step, with every option it sets.
+fn raw_sql_step(def: &SqlStep, custom: Option<&CustomSchema>) -> RawStep {
+    RawStep::Sql(Box::new(RawSqlStep {
+        name: Some(def.name.to_string()),
+        sql: Some(match def.statements.as_slice() {
+            [one] => RawSql::One(one.clone()),
+            many => RawSql::Many(many.to_vec()),
+        }),
+        external: None,
+        duplicate_if: match &def.duplicate_when {
+            Some(c) => Some(RawDuplicateIf::When(RawWhen {
+                when: c.to_string(),
+            })),
+            None => def.duplicate_if.map(RawDuplicateIf::Named),
+        },
+        db: db_name(custom, def.db),
+        into: def.into.map(str::to_string),
+        when: def.when.as_ref().map(ToString::to_string),
+        goto: def.goto.map(str::to_string),
+        on_error: def.catch.map(|c| RawCatch {
+            continue_at: c.continue_at.to_string(),
+            rollback: (!c.rollback).then_some(false),
+        }),
+    }))
+}
+
+/// `p`'s error policy, unless it is the default: its retries, its compensating steps and
+/// what it does then.
+fn error_policy(p: &Protocol, custom: Option<&CustomSchema>) -> Option<RawOnError> {
     let policy = &p.on_error;
-    let on_error = (!policy.is_default()).then(|| {
+    (!policy.is_default()).then(|| {
         RawOnError::Policy(RawErrorPolicy {
             retry: policy.retry.map(|r| RawRetry {
                 times: u64::from(r.times),
                 backoff_ticks: unless(r.backoff_ticks, 0),
             }),
             steps: (0..policy.steps.len())
-                .map(|k| match step(policy.steps[k], policy.db_at(k)) {
-                    RawStep::Named(name) => RawCompensation::Named(name),
-                    RawStep::Sql(s) => RawCompensation::Sql(RawCompensationSql {
-                        name: s.name,
-                        // A compensating step is SQL or built in, never an external call.
-                        sql: s.sql.unwrap_or(RawSql::Many(Vec::new())),
-                        db: s.db,
-                    }),
-                })
+                .map(
+                    |k| match raw_step(p, custom, policy.steps[k], policy.db_at(k)) {
+                        RawStep::Named(name) => RawCompensation::Named(name),
+                        RawStep::Sql(s) => RawCompensation::Sql(RawCompensationSql {
+                            name: s.name,
+                            // A compensating step is SQL or built in, never an external call.
+                            sql: s.sql.unwrap_or(RawSql::Many(Vec::new())),
+                            db: s.db,
+                        }),
+                    },
+                )
                 .collect(),
             then: Some(policy.then.name().to_string()),
         })
-    });
-    RawProtocol::Custom(RawCustomProtocol {
-        name: p.name.clone(),
-        description: unless(p.description.clone(), String::new()),
-        steps: (0..p.steps.len())
-            .map(|at| step(p.steps[at], p.db_at(at)))
-            .collect(),
-        on_error,
     })
 }
 

@@ -119,12 +119,24 @@ pub(super) fn build(
                 StoreError::Custom(format!("store.{section}[{i}]: {message}"))
             });
     }
-    let inbox_key = if config.inbox_unique {
+    conn.execute_batch(&builtin_tables(config.inbox_unique))?;
+    conn.execute_batch(outbox::SCHEMA)?;
+    if config.business_key_unique {
+        conn.execute_batch(outbox::BUSINESS_KEY)?;
+    }
+    opening_balances(conn, accounts)
+}
+
+/// The built-in protocols' tables: the inbox (its `event_id` the key with `inbox_unique`,
+/// else only required), the payload alerts, the ledger, the balances, the transfers, the
+/// rejected and the buffered events.
+fn builtin_tables(inbox_unique: bool) -> String {
+    let inbox_key = if inbox_unique {
         "PRIMARY KEY"
     } else {
         "NOT NULL"
     };
-    conn.execute_batch(&format!(
+    format!(
         "CREATE TABLE processed_event (
              event_id            TEXT {inbox_key},
              event_type          TEXT NOT NULL,
@@ -175,13 +187,12 @@ pub(super) fn build(
              buffered_at INTEGER NOT NULL
          );
          CREATE INDEX pending_event_by_transfer ON pending_event (transfer_id);"
-    ))?;
-    conn.execute_batch(outbox::SCHEMA)?;
-    if config.business_key_unique {
-        conn.execute_batch(outbox::BUSINESS_KEY)?;
-    }
-    // The opening balances are kept twice: `balance_projection` is what runs change, and
-    // `opening_balance` is what `reset_in_place` restores it from.
+    )
+}
+
+/// The opening balances of `accounts`, kept twice: `balance_projection` is what runs
+/// change, and `opening_balance` is what `reset_in_place` restores it from.
+fn opening_balances(conn: &Connection, accounts: &[Account]) -> Result<(), StoreError> {
     conn.execute_batch(
         "CREATE TABLE opening_balance (
              account       TEXT PRIMARY KEY,

@@ -88,33 +88,21 @@ impl World<'_> {
             external_effects: _, // In `fingerprint_observations`.
             reached: _, // History: the points before the crash are not its extensions.
             steps: _,   // A limit, which exploration checks apart.
-            producer,
+            producer: _, // In `fingerprint_upstream`, with the relays.
             producer_store,
-            relays,
-            relay_stores: _, // Connections to databases fed above.
-            relay_sends,
-            intent_publications,
-            producer_names,
-            copies,
-            identity_rng,
+            relays: _,              // In `fingerprint_upstream`.
+            relay_stores: _,        // Connections to databases fed above.
+            relay_sends: _,         // In `fingerprint_upstream`.
+            intent_publications: _, // In `fingerprint_upstream`.
+            producer_names: _,      // In `fingerprint_upstream`.
+            copies: _,              // In `fingerprint_upstream`.
+            identity_rng: _,        // In `fingerprint_upstream`.
             outputs,
             _dir: _,
             _memory: _, // Admission: when the run started, not what it does.
         } = self;
-        let mut h = StateHasher::default();
-        #[cfg(test)]
-        {
-            h.omit_lose_ack_budget = scenario.name == OMIT_LOSE_ACK_BUDGET;
-            h.omit_schema = scenario.name == OMIT_SCHEMA;
-        }
-        if scenario.store.engine == crate::model::Engine::Postgres {
-            if !fingerprint_postgres(scenario, stores, now, &mut h) {
-                return None;
-            }
-        } else {
-            let producer_store = producer_store.as_ref().and_then(|p| p.local());
-            fingerprint_databases(scenario, stores, producer_store, now, &mut h);
-        }
+        let mut h = hasher(scenario);
+        fingerprint_stores(scenario, stores, producer_store.as_deref(), now, &mut h)?;
         h.section("broker");
         broker.fingerprint(now, &mut h);
         h.section("queue");
@@ -125,18 +113,7 @@ impl World<'_> {
         }
         h.section("faults");
         faults.fingerprint(now, &mut h);
-        h.section("producer");
-        h.value(&producer.is_some());
-        if let Some(p) = producer {
-            p.fingerprint(now, &mut h);
-        }
-        h.section("relays");
-        for r in relays {
-            r.fingerprint(now, &mut h);
-        }
-        h.value(&(relay_sends, intent_publications, copies));
-        producer_names.fingerprint(now, &mut h);
-        identity_rng.fingerprint(now, &mut h);
+        self.fingerprint_upstream(now, &mut h);
         h.section("outputs");
         outputs.fingerprint(now, &mut h);
         h.section("events");
@@ -145,6 +122,23 @@ impl World<'_> {
         // A scripted run takes its next decision from where it stands in the script.
         h.value(&script.get(decisions.len()..));
         Some(h.digest())
+    }
+
+    /// The producer and the relays, with what they keep of each intent: how far each relay
+    /// sent it, how often it was published, its copies and their names.
+    fn fingerprint_upstream(&self, now: Tick, h: &mut StateHasher) {
+        h.section("producer");
+        h.value(&self.producer.is_some());
+        if let Some(p) = &self.producer {
+            p.fingerprint(now, h);
+        }
+        h.section("relays");
+        for r in &self.relays {
+            r.fingerprint(now, h);
+        }
+        h.value(&(&self.relay_sends, &self.intent_publications, &self.copies));
+        self.producer_names.fingerprint(now, h);
+        self.identity_rng.fingerprint(now, h);
     }
 
     /// What the checker reads besides the databases and the broker, as far as it decides
@@ -173,6 +167,39 @@ impl World<'_> {
             h.value(&calls);
         }
     }
+}
+
+/// The hasher of `scenario`'s digests.
+#[cfg(not(test))]
+fn hasher(_scenario: &Scenario) -> StateHasher {
+    StateHasher::default()
+}
+
+/// The hasher of `scenario`'s digests: in tests, one that leaves out what the scenario's
+/// name asks it to, for the tests that show the omission caught.
+#[cfg(test)]
+fn hasher(scenario: &Scenario) -> StateHasher {
+    let mut h = StateHasher::default();
+    h.omit_lose_ack_budget = scenario.name == OMIT_LOSE_ACK_BUDGET;
+    h.omit_schema = scenario.name == OMIT_SCHEMA;
+    h
+}
+
+/// The databases: the server's on PostgreSQL, else the consumers' and the producer's
+/// files; `None` when the server cannot be read without changing the run.
+fn fingerprint_stores(
+    scenario: &Scenario,
+    stores: &[Box<dyn ConsumerDb + '_>],
+    producer_store: Option<&(dyn ProducerDb + '_)>,
+    now: Tick,
+    h: &mut StateHasher,
+) -> Option<()> {
+    if scenario.store.engine == crate::model::Engine::Postgres {
+        return fingerprint_postgres(scenario, stores, now, h).then_some(());
+    }
+    let producer_store = producer_store.and_then(|p| p.local());
+    fingerprint_databases(scenario, stores, producer_store, now, h);
+    Some(())
 }
 
 /// Whether a run of `scenario` on PostgreSQL can be fingerprinted: none of its steps'

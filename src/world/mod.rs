@@ -45,7 +45,6 @@ mod snapshot;
 mod step;
 mod upstream;
 use crash::Process;
-use setup::Connections;
 pub use snapshot::{initial_committed, Observer, OpenTransaction, Snapshot};
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
@@ -352,115 +351,7 @@ struct World<'s> {
     _memory: Option<crate::store::admission::Ticket>,
 }
 
-/// The scenario's consumers, each running its protocol (or its Rust handler, which sees
-/// the events as `sql_events`).
-fn consumers(scenario: &Scenario, sql_events: &Rc<Vec<SqlEvent>>) -> Vec<Consumer> {
-    (0..scenario.consumers)
-        .map(|c| {
-            let consumer = Consumer::new(scenario.protocol.clone())
-                .with_commit_timeout_strategy(scenario.consumer.on_commit_timeout);
-            match &scenario.protocol.handler {
-                Some(factory) => consumer.with_handler(factory.clone(), Rc::clone(sql_events), c),
-                None => consumer,
-            }
-        })
-        .collect()
-}
-
 impl<'s> World<'s> {
-    fn new(
-        scenario: &'s Scenario,
-        options: RunOptions,
-        script: &'s [u32],
-        observer: Option<&'s mut dyn Observer>,
-        consumer_db: Option<Box<dyn ConsumerDb + 's>>,
-    ) -> World<'s> {
-        let accounts = scenario.workload.accounts();
-        let n = scenario.consumers;
-        let producer = &scenario.producer;
-        let events = scenario.events();
-        let sql_events = Rc::new(scenario.sql_events(&events));
-        let Connections {
-            mut stores,
-            cleanup_store,
-            relays,
-            relay_stores,
-            producer_store,
-            dir,
-            memory,
-        } = Connections::open(scenario, &accounts, consumer_db, &sql_events);
-        for (c, store) in stores.iter_mut().enumerate() {
-            if let Some(store) = store.local_mut() {
-                store.set_sql_events(Rc::clone(&sql_events));
-                store.seed_sql(scenario.seed, c as u16);
-            }
-        }
-        if options.record_statements {
-            if let Some(store) = stores[0].local_mut() {
-                store.record_statements();
-            }
-        }
-        World {
-            producer: producer.active().then(|| {
-                let intents = events
-                    .iter()
-                    .map(|e| e.index)
-                    .chain(scenario.workload.republish.iter().copied())
-                    .collect();
-                Producer::new(producer, intents)
-            }),
-            consumers: consumers(scenario, &sql_events),
-            producer_store,
-            relay_sends: vec![vec![0; events.len()]; relays.len()],
-            relays,
-            relay_stores,
-            intent_publications: vec![0; events.len()],
-            producer_names: ProducerNames {
-                request: None,
-                floor: vec![0; events.len()],
-                used: vec![None; events.len()],
-            },
-            copies: vec![0; events.len()],
-            identity_rng: SimRng::new(scenario.seed, crate::sim::Stream::Identity),
-            outputs: OutputTopic::new(scenario.broker.transactional),
-            events,
-            sql_events: Rc::clone(&sql_events),
-            altered: BTreeMap::new(),
-            reached_seen: None,
-            accounts,
-            broker: Broker::new(scenario.broker.clone(), scenario.seed, n),
-            handler_sql: scenario
-                .protocol
-                .handler
-                .as_ref()
-                .map(|_| handler_sql::HandlerSql::new(scenario)),
-            stores,
-            cleanup_store,
-            inbox_expired_at: vec![None; scenario.workload.events],
-            inbox_rows_deleted: 0,
-            stale_snapshots: 0,
-            _dir: dir,
-            _memory: memory,
-            faults: FaultInjector::new(scenario.faults.clone(), scenario.seed),
-            healed: None,
-            phase: PhaseLimits::default(),
-            queue: EventQueue::default(),
-            trace: Trace::new(!options.hash_only),
-            crashes: Vec::new(),
-            external_effects: Vec::new(),
-            reached: Vec::new(),
-            steps: 0,
-            scenario,
-            script,
-            decisions: Vec::new(),
-            options,
-            crash_states: Vec::new(),
-            watch: observer.map(snapshot::Watch::new),
-            duplicates_discarded: vec![0; scenario.workload.events],
-            gave_up: Vec::new(),
-        }
-    }
-
     fn record(&mut self, tick: Tick, actor: Actor, d: Option<&Delivery>, kind: TraceKind) {
         self.push_entry(TraceEntry {
             tick,

@@ -42,24 +42,7 @@ pub(in crate::cli) fn isolation_ladder(args: &ExploreArgs) -> Result<(String, Ex
                 if (engine, isolation) == home {
                     verdict = Some(x.judgement(failed.as_ref().map(Vec::len)));
                 }
-                let first_breaking =
-                    x.runs
-                        .iter()
-                        .find(|r| !r.result.failure().is_empty())
-                        .map(|r| {
-                            let crash: Vec<BoundaryPoint> = r.crash.into_iter().collect();
-                            replay_with_schedule(
-                                origin.replay_command(scenario.seed, &crash),
-                                &r.schedule,
-                            )
-                        });
-                RungOutcome::Explored {
-                    guarantee: x.guarantee,
-                    runs: x.runs.len() as u64,
-                    breaking_runs: x.breaking_runs,
-                    complete: x.complete,
-                    first_breaking,
-                }
+                explored(&x, &scenario, &origin)
             }
         };
         rungs.push(Rung {
@@ -86,4 +69,24 @@ pub(in crate::cli) fn isolation_ladder(args: &ExploreArgs) -> Result<(String, Ex
     // Exit 1 when the file's expectations for its own rung failed, or a rung's runs could
     // not finish (liveness, memory), as in every exploration.
     Ok((out, code(held)))
+}
+
+/// A rung whose interleavings ran: its guarantee and counts, and the command replaying the
+/// first run that broke a property, if one did.
+fn explored(x: &explore::Interleavings, scenario: &Scenario, origin: &Origin) -> RungOutcome {
+    let first_breaking = x
+        .runs
+        .iter()
+        .find(|r| !r.result.failure().is_empty())
+        .map(|r| {
+            let crash: Vec<BoundaryPoint> = r.crash.into_iter().collect();
+            replay_with_schedule(origin.replay_command(scenario.seed, &crash), &r.schedule)
+        });
+    RungOutcome::Explored {
+        guarantee: x.guarantee,
+        runs: x.runs.len() as u64,
+        breaking_runs: x.breaking_runs,
+        complete: x.complete,
+        first_breaking,
+    }
 }

@@ -3,6 +3,7 @@
 //! the file pins (explorations, interleavings, smallest safe TTL), as `run DIR` makes them.
 
 use crate::cli::*;
+use crate::report::view::FileCheck;
 
 pub(in crate::cli) fn crash_override(
     scenario: &Scenario,
@@ -193,13 +194,7 @@ pub(in crate::cli) fn run(args: &RunArgs, given: &Given) -> Result<(Printed, Exi
     if let Some(seed) = args.source.seed {
         scenario.seed = seed;
     }
-    let OverriddenRun {
-        result,
-        failures,
-        crashes,
-        schedule,
-        replay,
-    } = overridden_run(
+    let mut run = overridden_run(
         &mut scenario,
         &origin,
         args.inbox_ttl_ticks,
@@ -208,68 +203,124 @@ pub(in crate::cli) fn run(args: &RunArgs, given: &Given) -> Result<(Printed, Exi
         language(args.lang),
     )?;
     // The replay command repeats the claim, so that it fails as this command does.
-    let replay = with_claim(replay, claim);
+    run.replay = with_claim(run.replay, claim);
     note_unmade_checks(&scenario, &changed_by, language(args.lang));
-    let mut report = run_report(&scenario, &origin, &result, &failures, &replay);
-    let refused = as_written
-        .as_ref()
-        .and_then(|written| folder::pinned_checks(written, &origin, &mut report.checks).err())
-        .map(|e| format!("invalid scenario {}, {e}", report.path));
-    // A pinned check that is bad input is an error case of the report, as in `run DIR`.
-    report.error.clone_from(&refused);
-    if let Some(junit) = &args.junit {
-        write_junit(junit, &replay, std::slice::from_ref(&report))?;
-    }
-    if let Some(e) = refused {
-        return Err(CliError::Usage(e));
-    }
-    let checks = as_written.map(|_| report.checks);
+    let report = run_report(&scenario, &origin, &run.result, &run.failures, &run.replay);
+    let checks = file_checks(args, as_written.as_ref(), report, &origin, &run.replay)?;
     let judgement = {
-        let of_run = result.judgement(failures.as_ref().map(Vec::len));
+        let of_run = run.result.judgement(run.failures.as_ref().map(Vec::len));
         crate::report::view::file_judgement(&of_run, checks.as_deref().unwrap_or(&[]))
     };
     if let Some(path) = &args.html {
         // The page leads with the verdict line printed first below.
         let lang = language(args.lang);
-        let page = html::run_page(&scenario, &schedule, &result, &replay, lang, &judgement);
+        let page = html::run_page(
+            &scenario,
+            &run.schedule,
+            &run.result,
+            &run.replay,
+            lang,
+            &judgement,
+        );
         write_html(path, &page, lang)?;
     }
     let held = match &checks {
         Some(checks) => checks.iter().all(|c| c.failures.is_empty()),
-        None => held(&failures),
+        None => held(&run.failures),
     };
+    let printed = print_run(args, &scenario, &origin, run, checks, judgement)?;
+    Ok((printed, code(held)))
+}
+
+/// What `run` prints of a run: its diagram, its JSON report, or its text report (after
+/// its trace, with `--trace`).
+fn print_run(
+    args: &RunArgs,
+    scenario: &Scenario,
+    origin: &Origin,
+    run: OverriddenRun,
+    checks: Option<Vec<FileCheck>>,
+    judgement: Judgement,
+) -> Result<Printed, CliError> {
     let mut out = String::new();
     if let Some(format) = args.diagram {
-        out.push_str(&draw(args, format, &scenario, &result)?);
+        out.push_str(&draw(args, format, scenario, &run.result)?);
     } else if args.json {
-        let expect = failures.map(json::ExpectJson::from_failures);
-        let mut report = json::run_json(&scenario, &result, &origin, &crashes, expect);
+        let expect = run.failures.map(json::ExpectJson::from_failures);
+        let mut report = json::run_json(scenario, &run.result, origin, &run.crashes, expect);
         report.replay = with_ttl_flag(report.replay, args.inbox_ttl_ticks);
         report.checks = checks;
         report.verdict = judgement;
         out.push_str(&to_json(&report));
     } else {
-        out.push_str(&text::run_text_in(
-            language(args.lang),
-            stdout_paint(),
-            &scenario,
-            &result,
-            &replay,
-            failures.as_deref(),
+        out.push_str(&run_text(
+            args,
+            scenario,
+            &run.result,
+            &run.replay,
+            run.failures.as_deref(),
+            checks.as_deref(),
             &judgement,
         ));
-        if let Some(checks) = checks.as_ref().filter(|c| c.len() > 1) {
-            out.push_str(&text::checks_text_in(
-                language(args.lang),
-                stdout_paint(),
-                checks,
-            ));
-        }
         if args.trace {
-            return Ok((trace_then(result, language(args.lang), out), code(held)));
+            return Ok(trace_then(run.result, language(args.lang), out));
         }
     }
-    Ok((out.into(), code(held)))
+    Ok(out.into())
+}
+
+/// The checks of the file as written (`None` when the run was changed from it): the run's
+/// and every other one the file pins, made here since a pinned check that is bad input
+/// refuses the command; the JUnit report, which lists them, is written first.
+fn file_checks(
+    args: &RunArgs,
+    as_written: Option<&Scenario>,
+    mut report: FileReport,
+    origin: &Origin,
+    replay: &str,
+) -> Result<Option<Vec<FileCheck>>, CliError> {
+    let refused = as_written
+        .and_then(|written| folder::pinned_checks(written, origin, &mut report.checks).err())
+        .map(|e| format!("invalid scenario {}, {e}", report.path));
+    // A pinned check that is bad input is an error case of the report, as in `run DIR`.
+    report.error.clone_from(&refused);
+    if let Some(junit) = &args.junit {
+        write_junit(junit, replay, std::slice::from_ref(&report))?;
+    }
+    if let Some(e) = refused {
+        return Err(CliError::Usage(e));
+    }
+    Ok(as_written.map(|_| report.checks))
+}
+
+/// The text report of a run, with the table of the file's checks when it pins more than
+/// the run.
+fn run_text(
+    args: &RunArgs,
+    scenario: &Scenario,
+    result: &RunResult,
+    replay: &str,
+    failures: Option<&[ExpectationFailure]>,
+    checks: Option<&[FileCheck]>,
+    judgement: &Judgement,
+) -> String {
+    let mut out = text::run_text_in(
+        language(args.lang),
+        stdout_paint(),
+        scenario,
+        result,
+        replay,
+        failures,
+        judgement,
+    );
+    if let Some(checks) = checks.filter(|c| c.len() > 1) {
+        out.push_str(&text::checks_text_in(
+            language(args.lang),
+            stdout_paint(),
+            checks,
+        ));
+    }
+    out
 }
 
 /// `command` with `--expect GUARANTEE` when a claim was made on the command line.

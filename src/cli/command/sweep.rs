@@ -50,46 +50,9 @@ pub(in crate::cli) fn sweep(args: &SweepArgs) -> Result<(String, ExitCode), CliE
     let total = seeds.end - seeds.start;
     let mut out = Findings::new(args, total)?;
     interrupt::install();
-    if args.json {
-        out.write_stdout(&json_head(&scenario, &seeds, &limits, shrinking))?;
-    } else {
-        out.say(&lang.sweep_head(&SweepHead {
-            seeds: seeds.clone(),
-            scenario: &scenario.name,
-            protocol: &scenario.protocol.name,
-            crash_ppm: limits.max_crash_ppm,
-            crashes: limits.max_crashes,
-            failures: limits.max_failures,
-            republishes: limits.max_republishes,
-            broker_faults: limits.max_broker_faults,
-            shrinking: shrinking.map(|n| (n, shrink_options.max_runs)),
-        }));
-    }
-    let mut start = seeds.start;
-    while start < seeds.end {
-        let end = (start + sweep::CHUNK).min(seeds.end);
-        let tick = || out.tick();
-        let chunk = sweep::sweep_chunk_until_interrupted(&scenario, start..end, &limits, &tick);
-        // The chunk's findings are shrunk in parallel, each on its own, and printed in seed
-        // order.
-        let shrink = || {
-            (chunk.findings.par_iter().enumerate())
-                .map(|(i, f)| {
-                    shrinking
-                        .filter(|&n| out.count + (i as u64) < n)
-                        .map(|_| sweep::shrink_finding(&scenario, f, &limits, shrink_options))
-                })
-                .collect()
-        };
-        let shrunk: Vec<Option<Shrunk>> = threads::within(threads::bound(&scenario), shrink);
-        for (f, shrunk) in chunk.findings.iter().zip(shrunk) {
-            out.report(&scenario, &origin, &limits, f, shrunk)?;
-        }
-        start = chunk.done_until;
-        if start < end {
-            break;
-        }
-    }
+    let shrinking_with = shrinking.map(|n| (n, shrink_options));
+    out.head(&scenario, &seeds, &limits, shrinking_with)?;
+    let start = out.sweep(&scenario, &origin, &seeds, &limits, shrinking_with)?;
     if let Some(bar) = &out.bar {
         bar.finish_and_clear();
     }
@@ -400,6 +363,72 @@ impl Findings {
         let cutoff = interrupted.then_some(check::Cutoff::Interrupted);
         let over = check::Coverage::Sweep { seeds };
         Judgement::over_runs(self.guarantee, over, &broken, cutoff, None).on(self.effect)
+    }
+
+    /// What the sweep starts with: the `--json` document's head, or the line saying what
+    /// is swept within which limits.
+    fn head(
+        &self,
+        scenario: &Scenario,
+        seeds: &std::ops::Range<u64>,
+        limits: &SwarmLimits,
+        shrinking: Option<(u64, ShrinkOptions)>,
+    ) -> Result<(), CliError> {
+        if self.json {
+            let shrink_findings = shrinking.map(|(n, _)| n);
+            return self.write_stdout(&json_head(scenario, seeds, limits, shrink_findings));
+        }
+        self.say(&self.lang.sweep_head(&SweepHead {
+            seeds: seeds.clone(),
+            scenario: &scenario.name,
+            protocol: &scenario.protocol.name,
+            crash_ppm: limits.max_crash_ppm,
+            crashes: limits.max_crashes,
+            failures: limits.max_failures,
+            republishes: limits.max_republishes,
+            broker_faults: limits.max_broker_faults,
+            shrinking: shrinking.map(|(n, options)| (n, options.max_runs)),
+        }));
+        Ok(())
+    }
+
+    /// Runs `seeds` chunk by chunk, reporting each chunk's findings (the first `n` shrunk,
+    /// with `shrinking`) as it ends, until every seed ran or the sweep is interrupted.
+    /// Returns the first seed not run.
+    fn sweep(
+        &mut self,
+        scenario: &Scenario,
+        origin: &Origin,
+        seeds: &std::ops::Range<u64>,
+        limits: &SwarmLimits,
+        shrinking: Option<(u64, ShrinkOptions)>,
+    ) -> Result<u64, CliError> {
+        let mut start = seeds.start;
+        while start < seeds.end {
+            let end = (start + sweep::CHUNK).min(seeds.end);
+            let tick = || self.tick();
+            let chunk = sweep::sweep_chunk_until_interrupted(scenario, start..end, limits, &tick);
+            // The chunk's findings are shrunk in parallel, each on its own, and printed in
+            // seed order.
+            let shrink = || {
+                (chunk.findings.par_iter().enumerate())
+                    .map(|(i, f)| {
+                        shrinking
+                            .filter(|&(n, _)| self.count + (i as u64) < n)
+                            .map(|(_, options)| sweep::shrink_finding(scenario, f, limits, options))
+                    })
+                    .collect()
+            };
+            let shrunk: Vec<Option<Shrunk>> = threads::within(threads::bound(scenario), shrink);
+            for (f, shrunk) in chunk.findings.iter().zip(shrunk) {
+                self.report(scenario, origin, limits, f, shrunk)?;
+            }
+            start = chunk.done_until;
+            if start < end {
+                break;
+            }
+        }
+        Ok(start)
     }
 
     /// One more seed ran.

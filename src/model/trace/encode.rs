@@ -55,18 +55,7 @@ impl TraceKind {
                 e.str(message);
             }
             HandlerFailed { error } => e.str(error),
-            Retrying {
-                attempt,
-                backoff_ticks,
-            } => {
-                e.u64(u64::from(*attempt));
-                e.u64(*backoff_ticks);
-            }
-            DeadLetterSent { outcome } => e.str(outcome.name()),
-            GaveUp { then, step, nth } => {
-                e.str(then.name());
-                encode_step(e, *step, *nth);
-            }
+            Retrying { .. } | DeadLetterSent { .. } | GaveUp { .. } => self.encode_policy(e),
             Skipped { .. } | Caught { .. } | Kept { .. } | Jumped { .. } | LoopLimit { .. } => {
                 self.encode_flow(e)
             }
@@ -99,19 +88,10 @@ impl TraceKind {
                     CrashCause::Random => e.u64(u64::MAX),
                 }
             }
-            Delivered { consumer } => e.u64(*consumer as u64),
-            DeadLettered { deliveries, parked } => {
-                e.u64(u64::from(*deliveries));
-                e.flag(*parked);
-            }
-            OutputsSettled { committed } => e.flag(*committed),
-            ConnectionLost {
-                consumer,
-                rebalance,
-            } => {
-                e.u64(*consumer as u64);
-                e.flag(*rebalance);
-            }
+            Delivered { .. }
+            | DeadLettered { .. }
+            | OutputsSettled { .. }
+            | ConnectionLost { .. } => self.encode_broker(e),
             _ => self.encode_upstream(e),
         }
     }
@@ -155,6 +135,47 @@ impl TraceKind {
         }
     }
 
+    /// The fields of an error policy's entries.
+    fn encode_policy(&self, e: &mut impl Encoder) {
+        use TraceKind::*;
+        match self {
+            Retrying {
+                attempt,
+                backoff_ticks,
+            } => {
+                e.u64(u64::from(*attempt));
+                e.u64(*backoff_ticks);
+            }
+            DeadLetterSent { outcome } => e.str(outcome.name()),
+            GaveUp { then, step, nth } => {
+                e.str(then.name());
+                encode_step(e, *step, *nth);
+            }
+            _ => unreachable!("not an error policy's entry"),
+        }
+    }
+
+    /// The fields of the broker's entries.
+    fn encode_broker(&self, e: &mut impl Encoder) {
+        use TraceKind::*;
+        match self {
+            Delivered { consumer } => e.u64(*consumer as u64),
+            DeadLettered { deliveries, parked } => {
+                e.u64(u64::from(*deliveries));
+                e.flag(*parked);
+            }
+            OutputsSettled { committed } => e.flag(*committed),
+            ConnectionLost {
+                consumer,
+                rebalance,
+            } => {
+                e.u64(*consumer as u64);
+                e.flag(*rebalance);
+            }
+            _ => unreachable!("not the broker's entry"),
+        }
+    }
+
     /// The fields of the producer's, the relays', the retention job's and the simulator's
     /// kinds (and of the kinds that have none).
     fn encode_upstream(&self, e: &mut impl Encoder) {
@@ -172,49 +193,10 @@ impl TraceKind {
             PublishTimedOut { intent } => e.u64(*intent as u64),
             TransferInserted { outbox } => e.flag(*outbox),
             ProducerRestart { retries } => e.flag(*retries),
-            RelayPublished { row, event, how } => {
-                e.i64(*row);
-                e.u64(*event as u64);
-                encode_publication(e, *how);
+            RelayPublished { .. } | EmailSent { .. } | MarkedSent { .. } | InboxExpired { .. } => {
+                self.encode_side(e)
             }
-            EmailSent {
-                row,
-                idempotency_key,
-            } => {
-                e.i64(*row);
-                e.flag(*idempotency_key);
-            }
-            MarkedSent { step, row } => {
-                e.str(step.name());
-                e.i64(*row);
-            }
-            InboxExpired {
-                rows,
-                before_tick,
-                ttl_ticks,
-                events,
-            } => {
-                e.u64(u64::from(*rows));
-                e.i64(*before_tick);
-                e.u64(*ttl_ticks);
-                e.u64(events.len() as u64);
-                for event in events {
-                    e.u64(*event as u64);
-                }
-            }
-            Stopped { limit, healing } => {
-                encode_limit(e, *limit);
-                e.flag(*healing);
-            }
-            Healing {
-                after,
-                steps,
-                ticks,
-            } => {
-                encode_limit(e, *after);
-                e.u64(*steps);
-                e.u64(*ticks);
-            }
+            Stopped { .. } | Healing { .. } => self.encode_stop(e),
             // No fields.
             Received | NothingReady | InvalidPayload | AckLost | ExternalEffectSent | Nacked
             | ConsumerRestart | CrashRollback | StopRollback | BrokerDuplicate | Visible
@@ -252,6 +234,65 @@ impl TraceKind {
             | ConnectionLost { .. } => {
                 unreachable!("encoded by TraceKind::encode")
             }
+        }
+    }
+
+    /// The fields of the relays' and the retention job's entries.
+    fn encode_side(&self, e: &mut impl Encoder) {
+        use TraceKind::*;
+        match self {
+            RelayPublished { row, event, how } => {
+                e.i64(*row);
+                e.u64(*event as u64);
+                encode_publication(e, *how);
+            }
+            EmailSent {
+                row,
+                idempotency_key,
+            } => {
+                e.i64(*row);
+                e.flag(*idempotency_key);
+            }
+            MarkedSent { step, row } => {
+                e.str(step.name());
+                e.i64(*row);
+            }
+            InboxExpired {
+                rows,
+                before_tick,
+                ttl_ticks,
+                events,
+            } => {
+                e.u64(u64::from(*rows));
+                e.i64(*before_tick);
+                e.u64(*ttl_ticks);
+                e.u64(events.len() as u64);
+                for event in events {
+                    e.u64(*event as u64);
+                }
+            }
+            _ => unreachable!("not a relay's or the retention job's entry"),
+        }
+    }
+
+    /// The fields of the simulator's own entries: a limit reached, the healing phase begun.
+    fn encode_stop(&self, e: &mut impl Encoder) {
+        use TraceKind::*;
+        match self {
+            Stopped { limit, healing } => {
+                encode_limit(e, *limit);
+                e.flag(*healing);
+            }
+            Healing {
+                after,
+                steps,
+                ticks,
+            } => {
+                encode_limit(e, *after);
+                e.u64(*steps);
+                e.u64(*ticks);
+            }
+            _ => unreachable!("not the simulator's entry"),
         }
     }
 }

@@ -56,26 +56,7 @@ impl fmt::Display for TraceKind {
             InvalidPayload => {
                 f.write_str("refused: the payload is invalid (workload.invalid), nothing applied")
             }
-            CommitTimeout {
-                nth: _, // On the line's step: `commit#2`.
-                fault,
-                committed,
-                strategy,
-            } => write!(
-                f,
-                "COMMIT timed out (injected, faults.commit_timeout[{fault}]): {}; the consumer \
-                 cannot tell, and {}",
-                if *committed {
-                    "it DID commit, the answer was lost"
-                } else {
-                    "it did NOT commit, the database rolled it back"
-                },
-                match strategy {
-                    CommitTimeoutStrategy::Retry => "retries the transaction blindly",
-                    CommitTimeoutStrategy::Abandon => "treats it as done",
-                    CommitTimeoutStrategy::Lookup => "looks the event_id up before deciding",
-                }
-            ),
+            CommitTimeout { .. } | Lookup { .. } => self.fmt_commit_timeout(f),
             AckLost => f.write_str(
                 "ack lost on the way: the consumer believes it acked, the broker never heard it",
             ),
@@ -103,13 +84,6 @@ impl fmt::Display for TraceKind {
                     "`{service}` called (outside the database: never rolled back)"
                 )
             }
-            Lookup { outcome } => f.write_str(match outcome {
-                DbOutcome::Found => "inbox row found: the commit happened; go on",
-                DbOutcome::NotFound => {
-                    "inbox row not found: the commit did not happen; run the transaction again"
-                }
-                other => other.describe(),
-            }),
             Nacked => f.write_str("rejected: the broker will redeliver"),
             Sleep { ticks } => write!(
                 f,
@@ -266,42 +240,16 @@ impl TraceKind {
     fn fmt_upstream(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         use TraceKind::*;
         match self {
-            Published {
-                event,
-                how,
-                confirmation,
-            } => match confirmation {
-                Confirmation::Direct => write!(f, "{how}"),
-                Confirmation::Confirmed => write!(f, "e{event} {how}: confirmed"),
-                Confirmation::TimedOut => write!(
-                    f,
-                    "e{event} {how}; it reached the broker, but the confirmation timed out: \
-                     the producer publishes again"
-                ),
-            },
-            PublishTimedOut { intent } => write!(
-                f,
-                "no confirmation for e{intent}'s publication: publishing again"
-            ),
-            TransferInserted { outbox } => f.write_str(if *outbox {
-                "BEGIN; transfer and outbox row inserted (uncommitted)"
-            } else {
-                "BEGIN; transfer inserted (uncommitted)"
-            }),
-            TransferKnown => f.write_str(
-                "transfer already committed by an earlier attempt: the request is answered \
-                 from it, nothing else is done",
-            ),
-            TransferCommitted => f.write_str("COMMIT"),
+            Published { .. }
+            | PublishTimedOut { .. }
+            | TransferInserted { .. }
+            | TransferKnown
+            | TransferCommitted
+            | ProducerRestart { .. } => self.fmt_producer(f),
             Busy { step } => f.write_str(match step {
                 Step::CommitTransfer => "SQLITE_BUSY on COMMIT; wait",
                 Step::MarkSent | Step::MarkEmailSent => "SQLITE_BUSY; wait",
                 _ => "SQLITE_BUSY: another connection holds the write lock; wait",
-            }),
-            ProducerRestart { retries } => f.write_str(if *retries {
-                "back; the client retries the request it got no answer for"
-            } else {
-                "back; the unanswered request is given up"
             }),
             OutboxEmpty => f.write_str("outbox empty: waiting"),
             RelayPublished { row, event, how } => write!(f, "outbox row {row}: e{event} {how}"),
@@ -333,6 +281,92 @@ impl TraceKind {
             CleanupBusy => {
                 f.write_str("SQLITE_BUSY: a consumer holds the write lock; nothing deleted")
             }
+            Stopped { .. } | Healing { .. } => self.fmt_stop(f),
+            _ => unreachable!("told by Display for TraceKind and fmt_others"),
+        }
+    }
+
+    /// The English outcome of a commit that timed out, and of the lookup that may follow.
+    fn fmt_commit_timeout(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use TraceKind::*;
+        match self {
+            CommitTimeout {
+                nth: _, // On the line's step: `commit#2`.
+                fault,
+                committed,
+                strategy,
+            } => write!(
+                f,
+                "COMMIT timed out (injected, faults.commit_timeout[{fault}]): {}; the consumer \
+                 cannot tell, and {}",
+                if *committed {
+                    "it DID commit, the answer was lost"
+                } else {
+                    "it did NOT commit, the database rolled it back"
+                },
+                match strategy {
+                    CommitTimeoutStrategy::Retry => "retries the transaction blindly",
+                    CommitTimeoutStrategy::Abandon => "treats it as done",
+                    CommitTimeoutStrategy::Lookup => "looks the event_id up before deciding",
+                }
+            ),
+            Lookup { outcome } => f.write_str(match outcome {
+                DbOutcome::Found => "inbox row found: the commit happened; go on",
+                DbOutcome::NotFound => {
+                    "inbox row not found: the commit did not happen; run the transaction again"
+                }
+                other => other.describe(),
+            }),
+            _ => unreachable!("not a commit timeout's entry"),
+        }
+    }
+
+    /// The English outcome of the producer's entries: its transaction, its publications
+    /// and its restart.
+    fn fmt_producer(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use TraceKind::*;
+        match self {
+            Published {
+                event,
+                how,
+                confirmation,
+            } => match confirmation {
+                Confirmation::Direct => write!(f, "{how}"),
+                Confirmation::Confirmed => write!(f, "e{event} {how}: confirmed"),
+                Confirmation::TimedOut => write!(
+                    f,
+                    "e{event} {how}; it reached the broker, but the confirmation timed out: \
+                     the producer publishes again"
+                ),
+            },
+            PublishTimedOut { intent } => write!(
+                f,
+                "no confirmation for e{intent}'s publication: publishing again"
+            ),
+            TransferInserted { outbox } => f.write_str(if *outbox {
+                "BEGIN; transfer and outbox row inserted (uncommitted)"
+            } else {
+                "BEGIN; transfer inserted (uncommitted)"
+            }),
+            TransferKnown => f.write_str(
+                "transfer already committed by an earlier attempt: the request is answered \
+                 from it, nothing else is done",
+            ),
+            TransferCommitted => f.write_str("COMMIT"),
+            ProducerRestart { retries } => f.write_str(if *retries {
+                "back; the client retries the request it got no answer for"
+            } else {
+                "back; the unanswered request is given up"
+            }),
+            _ => unreachable!("not the producer's entry"),
+        }
+    }
+
+    /// The English outcome of the simulator's own entries: a limit reached, the healing
+    /// phase begun.
+    fn fmt_stop(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use TraceKind::*;
+        match self {
             Stopped { limit, healing } => {
                 let phase = if *healing {
                     " of the healing phase"
@@ -357,7 +391,7 @@ impl TraceKind {
                 "{after} reached with work left: every fault is off from here, for up to \
                  {steps} more steps and {ticks} more ticks"
             ),
-            _ => unreachable!("told by Display for TraceKind and fmt_others"),
+            _ => unreachable!("not the simulator's entry"),
         }
     }
 }

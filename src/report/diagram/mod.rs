@@ -302,41 +302,17 @@ pub fn build(scenario: &Scenario, r: &RunResult, detail: Detail, lang: Lang) -> 
                     })
             })
     };
-    let mut lanes: Vec<Lane> = vec![Lane::Producer, Lane::Broker, Lane::Database];
-    lanes.extend((0..scenario.consumers.max(1)).map(Lane::Consumer));
-    // A delivery is routine when every row of it is: one failed step, crash or repeat
-    // shows its whole handling.
-    let mut routine: BTreeMap<(EventIndex, u32, u32), bool> = BTreeMap::new();
-    let mut count = 0;
-    for row in rows() {
-        count += 1;
-        match row.shape {
-            Shape::Message { from, to, .. } | Shape::Note { from, to } => lanes.extend([from, to]),
-            Shape::Crash { lane } => lanes.push(lane),
-            Shape::Fold { .. } => {}
-        }
-        if let Some(key) = row.delivery {
-            *routine.entry(key).or_insert(true) &= row.routine;
-        }
-        lanes.sort();
-        lanes.dedup();
-    }
+    let Survey {
+        lanes,
+        routine,
+        count,
+    } = survey(rows(), scenario.consumers);
     let compact = match detail {
         Detail::Full => false,
         Detail::Compact => true,
         Detail::Auto => count > FULL_ROWS,
     };
-    let mut kept = Kept::default();
-    let mut folder = Folder::default();
-    for row in rows() {
-        if compact && folder.foldable(&row, &routine) {
-            folder.add(row);
-        } else {
-            folder.flush(&mut kept, lang);
-            kept.push(row);
-        }
-    }
-    folder.flush(&mut kept, lang);
+    let (kept, folded_steps) = keep_or_fold(rows(), compact, &routine, lang);
     let (mut rows, cut_rows) = kept.finish(&lanes, lang);
     rows.extend(outcome_rows(r, &lanes, lang));
     Diagram {
@@ -350,10 +326,70 @@ pub fn build(scenario: &Scenario, r: &RunResult, detail: Detail, lang: Lang) -> 
         lanes,
         rows,
         compact,
-        folded_steps: folder.folded,
+        folded_steps,
         cut_rows,
         lang,
     }
+}
+
+/// What the first pass over a diagram's rows finds.
+struct Survey {
+    /// The lanes the rows touch (every consumer's among them), in order.
+    lanes: Vec<Lane>,
+    /// Per delivery, whether it is routine: every row of it is, as one failed step, crash
+    /// or repeat shows its whole handling.
+    routine: BTreeMap<(EventIndex, u32, u32), bool>,
+    /// How many rows there are.
+    count: usize,
+}
+
+/// The first pass over `rows`, of a run with `consumers` consumers.
+fn survey(rows: impl Iterator<Item = Row>, consumers: usize) -> Survey {
+    let mut lanes: Vec<Lane> = vec![Lane::Producer, Lane::Broker, Lane::Database];
+    lanes.extend((0..consumers.max(1)).map(Lane::Consumer));
+    let mut routine: BTreeMap<(EventIndex, u32, u32), bool> = BTreeMap::new();
+    let mut count = 0;
+    for row in rows {
+        count += 1;
+        match row.shape {
+            Shape::Message { from, to, .. } | Shape::Note { from, to } => lanes.extend([from, to]),
+            Shape::Crash { lane } => lanes.push(lane),
+            Shape::Fold { .. } => {}
+        }
+        if let Some(key) = row.delivery {
+            *routine.entry(key).or_insert(true) &= row.routine;
+        }
+        lanes.sort();
+        lanes.dedup();
+    }
+    Survey {
+        lanes,
+        routine,
+        count,
+    }
+}
+
+/// The second pass over `rows`: each kept or, when `compact` and it is a routine row of a
+/// `routine` delivery of an event processed once, folded into a note with its neighbours.
+/// Returns the kept rows (the notes among them) and how many rows the notes stand for.
+fn keep_or_fold(
+    rows: impl Iterator<Item = Row>,
+    compact: bool,
+    routine: &BTreeMap<(EventIndex, u32, u32), bool>,
+    lang: Lang,
+) -> (Kept, usize) {
+    let mut kept = Kept::default();
+    let mut folder = Folder::default();
+    for row in rows {
+        if compact && folder.foldable(&row, routine) {
+            folder.add(row);
+        } else {
+            folder.flush(&mut kept, lang);
+            kept.push(row);
+        }
+    }
+    folder.flush(&mut kept, lang);
+    (kept, folder.folded)
 }
 
 impl Diagram {

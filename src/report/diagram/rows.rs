@@ -332,12 +332,7 @@ pub(super) fn consumer_rows(kind: &TraceKind, c: Lane, busy: bool, l: Lang) -> V
     let w = |en, es| l.choose(en, es);
     let db = Lane::Database;
     let to_db = |verb| message(c, db, verb);
-    let wait = |d: Draft| {
-        d.style(Style::Wait)
-            .says(w(": busy, wait", ": ocupada, espera"))
-    };
     let refused = |d: Draft, why: &str| d.style(Style::Refused).says(format!(": {why}"));
-    let duplicate = || duplicate_note(c, l);
     match (kind.action(), kind) {
         ("begin", _) => vec![to_db("BEGIN")],
         (action @ ("insert_inbox" | "check_inbox"), _) => inbox_rows(action, kind, c, busy, l),
@@ -349,18 +344,7 @@ pub(super) fn consumer_rows(kind: &TraceKind, c: Lane, busy: bool, l: Lang) -> V
                 outcome,
                 ..
             },
-        ) => {
-            if busy {
-                vec![wait(to_db(name))]
-            } else if outcome.is_duplicate() {
-                vec![
-                    refused(to_db(name), w("already processed", "ya procesado")),
-                    duplicate(),
-                ]
-            } else {
-                vec![to_db(name)]
-            }
-        }
+        ) => sql_rows(name, *outcome, c, busy, l),
         (name, TraceKind::StepFailed { .. } | TraceKind::SqlFailed { .. })
             if !matches!(name, "ack" | "dead_letter") =>
         {
@@ -390,40 +374,78 @@ pub(super) fn consumer_rows(kind: &TraceKind, c: Lane, busy: bool, l: Lang) -> V
         }
         ("commit", _) => vec![to_db("COMMIT")],
         ("rollback", _) => vec![note(c, db, "ROLLBACK")],
-        ("lookup", TraceKind::Lookup { outcome }) => vec![to_db(w("lookup", "consulta"))
-            .says(if *outcome == DbOutcome::NotFound {
-                w(": not found", ": no encontrado")
-            } else {
-                w(": found", ": encontrado")
-            })
-            .remarkable()],
-        ("alert", TraceKind::Alert { outcome }) => {
-            let d = to_db("INSERT alert").remarkable();
-            vec![if *outcome == DbOutcome::AlertExists {
-                refused(d, w("already alerted", "alerta ya registrada"))
-            } else {
-                d
-            }]
-        }
+        ("lookup", TraceKind::Lookup { outcome }) => vec![lookup_row(*outcome, c, l)],
+        ("alert", TraceKind::Alert { outcome }) => vec![alert_row(*outcome, c, l)],
         ("enqueue_email", _) => vec![to_db("INSERT email")],
         ("ack", _) => vec![ack_row(c, kind, l)],
         ("nack", _) => vec![message(c, Lane::Broker, "nack").remarkable()],
         ("produce_output", _) => vec![message(c, Lane::Broker, w("output", "salida"))],
         ("external_effect", _) | (_, TraceKind::Called { .. }) => vec![external_row(c, kind, l)],
-        (_, TraceKind::Sleep { ticks }) => vec![note(c, c, w("sleep", "duerme")).says(match l {
-            Lang::En => format!(" {ticks} ticks, a completion waits"),
-            Lang::Es => format!(" {ticks} ticks, una completion espera"),
-        })],
-        (_, TraceKind::Stall { ticks, .. }) => {
-            vec![note(c, c, w("stall", "se detiene")).says(match l {
-                Lang::En => format!(" for {ticks} ticks"),
-                Lang::Es => format!(" durante {ticks} ticks"),
-            })]
-        }
+        (_, TraceKind::Sleep { ticks }) => vec![sleep_row(*ticks, c, l)],
+        (_, TraceKind::Stall { ticks, .. }) => vec![stall_row(*ticks, c, l)],
         (action, kind) => {
             vec![note(c, c, "step").says(format!(" {action}: {}", l.trace_outcome(kind)))]
         }
     }
+}
+
+/// The rows of a scenario's own SQL step: done, waiting on a busy database, or refused as
+/// already processed (with the note that the duplicate was recognised).
+fn sql_rows(name: &'static str, outcome: DbOutcome, c: Lane, busy: bool, l: Lang) -> Vec<Draft> {
+    let w = |en, es| l.choose(en, es);
+    let d = message(c, Lane::Database, name);
+    if busy {
+        vec![d
+            .style(Style::Wait)
+            .says(w(": busy, wait", ": ocupada, espera"))]
+    } else if outcome.is_duplicate() {
+        vec![
+            d.style(Style::Refused)
+                .says(format!(": {}", w("already processed", "ya procesado"))),
+            duplicate_note(c, l),
+        ]
+    } else {
+        vec![d]
+    }
+}
+
+/// The row of a `lookup`: whether it found the row.
+fn lookup_row(outcome: DbOutcome, c: Lane, l: Lang) -> Draft {
+    let w = |en, es| l.choose(en, es);
+    message(c, Lane::Database, w("lookup", "consulta"))
+        .says(if outcome == DbOutcome::NotFound {
+            w(": not found", ": no encontrado")
+        } else {
+            w(": found", ": encontrado")
+        })
+        .remarkable()
+}
+
+/// The row of an `alert`: inserted, or refused as already raised.
+fn alert_row(outcome: DbOutcome, c: Lane, l: Lang) -> Draft {
+    let d = message(c, Lane::Database, "INSERT alert").remarkable();
+    if outcome == DbOutcome::AlertExists {
+        let why = l.choose("already alerted", "alerta ya registrada");
+        d.style(Style::Refused).says(format!(": {why}"))
+    } else {
+        d
+    }
+}
+
+/// The note of a consumer's sleep, which a completion waits out.
+fn sleep_row(ticks: Tick, c: Lane, l: Lang) -> Draft {
+    note(c, c, l.choose("sleep", "duerme")).says(match l {
+        Lang::En => format!(" {ticks} ticks, a completion waits"),
+        Lang::Es => format!(" {ticks} ticks, una completion espera"),
+    })
+}
+
+/// The note of a consumer's stall.
+fn stall_row(ticks: Tick, c: Lane, l: Lang) -> Draft {
+    note(c, c, l.choose("stall", "se detiene")).says(match l {
+        Lang::En => format!(" for {ticks} ticks"),
+        Lang::Es => format!(" durante {ticks} ticks"),
+    })
 }
 
 /// The rows of a consumer's own decisions: a kept row, a skipped step, a jump back, a loop
@@ -633,25 +655,6 @@ pub(super) fn broker_rows(kind: &TraceKind, again: bool, l: Lang) -> Vec<Draft> 
                 w("deliver", "entrega"),
             )]
         }
-        TraceKind::Requeued => vec![note(
-            b,
-            b,
-            w("{e} ready for redelivery", "{e} listo para reentrega"),
-        )],
-        TraceKind::Visible => {
-            let mut d = note(
-                b,
-                b,
-                w("{e} visible after its delay", "{e} visible tras su demora"),
-            );
-            d.routine = true;
-            vec![d]
-        }
-        TraceKind::LeaseExpired => vec![note(
-            b,
-            b,
-            w("lease of {e} expired", "vence el lease de {e}"),
-        )],
         TraceKind::ConnectionLost {
             consumer,
             rebalance,
@@ -671,33 +674,46 @@ pub(super) fn broker_rows(kind: &TraceKind, again: bool, l: Lang) -> Vec<Draft> 
         TraceKind::DeadLettersEmpty | TraceKind::DeadLetterReplayed => {
             vec![message(Lane::DeadLetters, b, w("replay", "reinyecta")).remarkable()]
         }
-        TraceKind::BrokerDuplicate => vec![note(b, b, w("broker duplicates", "el broker duplica"))],
-        TraceKind::LateReplay => vec![note(
-            b,
-            b,
-            w("{e} acked, replayed late", "{e} con ack, repetido tarde"),
-        )],
-        TraceKind::OutputsSettled { committed: false } => vec![note(
-            b,
-            b,
-            w("{e} outputs aborted", "{e}: salidas abortadas"),
-        )],
-        TraceKind::OutputsSettled { committed: true } => {
-            let mut d = note(b, b, w("{e} outputs visible", "{e}: salidas visibles"));
-            d.routine = true;
-            vec![d]
-        }
-        TraceKind::OutputsDiscarded => vec![note(
-            b,
-            b,
-            w("{e} outputs discarded", "{e}: salidas descartadas"),
-        )],
-        other => vec![note(b, b, "broker").says(format!(
-            " {}: {}",
-            other.action(),
-            l.trace_outcome(other)
-        ))],
+        other => vec![queue_note(other, l).unwrap_or_else(|| {
+            note(b, b, "broker").says(format!(" {}: {}", other.action(), l.trace_outcome(other)))
+        })],
     }
+}
+
+/// A note the broker makes about its own queue (a message ready again, visible, expired,
+/// duplicated or replayed late, a delivery's outputs settled or discarded), or `None`.
+fn queue_note(kind: &TraceKind, l: Lang) -> Option<Draft> {
+    let w = |en, es| l.choose(en, es);
+    let (verb, routine) = match kind {
+        TraceKind::Requeued => (
+            w("{e} ready for redelivery", "{e} listo para reentrega"),
+            false,
+        ),
+        TraceKind::Visible => (
+            w("{e} visible after its delay", "{e} visible tras su demora"),
+            true,
+        ),
+        TraceKind::LeaseExpired => (w("lease of {e} expired", "vence el lease de {e}"), false),
+        TraceKind::BrokerDuplicate => (w("broker duplicates", "el broker duplica"), false),
+        TraceKind::LateReplay => (
+            w("{e} acked, replayed late", "{e} con ack, repetido tarde"),
+            false,
+        ),
+        TraceKind::OutputsSettled { committed: false } => {
+            (w("{e} outputs aborted", "{e}: salidas abortadas"), false)
+        }
+        TraceKind::OutputsSettled { committed: true } => {
+            (w("{e} outputs visible", "{e}: salidas visibles"), true)
+        }
+        TraceKind::OutputsDiscarded => (
+            w("{e} outputs discarded", "{e}: salidas descartadas"),
+            false,
+        ),
+        _ => return None,
+    };
+    let mut d = note(Lane::Broker, Lane::Broker, verb);
+    d.routine = routine;
+    Some(d)
 }
 
 /// An external effect sent, or a named service called: a note on the consumer, since

@@ -42,6 +42,28 @@ pub(super) fn render(d: &Diagram) -> String {
 
     let verdict = d.verdict.join("; ");
     let elision = d.elision_text();
+    let header_w = header_width(d, &verdict, elision.as_deref());
+    let width = (lanes_left + lanes_w + MARGIN).max(MARGIN * 2 + header_w);
+
+    let (head, lanes_top) = head(d, &verdict, elision.as_deref());
+    let (places, y) = place_rows(d, lanes_top);
+    let bottom = y + 8;
+    let height = bottom + MARGIN;
+
+    let (bands, body) = rows_svg(d, &places, &center, lanes_left, lanes_w);
+    let lifelines = lifelines(d, lanes_top, bottom, &center);
+
+    let mut out = prologue(d, &verdict, width, height);
+    out.push_str(&head);
+    out.push_str(&bands);
+    out.push_str(&lifelines);
+    out.push_str(&body);
+    out.push_str("</svg>\n");
+    out
+}
+
+/// The widest line above the lanes: the name, the verdict, the legend or the elision note.
+fn header_width(d: &Diagram, verdict: &str, elision: Option<&str>) -> i64 {
     let mut header_w = [
         d.name.chars().count() as i64 * 10,
         verdict.chars().count() as i64 * 7,
@@ -50,19 +72,24 @@ pub(super) fn render(d: &Diagram) -> String {
     .into_iter()
     .max()
     .unwrap_or(0);
-    if let Some(e) = &elision {
+    if let Some(e) = elision {
         header_w = header_w.max(e.chars().count() as i64 * CHAR_W);
     }
-    let width = (lanes_left + lanes_w + MARGIN).max(MARGIN * 2 + header_w);
+    header_w
+}
 
-    let (head, lanes_top) = head(d, &verdict, elision.as_deref());
-    let (places, y) = place_rows(d, lanes_top);
-    let bottom = y + 8;
-    let height = bottom + MARGIN;
-
+/// The rows at their `places`: the events' coloured bands, drawn first so that they lie
+/// under the lifelines, and the rows themselves with their tick labels.
+fn rows_svg(
+    d: &Diagram,
+    places: &[(i64, bool)],
+    center: &impl Fn(Lane) -> i64,
+    lanes_left: i64,
+    lanes_w: i64,
+) -> (String, String) {
     let mut bands = String::new();
     let mut body = String::new();
-    for (i, (row, &(top, new_tick))) in d.rows.iter().zip(&places).enumerate() {
+    for (i, (row, &(top, new_tick))) in d.rows.iter().zip(places).enumerate() {
         let mid = top + ROW_H / 2;
         if let Some(tone) = row.tone {
             // One event's rows form one band: it bridges the gap to the next row of the
@@ -87,11 +114,14 @@ pub(super) fn render(d: &Diagram) -> String {
                 row.tick
             );
         }
-        draw_row(&mut body, row, mid, &center, lanes_left, lanes_w);
+        draw_row(&mut body, row, mid, center, lanes_left, lanes_w);
     }
+    (bands, body)
+}
 
-    let lifelines = lifelines(d, lanes_top, bottom, &center);
-
+/// The document up to its content: the XML declaration, the `svg` element, its title, the
+/// arrowhead markers and the white background.
+fn prologue(d: &Diagram, verdict: &str, width: i64, height: i64) -> String {
     let mut out = String::new();
     out.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let _ = writeln!(
@@ -115,11 +145,6 @@ pub(super) fn render(d: &Diagram) -> String {
         out,
         r#"<rect x="0" y="0" width="{width}" height="{height}" fill="white"/>"#
     );
-    out.push_str(&head);
-    out.push_str(&bands);
-    out.push_str(&lifelines);
-    out.push_str(&body);
-    out.push_str("</svg>\n");
     out
 }
 
@@ -249,46 +274,10 @@ fn draw_row(
     lanes_left: i64,
     lanes_w: i64,
 ) {
-    let (ink, outcome) = match row.tone {
-        Some(t) => (t.ink(), t.name()),
-        None => (PLAIN_INK, "none"),
-    };
-    let event = row_attrs(row);
+    let (ink, _) = row_ink(row);
     match row.shape {
         Shape::Message { from, to, style } if from != to => {
-            let (x1, x2) = (center(from), center(to));
-            let y = mid + 4;
-            let _ = write!(
-                out,
-                r#"<g class="message" data-outcome="{outcome}"{event}>"#
-            );
-            let dash = if style == Style::Wait {
-                r#" stroke-dasharray="5 3""#
-            } else {
-                ""
-            };
-            let head = if style == Style::Refused {
-                String::new()
-            } else {
-                let id = row.tone.map_or("plain", Tone::name);
-                format!(r#" marker-end="url(#head-{id})""#)
-            };
-            let _ = write!(
-                out,
-                r#"<line x1="{x1}" y1="{y}" x2="{x2}" y2="{y}" stroke="{ink}" stroke-width="1.5"{dash}{head}/>"#
-            );
-            if style == Style::Refused {
-                // The message ends short of the lane, in a cross: it did not get through.
-                cross(out, x2 - 6 * (x2 - x1).signum(), y, 4, ink, 2);
-            }
-            let max = ((x2 - x1).abs() + LANE_W / 2) / CHAR_W;
-            let _ = writeln!(
-                out,
-                r#"<text x="{}" y="{}" font-size="11" text-anchor="middle" fill="{ink}">{}</text></g>"#,
-                (x1 + x2) / 2,
-                mid - 1,
-                esc(&fit(&row.label, max))
-            );
+            message_row(out, row, mid, (center(from), center(to)), style);
         }
         Shape::Message { from, to, .. } | Shape::Note { from, to } => {
             box_row(
@@ -313,23 +302,79 @@ fn draw_row(
             );
         }
         Shape::Crash { lane } => {
-            let x = center(lane);
-            let _ = write!(
-                out,
-                r#"<g class="crash" data-lane="{}" data-outcome="{outcome}"{event}>"#,
-                lane.key()
-            );
-            cross(out, x, mid, 7, CRASH_INK, 3);
-            let max = (lanes_left + lanes_w - x - 12) / CHAR_W;
-            let _ = writeln!(
-                out,
-                r#"<text x="{}" y="{}" font-size="11" font-weight="bold" fill="{CRASH_INK}">{}</text></g>"#,
-                x + 12,
-                mid + 4,
-                esc(&fit(&row.label, max.max(12)))
-            );
+            crash_row(out, row, mid, lane, center(lane), (lanes_left, lanes_w))
         }
     }
+}
+
+/// A row's ink and the outcome it stands for: its event's tone, or plain.
+fn row_ink(row: &Row) -> (&'static str, &'static str) {
+    match row.tone {
+        Some(t) => (t.ink(), t.name()),
+        None => (PLAIN_INK, "none"),
+    }
+}
+
+/// A message from one lane to another at `xs`: an arrow, dashed while it waits, ending in
+/// a cross when it is refused.
+fn message_row(out: &mut String, row: &Row, mid: i64, xs: (i64, i64), style: Style) {
+    let (ink, outcome) = row_ink(row);
+    let event = row_attrs(row);
+    let (x1, x2) = xs;
+    let y = mid + 4;
+    let _ = write!(
+        out,
+        r#"<g class="message" data-outcome="{outcome}"{event}>"#
+    );
+    let dash = if style == Style::Wait {
+        r#" stroke-dasharray="5 3""#
+    } else {
+        ""
+    };
+    let head = if style == Style::Refused {
+        String::new()
+    } else {
+        let id = row.tone.map_or("plain", Tone::name);
+        format!(r#" marker-end="url(#head-{id})""#)
+    };
+    let _ = write!(
+        out,
+        r#"<line x1="{x1}" y1="{y}" x2="{x2}" y2="{y}" stroke="{ink}" stroke-width="1.5"{dash}{head}/>"#
+    );
+    if style == Style::Refused {
+        // The message ends short of the lane, in a cross: it did not get through.
+        cross(out, x2 - 6 * (x2 - x1).signum(), y, 4, ink, 2);
+    }
+    let max = ((x2 - x1).abs() + LANE_W / 2) / CHAR_W;
+    let _ = writeln!(
+        out,
+        r#"<text x="{}" y="{}" font-size="11" text-anchor="middle" fill="{ink}">{}</text></g>"#,
+        (x1 + x2) / 2,
+        mid - 1,
+        esc(&fit(&row.label, max))
+    );
+}
+
+/// A crash: a cross on the crashed lane at `x`, labelled within the lanes (`area` is their
+/// left edge and width).
+fn crash_row(out: &mut String, row: &Row, mid: i64, lane: Lane, x: i64, area: (i64, i64)) {
+    let (_, outcome) = row_ink(row);
+    let event = row_attrs(row);
+    let (lanes_left, lanes_w) = area;
+    let _ = write!(
+        out,
+        r#"<g class="crash" data-lane="{}" data-outcome="{outcome}"{event}>"#,
+        lane.key()
+    );
+    cross(out, x, mid, 7, CRASH_INK, 3);
+    let max = (lanes_left + lanes_w - x - 12) / CHAR_W;
+    let _ = writeln!(
+        out,
+        r#"<text x="{}" y="{}" font-size="11" font-weight="bold" fill="{CRASH_INK}">{}</text></g>"#,
+        x + 12,
+        mid + 4,
+        esc(&fit(&row.label, max.max(12)))
+    );
 }
 
 /// The attributes that tie a row to its event and to the trace entries it stands for

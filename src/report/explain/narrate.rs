@@ -89,48 +89,20 @@ impl Narrator<'_> {
             }
             TraceKind::AckLost | TraceKind::Acked { .. } => self.ack(&who, entry, after),
             TraceKind::Nacked => l.nack(&who, &ev),
-            TraceKind::Alert {
-                outcome: DbOutcome::AlertRecorded,
-            } => l.alert_recorded(&who, &base),
-            TraceKind::Alert { .. } => l.alert_exists(&who, &base),
-            TraceKind::Lookup {
-                outcome: DbOutcome::Found,
-            } => l.lookup_found(&who, &base),
-            TraceKind::Lookup { .. } => l.lookup_not_found(&who, &base),
-            TraceKind::ExternalEffectSent => l.external_effect(&who, &base),
-            TraceKind::Called { service } => l.called(&who, service, &base),
-            TraceKind::OutputProduced { staged: true } => l.output_staged(&who, &base),
-            TraceKind::OutputProduced { staged: false } => l.output_published(&who, &base),
-            TraceKind::Crash { .. } => {
-                let writes = self.writes_of(c, before);
-                let held = self.tx_list(&writes);
-                self.crashed_with.insert(c, held);
-                return (self.crash(&who, entry), true);
-            }
-            TraceKind::CrashRollback => {
-                let held = self.crashed_with.remove(&c).unwrap_or_default();
-                let db = self.scenario.store.engine.product();
-                return (l.crash_rollback(&who, &held, db), true);
+            TraceKind::Alert { .. }
+            | TraceKind::Lookup { .. }
+            | TraceKind::ExternalEffectSent
+            | TraceKind::Called { .. }
+            | TraceKind::OutputProduced { .. } => self.auxiliary_step(&who, &base, &entry.kind),
+            TraceKind::Crash { .. } | TraceKind::CrashRollback | TraceKind::StopRollback => {
+                return (self.consumer_stop(c, &who, entry, before), true);
             }
             TraceKind::ConsumerRestart => l.restart(&who),
             TraceKind::Stall { ticks, .. } => l.stall(&who, &ev, ticks),
-            TraceKind::StopRollback => {
-                let db = self.scenario.store.engine.product();
-                return (l.stop_rollback(&who, db), true);
-            }
             TraceKind::Sleep { ticks } => l.sleep(&who, &base, ticks),
-            TraceKind::Retrying {
-                attempt,
-                backoff_ticks,
-            } => l.policy_retry(&who, &ev, attempt, backoff_ticks),
-            TraceKind::DeadLetterSent { outcome } => {
-                let moved = matches!(outcome, AckOutcome::Accepted | AckOutcome::StaleAccepted);
-                l.policy_dead_letter(&who, &ev, moved)
-            }
-            TraceKind::GaveUp { then, step, nth } => {
-                let step = crate::model::trace::occurrence_name(step, nth);
-                l.policy_gave_up(&who, &ev, &step, then)
-            }
+            TraceKind::Retrying { .. }
+            | TraceKind::DeadLetterSent { .. }
+            | TraceKind::GaveUp { .. } => self.policy(&who, &ev, &entry.kind),
             TraceKind::Kept { .. }
             | TraceKind::Caught { .. }
             | TraceKind::Skipped { .. }
@@ -139,6 +111,77 @@ impl Narrator<'_> {
             _ => self.fallback(&who, entry),
         };
         (text, false)
+    }
+
+    /// A consumer stopped: crashed (what its open transaction held is kept for the
+    /// rollback that follows), or its transaction rolled back after a crash or at the end.
+    fn consumer_stop(
+        &mut self,
+        c: usize,
+        who: &str,
+        entry: &TraceEntry,
+        before: &Snapshot,
+    ) -> String {
+        let l = self.lang;
+        match entry.kind {
+            TraceKind::Crash { .. } => {
+                let writes = self.writes_of(c, before);
+                let held = self.tx_list(&writes);
+                self.crashed_with.insert(c, held);
+                self.crash(who, entry)
+            }
+            TraceKind::CrashRollback => {
+                let held = self.crashed_with.remove(&c).unwrap_or_default();
+                let db = self.scenario.store.engine.product();
+                l.crash_rollback(who, &held, db)
+            }
+            TraceKind::StopRollback => {
+                let db = self.scenario.store.engine.product();
+                l.stop_rollback(who, db)
+            }
+            _ => unreachable!("not a consumer's stop"),
+        }
+    }
+
+    /// A consumer's step besides its transaction's reads and writes: an alert, a lookup
+    /// after a commit timeout, an external effect or call, an output message.
+    fn auxiliary_step(&self, who: &str, base: &str, kind: &TraceKind) -> String {
+        let l = self.lang;
+        match kind {
+            TraceKind::Alert {
+                outcome: DbOutcome::AlertRecorded,
+            } => l.alert_recorded(who, base),
+            TraceKind::Alert { .. } => l.alert_exists(who, base),
+            TraceKind::Lookup {
+                outcome: DbOutcome::Found,
+            } => l.lookup_found(who, base),
+            TraceKind::Lookup { .. } => l.lookup_not_found(who, base),
+            TraceKind::ExternalEffectSent => l.external_effect(who, base),
+            TraceKind::Called { service } => l.called(who, service, base),
+            TraceKind::OutputProduced { staged: true } => l.output_staged(who, base),
+            TraceKind::OutputProduced { staged: false } => l.output_published(who, base),
+            _ => unreachable!("not an auxiliary step"),
+        }
+    }
+
+    /// An error policy's decisions: a retry, a move to the dead-letter queue, giving up.
+    fn policy(&self, who: &str, ev: &str, kind: &TraceKind) -> String {
+        let l = self.lang;
+        match *kind {
+            TraceKind::Retrying {
+                attempt,
+                backoff_ticks,
+            } => l.policy_retry(who, ev, attempt, backoff_ticks),
+            TraceKind::DeadLetterSent { outcome } => {
+                let moved = matches!(outcome, AckOutcome::Accepted | AckOutcome::StaleAccepted);
+                l.policy_dead_letter(who, ev, moved)
+            }
+            TraceKind::GaveUp { then, step, nth } => {
+                let step = crate::model::trace::occurrence_name(step, nth);
+                l.policy_gave_up(who, ev, &step, then)
+            }
+            _ => unreachable!("not an error policy's entry"),
+        }
     }
 
     /// A consumer's own decisions: a kept row, a skipped step, a jump back, a loop at its

@@ -71,23 +71,7 @@ pub(super) fn anomaly_sentences(n: &Narrator<'_>) -> Vec<String> {
                 let service = call.unwrap_or_default();
                 call_sentence(l, e, &ev, service, &crashes, causes)
             }
-            K::Lost => {
-                if let Some(c) = crashes
-                    .iter()
-                    .find(|c| c.confirmed.acked && c.confirmed.ledger_rows == 0)
-                {
-                    l.lost_acked_first(&ev, &c.point.to_string())
-                } else if let Some(c) = crashes
-                    .iter()
-                    .find(|c| c.confirmed.inbox_rows > 0 && c.confirmed.ledger_rows == 0)
-                {
-                    l.lost_marked_first(&ev, &c.point.to_string())
-                } else if e.torn {
-                    l.lost_torn(&ev, e.debits, e.credits)
-                } else {
-                    l.lost_other(&ev, e.acked)
-                }
-            }
+            K::Lost => lost_sentence(l, e, &ev, &crashes),
             K::Duplicated if e.inbox_expired_at.is_some() => {
                 l.duplicated_after_expiry(&ev, e.inbox_expired_at.unwrap_or(0), e.effects)
             }
@@ -116,6 +100,40 @@ pub(super) fn anomaly_sentences(n: &Narrator<'_>) -> Vec<String> {
         sentences.push(sentence);
     }
     sentences.extend(intent_sentences(l, v));
+    sentences.extend(run_sentences(l, r));
+    sentences
+}
+
+/// Why event `e` was lost: acked or marked processed before its effect committed, when a
+/// crash came in between; torn; or else what is known.
+fn lost_sentence(
+    l: Lang,
+    e: &crate::check::EventReport,
+    ev: &str,
+    crashes: &[&CrashRecord],
+) -> String {
+    if let Some(c) = crashes
+        .iter()
+        .find(|c| c.confirmed.acked && c.confirmed.ledger_rows == 0)
+    {
+        l.lost_acked_first(ev, &c.point.to_string())
+    } else if let Some(c) = crashes
+        .iter()
+        .find(|c| c.confirmed.inbox_rows > 0 && c.confirmed.ledger_rows == 0)
+    {
+        l.lost_marked_first(ev, &c.point.to_string())
+    } else if e.torn {
+        l.lost_torn(ev, e.debits, e.credits)
+    } else {
+        l.lost_other(ev, e.acked)
+    }
+}
+
+/// The anomalies of the run as a whole rather than of one event: a boundary past the
+/// event's that did not hold exactly once, accounts that drifted, a run that did not end.
+fn run_sentences(l: Lang, r: &RunResult) -> Vec<String> {
+    let v = &r.verdict;
+    let mut sentences = Vec::new();
     let several_events = v.intents.iter().any(|i| i.events.len() > 1);
     for b in v.boundaries.iter().skip(1) {
         if b.guarantee != Guarantee::ExactlyOnce {

@@ -545,49 +545,12 @@ impl Lang {
             (Lang::Es, K::Duplicated) => format!(
                 "DUPLICADO: su efecto quedó confirmado {} veces{}",
                 e.effects,
-                if let Some(at) = e.inbox_expired_at {
-                    format!(
-                        " (el job de retención borró su fila de inbox en t={at}, así que una \
-                         entrega posterior no se reconoció como duplicado)"
-                    )
-                } else if e.amounts_differ() {
-                    let amounts: Vec<String> =
-                        e.amounts_minor.iter().map(|a| a.to_string()).collect();
-                    format!(
-                        " (importes confirmados {}: se aplicó una copia con el mismo event_id y \
-                         otro payload)",
-                        amounts.join(", ")
-                    )
-                } else {
-                    String::new()
-                }
+                es_duplicate_detail(e)
             ),
             (Lang::En, K::PayloadMismatch) => {
                 format!("PAYLOAD MISMATCH: {}", detail.unwrap_or_default())
             }
-            (Lang::Es, K::PayloadMismatch) => {
-                let stored = a.alert.map_or("", |p| p.stored_payload.as_str());
-                let received = a.alert.map_or("", |p| p.received_payload.as_str());
-                let at = e
-                    .payload_alerts
-                    .iter()
-                    .find(|p| p.stored_payload == stored && p.received_payload == received)
-                    .map_or(0, |p| p.detected_at);
-                let genuine = e
-                    .payload_alerts
-                    .iter()
-                    .any(|p| p.stored_payload == stored && p.refused_genuine);
-                format!(
-                    "PAYLOAD DISTINTO: el mismo event_id llegó con otro payload en t={at}: \
-                     rechazado y alertado, no aplicado; guardado {stored}, recibido {received}{}",
-                    if genuine {
-                        " (el rechazado es el payload propio del evento: antes llegó una copia \
-                         alterada)"
-                    } else {
-                        " (el rechazado es una copia alterada)"
-                    }
-                )
-            }
+            (Lang::Es, K::PayloadMismatch) => es_payload_mismatch(a),
             (_, kind) => unreachable!("{kind:?} is not an effect anomaly"),
         }
     }
@@ -704,4 +667,51 @@ impl Lang {
             Lang::Es => "NO SE CUMPLIÓ",
         }
     }
+}
+
+/// Why an event's effect was committed more than once, in Spanish, when the report knows:
+/// its inbox row expired, or a copy with another payload was applied; else nothing.
+fn es_duplicate_detail(e: &crate::check::EventReport) -> String {
+    if let Some(at) = e.inbox_expired_at {
+        format!(
+            " (el job de retención borró su fila de inbox en t={at}, así que una entrega \
+             posterior no se reconoció como duplicado)"
+        )
+    } else if e.amounts_differ() {
+        let amounts: Vec<String> = e.amounts_minor.iter().map(|a| a.to_string()).collect();
+        format!(
+            " (importes confirmados {}: se aplicó una copia con el mismo event_id y otro \
+             payload)",
+            amounts.join(", ")
+        )
+    } else {
+        String::new()
+    }
+}
+
+/// A payload refused as another for the same event_id, in Spanish: when, what was stored and
+/// received, and which of the two was the event's own.
+fn es_payload_mismatch(a: Anomaly) -> String {
+    let e = a.event;
+    let stored = a.alert.map_or("", |p| p.stored_payload.as_str());
+    let received = a.alert.map_or("", |p| p.received_payload.as_str());
+    let at = e
+        .payload_alerts
+        .iter()
+        .find(|p| p.stored_payload == stored && p.received_payload == received)
+        .map_or(0, |p| p.detected_at);
+    let genuine = e
+        .payload_alerts
+        .iter()
+        .any(|p| p.stored_payload == stored && p.refused_genuine);
+    format!(
+        "PAYLOAD DISTINTO: el mismo event_id llegó con otro payload en t={at}: \
+         rechazado y alertado, no aplicado; guardado {stored}, recibido {received}{}",
+        if genuine {
+            " (el rechazado es el payload propio del evento: antes llegó una copia \
+             alterada)"
+        } else {
+            " (el rechazado es una copia alterada)"
+        }
+    )
 }

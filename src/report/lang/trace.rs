@@ -132,41 +132,13 @@ fn es_outcome(kind: &TraceKind) -> String {
         SqlFailed { message, .. } => format!("falla: {message}"),
         HandlerFailed { error } => format!("devuelve un error: {error}"),
         Retrying { .. } | DeadLetterSent { .. } | GaveUp { .. } => es_policy(kind),
-        Skipped { .. } => "se salta: su `when` no se cumple".into(),
-        Caught { to, rollback, .. } => match rollback {
-            true => format!("fallo capturado: revierte y sigue en `{to}`"),
-            false => format!("fallo capturado: sigue en `{to}` en la misma transacción"),
-        },
-        Kept { into, row, .. } => match row {
-            Some(row) => format!("guarda `{into}`: {row}"),
-            None => format!("guarda `{into}`: ninguna fila (toda columna NULL)"),
-        },
-        Jumped { to, pass, .. } => format!("goto `{to}` (pasada {pass})"),
-        LoopLimit { passes, .. } => format!(
-            "falla: un salto atrás más pasaría de las {passes} pasadas que admite una entrega"
-        ),
+        Skipped { .. } | Caught { .. } | Kept { .. } | Jumped { .. } | LoopLimit { .. } => {
+            es_flow(kind)
+        }
         InvalidPayload => {
             "rechazado: el payload es inválido (workload.invalid), no se aplica nada".into()
         }
-        CommitTimeout {
-            nth: _, // On the line's step: `commit#2`.
-            fault,
-            committed,
-            strategy,
-        } => format!(
-            "el COMMIT expiró (inyectado, faults.commit_timeout[{fault}]): {}; el consumer no \
-             puede saberlo, y {}",
-            if *committed {
-                "SÍ se confirmó, se perdió la respuesta"
-            } else {
-                "NO se confirmó, la base de datos hizo rollback"
-            },
-            match strategy {
-                CommitTimeoutStrategy::Retry => "reintenta la transacción a ciegas",
-                CommitTimeoutStrategy::Abandon => "la da por hecha",
-                CommitTimeoutStrategy::Lookup => "busca el event_id antes de decidir",
-            }
-        ),
+        CommitTimeout { .. } | Lookup { .. } => es_commit_timeout(kind),
         AckLost => "el ack se pierde en el camino: el consumer cree que lo envió, el broker \
                     nunca lo recibió"
             .into(),
@@ -192,13 +164,6 @@ fn es_outcome(kind: &TraceKind) -> String {
         Called { service } => {
             format!("`{service}` llamado (fuera de la base: nunca se deshace)")
         }
-        Lookup { outcome } => match outcome {
-            DbOutcome::Found => "fila del inbox encontrada: el commit ocurrió; sigue".into(),
-            DbOutcome::NotFound => {
-                "fila del inbox no encontrada: el commit no ocurrió; repite la transacción".into()
-            }
-            other => es_db(*other).into(),
-        },
         Nacked => "rechazado: el broker lo va a reentregar".into(),
         Sleep { ticks } => format!(
             "un TransferCompleted: duerme {ticks} ticks para darle tiempo a su TransferCreated, \
@@ -215,6 +180,61 @@ fn es_outcome(kind: &TraceKind) -> String {
         CrashRollback => "la base de datos hace rollback de la transacción abierta".into(),
         StopRollback => "rollback de la transacción abierta".into(),
         _ => es_others(kind),
+    }
+}
+
+/// A protocol's branches, loops and kept values, in Spanish.
+fn es_flow(kind: &TraceKind) -> String {
+    use TraceKind::*;
+    match kind {
+        Skipped { .. } => "se salta: su `when` no se cumple".into(),
+        Caught { to, rollback, .. } => match rollback {
+            true => format!("fallo capturado: revierte y sigue en `{to}`"),
+            false => format!("fallo capturado: sigue en `{to}` en la misma transacción"),
+        },
+        Kept { into, row, .. } => match row {
+            Some(row) => format!("guarda `{into}`: {row}"),
+            None => format!("guarda `{into}`: ninguna fila (toda columna NULL)"),
+        },
+        Jumped { to, pass, .. } => format!("goto `{to}` (pasada {pass})"),
+        LoopLimit { passes, .. } => format!(
+            "falla: un salto atrás más pasaría de las {passes} pasadas que admite una entrega"
+        ),
+        _ => unreachable!("not a flow entry"),
+    }
+}
+
+/// A commit that timed out, and the lookup that may follow, in Spanish.
+fn es_commit_timeout(kind: &TraceKind) -> String {
+    use TraceKind::*;
+    match kind {
+        CommitTimeout {
+            nth: _, // On the line's step: `commit#2`.
+            fault,
+            committed,
+            strategy,
+        } => format!(
+            "el COMMIT expiró (inyectado, faults.commit_timeout[{fault}]): {}; el consumer no \
+             puede saberlo, y {}",
+            if *committed {
+                "SÍ se confirmó, se perdió la respuesta"
+            } else {
+                "NO se confirmó, la base de datos hizo rollback"
+            },
+            match strategy {
+                CommitTimeoutStrategy::Retry => "reintenta la transacción a ciegas",
+                CommitTimeoutStrategy::Abandon => "la da por hecha",
+                CommitTimeoutStrategy::Lookup => "busca el event_id antes de decidir",
+            }
+        ),
+        Lookup { outcome } => match outcome {
+            DbOutcome::Found => "fila del inbox encontrada: el commit ocurrió; sigue".into(),
+            DbOutcome::NotFound => {
+                "fila del inbox no encontrada: el commit no ocurrió; repite la transacción".into()
+            }
+            other => es_db(*other).into(),
+        },
+        _ => unreachable!("not a commit timeout's entry"),
     }
 }
 
@@ -312,44 +332,19 @@ fn es_others(kind: &TraceKind) -> String {
 fn es_upstream(kind: &TraceKind) -> String {
     use TraceKind::*;
     match kind {
-        Published {
-            event,
-            how,
-            confirmation,
-        } => {
-            let how = es_publication(*how);
-            match confirmation {
-                Confirmation::Direct => how,
-                Confirmation::Confirmed => format!("e{event} {how}: confirmado"),
-                Confirmation::TimedOut => format!(
-                    "e{event} {how}; llegó al broker, pero la confirmación expiró: el \
-                     productor publica otra vez"
-                ),
-            }
-        }
-        PublishTimedOut { intent } => {
-            format!("sin confirmación de la publicación de e{intent}: publica otra vez")
-        }
-        TransferInserted { outbox: true } => {
-            "BEGIN; transferencia y fila del outbox insertadas (sin confirmar)".into()
-        }
-        TransferInserted { outbox: false } => {
-            "BEGIN; transferencia insertada (sin confirmar)".into()
-        }
-        TransferKnown => "transferencia ya confirmada por un intento anterior: se responde el \
-                          pedido con ella, no se hace nada más"
-            .into(),
-        TransferCommitted => "COMMIT".into(),
+        Published { .. }
+        | PublishTimedOut { .. }
+        | TransferInserted { .. }
+        | TransferKnown
+        | TransferCommitted
+        | ProducerRestart { .. } => es_producer(kind),
+        Stopped { .. } | Healing { .. } => es_stop(kind),
         Busy { step } => match step {
             Step::CommitTransfer => "SQLITE_BUSY en el COMMIT; espera",
             Step::MarkSent | Step::MarkEmailSent => "SQLITE_BUSY; espera",
             _ => "SQLITE_BUSY: otra conexión tiene el lock de escritura; espera",
         }
         .into(),
-        ProducerRestart { retries: true } => {
-            "vuelve; el cliente reintenta el pedido que no tuvo respuesta".into()
-        }
-        ProducerRestart { retries: false } => "vuelve; el pedido sin respuesta se abandona".into(),
         OutboxEmpty => "outbox vacío: espera".into(),
         RelayPublished { row, event, how } => {
             format!("fila {row} del outbox: e{event} {}", es_publication(*how))
@@ -380,6 +375,54 @@ fn es_upstream(kind: &TraceKind) -> String {
         CleanupBusy => {
             "SQLITE_BUSY: un consumer tiene el lock de escritura; no se borra nada".into()
         }
+        _ => unreachable!("told by es_outcome and es_others"),
+    }
+}
+
+/// The producer's entries (its transaction, its publications, its restart), in Spanish.
+fn es_producer(kind: &TraceKind) -> String {
+    use TraceKind::*;
+    match kind {
+        Published {
+            event,
+            how,
+            confirmation,
+        } => {
+            let how = es_publication(*how);
+            match confirmation {
+                Confirmation::Direct => how,
+                Confirmation::Confirmed => format!("e{event} {how}: confirmado"),
+                Confirmation::TimedOut => format!(
+                    "e{event} {how}; llegó al broker, pero la confirmación expiró: el \
+                     productor publica otra vez"
+                ),
+            }
+        }
+        PublishTimedOut { intent } => {
+            format!("sin confirmación de la publicación de e{intent}: publica otra vez")
+        }
+        TransferInserted { outbox: true } => {
+            "BEGIN; transferencia y fila del outbox insertadas (sin confirmar)".into()
+        }
+        TransferInserted { outbox: false } => {
+            "BEGIN; transferencia insertada (sin confirmar)".into()
+        }
+        TransferKnown => "transferencia ya confirmada por un intento anterior: se responde el \
+                          pedido con ella, no se hace nada más"
+            .into(),
+        TransferCommitted => "COMMIT".into(),
+        ProducerRestart { retries: true } => {
+            "vuelve; el cliente reintenta el pedido que no tuvo respuesta".into()
+        }
+        ProducerRestart { retries: false } => "vuelve; el pedido sin respuesta se abandona".into(),
+        _ => unreachable!("not the producer's entry"),
+    }
+}
+
+/// The simulator's own entries (a limit reached, the healing phase begun), in Spanish.
+fn es_stop(kind: &TraceKind) -> String {
+    use TraceKind::*;
+    match kind {
         Stopped { limit, healing } => {
             let phase = if *healing {
                 " de la fase de recuperación"
@@ -397,7 +440,7 @@ fn es_upstream(kind: &TraceKind) -> String {
              {steps} pasos y {ticks} ticks más",
             es_limit(*after)
         ),
-        _ => unreachable!("told by es_outcome and es_others"),
+        _ => unreachable!("not the simulator's entry"),
     }
 }
 
