@@ -235,6 +235,17 @@ fn impossible_values_are_rejected_with_their_bounds() {
         "faults.stall[0].ticks",
         &["allowed: 1 to"],
     );
+    // The relay runs (the producer writes an outbox): the refusal says stalls hold consumer
+    // steps, not that the relay does not run.
+    check_err(
+        r#"{"protocol": "inbox", "producer": {"mode": "outbox"},
+            "faults": {"stall": [{"at": "before:relay_publish", "ticks": 3}]}}"#,
+        "faults.stall[0].at",
+        &[
+            "only consumer steps can be stalled",
+            "`relay_publish` is the relay's",
+        ],
+    );
     check_err(
         r#"{"protocol": "inbox", "faults": {"lose_ack": [{"event": 5}]}}"#,
         "faults.lose_ack[0].event",

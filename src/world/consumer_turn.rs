@@ -544,7 +544,7 @@ impl ProcessStep for ConsumerStep {
     }
 
     fn query<'s>(&'s self, _: &World, now: Tick) -> Option<StepQuery<'s>> {
-        (self.step != Step::Receive).then(|| StepQuery::Consumer {
+        (self.step != Step::Receive).then_some(StepQuery::Consumer {
             step: self.step,
             nth: self.command.nth,
             delivery: &self.delivery,

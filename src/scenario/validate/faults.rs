@@ -261,6 +261,19 @@ impl Checker<'_> {
             let mut at = Boundary::parse(&st.at)
                 .map_err(|m| self.err(format!("{field}.at"), m + &protocol.own_steps_hint()))?;
             at.step = protocol.resolve(at.step);
+            // The upstream processes' steps are refused for what they are: the relay may well
+            // run, and "does not run" would send the user to `producer.mode` for nothing.
+            if at.step.actor() != crate::model::StepActor::Consumer {
+                return Err(self.err(
+                    format!("{field}.at"),
+                    format!(
+                        "only consumer steps can be stalled; `{}` is the {}'s (crash it with \
+                         `faults.crash`)",
+                        at.step,
+                        at.step.actor().name()
+                    ),
+                ));
+            }
             if !protocol.runs(at.step) {
                 return Err(self.missing_step(format!("{field}.at"), protocol, at.step, ""));
             }
