@@ -397,6 +397,9 @@ fn simulation_code_has_no_hash_iteration_clock_or_unseeded_randomness() {
 /// Each rule catches a deliberate violation (and not the same words in a comment).
 #[test]
 fn each_tidy_rule_catches_a_violation() {
+    // The sizes follow the ceilings, so lowering one keeps the self-test true.
+    let long_fn = format!("`fn long` is {} lines", MAX_FUNCTION_LINES + 2);
+    let long_file = format!("{} lines of production code", MAX_FILE_LINES + 1);
     let file = |rel: &str, text: &str| vec![(rel.to_string(), text.to_string())];
     let bad = [
         (
@@ -474,14 +477,14 @@ fn each_tidy_rule_catches_a_violation() {
                     + &"    step();\n".repeat(MAX_FUNCTION_LINES)
                     + "}\n"),
             )),
-            "`fn long` is 102 lines",
+            long_fn.as_str(),
         ),
         (
             size_violations(&file(
                 "src/check/mod.rs",
                 &"// a line\n".repeat(MAX_FILE_LINES + 1),
             )),
-            "801 lines of production code",
+            long_file.as_str(),
         ),
     ];
     for (found, expected) in bad {
