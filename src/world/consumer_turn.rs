@@ -240,69 +240,22 @@ impl World<'_> {
         if step == Step::Receive {
             return (StepResult::Received(Some(*d)), TraceKind::Received);
         }
-        // Kept with the step: a retry after `SQLITE_BUSY` is asked with it (`decided`).
-        self.consumers[c].handle_faults(faults);
-        let fails = faults.fails;
-        if let Some(refused) = self.handler_misuse(c, step, nth) {
-            return refused;
-        }
-        let HalfDone {
-            statements_done,
-            balances_read,
-            ..
-        } = command.resume;
-        if fails && step != Step::ApplyEffect {
-            return (StepResult::Failed, TraceKind::StepFailed { step, nth });
-        }
-        if step == Step::ApplyEffect && self.is_invalid(d.event) {
-            return (StepResult::Failed, TraceKind::InvalidPayload);
+        if let Some(ended) = self.refused_or_failed(c, step, nth, d, faults) {
+            return ended;
         }
         let event = payload(&self.altered, &self.events, d);
-        let op = match step {
-            Step::Begin => Some(match self.scenario.protocol.db_of(step, nth) {
-                0 => StoreOp::Begin,
-                on => StoreOp::BeginOn(on),
-            }),
-            Step::CheckInbox => Some(StoreOp::CheckInbox { event }),
-            Step::InsertInbox => Some(StoreOp::InsertInbox { event }),
-            Step::ApplyEffect => Some(StoreOp::ApplyEffect {
-                event,
-                fail_credit: fails,
-                done: statements_done,
-                read: balances_read,
-                track_transfer: self.scenario.workload.lifecycle,
-            }),
-            Step::EnqueueEmail => Some(StoreOp::EnqueueEmail { event }),
-            _ => None,
-        };
-        if let Some(op) = op {
+        if let Some(op) = store_op(self.scenario, command, event, faults.fails) {
             let outcome = self.stores[c].execute(op, now);
             let kind = TraceKind::Db { step, nth, outcome };
             return (StepResult::Db(outcome), kind);
         }
-        self.perform_other(now, c, command, d, faults)
-    }
-
-    /// [`World::perform`]'s steps that are not one store operation: the commit, the ack,
-    /// the dead letter, a broker output, a named SQL step, an external effect.
-    fn perform_other(
-        &mut self,
-        now: Tick,
-        c: ConsumerId,
-        command: &Command,
-        d: &Delivery,
-        faults: StepFaults,
-    ) -> (StepResult, TraceKind) {
-        let (Action::Step(step), nth) = (command.action, command.nth) else {
-            unreachable!("only a protocol step is performed")
-        };
         match step {
             Step::Receive
             | Step::Begin
             | Step::CheckInbox
             | Step::InsertInbox
             | Step::ApplyEffect
-            | Step::EnqueueEmail => unreachable!("handled by the caller"),
+            | Step::EnqueueEmail => unreachable!("a store operation, performed above"),
             Step::Commit => self.commit(now, c, nth, faults.commit_timeout),
             Step::Ack => self.ack(now, c, d, faults.loses_ack),
             Step::DeadLetter => {
@@ -334,6 +287,31 @@ impl World<'_> {
             }
             Step::ExternalEffect | Step::Call(_) => self.external(now, step, d),
         }
+    }
+
+    /// The step ends before it is performed: the handler misused its connection, the
+    /// fault plan made it fail (a credit's failure excepted: the effect's own statements
+    /// decide it), or its payload is invalid. The consumer keeps whether it fails with the
+    /// step, so that a retry after `SQLITE_BUSY` is asked with it (`decided`).
+    fn refused_or_failed(
+        &mut self,
+        c: ConsumerId,
+        step: Step,
+        nth: u8,
+        d: &Delivery,
+        faults: StepFaults,
+    ) -> Option<(StepResult, TraceKind)> {
+        self.consumers[c].handle_faults(faults);
+        if let Some(refused) = self.handler_misuse(c, step, nth) {
+            return Some(refused);
+        }
+        if faults.fails && step != Step::ApplyEffect {
+            return Some((StepResult::Failed, TraceKind::StepFailed { step, nth }));
+        }
+        if step == Step::ApplyEffect && self.is_invalid(d.event) {
+            return Some((StepResult::Failed, TraceKind::InvalidPayload));
+        }
+        None
     }
 
     /// An external effect sent, or a named service called: recorded as the outside world
@@ -578,4 +556,35 @@ impl ProcessStep for ConsumerStep {
         w.record_flow(now, self.c, &self.delivery);
         completes(result)
     }
+}
+
+/// The store operation `command`'s step is, when it is one (`begin`, the inbox's check and
+/// insert, the effect, the e-mail outbox row), on `event`'s payload as delivered; the store
+/// answers it alone. An effect goes on from what its command says it already did.
+fn store_op<'e>(
+    scenario: &Scenario,
+    command: &Command,
+    event: &'e Event,
+    fails: bool,
+) -> Option<StoreOp<'e>> {
+    let Action::Step(step) = command.action else {
+        return None;
+    };
+    Some(match step {
+        Step::Begin => match scenario.protocol.db_of(step, command.nth) {
+            0 => StoreOp::Begin,
+            on => StoreOp::BeginOn(on),
+        },
+        Step::CheckInbox => StoreOp::CheckInbox { event },
+        Step::InsertInbox => StoreOp::InsertInbox { event },
+        Step::ApplyEffect => StoreOp::ApplyEffect {
+            event,
+            fail_credit: fails,
+            done: command.resume.statements_done,
+            read: command.resume.balances_read,
+            track_transfer: scenario.workload.lifecycle,
+        },
+        Step::EnqueueEmail => StoreOp::EnqueueEmail { event },
+        _ => return None,
+    })
 }
