@@ -476,7 +476,7 @@ fn narration_never_changes_a_run_and_tells_every_entry_in_both_languages() {
         }
         for lang in [Lang::En, Lang::Es] {
             assert_eq!(
-                untold_entries(&s, &[], &plain, lang),
+                untold_entries(&delivery_sim::world::InProcess, &s, &[], &plain, lang),
                 0,
                 "{file}: an entry has no sentence of its own in {lang:?}"
             );

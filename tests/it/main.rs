@@ -48,5 +48,6 @@ mod support;
 mod tidy;
 mod tidy_cycles;
 mod tidy_executor;
+mod tidy_report;
 mod tidy_types;
 mod verdict;

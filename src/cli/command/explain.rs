@@ -39,11 +39,20 @@ pub(in crate::cli) fn explain_command(
         lang.code()
     );
     if args.json {
-        let told = explain::explain_json(&scenario, &schedule, &result, &replay, failures, lang);
+        let told = explain::explain_json(
+            &world::InProcess,
+            &scenario,
+            &schedule,
+            &result,
+            &replay,
+            failures,
+            lang,
+        );
         let code = code(told.expect.as_ref().is_none_or(|e| e.failures.is_empty()));
         return Ok((to_json(&told), code));
     }
     let out = explain::explain_text(
+        &world::InProcess,
         &scenario,
         &schedule,
         &result,

@@ -138,7 +138,15 @@ pub(in crate::cli) fn explore(
         let failed = failures.as_ref().map(Vec::len);
         write_html(
             path,
-            &html::explore_page(&scenario, &x, &origin, lang, &command, failed),
+            &html::explore_page(
+                &world::InProcess,
+                &scenario,
+                &x,
+                &origin,
+                lang,
+                &command,
+                failed,
+            ),
             lang,
         )?;
     }

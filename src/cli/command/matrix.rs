@@ -39,7 +39,15 @@ pub(in crate::cli) fn matrix(args: &MatrixArgs) -> Result<(String, ExitCode), Cl
             engine_flags(engine, isolation)
         );
         let lang = language(args.lang);
-        html::matrix_page(&columns, events, args.seed, args.depth, lang, &command)
+        html::matrix_page(
+            &world::InProcess,
+            &columns,
+            events,
+            args.seed,
+            args.depth,
+            lang,
+            &command,
+        )
     };
     if let Some(path) = &args.html {
         write_html(path, &page(), language(args.lang))?;

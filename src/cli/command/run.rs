@@ -215,6 +215,7 @@ pub(in crate::cli) fn run(args: &RunArgs, given: &Given) -> Result<(Printed, Exi
         // The page leads with the verdict line printed first below.
         let lang = language(args.lang);
         let page = html::run_page(
+            &world::InProcess,
             &scenario,
             &run.schedule,
             &run.result,

@@ -160,6 +160,7 @@ fn served_run(text: &str) -> Result<Page, String> {
     let replay = origin().replay_command(s.seed, &[]);
     let judgement = result.judgement(failures.as_ref().map(Vec::len));
     Ok(pages::run_page(
+        &world::InProcess,
         &s,
         &[],
         &result,
@@ -217,6 +218,7 @@ fn served_story(text: &str, query: &str) -> Result<Page, String> {
     // Judged as the exploration judged it: the run alone, no expectation.
     let judgement = result.judgement(None);
     Ok(pages::run_page(
+        &world::InProcess,
         &s,
         &[],
         &result,

@@ -80,6 +80,7 @@ pub struct FailurePointWords {
 
 /// `r` told in `lang`, as data.
 pub fn explain_json(
+    runner: &dyn crate::world::Runner,
     scenario: &Scenario,
     script: &[u32],
     r: &RunResult,
@@ -87,7 +88,7 @@ pub fn explain_json(
     failures: Option<Vec<ExpectationFailure>>,
     lang: Lang,
 ) -> ExplainJson {
-    let story = story(scenario, script, r, lang);
+    let story = story(runner, scenario, script, r, lang);
     let told = (story.steps.into_iter())
         .map(|s| ToldStepJson {
             entry: s.entry,

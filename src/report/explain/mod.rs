@@ -1,10 +1,11 @@
 //! `explain`: one run told step by step, for a learner, in English or Spanish.
 //!
-//! The narration watches the run again as it goes ([`crate::world::run_observed`]): each
-//! trace entry says what an actor did, and the snapshot after it says where every message
-//! stands at the broker, what the database has committed and what each open transaction
-//! holds; only the previous entry's state is kept. Each entry becomes a sentence that says what happened and why it matters, followed
-//! by the states that changed. The report ends with a plain-words explanation of every
+//! The narration watches the run again as it goes, run by the [`crate::world::Runner`] the
+//! caller hands it (this module runs no world): each trace entry says what an actor did,
+//! and the snapshot after it says where every message stands at the broker, what the
+//! database has committed and what each open transaction holds; only the previous entry's
+//! state is kept. Each entry becomes a sentence that says what happened and why it
+//! matters, followed by the states that changed. The report ends with a plain-words explanation of every
 //! anomaly, the verdict per boundary, and the failure-point table of the run (point of
 //! failure, confirmed state, recovery, outcome: the seeds' table), built from the crash
 //! records and [`Recovery`], as the matrix builds it.
@@ -32,7 +33,7 @@ use crate::report::lang::{DupCause, Lang, Phase, SideCrash, StateLabel, TxItem};
 use crate::report::paint::Paint;
 use crate::scenario::Scenario;
 use crate::sim::{Actor, StopReason, TraceEntry};
-use crate::world::{self, RunOptions, RunResult, Snapshot};
+use crate::world::{self, RunResult, Runner, Snapshot};
 pub use json::*;
 use sections::*;
 use std::collections::{BTreeMap, BTreeSet};
@@ -55,11 +56,13 @@ pub const MAX_LISTED: usize = 24;
 /// The narrated report of `r`, the run of `scenario` with scheduling choices `script`,
 /// ending with `replay`, the command that replays it.
 ///
-/// The steps are told from a second run of the same scenario and script, watched entry by
-/// entry (see [`world::run_observed`]): it keeps one snapshot at a time, so memory does not
-/// grow with the run's length. Runs are deterministic, and the two traces' hashes are
-/// compared to make sure the told run is `r`.
+/// The steps are told from a second run of the same scenario and script, which `runner`
+/// runs watched entry by entry (see [`Runner::watch`]): it keeps one snapshot at a time, so
+/// memory does not grow with the run's length. Runs are deterministic, and the two traces'
+/// hashes are compared to make sure the told run is `r`.
+#[allow(clippy::too_many_arguments)]
 pub fn explain_text(
+    runner: &dyn Runner,
     scenario: &Scenario,
     script: &[u32],
     r: &RunResult,
@@ -68,7 +71,7 @@ pub fn explain_text(
     lang: Lang,
     paint: Paint,
 ) -> String {
-    let story = story(scenario, script, r, lang);
+    let story = story(runner, scenario, script, r, lang);
     let judgement = r.judgement(failures.map(<[ExpectationFailure]>::len));
     let mut out = crate::report::text::verdict_line_in(lang, paint, &judgement);
     header(&mut out, scenario, r, lang);
@@ -168,23 +171,35 @@ pub struct FailurePoint {
 
 /// Tells `r`, the run of `scenario` with scheduling choices `script`, in `lang`.
 ///
-/// The steps are told from a second run of the same scenario and script, watched entry by
-/// entry (see [`world::run_observed`]): it keeps one snapshot at a time. Runs are
-/// deterministic, and the two traces' hashes are compared to make sure the told run is `r`.
-pub fn story(scenario: &Scenario, script: &[u32], r: &RunResult, lang: Lang) -> Story {
-    let mut teller = Teller::new(Narrator::new(scenario, r, lang));
+/// The steps are told from a second run of the same scenario and script, which `runner`
+/// runs watched entry by entry (see [`Runner::watch`]): it keeps one snapshot at a time.
+/// Runs are deterministic, and the two traces' hashes are compared to make sure the told
+/// run is `r`.
+pub fn story(
+    runner: &dyn Runner,
+    scenario: &Scenario,
+    script: &[u32],
+    r: &RunResult,
+    lang: Lang,
+) -> Story {
+    let mut teller = Teller::new(runner, Narrator::new(scenario, r, lang));
     let initial_database = teller.database.clone();
-    tell(scenario, script, r, &mut teller);
+    tell(runner, scenario, script, r, &mut teller);
     teller.into_story(initial_database, r)
 }
 
 /// [`story`] in English and in Spanish, told from one run watched by both tellers: the
 /// snapshots, most of a story's cost (the database read after every entry), are read
 /// once for both languages.
-pub fn stories(scenario: &Scenario, script: &[u32], r: &RunResult) -> [Story; 2] {
-    let mut both = [Lang::En, Lang::Es].map(|l| Teller::new(Narrator::new(scenario, r, l)));
+pub fn stories(
+    runner: &dyn Runner,
+    scenario: &Scenario,
+    script: &[u32],
+    r: &RunResult,
+) -> [Story; 2] {
+    let mut both = [Lang::En, Lang::Es].map(|l| Teller::new(runner, Narrator::new(scenario, r, l)));
     let initial = both.each_ref().map(|t| t.database.clone());
-    tell(scenario, script, r, &mut Both(&mut both));
+    tell(runner, scenario, script, r, &mut Both(&mut both));
     let [en, es] = both;
     let [en_initial, es_initial] = initial;
     [en.into_story(en_initial, r), es.into_story(es_initial, r)]
@@ -202,14 +217,16 @@ impl world::Observer for Both<'_, '_> {
     }
 }
 
-/// Runs `scenario` with `script` again, watched by `teller`, and checks that it is the run
-/// `r`.
-fn tell(scenario: &Scenario, script: &[u32], r: &RunResult, teller: &mut dyn world::Observer) {
-    let options = RunOptions {
-        hash_only: true,
-        ..RunOptions::default()
-    };
-    let told = world::run_observed(scenario, options, script, teller);
+/// Has `runner` run `scenario` with `script` again, watched by `teller`, and checks that it
+/// is the run `r`.
+fn tell(
+    runner: &dyn Runner,
+    scenario: &Scenario,
+    script: &[u32],
+    r: &RunResult,
+    teller: &mut dyn world::Observer,
+) {
+    let told = runner.watch(scenario, script, teller);
     assert_eq!(
         (told.trace.hash_hex(), told.trace.len()),
         (r.trace.hash_hex(), r.trace.len()),
@@ -220,9 +237,15 @@ fn tell(scenario: &Scenario, script: &[u32], r: &RunResult, teller: &mut dyn wor
 /// How many entries of `r`, the run of `scenario` with `script`, no specific sentence of the
 /// catalogue fits, so that they are told as the trace says them, in English. A test keeps
 /// this at zero for every scenario in both languages.
-pub fn untold_entries(scenario: &Scenario, script: &[u32], r: &RunResult, lang: Lang) -> usize {
-    let mut teller = Teller::new(Narrator::new(scenario, r, lang));
-    tell(scenario, script, r, &mut teller);
+pub fn untold_entries(
+    runner: &dyn Runner,
+    scenario: &Scenario,
+    script: &[u32],
+    r: &RunResult,
+    lang: Lang,
+) -> usize {
+    let mut teller = Teller::new(runner, Narrator::new(scenario, r, lang));
+    tell(runner, scenario, script, r, &mut teller);
     teller.narrator.fallbacks.get()
 }
 
@@ -253,8 +276,8 @@ impl<'a> Teller<'a> {
         }
     }
 
-    fn new(narrator: Narrator<'a>) -> Teller<'a> {
-        let before = initial_snapshot(narrator.scenario, narrator.r);
+    fn new(runner: &dyn Runner, narrator: Narrator<'a>) -> Teller<'a> {
+        let before = initial_snapshot(runner, narrator.scenario, narrator.r);
         Teller {
             broker: narrator.broker_line(&before),
             database: narrator.database_line(&before.committed),
@@ -342,11 +365,11 @@ fn header(out: &mut String, scenario: &Scenario, r: &RunResult, lang: Lang) {
 }
 
 /// The database before the first step: the accounts' opening balances, nothing else.
-fn initial_snapshot(scenario: &Scenario, r: &RunResult) -> Snapshot {
+fn initial_snapshot(runner: &dyn Runner, scenario: &Scenario, r: &RunResult) -> Snapshot {
     if scenario.store.custom.is_some() {
         return Snapshot {
             messages: Vec::new(),
-            committed: Rc::new(world::initial_committed(scenario, &r.events)),
+            committed: Rc::new(runner.initial_committed(scenario, &r.events)),
             open: Vec::new(),
         };
     }

@@ -10,7 +10,7 @@ use crate::report::lang::{ExploreLabel, Lang};
 use crate::report::text::{outcome_cell, schedule_text};
 use crate::report::Origin;
 use crate::scenario::Scenario;
-use crate::world;
+use crate::world::Runner;
 use serde::Serialize;
 
 /// The most runs an exploration page lists: the first ones, and every failing one up to
@@ -62,8 +62,10 @@ pub struct ListedRun {
 
 /// The page of `explore --html`: the runs of `x`, the exploration of `scenario` (from
 /// `origin`), opening in `lang`, leading with its verdict (with `expect_failures`
-/// expectations failed: `None` when it states none).
+/// expectations failed: `None` when it states none). The runs it tells step by step are
+/// run again by `runner`.
 pub fn explore_page(
+    runner: &dyn Runner,
     scenario: &Scenario,
     x: &Exploration,
     origin: &Origin,
@@ -71,7 +73,7 @@ pub fn explore_page(
     command: &str,
     expect_failures: Option<usize>,
 ) -> Page {
-    let page = exploration_page(scenario, x, origin, lang, command, MAX_SHOWN_RUNS);
+    let page = exploration_page(scenario, x, origin, lang, command, Some(runner));
     judged(page, x, expect_failures)
 }
 
@@ -86,7 +88,7 @@ pub fn explore_listing(
     command: &str,
     expect_failures: Option<usize>,
 ) -> Page {
-    let page = exploration_page(scenario, x, origin, lang, command, 0);
+    let page = exploration_page(scenario, x, origin, lang, command, None);
     judged(page, x, expect_failures)
 }
 
@@ -97,14 +99,15 @@ fn judged(mut page: Page, x: &Exploration, expect_failures: Option<usize>) -> Pa
     page
 }
 
-/// The exploration page telling at most `shown` runs step by step.
+/// The exploration page telling at most [`MAX_SHOWN_RUNS`] runs step by step, run again by
+/// `runner` (none: it tells no run).
 fn exploration_page(
     scenario: &Scenario,
     x: &Exploration,
     origin: &Origin,
     lang: Lang,
     command: &str,
-    shown: usize,
+    runner: Option<&dyn Runner>,
 ) -> Page {
     let mut page = Page::new(
         "explore",
@@ -119,13 +122,15 @@ fn exploration_page(
         .collect();
     // A run longer than a page can tell is replayed, not rerun: rerunning it would hold its
     // whole trace beside the exploration's runs.
-    let shown: Vec<usize> = told(&listed, |i| failing(&x.runs[i]), shown)
+    let cap = runner.map_or(0, |_| MAX_SHOWN_RUNS);
+    let shown: Vec<usize> = told(&listed, |i| failing(&x.runs[i]), cap)
         .into_iter()
         .filter(|&i| x.runs[i].result.trace.len() <= MAX_TOLD_TRACE_ENTRIES)
         .collect();
     let views = page.tell_each(&shown, |&i| {
         let run = &x.runs[i];
         full_run(
+            runner.expect("a run is told only with a runner"),
             scenario,
             run,
             &origin.replay_command(scenario.seed, &run.crashes),
@@ -190,15 +195,20 @@ pub(super) fn told(listed: &[usize], failing: impl Fn(usize) -> bool, cap: usize
 }
 
 /// `run` again with its whole trace (an exploration keeps only what its summary needs).
-fn full_run(scenario: &Scenario, run: &ExploredRun, replay: &str) -> super::run::RunView {
+fn full_run(
+    runner: &dyn Runner,
+    scenario: &Scenario,
+    run: &ExploredRun,
+    replay: &str,
+) -> super::run::RunView {
     let mut s = scenario.clone();
     s.faults.crash = run.crashes.iter().map(|p| CrashSpec::exactly(*p)).collect();
     s.faults.random_crash = None;
-    let r = world::run(&s);
+    let r = runner.run(&s);
     assert_eq!(
         r.trace.hash_hex(),
         run.result.trace.hash_hex(),
         "an explored run replays to the same trace"
     );
-    run_view(&s, &[], &r, replay)
+    run_view(runner, &s, &[], &r, replay)
 }

@@ -10,7 +10,7 @@ use crate::model::{built_ins, Boundary, BoundaryPoint};
 use crate::report::lang::Lang;
 use crate::report::Origin;
 use crate::scenario::Scenario;
-use crate::world;
+use crate::world::Runner;
 use serde::Serialize;
 
 /// The table the matrix page opens on.
@@ -64,8 +64,10 @@ pub struct CellView {
 }
 
 /// The page of `matrix --html`: `columns`, explored with `events` events, `seed` and
-/// `depth`, opening in `lang`, leading with the matrix's verdict line.
+/// `depth`, opening in `lang`, leading with the matrix's verdict line. The run each cell
+/// opens is run again by `runner`.
 pub fn matrix_page(
+    runner: &dyn Runner,
     columns: &[MatrixColumn],
     events: usize,
     seed: u64,
@@ -99,7 +101,7 @@ pub fn matrix_page(
     let cells = cell_runs(columns, &boundaries, events, seed);
     let told: Vec<_> = cells.iter().flatten().collect();
     let views = page.tell_each(&told, |(c, _, point, replay)| {
-        crashed_run(&scenarios[*c], *point, replay)
+        crashed_run(runner, &scenarios[*c], *point, replay)
     });
     let mut views = views.into_iter();
     for (k, cell) in cells.into_iter().enumerate() {
@@ -167,16 +169,21 @@ fn cell_runs<'c>(
 }
 
 /// The run of `scenario` with a single crash at `point`, as the cell's page shows it.
-fn crashed_run(scenario: &Scenario, point: BoundaryPoint, replay: &str) -> super::run::RunView {
+fn crashed_run(
+    runner: &dyn Runner,
+    scenario: &Scenario,
+    point: BoundaryPoint,
+    replay: &str,
+) -> super::run::RunView {
     let mut s = scenario.clone();
     s.faults.crash = vec![CrashSpec::exactly(point)];
-    let r = world::run(&s);
+    let r = runner.run(&s);
     assert_eq!(
         r.crashes.first().map(|c| c.point),
         Some(point),
         "a matrix run reaches the crash point its exploration reached"
     );
-    run_view(&s, &[], &r, replay)
+    run_view(runner, &s, &[], &r, replay)
 }
 
 fn column_view(c: &MatrixColumn) -> ProtocolColumn {

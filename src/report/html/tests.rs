@@ -30,6 +30,7 @@ fn crashed(protocol: &str, point: &str) -> (Scenario, world::RunResult) {
 fn a_page_loads_nothing_from_anywhere() {
     let (s, r) = crashed("ack-first", "after:ack e0 d1");
     let html = run_page(
+        &world::InProcess,
         &s,
         &[],
         &r,
@@ -67,6 +68,7 @@ fn a_page_loads_nothing_from_anywhere() {
 fn a_run_page_tells_every_entry_in_both_languages_and_its_diagram_names_them() {
     let (s, r) = crashed("no-dedup", "after:commit e1 d1");
     let page = run_page(
+        &world::InProcess,
         &s,
         &[],
         &r,
@@ -122,6 +124,7 @@ fn nothing_in_the_data_can_end_the_script_element() {
     let (mut s, r) = crashed("inbox", "after:ack e0 d1");
     s.name = "x</script><script>alert(1)</script><!--".into();
     let html = run_page(
+        &world::InProcess,
         &s,
         &[],
         &r,
@@ -145,6 +148,7 @@ fn a_page_is_the_same_bytes_every_time() {
     let (s, r) = crashed("inbox", "after:commit e1 d1");
     let page = || {
         run_page(
+            &world::InProcess,
             &s,
             &[],
             &r,
@@ -187,7 +191,15 @@ fn every_word_the_script_asks_for_is_in_the_catalogue() {
 fn the_matrix_page_agrees_with_the_matrix_and_stays_small() {
     let protocols = Protocol::all_built_in();
     let columns = explore::matrix(&protocols, 3, 0, 1);
-    let page = matrix_page(&columns, 3, 0, 1, Lang::En, "delivery-sim matrix");
+    let page = matrix_page(
+        &world::InProcess,
+        &columns,
+        3,
+        0,
+        1,
+        Lang::En,
+        "delivery-sim matrix",
+    );
     let html = page.html();
     assert!(html.len() < 5_000_000, "{} bytes", html.len());
     let m = page.matrix.as_ref().expect("a matrix");
@@ -241,7 +253,15 @@ fn an_exploration_page_lists_every_run_and_tells_the_failing_ones() {
         protocol: "ack-first".into(),
         events: 2,
     };
-    let page = explore_page(&s, &x, &origin, Lang::En, "delivery-sim explore", None);
+    let page = explore_page(
+        &world::InProcess,
+        &s,
+        &x,
+        &origin,
+        Lang::En,
+        "delivery-sim explore",
+        None,
+    );
     let listing = page.listing.as_ref().expect("a listing");
     assert_eq!(listing.runs.len(), x.runs.len());
     assert_eq!(listing.total, x.runs.len());
@@ -269,7 +289,7 @@ fn a_page_with_more_runs_than_it_tells_tells_the_failing_ones() {
 #[test]
 fn a_full_page_lists_runs_without_telling_them() {
     let (s, r) = crashed("no-dedup", "after:commit e0 d1");
-    let view = run_view(&s, &[], &r, "delivery-sim run v");
+    let view = run_view(&world::InProcess, &s, &[], &r, "delivery-sim run v");
     let size = serde_json::to_vec(&view).expect("serialises").len();
     let mut page = Page::new(
         "explore",
@@ -300,16 +320,22 @@ fn both_languages_told_from_one_run_are_each_language_told_alone() {
         ("ack-first", "after:ack e1 d1"),
     ] {
         let (s, r) = crashed(protocol, point);
-        let [en, es] = crate::report::explain::stories(&s, &[], &r);
-        assert_eq!(en, crate::report::explain::story(&s, &[], &r, Lang::En));
-        assert_eq!(es, crate::report::explain::story(&s, &[], &r, Lang::Es));
+        let [en, es] = crate::report::explain::stories(&world::InProcess, &s, &[], &r);
+        assert_eq!(
+            en,
+            crate::report::explain::story(&world::InProcess, &s, &[], &r, Lang::En)
+        );
+        assert_eq!(
+            es,
+            crate::report::explain::story(&world::InProcess, &s, &[], &r, Lang::Es)
+        );
     }
 }
 
 #[test]
 fn runs_told_in_parallel_are_those_told_one_after_another() {
     let (s, r) = crashed("no-dedup", "after:commit e0 d1");
-    let view = run_view(&s, &[], &r, "delivery-sim run v");
+    let view = run_view(&world::InProcess, &s, &[], &r, "delivery-sim run v");
     let size = serde_json::to_vec(&view).expect("serialises").len();
     let items: Vec<usize> = (0..PAGE_DATA_BYTES / size + 7).collect();
     let new = || {
@@ -346,7 +372,18 @@ fn every_page_leads_with_the_verdict_line_its_command_prints_first() {
     // A run page: the judgement it is given (the command's), on the page and on its run.
     let (s, r) = crashed("no-dedup", "after:commit e1 d1");
     let judgement = r.judgement(Some(2));
-    let data = data_of(&run_page(&s, &[], &r, "delivery-sim run", Lang::En, &judgement).html());
+    let data = data_of(
+        &run_page(
+            &world::InProcess,
+            &s,
+            &[],
+            &r,
+            "delivery-sim run",
+            Lang::En,
+            &judgement,
+        )
+        .html(),
+    );
     for (code, lang) in languages {
         assert_eq!(lead(&data["verdict"], code), lang.judgement(&judgement));
         assert_eq!(
@@ -365,7 +402,15 @@ fn every_page_leads_with_the_verdict_line_its_command_prints_first() {
         protocol: "inbox".into(),
         events: 2,
     };
-    let page = explore_page(&s, &x, &origin, Lang::Es, "delivery-sim explore", Some(1));
+    let page = explore_page(
+        &world::InProcess,
+        &s,
+        &x,
+        &origin,
+        Lang::Es,
+        "delivery-sim explore",
+        Some(1),
+    );
     let data = data_of(&page.html());
     let judgement = x.summary.judgement(Some(1));
     for (code, lang) in languages {
@@ -387,7 +432,18 @@ fn every_page_leads_with_the_verdict_line_its_command_prints_first() {
     }
     // The matrix page: the matrix's, and each protocol's per depth.
     let columns = explore::matrix(&Protocol::all_built_in(), 2, 0, 1);
-    let data = data_of(&matrix_page(&columns, 2, 0, 1, Lang::En, "delivery-sim matrix").html());
+    let data = data_of(
+        &matrix_page(
+            &world::InProcess,
+            &columns,
+            2,
+            0,
+            1,
+            Lang::En,
+            "delivery-sim matrix",
+        )
+        .html(),
+    );
     let judgement = explore::matrix_judgement(&columns);
     for (code, lang) in languages {
         assert_eq!(lead(&data["verdict"], code), lang.judgement(&judgement));
