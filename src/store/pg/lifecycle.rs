@@ -48,7 +48,7 @@ impl PgStore {
             match self.ledger_statement("transfer_state", INSERT_TRANSFER_STATE, &values) {
                 Exec::Blocked => return DbOutcome::Blocked { done: 4 },
                 Exec::Answered(Ok(_)) => {}
-                Exec::Answered(Err(e)) => return super::ledger::unexpected("transfer_state", &e),
+                Exec::Answered(Err(e)) => return super::store::ledger::unexpected("transfer_state", &e),
             }
         }
         if self.out_of_order == OutOfOrder::Buffer {
@@ -75,14 +75,14 @@ impl PgStore {
                         }
                         Exec::Answered(Ok(_)) => step = 2,
                         Exec::Answered(Err(e)) => {
-                            return super::ledger::unexpected("transfer_state SELECT", &e)
+                            return super::store::ledger::unexpected("transfer_state SELECT", &e)
                         }
                         Exec::Blocked => {
                             unreachable!("a SELECT without FOR UPDATE waits for no lock")
                         }
                     }
                 }
-                Exec::Answered(Err(e)) => return super::ledger::unexpected("completion", &e),
+                Exec::Answered(Err(e)) => return super::store::ledger::unexpected("completion", &e),
             }
         }
         let (sql, key, outcome) = match step {
@@ -95,7 +95,7 @@ impl PgStore {
         match self.ledger_statement(key, sql, &values) {
             Exec::Blocked => DbOutcome::Blocked { done: step },
             Exec::Answered(Ok(_)) => outcome,
-            Exec::Answered(Err(e)) => super::ledger::unexpected(key, &e),
+            Exec::Answered(Err(e)) => super::store::ledger::unexpected(key, &e),
         }
     }
 
@@ -109,20 +109,20 @@ impl PgStore {
                 Exec::Blocked => return DbOutcome::Blocked { done: 5 },
                 Exec::Answered(Ok(ran)) if ran.changed == 0 => return DbOutcome::Applied,
                 Exec::Answered(Ok(_)) => {}
-                Exec::Answered(Err(e)) => return super::ledger::unexpected("apply_pending", &e),
+                Exec::Answered(Err(e)) => return super::store::ledger::unexpected("apply_pending", &e),
             }
         }
         if done <= 6 {
             match self.ledger_statement("complete_pending", COMPLETE_TRANSFER, &values) {
                 Exec::Blocked => return DbOutcome::Blocked { done: 6 },
                 Exec::Answered(Ok(_)) => {}
-                Exec::Answered(Err(e)) => return super::ledger::unexpected("complete_pending", &e),
+                Exec::Answered(Err(e)) => return super::store::ledger::unexpected("complete_pending", &e),
             }
         }
         match self.ledger_statement("delete_pending", DELETE_PENDING, &values) {
             Exec::Blocked => DbOutcome::Blocked { done: 7 },
             Exec::Answered(Ok(_)) => DbOutcome::AppliedWithPending,
-            Exec::Answered(Err(e)) => super::ledger::unexpected("delete_pending", &e),
+            Exec::Answered(Err(e)) => super::store::ledger::unexpected("delete_pending", &e),
         }
     }
 

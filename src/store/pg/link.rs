@@ -9,8 +9,7 @@
 //! their answers are the same either way: only who holds the socket, and how it dies,
 //! differ.
 
-use super::server::Target;
-use super::session::{self, Answer};
+use super::wire::{self, Answer, Target};
 use serde::{Deserialize, Serialize};
 use tokio_postgres::Client;
 
@@ -48,11 +47,11 @@ pub struct Held {
 impl Held {
     /// Connects to `to`: the connection and its backend's pid.
     pub fn connect(to: &LinkTarget) -> Result<(Held, i32), String> {
-        let rt = session::runtime()?;
+        let rt = wire::runtime()?;
         let options: Vec<(&str, String)> = (to.options.iter())
             .map(|(k, v)| (k.as_str(), v.clone()))
             .collect();
-        let client = rt.block_on(session::connect(&rt, &to.target, &to.dbname, &options))?;
+        let client = rt.block_on(wire::connect(&rt, &to.target, &to.dbname, &options))?;
         let held = Held { rt, client };
         let pid = held
             .run("SELECT pg_catalog.pg_backend_pid()", 0, None)
@@ -73,7 +72,7 @@ impl Held {
                 },
                 None => Vec::new(),
             };
-            let mut answer = session::simple(&self.client, sql, skip).await;
+            let mut answer = wire::simple(&self.client, sql, skip).await;
             if let Ok(ran) = &mut answer {
                 ran.types = types;
             }

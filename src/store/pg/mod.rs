@@ -2,6 +2,7 @@
 //! and SQL steps, written in PostgreSQL's dialect, run on a real server at the isolation
 //! level the scenario names, one backend per consumer.
 //!
+//! - [`wire`]: where the server is, a connection, one simple query and its answer.
 //! - [`server`]: the server (a throwaway cluster the tool starts, or a URL) and its scratch
 //!   databases.
 //! - [`session`]: a run's connections, each statement settled before the next (answered,
@@ -9,7 +10,8 @@
 //!   crash a terminated backend; [`settle`]: waiting for the server to be quiescent after
 //!   a statement; [`link`]: a connection held by another process (crosscheck's).
 //! - [`store`]: [`PgStore`], a consumer's connection as the world's executor sees it
-//!   ([`super::ConsumerDb`]); [`ledger`]: the built-in protocols' ledger on it.
+//!   ([`super::ConsumerDb`]), with the built-in protocols' ledger and the handler's
+//!   statements on it (`store::ledger`, `store::handler`).
 //! - [`checker`]: the load-time check, each statement prepared by PostgreSQL.
 //! - [`digest`]: the run's state fingerprinted for exploration's pruning.
 //! - [`det`] and [`lexer`]: the clock, random numbers and UUIDs made the run's, and the
@@ -19,8 +21,6 @@ pub mod checker;
 mod counts;
 pub mod det;
 pub mod digest;
-mod handler;
-mod ledger;
 pub mod lexer;
 mod lifecycle;
 pub mod link;
@@ -32,6 +32,7 @@ pub mod server;
 pub mod session;
 mod settle;
 mod store;
+mod wire;
 
 pub use checker::PgChecker;
 pub use store::{open_run, PgStore};

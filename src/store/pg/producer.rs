@@ -14,7 +14,7 @@ use crate::model::{DbOutcome, Event, Tick};
 use crate::store::{ConsumerDb, ProducerDb, StoreOp, TransferWrite};
 use std::collections::BTreeSet;
 
-pub(super) use super::ledger::PRODUCER_SCHEMA;
+pub(super) use super::store::ledger::PRODUCER_SCHEMA;
 
 const INSERT_TRANSFER_ROW: &str =
     "INSERT INTO transfer (transfer_id, source, target, amount_minor, created_at)

@@ -13,53 +13,14 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::{mpsc, Mutex};
 
+pub use super::wire::Target;
+use super::wire::{blocking_admin, CLUSTER_USER};
+
 /// The prefix of every database the tool creates; it never touches another.
 pub const SCRATCH_PREFIX: &str = "delivery_sim_scratch_";
 
 /// The environment variable that names an existing server, as `--database-url` does.
 pub const URL_VARIABLE: &str = "DELIVERY_SIM_DATABASE_URL";
-
-/// The superuser of a cluster the tool starts.
-const CLUSTER_USER: &str = "delivery_sim";
-
-/// Where the server is.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub enum Target {
-    /// A cluster this process started: its socket directory.
-    Own { socket_dir: PathBuf },
-    /// A server named by a URL.
-    Url(String),
-}
-
-impl Target {
-    /// The connection configuration for database `dbname`.
-    pub fn config(&self, dbname: &str) -> Result<tokio_postgres::Config, String> {
-        let mut config = match self {
-            Target::Own { socket_dir } => {
-                let mut c = tokio_postgres::Config::new();
-                c.host_path(socket_dir).port(5432).user(CLUSTER_USER);
-                c
-            }
-            Target::Url(url) => url
-                .parse::<tokio_postgres::Config>()
-                .map_err(|e| format!("the database URL does not parse: {e}"))?,
-        };
-        config.dbname(dbname).application_name("delivery-sim");
-        Ok(config)
-    }
-
-    /// The database to connect to for creating and dropping scratch databases.
-    pub fn admin_database(&self) -> String {
-        match self {
-            Target::Own { .. } => "postgres".into(),
-            Target::Url(url) => url
-                .parse::<tokio_postgres::Config>()
-                .ok()
-                .and_then(|c| c.get_dbname().map(str::to_string))
-                .unwrap_or_else(|| "postgres".into()),
-        }
-    }
-}
 
 /// The process's server, once started, and the scratch databases made on it.
 struct Registry {
@@ -152,7 +113,7 @@ pub fn shutdown() {
 
 fn drop_databases(target: &Target, names: &[String]) -> Result<(), String> {
     let admin = target.admin_database();
-    super::session::blocking_admin(target, &admin, |statements| {
+    blocking_admin(target, &admin, |statements| {
         for name in names {
             statements.push(format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"));
         }

@@ -2,13 +2,16 @@
 //! [`ConsumerDb`] of a run on `store.engine: "postgres"`.
 //!
 //! Each statement of a SQL step is sent with the run's virtual time (the clock the
-//! deterministic `now()` reads), and settled (see [`super::session`]): a statement that
+//! deterministic `now()` reads), and settled (see [`crate::store::pg::session`]): a statement that
 //! waits for a lock is [`DbOutcome::Blocked`], the step half done; the actor's next turn
 //! asks for the same statement and gets its answer once the lock holder ended. A crash
 //! terminates the backend.
 
-use super::lexer::{self, Literal};
-use super::session::{use_schema, DbError, Exec, RunDb, RUN_SCHEMA};
+use crate::store::pg::lexer::{self, Literal};
+use crate::store::pg::session::{use_schema, DbError, Exec, RunDb, RUN_SCHEMA};
+
+mod handler;
+pub(super) mod ledger;
 use crate::model::handler::{Answer, Value as HandlerValue};
 use crate::model::Account;
 use crate::model::{
@@ -52,7 +55,7 @@ pub struct PgStore {
 /// database's, named as it is.
 pub fn schemas(config: &StoreConfig) -> Vec<String> {
     let named = config.custom.iter().flat_map(|c| &c.databases);
-    std::iter::once(super::session::RUN_SCHEMA.to_string())
+    std::iter::once(crate::store::pg::session::RUN_SCHEMA.to_string())
         .chain(named.map(|d| d.name.clone()))
         .collect()
 }
@@ -70,8 +73,8 @@ pub fn open_run(
     let ledger = config
         .custom
         .is_none()
-        .then(|| super::ledger::schema(config, accounts));
-    let again = ledger.is_some() && *super::session::worker()?.ledger_built.borrow() == ledger;
+        .then(|| ledger::schema(config, accounts));
+    let again = ledger.is_some() && *crate::store::pg::session::worker()?.ledger_built.borrow() == ledger;
     let schemas = schemas(config);
     let run = RunDb::new(config.isolation.sql(), seed, connections, !again, &schemas)?;
     let (custom, effect) = match (&config.custom, ledger) {
@@ -84,13 +87,13 @@ pub fn open_run(
                 let resets = run.worker.ledger_resets.get() + 1;
                 run.worker
                     .ledger_resets
-                    .set(resets % super::ledger::VACUUM_EVERY);
-                if resets == super::ledger::VACUUM_EVERY {
+                    .set(resets % ledger::VACUUM_EVERY);
+                if resets == ledger::VACUUM_EVERY {
                     run.worker
-                        .control_batch(&super::ledger::vacuum())
+                        .control_batch(&ledger::vacuum())
                         .map_err(|e| format!("vacuuming the ledger: {e}"))?;
                 }
-                super::ledger::reset(accounts)
+                ledger::reset(accounts)
             } else {
                 ledger.clone()
             };
@@ -194,8 +197,8 @@ impl PgStore {
     }
 
     /// Hands this actor's connections (one per database) to another process from their
-    /// next statement on, through a link `link` makes for each (see [`super::link`]).
-    pub fn link(&mut self, link: impl Fn() -> Box<dyn super::link::Link>) {
+    /// next statement on, through a link `link` makes for each (see [`crate::store::pg::link`]).
+    pub fn link(&mut self, link: impl Fn() -> Box<dyn crate::store::pg::link::Link>) {
         for db in 0..self.databases() as u8 {
             let session = self.session(db);
             self.run.borrow_mut().link(session, link());
@@ -225,7 +228,7 @@ impl PgStore {
     }
 
     /// The first column of the first row of the tool's own query `sql`, read on the control
-    /// connection ([`super::session::Worker::control_value`]).
+    /// connection ([`crate::store::pg::session::Worker::control_value`]).
     pub(super) fn committed_value(&self, sql: &str) -> Option<String> {
         let run = self.run.borrow();
         run.worker
@@ -305,7 +308,7 @@ impl PgStore {
         let text = format!("{enter}{}{bound}", clock(self.now, self.now));
         let c = std::sync::Arc::clone(&run.worker.control);
         let ran =
-            (run.worker.rt).block_on(async move { super::session::simple(&c, &text, skip).await });
+            (run.worker.rt).block_on(async move { crate::store::pg::wire::simple(&c, &text, skip).await });
         if db != 0 {
             (run.worker.control_batch(&use_schema(RUN_SCHEMA)))
                 .unwrap_or_else(|e| panic!("reading the main database again: {e}"));
@@ -340,8 +343,8 @@ impl PgStore {
                  || '.' || pg_catalog.quote_ident(table_name) FROM information_schema.tables \
                  WHERE table_schema NOT IN ('pg_catalog', 'information_schema', '{det}') AND \
                  table_type = 'BASE TABLE' ORDER BY 1",
-                run = super::session::RUN_SCHEMA,
-                det = super::session::DET_SCHEMA,
+                run = crate::store::pg::session::RUN_SCHEMA,
+                det = crate::store::pg::session::DET_SCHEMA,
             ))
             .map(|r| r.rows)
             .unwrap_or_else(|e| panic!("the list of tables: {}", e.message));
@@ -388,7 +391,7 @@ impl ConsumerDb for PgStore {
         let session = self.session(step.db);
         let last = step.statements.len() - 1;
         for (i, sql) in step.statements.iter().enumerate().skip(usize::from(done)) {
-            let bound = lexer::bind(sql, &|name| b.value(name).map(super::handler::literal))?;
+            let bound = lexer::bind(sql, &|name| b.value(name).map(handler::literal))?;
             let text = format!("{}{bound}", clock(b.now, began));
             let key = format!("{}#{i}", step.name);
             let keep = step.into.is_some() && i == last;
@@ -551,10 +554,10 @@ impl ConsumerDb for PgStore {
 }
 
 /// The answer of a step's last statement with `into`: its first row, typed, by column.
-fn kept(ran: super::session::Ran) -> SqlRan {
+fn kept(ran: crate::store::pg::session::Ran) -> SqlRan {
     let types = ran.types;
     let row = ran.rows.into_iter().next().map(|r| {
-        let values = super::handler::typed(r, &types);
+        let values = handler::typed(r, &types);
         ran.names.into_iter().zip(values).collect()
     });
     SqlRan {

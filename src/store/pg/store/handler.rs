@@ -8,9 +8,9 @@
 //! inbox written for SQLite or with a framework's "ignore duplicate" may — gets exactly
 //! that, and its `commit` fails saying so.
 
-use super::lexer::{self, Literal};
-use super::session::Exec;
-use super::store::{clock, message, PgStore};
+use crate::store::pg::lexer::{self, Literal};
+use crate::store::pg::session::Exec;
+use super::{clock, message, PgStore};
 use crate::model::handler::{Answer, SqlError, SqlErrorKind, Value};
 use crate::model::{DbOutcome, Tick};
 

@@ -9,9 +9,9 @@
 //! fails with 40001; a lock cycle is a deadlock (40P01); a unique violation aborts the
 //! whole transaction (the protocol rolls it back, as it does on SQLite).
 
-use super::lexer::Literal;
-use super::session::{Answer, DbError, Exec};
-use super::store::PgStore;
+use crate::store::pg::lexer::Literal;
+use crate::store::pg::session::{Answer, DbError, Exec};
+use super::PgStore;
 use crate::model::PayloadAlertRow;
 use crate::model::{Account, CommittedState, DbOutcome, Event, EventType, LedgerCounts, Tick};
 use crate::store::{effect_statements, payload_fingerprint, EffectMode, StoreConfig, StoreOp};
@@ -195,7 +195,7 @@ pub(super) fn vacuum() -> String {
 }
 
 /// The email the protocol's `enqueue_email` queues, in the consumer's transaction; the
-/// email relay sends it and marks it sent ([`super::relay`]).
+/// email relay sends it and marks it sent ([`super::super::relay`]).
 const INSERT_EMAIL: &str = "INSERT INTO email_outbox (event_id, event_index, created_at)
      VALUES (:event_id, :event_index, :now)";
 
@@ -240,7 +240,7 @@ impl PgStore {
         sql: &str,
         values: &[(&str, Literal)],
     ) -> Exec {
-        let bound = super::lexer::bind(sql, &|name| {
+        let bound = crate::store::pg::lexer::bind(sql, &|name| {
             values
                 .iter()
                 .find(|(n, _)| *n == name)
@@ -319,7 +319,7 @@ impl PgStore {
             Exec::Blocked => DbOutcome::Blocked { done: 0 },
             Exec::Answered(Ok(_)) => DbOutcome::Inserted,
             Exec::Answered(Err(e)) if e.is_unique_violation() => {
-                let sql = super::lexer::bind(SELECT_INBOX, &|n| {
+                let sql = crate::store::pg::lexer::bind(SELECT_INBOX, &|n| {
                     (n == "event_id").then(|| Literal::Text(event.event_id.clone()))
                 })
                 .expect("bound");
