@@ -48,7 +48,9 @@ impl PgStore {
             match self.ledger_statement("transfer_state", INSERT_TRANSFER_STATE, &values) {
                 Exec::Blocked => return DbOutcome::Blocked { done: 4 },
                 Exec::Answered(Ok(_)) => {}
-                Exec::Answered(Err(e)) => return super::store::ledger::unexpected("transfer_state", &e),
+                Exec::Answered(Err(e)) => {
+                    return super::store::ledger::unexpected("transfer_state", &e)
+                }
             }
         }
         if self.out_of_order == OutOfOrder::Buffer {
@@ -82,7 +84,9 @@ impl PgStore {
                         }
                     }
                 }
-                Exec::Answered(Err(e)) => return super::store::ledger::unexpected("completion", &e),
+                Exec::Answered(Err(e)) => {
+                    return super::store::ledger::unexpected("completion", &e)
+                }
             }
         }
         let (sql, key, outcome) = match step {
@@ -109,14 +113,18 @@ impl PgStore {
                 Exec::Blocked => return DbOutcome::Blocked { done: 5 },
                 Exec::Answered(Ok(ran)) if ran.changed == 0 => return DbOutcome::Applied,
                 Exec::Answered(Ok(_)) => {}
-                Exec::Answered(Err(e)) => return super::store::ledger::unexpected("apply_pending", &e),
+                Exec::Answered(Err(e)) => {
+                    return super::store::ledger::unexpected("apply_pending", &e)
+                }
             }
         }
         if done <= 6 {
             match self.ledger_statement("complete_pending", COMPLETE_TRANSFER, &values) {
                 Exec::Blocked => return DbOutcome::Blocked { done: 6 },
                 Exec::Answered(Ok(_)) => {}
-                Exec::Answered(Err(e)) => return super::store::ledger::unexpected("complete_pending", &e),
+                Exec::Answered(Err(e)) => {
+                    return super::store::ledger::unexpected("complete_pending", &e)
+                }
             }
         }
         match self.ledger_statement("delete_pending", DELETE_PENDING, &values) {

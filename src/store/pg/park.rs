@@ -21,7 +21,7 @@
 //! the transaction back itself, at once ([`RunDb::abort_failed`]), and answers the actor's
 //! next statements as PostgreSQL answers in an aborted transaction until it ends it.
 
-use super::session::{count, Answer, DbError, Pending, Ran, Request, RunDb, PARK_SAVEPOINT};
+use super::session::{count, Answer, DbError, Pending, Ran, Request, RunDb};
 
 /// A statement cancelled while it waited, to be sent again.
 pub(super) struct Parked {

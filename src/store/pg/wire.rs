@@ -111,7 +111,6 @@ pub(super) fn db_error(e: &tokio_postgres::Error) -> DbError {
     }
 }
 
-
 pub(super) fn runtime() -> Result<tokio::runtime::Runtime, String> {
     tokio::runtime::Builder::new_current_thread()
         .enable_io()
@@ -182,7 +181,6 @@ pub fn use_schema(schema: &str) -> String {
     )
 }
 
-
 /// Runs `sql` on `client` as one simple query: the answer of its statements after the
 /// tool's own first `skip`.
 pub(super) async fn simple(client: &Client, sql: &str, skip: usize) -> Answer {
@@ -198,7 +196,10 @@ pub(super) async fn simple(client: &Client, sql: &str, skip: usize) -> Answer {
 
 /// The answer of a simple query whose first `skip` statements are the tool's own: the
 /// rows and count of the statement after them.
-pub(super) fn answer(r: Result<Vec<SimpleQueryMessage>, tokio_postgres::Error>, skip: usize) -> Answer {
+pub(super) fn answer(
+    r: Result<Vec<SimpleQueryMessage>, tokio_postgres::Error>,
+    skip: usize,
+) -> Answer {
     let messages = r.map_err(|e| db_error(&e))?;
     let mut ran = Ran::default();
     let mut completed = 0;
@@ -224,4 +225,3 @@ pub(super) fn answer(r: Result<Vec<SimpleQueryMessage>, tokio_postgres::Error>, 
     }
     Ok(ran)
 }
-

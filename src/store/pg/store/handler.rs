@@ -8,11 +8,11 @@
 //! inbox written for SQLite or with a framework's "ignore duplicate" may — gets exactly
 //! that, and its `commit` fails saying so.
 
-use crate::store::pg::lexer::{self, Literal};
-use crate::store::pg::session::Exec;
 use super::{clock, message, PgStore};
 use crate::model::handler::{Answer, SqlError, SqlErrorKind, Value};
 use crate::model::{DbOutcome, Tick};
+use crate::store::pg::lexer::{self, Literal};
+use crate::store::pg::session::Exec;
 
 /// The type oids read as integers, reals, booleans and bytes; any other is text.
 const INTEGERS: [u32; 4] = [20, 21, 23, 26]; // int8, int2, int4, oid
@@ -25,7 +25,7 @@ impl PgStore {
     /// the rows it changed, or its first row when `row`; PostgreSQL's error is the answer's.
     /// A wait for another transaction's lock is `Err(Blocked)`: the call is made again at
     /// the consumer's next turn, and answered once the lock holder ended.
-    pub(super) fn handler_statement(
+    pub(in crate::store::pg) fn handler_statement(
         &mut self,
         sql: &str,
         value: &dyn Fn(&str) -> Option<Value>,
@@ -80,7 +80,7 @@ fn failed(kind: SqlErrorKind, message: String) -> Answer {
     Answer::Failed(SqlError { kind, message })
 }
 
-pub(super) fn literal(v: Value) -> Literal {
+pub(in crate::store::pg) fn literal(v: Value) -> Literal {
     match v {
         Value::Null => Literal::Null,
         Value::Integer(i) => Literal::Integer(i),
@@ -91,7 +91,7 @@ pub(super) fn literal(v: Value) -> Literal {
 }
 
 /// A row's text values read by their columns' types (text when a type is not known).
-pub(super) fn typed(row: Vec<Option<String>>, types: &[u32]) -> Vec<Value> {
+pub(in crate::store::pg) fn typed(row: Vec<Option<String>>, types: &[u32]) -> Vec<Value> {
     row.into_iter()
         .enumerate()
         .map(|(i, v)| match (v, types.get(i).copied()) {

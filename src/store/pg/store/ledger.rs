@@ -9,18 +9,18 @@
 //! fails with 40001; a lock cycle is a deadlock (40P01); a unique violation aborts the
 //! whole transaction (the protocol rolls it back, as it does on SQLite).
 
-use crate::store::pg::lexer::Literal;
-use crate::store::pg::session::{Answer, DbError, Exec};
 use super::PgStore;
 use crate::model::PayloadAlertRow;
 use crate::model::{Account, CommittedState, DbOutcome, Event, EventType, LedgerCounts, Tick};
+use crate::store::pg::lexer::Literal;
+use crate::store::pg::session::{Answer, DbError, Exec};
 use crate::store::{effect_statements, payload_fingerprint, EffectMode, StoreConfig, StoreOp};
 
 /// The ledger's tables: those of [`crate::store`]'s SQLite ledger (the consumer's
 /// `email_outbox`, the transfer lifecycle's and the producer's `transfer` and `outbox`
 /// included), and the producer's own database, when it has one: a schema of its own,
 /// [`PRODUCER_SCHEMA`], with its `transfer` and `outbox`.
-pub(super) fn schema(config: &StoreConfig, accounts: &[Account]) -> String {
+pub(in crate::store::pg) fn schema(config: &StoreConfig, accounts: &[Account]) -> String {
     let inbox_key = if config.inbox_unique {
         "PRIMARY KEY"
     } else {
@@ -103,7 +103,7 @@ pub(super) fn schema(config: &StoreConfig, accounts: &[Account]) -> String {
 
 /// The schema that is the producer's database when it has its own
 /// (`producer.database: "own"`); with `"shared"`, its tables are the consumers' schema's.
-pub(super) const PRODUCER_SCHEMA: &str = "producer";
+pub(in crate::store::pg) const PRODUCER_SCHEMA: &str = "producer";
 
 /// The producer's tables, each name after `prefix`: its business row, and the outbox its
 /// relay drains.
@@ -164,7 +164,7 @@ fn balances(accounts: &[Account]) -> String {
 /// which give each table and sequence a new file: measured, they cost as much as building
 /// the schema again. The dead rows are vacuumed every [`VACUUM_EVERY`] resets (the
 /// cluster runs without autovacuum).
-pub(super) fn reset(accounts: &[Account]) -> String {
+pub(in crate::store::pg) fn reset(accounts: &[Account]) -> String {
     let restart = [
         "processed_event.seq",
         "payload_alert.alert_id",
@@ -186,11 +186,11 @@ pub(super) fn reset(accounts: &[Account]) -> String {
 }
 
 /// How many resets between two `VACUUM`s of the ledger's tables.
-pub(super) const VACUUM_EVERY: u32 = 200;
+pub(in crate::store::pg) const VACUUM_EVERY: u32 = 200;
 
 /// The `VACUUM` of the ledger's tables (a statement of its own: it cannot run inside the
 /// implicit transaction of several statements sent at once).
-pub(super) fn vacuum() -> String {
+pub(in crate::store::pg) fn vacuum() -> String {
     format!("VACUUM {}", TABLES.join(", "))
 }
 
@@ -234,7 +234,7 @@ fn failure(e: &DbError) -> Option<DbOutcome> {
 
 impl PgStore {
     /// Sends one ledger statement with its parameters bound; `key` names it while it waits.
-    pub(super) fn ledger_statement(
+    pub(in crate::store::pg) fn ledger_statement(
         &mut self,
         key: &str,
         sql: &str,
@@ -251,7 +251,7 @@ impl PgStore {
     }
 
     /// Runs one operation of a built-in protocol on the ledger.
-    pub(super) fn execute_ledger(&mut self, op: StoreOp<'_>, now: Tick) -> DbOutcome {
+    pub(in crate::store::pg) fn execute_ledger(&mut self, op: StoreOp<'_>, now: Tick) -> DbOutcome {
         match op {
             StoreOp::CheckInbox { event } => {
                 match self.ledger_statement("check_inbox", SELECT_INBOX, &ids(event)) {
@@ -407,7 +407,7 @@ impl PgStore {
 
     /// Everything committed in the ledger, read on the control connection (which sees
     /// what PostgreSQL committed, and nothing of an open transaction).
-    pub(super) fn ledger_state(&mut self) -> CommittedState {
+    pub(in crate::store::pg) fn ledger_state(&mut self) -> CommittedState {
         let mut state = CommittedState::default();
         let counts = |r: &[Option<String>]| LedgerCounts {
             debits: int(&r[1]) as u32,
@@ -472,7 +472,7 @@ impl PgStore {
     }
 
     /// The committed (ledger, inbox) rows of one event.
-    pub(super) fn ledger_event_rows(&mut self, event_id: &str) -> (u32, u32) {
+    pub(in crate::store::pg) fn ledger_event_rows(&mut self, event_id: &str) -> (u32, u32) {
         let id = event_id.replace('\'', "''");
         let count = |store: &mut PgStore, table: &str| {
             let sql = format!("SELECT count(*) FROM {table} WHERE event_id = '{id}'");
@@ -522,7 +522,7 @@ fn first(answer: Answer, what: &str) -> Result<Option<String>, DbOutcome> {
 
 /// A failure the protocol recovers from (40001, 40P01), or a bug of the simulator: the
 /// schema and statements are ours.
-pub(super) fn unexpected(what: &str, e: &DbError) -> DbOutcome {
+pub(in crate::store::pg) fn unexpected(what: &str, e: &DbError) -> DbOutcome {
     failure(e).unwrap_or_else(|| panic!("{what} on PostgreSQL: {} ({})", e.message, e.code))
 }
 

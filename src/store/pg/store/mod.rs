@@ -74,7 +74,8 @@ pub fn open_run(
         .custom
         .is_none()
         .then(|| ledger::schema(config, accounts));
-    let again = ledger.is_some() && *crate::store::pg::session::worker()?.ledger_built.borrow() == ledger;
+    let again =
+        ledger.is_some() && *crate::store::pg::session::worker()?.ledger_built.borrow() == ledger;
     let schemas = schemas(config);
     let run = RunDb::new(config.isolation.sql(), seed, connections, !again, &schemas)?;
     let (custom, effect) = match (&config.custom, ledger) {
@@ -85,9 +86,7 @@ pub fn open_run(
         (None, Some(ledger)) => {
             let build = if again {
                 let resets = run.worker.ledger_resets.get() + 1;
-                run.worker
-                    .ledger_resets
-                    .set(resets % ledger::VACUUM_EVERY);
+                run.worker.ledger_resets.set(resets % ledger::VACUUM_EVERY);
                 if resets == ledger::VACUUM_EVERY {
                     run.worker
                         .control_batch(&ledger::vacuum())
@@ -307,8 +306,8 @@ impl PgStore {
         };
         let text = format!("{enter}{}{bound}", clock(self.now, self.now));
         let c = std::sync::Arc::clone(&run.worker.control);
-        let ran =
-            (run.worker.rt).block_on(async move { crate::store::pg::wire::simple(&c, &text, skip).await });
+        let ran = (run.worker.rt)
+            .block_on(async move { crate::store::pg::wire::simple(&c, &text, skip).await });
         if db != 0 {
             (run.worker.control_batch(&use_schema(RUN_SCHEMA)))
                 .unwrap_or_else(|e| panic!("reading the main database again: {e}"));
