@@ -457,7 +457,7 @@ impl crate::sim::Fingerprint for FaultInjector {
             publish_timeout,
         } = plan;
         h.section("crash");
-        crash_faults(crash, fired, h);
+        unfired(crash, fired, h, |CrashSpec { at, event, copy, delivery }| (at, event, copy, delivery));
         h.section("random");
         h.value(&(
             random_crash.map(|r| (r.per_step_ppm, r.max_crashes)),
@@ -468,7 +468,7 @@ impl crate::sim::Fingerprint for FaultInjector {
         h.section("fail");
         fail_faults(fail, fails_left, now, h);
         h.section("stall");
-        stall_faults(stall, stalls_fired, h);
+        unfired(stall, stalls_fired, h, |StallSpec { at, event, delivery, ticks }| (at, event, delivery, ticks));
         h.section("lose_ack");
         #[cfg(test)]
         let lose_ack_left: &[u32] = if h.omit_lose_ack_budget {
@@ -480,7 +480,7 @@ impl crate::sim::Fingerprint for FaultInjector {
         h.section("duplicate_delivery");
         delivery_faults(duplicate_delivery, duplicate_left, h);
         h.section("commit_timeout");
-        commit_timeout_faults(commit_timeout, timeouts_fired, h);
+        unfired(commit_timeout, timeouts_fired, h, |CommitTimeoutSpec { nth, event, delivery, applied }| (nth, event, delivery, applied));
         h.section("publish_timeout");
         for (spec, left) in publish_timeout.iter().zip(publish_timeout_left) {
             let PublishFault { event, times: _ } = spec;
@@ -491,51 +491,18 @@ impl crate::sim::Fingerprint for FaultInjector {
     }
 }
 
-/// The planned crashes that have not fired.
-fn crash_faults(crash: &[CrashSpec], fired: &[bool], h: &mut crate::sim::StateHasher) {
-    for (spec, fired) in crash.iter().zip(fired) {
-        if !fired {
-            let CrashSpec {
-                at,
-                event,
-                copy,
-                delivery,
-            } = spec;
-            h.value(&(at, event, copy, delivery));
-        }
-    }
-}
-
-/// The planned stalls that have not fired.
-fn stall_faults(stall: &[StallSpec], fired: &[bool], h: &mut crate::sim::StateHasher) {
-    for (spec, fired) in stall.iter().zip(fired) {
-        if !fired {
-            let StallSpec {
-                at,
-                event,
-                delivery,
-                ticks,
-            } = spec;
-            h.value(&(at, event, delivery, ticks));
-        }
-    }
-}
-
-/// The planned commit timeouts that have not fired.
-fn commit_timeout_faults(
-    timeouts: &[CommitTimeoutSpec],
+/// The planned faults of one kind that have not fired, each by what `key` takes of it (all
+/// of it: `key` destructures the whole spec, so a field added to one does not compile until
+/// its author decides here whether it decides the future).
+fn unfired<T, K: std::hash::Hash>(
+    specs: &[T],
     fired: &[bool],
     h: &mut crate::sim::StateHasher,
+    key: impl Fn(&T) -> K,
 ) {
-    for (spec, fired) in timeouts.iter().zip(fired) {
+    for (spec, fired) in specs.iter().zip(fired) {
         if !fired {
-            let CommitTimeoutSpec {
-                nth,
-                event,
-                delivery,
-                applied,
-            } = spec;
-            h.value(&(nth, event, delivery, applied));
+            h.value(&key(spec));
         }
     }
 }

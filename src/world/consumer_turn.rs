@@ -350,14 +350,8 @@ impl World<'_> {
             return self.handler_call(now, c, nth, d, call);
         }
         let step = Step::Sql(name);
-        let binding = SqlBinding {
-            event: &self.sql_events[d.event],
-            now,
-            delivery: d.attempt,
-            consumer: c,
-            log: self.broker.log_place(d.message),
-            named: Some(self.consumers[c].results()),
-        };
+        let named = Some(self.consumers[c].results());
+        let binding = super::binding(&self.sql_events, &self.broker, now, c, d, named);
         let sql = self.scenario.protocol.sql_step(name);
         match self.stores[c].execute_sql(sql, &binding, statements_done) {
             Ok(ran) => {

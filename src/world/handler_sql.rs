@@ -119,14 +119,7 @@ impl World<'_> {
                 message,
             }),
             Ok(()) => {
-                let binding = SqlBinding {
-                    event: &self.sql_events[d.event],
-                    now,
-                    delivery: d.attempt,
-                    consumer: c,
-                    log: self.broker.log_place(d.message),
-                    named: None,
-                };
+                let binding = super::binding(&self.sql_events, &self.broker, now, c, d, None);
                 let value = |name: &str| -> Option<HandlerValue> {
                     match params.iter().find(|(k, _)| k == name) {
                         Some((_, v)) => Some(v.clone()),

@@ -69,6 +69,27 @@ enum Occurrence {
     Cleanup,
 }
 
+/// What a statement of consumer `c`'s step on delivery `d` binds at `now`: the event as the
+/// scenario's SQL sees it, the delivery's parameters, and the results earlier steps kept
+/// (`named`), when the statement may name them.
+fn binding<'a>(
+    sql_events: &'a [SqlEvent],
+    broker: &Broker,
+    now: Tick,
+    c: ConsumerId,
+    d: &Delivery,
+    named: Option<&'a crate::model::NamedResults>,
+) -> SqlBinding<'a> {
+    SqlBinding {
+        event: &sql_events[d.event],
+        now,
+        delivery: d.attempt,
+        consumer: c,
+        log: broker.log_place(d.message),
+        named,
+    }
+}
+
 /// The event as delivery `d` carries it: the altered payload for an altered republish, the
 /// generated event otherwise. (A function of the two fields rather than a method, so that
 /// the store can be borrowed mutably next to it.)

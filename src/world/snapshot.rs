@@ -43,6 +43,17 @@ pub(super) struct Watch<'o> {
 }
 
 impl<'o> Watch<'o> {
+    /// Tells the observer `entry` and the state right after it: the broker's `messages`, the
+    /// committed state last read, and the `open` transactions.
+    fn tell(&mut self, entry: &TraceEntry, messages: &[Message], open: Vec<OpenTransaction>) {
+        let after = Snapshot {
+            messages: messages.to_vec(),
+            committed: Rc::clone(&self.committed),
+            open,
+        };
+        self.listening = self.observer.observe(entry, after);
+    }
+
     pub(super) fn new(observer: &'o mut dyn Observer) -> Watch<'o> {
         Watch {
             observer,
@@ -145,12 +156,7 @@ impl World<'_> {
                 });
             }
         }
-        let after = Snapshot {
-            messages: self.broker.messages().to_vec(),
-            committed: Rc::clone(&watch.committed),
-            open,
-        };
-        watch.listening = watch.observer.observe(entry, after);
+        watch.tell(entry, self.broker.messages(), open);
     }
 }
 
@@ -176,12 +182,7 @@ impl World<'_> {
                 unseen: true,
             })
             .collect();
-        let after = Snapshot {
-            messages: self.broker.messages().to_vec(),
-            committed: Rc::clone(&watch.committed),
-            open,
-        };
-        watch.listening = watch.observer.observe(entry, after);
+        watch.tell(entry, self.broker.messages(), open);
     }
 
     /// [`World::observe`] for a scenario with named databases: each database is read on
@@ -240,12 +241,7 @@ impl World<'_> {
                 unseen: false,
             });
         }
-        let after = Snapshot {
-            messages: self.broker.messages().to_vec(),
-            committed: Rc::clone(&watch.committed),
-            open,
-        };
-        watch.listening = watch.observer.observe(entry, after);
+        watch.tell(entry, self.broker.messages(), open);
     }
 }
 

@@ -139,7 +139,7 @@ pub(in crate::cli) fn explore(
         write_html(
             path,
             &html::explore_page(
-                &world::InProcess,
+                Some(&world::InProcess),
                 &scenario,
                 &x,
                 &origin,

@@ -159,15 +159,12 @@ fn served_run(text: &str) -> Result<Page, String> {
     let (result, failures) = checked_run(&s, &[], world::RunOptions::default());
     let replay = origin().replay_command(s.seed, &[]);
     let judgement = result.judgement(failures.as_ref().map(Vec::len));
-    Ok(pages::run_page(
-        &world::InProcess,
-        &s,
-        &[],
-        &result,
-        &replay,
-        Lang::En,
-        &judgement,
-    ))
+    Ok(run_page(&s, &result, &replay, &judgement))
+}
+
+/// The page of `result`, the run of `s` that `replay` replays, leading with `judgement`.
+fn run_page(s: &Scenario, result: &world::RunResult, replay: &str, judgement: &Judgement) -> Page {
+    pages::run_page(&world::InProcess, s, &[], result, replay, Lang::En, judgement)
 }
 
 fn served_exploration(text: &str, depth: usize) -> Result<Page, String> {
@@ -192,7 +189,9 @@ fn served_exploration(text: &str, depth: usize) -> Result<Page, String> {
         checked_exploration(&s, depth, options.max_schedules, true).map_err(|e| e.to_string())?;
     let command = origin().explore_command(s.seed, depth);
     let failed = failures.as_ref().map(Vec::len);
-    Ok(pages::explore_listing(
+    // The listing only: each run's story is asked for when it is opened.
+    Ok(pages::explore_page(
+        None,
         &s,
         &x,
         &origin(),
@@ -216,16 +215,7 @@ fn served_story(text: &str, query: &str) -> Result<Page, String> {
     let result = world::run(&s);
     let replay = origin().replay_command(s.seed, &crashes);
     // Judged as the exploration judged it: the run alone, no expectation.
-    let judgement = result.judgement(None);
-    Ok(pages::run_page(
-        &world::InProcess,
-        &s,
-        &[],
-        &result,
-        &replay,
-        Lang::En,
-        &judgement,
-    ))
+    Ok(run_page(&s, &result, &replay, &result.judgement(None)))
 }
 
 /// The values `key` takes in a query string, percent-decoded (`+` is a space).

@@ -63,9 +63,12 @@ pub struct ListedRun {
 /// The page of `explore --html`: the runs of `x`, the exploration of `scenario` (from
 /// `origin`), opening in `lang`, leading with its verdict (with `expect_failures`
 /// expectations failed: `None` when it states none). The runs it tells step by step are
-/// run again by `runner`.
+/// run again by `runner`. With no runner it tells no run: the listing only, each run with
+/// its crash points, for a page that asks for a run's story when it is opened (`serve`'s
+/// playground, which runs `run --crash` with them; telling 120 runs up front took most of
+/// an exploration's answer).
 pub fn explore_page(
-    runner: &dyn Runner,
+    runner: Option<&dyn Runner>,
     scenario: &Scenario,
     x: &Exploration,
     origin: &Origin,
@@ -73,22 +76,7 @@ pub fn explore_page(
     command: &str,
     expect_failures: Option<usize>,
 ) -> Page {
-    let page = exploration_page(scenario, x, origin, lang, command, Some(runner));
-    judged(page, x, expect_failures)
-}
-
-/// [`explore_page`] telling no run: the listing only, each run with its crash points, for
-/// a page that asks for a run's story when it is opened (`serve`'s playground, which runs
-/// `run --crash` with them). Telling 120 runs up front took most of an exploration's answer.
-pub fn explore_listing(
-    scenario: &Scenario,
-    x: &Exploration,
-    origin: &Origin,
-    lang: Lang,
-    command: &str,
-    expect_failures: Option<usize>,
-) -> Page {
-    let page = exploration_page(scenario, x, origin, lang, command, None);
+    let page = exploration_page(scenario, x, origin, lang, command, runner);
     judged(page, x, expect_failures)
 }
 

@@ -17,7 +17,7 @@ mod explore;
 mod matrix;
 mod run;
 
-pub use explore::{explore_listing, explore_page};
+pub use explore::explore_page;
 pub use matrix::matrix_page;
 pub use run::{run_page, run_view};
 

@@ -254,7 +254,7 @@ fn an_exploration_page_lists_every_run_and_tells_the_failing_ones() {
         events: 2,
     };
     let page = explore_page(
-        &world::InProcess,
+        Some(&world::InProcess),
         &s,
         &x,
         &origin,
@@ -403,7 +403,7 @@ fn every_page_leads_with_the_verdict_line_its_command_prints_first() {
         events: 2,
     };
     let page = explore_page(
-        &world::InProcess,
+        Some(&world::InProcess),
         &s,
         &x,
         &origin,

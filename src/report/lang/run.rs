@@ -124,50 +124,45 @@ impl Lang {
     /// the guarantee as given (it may be painted).
     /// The run's effects per event (its guarantee is the verdict line's).
     pub fn effects_line(self, v: &Verdict) -> String {
-        match self {
-            Lang::En => format!(
-                "{} once, {} lost, {} duplicated{}{}; {}; {}",
-                v.exactly_once,
-                v.lost,
-                v.duplicated,
-                nonzero(
-                    ", ",
-                    &[
-                        (v.stuck, "stuck (a liveness failure)"),
-                        (v.wrong_effects, "applied with an altered payload"),
-                        (v.invalid, "invalid, refused as they should be"),
-                    ]
-                ),
-                self.parked_part(v),
-                if v.all_acked {
-                    "all acked"
-                } else {
-                    "NOT ALL ACKED"
-                },
-                self.conservation_part(v)
+        let (once, lost, duplicated, [stuck, altered, invalid], [acked, not_acked]) = match self {
+            Lang::En => (
+                "once",
+                format!("{} lost", v.lost),
+                format!("{} duplicated", v.duplicated),
+                [
+                    "stuck (a liveness failure)",
+                    "applied with an altered payload",
+                    "invalid, refused as they should be",
+                ],
+                ["all acked", "NOT ALL ACKED"],
             ),
-            Lang::Es => format!(
-                "{} una vez, {}, {}{}{}; {}; {}",
-                v.exactly_once,
+            Lang::Es => (
+                "una vez",
                 pl(v.lost, "perdido", "perdidos"),
                 pl(v.duplicated, "duplicado", "duplicados"),
-                nonzero(
-                    ", ",
-                    &[
-                        (v.stuck, "atascado(s) (una falla de progreso)"),
-                        (v.wrong_effects, "aplicado(s) con un payload alterado"),
-                        (v.invalid, "inválido(s), rechazado(s) como corresponde"),
-                    ]
-                ),
-                self.parked_part(v),
-                if v.all_acked {
-                    "todos con ack"
-                } else {
-                    "NO TODOS CON ACK"
-                },
-                self.conservation_part(v)
+                [
+                    "atascado(s) (una falla de progreso)",
+                    "aplicado(s) con un payload alterado",
+                    "inválido(s), rechazado(s) como corresponde",
+                ],
+                ["todos con ack", "NO TODOS CON ACK"],
             ),
-        }
+        };
+        let others = nonzero(
+            ", ",
+            &[
+                (v.stuck, stuck),
+                (v.wrong_effects, altered),
+                (v.invalid, invalid),
+            ],
+        );
+        format!(
+            "{} {once}, {lost}, {duplicated}{others}{}; {}; {}",
+            v.exactly_once,
+            self.parked_part(v),
+            if v.all_acked { acked } else { not_acked },
+            self.conservation_part(v)
+        )
     }
 
     /// The events parked or refused, when there are any: dead-lettered (counted as lost),
@@ -246,48 +241,34 @@ impl Lang {
         if v.own_schema {
             return self.invariants_part(v);
         }
-        match self {
-            Lang::En => {
-                if v.conserved {
-                    "balances conserved".to_string()
-                } else {
-                    format!(
-                        "BALANCES NOT CONSERVED (total {} minor units, opening {}{})",
-                        v.balance_total_minor,
-                        v.opening_total_minor,
-                        if v.drifted_accounts.is_empty() {
-                            String::new()
-                        } else {
-                            format!(
-                                "; the balance of {} disagrees with its ledger rows: an update \
-                                 was lost",
-                                v.drifted_accounts.join(", ")
-                            )
-                        }
-                    )
-                }
-            }
-            Lang::Es => {
-                if v.conserved {
-                    "saldos conservados".to_string()
-                } else {
-                    format!(
-                        "SALDOS NO CONSERVADOS (total {} unidades menores, apertura {}{})",
-                        v.balance_total_minor,
-                        v.opening_total_minor,
-                        if v.drifted_accounts.is_empty() {
-                            String::new()
-                        } else {
-                            format!(
-                                "; el saldo de {} no coincide con sus asientos: se perdió una \
-                                 actualización",
-                                v.drifted_accounts.join(", ")
-                            )
-                        }
-                    )
-                }
-            }
+        let [conserved, not_conserved, units, opening, drifted] = match self {
+            Lang::En => [
+                "balances conserved",
+                "BALANCES NOT CONSERVED",
+                "minor units",
+                "opening",
+                "disagrees with its ledger rows: an update was lost",
+            ],
+            Lang::Es => [
+                "saldos conservados",
+                "SALDOS NO CONSERVADOS",
+                "unidades menores",
+                "apertura",
+                "no coincide con sus asientos: se perdió una actualización",
+            ],
+        };
+        if v.conserved {
+            return conserved.to_string();
         }
+        let drift = match (self, v.drifted_accounts.join(", ")) {
+            (_, accounts) if accounts.is_empty() => String::new(),
+            (Lang::En, accounts) => format!("; the balance of {accounts} {drifted}"),
+            (Lang::Es, accounts) => format!("; el saldo de {accounts} {drifted}"),
+        };
+        format!(
+            "{not_conserved} (total {} {units}, {opening} {}{drift})",
+            v.balance_total_minor, v.opening_total_minor
+        )
     }
 
     pub fn alerts_line(self, n: u64) -> String {
@@ -509,32 +490,24 @@ impl Lang {
         let e = a.event;
         let detail = Lang::detail_of(a.kind, e, a.alert);
         match (self, a.kind) {
-            (Lang::En, K::Lost) => format!(
-                "LOST: {}{}",
-                if e.effects == 0 {
-                    "no effect committed"
-                } else {
-                    "only half of its transfer committed"
-                },
-                if e.acked {
-                    ", and it is acked: the broker will never deliver it again"
-                } else {
-                    ""
-                }
-            ),
-            (Lang::Es, K::Lost) => format!(
-                "PERDIDO: {}{}",
-                if e.effects == 0 {
-                    "no se confirmó ningún efecto"
-                } else {
-                    "solo se confirmó la mitad de su transferencia"
-                },
-                if e.acked {
-                    ", y tiene ack: el broker no lo va a volver a entregar"
-                } else {
-                    ""
-                }
-            ),
+            (_, K::Lost) => {
+                let [label, nothing, half, acked] = match self {
+                    Lang::En => [
+                        "LOST",
+                        "no effect committed",
+                        "only half of its transfer committed",
+                        ", and it is acked: the broker will never deliver it again",
+                    ],
+                    Lang::Es => [
+                        "PERDIDO",
+                        "no se confirmó ningún efecto",
+                        "solo se confirmó la mitad de su transferencia",
+                        ", y tiene ack: el broker no lo va a volver a entregar",
+                    ],
+                };
+                let committed = if e.effects == 0 { nothing } else { half };
+                format!("{label}: {committed}{}", if e.acked { acked } else { "" })
+            }
             (Lang::En, K::Duplicated) => format!(
                 "DUPLICATED: its effect is committed {} times{}",
                 e.effects,
@@ -568,24 +541,16 @@ impl Lang {
             (Lang::En, false) => format!("; error policy: {}", gave_up.join("; ")),
             (Lang::Es, false) => format!("; política de errores: {}", gave_up.join("; ")),
         };
-        match self {
-            Lang::En => format!(
-                "event {event} ({event_id}) {what}; {}{policy}",
-                if points.is_empty() {
-                    "no crash hit it".to_string()
-                } else {
-                    format!("crash points: {}", points.join(", "))
-                }
-            ),
-            Lang::Es => format!(
-                "evento {event} ({event_id}) {what}; {}{policy}",
-                if points.is_empty() {
-                    "ninguna caída lo afectó".to_string()
-                } else {
-                    format!("puntos de caída: {}", points.join(", "))
-                }
-            ),
-        }
+        let [event_word, unhit, points_word] = match self {
+            Lang::En => ["event", "no crash hit it", "crash points"],
+            Lang::Es => ["evento", "ninguna caída lo afectó", "puntos de caída"],
+        };
+        let hit = if points.is_empty() {
+            unhit.to_string()
+        } else {
+            format!("{points_word}: {}", points.join(", "))
+        };
+        format!("{event_word} {event} ({event_id}) {what}; {hit}{policy}")
     }
 
     pub fn intent_line(self, intent: &IntentReport) -> String {
