@@ -457,7 +457,7 @@ impl crate::sim::Fingerprint for FaultInjector {
             publish_timeout,
         } = plan;
         h.section("crash");
-        unfired(crash, fired, h, |CrashSpec { at, event, copy, delivery }| (at, event, copy, delivery));
+        unfired(crash, fired, h, crash_key);
         h.section("random");
         h.value(&(
             random_crash.map(|r| (r.per_step_ppm, r.max_crashes)),
@@ -468,7 +468,7 @@ impl crate::sim::Fingerprint for FaultInjector {
         h.section("fail");
         fail_faults(fail, fails_left, now, h);
         h.section("stall");
-        unfired(stall, stalls_fired, h, |StallSpec { at, event, delivery, ticks }| (at, event, delivery, ticks));
+        unfired(stall, stalls_fired, h, stall_key);
         h.section("lose_ack");
         #[cfg(test)]
         let lose_ack_left: &[u32] = if h.omit_lose_ack_budget {
@@ -480,7 +480,7 @@ impl crate::sim::Fingerprint for FaultInjector {
         h.section("duplicate_delivery");
         delivery_faults(duplicate_delivery, duplicate_left, h);
         h.section("commit_timeout");
-        unfired(commit_timeout, timeouts_fired, h, |CommitTimeoutSpec { nth, event, delivery, applied }| (nth, event, delivery, applied));
+        unfired(commit_timeout, timeouts_fired, h, commit_timeout_key);
         h.section("publish_timeout");
         for (spec, left) in publish_timeout.iter().zip(publish_timeout_left) {
             let PublishFault { event, times: _ } = spec;
@@ -505,6 +505,42 @@ fn unfired<T, K: std::hash::Hash>(
             h.value(&key(spec));
         }
     }
+}
+
+/// A planned crash, whole, as its fingerprint takes it.
+fn crash_key(
+    CrashSpec {
+        at,
+        event,
+        copy,
+        delivery,
+    }: &CrashSpec,
+) -> impl std::hash::Hash {
+    (*at, *event, *copy, *delivery)
+}
+
+/// A planned stall, whole, as its fingerprint takes it.
+fn stall_key(
+    StallSpec {
+        at,
+        event,
+        delivery,
+        ticks,
+    }: &StallSpec,
+) -> impl std::hash::Hash {
+    (*at, *event, *delivery, *ticks)
+}
+
+/// A planned commit timeout, whole, as its fingerprint takes it.
+fn commit_timeout_key(
+    CommitTimeoutSpec {
+        nth,
+        event,
+        delivery,
+        applied,
+    }: &CommitTimeoutSpec,
+) -> impl std::hash::Hash {
+    (*nth, *event, *delivery, *applied)
 }
 
 /// The delivery faults with times left, and how many.

@@ -164,7 +164,15 @@ fn served_run(text: &str) -> Result<Page, String> {
 
 /// The page of `result`, the run of `s` that `replay` replays, leading with `judgement`.
 fn run_page(s: &Scenario, result: &world::RunResult, replay: &str, judgement: &Judgement) -> Page {
-    pages::run_page(&world::InProcess, s, &[], result, replay, Lang::En, judgement)
+    pages::run_page(
+        &world::InProcess,
+        s,
+        &[],
+        result,
+        replay,
+        Lang::En,
+        judgement,
+    )
 }
 
 fn served_exploration(text: &str, depth: usize) -> Result<Page, String> {
