@@ -50,4 +50,5 @@ mod tidy_cycles;
 mod tidy_executor;
 mod tidy_report;
 mod tidy_types;
+mod tidy_words;
 mod verdict;

@@ -36,7 +36,7 @@ pub fn parse(text: &str, origin: &str) -> Result<Scenario, ScenarioError> {
             Some(key) => format!("{path}.{key}"),
             None => path,
         };
-        let message = match renamed_field(&field, &message) {
+        let message = match renamed_field(&field) {
             Some(hint) => format!("{message}; {hint}"),
             None => message,
         };
@@ -69,10 +69,11 @@ pub fn parse(text: &str, origin: &str) -> Result<Scenario, ScenarioError> {
     .scenario(raw)
 }
 
-/// What an unknown field that an earlier version of the format had is called now.
-fn renamed_field(field: &str, message: &str) -> Option<&'static str> {
-    let unknown = message.starts_with("unknown field");
-    (unknown && field == "expect.interleavings.complete").then_some(
+/// What an unknown field that an earlier version of the format had is called now. Read
+/// from the error's path alone, never from its words: the format has no field at that path,
+/// so the only error serde can report there is that the field is unknown.
+fn renamed_field(field: &str) -> Option<&'static str> {
+    (field == "expect.interleavings.complete").then_some(
         "it is now `truncated`, its opposite, named as the output's `summary.truncated`: \
          `\"complete\": true` is `\"truncated\": false`",
     )
