@@ -119,6 +119,20 @@ pub(crate) fn source_texts() -> Vec<(String, String)> {
         .collect()
 }
 
+/// Whether `attrs` hold `#[cfg(test)]`: the item is test code, which the rules leave out.
+pub(crate) fn is_cfg_test(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        a.path().is_ident("cfg")
+            && a.parse_args::<syn::Meta>()
+                .is_ok_and(|m| m.path().is_ident("test"))
+    })
+}
+
+/// Whether the source file at `rel` is a test file (`tests.rs`, or under a `tests/` folder).
+pub(crate) fn is_test_file(rel: &str) -> bool {
+    rel.ends_with("/tests.rs") || rel.contains("/tests/")
+}
+
 /// The code of `text`, without comments (line comments and doc comments): what the rules
 /// below read, so that prose naming a module is no import of it.
 fn code(text: &str) -> String {

@@ -85,11 +85,7 @@ fn inline_modules(parent: &[String], items: &[syn::Item], out: &mut BTreeSet<Vec
 }
 
 fn is_test(attrs: &[syn::Attribute]) -> bool {
-    attrs.iter().any(|a| {
-        a.path().is_ident("cfg")
-            && a.parse_args::<syn::Meta>()
-                .is_ok_and(|m| m.path().is_ident("test"))
-    })
+    crate::tidy::is_cfg_test(attrs)
 }
 
 /// Walks one module's code, recording every module its paths name.

@@ -5,7 +5,7 @@
 //! exploration, nor the runner the CLI picks, whether by a full path, an import or a
 //! glob import of the modules that hold them. Its unit tests may run what they check.
 
-use crate::tidy::source_texts;
+use crate::tidy::{is_cfg_test, is_test_file, source_texts};
 use syn::visit::Visit;
 
 /// The modules whose functions start runs, and those functions.
@@ -97,10 +97,7 @@ fn running_paths(text: &str) -> Vec<String> {
             self.use_tree(&mut Vec::new(), &item.tree);
         }
         fn visit_item_mod(&mut self, item: &'ast syn::ItemMod) {
-            let test = item.attrs.iter().any(|a| {
-                a.path().is_ident("cfg") && a.parse_args::<syn::Ident>().is_ok_and(|i| i == "test")
-            });
-            if !test {
+            if !is_cfg_test(&item.attrs) {
                 syn::visit::visit_item_mod(self, item);
             }
         }
@@ -124,7 +121,7 @@ fn running_paths(text: &str) -> Vec<String> {
 fn report_runs(files: &[(String, String)]) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for (file, text) in files {
-        let test = file.ends_with("/tests.rs") || file.contains("/tests/");
+        let test = is_test_file(file);
         if !file.starts_with("src/report/") || test {
             continue;
         }

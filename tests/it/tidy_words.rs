@@ -5,7 +5,7 @@
 //! reads English where the user asked for Spanish. The exceptions cross a library's
 //! text-only channel, each listed with why.
 
-use crate::tidy::source_texts;
+use crate::tidy::{is_cfg_test, is_test_file, source_texts};
 use syn::visit::Visit;
 
 /// The names of values that hold sentences.
@@ -68,10 +68,7 @@ fn looks_in(file: &str, text: &str) -> Vec<(String, String, String)> {
             syn::visit::visit_expr_method_call(self, call);
         }
         fn visit_item_mod(&mut self, item: &'ast syn::ItemMod) {
-            let test = item.attrs.iter().any(|a| {
-                a.path().is_ident("cfg") && a.parse_args::<syn::Ident>().is_ok_and(|i| i == "test")
-            });
-            if !test {
+            if !is_cfg_test(&item.attrs) {
                 syn::visit::visit_item_mod(self, item);
             }
         }
@@ -89,7 +86,7 @@ fn looks_in(file: &str, text: &str) -> Vec<(String, String, String)> {
 fn stray_looks(files: &[(String, String)]) -> Vec<(String, String, String)> {
     let mut out = Vec::new();
     for (file, text) in files {
-        let test = file.ends_with("/tests.rs") || file.contains("/tests/");
+        let test = is_test_file(file);
         if test || file.starts_with("src/report/lang/") || !file.starts_with("src/") {
             continue;
         }
