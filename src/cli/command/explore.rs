@@ -133,22 +133,8 @@ pub(in crate::cli) fn explore(
     // The counts of an interrupted exploration are a prefix's: not compared with `expect`.
     let failures = failures.filter(|_| !x.summary.interrupted);
     if let Some(path) = &args.html {
-        let lang = language(args.lang);
-        let command = origin.explore_command(scenario.seed, args.depth);
         let failed = failures.as_ref().map(Vec::len);
-        write_html(
-            path,
-            &html::explore_page(
-                Some(&world::InProcess),
-                &scenario,
-                &x,
-                &origin,
-                lang,
-                &command,
-                failed,
-            ),
-            lang,
-        )?;
+        explore_html(path, args, &scenario, &x, &origin, failed)?;
     }
     let held = held(&failures);
     let code = if x.summary.interrupted {
@@ -177,6 +163,23 @@ pub(in crate::cli) fn explore(
         failures.as_deref(),
     );
     Ok((out.into(), code))
+}
+
+/// Writes `explore --html`'s page of `x` to `path`, telling its runs again in this process,
+/// leading with the verdict with `failed` expectations failed (`None`: the file states none).
+fn explore_html(
+    path: &Path,
+    args: &ExploreArgs,
+    scenario: &Scenario,
+    x: &explore::Exploration,
+    origin: &Origin,
+    failed: Option<usize>,
+) -> Result<(), CliError> {
+    let lang = language(args.lang);
+    let command = origin.explore_command(scenario.seed, args.depth);
+    let runner = Some(&world::InProcess as &dyn world::Runner);
+    let page = html::explore_page(runner, scenario, x, origin, lang, &command, failed);
+    write_html(path, &page, lang)
 }
 
 /// The hard ceiling on `--shrink-runs`.

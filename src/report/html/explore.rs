@@ -103,18 +103,7 @@ fn exploration_page(
         Bi::of(|_| scenario.name.clone()),
         command.to_string(),
     );
-    let failing = |r: &ExploredRun| !r.result.failure().is_empty();
-    let listed: Vec<usize> = (0..x.runs.len())
-        .filter(|&i| i < MAX_LISTED_RUNS / 2 || failing(&x.runs[i]))
-        .take(MAX_LISTED_RUNS)
-        .collect();
-    // A run longer than a page can tell is replayed, not rerun: rerunning it would hold its
-    // whole trace beside the exploration's runs.
-    let cap = runner.map_or(0, |_| MAX_SHOWN_RUNS);
-    let shown: Vec<usize> = told(&listed, |i| failing(&x.runs[i]), cap)
-        .into_iter()
-        .filter(|&i| x.runs[i].result.trace.len() <= MAX_TOLD_TRACE_ENTRIES)
-        .collect();
+    let (listed, shown) = listed_and_shown(x, runner.map_or(0, |_| MAX_SHOWN_RUNS));
     let views = page.tell_each(&shown, |&i| {
         let run = &x.runs[i];
         full_run(
@@ -166,6 +155,24 @@ fn exploration_page(
         total: x.runs.len(),
     });
     page
+}
+
+/// The runs of `x` a page lists (the first ones, and every failing one, up to
+/// [`MAX_LISTED_RUNS`]) and those of them it tells step by step (at most `cap`, the failing
+/// ones first), by index.
+fn listed_and_shown(x: &Exploration, cap: usize) -> (Vec<usize>, Vec<usize>) {
+    let failing = |r: &ExploredRun| !r.result.failure().is_empty();
+    let listed: Vec<usize> = (0..x.runs.len())
+        .filter(|&i| i < MAX_LISTED_RUNS / 2 || failing(&x.runs[i]))
+        .take(MAX_LISTED_RUNS)
+        .collect();
+    // A run longer than a page can tell is replayed, not rerun: rerunning it would hold its
+    // whole trace beside the exploration's runs.
+    let shown: Vec<usize> = told(&listed, |i| failing(&x.runs[i]), cap)
+        .into_iter()
+        .filter(|&i| x.runs[i].result.trace.len() <= MAX_TOLD_TRACE_ENTRIES)
+        .collect();
+    (listed, shown)
 }
 
 /// Which of the `listed` runs a page tells step by step: the failing ones first, then the
