@@ -76,7 +76,8 @@ pub struct Ran {
     pub rows: Vec<Vec<Option<String>>>,
     /// The rows the statement inserted, updated or deleted (its command tag's count).
     pub changed: u64,
-    /// The type (oid) of each column of `rows`, when asked for ([`RunDb::execute_typed`]).
+    /// The type (oid) of each column of `rows`, when asked for
+    /// ([`super::session::RunDb::execute_typed`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub types: Vec<u32>,
     /// The names of the columns of `rows` (empty with no row).
