@@ -7,6 +7,7 @@
 
 mod engine;
 mod error;
+pub mod problem;
 mod schema;
 mod strict;
 mod validate;
@@ -532,10 +533,10 @@ fn not_utf8(origin: &str, bytes: &[u8], e: std::str::Utf8Error) -> ScenarioError
         origin: origin.to_string(),
         location: Some(validate::position(bytes, e.valid_up_to())),
         field: None,
-        message: format!(
-            "byte 0x{:02x} is not valid UTF-8; a scenario file is UTF-8 JSON",
-            bytes[e.valid_up_to()]
-        ),
+        problem: problem::Read::NotUtf8 {
+            byte: bytes[e.valid_up_to()],
+        }
+        .into(),
     }
 }
 
@@ -677,8 +678,13 @@ impl Scenario {
     pub fn from_file(path: &Path) -> Result<Scenario, ScenarioError> {
         use std::io::Read;
         let origin = path.display().to_string();
-        let cannot =
-            |e: std::io::Error| ScenarioError::whole(&origin, format!("cannot read the file: {e}"));
+        let cannot = |e: std::io::Error| {
+            let problem = problem::Read::CannotRead {
+                kind: e.kind(),
+                detail: e.to_string(),
+            };
+            ScenarioError::whole(&origin, problem)
+        };
         let mut bytes = Vec::new();
         std::fs::File::open(path)
             .and_then(|f| {

@@ -356,6 +356,7 @@ pub use explore::{ExploreLabel, InterleavingsEnd};
 mod flow;
 mod folder;
 mod frame;
+pub mod input;
 mod html;
 mod ladder;
 mod matrix;

@@ -11,6 +11,7 @@ mod sql;
 mod store;
 mod workload;
 
+use super::problem::{Problem, Read, Shape, Value};
 use super::schema::*;
 use super::{bounds, ConsumerConfig, Limits, Scenario, ScenarioError, Workload};
 use crate::broker::{BrokerConfig, LogConfig};
@@ -31,20 +32,26 @@ pub fn parse(text: &str, origin: &str) -> Result<Scenario, ScenarioError> {
         let inner = e.into_inner();
         let message = strip_location(&inner.to_string());
         // A repeated key is named in the field path, after the object that repeats it.
-        let field = match super::strict::duplicate_key_of(&message) {
+        let repeated = super::strict::duplicate_key_of(&message);
+        let field = match repeated {
             Some(key) if path.is_empty() || path == "." => key.to_string(),
             Some(key) => format!("{path}.{key}"),
             None => path,
         };
-        let message = match renamed_field(&field) {
-            Some(hint) => format!("{message}; {hint}"),
-            None => message,
+        let problem = match repeated {
+            Some(key) => Read::DuplicateKey {
+                key: key.to_string(),
+            },
+            None => Read::Json {
+                renamed: renamed_field(&field),
+                message,
+            },
         };
         ScenarioError {
             origin: origin.to_string(),
             location: (inner.line() > 0).then(|| (inner.line(), inner.column())),
             field: Some(field),
-            message,
+            problem: problem.into(),
         }
     };
     let de = &mut serde_json::Deserializer::from_str(text);
@@ -57,7 +64,7 @@ pub fn parse(text: &str, origin: &str) -> Result<Scenario, ScenarioError> {
             origin: origin.to_string(),
             location: None,
             field: Some(field),
-            message: "a list where the scenario format has an object (`{…}`)".to_string(),
+            problem: Read::Shape(Shape::ListForObject).into(),
         });
     }
     let (engine, isolation) = super::engine::of(&raw);
@@ -69,14 +76,11 @@ pub fn parse(text: &str, origin: &str) -> Result<Scenario, ScenarioError> {
     .scenario(raw)
 }
 
-/// What an unknown field that an earlier version of the format had is called now. Read
-/// from the error's path alone, never from its words: the format has no field at that path,
-/// so the only error serde can report there is that the field is unknown.
-fn renamed_field(field: &str) -> Option<&'static str> {
-    (field == "expect.interleavings.complete").then_some(
-        "it is now `truncated`, its opposite, named as the output's `summary.truncated`: \
-         `\"complete\": true` is `\"truncated\": false`",
-    )
+/// Whether an unknown field is one an earlier version of the format had. Read from the
+/// error's path alone, never from its words: the format has no field at that path, so the
+/// only error serde can report there is that the field is unknown.
+fn renamed_field(field: &str) -> bool {
+    field == "expect.interleavings.complete"
 }
 
 /// The scenario's description in English and in Spanish (empty where the file gives none;
@@ -96,13 +100,11 @@ pub fn too_long(bytes: &[u8], origin: &str) -> ScenarioError {
         origin: origin.to_string(),
         location: Some(position(bytes, bounds::MAX_SCENARIO_BYTES)),
         field: None,
-        message: format!(
-            "{} bytes is over the limit of {} bytes for a scenario file, which this line \
-             crosses (the largest example is a few kilobytes; every list in a scenario has \
-             its own bound)",
-            bytes.len(),
-            bounds::MAX_SCENARIO_BYTES
-        ),
+        problem: Read::TooLong {
+            bytes: bytes.len(),
+            limit: bounds::MAX_SCENARIO_BYTES,
+        }
+        .into(),
     }
 }
 
@@ -143,7 +145,7 @@ impl Checker<'_> {
     fn refuse_set(
         &self,
         fields: &[(&str, bool)],
-        why: impl Into<String>,
+        why: impl Into<Problem>,
     ) -> Result<(), ScenarioError> {
         match fields.iter().find(|(_, set)| *set) {
             Some((field, _)) => Err(self.err(*field, why)),
@@ -151,11 +153,11 @@ impl Checker<'_> {
         }
     }
 
-    fn err(&self, field: impl Into<String>, message: impl Into<String>) -> ScenarioError {
-        ScenarioError::field(self.origin, field, message)
+    fn err(&self, field: impl Into<String>, problem: impl Into<Problem>) -> ScenarioError {
+        ScenarioError::field(self.origin, field, problem)
     }
 
-    fn range<T: PartialOrd + std::fmt::Display + Copy>(
+    fn range<T: PartialOrd + TryInto<i128> + Copy>(
         &self,
         field: &str,
         value: T,
@@ -165,7 +167,11 @@ impl Checker<'_> {
         if value < min || value > max {
             Err(self.err(
                 field,
-                format!("{value} is out of range; allowed: {min} to {max}"),
+                Value::OutOfRange {
+                    value: wide(value),
+                    min: wide(min),
+                    max: wide(max),
+                },
             ))
         } else {
             Ok(value)
@@ -413,13 +419,7 @@ impl Checker<'_> {
 
     fn event_index(&self, field: &str, e: u64, events: usize) -> Result<usize, ScenarioError> {
         if e >= events as u64 {
-            Err(self.err(
-                field,
-                format!(
-                    "event {e} does not exist; events are numbered 0 to {} in publication order",
-                    events - 1
-                ),
-            ))
+            Err(self.err(field, Value::NoSuchEvent { event: e, events }))
         } else {
             Ok(e as usize)
         }
@@ -467,10 +467,15 @@ impl Checker<'_> {
 
     fn delivery(&self, field: &str, d: Option<u32>) -> Result<Option<u32>, ScenarioError> {
         match d {
-            Some(0) => Err(self.err(field, "delivery attempts start at 1 (the first delivery)")),
+            Some(0) => Err(self.err(field, Value::DeliveryZero)),
             other => Ok(other),
         }
     }
+}
+
+/// An integer of the format (at most 64 bits) as the problems hold it.
+fn wide<T: TryInto<i128>>(value: T) -> i128 {
+    value.try_into().unwrap_or(i128::MAX)
 }
 
 /// Where a SQL step was written: its first place (`protocol.steps[3]`, or

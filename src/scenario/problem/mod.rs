@@ -1,0 +1,74 @@
+//! What is wrong with a scenario, as data: the checker says which rule a value broke and
+//! with which numbers and names, and `report::lang::input` words it in the reader's
+//! language. Nothing here is a sentence; a `String` in a problem is a name or a text
+//! quoted from the file (a key, a step, SQL) or an engine's own message.
+//!
+//! The problems are grouped as the checker is: one enum per part of the format, in its own
+//! file, so that a rule and its wording are found by the same name on both sides.
+
+mod broker;
+mod call;
+mod databases;
+mod faults;
+mod flow;
+mod policy;
+mod read;
+mod sql;
+mod store;
+mod value;
+mod workload;
+
+pub use broker::Broker;
+pub use call::Call;
+pub use databases::Databases;
+pub use faults::Faults;
+pub use flow::Flow;
+pub use policy::Policy;
+pub use read::{Read, Shape};
+pub use sql::Sql;
+pub use store::Store;
+pub use value::Value;
+pub use workload::Workload;
+
+/// One thing wrong with a scenario.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Problem {
+    /// The file could not be read, or is not the format's JSON.
+    Read(Read),
+    /// A value out of its bounds, or naming what does not exist.
+    Value(Value),
+    Workload(Workload),
+    Sql(Sql),
+    Faults(Faults),
+    Flow(Flow),
+    Databases(Databases),
+    Policy(Policy),
+    Broker(Broker),
+    Call(Call),
+    Store(Store),
+    /// A message not yet given its own problem: printed as written, in English.
+    Unworded(String),
+}
+
+impl From<String> for Problem {
+    fn from(text: String) -> Problem {
+        Problem::Unworded(text)
+    }
+}
+
+impl From<&str> for Problem {
+    fn from(text: &str) -> Problem {
+        Problem::Unworded(text.to_string())
+    }
+}
+
+macro_rules! part {
+    ($($part:ident),*) => {$(
+        impl From<$part> for Problem {
+            fn from(p: $part) -> Problem {
+                Problem::$part(p)
+            }
+        }
+    )*};
+}
+part!(Read, Value, Workload, Sql, Faults, Flow, Databases, Policy, Broker, Call, Store);
