@@ -15,6 +15,7 @@
 //! listed as unreached with why. A last test shows the walks catch a field made to do
 //! nothing.
 
+use delivery_sim::scenario::problem::{Problem, Read};
 use delivery_sim::scenario::Scenario;
 use delivery_sim::world;
 use serde_json::{json, Value};
@@ -44,8 +45,11 @@ fn keys_at(path: &[&str]) -> Option<Vec<String>> {
     }
     cur["zzz_unknown"] = json!(1);
     let e = Scenario::from_json(&doc.to_string(), "probe.json").expect_err("an unknown key");
-    let rest = e
-        .message
+    let message = match &e.problem {
+        Problem::Read(Read::Json { message, .. }) => message,
+        other => panic!("not serde's refusal: {other:?}"),
+    };
+    let rest = message
         .split("unknown field `zzz_unknown`, expected ")
         .nth(1)?;
     Some(

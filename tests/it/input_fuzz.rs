@@ -10,6 +10,7 @@
 //! in `fuzz/` searches the same loader without a budget of cases.
 
 use super::support::*;
+use delivery_sim::scenario::problem::{Problem, Read};
 use delivery_sim::{run, Scenario};
 use proptest::prelude::*;
 use proptest::test_runner::{TestCaseError, TestRunner};
@@ -513,8 +514,11 @@ fn a_repeated_key_is_refused_even_where_serde_would_keep_the_last() {
         Some("expect.boundaries.ledger_per_event")
     );
     assert_eq!(e.location.map(|l| l.0), Some(3));
-    assert!(
-        e.message.contains("duplicate key `ledger_per_event`"),
+    assert_eq!(
+        e.problem,
+        Problem::Read(Read::DuplicateKey {
+            key: "ledger_per_event".into()
+        }),
         "{e}"
     );
     // A struct field written twice is refused by serde itself, with its path.
@@ -541,8 +545,9 @@ fn a_file_that_is_not_utf8_is_refused_at_its_first_bad_byte() {
     .unwrap();
     let e = Scenario::from_file(&path).unwrap_err();
     assert_eq!(e.location, Some((3, 15)), "{e}");
-    assert!(
-        e.message.contains("0xe9") && e.message.contains("UTF-8"),
+    assert_eq!(
+        e.problem,
+        Problem::Read(Read::NotUtf8 { byte: 0xe9 }),
         "{e}"
     );
     let o = bin(&["run", &path.display().to_string()]);
@@ -563,7 +568,16 @@ fn deep_nesting_and_huge_files_are_refused_without_exhausting_the_stack_or_memor
     );
     // Over the size bound: refused before parsing.
     let e = Scenario::from_json(&deep, "deep.json").unwrap_err();
-    assert!(e.message.contains("over the limit of 1048576 bytes"), "{e}");
+    assert!(
+        matches!(
+            e.problem,
+            Problem::Read(Read::TooLong {
+                limit: 1_048_576,
+                ..
+            })
+        ),
+        "{e}"
+    );
     // Under it, the typed parse refuses the first array where a string belongs, and
     // serde_json's recursion limit (128) bounds any untyped walk, so no nesting reaches the
     // stack's end; either way the error has a position.

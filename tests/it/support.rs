@@ -109,7 +109,11 @@ pub fn spec(file: &str) -> serde_json::Value {
 pub fn refused(spec: &serde_json::Value) -> (String, String) {
     let text = spec.to_string();
     let e = delivery_sim::scenario::Scenario::from_json(&text, "t.json").expect_err("refused");
-    (e.field.clone().unwrap_or_default(), e.message)
+    let message = delivery_sim::report::lang::input::problem(
+        &e.problem,
+        delivery_sim::report::lang::Lang::En,
+    );
+    (e.field.clone().unwrap_or_default(), message)
 }
 
 /// What `run scenarios/ --json` printed (its exit code, its JSON, its stderr), run once

@@ -27,7 +27,7 @@ pub use policy::Policy;
 pub use read::{Read, Shape};
 pub use sql::Sql;
 pub use store::Store;
-pub use value::Value;
+pub use value::{Consequence, Value};
 pub use workload::Workload;
 
 /// One thing wrong with a scenario.

@@ -116,7 +116,7 @@ impl Checker<'_> {
                     format!("faults.crash[{i}].at"),
                     protocol,
                     at.step,
-                    &format!(", so `{}` is never reached", c.at),
+                    Consequence::NeverReached { at: c.at.clone() },
                 ));
             }
             if let Some(m) = crate::scenario::missing_occurrence(protocol, at.step, at.nth, &c.at) {
@@ -242,7 +242,7 @@ impl Checker<'_> {
             ));
         }
         if !protocol.runs(step) {
-            return Err(self.missing_step(field, protocol, step, ""));
+            return Err(self.missing_step(field, protocol, step, Consequence::Plain));
         }
         self.occurrence(field, protocol, step, nth)?;
         Ok((step, nth))
@@ -275,7 +275,12 @@ impl Checker<'_> {
                 ));
             }
             if !protocol.runs(at.step) {
-                return Err(self.missing_step(format!("{field}.at"), protocol, at.step, ""));
+                return Err(self.missing_step(
+                    format!("{field}.at"),
+                    protocol,
+                    at.step,
+                    Consequence::Plain,
+                ));
             }
             if let Some(m) = crate::scenario::missing_occurrence(protocol, at.step, at.nth, &st.at)
             {
@@ -333,7 +338,7 @@ impl Checker<'_> {
                     field,
                     protocol,
                     Step::Commit,
-                    ", so no commit can time out",
+                    Consequence::NoCommitTimeout,
                 ));
             }
             let nth = match &t.at {

@@ -11,7 +11,7 @@ mod sql;
 mod store;
 mod workload;
 
-use super::problem::{Problem, Read, Shape, Value};
+use super::problem::{Consequence, Problem, Read, Shape, Value};
 use super::schema::*;
 use super::{bounds, ConsumerConfig, Limits, Scenario, ScenarioError, Workload};
 use crate::broker::{BrokerConfig, LogConfig};
@@ -190,7 +190,7 @@ impl Checker<'_> {
                 "workload.invalid",
                 &protocol,
                 Step::ApplyEffect,
-                ", so an invalid payload is never refused: it is where the consumer refuses it",
+                Consequence::InvalidNeverRefused,
             ));
         }
         let log = self.log(&raw.broker, &raw.faults, custom.is_some())?;
@@ -431,28 +431,17 @@ impl Checker<'_> {
         field: impl Into<String>,
         protocol: &Protocol,
         step: Step,
-        consequence: &str,
+        consequence: Consequence,
     ) -> ScenarioError {
-        if step.actor() != crate::model::StepActor::Consumer {
-            return self.err(
-                field,
-                format!(
-                    "`{step}` is a step of the {}, which this scenario does not run{consequence}; \
-                     `producer.mode` decides it (the producer runs in commit_then_publish, \
-                     publish_then_commit and outbox, the relay in outbox; the email relay runs \
-                     when the protocol has `enqueue_email`)",
-                    step.actor().name()
-                ),
-            );
-        }
-        self.err(
-            field,
-            format!(
-                "protocol `{}` has no step `{step}`{consequence}; its steps are {}",
-                protocol.name,
-                protocol.arrow_list()
-            ),
-        )
+        let actor = step.actor();
+        let problem = Value::MissingStep {
+            step,
+            actor: (actor != crate::model::StepActor::Consumer).then_some(actor),
+            protocol: protocol.name.clone(),
+            steps: protocol.arrow_list(),
+            consequence,
+        };
+        self.err(field, problem)
     }
 
     /// An optional event index, checked like [`Checker::event_index`].

@@ -30,11 +30,17 @@ pub(super) fn serde_es(message: &str) -> String {
 fn data(m: &str) -> Option<String> {
     if let Some(rest) = m.strip_prefix("unknown field ") {
         let (name, expected) = split_expected(rest);
-        return Some(format!("campo desconocido {name}; {}", choices(expected, "campos")));
+        return Some(format!(
+            "campo desconocido {name}; {}",
+            choices(expected, "campos")
+        ));
     }
     if let Some(rest) = m.strip_prefix("unknown variant ") {
         let (name, expected) = split_expected(rest);
-        return Some(format!("valor desconocido {name}; {}", choices(expected, "valores")));
+        return Some(format!(
+            "valor desconocido {name}; {}",
+            choices(expected, "valores")
+        ));
     }
     if let Some(name) = m.strip_prefix("missing field ") {
         return Some(format!("falta el campo {name}, que es obligatorio"));
@@ -135,7 +141,10 @@ fn expecting(expected: &str) -> String {
         ("i32", "un entero"),
         ("f64", "un número"),
         ("any JSON value", "un valor JSON"),
-        ("a text, or one per language {\"en\", \"es\"}", "un texto, o uno por idioma {\"en\", \"es\"}"),
+        (
+            "a text, or one per language {\"en\", \"es\"}",
+            "un texto, o uno por idioma {\"en\", \"es\"}",
+        ),
         (
             "a built-in protocol name (a string) or an object {\"name\", \"steps\"}",
             "el nombre de un protocolo incorporado (un texto) o un objeto {\"name\", \"steps\"}",
