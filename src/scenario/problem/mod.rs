@@ -13,6 +13,7 @@ mod faults;
 mod flow;
 mod policy;
 mod read;
+mod setting;
 mod sql;
 mod store;
 mod value;
@@ -25,6 +26,7 @@ pub use faults::Faults;
 pub use flow::Flow;
 pub use policy::Policy;
 pub use read::{Read, Shape};
+pub use setting::Setting;
 pub use sql::Sql;
 pub use store::Store;
 pub use value::{Consequence, Value};
@@ -37,6 +39,8 @@ pub enum Problem {
     Read(Read),
     /// A value out of its bounds, or naming what does not exist.
     Value(Value),
+    /// A setting that means nothing in the rest of the scenario.
+    Setting(Setting),
     Workload(Workload),
     Sql(Sql),
     Faults(Faults),
@@ -71,4 +75,4 @@ macro_rules! part {
         }
     )*};
 }
-part!(Read, Value, Workload, Sql, Faults, Flow, Databases, Policy, Broker, Call, Store);
+part!(Read, Value, Setting, Workload, Sql, Faults, Flow, Databases, Policy, Broker, Call, Store);

@@ -11,7 +11,7 @@ mod sql;
 mod store;
 mod workload;
 
-use super::problem::{Consequence, Problem, Read, Shape, Value};
+use super::problem::{Consequence, Problem, Read, Setting, Shape, Value};
 use super::schema::*;
 use super::{bounds, ConsumerConfig, Limits, Scenario, ScenarioError, Workload};
 use crate::broker::{BrokerConfig, LogConfig};
@@ -302,36 +302,24 @@ impl Checker<'_> {
         log: bool,
     ) -> Result<(), ScenarioError> {
         if broker.transactional == Some(true) && log {
-            return Err(self.err(
-                "broker.transactional",
-                "a transactional broker is modelled for the queue broker only; remove \
-                 `broker.kind: log` or `broker.transactional`",
-            ));
+            return Err(self.err("broker.transactional", Setting::TransactionalLog));
         }
         if broker.transactional == Some(true) && !protocol.has(Step::ProduceOutput) {
-            return Err(self.err(
-                "broker.transactional",
-                format!(
-                    "protocol `{}` has no `produce_output` step, so the broker transaction \
-                     would have nothing in it; its steps are {}",
-                    protocol.name,
-                    protocol.arrow_list()
-                ),
-            ));
+            let problem = Setting::TransactionalWithoutOutput {
+                protocol: protocol.name.clone(),
+                steps: protocol.arrow_list(),
+            };
+            return Err(self.err("broker.transactional", problem));
         }
         if email.idempotency_key.is_some()
             && !protocol.has(Step::ExternalEffect)
             && !protocol.has(Step::EnqueueEmail)
         {
-            return Err(self.err(
-                "email.idempotency_key",
-                format!(
-                    "protocol `{}` sends no email (no `external_effect` or `enqueue_email` \
-                     step); its steps are {}",
-                    protocol.name,
-                    protocol.arrow_list()
-                ),
-            ));
+            let problem = Setting::EmailKeyWithoutEmail {
+                protocol: protocol.name.clone(),
+                steps: protocol.arrow_list(),
+            };
+            return Err(self.err("email.idempotency_key", problem));
         }
         Ok(())
     }
@@ -388,14 +376,11 @@ impl Checker<'_> {
             let field = format!("expect.explore[{i}].depth");
             self.range(&field, x.depth, 1, bounds::MAX_DEPTH)?;
             if let Some(j) = e.explore[..i].iter().position(|y| y.depth == x.depth) {
-                return Err(self.err(
-                    field,
-                    format!(
-                        "depth {} is already pinned by expect.explore[{j}]; one entry per \
-                         depth, or one of them would never be checked",
-                        x.depth
-                    ),
-                ));
+                let problem = Setting::DepthPinnedTwice {
+                    depth: x.depth,
+                    first: j,
+                };
+                return Err(self.err(field, problem));
             }
         }
         if let Some(p) = e.interleavings.and_then(|x| x.max_preemptions) {

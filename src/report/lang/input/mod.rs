@@ -10,6 +10,7 @@ mod flow;
 mod policy;
 mod read;
 mod serde_es;
+mod setting;
 mod sql;
 mod store;
 mod value;
@@ -49,6 +50,7 @@ pub fn problem(p: &Problem, lang: Lang) -> String {
     match p {
         Problem::Read(p) => read::words(p, lang),
         Problem::Value(p) => value::words(p, lang),
+        Problem::Setting(p) => setting::words(p, lang),
         Problem::Workload(p) => workload::words(p, lang),
         Problem::Sql(p) => sql::words(p, lang),
         Problem::Faults(p) => faults::words(p, lang),
