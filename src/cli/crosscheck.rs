@@ -41,7 +41,7 @@ pub fn crosscheck(args: &CrosscheckArgs) -> Result<(String, ExitCode), CliError>
         None => format!("--protocol {}", scenario.protocol.name),
     };
     if let Some(why) = crosscheck::refusal(&scenario) {
-        return Err(CliError::Usage(format!(
+        return Err(CliError::usage(format!(
             "{name}: crosscheck cannot run this scenario: {why}. It cross-checks one consumer \
              whose database connection is a real process, with a direct producer; `run` and \
              `explore` simulate everything else."
@@ -52,7 +52,7 @@ pub fn crosscheck(args: &CrosscheckArgs) -> Result<(String, ExitCode), CliError>
         Some(WrongModel::KeepUncommitted) => CrashModel::KeepUncommitted,
     };
     let exe = std::env::current_exe().map_err(|e| {
-        CliError::Usage(format!(
+        CliError::usage(format!(
             "crosscheck runs this binary as its consumer process, and cannot find it: {e}"
         ))
     })?;
@@ -61,7 +61,7 @@ pub fn crosscheck(args: &CrosscheckArgs) -> Result<(String, ExitCode), CliError>
     let (runs, steps) = (run.reached.len() as u128 + 1, run.steps);
     let estimate = runs * (u128::from(steps) + 1);
     if estimate > crosscheck::MAX_REAL_STEPS {
-        return Err(CliError::Usage(format!(
+        return Err(CliError::usage(format!(
             "{name}: cross-checking {runs} points of about {steps} consumer steps each is about \
              {estimate} steps in real processes on a synced file, over the {} one crosscheck \
              may take (some ten minutes); lower the number of events",

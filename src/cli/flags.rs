@@ -50,7 +50,7 @@ fn flag(id: &str) -> String {
 }
 
 fn refuse(id: &str, why: &str) -> Result<(), CliError> {
-    Err(CliError::Usage(format!("{}: {why}", flag(id))))
+    Err(CliError::usage(format!("{}: {why}", flag(id))))
 }
 
 /// The rules that need no scenario: a flag against its command and the other flags.
@@ -177,7 +177,7 @@ fn one_file_flags(dir: &Path, given: &Given) -> Result<(), CliError> {
         ("expect", "each file states its own claim in its expect"),
     ];
     match rules.iter().find(|(id, _)| given.has(id)) {
-        Some((id, why)) => Err(CliError::Usage(format!(
+        Some((id, why)) => Err(CliError::usage(format!(
             "{} cannot be used with a folder ({}): {why}; give one scenario file to use it",
             flag(id),
             dir.display()

@@ -22,6 +22,7 @@ use crate::explore::threads;
 use crate::model::Guarantee;
 use crate::report::folder::{self, FileReport, FileResult, PlainRun, Totals};
 use crate::report::view::FileCheck;
+use crate::report::input::Refused;
 use crate::report::Origin;
 use crate::scenario::Scenario;
 use rayon::prelude::*;
@@ -116,7 +117,7 @@ fn progress_bar(total: u64) -> Option<indicatif::ProgressBar> {
 /// a shell's `*.json` would), sorted by file name.
 fn scenario_files(dir: &Path) -> Result<Vec<PathBuf>, CliError> {
     let cannot = |e: std::io::Error| {
-        CliError::Usage(format!("cannot read the folder {}: {e}", dir.display()))
+        CliError::usage(format!("cannot read the folder {}: {e}", dir.display()))
     };
     let mut files: Vec<(std::ffi::OsString, PathBuf)> = Vec::new();
     for entry in std::fs::read_dir(dir).map_err(cannot)? {
@@ -129,7 +130,7 @@ fn scenario_files(dir: &Path) -> Result<Vec<PathBuf>, CliError> {
         }
     }
     if files.is_empty() {
-        return Err(CliError::Usage(format!(
+        return Err(CliError::usage(format!(
             "the folder {} holds no scenario file (*.json); give a folder of scenario files, \
              or one scenario file",
             dir.display()
@@ -153,13 +154,16 @@ fn check_file(path: &Path) -> FileReport {
     let scenario = match Scenario::from_file(path) {
         Ok(s) => s,
         Err(e) => {
-            report.error = Some(e.to_string());
+            report.error = Some(e.into());
             return report;
         }
     };
     let origin = Origin::File(report.path.clone());
     if let Err(e) = make_checks(&scenario, &origin, &mut report) {
-        report.error = Some(format!("invalid scenario {}, {e}", report.path));
+        report.error = Some(CliError::Pinned {
+            path: report.path.clone(),
+            refused: e,
+        });
     }
     report
 }
@@ -170,7 +174,7 @@ fn make_checks(
     scenario: &Scenario,
     origin: &Origin,
     report: &mut FileReport,
-) -> Result<(), String> {
+) -> Result<(), Refused> {
     let seed = scenario.seed;
     // Files run in parallel, and a run may be as long as the trace limit: only the
     // trace's hash is kept, so that the runs in flight stay small.
@@ -229,7 +233,7 @@ pub(in crate::cli) fn pinned_checks(
     scenario: &Scenario,
     origin: &Origin,
     checks: &mut Vec<FileCheck>,
-) -> Result<(), String> {
+) -> Result<(), Refused> {
     let Some(expect) = &scenario.expect else {
         return Ok(());
     };
@@ -289,8 +293,12 @@ pub(in crate::cli) fn pinned_checks(
 
 /// How a pinned check that is bad input is refused: which `field` asked for which
 /// `command`, and why.
-fn refused(field: &'static str, command: String) -> impl FnOnce(CliError) -> String {
-    move |e: CliError| format!("field `{field}`: it asks for `{command}`, which is refused: {e}")
+fn refused(field: &'static str, command: String) -> impl FnOnce(CliError) -> Refused {
+    move |e: CliError| Refused {
+        field,
+        command,
+        refusal: Box::new(e),
+    }
 }
 
 /// The row of a pinned check of `kind`, with its verdict on its `failures`.

@@ -31,8 +31,8 @@ use crate::report::folder::FileReport;
 use crate::report::lang::{Lang, SweepHead};
 use crate::report::paint::Paint;
 use crate::report::{diagram, explain, html, json, junit, markdown, text, token_command, Origin};
-use crate::scenario::token::{self, TokenError};
-use crate::scenario::{bounds, Scenario, ScenarioError};
+use crate::scenario::token;
+use crate::scenario::{bounds, Scenario};
 use crate::world::{self, RunResult};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use rayon::prelude::*;
@@ -40,16 +40,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// An error that ends the command with exit code 2.
-#[derive(Debug, thiserror::Error)]
-pub enum CliError {
-    #[error("{0}")]
-    Scenario(#[from] ScenarioError),
-    #[error("{0}")]
-    Usage(String),
-    #[error("{0}")]
-    Token(#[from] TokenError),
-}
+/// An error that ends the command with exit code 2 (see [`InputError`]).
+pub use crate::report::input::InputError as CliError;
 
 /// Parses the process arguments, runs, prints, and returns the exit code.
 pub fn main() -> ExitCode {
@@ -159,7 +151,7 @@ pub fn execute(command: &Command, given: &Given) -> Result<(Printed, ExitCode), 
         Command::Bench(args) => {
             refuse_out_for_a_folder("bench", &args.out)?;
             let cannot = |path: &Path, e: std::io::Error| {
-                CliError::Usage(format!("--out-dir: cannot write {}: {e}", path.display()))
+                CliError::usage(format!("--out-dir: cannot write {}: {e}", path.display()))
             };
             // The folder is made before minutes of measuring, not found missing after.
             if let Some(dir) = &args.out_dir {
@@ -184,7 +176,7 @@ pub fn execute(command: &Command, given: &Given) -> Result<(Printed, ExitCode), 
 fn refuse_out_for_a_folder(command: &str, out: &Option<PathBuf>) -> Result<(), CliError> {
     match out {
         None => Ok(()),
-        Some(path) => Err(CliError::Usage(format!(
+        Some(path) => Err(CliError::usage(format!(
             "--out {}: `{command}` writes its files into a folder, which it takes as \
              `--out-dir DIR`; `--out` names one file, in every command that has it",
             path.display()
@@ -233,14 +225,14 @@ fn load_scenario(source: &ScenarioArgs) -> Result<(Scenario, Origin), CliError> 
 fn engine_fits(source: &ScenarioArgs, scenario: &Scenario) -> Result<(), CliError> {
     let e = &source.engine;
     if source.protocol.is_some() && e.isolation.is_some() && e.engine != Some(EngineArg::Postgres) {
-        return Err(CliError::Usage(
+        return Err(CliError::usage(
             "--isolation sets PostgreSQL's isolation level, and a built-in protocol runs on \
              SQLite unless --engine postgres says otherwise"
-                .into(),
+                
         ));
     }
     if e.database_url.is_some() && scenario.store.engine == crate::model::Engine::Sqlite {
-        return Err(CliError::Usage(format!(
+        return Err(CliError::usage(format!(
             "--database-url names a PostgreSQL server, and `{}` runs on SQLite; add --engine \
              postgres (or \"engine\": \"postgres\" in the file's store)",
             scenario.name
@@ -251,7 +243,7 @@ fn engine_fits(source: &ScenarioArgs, scenario: &Scenario) -> Result<(), CliErro
 
 fn load_either(source: &ScenarioArgs) -> Result<(Scenario, Origin), CliError> {
     match (&source.file, &source.protocol) {
-        (Some(path), _) if path.is_dir() => Err(CliError::Usage(format!(
+        (Some(path), _) if path.is_dir() => Err(CliError::usage(format!(
             "{} is a folder; `run` checks every scenario file in a folder, `explore` and \
              `sweep` take one scenario file",
             path.display()
@@ -262,7 +254,7 @@ fn load_either(source: &ScenarioArgs) -> Result<(Scenario, Origin), CliError> {
         )),
         (None, Some(name)) => {
             let protocol = Protocol::built_in(name).ok_or_else(|| {
-                CliError::Usage(format!(
+                CliError::usage(format!(
                     "--protocol: unknown protocol `{name}`; the built-in protocols are {}",
                     Protocol::built_in_names()
                 ))
@@ -291,14 +283,14 @@ fn on_the_chosen_engine(s: &mut Scenario) -> Result<(), CliError> {
     if engine == Some(crate::model::Engine::Postgres) {
         s.store.engine = crate::model::Engine::Postgres;
         s.store.isolation = isolation.unwrap_or_default();
-        crate::store::pg::ready().map_err(CliError::Usage)?;
+        crate::store::pg::ready().map_err(CliError::usage)?;
     }
     Ok(())
 }
 
 fn events_arg(flag: &str, events: u64) -> Result<usize, CliError> {
     if events == 0 || events > bounds::MAX_EVENTS {
-        return Err(CliError::Usage(format!(
+        return Err(CliError::usage(format!(
             "{flag}: {events} is out of range; allowed: 1 to {}",
             bounds::MAX_EVENTS
         )));
@@ -351,7 +343,7 @@ fn refuse_unknown_choices(
         .zip(schedule)
         .find(|(d, &c)| c >= d.alternatives)
     {
-        Some((d, c)) => Err(CliError::Usage(format!(
+        Some((d, c)) => Err(CliError::usage(format!(
             "{what}: choice {c} at a decision with {} alternatives",
             d.alternatives
         ))),
@@ -363,7 +355,7 @@ fn refuse_unknown_choices(
 /// renamed over it, so that a reader (a CI job collecting reports) never sees half a file.
 fn write_atomically(path: &Path, content: &str, flag: &str) -> Result<(), CliError> {
     atomic::write(path, content.as_bytes())
-        .map_err(|e| CliError::Usage(format!("{flag}: cannot write {}: {e}", path.display())))
+        .map_err(|e| CliError::usage(format!("{flag}: cannot write {}: {e}", path.display())))
 }
 
 /// The completion script for `shell`. clap_complete (4.6.12, the newest) names the bash

@@ -7,6 +7,7 @@
 //! FILE`, `explore FILE --depth D` and `explore FILE --interleavings`; this module only
 //! reads their outcomes, in the order it is given them (file-name order).
 
+use super::input::InputError;
 use super::lang::Lang;
 use crate::check::{Coverage, ExpectationFailure, Judgement, Reason};
 use crate::model::Guarantee;
@@ -39,9 +40,9 @@ pub struct FileReport {
     /// The checks made, in order: `run`, each pinned depth from the shallowest, then
     /// `interleavings`. Empty when the scenario has no `expect`.
     pub checks: Vec<FileCheck>,
-    /// The one-paragraph error when the file, or one of its checks, is bad input; the
-    /// checks after it were not made.
-    pub error: Option<String>,
+    /// Why the file, or one of its checks, is bad input; the checks after it were not
+    /// made.
+    pub error: Option<InputError>,
 }
 
 /// The result of one file.
@@ -251,7 +252,7 @@ fn file_details(out: &mut String, lang: Lang, f: &FileReport) {
         FileResult::InputError => {
             let _ = writeln!(out, "\n{} {}", f.path, lang.folder_input_error());
             if let Some(e) = &f.error {
-                let _ = writeln!(out, "  {e}");
+                let _ = writeln!(out, "  {}", super::lang::input::input_error(e, lang));
             }
         }
     }
@@ -274,7 +275,8 @@ pub struct FileJson<'a> {
     /// The plain run's trace hash.
     pub trace_hash: Option<&'a str>,
     pub checks: &'a [FileCheck],
-    pub error: Option<&'a str>,
+    /// Why the file is bad input, in English: a program reads `result`, a person this.
+    pub error: Option<String>,
 }
 
 /// `run DIR --json`.
@@ -303,7 +305,7 @@ pub fn folder_json<'a>(folder: &'a str, files: &'a [FileReport]) -> FolderJson<'
                 guarantee: f.guarantee(),
                 trace_hash: f.run.as_ref().map(|r| r.trace_hash.as_str()),
                 checks: &f.checks,
-                error: f.error.as_deref(),
+                error: f.error.as_ref().map(InputError::to_string),
             })
             .collect(),
         totals: Totals::of(files),
@@ -373,7 +375,7 @@ mod tests {
                     },
                 ]
             },
-            error: error.map(String::from),
+            error: error.map(crate::report::input::InputError::usage),
         }
     }
 

@@ -132,7 +132,7 @@ fn cases(report: &FileReport) -> Vec<Case> {
             } else {
                 "load".into()
             },
-            outcome: Some(Bad::Error(e.clone(), e.clone())),
+            outcome: Some(Bad::Error(e.to_string(), e.to_string())),
         });
     }
     cases
@@ -159,7 +159,7 @@ mod tests {
                 verdict: Judgement::new(Guarantee::ExactlyOnce, Coverage::Run, vec![]),
             }),
             checks,
-            error: error.map(str::to_string),
+            error: error.map(crate::report::input::InputError::usage),
         }
     }
 

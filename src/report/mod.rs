@@ -10,6 +10,7 @@ pub mod diagram;
 pub mod explain;
 pub mod folder;
 pub mod html;
+pub mod input;
 pub mod json;
 pub mod junit;
 pub mod lang;

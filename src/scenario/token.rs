@@ -26,26 +26,37 @@ pub struct Replay {
     pub schedule: Vec<u32>,
 }
 
-/// Why a string is not a token this build can replay.
-#[derive(Debug, thiserror::Error)]
+/// Why a string is not a token this build can replay (worded in `report::lang::input`).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TokenError {
-    #[error(
-        "`{0}` is not a replay token; a token starts with `ds1:` and is printed by \
-         `delivery-sim sweep` (or by the library's shrinker) for a failing run"
-    )]
+    /// Not a token at all: its first characters, as shown.
     NotAToken(String),
-    #[error(
-        "replay token version `{0}` is not supported; this delivery-sim reads `ds1:` tokens \
-         (a token from another version of delivery-sim replays with that version)"
-    )]
+    /// A token of another version (`ds2:`).
     Version(String),
-    #[error(
-        "the replay token is damaged ({0}); it was probably cut or changed when it was \
-         copied: copy the whole token, from `ds1:` to its last character"
-    )]
-    Damaged(String),
-    #[error("{0}")]
-    Scenario(#[from] ScenarioError),
+    Damaged(Damage),
+    Scenario(ScenarioError),
+}
+
+impl From<ScenarioError> for TokenError {
+    fn from(e: ScenarioError) -> TokenError {
+        TokenError::Scenario(e)
+    }
+}
+
+impl std::error::Error for TokenError {}
+
+/// What is wrong inside a damaged token.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Damage {
+    /// A character no token has, at 1-based character `at`.
+    Character { c: char, at: usize },
+    /// The base64 does not end where a token can end.
+    End,
+    /// Shorter than a checksum.
+    Short,
+    Checksum,
+    /// The checksum matches but the content is not a replay: serde_json's reason.
+    NotAReplay { detail: String },
 }
 
 /// The payload inside the base64.
@@ -101,25 +112,25 @@ pub fn decode(token: &str) -> Result<Replay, TokenError> {
         .char_indices()
         .find(|(_, c)| !(c.is_ascii_alphanumeric() || *c == '-' || *c == '_'))
     {
-        return Err(TokenError::Damaged(format!(
-            "`{c}` at character {} is not part of a token",
-            PREFIX.len() + body[..i].chars().count() + 1
-        )));
+        return Err(TokenError::Damaged(Damage::Character {
+            c,
+            at: PREFIX.len() + body[..i].chars().count() + 1,
+        }));
     }
     let bytes = URL_SAFE_NO_PAD
         .decode(body)
-        .map_err(|_| TokenError::Damaged("it does not end where a token can end".into()))?;
+        .map_err(|_| TokenError::Damaged(Damage::End))?;
     if bytes.len() < 5 {
-        return Err(TokenError::Damaged("it is too short".into()));
+        return Err(TokenError::Damaged(Damage::Short));
     }
     let (payload, sum) = bytes.split_at(bytes.len() - 4);
     if checksum(payload).to_be_bytes() != sum {
-        return Err(TokenError::Damaged("its checksum does not match".into()));
+        return Err(TokenError::Damaged(Damage::Checksum));
     }
     let payload: Payload = serde_json::from_slice(payload).map_err(|e| {
-        TokenError::Damaged(format!(
-            "its checksum matches but its content is not a replay: {e}"
-        ))
+        TokenError::Damaged(Damage::NotAReplay {
+            detail: e.to_string(),
+        })
     })?;
     let scenario = Scenario::from_json(&payload.scenario.to_string(), "in the replay token")?;
     Ok(Replay {

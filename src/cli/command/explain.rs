@@ -9,7 +9,7 @@ pub(in crate::cli) fn explain_command(
 ) -> Result<(String, ExitCode), CliError> {
     if let Some(path) = &args.source.scenario.file {
         if path.is_dir() {
-            return Err(CliError::Usage(format!(
+            return Err(CliError::usage(format!(
                 "{} is a folder; `explain` tells one run: give it one scenario file",
                 path.display()
             )));

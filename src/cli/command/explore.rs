@@ -12,13 +12,13 @@ pub(in crate::cli) fn explore_options(
     max_schedules: u64,
 ) -> Result<explore::ExploreOptions, CliError> {
     if depth == 0 || depth > explore::MAX_DEPTH {
-        return Err(CliError::Usage(format!(
+        return Err(CliError::usage(format!(
             "--depth: {depth} is out of range; allowed: 1 to {}",
             explore::MAX_DEPTH
         )));
     }
     if max_schedules == 0 || max_schedules > MAX_SCHEDULES_CEILING {
-        return Err(CliError::Usage(format!(
+        return Err(CliError::usage(format!(
             "--max-schedules: {max_schedules} is out of range; allowed: 1 to {MAX_SCHEDULES_CEILING}"
         )));
     }
@@ -28,7 +28,7 @@ pub(in crate::cli) fn explore_options(
         first_level_bytes,
     } = explore::estimate(scenario, depth);
     if estimate > u128::from(max_schedules) {
-        return Err(CliError::Usage(format!(
+        return Err(CliError::usage(format!(
             "exploring `{}` ({} events) to depth {depth} may need up to {estimate} schedules, \
              over the limit of {max_schedules}; lower --depth or the number of events{}",
             scenario.name,
@@ -41,7 +41,7 @@ pub(in crate::cli) fn explore_options(
         )));
     }
     if first_level_bytes > u128::from(explore::budget::KEPT_RUNS_BYTES) {
-        return Err(CliError::Usage(format!(
+        return Err(CliError::usage(format!(
             "exploring `{}` ({} events) needs at least one run per crash point of the \
              crash-free run, whose runs would take about {} MiB to keep, over the {} MiB an \
              exploration may keep (every command stays within 1 GiB); lower the number of \
@@ -54,7 +54,7 @@ pub(in crate::cli) fn explore_options(
         )));
     }
     if steps > bounds::MAX_EXPLORE_STEPS {
-        return Err(CliError::Usage(format!(
+        return Err(CliError::usage(format!(
             "exploring `{}` to depth {depth} may need up to {estimate} schedules of about {} \
              steps each, {steps} steps in all, over the {} one exploration may take (runs that \
              long usually livelock to their step limit: see `run`); lower --depth, the number \
@@ -187,7 +187,7 @@ pub(in crate::cli) const MAX_SHRINK_RUNS: u64 = 1_000_000;
 
 pub(in crate::cli) fn explore_bound(flag: &str, value: u32, max: u32) -> Result<u32, CliError> {
     if value > max {
-        return Err(CliError::Usage(format!(
+        return Err(CliError::usage(format!(
             "{flag}: {value} is out of range; allowed: 0 to {max}"
         )));
     }
@@ -202,7 +202,7 @@ pub(in crate::cli) fn parse_schedule(text: &str) -> Result<Vec<u32>, CliError> {
     text.split(',')
         .map(|c| {
             c.trim().parse::<u32>().map_err(|_| {
-                CliError::Usage(format!(
+                CliError::usage(format!(
                     "--schedule: `{text}` is not a list of choices; write e.g. 0,1,1"
                 ))
             })
@@ -210,7 +210,7 @@ pub(in crate::cli) fn parse_schedule(text: &str) -> Result<Vec<u32>, CliError> {
         .collect::<Result<Vec<_>, _>>()
         .and_then(|v| {
             if v.len() > 100_000 {
-                Err(CliError::Usage("--schedule: at most 100000 choices".into()))
+                Err(CliError::usage("--schedule: at most 100000 choices"))
             } else {
                 Ok(v)
             }
@@ -240,7 +240,7 @@ pub(in crate::cli) fn checked_interleavings(
     with_crashes: bool,
 ) -> Result<(explore::Interleavings, Option<Vec<ExpectationFailure>>), CliError> {
     if scenario.consumers < 2 {
-        return Err(CliError::Usage(format!(
+        return Err(CliError::usage(format!(
             "--interleavings: `{}` has one consumer, so its steps have one order; set \
              \"consumers\" to 2 or more",
             scenario.name
@@ -254,13 +254,13 @@ pub(in crate::cli) fn checked_interleavings(
         .or(expect.and_then(|e| e.max_preemptions))
         .unwrap_or(explore::DEFAULT_MAX_PREEMPTIONS);
     if max_preemptions > bounds::MAX_PREEMPTIONS {
-        return Err(CliError::Usage(format!(
+        return Err(CliError::usage(format!(
             "--max-preemptions: {max_preemptions} is out of range; allowed: 0 to {}",
             bounds::MAX_PREEMPTIONS
         )));
     }
     if max_interleavings == 0 || max_interleavings > MAX_SCHEDULES_CEILING {
-        return Err(CliError::Usage(format!(
+        return Err(CliError::usage(format!(
             "--max-interleavings: {max_interleavings} is out of range; allowed: 1 to \
              {MAX_SCHEDULES_CEILING}"
         )));
@@ -268,7 +268,7 @@ pub(in crate::cli) fn checked_interleavings(
     let (estimate, choices) =
         explore::estimate_interleavings(scenario, max_preemptions, with_crashes);
     if with_crashes && estimate > u128::from(max_interleavings) {
-        return Err(CliError::Usage(format!(
+        return Err(CliError::usage(format!(
             "--interleavings --with-crashes on `{}` may need up to {estimate} runs (every \
              interleaving within {max_preemptions} preemption(s), once per crash point), over \
              the limit of {max_interleavings}; lower --max-preemptions or the number of \
@@ -279,7 +279,7 @@ pub(in crate::cli) fn checked_interleavings(
     // The runs kept (at most --max-interleavings) each keep their schedule.
     let kept = estimate.min(u128::from(max_interleavings)) * choices;
     if kept > explore::MAX_INTERLEAVING_CHOICES {
-        return Err(CliError::Usage(format!(
+        return Err(CliError::usage(format!(
             "--interleavings on `{}`: its default run makes {} scheduling decisions (a run \
              that long is usually a livelock: see `run`), and up to {} interleavings of it \
              would keep {kept} choices, over the {} this command keeps within its memory \

@@ -56,12 +56,12 @@ pub(in crate::cli) fn matrix(args: &MatrixArgs) -> Result<(String, ExitCode), Cl
         let write = |name: &str, content: &str| -> Result<PathBuf, CliError> {
             let path = dir.join(name);
             atomic::write(&path, content.as_bytes()).map_err(|e| {
-                CliError::Usage(format!("--out-dir: cannot write {}: {e}", path.display()))
+                CliError::usage(format!("--out-dir: cannot write {}: {e}", path.display()))
             })?;
             Ok(path)
         };
         std::fs::create_dir_all(dir).map_err(|e| {
-            CliError::Usage(format!("--out-dir: cannot create {}: {e}", dir.display()))
+            CliError::usage(format!("--out-dir: cannot create {}: {e}", dir.display()))
         })?;
         let md = write(
             "matrix.md",
@@ -96,7 +96,7 @@ fn matrix_engine(args: &MatrixArgs) -> Result<(Engine, Isolation), CliError> {
                 args.engine.database_url.as_ref().map(|_| "--database-url")
             };
             if let Some(flag) = flag {
-                return Err(CliError::Usage(format!(
+                return Err(CliError::usage(format!(
                     "{flag} is PostgreSQL's, and the matrix runs on SQLite unless --engine \
                      postgres says otherwise"
                 )));
@@ -104,7 +104,7 @@ fn matrix_engine(args: &MatrixArgs) -> Result<(Engine, Isolation), CliError> {
             Ok((Engine::Sqlite, Isolation::default()))
         }
         Engine::Postgres => {
-            crate::store::pg::ready().map_err(CliError::Usage)?;
+            crate::store::pg::ready().map_err(CliError::usage)?;
             Ok((Engine::Postgres, isolation.unwrap_or_default()))
         }
     }

@@ -10,7 +10,7 @@ pub(in crate::cli) fn ttl_override(
 ) -> Result<(), CliError> {
     if let Some(ttl) = ttl {
         if ttl > bounds::MAX_DELAY_TICKS {
-            return Err(CliError::Usage(format!(
+            return Err(CliError::usage(format!(
                 "--inbox-ttl-ticks: {ttl} is out of range; allowed: 0 to {}",
                 bounds::MAX_DELAY_TICKS
             )));
@@ -43,7 +43,7 @@ pub(in crate::cli) fn checked_ttl_search(
     CliError,
 > {
     if scenario.store.retention.is_none() {
-        return Err(CliError::Usage(format!(
+        return Err(CliError::usage(format!(
             "--smallest-safe-ttl: `{}` has no inbox retention; set \"store\": {{\"inbox_ttl_ticks\": \
              N}} (the search starts from N and keeps the cleanup schedule)",
             scenario.name
@@ -57,7 +57,7 @@ pub(in crate::cli) fn checked_ttl_search(
             .steps
             .saturating_mul(explore::retention::MAX_CANDIDATES);
         if steps > bounds::MAX_EXPLORE_STEPS {
-            return Err(CliError::Usage(format!(
+            return Err(CliError::usage(format!(
                 "--smallest-safe-ttl on `{}` explores each TTL it tries to depth {depth}, up to \
                  {} of them, about {steps} consumer steps in all, over the {} one command may \
                  take; lower --depth or the number of events",

@@ -10,7 +10,7 @@ pub(in crate::cli) fn crash_override(
     points: &[String],
 ) -> Result<Vec<BoundaryPoint>, CliError> {
     if points.len() > bounds::MAX_CRASHES as usize {
-        return Err(CliError::Usage(format!(
+        return Err(CliError::usage(format!(
             "--crash: {} crash points is over the limit of {} (as for faults.crash)",
             points.len(),
             bounds::MAX_CRASHES
@@ -20,7 +20,7 @@ pub(in crate::cli) fn crash_override(
         .iter()
         .map(|text| {
             let mut p = BoundaryPoint::parse(text).map_err(|e| {
-                CliError::Usage(format!(
+                CliError::usage(format!(
                     "--crash: {e}{}",
                     scenario.protocol.own_steps_hint()
                 ))
@@ -29,7 +29,7 @@ pub(in crate::cli) fn crash_override(
             if !scenario.runs_step(p.boundary.step)
                 && p.boundary.step.actor() != StepActor::Consumer
             {
-                return Err(CliError::Usage(format!(
+                return Err(CliError::usage(format!(
                     "--crash: `{}` is a step of the {}, which this scenario does not run \
                      (see `producer.mode`)",
                     p.boundary.step,
@@ -37,7 +37,7 @@ pub(in crate::cli) fn crash_override(
                 )));
             }
             if !scenario.runs_step(p.boundary.step) {
-                return Err(CliError::Usage(format!(
+                return Err(CliError::usage(format!(
                     "--crash: protocol `{}` has no step `{}`; its steps are {}",
                     scenario.protocol.name,
                     p.boundary.step,
@@ -49,12 +49,12 @@ pub(in crate::cli) fn crash_override(
             if let Some(m) =
                 crate::scenario::missing_occurrence(&scenario.protocol, b.step, b.nth, &what)
             {
-                return Err(CliError::Usage(format!("--crash: {m}")));
+                return Err(CliError::usage(format!("--crash: {m}")));
             }
             // Events minted by a per-attempt identity are numbered after the workload's.
             let minted = scenario.producer.identity == Identity::PerAttempt;
             if p.event >= scenario.workload.events && !minted {
-                return Err(CliError::Usage(format!(
+                return Err(CliError::usage(format!(
                     "--crash: event e{} does not exist; this scenario has e0 to e{}",
                     p.event,
                     scenario.workload.events - 1
@@ -166,7 +166,7 @@ fn run_path(args: &RunArgs) -> Option<Result<(Printed, ExitCode), CliError>> {
     if !path.exists() && path.extension().is_none_or(|x| x != "json") {
         // Without the `.json` it may as well have been meant as a folder: say neither
         // was found rather than "cannot read the file".
-        return Some(Err(CliError::Usage(format!(
+        return Some(Err(CliError::usage(format!(
             "{}: no such file or folder; `run` takes a scenario file (.json) or a folder \
              of them",
             path.display()
@@ -282,14 +282,17 @@ fn file_checks(
 ) -> Result<Option<Vec<FileCheck>>, CliError> {
     let refused = as_written
         .and_then(|written| folder::pinned_checks(written, origin, &mut report.checks).err())
-        .map(|e| format!("invalid scenario {}, {e}", report.path));
+        .map(|refused| CliError::Pinned {
+            path: report.path.clone(),
+            refused,
+        });
     // A pinned check that is bad input is an error case of the report, as in `run DIR`.
     report.error.clone_from(&refused);
     if let Some(junit) = &args.junit {
         write_junit(junit, replay, std::slice::from_ref(&report))?;
     }
     if let Some(e) = refused {
-        return Err(CliError::Usage(e));
+        return Err(e);
     }
     Ok(as_written.map(|_| report.checks))
 }
@@ -353,7 +356,7 @@ fn junit_of_bad_input(args: &RunArgs, e: CliError) -> Result<CliError, CliError>
             name: file_name(path),
             run: None,
             checks: Vec::new(),
-            error: Some(e.to_string()),
+            error: Some(e.clone()),
         };
         write_junit(
             junit,
@@ -461,7 +464,7 @@ fn draw(
     Ok(match &args.out {
         Some(path) => {
             atomic::write(path, drawn.as_bytes()).map_err(|e| {
-                CliError::Usage(format!("--out: cannot write {}: {e}", path.display()))
+                CliError::usage(format!("--out: cannot write {}: {e}", path.display()))
             })?;
             // A status line, not a result: stderr. stdout stays empty.
             eprintln!(

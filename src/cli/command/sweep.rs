@@ -6,7 +6,7 @@ use crate::explore::threads;
 /// Parses `A..B` into a non-empty range of at most [`sweep::MAX_SEEDS`] seeds.
 pub(in crate::cli) fn seed_range(text: &str) -> Result<std::ops::Range<u64>, CliError> {
     let usage = || {
-        CliError::Usage(format!(
+        CliError::usage(format!(
             "--seeds: `{text}` is not a range; write A..B with A < B (B excluded), e.g. 0..1000"
         ))
     };
@@ -19,7 +19,7 @@ pub(in crate::cli) fn seed_range(text: &str) -> Result<std::ops::Range<u64>, Cli
         return Err(usage());
     }
     if b - a > sweep::MAX_SEEDS {
-        return Err(CliError::Usage(format!(
+        return Err(CliError::usage(format!(
             "--seeds: {} seeds (one run each) is over the limit of {}; split the range",
             b - a,
             sweep::MAX_SEEDS
@@ -214,7 +214,7 @@ fn open_out(args: &SweepArgs) -> Result<Option<std::fs::File>, CliError> {
         .truncate(!args.append)
         .open(path)
         .map(Some)
-        .map_err(|e| CliError::Usage(format!("--out: cannot create {}: {e}", path.display())))
+        .map_err(|e| CliError::usage(format!("--out: cannot create {}: {e}", path.display())))
 }
 
 /// The progress bar of a sweep over `total` seeds, drawn on `target`.
@@ -276,7 +276,7 @@ fn resume_command(
 /// `--shrink-runs`, checked against its bounds.
 fn shrink_options(args: &SweepArgs) -> Result<ShrinkOptions, CliError> {
     if args.shrink_runs < 2 || args.shrink_runs > MAX_SHRINK_RUNS {
-        return Err(CliError::Usage(format!(
+        return Err(CliError::usage(format!(
             "--shrink-runs: {} is out of range; allowed: 2 to {MAX_SHRINK_RUNS}",
             args.shrink_runs
         )));
@@ -342,7 +342,7 @@ impl Findings {
             Ok(()) => Ok(()),
             // A closed pipe (`| head`) is the reader's choice, not an error of ours.
             Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-            Err(e) => Err(CliError::Usage(format!("cannot write to stdout: {e}"))),
+            Err(e) => Err(CliError::usage(format!("cannot write to stdout: {e}"))),
         }
     }
 
@@ -476,7 +476,7 @@ impl Findings {
                 serde_json::to_string(&json::Document::new(finding)).expect("findings serialize");
             writeln!(file, "{line}")
                 .and_then(|_| file.flush())
-                .map_err(|e| CliError::Usage(format!("--out: cannot write: {e}")))?;
+                .map_err(|e| CliError::usage(format!("--out: cannot write: {e}")))?;
         }
         if let Some(bar) = &self.bar {
             bar.set_message(self.lang.sweep_findings(self.count));

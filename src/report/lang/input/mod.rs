@@ -13,8 +13,11 @@ mod serde_es;
 mod setting;
 mod sql;
 mod store;
+mod usage;
 mod value;
 mod workload;
+
+pub use usage::{input_error, token, usage};
 
 use super::Lang;
 use crate::scenario::problem::Problem;

@@ -1,0 +1,76 @@
+//! What a command refuses as input, as data: a scenario's problem, a flag or a path the
+//! command line gave, a replay token, or a check a file pins that is refused as the
+//! command it stands for. `lang::input` words each in the reader's language; `Display` is
+//! the English, for JSON, JUnit and a library caller.
+//!
+//! The command line builds these and the reports render them; they live here, below both,
+//! so that a folder's report can keep a file's refusal typed until it is printed.
+
+use crate::scenario::token::TokenError;
+use crate::scenario::ScenarioError;
+
+/// An error that ends a command with exit code 2, or marks one file of a folder as bad
+/// input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum InputError {
+    Scenario(ScenarioError),
+    Usage(Usage),
+    Token(TokenError),
+    /// A check the file at `path` pins is refused.
+    Pinned { path: String, refused: Refused },
+}
+
+/// A check a file's `expect` pins (`field`) stands for `command`, which is refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refused {
+    pub field: &'static str,
+    pub command: String,
+    pub refusal: Box<InputError>,
+}
+
+impl From<ScenarioError> for InputError {
+    fn from(e: ScenarioError) -> InputError {
+        InputError::Scenario(e)
+    }
+}
+
+impl From<TokenError> for InputError {
+    fn from(e: TokenError) -> InputError {
+        InputError::Token(e)
+    }
+}
+
+impl From<Usage> for InputError {
+    fn from(u: Usage) -> InputError {
+        InputError::Usage(u)
+    }
+}
+
+impl std::error::Error for InputError {}
+
+/// A command line the tool refuses: a flag out of its range or meaningless where it is
+/// given, a path that is not what the command takes, a file it cannot write.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Usage {
+    /// Not yet given its own variant: printed as written, in English.
+    Unworded(String),
+}
+
+impl From<String> for Usage {
+    fn from(text: String) -> Usage {
+        Usage::Unworded(text)
+    }
+}
+
+impl From<&str> for Usage {
+    fn from(text: &str) -> Usage {
+        Usage::Unworded(text.to_string())
+    }
+}
+
+impl InputError {
+    /// A refused command line.
+    pub fn usage(u: impl Into<Usage>) -> InputError {
+        InputError::Usage(u.into())
+    }
+}
