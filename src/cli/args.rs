@@ -596,4 +596,22 @@ impl Command {
             _ => None,
         }
     }
+
+    /// The language the command's words are read in, its errors included: `--lang`, else
+    /// the environment's (a command without `--lang` speaks the environment's).
+    pub fn lang(&self) -> crate::report::lang::Lang {
+        let asked = match self {
+            Command::Run(a) => a.lang,
+            Command::Explain(a) => a.lang,
+            Command::Explore(a) => a.lang,
+            Command::Sweep(a) => a.lang,
+            Command::Matrix(a) => a.lang,
+            Command::Protocols(a) => a.lang,
+            Command::Crosscheck(a) => a.lang,
+            Command::Replay(a) => a.lang,
+            Command::Serve(a) => a.lang,
+            Command::Bench(_) | Command::Completions(_) => None,
+        };
+        super::language(asked)
+    }
 }

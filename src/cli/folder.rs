@@ -72,12 +72,14 @@ pub(super) fn run_folder(dir: &Path, args: &RunArgs) -> Result<(String, ExitCode
             .filter(|r| r.result() == FileResult::InputError)
             .map(|r| r.name.as_str())
             .collect();
-        eprintln!(
-            "error: {} of {} scenario files in {folder} could not be checked (bad input): {}",
+        let lang = super::language(args.lang);
+        let line = lang.folder_bad_input(
             totals.input_errors,
             totals.scenarios,
-            names.join(", ")
+            &folder,
+            &names.join(", "),
         );
+        eprintln!("error: {line}");
     }
     if let Some(junit) = &args.junit {
         super::write_junit(junit, &format!("delivery-sim run {folder}"), &reports)?;

@@ -7,6 +7,7 @@
 //! calls for each file too, so a folder is checked exactly as its files are one by one.
 
 mod args;
+mod arguments;
 mod atomic;
 mod command;
 mod crosscheck;
@@ -54,8 +55,15 @@ pub fn main() -> ExitCode {
         return crate::crosscheck::child::main();
     }
     use clap::{CommandFactory, FromArgMatches};
-    let matches = Cli::command().get_matches();
-    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let matches = match Cli::command().try_get_matches_from(&args) {
+        Ok(m) => m,
+        Err(e) => return arguments::refuse(e, &args),
+    };
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => return arguments::refuse(e, &args),
+    };
     let given = flags::Given::of(&matches);
     // Whatever way the command ends (an error, a panic unwinding through here), the
     // PostgreSQL cluster it may have started is stopped and its scratch databases dropped.
@@ -80,7 +88,8 @@ pub fn main() -> ExitCode {
             code
         }
         Err(e) => {
-            eprintln!("error: {e}");
+            let lang = cli.command.lang();
+            eprintln!("error: {}", crate::report::lang::input::input_error(&e, lang));
             ExitCode::from(2)
         }
     }

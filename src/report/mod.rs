@@ -5,6 +5,7 @@
 //! learning what at-most-once and at-least-once mean: every anomaly names the event, what
 //! the database holds for it, and the crashes that hit it.
 
+pub mod arguments;
 pub mod crosscheck;
 pub mod diagram;
 pub mod explain;

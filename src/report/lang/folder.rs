@@ -56,6 +56,21 @@ impl Lang {
         self.choose("input error", "error de entrada")
     }
 
+    /// The status line of `run DIR` when some files are bad input: how many, of how many,
+    /// and which (the paragraphs themselves are in the report).
+    pub fn folder_bad_input(self, bad: usize, files: usize, folder: &str, names: &str) -> String {
+        match self {
+            Lang::En => format!(
+                "{bad} of {files} scenario files in {folder} could not be checked (bad input): \
+                 {names}"
+            ),
+            Lang::Es => format!(
+                "{bad} de {files} archivos de escenario de {folder} no se pudieron revisar \
+                 (error de entrada): {names}"
+            ),
+        }
+    }
+
     /// The label before a failing check's replay command.
     pub fn folder_replay(self) -> &'static str {
         self.choose("replay", "repetir")

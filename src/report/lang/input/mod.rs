@@ -2,6 +2,7 @@
 //! in Spanish. `Display` on [`ScenarioError`] is the English; the command line prints the
 //! reader's language.
 
+mod arguments;
 mod broker;
 mod call;
 mod databases;
@@ -17,6 +18,7 @@ mod usage;
 mod value;
 mod workload;
 
+pub use arguments::argument_error;
 pub use usage::{input_error, token, usage};
 
 use super::Lang;
