@@ -62,9 +62,7 @@ fn taken_out(e: &clap::Error) -> ArgumentError {
     let value = || one(ContextKind::InvalidValue).unwrap_or_default();
     let fault = match e.kind() {
         ErrorKind::UnknownArgument => ArgumentFault::UnknownArgument { arg: arg() },
-        ErrorKind::InvalidValue if value().is_empty() => {
-            ArgumentFault::MissingValue { arg: arg() }
-        }
+        ErrorKind::InvalidValue if value().is_empty() => ArgumentFault::MissingValue { arg: arg() },
         ErrorKind::InvalidValue => ArgumentFault::InvalidValue {
             arg: arg(),
             value: value(),
@@ -143,7 +141,10 @@ mod tests {
         let none = |_: &str| None;
         let spanish = |_: &str| Some("es_AR.UTF-8".to_string());
         assert_eq!(wanted(&os(&["run", "--lang", "es"]), none), Lang::Es);
-        assert_eq!(wanted(&os(&["run", "--lang=es", "--lang", "en"]), none), Lang::En);
+        assert_eq!(
+            wanted(&os(&["run", "--lang=es", "--lang", "en"]), none),
+            Lang::En
+        );
         assert_eq!(wanted(&os(&["run", "--bogus"]), spanish), Lang::Es);
         assert_eq!(wanted(&os(&["run", "--lang", "xx"]), none), Lang::En);
     }
@@ -158,7 +159,10 @@ mod tests {
             input::argument_error(&taken_out(&e), Lang::Es)
         };
         let unknown = refused(&["delivery-sim", "run", "x.json", "--bogus"]);
-        assert!(unknown.starts_with("argumento inesperado '--bogus'"), "{unknown}");
+        assert!(
+            unknown.starts_with("argumento inesperado '--bogus'"),
+            "{unknown}"
+        );
         assert!(unknown.contains("\n\nUso: delivery-sim run"), "{unknown}");
         let value = refused(&["delivery-sim", "run", "x.json", "--lang", "fr"]);
         assert!(

@@ -89,7 +89,10 @@ pub fn main() -> ExitCode {
         }
         Err(e) => {
             let lang = cli.command.lang();
-            eprintln!("error: {}", crate::report::lang::input::input_error(&e, lang));
+            eprintln!(
+                "error: {}",
+                crate::report::lang::input::input_error(&e, lang)
+            );
             ExitCode::from(2)
         }
     }
@@ -236,8 +239,7 @@ fn engine_fits(source: &ScenarioArgs, scenario: &Scenario) -> Result<(), CliErro
     if source.protocol.is_some() && e.isolation.is_some() && e.engine != Some(EngineArg::Postgres) {
         return Err(CliError::usage(
             "--isolation sets PostgreSQL's isolation level, and a built-in protocol runs on \
-             SQLite unless --engine postgres says otherwise"
-                
+             SQLite unless --engine postgres says otherwise",
         ));
     }
     if e.database_url.is_some() && scenario.store.engine == crate::model::Engine::Sqlite {

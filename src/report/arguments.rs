@@ -16,9 +16,13 @@ pub struct ArgumentError {
 /// What is wrong on the command line.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ArgumentFault {
-    UnknownArgument { arg: String },
+    UnknownArgument {
+        arg: String,
+    },
     /// A flag given without its value.
-    MissingValue { arg: String },
+    MissingValue {
+        arg: String,
+    },
     /// A value not among `valid` (empty when any value of a type is taken).
     InvalidValue {
         arg: String,
@@ -31,14 +35,31 @@ pub enum ArgumentFault {
         value: String,
         reason: String,
     },
-    MissingRequired { args: Vec<String> },
+    MissingRequired {
+        args: Vec<String>,
+    },
     /// A flag that cannot be given with `with` (or given twice, when `with` is itself).
-    Conflict { arg: String, with: Vec<String> },
-    Repeated { arg: String },
-    UnknownCommand { name: String },
-    MissingCommand { name: String, valid: Vec<String> },
+    Conflict {
+        arg: String,
+        with: Vec<String>,
+    },
+    Repeated {
+        arg: String,
+    },
+    UnknownCommand {
+        name: String,
+    },
+    MissingCommand {
+        name: String,
+        valid: Vec<String>,
+    },
     /// A value more than the flag takes.
-    ExtraValue { arg: String, value: String },
+    ExtraValue {
+        arg: String,
+        value: String,
+    },
     /// A kind the parser gave no context for: its own words.
-    Other { said: String },
+    Other {
+        said: String,
+    },
 }

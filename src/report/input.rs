@@ -17,7 +17,10 @@ pub enum InputError {
     Usage(Usage),
     Token(TokenError),
     /// A check the file at `path` pins is refused.
-    Pinned { path: String, refused: Refused },
+    Pinned {
+        path: String,
+        refused: Refused,
+    },
 }
 
 /// A check a file's `expect` pins (`field`) stands for `command`, which is refused.

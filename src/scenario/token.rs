@@ -49,14 +49,19 @@ impl std::error::Error for TokenError {}
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Damage {
     /// A character no token has, at 1-based character `at`.
-    Character { c: char, at: usize },
+    Character {
+        c: char,
+        at: usize,
+    },
     /// The base64 does not end where a token can end.
     End,
     /// Shorter than a checksum.
     Short,
     Checksum,
     /// The checksum matches but the content is not a replay: serde_json's reason.
-    NotAReplay { detail: String },
+    NotAReplay {
+        detail: String,
+    },
 }
 
 /// The payload inside the base64.

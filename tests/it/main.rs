@@ -41,6 +41,7 @@ mod run_file;
 mod schema;
 mod serve;
 mod shrink;
+mod spanish_errors;
 mod sql_fuzz;
 mod sql_sandbox;
 mod sql_steps;

@@ -66,6 +66,14 @@ fn data(m: &str) -> Option<String> {
     }
     if let Some(rest) = m.strip_prefix("invalid length ") {
         let (length, expected) = rest.split_once(", expected ")?;
+        // A derived struct read from a list: the file has a list where an object belongs.
+        if let Some(name) = expected.strip_prefix("struct ") {
+            let name = name.split(" with ").next().unwrap_or(name);
+            return Some(format!(
+                "una lista donde el formato tiene un objeto {{…}} ({name}); escribí sus campos \
+                 como un objeto"
+            ));
+        }
         return Some(format!(
             "largo no válido: {length} elementos, y el formato espera {}",
             expecting(expected)
@@ -90,13 +98,15 @@ fn split_expected(rest: &str) -> (&str, Option<&str>) {
     }
 }
 
-/// What serde lists after "expected": `` one of `a`, `b` `` or one `` `a` ``.
+/// What serde lists after "expected": `` one of `a`, `b`, `c` ``, `` `a` or `b` `` or
+/// one `` `a` ``.
 fn choices(expected: Option<&str>, what: &str) -> String {
     match expected {
         None => format!("acá no hay {what} posibles"),
-        Some(e) => match e.strip_prefix("one of ") {
-            Some(list) => format!("los {what} posibles son {list}"),
-            None => format!("el único posible es {e}"),
+        Some(e) => match (e.strip_prefix("one of "), e.split_once("` or `")) {
+            (Some(list), _) => format!("los {what} posibles son {list}"),
+            (None, Some((a, b))) => format!("los {what} posibles son {a}` o `{b}"),
+            (None, None) => format!("el único posible es {e}"),
         },
     }
 }

@@ -1,0 +1,169 @@
+//! Input errors speak the reader's language: every refusal the checker makes of a
+//! mutated scenario file reads as Spanish under `--lang es` (no English sentence left
+//! outside the names and texts it quotes), and says the same thing as the English with
+//! the same names and numbers.
+
+use super::support::*;
+use delivery_sim::report::lang::{input, Lang};
+use delivery_sim::scenario::Scenario;
+use serde_json::{json, Value};
+use std::collections::BTreeSet;
+
+/// Words that only English sentences have (with the spaces around them): one of them
+/// outside a quoted name or text means a sentence was left in English.
+const ENGLISH: [&str; 16] = [
+    " the ", " is ", " are ", " must ", " allowed", " not ", " has ", " with ", " only ",
+    " which ", " would ", " cannot ", " should ", " does ", " there ", " of the ",
+];
+
+/// `text` without what it quotes: `code`, «foreign words», "JSON", and `{…}` snippets.
+fn unquoted(text: &str) -> String {
+    let mut out = String::new();
+    let mut closing: Option<char> = None;
+    for c in text.chars() {
+        match closing {
+            Some(end) if c == end => closing = None,
+            Some(_) => {}
+            None => match c {
+                '`' => closing = Some('`'),
+                '«' => closing = Some('»'),
+                '"' => closing = Some('"'),
+                '{' => closing = Some('}'),
+                _ => out.push(c),
+            },
+        }
+    }
+    out
+}
+
+/// The leaves of `v` with their paths, and the objects themselves.
+fn paths(v: &Value, at: Vec<Value>, out: &mut Vec<Vec<Value>>) {
+    out.push(at.clone());
+    match v {
+        Value::Object(m) => m.iter().for_each(|(k, x)| {
+            paths(x, [at.clone(), vec![json!(k)]].concat(), out);
+        }),
+        Value::Array(a) => a.iter().take(2).enumerate().for_each(|(i, x)| {
+            paths(x, [at.clone(), vec![json!(i)]].concat(), out);
+        }),
+        _ => {}
+    }
+}
+
+fn set(doc: &Value, path: &[Value], to: Value) -> Value {
+    let mut d = doc.clone();
+    let mut cur = &mut d;
+    for k in path {
+        cur = match k {
+            Value::String(s) => &mut cur[s.as_str()],
+            _ => &mut cur[k.as_u64().unwrap() as usize],
+        };
+    }
+    *cur = to;
+    d
+}
+
+/// Every scenario file on SQLite, each leaf and object replaced by values of other kinds
+/// and bounds: the refusals, in both languages.
+fn refusals() -> Vec<(String, String)> {
+    let bad = [
+        json!(-1),
+        json!(0),
+        json!(99_999_999_999u64),
+        json!("x"),
+        json!([]),
+        json!({"zz": 1}),
+        json!(null),
+        json!(true),
+        json!("after:nope"),
+        json!([0, 0]),
+    ];
+    let mut out = Vec::new();
+    for file in scenario_files() {
+        let text = std::fs::read_to_string(root().join(&file)).unwrap();
+        let doc: Value = serde_json::from_str(&text).unwrap();
+        if doc["store"]["engine"] == "postgres" {
+            continue;
+        }
+        let mut all = Vec::new();
+        paths(&doc, Vec::new(), &mut all);
+        // Three of the values per place, a different three at each: every value is tried
+        // everywhere across the files, at a third of the cost.
+        for (i, path) in all.iter().enumerate().filter(|(_, p)| !p.is_empty()) {
+            for b in bad.iter().cycle().skip(i % bad.len()).take(3) {
+                let mutated = set(&doc, path, b.clone()).to_string();
+                if let Err(e) = Scenario::from_json(&mutated, "m.json") {
+                    out.push((
+                        input::scenario_error(&e, Lang::En),
+                        input::scenario_error(&e, Lang::Es),
+                    ));
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn every_refusal_of_a_mutated_scenario_reads_as_spanish() {
+    let refusals = refusals();
+    let distinct: BTreeSet<&String> = refusals.iter().map(|(en, _)| en).collect();
+    assert!(
+        distinct.len() > 300,
+        "only {} distinct refusals",
+        distinct.len()
+    );
+    let mut english_left = BTreeSet::new();
+    if let Ok(path) = std::env::var("DS_DUMP_REFUSALS") {
+        let all: BTreeSet<&String> = refusals.iter().map(|(_, es)| es).collect();
+        let text: Vec<&str> = all.iter().map(|s| s.as_str()).collect();
+        std::fs::write(path, text.join("\n")).unwrap();
+    }
+    for (en, es) in &refusals {
+        assert_ne!(en, es);
+        assert!(es.starts_with("escenario no válido m.json"), "{es}");
+        let plain = unquoted(es);
+        if ENGLISH.iter().any(|w| plain.contains(w)) {
+            english_left.insert(es.clone());
+        }
+    }
+    assert!(
+        english_left.is_empty(),
+        "{} Spanish refusals still have English in them, e.g.:\n{}",
+        english_left.len(),
+        english_left
+            .iter()
+            .take(15)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
+
+#[test]
+fn the_command_line_prints_a_bad_file_and_a_bad_flag_in_spanish() {
+    let o = bin(&["run", "tests/bad/impossible-value.json", "--lang", "es"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.starts_with("error: escenario no válido tests/bad/impossible-value.json"),
+        "{err}"
+    );
+    assert!(!unquoted(&err).contains(" is "), "{err}");
+    let o = bin(&[
+        "explore",
+        "tests/bad/impossible-value.json",
+        "--lang",
+        "es",
+        "--bogus",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).starts_with("error: argumento inesperado '--bogus'"),
+        "{}",
+        stderr(&o)
+    );
+    // English stays clap's own, byte for byte.
+    let o = bin(&["explore", "tests/bad/impossible-value.json", "--bogus"]);
+    assert!(stderr(&o).starts_with("error: unexpected argument '--bogus' found"));
+}
