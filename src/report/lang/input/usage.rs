@@ -208,3 +208,85 @@ impl fmt::Display for Usage {
     }
 }
 
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::input::{Act, Budget, FlagWhy, Io};
+
+    fn both(u: Usage) -> (String, String) {
+        (usage(&u, Lang::En), usage(&u, Lang::Es))
+    }
+
+    #[test]
+    fn the_english_is_the_command_lines_own() {
+        let (en, _) = both(Usage::OutOfRange {
+            flag: "--depth".into(),
+            value: 9,
+            min: 1,
+            max: 4,
+        });
+        assert_eq!(en, "--depth: 9 is out of range; allowed: 1 to 4");
+        let (en, _) = both(Usage::FlagRefused {
+            flag: "--events".into(),
+            why: FlagWhy::EventsInFile,
+        });
+        assert_eq!(
+            en,
+            "--events: the file sets workload.events; edit the file or use --protocol"
+        );
+        let (en, _) = both(Usage::CannotWrite {
+            flag: "--out".into(),
+            path: Some("out/a.svg".into()),
+            act: Act::Write,
+            io: Io {
+                kind: std::io::ErrorKind::NotFound,
+                detail: "No such file or directory (os error 2)".into(),
+            },
+        });
+        assert_eq!(
+            en,
+            "--out: cannot write out/a.svg: No such file or directory (os error 2)"
+        );
+    }
+
+    #[test]
+    fn the_spanish_differs_and_keeps_flags_fields_and_names() {
+        let cases = [
+            (
+                Usage::OutOfRange {
+                    flag: "--depth".into(),
+                    value: 9,
+                    min: 1,
+                    max: 4,
+                },
+                vec!["--depth", "9", "1", "4"],
+            ),
+            (
+                Usage::FlagRefused {
+                    flag: "--events".into(),
+                    why: FlagWhy::EventsInFile,
+                },
+                vec!["--events", "workload.events", "--protocol", "editá"],
+            ),
+            (
+                Budget::Schedules {
+                    scenario: "inbox".into(),
+                    events: 3,
+                    depth: 2,
+                    estimate: 900,
+                    limit: 10,
+                    ceiling: 100,
+                }
+                .into(),
+                vec!["`inbox`", "--depth", "--max-schedules", "bajá", "subí"],
+            ),
+        ];
+        for (u, kept) in cases {
+            let (en, es) = both(u);
+            assert_ne!(en, es);
+            for word in kept {
+                assert!(es.contains(word), "{word} in {es}");
+            }
+        }
+    }
+}
