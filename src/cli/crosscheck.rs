@@ -6,6 +6,7 @@
 use super::{language, load, to_json, CliError, LangArg, Source};
 use crate::crosscheck;
 use crate::report::crosscheck as report;
+use crate::report::input::{Budget, Io, Usage};
 use crate::store::CrashModel;
 use clap::{Args, ValueEnum};
 use std::process::ExitCode;
@@ -41,32 +42,26 @@ pub fn crosscheck(args: &CrosscheckArgs) -> Result<(String, ExitCode), CliError>
         None => format!("--protocol {}", scenario.protocol.name),
     };
     if let Some(why) = crosscheck::refusal(&scenario) {
-        return Err(CliError::usage(format!(
-            "{name}: crosscheck cannot run this scenario: {why}. It cross-checks one consumer \
-             whose database connection is a real process, with a direct producer; `run` and \
-             `explore` simulate everything else."
-        )));
+        return Err(CliError::usage(Usage::CrosscheckUnfit { name, why }));
     }
     let model = match args.wrong_model {
         None => CrashModel::RollBack,
         Some(WrongModel::KeepUncommitted) => CrashModel::KeepUncommitted,
     };
-    let exe = std::env::current_exe().map_err(|e| {
-        CliError::usage(format!(
-            "crosscheck runs this binary as its consumer process, and cannot find it: {e}"
-        ))
-    })?;
+    let exe = std::env::current_exe()
+        .map_err(|e| CliError::usage(Usage::NoOwnBinary { io: Io::from(e) }))?;
     // The points are the crash-free run's boundaries: counted before they are explored.
     let run = crate::world::run(&crosscheck::with_crash(&scenario, None));
     let (runs, steps) = (run.reached.len() as u128 + 1, run.steps);
     let estimate = runs * (u128::from(steps) + 1);
     if estimate > crosscheck::MAX_REAL_STEPS {
-        return Err(CliError::usage(format!(
-            "{name}: cross-checking {runs} points of about {steps} consumer steps each is about \
-             {estimate} steps in real processes on a synced file, over the {} one crosscheck \
-             may take (some ten minutes); lower the number of events",
-            crosscheck::MAX_REAL_STEPS
-        )));
+        return Err(CliError::usage(Budget::CrosscheckSteps {
+            name,
+            runs,
+            steps,
+            estimate,
+            max: crosscheck::MAX_REAL_STEPS,
+        }));
     }
     let points = crosscheck::crash_points(&scenario);
     let mut detailed = 0;

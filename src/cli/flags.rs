@@ -12,6 +12,7 @@
 //! and before it runs anything.
 
 use super::*;
+use crate::report::input::{FlagWhy, FolderWhy, Usage};
 use clap::parser::ValueSource;
 use std::collections::BTreeSet;
 
@@ -49,18 +50,18 @@ fn flag(id: &str) -> String {
     format!("--{}", id.replace('_', "-"))
 }
 
-fn refuse(id: &str, why: &str) -> Result<(), CliError> {
-    Err(CliError::usage(format!("{}: {why}", flag(id))))
+fn refuse(id: &str, why: FlagWhy) -> Result<(), CliError> {
+    Err(CliError::usage(Usage::FlagRefused {
+        flag: flag(id),
+        why,
+    }))
 }
 
 /// The rules that need no scenario: a flag against its command and the other flags.
 pub(in crate::cli) fn check(command: &Command, given: &Given) -> Result<(), CliError> {
     let file_given = |s: &ScenarioArgs| s.file.is_some();
     let events = |s: &ScenarioArgs| match file_given(s) && given.has("events") {
-        true => refuse(
-            "events",
-            "the file sets workload.events; edit the file or use --protocol",
-        ),
+        true => refuse("events", FlagWhy::EventsInFile),
         false => Ok(()),
     };
     match command {
@@ -80,7 +81,7 @@ pub(in crate::cli) fn check(command: &Command, given: &Given) -> Result<(), CliE
             events(&args.scenario)?;
             if args.no_shrink {
                 if let Some(id) = given.any(&["shrink_runs", "shrink_findings"]) {
-                    return refuse(id, "--no-shrink shrinks no finding; give one or the other");
+                    return refuse(id, FlagWhy::NoShrink);
                 }
             }
             Ok(())
@@ -94,7 +95,7 @@ pub(in crate::cli) fn check(command: &Command, given: &Given) -> Result<(), CliE
 fn run_flags(given: &Given) -> Result<(), CliError> {
     if !given.has("diagram") {
         if let Some(id) = given.any(&["diagram_detail", "out"]) {
-            return refuse(id, "only with --diagram, whose drawing it shapes or writes");
+            return refuse(id, FlagWhy::OnlyWithDiagram);
         }
     }
     Ok(())
@@ -105,35 +106,23 @@ fn explore_flags(args: &ExploreArgs, given: &Given) -> Result<(), CliError> {
     let interleavings_only = ["max_interleavings", "max_preemptions", "with_crashes"];
     if args.isolation_ladder {
         if let Some(id) = given.any(&["engine", "isolation"]) {
-            return refuse(
-                id,
-                "--isolation-ladder runs the scenario on every engine and isolation level; it \
-                 chooses none",
-            );
+            return refuse(id, FlagWhy::LadderChoosesNone);
         }
         return Ok(());
     }
     if !args.interleavings {
         if let Some(id) = given.any(&interleavings_only) {
-            return refuse(id, "only with --interleavings, whose enumeration it shapes");
+            return refuse(id, FlagWhy::OnlyWithInterleavings);
         }
     }
     if args.interleavings {
         let crash_only = ["depth", "max_schedules", "no_prune", "html"];
         if let Some(id) = given.any(&crash_only) {
-            return refuse(
-                id,
-                "explores crash schedules, and --interleavings explores the consumers' \
-                 orders instead (--with-crashes adds one crash at each point)",
-            );
+            return refuse(id, FlagWhy::CrashOnly);
         }
     }
     if args.smallest_safe_ttl && given.has("expect") {
-        return refuse(
-            "expect",
-            "--smallest-safe-ttl searches the smallest TTL with no duplicate, and states no \
-             guarantee; pin what it should find in the file's expect.smallest_safe_ttl",
-        );
+        return refuse("expect", FlagWhy::TtlSearchStatesNone);
     }
     Ok(())
 }
@@ -142,46 +131,21 @@ fn explore_flags(args: &ExploreArgs, given: &Given) -> Result<(), CliError> {
 /// expectations were written for its own seed, faults and schedule.
 fn one_file_flags(dir: &Path, given: &Given) -> Result<(), CliError> {
     let rules = [
-        (
-            "crash",
-            "a crash point names an event and a step of one scenario, and would replace the \
-             planned crashes every file's expectations are written for",
-        ),
-        (
-            "schedule",
-            "scheduling choices belong to one scenario's consumers",
-        ),
-        (
-            "trace",
-            "the trace of every run of every file is too long to read; the table gives each \
-             run's trace hash",
-        ),
-        (
-            "inbox_ttl_ticks",
-            "each file is run with its own retention policy, which its expectations are \
-             written for",
-        ),
-        (
-            "diagram",
-            "a diagram draws one run; the table gives each file's verdict",
-        ),
-        (
-            "html",
-            "a page tells one run, or an exploration (`explore FILE --html`); the table gives \
-             each file's verdict",
-        ),
-        (
-            "seed",
-            "each file is run with its own seed, which its expectations are written for",
-        ),
-        ("expect", "each file states its own claim in its expect"),
+        ("crash", FolderWhy::Crash),
+        ("schedule", FolderWhy::Schedule),
+        ("trace", FolderWhy::Trace),
+        ("inbox_ttl_ticks", FolderWhy::InboxTtl),
+        ("diagram", FolderWhy::Diagram),
+        ("html", FolderWhy::Html),
+        ("seed", FolderWhy::Seed),
+        ("expect", FolderWhy::Expect),
     ];
     match rules.iter().find(|(id, _)| given.has(id)) {
-        Some((id, why)) => Err(CliError::usage(format!(
-            "{} cannot be used with a folder ({}): {why}; give one scenario file to use it",
-            flag(id),
-            dir.display()
-        ))),
+        Some(&(id, why)) => Err(CliError::usage(Usage::FolderRefuses {
+            flag: flag(id),
+            folder: dir.display().to_string(),
+            why,
+        })),
         None => Ok(()),
     }
 }
@@ -189,27 +153,16 @@ fn one_file_flags(dir: &Path, given: &Given) -> Result<(), CliError> {
 /// The rules that need the scenario: a flag that its scenario gives nothing to act on.
 pub(in crate::cli) fn check_scenario(given: &Given, scenario: &Scenario) -> Result<(), CliError> {
     if given.has("schedule") && scenario.consumers < 2 {
-        return refuse(
-            "schedule",
-            &format!(
-                "`{}` has one consumer, so no tick has a choice between consumers to make; \
-                 set \"consumers\" to 2 or more",
-                scenario.name
-            ),
-        );
+        let scenario = scenario.name.clone();
+        return refuse("schedule", FlagWhy::OneConsumer { scenario });
     }
     let protocol = &scenario.protocol;
     if given.has("inbox_ttl_ticks") && !protocol.has_inbox() {
-        return refuse(
-            "inbox_ttl_ticks",
-            &format!(
-                "configures the inbox, and protocol `{}` has none (no `insert_inbox` or \
-                 `check_inbox` step), as store.inbox_ttl_ticks in a file would say; its steps \
-                 are {}",
-                protocol.name,
-                protocol.arrow_list()
-            ),
-        );
+        let why = FlagWhy::NoInbox {
+            protocol: protocol.name.clone(),
+            steps: protocol.arrow_list(),
+        };
+        return refuse("inbox_ttl_ticks", why);
     }
     Ok(())
 }

@@ -21,7 +21,7 @@ use crate::explore;
 use crate::explore::threads;
 use crate::model::Guarantee;
 use crate::report::folder::{self, FileReport, FileResult, PlainRun, Totals};
-use crate::report::input::Refused;
+use crate::report::input::{Io, Refused, Usage};
 use crate::report::view::FileCheck;
 use crate::report::Origin;
 use crate::scenario::Scenario;
@@ -119,7 +119,10 @@ fn progress_bar(total: u64) -> Option<indicatif::ProgressBar> {
 /// a shell's `*.json` would), sorted by file name.
 fn scenario_files(dir: &Path) -> Result<Vec<PathBuf>, CliError> {
     let cannot = |e: std::io::Error| {
-        CliError::usage(format!("cannot read the folder {}: {e}", dir.display()))
+        CliError::usage(Usage::CannotReadFolder {
+            path: dir.display().to_string(),
+            io: Io::from(e),
+        })
     };
     let mut files: Vec<(std::ffi::OsString, PathBuf)> = Vec::new();
     for entry in std::fs::read_dir(dir).map_err(cannot)? {
@@ -132,11 +135,9 @@ fn scenario_files(dir: &Path) -> Result<Vec<PathBuf>, CliError> {
         }
     }
     if files.is_empty() {
-        return Err(CliError::usage(format!(
-            "the folder {} holds no scenario file (*.json); give a folder of scenario files, \
-             or one scenario file",
-            dir.display()
-        )));
+        return Err(CliError::usage(Usage::EmptyFolder {
+            path: dir.display().to_string(),
+        }));
     }
     files.sort();
     Ok(files.into_iter().map(|(_, path)| path).collect())

@@ -29,6 +29,9 @@ use crate::fault::CrashSpec;
 use crate::model::{BoundaryPoint, Guarantee, Protocol, StepActor};
 use crate::producer::Identity;
 use crate::report::folder::FileReport;
+use crate::report::input::{
+    Act, Budget, ChoiceSource, CrashWhy, EngineUse, FileCommand, FlagWhy, Form, Io, Usage,
+};
 use crate::report::lang::{Lang, SweepHead};
 use crate::report::paint::Paint;
 use crate::report::{diagram, explain, html, json, junit, markdown, text, token_command, Origin};
@@ -163,7 +166,7 @@ pub fn execute(command: &Command, given: &Given) -> Result<(Printed, ExitCode), 
         Command::Bench(args) => {
             refuse_out_for_a_folder("bench", &args.out)?;
             let cannot = |path: &Path, e: std::io::Error| {
-                CliError::usage(format!("--out-dir: cannot write {}: {e}", path.display()))
+                CliError::usage(cannot_write("--out-dir", path, Act::Write, e))
             };
             // The folder is made before minutes of measuring, not found missing after.
             if let Some(dir) = &args.out_dir {
@@ -188,11 +191,10 @@ pub fn execute(command: &Command, given: &Given) -> Result<(Printed, ExitCode), 
 fn refuse_out_for_a_folder(command: &str, out: &Option<PathBuf>) -> Result<(), CliError> {
     match out {
         None => Ok(()),
-        Some(path) => Err(CliError::usage(format!(
-            "--out {}: `{command}` writes its files into a folder, which it takes as \
-             `--out-dir DIR`; `--out` names one file, in every command that has it",
-            path.display()
-        ))),
+        Some(path) => Err(CliError::usage(Usage::OutForAFolder {
+            path: path.display().to_string(),
+            command: command.to_string(),
+        })),
     }
 }
 
@@ -237,38 +239,32 @@ fn load_scenario(source: &ScenarioArgs) -> Result<(Scenario, Origin), CliError> 
 fn engine_fits(source: &ScenarioArgs, scenario: &Scenario) -> Result<(), CliError> {
     let e = &source.engine;
     if source.protocol.is_some() && e.isolation.is_some() && e.engine != Some(EngineArg::Postgres) {
-        return Err(CliError::usage(
-            "--isolation sets PostgreSQL's isolation level, and a built-in protocol runs on \
-             SQLite unless --engine postgres says otherwise",
-        ));
+        return Err(CliError::usage(EngineUse::IsolationOnSqlite));
     }
     if e.database_url.is_some() && scenario.store.engine == crate::model::Engine::Sqlite {
-        return Err(CliError::usage(format!(
-            "--database-url names a PostgreSQL server, and `{}` runs on SQLite; add --engine \
-             postgres (or \"engine\": \"postgres\" in the file's store)",
-            scenario.name
-        )));
+        return Err(CliError::usage(EngineUse::DatabaseUrlOnSqlite {
+            scenario: scenario.name.clone(),
+        }));
     }
     Ok(())
 }
 
 fn load_either(source: &ScenarioArgs) -> Result<(Scenario, Origin), CliError> {
     match (&source.file, &source.protocol) {
-        (Some(path), _) if path.is_dir() => Err(CliError::usage(format!(
-            "{} is a folder; `run` checks every scenario file in a folder, `explore` and \
-             `sweep` take one scenario file",
-            path.display()
-        ))),
+        (Some(path), _) if path.is_dir() => Err(CliError::usage(Usage::IsAFolder {
+            path: path.display().to_string(),
+            command: FileCommand::OneFile,
+        })),
         (Some(path), _) => Ok((
             Scenario::from_file(path)?,
             Origin::File(path.display().to_string()),
         )),
         (None, Some(name)) => {
             let protocol = Protocol::built_in(name).ok_or_else(|| {
-                CliError::usage(format!(
-                    "--protocol: unknown protocol `{name}`; the built-in protocols are {}",
-                    Protocol::built_in_names()
-                ))
+                CliError::usage(Usage::UnknownProtocol {
+                    name: name.clone(),
+                    known: Protocol::built_in_names(),
+                })
             })?;
             let events = events_arg("--events", source.events)?;
             let mut s = Scenario::new(protocol);
@@ -294,17 +290,14 @@ fn on_the_chosen_engine(s: &mut Scenario) -> Result<(), CliError> {
     if engine == Some(crate::model::Engine::Postgres) {
         s.store.engine = crate::model::Engine::Postgres;
         s.store.isolation = isolation.unwrap_or_default();
-        crate::store::pg::ready().map_err(CliError::usage)?;
+        crate::store::pg::ready().map_err(not_ready)?;
     }
     Ok(())
 }
 
 fn events_arg(flag: &str, events: u64) -> Result<usize, CliError> {
     if events == 0 || events > bounds::MAX_EVENTS {
-        return Err(CliError::usage(format!(
-            "{flag}: {events} is out of range; allowed: 1 to {}",
-            bounds::MAX_EVENTS
-        )));
+        return Err(out_of_range(flag, events, 1, bounds::MAX_EVENTS));
     }
     Ok(events as usize)
 }
@@ -346,7 +339,7 @@ fn file_name(path: &Path) -> String {
 fn refuse_unknown_choices(
     result: &RunResult,
     schedule: &[u32],
-    what: &str,
+    source: ChoiceSource,
 ) -> Result<(), CliError> {
     match result
         .decisions
@@ -354,10 +347,11 @@ fn refuse_unknown_choices(
         .zip(schedule)
         .find(|(d, &c)| c >= d.alternatives)
     {
-        Some((d, c)) => Err(CliError::usage(format!(
-            "{what}: choice {c} at a decision with {} alternatives",
-            d.alternatives
-        ))),
+        Some((d, &choice)) => Err(CliError::usage(Usage::NoSuchChoice {
+            source,
+            choice,
+            alternatives: d.alternatives,
+        })),
         None => Ok(()),
     }
 }
@@ -366,7 +360,32 @@ fn refuse_unknown_choices(
 /// renamed over it, so that a reader (a CI job collecting reports) never sees half a file.
 fn write_atomically(path: &Path, content: &str, flag: &str) -> Result<(), CliError> {
     atomic::write(path, content.as_bytes())
-        .map_err(|e| CliError::usage(format!("{flag}: cannot write {}: {e}", path.display())))
+        .map_err(|e| CliError::usage(cannot_write(flag, path, Act::Write, e)))
+}
+
+/// `flag`'s file or folder at `path` that cannot be written or made (`act`).
+fn cannot_write(flag: &str, path: &Path, act: Act, e: std::io::Error) -> Usage {
+    Usage::CannotWrite {
+        flag: flag.to_string(),
+        path: Some(path.display().to_string()),
+        act,
+        io: Io::from(e),
+    }
+}
+
+/// `flag` given `value`, outside `min..=max`.
+fn out_of_range(flag: &str, value: u64, min: u64, max: u64) -> CliError {
+    CliError::usage(Usage::OutOfRange {
+        flag: flag.to_string(),
+        value,
+        min,
+        max,
+    })
+}
+
+/// The PostgreSQL server is not ready: its reason, as the engine gives it.
+fn not_ready(detail: String) -> CliError {
+    CliError::usage(EngineUse::NotReady { detail })
 }
 
 /// The completion script for `shell`. clap_complete (4.6.12, the newest) names the bash

@@ -48,10 +48,10 @@ const CONNECTION_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(3
 /// `serve --port N`: serves until killed. Prints the address to open on stdout.
 pub(in crate::cli) fn serve(args: &ServeArgs) -> Result<(String, ExitCode), CliError> {
     let cannot = |e: std::io::Error| {
-        CliError::usage(format!(
-            "--port: cannot listen on 127.0.0.1:{}: {e}",
-            args.port
-        ))
+        CliError::usage(Usage::CannotListen {
+            port: args.port,
+            io: Io::from(e),
+        })
     };
     let listener = std::net::TcpListener::bind(("127.0.0.1", args.port)).map_err(cannot)?;
     listener.set_nonblocking(true).map_err(cannot)?;

@@ -51,31 +51,34 @@ use wire::{FromChild, Setup, ToChild, WireError};
 /// The hidden subcommand that runs the consumer process.
 pub const CHILD_COMMAND: &str = "__consumer";
 
-/// Why `crosscheck` cannot reproduce `scenario` with one real process, if it cannot.
-pub fn refusal(s: &Scenario) -> Option<String> {
-    let why = if s.consumers != 1 {
-        format!(
-            "it has {} consumers; crosscheck runs one consumer process (the interleavings of \
-             several real processes are the operating system's choice, not a schedule that \
-             can be replayed)",
-            s.consumers
-        )
+/// Why `crosscheck` cannot reproduce a scenario with one real process (worded in
+/// `report::lang::input`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unfit {
+    /// It has this many consumers; the interleavings of several real processes are the
+    /// operating system's choice, not a schedule that can be replayed.
+    Consumers(usize),
+    /// It runs a producer process (`producer.mode`); crosscheck publishes directly.
+    Producer,
+    /// Its protocol has `enqueue_email`, which needs the email relay, a second process.
+    EmailRelay,
+    /// It runs the inbox retention job (`store.inbox_ttl_ticks`), a second connection.
+    Retention,
+}
+
+/// Why `crosscheck` cannot reproduce `s` with one real process, if it cannot.
+pub fn refusal(s: &Scenario) -> Option<Unfit> {
+    if s.consumers != 1 {
+        Some(Unfit::Consumers(s.consumers))
     } else if s.producer.active() {
-        "it runs a producer process (`producer.mode`); crosscheck publishes directly and runs \
-         only the consumer's connection for real"
-            .into()
+        Some(Unfit::Producer)
     } else if s.protocol.has(Step::EnqueueEmail) {
-        "its protocol has `enqueue_email`, which needs the email relay, a second process on \
-         the database"
-            .into()
+        Some(Unfit::EmailRelay)
     } else if s.store.retention.is_some() {
-        "it runs the inbox retention job (`store.inbox_ttl_ticks`), a second connection on \
-         its own schedule; crosscheck's consumer is the only process on the file"
-            .into()
+        Some(Unfit::Retention)
     } else {
-        return None;
-    };
-    Some(why)
+        None
+    }
 }
 
 /// Every single crash point `explore` enumerates for `scenario` at depth 1, in its order.
@@ -285,7 +288,7 @@ mod tests {
     fn one_consumer_on_the_queue_broker_is_accepted_and_the_rest_refused_with_a_reason() {
         assert_eq!(refusal(&scenario("inbox")), None);
         let two = scenario("inbox").with_consumers(2);
-        assert!(refusal(&two).unwrap().contains("2 consumers"));
+        assert_eq!(refusal(&two), Some(Unfit::Consumers(2)));
         // What the executor does in-process, whatever the connection, is accepted.
         let mut log = scenario("inbox");
         log.broker.log = Some(crate::broker::LogConfig::default());
@@ -302,10 +305,10 @@ mod tests {
             Ack,
         ];
         let email = Scenario::new(Protocol::new("email", "", steps).unwrap());
-        assert!(refusal(&email).unwrap().contains("email relay"));
+        assert_eq!(refusal(&email), Some(Unfit::EmailRelay));
         let mut ttl = scenario("inbox");
         ttl.store.retention = Some(crate::store::Retention::with_ttl(50));
-        assert!(refusal(&ttl).unwrap().contains("retention"));
+        assert_eq!(refusal(&ttl), Some(Unfit::Retention));
     }
 
     #[test]

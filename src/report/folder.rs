@@ -375,7 +375,14 @@ mod tests {
                     },
                 ]
             },
-            error: error.map(crate::report::input::InputError::usage),
+            error: error.map(|message| {
+                let problem = crate::scenario::problem::Read::Json {
+                    message: message.into(),
+                    renamed: false,
+                };
+                let path = format!("dir/{name}");
+                crate::scenario::ScenarioError::whole(&path, problem).into()
+            }),
         }
     }
 
@@ -395,7 +402,7 @@ mod tests {
                 ],
                 None,
             ),
-            file("c.json", &[], Some("invalid scenario dir/c.json: bad")),
+            file("c.json", &[], Some("bad")),
         ];
         let text = folder_text(Lang::En, "dir/", &files);
         assert_eq!(

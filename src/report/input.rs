@@ -6,6 +6,10 @@
 //! The command line builds these and the reports render them; they live here, below both,
 //! so that a folder's report can keep a file's refusal typed until it is printed.
 
+mod usage;
+
+pub use usage::*;
+
 use crate::scenario::token::TokenError;
 use crate::scenario::ScenarioError;
 
@@ -50,26 +54,6 @@ impl From<Usage> for InputError {
 }
 
 impl std::error::Error for InputError {}
-
-/// A command line the tool refuses: a flag out of its range or meaningless where it is
-/// given, a path that is not what the command takes, a file it cannot write.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Usage {
-    /// Not yet given its own variant: printed as written, in English.
-    Unworded(String),
-}
-
-impl From<String> for Usage {
-    fn from(text: String) -> Usage {
-        Usage::Unworded(text)
-    }
-}
-
-impl From<&str> for Usage {
-    fn from(text: &str) -> Usage {
-        Usage::Unworded(text.to_string())
-    }
-}
 
 impl InputError {
     /// A refused command line.

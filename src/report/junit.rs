@@ -159,7 +159,14 @@ mod tests {
                 verdict: Judgement::new(Guarantee::ExactlyOnce, Coverage::Run, vec![]),
             }),
             checks,
-            error: error.map(crate::report::input::InputError::usage),
+            error: error.map(|message| {
+                let problem = crate::scenario::problem::Read::Json {
+                    message: message.into(),
+                    renamed: false,
+                };
+                let path = format!("dir/{name}");
+                crate::scenario::ScenarioError::whole(&path, problem).into()
+            }),
         }
     }
 
@@ -192,11 +199,7 @@ mod tests {
                     None,
                 ),
                 report("plain.json", vec![], None),
-                report(
-                    "bad.json",
-                    vec![],
-                    Some("invalid scenario dir/bad.json: `x` < 1"),
-                ),
+                report("bad.json", vec![], Some("`x` < 1")),
             ],
         );
         assert!(xml.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"delivery-sim run dir/\" tests=\"4\" failures=\"1\" errors=\"1\">"), "{xml}");

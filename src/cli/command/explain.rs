@@ -9,10 +9,10 @@ pub(in crate::cli) fn explain_command(
 ) -> Result<(String, ExitCode), CliError> {
     if let Some(path) = &args.source.scenario.file {
         if path.is_dir() {
-            return Err(CliError::usage(format!(
-                "{} is a folder; `explain` tells one run: give it one scenario file",
-                path.display()
-            )));
+            return Err(CliError::usage(Usage::IsAFolder {
+                path: path.display().to_string(),
+                command: FileCommand::Explain,
+            }));
         }
     }
     let (mut scenario, origin) = load(&args.source)?;

@@ -12,15 +12,20 @@ pub(in crate::cli) fn explore_options(
     max_schedules: u64,
 ) -> Result<explore::ExploreOptions, CliError> {
     if depth == 0 || depth > explore::MAX_DEPTH {
-        return Err(CliError::usage(format!(
-            "--depth: {depth} is out of range; allowed: 1 to {}",
-            explore::MAX_DEPTH
-        )));
+        return Err(out_of_range(
+            "--depth",
+            depth as u64,
+            1,
+            explore::MAX_DEPTH as u64,
+        ));
     }
     if max_schedules == 0 || max_schedules > MAX_SCHEDULES_CEILING {
-        return Err(CliError::usage(format!(
-            "--max-schedules: {max_schedules} is out of range; allowed: 1 to {MAX_SCHEDULES_CEILING}"
-        )));
+        return Err(out_of_range(
+            "--max-schedules",
+            max_schedules,
+            1,
+            MAX_SCHEDULES_CEILING,
+        ));
     }
     let explore::Estimate {
         schedules: estimate,
@@ -28,41 +33,33 @@ pub(in crate::cli) fn explore_options(
         first_level_bytes,
     } = explore::estimate(scenario, depth);
     if estimate > u128::from(max_schedules) {
-        return Err(CliError::usage(format!(
-            "exploring `{}` ({} events) to depth {depth} may need up to {estimate} schedules, \
-             over the limit of {max_schedules}; lower --depth or the number of events{}",
-            scenario.name,
-            scenario.workload.events,
-            if max_schedules < MAX_SCHEDULES_CEILING {
-                format!(", or raise --max-schedules (at most {MAX_SCHEDULES_CEILING})")
-            } else {
-                String::new()
-            }
-        )));
+        return Err(CliError::usage(Budget::Schedules {
+            scenario: scenario.name.clone(),
+            events: scenario.workload.events,
+            depth,
+            estimate,
+            limit: max_schedules,
+            ceiling: MAX_SCHEDULES_CEILING,
+        }));
     }
     if first_level_bytes > u128::from(explore::budget::KEPT_RUNS_BYTES) {
-        return Err(CliError::usage(format!(
-            "exploring `{}` ({} events) needs at least one run per crash point of the \
-             crash-free run, whose runs would take about {} MiB to keep, over the {} MiB an \
-             exploration may keep (every command stays within 1 GiB); lower the number of \
-             events{}",
-            scenario.name,
-            scenario.workload.events,
-            first_level_bytes >> 20,
-            explore::budget::KEPT_RUNS_BYTES >> 20,
-            if depth > 1 { " or --depth" } else { "" }
-        )));
+        return Err(CliError::usage(Budget::KeptRuns {
+            scenario: scenario.name.clone(),
+            events: scenario.workload.events,
+            depth,
+            mib: first_level_bytes >> 20,
+            budget_mib: explore::budget::KEPT_RUNS_BYTES >> 20,
+        }));
     }
     if steps > bounds::MAX_EXPLORE_STEPS {
-        return Err(CliError::usage(format!(
-            "exploring `{}` to depth {depth} may need up to {estimate} schedules of about {} \
-             steps each, {steps} steps in all, over the {} one exploration may take (runs that \
-             long usually livelock to their step limit: see `run`); lower --depth, the number \
-             of events or limits.max_steps",
-            scenario.name,
-            steps / estimate.max(1),
-            bounds::MAX_EXPLORE_STEPS
-        )));
+        return Err(CliError::usage(Budget::ExploreSteps {
+            scenario: scenario.name.clone(),
+            depth,
+            estimate,
+            per_schedule: steps / estimate.max(1),
+            steps,
+            max: bounds::MAX_EXPLORE_STEPS,
+        }));
     }
     Ok(explore::ExploreOptions {
         depth,
@@ -187,12 +184,13 @@ pub(in crate::cli) const MAX_SHRINK_RUNS: u64 = 1_000_000;
 
 pub(in crate::cli) fn explore_bound(flag: &str, value: u32, max: u32) -> Result<u32, CliError> {
     if value > max {
-        return Err(CliError::usage(format!(
-            "{flag}: {value} is out of range; allowed: 0 to {max}"
-        )));
+        return Err(out_of_range(flag, value.into(), 0, max.into()));
     }
     Ok(value)
 }
+
+/// The most scheduling choices `--schedule` takes.
+const MAX_SCHEDULE_CHOICES: usize = 100_000;
 
 /// Parses `0,1,1` into scheduling choices.
 pub(in crate::cli) fn parse_schedule(text: &str) -> Result<Vec<u32>, CliError> {
@@ -202,15 +200,19 @@ pub(in crate::cli) fn parse_schedule(text: &str) -> Result<Vec<u32>, CliError> {
     text.split(',')
         .map(|c| {
             c.trim().parse::<u32>().map_err(|_| {
-                CliError::usage(format!(
-                    "--schedule: `{text}` is not a list of choices; write e.g. 0,1,1"
-                ))
+                CliError::usage(Usage::Unparsed {
+                    flag: "--schedule".into(),
+                    text: text.to_string(),
+                    form: Form::Choices,
+                })
             })
         })
         .collect::<Result<Vec<_>, _>>()
         .and_then(|v| {
-            if v.len() > 100_000 {
-                Err(CliError::usage("--schedule: at most 100000 choices"))
+            if v.len() > MAX_SCHEDULE_CHOICES {
+                Err(CliError::usage(Budget::ScheduleChoices {
+                    max: MAX_SCHEDULE_CHOICES,
+                }))
             } else {
                 Ok(v)
             }
@@ -240,11 +242,12 @@ pub(in crate::cli) fn checked_interleavings(
     with_crashes: bool,
 ) -> Result<(explore::Interleavings, Option<Vec<ExpectationFailure>>), CliError> {
     if scenario.consumers < 2 {
-        return Err(CliError::usage(format!(
-            "--interleavings: `{}` has one consumer, so its steps have one order; set \
-             \"consumers\" to 2 or more",
-            scenario.name
-        )));
+        return Err(CliError::usage(Usage::FlagRefused {
+            flag: "--interleavings".into(),
+            why: FlagWhy::OneOrder {
+                scenario: scenario.name.clone(),
+            },
+        }));
     }
     let expect = scenario
         .expect
@@ -254,43 +257,22 @@ pub(in crate::cli) fn checked_interleavings(
         .or(expect.and_then(|e| e.max_preemptions))
         .unwrap_or(explore::DEFAULT_MAX_PREEMPTIONS);
     if max_preemptions > bounds::MAX_PREEMPTIONS {
-        return Err(CliError::usage(format!(
-            "--max-preemptions: {max_preemptions} is out of range; allowed: 0 to {}",
-            bounds::MAX_PREEMPTIONS
-        )));
+        return Err(out_of_range(
+            "--max-preemptions",
+            max_preemptions as u64,
+            0,
+            bounds::MAX_PREEMPTIONS as u64,
+        ));
     }
     if max_interleavings == 0 || max_interleavings > MAX_SCHEDULES_CEILING {
-        return Err(CliError::usage(format!(
-            "--max-interleavings: {max_interleavings} is out of range; allowed: 1 to \
-             {MAX_SCHEDULES_CEILING}"
-        )));
+        return Err(out_of_range(
+            "--max-interleavings",
+            max_interleavings,
+            1,
+            MAX_SCHEDULES_CEILING,
+        ));
     }
-    let (estimate, choices) =
-        explore::estimate_interleavings(scenario, max_preemptions, with_crashes);
-    if with_crashes && estimate > u128::from(max_interleavings) {
-        return Err(CliError::usage(format!(
-            "--interleavings --with-crashes on `{}` may need up to {estimate} runs (every \
-             interleaving within {max_preemptions} preemption(s), once per crash point), over \
-             the limit of {max_interleavings}; lower --max-preemptions or the number of \
-             events, or raise --max-interleavings (at most {MAX_SCHEDULES_CEILING})",
-            scenario.name
-        )));
-    }
-    // The runs kept (at most --max-interleavings) each keep their schedule.
-    let kept = estimate.min(u128::from(max_interleavings)) * choices;
-    if kept > explore::MAX_INTERLEAVING_CHOICES {
-        return Err(CliError::usage(format!(
-            "--interleavings on `{}`: its default run makes {} scheduling decisions (a run \
-             that long is usually a livelock: see `run`), and up to {} interleavings of it \
-             would keep {kept} choices, over the {} this command keeps within its memory \
-             budget; lower --max-preemptions, --max-interleavings, limits.max_steps or the \
-             number of events",
-            scenario.name,
-            choices - 1,
-            estimate.min(u128::from(max_interleavings)),
-            explore::MAX_INTERLEAVING_CHOICES
-        )));
-    }
+    interleavings_fit(scenario, max_preemptions, max_interleavings, with_crashes)?;
     let x = explore::interleavings(scenario, max_preemptions, max_interleavings, with_crashes);
     // The expected counts are for the interleavings alone.
     let mut failures = expect
@@ -310,6 +292,39 @@ pub(in crate::cli) fn checked_interleavings(
             .push(memory_failure(x.runs.len(), Explored::Interleavings));
     }
     Ok((x, failures))
+}
+
+/// Refuses interleavings whose runs are estimated over `max_interleavings` (with crashes),
+/// or whose kept schedules are over the memory budget.
+fn interleavings_fit(
+    scenario: &Scenario,
+    max_preemptions: usize,
+    max_interleavings: u64,
+    with_crashes: bool,
+) -> Result<(), CliError> {
+    let (estimate, choices) =
+        explore::estimate_interleavings(scenario, max_preemptions, with_crashes);
+    if with_crashes && estimate > u128::from(max_interleavings) {
+        return Err(CliError::usage(Budget::CrashedInterleavings {
+            scenario: scenario.name.clone(),
+            estimate,
+            max_preemptions,
+            limit: max_interleavings,
+            ceiling: MAX_SCHEDULES_CEILING,
+        }));
+    }
+    // The runs kept (at most --max-interleavings) each keep their schedule.
+    let kept = estimate.min(u128::from(max_interleavings)) * choices;
+    if kept > explore::MAX_INTERLEAVING_CHOICES {
+        return Err(CliError::usage(Budget::InterleavingChoices {
+            scenario: scenario.name.clone(),
+            decisions: choices - 1,
+            interleavings: estimate.min(u128::from(max_interleavings)),
+            kept,
+            max: explore::MAX_INTERLEAVING_CHOICES,
+        }));
+    }
+    Ok(())
 }
 
 /// The failure of an exploration the memory budget for kept runs stopped after `runs`

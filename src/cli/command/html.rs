@@ -8,7 +8,7 @@ use crate::report::html::Page;
 pub(in crate::cli) fn write_html(path: &Path, page: &Page, lang: Lang) -> Result<(), CliError> {
     let html = page.html();
     atomic::write(path, html.as_bytes())
-        .map_err(|e| CliError::usage(format!("--html: cannot write {}: {e}", path.display())))?;
+        .map_err(|e| CliError::usage(cannot_write("--html", path, Act::Write, e)))?;
     eprintln!("{}", lang.status_wrote(&[path.display().to_string()]));
     Ok(())
 }

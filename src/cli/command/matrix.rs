@@ -55,14 +55,12 @@ pub(in crate::cli) fn matrix(args: &MatrixArgs) -> Result<(String, ExitCode), Cl
     if let Some(dir) = &args.out_dir {
         let write = |name: &str, content: &str| -> Result<PathBuf, CliError> {
             let path = dir.join(name);
-            atomic::write(&path, content.as_bytes()).map_err(|e| {
-                CliError::usage(format!("--out-dir: cannot write {}: {e}", path.display()))
-            })?;
+            atomic::write(&path, content.as_bytes())
+                .map_err(|e| CliError::usage(cannot_write("--out-dir", &path, Act::Write, e)))?;
             Ok(path)
         };
-        std::fs::create_dir_all(dir).map_err(|e| {
-            CliError::usage(format!("--out-dir: cannot create {}: {e}", dir.display()))
-        })?;
+        std::fs::create_dir_all(dir)
+            .map_err(|e| CliError::usage(cannot_write("--out-dir", dir, Act::Create, e)))?;
         let md = write(
             "matrix.md",
             &markdown::matrix_markdown(&columns, events, args.seed, args.depth),
@@ -96,15 +94,13 @@ fn matrix_engine(args: &MatrixArgs) -> Result<(Engine, Isolation), CliError> {
                 args.engine.database_url.as_ref().map(|_| "--database-url")
             };
             if let Some(flag) = flag {
-                return Err(CliError::usage(format!(
-                    "{flag} is PostgreSQL's, and the matrix runs on SQLite unless --engine \
-                     postgres says otherwise"
-                )));
+                let flag = flag.to_string();
+                return Err(CliError::usage(EngineUse::MatrixOnSqlite { flag }));
             }
             Ok((Engine::Sqlite, Isolation::default()))
         }
         Engine::Postgres => {
-            crate::store::pg::ready().map_err(CliError::usage)?;
+            crate::store::pg::ready().map_err(not_ready)?;
             Ok((Engine::Postgres, isolation.unwrap_or_default()))
         }
     }

@@ -6,7 +6,7 @@ use crate::cli::*;
 pub(in crate::cli) fn replay(args: &ReplayArgs) -> Result<(Printed, ExitCode), CliError> {
     let token::Replay { scenario, schedule } = token::decode(&args.token)?;
     let result = world::run_scheduled(&scenario, world::RunOptions::default(), &schedule);
-    refuse_unknown_choices(&result, &schedule, "the replay token's schedule")?;
+    refuse_unknown_choices(&result, &schedule, ChoiceSource::Token)?;
     let token = args.token.trim();
     let command = token_command(token);
     let failure = result.failure();

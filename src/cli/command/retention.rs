@@ -10,10 +10,12 @@ pub(in crate::cli) fn ttl_override(
 ) -> Result<(), CliError> {
     if let Some(ttl) = ttl {
         if ttl > bounds::MAX_DELAY_TICKS {
-            return Err(CliError::usage(format!(
-                "--inbox-ttl-ticks: {ttl} is out of range; allowed: 0 to {}",
-                bounds::MAX_DELAY_TICKS
-            )));
+            return Err(out_of_range(
+                "--inbox-ttl-ticks",
+                ttl,
+                0,
+                bounds::MAX_DELAY_TICKS,
+            ));
         }
         *scenario = explore::retention::with_ttl(scenario, ttl);
     }
@@ -43,11 +45,12 @@ pub(in crate::cli) fn checked_ttl_search(
     CliError,
 > {
     if scenario.store.retention.is_none() {
-        return Err(CliError::usage(format!(
-            "--smallest-safe-ttl: `{}` has no inbox retention; set \"store\": {{\"inbox_ttl_ticks\": \
-             N}} (the search starts from N and keeps the cleanup schedule)",
-            scenario.name
-        )));
+        return Err(CliError::usage(Usage::FlagRefused {
+            flag: "--smallest-safe-ttl".into(),
+            why: FlagWhy::NoRetention {
+                scenario: scenario.name.clone(),
+            },
+        }));
     }
     // Depth 0 verifies each TTL by the scenario's own run only; deeper, like `explore`, and
     // the search may explore up to MAX_CANDIDATES times.
@@ -57,14 +60,13 @@ pub(in crate::cli) fn checked_ttl_search(
             .steps
             .saturating_mul(explore::retention::MAX_CANDIDATES);
         if steps > bounds::MAX_EXPLORE_STEPS {
-            return Err(CliError::usage(format!(
-                "--smallest-safe-ttl on `{}` explores each TTL it tries to depth {depth}, up to \
-                 {} of them, about {steps} consumer steps in all, over the {} one command may \
-                 take; lower --depth or the number of events",
-                scenario.name,
-                explore::retention::MAX_CANDIDATES,
-                bounds::MAX_EXPLORE_STEPS
-            )));
+            return Err(CliError::usage(Budget::TtlSearchSteps {
+                scenario: scenario.name.clone(),
+                depth,
+                candidates: explore::retention::MAX_CANDIDATES,
+                steps,
+                max: bounds::MAX_EXPLORE_STEPS,
+            }));
         }
     }
     let search = explore::retention::smallest_safe_ttl(scenario, depth);

@@ -5,64 +5,65 @@
 use crate::cli::*;
 use crate::report::view::FileCheck;
 
+/// The crash points `--crash` gives, each checked against `scenario`.
 pub(in crate::cli) fn crash_override(
     scenario: &Scenario,
     points: &[String],
 ) -> Result<Vec<BoundaryPoint>, CliError> {
     if points.len() > bounds::MAX_CRASHES as usize {
-        return Err(CliError::usage(format!(
-            "--crash: {} crash points is over the limit of {} (as for faults.crash)",
-            points.len(),
-            bounds::MAX_CRASHES
-        )));
+        return Err(crash_refused(CrashWhy::TooMany {
+            count: points.len(),
+            max: bounds::MAX_CRASHES,
+        }));
     }
     points
         .iter()
-        .map(|text| {
-            let mut p = BoundaryPoint::parse(text).map_err(|e| {
-                CliError::usage(format!(
-                    "--crash: {e}{}",
-                    scenario.protocol.own_steps_hint()
-                ))
-            })?;
-            p.boundary.step = scenario.protocol.resolve(p.boundary.step);
-            if !scenario.runs_step(p.boundary.step)
-                && p.boundary.step.actor() != StepActor::Consumer
-            {
-                return Err(CliError::usage(format!(
-                    "--crash: `{}` is a step of the {}, which this scenario does not run \
-                     (see `producer.mode`)",
-                    p.boundary.step,
-                    p.boundary.step.actor().name()
-                )));
-            }
-            if !scenario.runs_step(p.boundary.step) {
-                return Err(CliError::usage(format!(
-                    "--crash: protocol `{}` has no step `{}`; its steps are {}",
-                    scenario.protocol.name,
-                    p.boundary.step,
-                    scenario.protocol.arrow_list()
-                )));
-            }
-            let b = p.boundary;
-            let what = b.to_string();
-            if let Some(m) =
-                crate::scenario::missing_occurrence(&scenario.protocol, b.step, b.nth, &what)
-            {
-                return Err(CliError::usage(format!("--crash: {m}")));
-            }
-            // Events minted by a per-attempt identity are numbered after the workload's.
-            let minted = scenario.producer.identity == Identity::PerAttempt;
-            if p.event >= scenario.workload.events && !minted {
-                return Err(CliError::usage(format!(
-                    "--crash: event e{} does not exist; this scenario has e0 to e{}",
-                    p.event,
-                    scenario.workload.events - 1
-                )));
-            }
-            Ok(p)
-        })
+        .map(|text| crash_point(scenario, text).map_err(crash_refused))
         .collect()
+}
+
+/// `--crash` refused for `why`.
+fn crash_refused(why: CrashWhy) -> CliError {
+    CliError::usage(Usage::Crash {
+        flag: "--crash".into(),
+        why,
+    })
+}
+
+/// The crash point `text`, if `scenario` can reach it.
+fn crash_point(scenario: &Scenario, text: &str) -> Result<BoundaryPoint, CrashWhy> {
+    let protocol = &scenario.protocol;
+    let mut p = BoundaryPoint::parse(text).map_err(|detail| CrashWhy::Unparsed {
+        detail,
+        steps: (!protocol.sql.is_empty()).then(|| protocol.arrow_list()),
+    })?;
+    p.boundary.step = protocol.resolve(p.boundary.step);
+    let step = p.boundary.step;
+    if !scenario.runs_step(step) && step.actor() != StepActor::Consumer {
+        let actor = step.actor();
+        return Err(CrashWhy::OtherActor { step, actor });
+    }
+    if !scenario.runs_step(step) {
+        return Err(CrashWhy::NoStep {
+            protocol: protocol.name.clone(),
+            step,
+            steps: protocol.arrow_list(),
+        });
+    }
+    let b = p.boundary;
+    let what = b.to_string();
+    if let Some(detail) = crate::scenario::missing_occurrence(protocol, b.step, b.nth, &what) {
+        return Err(CrashWhy::NeverReached { detail });
+    }
+    // Events minted by a per-attempt identity are numbered after the workload's.
+    let minted = scenario.producer.identity == Identity::PerAttempt;
+    if p.event >= scenario.workload.events && !minted {
+        return Err(CrashWhy::NoEvent {
+            event: p.event,
+            last: scenario.workload.events - 1,
+        });
+    }
+    Ok(p)
 }
 
 /// Runs `scenario` with the scheduling choices `schedule` (empty: the default schedule)
@@ -166,11 +167,9 @@ fn run_path(args: &RunArgs) -> Option<Result<(Printed, ExitCode), CliError>> {
     if !path.exists() && path.extension().is_none_or(|x| x != "json") {
         // Without the `.json` it may as well have been meant as a folder: say neither
         // was found rather than "cannot read the file".
-        return Some(Err(CliError::usage(format!(
-            "{}: no such file or folder; `run` takes a scenario file (.json) or a folder \
-             of them",
-            path.display()
-        ))));
+        return Some(Err(CliError::usage(Usage::NoSuchPath {
+            path: path.display().to_string(),
+        })));
     }
     None
 }
@@ -403,7 +402,7 @@ pub(in crate::cli) fn reached(
     schedule: &[u32],
     lang: Lang,
 ) -> Result<(), CliError> {
-    refuse_unknown_choices(result, schedule, "--schedule")?;
+    refuse_unknown_choices(result, schedule, ChoiceSource::Schedule)?;
     for p in crashes {
         if !result.crashes.iter().any(|c| c.point == *p) {
             eprintln!("{}", lang.status_crash_never_reached(&p.to_string()));
@@ -463,9 +462,8 @@ fn draw(
     };
     Ok(match &args.out {
         Some(path) => {
-            atomic::write(path, drawn.as_bytes()).map_err(|e| {
-                CliError::usage(format!("--out: cannot write {}: {e}", path.display()))
-            })?;
+            atomic::write(path, drawn.as_bytes())
+                .map_err(|e| CliError::usage(cannot_write("--out", path, Act::Write, e)))?;
             // A status line, not a result: stderr. stdout stays empty.
             eprintln!(
                 "{}",

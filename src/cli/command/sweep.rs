@@ -6,9 +6,11 @@ use crate::explore::threads;
 /// Parses `A..B` into a non-empty range of at most [`sweep::MAX_SEEDS`] seeds.
 pub(in crate::cli) fn seed_range(text: &str) -> Result<std::ops::Range<u64>, CliError> {
     let usage = || {
-        CliError::usage(format!(
-            "--seeds: `{text}` is not a range; write A..B with A < B (B excluded), e.g. 0..1000"
-        ))
+        CliError::usage(Usage::Unparsed {
+            flag: "--seeds".into(),
+            text: text.to_string(),
+            form: Form::SeedRange,
+        })
     };
     let (a, b) = text.split_once("..").ok_or_else(usage)?;
     let (a, b): (u64, u64) = (
@@ -19,11 +21,10 @@ pub(in crate::cli) fn seed_range(text: &str) -> Result<std::ops::Range<u64>, Cli
         return Err(usage());
     }
     if b - a > sweep::MAX_SEEDS {
-        return Err(CliError::usage(format!(
-            "--seeds: {} seeds (one run each) is over the limit of {}; split the range",
-            b - a,
-            sweep::MAX_SEEDS
-        )));
+        return Err(CliError::usage(Budget::Seeds {
+            seeds: b - a,
+            max: sweep::MAX_SEEDS,
+        }));
     }
     Ok(a..b)
 }
@@ -214,7 +215,7 @@ fn open_out(args: &SweepArgs) -> Result<Option<std::fs::File>, CliError> {
         .truncate(!args.append)
         .open(path)
         .map(Some)
-        .map_err(|e| CliError::usage(format!("--out: cannot create {}: {e}", path.display())))
+        .map_err(|e| CliError::usage(cannot_write("--out", path, Act::Create, e)))
 }
 
 /// The progress bar of a sweep over `total` seeds, drawn on `target`.
@@ -276,10 +277,12 @@ fn resume_command(
 /// `--shrink-runs`, checked against its bounds.
 fn shrink_options(args: &SweepArgs) -> Result<ShrinkOptions, CliError> {
     if args.shrink_runs < 2 || args.shrink_runs > MAX_SHRINK_RUNS {
-        return Err(CliError::usage(format!(
-            "--shrink-runs: {} is out of range; allowed: 2 to {MAX_SHRINK_RUNS}",
-            args.shrink_runs
-        )));
+        return Err(out_of_range(
+            "--shrink-runs",
+            args.shrink_runs,
+            2,
+            MAX_SHRINK_RUNS,
+        ));
     }
     Ok(ShrinkOptions {
         max_runs: args.shrink_runs,
@@ -342,7 +345,9 @@ impl Findings {
             Ok(()) => Ok(()),
             // A closed pipe (`| head`) is the reader's choice, not an error of ours.
             Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-            Err(e) => Err(CliError::usage(format!("cannot write to stdout: {e}"))),
+            Err(e) => Err(CliError::usage(Usage::CannotWriteStdout {
+                io: Io::from(e),
+            })),
         }
     }
 
@@ -476,7 +481,14 @@ impl Findings {
                 serde_json::to_string(&json::Document::new(finding)).expect("findings serialize");
             writeln!(file, "{line}")
                 .and_then(|_| file.flush())
-                .map_err(|e| CliError::usage(format!("--out: cannot write: {e}")))?;
+                .map_err(|e| {
+                    CliError::usage(Usage::CannotWrite {
+                        flag: "--out".into(),
+                        path: None,
+                        act: Act::Write,
+                        io: Io::from(e),
+                    })
+                })?;
         }
         if let Some(bar) = &self.bar {
             bar.set_message(self.lang.sweep_findings(self.count));

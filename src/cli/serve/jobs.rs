@@ -16,7 +16,9 @@
 use super::{Reply, MAX_DEPTH, MAX_EVENTS, MAX_EXPLORE_STEPS, MAX_SCHEDULES, MAX_STEPS};
 use crate::cli::*;
 use crate::report::html::{self as pages, Page};
-use crate::report::lang::ServeRefusal;
+use crate::report::input::Usage;
+use crate::report::lang::input::{input_error, scenario_error};
+use crate::report::lang::{JobRefusal, ServeRefusal};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
@@ -95,16 +97,16 @@ impl Permit {
 }
 
 /// Makes `job` for a request with `query` and `body`: the reply, a page's data or an
-/// error (the server's own in `lang`, the loader's in English).
+/// error, in `lang` (the page itself is in English).
 pub(super) fn answer(permit: &Permit, job: Job, query: &str, body: &[u8], lang: Lang) -> Reply {
     permit.held();
     let Ok(text) = std::str::from_utf8(body) else {
         return Reply::error(400, lang.serve_refusal(ServeRefusal::NotUtf8));
     };
     let page = match job {
-        Job::Run => served_run(text),
-        Job::Explore => depth(query).and_then(|d| served_exploration(text, d)),
-        Job::Story => served_story(text, query),
+        Job::Run => served_run(text, lang),
+        Job::Explore => depth(query, lang).and_then(|d| served_exploration(text, d, lang)),
+        Job::Story => served_story(text, query, lang),
     };
     match page {
         Ok(page) => Reply::page(&page),
@@ -112,36 +114,45 @@ pub(super) fn answer(permit: &Permit, job: Job, query: &str, body: &[u8], lang: 
     }
 }
 
-fn depth(query: &str) -> Result<usize, String> {
+fn depth(query: &str, lang: Lang) -> Result<usize, String> {
     let value = query
         .split('&')
         .find_map(|pair| pair.strip_prefix("depth="))
         .unwrap_or("1");
     match value.parse::<usize>() {
         Ok(d) if (1..=MAX_DEPTH).contains(&d) => Ok(d),
-        _ => Err(format!(
-            "depth: `{value}` is out of range; allowed here: 1 to {MAX_DEPTH}"
+        _ => Err(refused(
+            lang,
+            JobRefusal::Depth {
+                value,
+                max: MAX_DEPTH,
+            },
         )),
     }
 }
 
+/// A job's refusal, in `lang`.
+fn refused(lang: Lang, why: JobRefusal<'_>) -> String {
+    lang.serve_refusal(ServeRefusal::Job(why))
+}
+
 /// The editor's scenario, validated as a file is, then held to the server's bounds.
-fn scenario(text: &str) -> Result<Scenario, String> {
-    let s = Scenario::from_json(text, "scenario.json").map_err(|e| e.to_string())?;
+fn scenario(text: &str, lang: Lang) -> Result<Scenario, String> {
+    let s = Scenario::from_json(text, "scenario.json").map_err(|e| scenario_error(&e, lang))?;
     if s.workload.events > MAX_EVENTS {
-        return Err(format!(
-            "workload.events: {} is over the {MAX_EVENTS} this server runs per request \
-             (the command line takes up to {}: run it there)",
-            s.workload.events,
-            bounds::MAX_EVENTS
-        ));
+        let why = JobRefusal::Events {
+            events: s.workload.events,
+            max: MAX_EVENTS,
+            cli_max: bounds::MAX_EVENTS,
+        };
+        return Err(refused(lang, why));
     }
     if s.limits.max_steps > MAX_STEPS {
-        return Err(format!(
-            "limits.max_steps: {} is over the {MAX_STEPS} this server runs per request \
-             (the command line takes more: run it there)",
-            s.limits.max_steps
-        ));
+        let why = JobRefusal::Steps {
+            steps: s.limits.max_steps,
+            max: MAX_STEPS,
+        };
+        return Err(refused(lang, why));
     }
     Ok(s)
 }
@@ -154,8 +165,8 @@ fn origin() -> Origin {
 /// The run of the scenario in `text`, judged with its expectations as `run FILE` judges
 /// it (the explorations a file may pin beside its run are not made: the playground's
 /// *Explore* makes one).
-fn served_run(text: &str) -> Result<Page, String> {
-    let s = scenario(text)?;
+fn served_run(text: &str, lang: Lang) -> Result<Page, String> {
+    let s = scenario(text, lang)?;
     let (result, failures) = checked_run(&s, &[], world::RunOptions::default());
     let replay = origin().replay_command(s.seed, &[]);
     let judgement = result.judgement(failures.as_ref().map(Vec::len));
@@ -175,26 +186,27 @@ fn run_page(s: &Scenario, result: &world::RunResult, replay: &str, judgement: &J
     )
 }
 
-fn served_exploration(text: &str, depth: usize) -> Result<Page, String> {
-    let s = scenario(text)?;
+fn served_exploration(text: &str, depth: usize, lang: Lang) -> Result<Page, String> {
+    let s = scenario(text, lang)?;
     let options = explore_options(&s, depth, MAX_SCHEDULES).map_err(|e| {
-        format!(
-            "{e} (this server explores at most {MAX_SCHEDULES} schedules per request; the \
-             command line, with --max-schedules, more)"
-        )
+        let why = JobRefusal::Exploration {
+            refusal: &input_error(&e, lang),
+            max_schedules: MAX_SCHEDULES,
+        };
+        refused(lang, why)
     })?;
     let estimate = explore::estimate(&s, depth);
     if estimate.steps > MAX_EXPLORE_STEPS {
-        return Err(format!(
-            "exploring this scenario to depth {depth} may need {} steps, over the {} this \
-             server spends per request: lower the depth or the events, or run `explore` on \
-             the command line",
-            estimate.steps, MAX_EXPLORE_STEPS
-        ));
+        let why = JobRefusal::ExploreSteps {
+            depth,
+            steps: estimate.steps,
+            max: MAX_EXPLORE_STEPS,
+        };
+        return Err(refused(lang, why));
     }
     // What `explore FILE --depth D` does: the exploration, held to the file's `expect`.
-    let (x, failures) =
-        checked_exploration(&s, depth, options.max_schedules, true).map_err(|e| e.to_string())?;
+    let (x, failures) = checked_exploration(&s, depth, options.max_schedules, true)
+        .map_err(|e| input_error(&e, lang))?;
     let command = origin().explore_command(s.seed, depth);
     let failed = failures.as_ref().map(Vec::len);
     // The listing only: each run's story is asked for when it is opened.
@@ -213,11 +225,10 @@ fn served_exploration(text: &str, depth: usize) -> Result<Page, String> {
 /// of `query` (none: the crash-free run): the scenario's own planned and random crashes
 /// replaced by these, as an exploration runs it. Its replay command is the one the
 /// exploration's listing gives it.
-fn served_story(text: &str, query: &str) -> Result<Page, String> {
-    let mut s = scenario(text)?;
-    let points = query_values(query, "crash")?;
-    let crashes =
-        crash_override(&s, &points).map_err(|e| e.to_string().replacen("--crash", "crash", 1))?;
+fn served_story(text: &str, query: &str, lang: Lang) -> Result<Page, String> {
+    let mut s = scenario(text, lang)?;
+    let points = query_values(query, "crash", lang)?;
+    let crashes = crash_override(&s, &points).map_err(|e| input_error(&in_query(e), lang))?;
     s.faults.crash = crashes.iter().map(|p| CrashSpec::exactly(*p)).collect();
     s.faults.random_crash = None;
     let result = world::run(&s);
@@ -226,14 +237,25 @@ fn served_story(text: &str, query: &str) -> Result<Page, String> {
     Ok(run_page(&s, &result, &replay, &result.judgement(None)))
 }
 
+/// A crash point refused as the query's `crash`, which the command line's `--crash` is.
+fn in_query(e: CliError) -> CliError {
+    match e {
+        CliError::Usage(Usage::Crash { why, .. }) => CliError::usage(Usage::Crash {
+            flag: "crash".into(),
+            why,
+        }),
+        e => e,
+    }
+}
+
 /// The values `key` takes in a query string, percent-decoded (`+` is a space).
-fn query_values(query: &str, key: &str) -> Result<Vec<String>, String> {
+fn query_values(query: &str, key: &str, lang: Lang) -> Result<Vec<String>, String> {
     query
         .split('&')
         .filter_map(|pair| pair.strip_prefix(key)?.strip_prefix('='))
         .map(|value| {
             percent_decoded(value)
-                .ok_or_else(|| format!("{key}: `{value}` is not percent-encoded UTF-8"))
+                .ok_or_else(|| refused(lang, JobRefusal::NotPercentEncoded { key, value }))
         })
         .collect()
 }

@@ -364,7 +364,7 @@ mod policy;
 mod protocols;
 mod run;
 mod serve;
-pub use serve::ServeRefusal;
+pub use serve::{JobRefusal, ServeRefusal};
 mod sql;
 mod status;
 mod sweep;

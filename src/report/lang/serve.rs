@@ -1,6 +1,7 @@
 //! What `serve` answers when it refuses a request itself (the `error` of its JSON answer),
-//! in the server's language. A scenario the loader refuses is answered in the loader's own
-//! words, in English, as on the command line.
+//! in the server's language: the request, or a scenario over the bounds of a served job. A
+//! scenario the loader refuses, or a check the command line would refuse, is worded by
+//! `lang::input`, in the same language.
 
 use super::Lang;
 
@@ -27,6 +28,40 @@ pub enum ServeRefusal<'a> {
     Unreadable { error: &'a str },
     /// 500: the server failed (a panic, caught).
     Failed,
+    /// 400: a job's request over what a served job may ask for.
+    Job(JobRefusal<'a>),
+}
+
+/// Why `serve` refused a job's request: a scenario or a query over what one request may ask
+/// for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JobRefusal<'a> {
+    /// The query's `depth` is not a number within `1..=max`.
+    Depth { value: &'a str, max: usize },
+    /// The scenario publishes `events`, over the `max` a request runs (the command
+    /// line takes up to `cli_max`).
+    Events {
+        events: usize,
+        max: usize,
+        cli_max: u64,
+    },
+    /// The scenario's `limits.max_steps` is `steps`, over the `max` a request runs.
+    Steps { steps: u64, max: u64 },
+    /// An exploration the command line would refuse too (`refusal`, worded), with
+    /// the `max_schedules` a request explores.
+    Exploration {
+        refusal: &'a str,
+        max_schedules: u64,
+    },
+    /// An exploration to `depth` that may need `steps` steps, over the `max` a
+    /// request spends.
+    ExploreSteps {
+        depth: usize,
+        steps: u128,
+        max: u128,
+    },
+    /// The query's `key` has a `value` that is not percent-encoded UTF-8.
+    NotPercentEncoded { key: &'a str, value: &'a str },
 }
 
 impl Lang {
@@ -86,6 +121,87 @@ impl Lang {
             }
             (Lang::En, R::Failed) => "the server failed on this request".into(),
             (Lang::Es, R::Failed) => "el servidor falló con este pedido".into(),
+            (lang, R::Job(why)) => job_refusal(lang, why),
+        }
+    }
+}
+
+/// A served job's refusals: a scenario or a query over what one request may ask for.
+fn job_refusal(lang: Lang, why: JobRefusal<'_>) -> String {
+    match lang {
+        Lang::En => job_en(why),
+        Lang::Es => job_es(why),
+    }
+}
+
+fn job_en(why: JobRefusal<'_>) -> String {
+    use JobRefusal as R;
+    match why {
+        R::Depth { value, max } => {
+            format!("depth: `{value}` is out of range; allowed here: 1 to {max}")
+        }
+        R::Events {
+            events,
+            max,
+            cli_max,
+        } => format!(
+            "workload.events: {events} is over the {max} this server runs per request (the \
+             command line takes up to {cli_max}: run it there)"
+        ),
+        R::Steps { steps, max } => format!(
+            "limits.max_steps: {steps} is over the {max} this server runs per request (the \
+             command line takes more: run it there)"
+        ),
+        R::Exploration {
+            refusal,
+            max_schedules,
+        } => format!(
+            "{refusal} (this server explores at most {max_schedules} schedules per request; \
+             the command line, with --max-schedules, more)"
+        ),
+        R::ExploreSteps { depth, steps, max } => format!(
+            "exploring this scenario to depth {depth} may need {steps} steps, over the {max} \
+             this server spends per request: lower the depth or the events, or run `explore` \
+             on the command line"
+        ),
+        R::NotPercentEncoded { key, value } => {
+            format!("{key}: `{value}` is not percent-encoded UTF-8")
+        }
+    }
+}
+
+fn job_es(why: JobRefusal<'_>) -> String {
+    use JobRefusal as R;
+    match why {
+        R::Depth { value, max } => {
+            format!("depth: `{value}` está fuera de rango; acá se admite de 1 a {max}")
+        }
+        R::Events {
+            events,
+            max,
+            cli_max,
+        } => format!(
+            "workload.events: {events} pasa los {max} que este servidor corre por pedido (la \
+             línea de comandos acepta hasta {cli_max}: corrélo ahí)"
+        ),
+        R::Steps { steps, max } => format!(
+            "limits.max_steps: {steps} pasa los {max} que este servidor corre por pedido (la \
+             línea de comandos acepta más: corrélo ahí)"
+        ),
+        R::Exploration {
+            refusal,
+            max_schedules,
+        } => format!(
+            "{refusal} (este servidor explora a lo sumo {max_schedules} planes por pedido; la \
+             línea de comandos, con --max-schedules, más)"
+        ),
+        R::ExploreSteps { depth, steps, max } => format!(
+            "explorar este escenario hasta profundidad {depth} puede necesitar {steps} pasos, \
+             más que los {max} que este servidor gasta por pedido: bajá la profundidad o los \
+             eventos, o corré `explore` en la línea de comandos"
+        ),
+        R::NotPercentEncoded { key, value } => {
+            format!("{key}: `{value}` no es UTF-8 codificado con porcentajes")
         }
     }
 }

@@ -1,8 +1,17 @@
 //! The words of a refused command line ([`Usage`]), of a replay token that cannot be
-//! replayed ([`TokenError`]), and of any [`InputError`].
+//! replayed ([`TokenError`]), and of any [`InputError`]. The English is what the command
+//! line has always printed; the Spanish says the same in whole sentences, flags, commands,
+//! fields, paths and names as they are. A refused flag's reasons are in [`flags`], a crash
+//! point's and `crosscheck`'s in [`crash`], the bounds a command would go over in
+//! [`budget`], and the paths, files and ports in [`paths`].
+
+mod budget;
+mod crash;
+mod flags;
+mod paths;
 
 use super::Lang;
-use crate::report::input::{InputError, Refused, Usage};
+use crate::report::input::{ChoiceSource, Form, InputError, Refused, Usage};
 use crate::scenario::token::{Damage, TokenError};
 use std::fmt;
 
@@ -34,9 +43,92 @@ pub fn input_error(e: &InputError, lang: Lang) -> String {
 }
 
 /// A refused command line, in `lang`.
-pub fn usage(u: &Usage, _lang: Lang) -> String {
+pub fn usage(u: &Usage, lang: Lang) -> String {
     match u {
-        Usage::Unworded(text) => text.clone(),
+        Usage::OutOfRange {
+            flag,
+            value,
+            min,
+            max,
+        } => match lang {
+            Lang::En => format!("{flag}: {value} is out of range; allowed: {min} to {max}"),
+            Lang::Es => format!("{flag}: {value} está fuera de rango; se admite de {min} a {max}"),
+        },
+        Usage::Unparsed { flag, text, form } => format!("{flag}: {}", unparsed(text, *form, lang)),
+        Usage::FlagRefused { flag, why } => format!("{flag}: {}", flags::why(why, lang)),
+        Usage::FolderRefuses { flag, folder, why } => flags::folder(flag, folder, *why, lang),
+        Usage::Crash { flag, why } => format!("{flag}: {}", crash::why(why, lang)),
+        Usage::Budget(b) => budget::words(b, lang),
+        Usage::Engine(e) => flags::engine(e, lang),
+        Usage::IsAFolder { path, command } => paths::is_a_folder(path, *command, lang),
+        Usage::NoSuchPath { path } => paths::no_such_path(path, lang),
+        Usage::EmptyFolder { path } => paths::empty_folder(path, lang),
+        Usage::CannotReadFolder { path, io } => paths::cannot_read_folder(path, io, lang),
+        Usage::CannotWrite {
+            flag,
+            path,
+            act,
+            io,
+        } => paths::cannot_write(flag, path.as_deref(), *act, io, lang),
+        Usage::CannotWriteStdout { io } => paths::cannot_write_stdout(io, lang),
+        Usage::CannotListen { port, io } => paths::cannot_listen(*port, io, lang),
+        Usage::OutForAFolder { path, command } => paths::out_for_a_folder(path, command, lang),
+        Usage::UnknownProtocol { name, known } => match lang {
+            Lang::En => {
+                format!("--protocol: unknown protocol `{name}`; the built-in protocols are {known}")
+            }
+            Lang::Es => format!(
+                "--protocol: no hay ningún protocolo `{name}`; los protocolos incluidos son \
+                 {known}"
+            ),
+        },
+        Usage::NoSuchChoice {
+            source,
+            choice,
+            alternatives,
+        } => no_such_choice(*source, *choice, *alternatives, lang),
+        Usage::CrosscheckUnfit { name, why } => crash::crosscheck_unfit(name, *why, lang),
+        Usage::NoOwnBinary { io } => paths::no_own_binary(io, lang),
+    }
+}
+
+/// Why `text` is not written as `form`.
+fn unparsed(text: &str, form: Form, lang: Lang) -> String {
+    match (form, lang) {
+        (Form::Choices, Lang::En) => {
+            format!("`{text}` is not a list of choices; write e.g. 0,1,1")
+        }
+        (Form::Choices, Lang::Es) => {
+            format!("`{text}` no es una lista de elecciones; escribila, por ejemplo, así: 0,1,1")
+        }
+        (Form::SeedRange, Lang::En) => {
+            format!("`{text}` is not a range; write A..B with A < B (B excluded), e.g. 0..1000")
+        }
+        (Form::SeedRange, Lang::Es) => format!(
+            "`{text}` no es un rango; escribilo como A..B con A < B (B queda afuera), por \
+             ejemplo 0..1000"
+        ),
+    }
+}
+
+/// A scheduling choice past its decision's alternatives.
+fn no_such_choice(source: ChoiceSource, choice: u32, alternatives: u32, lang: Lang) -> String {
+    match (source, lang) {
+        (ChoiceSource::Schedule, Lang::En) => {
+            format!("--schedule: choice {choice} at a decision with {alternatives} alternatives")
+        }
+        (ChoiceSource::Token, Lang::En) => format!(
+            "the replay token's schedule: choice {choice} at a decision with {alternatives} \
+             alternatives"
+        ),
+        (ChoiceSource::Schedule, Lang::Es) => format!(
+            "--schedule: la elección {choice} no existe en una decisión que tiene \
+             {alternatives} alternativas (se cuentan desde 0)"
+        ),
+        (ChoiceSource::Token, Lang::Es) => format!(
+            "la planificación del token de repetición: la elección {choice} no existe en una \
+             decisión que tiene {alternatives} alternativas (se cuentan desde 0)"
+        ),
     }
 }
 
@@ -113,5 +205,88 @@ impl fmt::Display for TokenError {
 impl fmt::Display for Usage {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&usage(self, Lang::En))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::input::{Act, Budget, FlagWhy, Io};
+
+    fn both(u: Usage) -> (String, String) {
+        (usage(&u, Lang::En), usage(&u, Lang::Es))
+    }
+
+    #[test]
+    fn the_english_is_the_command_lines_own() {
+        let (en, _) = both(Usage::OutOfRange {
+            flag: "--depth".into(),
+            value: 9,
+            min: 1,
+            max: 4,
+        });
+        assert_eq!(en, "--depth: 9 is out of range; allowed: 1 to 4");
+        let (en, _) = both(Usage::FlagRefused {
+            flag: "--events".into(),
+            why: FlagWhy::EventsInFile,
+        });
+        assert_eq!(
+            en,
+            "--events: the file sets workload.events; edit the file or use --protocol"
+        );
+        let (en, _) = both(Usage::CannotWrite {
+            flag: "--out".into(),
+            path: Some("out/a.svg".into()),
+            act: Act::Write,
+            io: Io {
+                kind: std::io::ErrorKind::NotFound,
+                detail: "No such file or directory (os error 2)".into(),
+            },
+        });
+        assert_eq!(
+            en,
+            "--out: cannot write out/a.svg: No such file or directory (os error 2)"
+        );
+    }
+
+    #[test]
+    fn the_spanish_differs_and_keeps_flags_fields_and_names() {
+        let cases = [
+            (
+                Usage::OutOfRange {
+                    flag: "--depth".into(),
+                    value: 9,
+                    min: 1,
+                    max: 4,
+                },
+                vec!["--depth", "9", "1", "4"],
+            ),
+            (
+                Usage::FlagRefused {
+                    flag: "--events".into(),
+                    why: FlagWhy::EventsInFile,
+                },
+                vec!["--events", "workload.events", "--protocol", "editá"],
+            ),
+            (
+                Budget::Schedules {
+                    scenario: "inbox".into(),
+                    events: 3,
+                    depth: 2,
+                    estimate: 900,
+                    limit: 10,
+                    ceiling: 100,
+                }
+                .into(),
+                vec!["`inbox`", "--depth", "--max-schedules", "bajá", "subí"],
+            ),
+        ];
+        for (u, kept) in cases {
+            let (en, es) = both(u);
+            assert_ne!(en, es);
+            for word in kept {
+                assert!(es.contains(word), "{word} in {es}");
+            }
+        }
     }
 }
