@@ -45,9 +45,10 @@ fn keys_at(path: &[&str]) -> Option<Vec<String>> {
     }
     cur["zzz_unknown"] = json!(1);
     let e = Scenario::from_json(&doc.to_string(), "probe.json").expect_err("an unknown key");
-    let message = match &e.problem {
-        Problem::Read(Read::Json { message, .. }) => message,
-        other => panic!("not serde's refusal: {other:?}"),
+    // Another refusal than serde's took the key: `path` is a map whose keys are the file's
+    // own (a payload's fields), a leaf of the schema.
+    let Problem::Read(Read::Json { message, .. }) = &e.problem else {
+        return None;
     };
     let rest = message
         .split("unknown field `zzz_unknown`, expected ")

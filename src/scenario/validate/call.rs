@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::model::Scope;
+use crate::scenario::problem::Call;
 
 impl Checker<'_> {
     /// The external call at `field`: a step that only names its service. The service names
@@ -32,50 +33,28 @@ impl Checker<'_> {
         ];
         if let Some((extra, _)) = present.iter().find(|(_, given)| *given) {
             let why = match *extra {
-                "name" => format!(
-                    "an external call is named by the service it calls (its crash points are \
-                     `before:{service}` and `after:{service}`): leave `name` out"
-                ),
-                "sql" => "a step is a SQL step {\"name\", \"sql\"} or an external call \
-                          {\"external\"}, not both"
-                    .to_string(),
-                other => format!(
-                    "`{other}` means nothing on an external call: the call runs no SQL, keeps \
-                     no row and cannot be skipped, looped or caught; write the decision in a \
-                     SQL step before it (a `duplicate_if` there ends the delivery before the \
-                     call)"
-                ),
+                "name" => Call::Named {
+                    service: service.to_string(),
+                },
+                "sql" => Call::SqlAndExternal,
+                other => Call::FlowKey {
+                    key: other.to_string(),
+                },
             };
             return Err(self.err(format!("{field}.{extra}"), why));
         }
         let field = format!("{field}.external");
         if !crate::model::sql::valid_name(service) {
-            return Err(self.err(
-                field,
-                format!(
-                    "`{service}` cannot name a service: it names the step, and crash points \
-                     write it (`after:{service}`), so it is lower-case letters, digits and `_`, \
-                     starting with a letter, at most 40 characters"
-                ),
-            ));
+            let service = service.to_string();
+            return Err(self.err(field, Call::InvalidService { service }));
         }
         if Step::ALL.iter().any(|s| s.name() == service) {
-            return Err(self.err(
-                field,
-                format!(
-                    "`{service}` is a built-in step's name, and a crash point must name one \
-                     step; call the service something else"
-                ),
-            ));
+            let service = service.to_string();
+            return Err(self.err(field, Call::BuiltInName { service }));
         }
         crate::model::sql::intern(service)
             .map(Step::Call)
-            .ok_or_else(|| {
-                self.err(
-                    field,
-                    "this process has interned too many distinct step names",
-                )
-            })
+            .ok_or_else(|| self.err(field, Call::TooManyNames))
     }
 
     /// No SQL step is named as a service the protocol calls: a crash point names one step.
@@ -83,14 +62,9 @@ impl Checker<'_> {
         for (at, step) in protocol.steps.iter().enumerate() {
             if let Step::Sql(name) = step {
                 if protocol.has(Step::Call(name)) {
-                    return Err(self.err(
-                        format!("protocol.steps[{at}].name"),
-                        format!(
-                            "`{name}` names both this SQL step and an external call's \
-                             service; a crash point such as `before:{name}` must name one \
-                             step, so rename one of them"
-                        ),
-                    ));
+                    let name = name.to_string();
+                    let field = format!("protocol.steps[{at}].name");
+                    return Err(self.err(field, Call::NameTaken { name }));
                 }
             }
         }
@@ -109,15 +83,9 @@ impl Checker<'_> {
         }
         Err(self.err(
             "check.effect.external",
-            match calls.as_slice() {
-                [] => format!(
-                    "no step of the protocol calls `{service}`: the protocol calls no external \
-                     service (a step {{\"external\": \"{service}\"}} would)"
-                ),
-                _ => format!(
-                    "no step of the protocol calls `{service}`; it calls {}",
-                    calls.join(", ")
-                ),
+            Call::EffectNotCalled {
+                service: service.to_string(),
+                calls: calls.iter().map(|c| c.to_string()).collect(),
             },
         ))
     }
@@ -147,15 +115,10 @@ impl Checker<'_> {
         for field in fields {
             let why = match services.as_slice() {
                 [_] => continue,
-                [] => "the protocol calls no external service besides the business effect, so \
-                       the run has no calls boundary"
-                    .to_string(),
-                many => format!(
-                    "the protocol calls {} services ({}), each its own boundary; `call` would \
-                     not say which (expect the headline verdict, or call one service)",
-                    many.len(),
-                    many.join(", ")
-                ),
+                [] => Call::NoCallsBoundary,
+                many => Call::ManyCallsBoundaries {
+                    services: many.iter().map(|s| s.to_string()).collect(),
+                },
             };
             return Err(self.err(field, why));
         }

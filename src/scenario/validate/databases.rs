@@ -5,6 +5,7 @@
 
 use super::*;
 use crate::model::sql;
+use crate::scenario::problem::{Databases, Sql};
 use crate::store::{CustomSchema, NamedDatabase, SqlChecker, MAX_DATABASES};
 
 impl Checker<'_> {
@@ -26,26 +27,15 @@ impl Checker<'_> {
             }
             (Some(RawEffect::External(service)), Some(_)) => Err(self.err(
                 "check.effects_per_event",
-                format!(
-                    "check.effect says the business effect is the calls to `{service}`, counted \
-                     per event as that service saw them, so no query counts it; leave \
-                     effects_per_event out (what the consumer commits can still be checked \
-                     with check.invariants)"
-                ),
+                Databases::EffectIsCalls {
+                    service: service.clone(),
+                },
             )),
             (effect, None) => Err(self.err(
                 "check.effects_per_event",
                 match effect {
-                    Some(RawEffect::Db(db)) => format!(
-                        "check.effect says the business effect lives on `{db}`: say how to \
-                         count one event's effects there, for example \"SELECT count(*) FROM \
-                         topup WHERE request_id = :event_id\""
-                    ),
-                    _ => "a scenario with its own schema says how to count an event's \
-                          committed effects, as the business would: for example \"SELECT \
-                          count(*) FROM reservation WHERE event_id = :event_id\", or {\"sql\": \
-                          …, \"db\": …} where the effect lives in one of `store.databases`"
-                        .to_string(),
+                    Some(RawEffect::Db(db)) => Databases::NoEffectsQueryOn { db: db.clone() },
+                    _ => Databases::NoEffectsQuery,
                 },
             )),
             (effect, Some(q)) => {
@@ -65,13 +55,10 @@ impl Checker<'_> {
                 match declared {
                     Some(d) if d != db => Err(self.err(
                         "check.effects_per_event.db",
-                        format!(
-                            "check.effect says the business effect lives on `{}`, but \
-                             effects_per_event counts on `{}`; count it where it lives (or \
-                             leave `db` out here)",
-                            raw_effect_db(effect),
-                            db_name(&names, db)
-                        ),
+                        Databases::EffectElsewhere {
+                            effect: raw_effect_db(effect).to_string(),
+                            counted: db_name(&names, db).to_string(),
+                        },
                     )),
                     _ => Ok((sql, db, None)),
                 }
@@ -110,24 +97,27 @@ impl Checker<'_> {
     /// schema and setup; the first statement that fails is named.
     pub(super) fn checkers(&self, custom: &CustomSchema) -> Result<Vec<SqlChecker>, ScenarioError> {
         let checker = SqlChecker::new_on(self.engine, &custom.schema, &custom.setup).map_err(
-            |(setup, i, m)| {
+            |(setup, i, reason)| {
                 if i == usize::MAX {
-                    return self.err("store.engine", m);
+                    return self.err("store.engine", Databases::NoScratchDatabase { reason });
                 }
                 let section = if setup { "store.setup" } else { "store.schema" };
-                self.err(format!("{section}[{i}]"), m)
+                self.err(format!("{section}[{i}]"), Databases::SchemaFails { reason })
             },
         )?;
         let mut checkers = vec![checker];
         for d in &custom.databases {
             let field = format!("store.databases.{}", d.name);
             let checker = SqlChecker::new_named_on(self.engine, &d.name, &d.schema, &d.setup)
-                .map_err(|(setup, i, m)| {
+                .map_err(|(setup, i, reason)| {
                     if i == usize::MAX {
-                        return self.err(&field, m);
+                        return self.err(&field, Databases::NoScratchDatabase { reason });
                     }
                     let section = if setup { "setup" } else { "schema" };
-                    self.err(format!("{field}.{section}[{i}]"), m)
+                    self.err(
+                        format!("{field}.{section}[{i}]"),
+                        Databases::SchemaFails { reason },
+                    )
                 })?;
             checkers.push(checker);
         }
@@ -144,50 +134,36 @@ impl Checker<'_> {
         if databases.len() > MAX_DATABASES {
             return Err(self.err(
                 "store.databases",
-                format!(
-                    "at most {MAX_DATABASES} named databases, this scenario has {}",
-                    databases.len()
-                ),
+                Databases::TooMany {
+                    count: databases.len(),
+                    max: MAX_DATABASES,
+                },
             ));
         }
         let mut named = Vec::new();
         for (name, d) in databases {
             let field = format!("store.databases.{name}");
             if !sql::valid_name(name) || name == "main" || name == "temp" {
-                return Err(self.err(
-                    field,
-                    format!(
-                        "`{name}` cannot name a database: steps name it in `db`, so it is \
-                         lower-case letters, digits and `_`, starting with a letter, at most \
-                         40 characters, and not `main` or `temp` (SQLite's own)"
-                    ),
-                ));
+                let name = name.clone();
+                return Err(self.err(field, Databases::InvalidName { name }));
             }
             let reserved = ["run", "ds", "public", "information_schema"];
             if self.engine == crate::store::pg::Engine::Postgres
                 && (reserved.contains(&name.as_str()) || name.starts_with("pg_"))
             {
-                return Err(self.err(
-                    field,
-                    format!(
-                        "`{name}` cannot name a database on PostgreSQL: each named database is \
-                         a schema of the run's database, and `{name}` is a schema PostgreSQL \
-                         or the tool keeps (`run`, `ds`, `public`, `information_schema`, \
-                         `pg_*`); choose another name"
-                    ),
-                ));
+                let name = name.clone();
+                return Err(self.err(field, Databases::ReservedOnPostgres { name }));
             }
             if d.schema.is_empty() {
-                return Err(self.err(
-                    format!("{field}.schema"),
-                    "a named database needs its CREATE TABLE statements",
-                ));
+                return Err(self.err(format!("{field}.schema"), Databases::NoSchema));
             }
             for (list, section) in [(&d.schema, "schema"), (&d.setup, "setup")] {
                 if list.len() > bounds::MAX_SCHEMA_STATEMENTS {
                     return Err(self.err(
                         format!("{field}.{section}"),
-                        format!("at most {} statements", bounds::MAX_SCHEMA_STATEMENTS),
+                        Sql::TooManyStatements {
+                            max: bounds::MAX_SCHEMA_STATEMENTS,
+                        },
                     ));
                 }
                 for (i, s) in list.iter().enumerate() {
@@ -212,16 +188,16 @@ impl Checker<'_> {
             Some(k) => Ok(k as u8 + 1),
             None => Err(self.err(
                 field,
-                format!(
-                    "no database is called `{name}`; the scenario's databases are main{}",
-                    names.iter().map(|n| format!(", {n}")).collect::<String>()
-                ),
+                Databases::NoSuchDatabase {
+                    name: name.to_string(),
+                    names: names.iter().map(|n| n.to_string()).collect(),
+                },
             )),
         }
     }
 }
 
-/// The database `check.effect` names (its `db`), for a message.
+/// The database `check.effect` names (its `db`), for a problem.
 fn raw_effect_db(effect: Option<&RawEffect>) -> &str {
     match effect {
         Some(RawEffect::Db(db)) => db,
@@ -229,7 +205,7 @@ fn raw_effect_db(effect: Option<&RawEffect>) -> &str {
     }
 }
 
-/// The name of database `db` among `names` (0: `main`), for a message.
+/// The name of database `db` among `names` (0: `main`), for a problem.
 fn db_name<'a>(names: &[&'a str], db: u8) -> &'a str {
     match usize::from(db).checked_sub(1) {
         Some(k) => names.get(k).copied().unwrap_or("main"),

@@ -7,6 +7,7 @@
 use super::*;
 use crate::consumer::CommitTimeoutStrategy;
 use crate::model::{sql, DuplicateIf, SqlStep, SqlValue};
+use crate::scenario::problem::Sql;
 use crate::store::{CustomSchema, SqlChecker, StatementShape};
 use std::collections::BTreeMap;
 
@@ -18,6 +19,9 @@ fn effects_field(db: u8) -> &'static str {
         _ => "check.effects_per_event.sql",
     }
 }
+
+/// The longest event type, in bytes.
+const MAX_EVENT_TYPE: usize = 100;
 
 /// The built-in steps a scenario's own schema has no tables for.
 const LEDGER_STEPS: [Step; 4] = [
@@ -41,22 +45,17 @@ impl Checker<'_> {
     ) -> Result<Step, ScenarioError> {
         let field = field.to_string();
         let Some(sql) = &raw.sql else {
-            return Err(self.err(
-                format!("{field}.sql"),
-                "a step object is a SQL step {\"name\", \"sql\"} or an external call \
-                 {\"external\": \"<service>\"}; this one has neither `sql` nor `external`",
-            ));
+            return Err(self.err(format!("{field}.sql"), Sql::NeitherSqlNorExternal));
         };
         let statements = sql.statements();
         let list = matches!(sql, RawSql::Many(_));
         if statements.is_empty() || statements.len() > bounds::MAX_SQL_STATEMENTS {
             return Err(self.err(
                 format!("{field}.sql"),
-                format!(
-                    "a SQL step has 1 to {} statements, this one {}",
-                    bounds::MAX_SQL_STATEMENTS,
-                    statements.len()
-                ),
+                Sql::StatementCount {
+                    count: statements.len(),
+                    max: bounds::MAX_SQL_STATEMENTS,
+                },
             ));
         }
         for (j, s) in statements.iter().enumerate() {
@@ -87,31 +86,14 @@ impl Checker<'_> {
     /// word, and no built-in step's.
     fn step_name(&self, field: &str, name: &str) -> Result<&'static str, ScenarioError> {
         if !sql::valid_name(name) {
-            return Err(self.err(
-                format!("{field}.name"),
-                format!(
-                    "`{name}` cannot name a step: crash points write it (`after:{name}`), so \
-                     it is lower-case letters, digits and `_`, starting with a letter, at \
-                     most 40 characters"
-                ),
-            ));
+            let name = name.to_string();
+            return Err(self.err(format!("{field}.name"), Sql::InvalidStepName { name }));
         }
         if Step::ALL.iter().any(|s| s.name() == name) {
-            return Err(self.err(
-                format!("{field}.name"),
-                format!(
-                    "`{name}` is a built-in step's name, and a crash point must name one \
-                     step; call this SQL step something else (`begin` and `commit` are the \
-                     built-in steps, written as \"begin\" and \"commit\")"
-                ),
-            ));
+            let name = name.to_string();
+            return Err(self.err(format!("{field}.name"), Sql::BuiltInStepName { name }));
         }
-        sql::intern(name).ok_or_else(|| {
-            self.err(
-                format!("{field}.name"),
-                "this process has interned too many distinct SQL step names",
-            )
-        })
+        sql::intern(name).ok_or_else(|| self.err(format!("{field}.name"), Sql::TooManyStepNames))
     }
 
     /// Adds `def`, the SQL step written at `field`, to `defs` (and where it was written to
@@ -130,11 +112,10 @@ impl Checker<'_> {
             Some(k) if defs[k] != def => {
                 return Err(self.err(
                     field,
-                    format!(
-                        "SQL step `{name}` is defined differently at {}; a repeated step \
-                         repeats its definition, another step needs another name",
-                        origins[k].step
-                    ),
+                    Sql::DefinedDifferently {
+                        name: name.to_string(),
+                        first: origins[k].step.clone(),
+                    },
                 ))
             }
             Some(_) => {}
@@ -157,7 +138,7 @@ impl Checker<'_> {
         field: &str,
         list: bool,
         raw: &RawSqlStep,
-        step: Result<Step, String>,
+        step: Result<Step, Sql>,
     ) -> Result<Step, ScenarioError> {
         let flow = [
             ("duplicate_if", raw.duplicate_if.is_some()),
@@ -168,13 +149,9 @@ impl Checker<'_> {
         ];
         match (step, flow.iter().find(|(_, set)| *set)) {
             (Ok(step), None) => Ok(step),
-            (Ok(step), Some((key, _))) => Err(self.err(
-                format!("{field}.{key}"),
-                format!(
-                    "`{step}` opens or closes the transaction: it keeps no result, says \
-                     nothing of duplicates and always runs where it stands"
-                ),
-            )),
+            (Ok(step), Some((key, _))) => {
+                Err(self.err(format!("{field}.{key}"), Sql::TransactionStepFlow { step }))
+            }
             (Err(why), _) => Err(self.err(statement_field(field, list, 0), why)),
         }
     }
@@ -182,16 +159,15 @@ impl Checker<'_> {
     /// A statement's text within bounds, not blank.
     pub(super) fn statement_text(&self, field: &str, sql: &str) -> Result<(), ScenarioError> {
         if sql.trim().is_empty() {
-            return Err(self.err(field, "an empty statement"));
+            return Err(self.err(field, Sql::EmptyStatement));
         }
         if sql.len() > bounds::MAX_SQL_BYTES {
             return Err(self.err(
                 field,
-                format!(
-                    "{} bytes is over the limit of {} bytes for one statement",
-                    sql.len(),
-                    bounds::MAX_SQL_BYTES
-                ),
+                Sql::StatementTooLong {
+                    bytes: sql.len(),
+                    limit: bounds::MAX_SQL_BYTES,
+                },
             ));
         }
         Ok(())
@@ -221,7 +197,9 @@ impl Checker<'_> {
             if list.len() > bounds::MAX_SCHEMA_STATEMENTS {
                 return Err(self.err(
                     name,
-                    format!("at most {} statements", bounds::MAX_SCHEMA_STATEMENTS),
+                    Sql::TooManyStatements {
+                        max: bounds::MAX_SCHEMA_STATEMENTS,
+                    },
                 ));
             }
             for (i, s) in list.iter().enumerate() {
@@ -336,25 +314,14 @@ impl Checker<'_> {
         workload: &Workload,
     ) -> Result<(), ScenarioError> {
         if shape.parameters.is_empty() {
-            return Err(self.err(
-                field,
-                "it names no parameter, so it counts the same for every event; count one \
-                 event's effects (`WHERE event_id = :event_id`, or a payload field)",
-            ));
+            return Err(self.err(field, Sql::EffectsNameNoParameter));
         }
         let events = workload.events(seed);
         for (e, sql_event) in events.iter().zip(workload.sql_events(&events)) {
             let value = checker.value_before_any_delivery(effects, &sql_event);
             if value != "0" {
-                return Err(self.err(
-                    field,
-                    format!(
-                        "it gives {value} for e{} before any delivery (on the schema and \
-                         setup alone); an event's count must start at 0, or a lost event \
-                         would look processed",
-                        e.index
-                    ),
-                ));
+                let event = e.index;
+                return Err(self.err(field, Sql::EffectsNotZero { value, event }));
             }
         }
         Ok(())
@@ -367,15 +334,8 @@ impl Checker<'_> {
         origins: &[SqlOrigin],
     ) -> Result<(), ScenarioError> {
         if let Some(o) = origins.first() {
-            return Err(self.err(
-                o.step.clone(),
-                format!(
-                    "SQL step `{}` runs on the scenario's own schema: give `store.schema` \
-                     (its CREATE TABLE statements) and `check.effects_per_event`; the \
-                     built-in ledger is written by the built-in steps only",
-                    o.name
-                ),
-            ));
+            let step = o.name.to_string();
+            return Err(self.err(o.step.clone(), Sql::StepWithoutSchema { step }));
         }
         self.refuse_set(
             &[
@@ -385,8 +345,7 @@ impl Checker<'_> {
                 ("workload.payloads", !raw.workload.payloads.is_empty()),
                 ("workload.event_type", raw.workload.event_type.is_some()),
             ],
-            "belongs to a scenario with its own schema (`store.schema`); the built-in \
-             ledger has its own events and checks",
+            Sql::NeedsOwnSchema,
         )
     }
 
@@ -398,14 +357,8 @@ impl Checker<'_> {
         protocol: &Protocol,
     ) -> Result<(), ScenarioError> {
         if let Some(at) = protocol.steps.iter().position(|s| LEDGER_STEPS.contains(s)) {
-            return Err(self.err(
-                format!("protocol.steps[{at}]"),
-                format!(
-                    "`{}` writes the built-in ledger, which a scenario with its own schema \
-                     does not have; write it as a SQL step on your tables",
-                    protocol.steps[at]
-                ),
-            ));
+            let step = protocol.steps[at];
+            return Err(self.err(format!("protocol.steps[{at}]"), Sql::LedgerStep { step }));
         }
         let (st, w) = (&raw.store, &raw.workload);
         self.refuse_set(
@@ -450,9 +403,7 @@ impl Checker<'_> {
                     raw.consumer.completion_delay_ticks.is_some(),
                 ),
             ],
-            "configures the built-in ledger (its inbox, accounts, transfers, producer or \
-             emails), and this scenario has its own schema (`store.schema`); express it in \
-             your SQL steps and checks instead",
+            Sql::LedgerSetting,
         )
     }
 
@@ -477,13 +428,8 @@ impl Checker<'_> {
                     continue;
                 }
                 if sql::LOG_PARAMETERS.contains(&p) && !log {
-                    return Err(self.err(
-                        &field,
-                        format!(
-                            "`:{p}` is a record's place on a log (`broker.kind: log`): a \
-                             queue's message has no partition, offset, topic or group"
-                        ),
-                    ));
+                    let parameter = p.to_string();
+                    return Err(self.err(&field, Sql::LogParameterOnQueue { parameter }));
                 }
                 let known =
                     sql::DELIVERY_PARAMETERS.contains(&p) || sql::LOG_PARAMETERS.contains(&p);
@@ -518,27 +464,17 @@ impl Checker<'_> {
     ) -> Result<(), ScenarioError> {
         let field = format!("{}.duplicate_if", origin.step);
         if def.statements.len() > 1 {
-            return Err(self.err(
-                field,
-                "`duplicate_if` judges one statement, and this step has several; put the \
-                 statement that tells a duplicate in a step of its own",
-            ));
+            return Err(self.err(field, Sql::DuplicateIfSeveral));
         }
-        let why = match d {
-            DuplicateIf::Row if shape.columns == 0 => Some("returns no rows"),
-            DuplicateIf::UniqueViolation if shape.readonly => Some("writes nothing"),
+        let untold = match d {
+            DuplicateIf::Row => shape.columns == 0,
+            DuplicateIf::UniqueViolation => shape.readonly,
             // Its own row count is what says "no change": an INSERT, UPDATE or DELETE's.
-            DuplicateIf::NoChange if !shape.seen.writes_rows => {
-                Some("inserts, updates or deletes no rows itself")
-            }
-            _ => None,
+            DuplicateIf::NoChange => !shape.seen.writes_rows,
         };
-        match why {
-            Some(why) => Err(self.err(
-                field,
-                format!("`{}` cannot be told by a statement that {why}", d.name()),
-            )),
-            None => Ok(()),
+        match untold {
+            true => Err(self.err(field, Sql::DuplicateIfUntold { rule: d })),
+            false => Ok(()),
         }
     }
 
@@ -552,19 +488,12 @@ impl Checker<'_> {
         allowed: &dyn Fn(&str) -> bool,
     ) -> Result<StatementShape, ScenarioError> {
         let shape = self.prepared(checker, field, sql)?;
-        if shape.columns != 1 || !shape.readonly {
-            return Err(self.err(
-                field,
-                format!(
-                    "a check is a query giving one value (a SELECT with one column); this \
-                     statement {}",
-                    if shape.readonly {
-                        format!("gives {} columns", shape.columns)
-                    } else {
-                        "writes".to_string()
-                    }
-                ),
-            ));
+        if !shape.readonly {
+            return Err(self.err(field, Sql::CheckWrites));
+        }
+        if shape.columns != 1 {
+            let columns = shape.columns;
+            return Err(self.err(field, Sql::CheckColumns { columns }));
         }
         match shape.parameters.iter().find(|p| !allowed(p)) {
             Some(p) => Err(self.unknown_parameter(field, p, &sql::EVENT_PARAMETERS)),
@@ -578,31 +507,22 @@ impl Checker<'_> {
         field: &str,
         sql: &str,
     ) -> Result<StatementShape, ScenarioError> {
-        checker
-            .prepare(sql)
-            .map_err(|m| self.err(field, format!("`{}`: {m}", one_line(sql))))
+        checker.prepare(sql).map_err(|reason| {
+            let sql = one_line(sql);
+            self.err(field, Sql::Unprepared { sql, reason })
+        })
     }
 
     fn unknown_parameter(&self, field: &str, p: &str, known: &[&str]) -> ScenarioError {
-        let step = known.contains(&"delivery");
         self.err(
             field,
-            format!(
-                "unknown parameter `:{p}`; the parameters are {}{} the fields of every payload \
-                 in `workload.payloads`{}",
-                known
-                    .iter()
-                    .map(|k| format!(":{k}"))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                if step { "," } else { " and" },
-                if step {
-                    ", and the columns of the results earlier steps keep (`:claim.count`, \
-                     after a step with `\"into\": \"claim\"`)"
-                } else {
-                    ""
-                }
-            ),
+            Sql::UnknownParameter {
+                parameter: p.to_string(),
+                known: known.iter().map(|k| k.to_string()).collect(),
+                // A step's statement (the check queries have no delivery) may also read
+                // what earlier steps keep.
+                in_step: known.contains(&"delivery"),
+            },
         )
     }
 
@@ -614,7 +534,9 @@ impl Checker<'_> {
         if raw.len() > bounds::MAX_PAYLOADS {
             return Err(self.err(
                 "workload.payloads",
-                format!("at most {} payloads", bounds::MAX_PAYLOADS),
+                Sql::TooManyPayloads {
+                    max: bounds::MAX_PAYLOADS,
+                },
             ));
         }
         let mut out = Vec::new();
@@ -622,7 +544,9 @@ impl Checker<'_> {
             if map.len() > bounds::MAX_PAYLOAD_FIELDS {
                 return Err(self.err(
                     format!("workload.payloads[{k}]"),
-                    format!("at most {} fields", bounds::MAX_PAYLOAD_FIELDS),
+                    Sql::TooManyPayloadFields {
+                        max: bounds::MAX_PAYLOAD_FIELDS,
+                    },
                 ));
             }
             let mut fields = BTreeMap::new();
@@ -633,28 +557,15 @@ impl Checker<'_> {
                 let taken = sql::DELIVERY_PARAMETERS.contains(&name.as_str())
                     || sql::LOG_PARAMETERS.contains(&name.as_str());
                 if !is_param || taken {
-                    return Err(self.err(
-                        field,
-                        format!(
-                            "`{name}` cannot be a parameter: a field is a letter then \
-                             letters, digits and `_`, and not one of {}, {}",
-                            sql::DELIVERY_PARAMETERS.join(", "),
-                            sql::LOG_PARAMETERS.join(", ")
-                        ),
-                    ));
+                    let name = name.clone();
+                    return Err(self.err(field, Sql::PayloadFieldName { name }));
                 }
                 let value = match v {
                     serde_json::Value::String(s) => SqlValue::Text(s.clone()),
                     serde_json::Value::Number(n) if n.is_i64() => {
                         SqlValue::Integer(n.as_i64().expect("checked"))
                     }
-                    _ => {
-                        return Err(self.err(
-                            field,
-                            "a payload field is an integer or a string (amounts in minor \
-                             units: no floating point)",
-                        ))
-                    }
+                    _ => return Err(self.err(field, Sql::PayloadValue)),
                 };
                 fields.insert(name.clone(), value);
             }
@@ -665,9 +576,11 @@ impl Checker<'_> {
 
     fn event_type(&self, raw: Option<&str>) -> Result<Option<String>, ScenarioError> {
         match raw {
-            Some(t) if t.trim().is_empty() || t.len() > 100 => Err(self.err(
+            Some(t) if t.trim().is_empty() || t.len() > MAX_EVENT_TYPE => Err(self.err(
                 "workload.event_type",
-                "an event type is a name of 1 to 100 characters",
+                Sql::EventTypeLength {
+                    max: MAX_EVENT_TYPE,
+                },
             )),
             other => Ok(other.map(str::to_string)),
         }
@@ -700,8 +613,8 @@ fn payload_keys(payloads: &[BTreeMap<String, SqlValue>]) -> std::collections::BT
 }
 
 /// `Some` when `statements` is one transaction statement: `Ok(Begin)` for `BEGIN` in a
-/// step named `begin`, `Ok(Commit)` for `COMMIT` in one named `commit`, else why not.
-fn transaction_step(statements: &[String], name: &str) -> Option<Result<Step, String>> {
+/// step named `begin`, `Ok(Commit)` for `COMMIT` in one named `commit`, else the problem.
+fn transaction_step(statements: &[String], name: &str) -> Option<Result<Step, Sql>> {
     let [only] = statements else { return None };
     let words: Vec<String> = only
         .trim()
@@ -717,27 +630,19 @@ fn transaction_step(statements: &[String], name: &str) -> Option<Result<Step, St
         | ["BEGIN", "DEFERRED", "TRANSACTION"] => Step::Begin,
         ["COMMIT"] | ["COMMIT", "TRANSACTION"] | ["END"] | ["END", "TRANSACTION"] => Step::Commit,
         ["BEGIN", ..] => {
-            return Some(Err(format!(
-                "`{}` is not supported: a transaction begins with SQLite's deferred BEGIN \
-                 (written \"BEGIN\", \"BEGIN TRANSACTION\", \"BEGIN DEFERRED\" or \
-                 \"begin\"), which takes the write lock at the first write; an IMMEDIATE or \
-                 EXCLUSIVE transaction, which takes it at once, is not modelled",
-                words.join(" ")
-            )))
+            return Some(Err(Sql::TransactionNotDeferred {
+                words: words.join(" "),
+            }))
         }
         _ => return None,
     };
     if name != step.name() {
-        return Some(Err(format!(
-            "a transaction is opened and closed by the built-in steps `begin` and `commit` \
-             (so that crash points, recovery and commit timeouts know where it is); name \
-             this step `{step}` or write \"{step}\""
-        )));
+        return Some(Err(Sql::TransactionStepName { step }));
     }
     Some(Ok(step))
 }
 
-/// `sql` on one line, shortened, for an error message.
+/// `sql` on one line, shortened, as an error quotes it.
 fn one_line(sql: &str) -> String {
     let line: String = sql.split_whitespace().collect::<Vec<_>>().join(" ");
     match line.char_indices().nth(120) {

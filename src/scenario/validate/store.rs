@@ -2,6 +2,7 @@
 //! retention, and out-of-order completions.
 
 use super::*;
+use crate::scenario::problem::Store;
 
 impl Checker<'_> {
     /// The inbox's settings, refused for a protocol without an inbox.
@@ -16,12 +17,10 @@ impl Checker<'_> {
                     ("store.inbox_unique", store.inbox_unique.is_some()),
                     ("store.inbox_ttl_ticks", store.inbox_ttl_ticks.is_some()),
                 ],
-                format!(
-                    "configures the inbox, and protocol `{}` has none (no \
-                             `insert_inbox` or `check_inbox` step); its steps are {}",
-                    protocol.name,
-                    protocol.arrow_list()
-                ),
+                Store::NoInbox {
+                    protocol: protocol.name.clone(),
+                    steps: protocol.arrow_list(),
+                },
             )?;
         }
         Ok(())
@@ -39,8 +38,7 @@ impl Checker<'_> {
                     ),
                     ("store.cleanup_batch", st.cleanup_batch.is_some()),
                 ],
-                "configures the inbox cleanup job, which runs only with \
-                         `store.inbox_ttl_ticks`",
+                Store::CleanupWithoutTtl,
             )?;
             return Ok(None);
         };
@@ -79,22 +77,13 @@ impl Checker<'_> {
             ),
         ];
         if !workload.lifecycle {
-            self.refuse_set(
-                &set,
-                "applies to the lifecycle workload only (`workload.lifecycle`: true), where a \
-                 TransferCompleted can arrive before its TransferCreated",
-            )?;
+            self.refuse_set(&set, Store::NotLifecycle)?;
         }
         // A log keyed by transfer (or source account) puts a transfer's two events on one
         // partition, read in order by one consumer at a time: a completion never arrives
         // before its creation, so what to do when it does could never happen.
         if log.is_some_and(|l| l.key != crate::broker::PartitionKey::EventId) {
-            self.refuse_set(
-                &set,
-                "a log keyed by transfer_id or account_id delivers a transfer's two events in \
-                 order on one partition, so a completion never arrives before its creation; \
-                 set `broker.key` to event_id to see it happen",
-            )?;
+            self.refuse_set(&set, Store::KeyedLogInOrder)?;
         }
         Ok((
             st.out_of_order.unwrap_or_default(),
@@ -127,16 +116,15 @@ impl Checker<'_> {
         if self.engine == Engine::Sqlite {
             return self.refuse_set(
                 &[("store.isolation", self.isolation.is_some())],
-                "sets PostgreSQL's isolation level (here or with --isolation), and this \
-                 scenario runs on SQLite, which \
-                 lets one writer at a time commit (a second writer's stale transaction fails \
-                 with SQLITE_BUSY_SNAPSHOT); add \"engine\": \"postgres\" (or --engine postgres)",
+                Store::IsolationOnSqlite,
             );
         }
         if raw.store.schema.is_none() {
             // No statement of the file is checked on the server: reach it now, so that a
             // machine without PostgreSQL is told before any work.
-            crate::store::pg::ready().map_err(|m| self.err("store.engine", m))?;
+            crate::store::pg::ready().map_err(|reason| {
+                self.err("store.engine", Store::PostgresUnreachable { reason })
+            })?;
         }
         Ok(())
     }
