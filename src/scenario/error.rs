@@ -13,7 +13,8 @@ pub struct ScenarioError {
     pub location: Option<(usize, usize)>,
     /// The field path, e.g. `faults.crash[0].at`, when the error is about one field.
     pub field: Option<String>,
-    pub problem: Problem,
+    /// Boxed: a `Result` carrying it stays small on the happy path.
+    pub problem: Box<Problem>,
 }
 
 impl ScenarioError {
@@ -22,7 +23,7 @@ impl ScenarioError {
             origin: origin.to_string(),
             location: None,
             field: Some(field.into()),
-            problem: problem.into(),
+            problem: Box::new(problem.into()),
         }
     }
 
@@ -31,7 +32,7 @@ impl ScenarioError {
             origin: origin.to_string(),
             location: None,
             field: None,
-            problem: problem.into(),
+            problem: Box::new(problem.into()),
         }
     }
 }

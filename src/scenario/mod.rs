@@ -533,10 +533,12 @@ fn not_utf8(origin: &str, bytes: &[u8], e: std::str::Utf8Error) -> ScenarioError
         origin: origin.to_string(),
         location: Some(validate::position(bytes, e.valid_up_to())),
         field: None,
-        problem: problem::Read::NotUtf8 {
-            byte: bytes[e.valid_up_to()],
-        }
-        .into(),
+        problem: Box::new(
+            problem::Read::NotUtf8 {
+                byte: bytes[e.valid_up_to()],
+            }
+            .into(),
+        ),
     }
 }
 

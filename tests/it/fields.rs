@@ -47,7 +47,7 @@ fn keys_at(path: &[&str]) -> Option<Vec<String>> {
     let e = Scenario::from_json(&doc.to_string(), "probe.json").expect_err("an unknown key");
     // Another refusal than serde's took the key: `path` is a map whose keys are the file's
     // own (a payload's fields), a leaf of the schema.
-    let Problem::Read(Read::Json { message, .. }) = &e.problem else {
+    let Problem::Read(Read::Json { message, .. }) = &*e.problem else {
         return None;
     };
     let rest = message

@@ -515,7 +515,7 @@ fn a_repeated_key_is_refused_even_where_serde_would_keep_the_last() {
     );
     assert_eq!(e.location.map(|l| l.0), Some(3));
     assert_eq!(
-        e.problem,
+        *e.problem,
         Problem::Read(Read::DuplicateKey {
             key: "ledger_per_event".into()
         }),
@@ -546,7 +546,7 @@ fn a_file_that_is_not_utf8_is_refused_at_its_first_bad_byte() {
     let e = Scenario::from_file(&path).unwrap_err();
     assert_eq!(e.location, Some((3, 15)), "{e}");
     assert_eq!(
-        e.problem,
+        *e.problem,
         Problem::Read(Read::NotUtf8 { byte: 0xe9 }),
         "{e}"
     );
@@ -570,7 +570,7 @@ fn deep_nesting_and_huge_files_are_refused_without_exhausting_the_stack_or_memor
     let e = Scenario::from_json(&deep, "deep.json").unwrap_err();
     assert!(
         matches!(
-            e.problem,
+            *e.problem,
             Problem::Read(Read::TooLong {
                 limit: 1_048_576,
                 ..

@@ -51,7 +51,7 @@ pub fn parse(text: &str, origin: &str) -> Result<Scenario, ScenarioError> {
             origin: origin.to_string(),
             location: (inner.line() > 0).then(|| (inner.line(), inner.column())),
             field: Some(field),
-            problem: problem.into(),
+            problem: Box::new(problem.into()),
         }
     };
     let de = &mut serde_json::Deserializer::from_str(text);
@@ -64,7 +64,7 @@ pub fn parse(text: &str, origin: &str) -> Result<Scenario, ScenarioError> {
             origin: origin.to_string(),
             location: None,
             field: Some(field),
-            problem: Read::Shape(Shape::ListForObject).into(),
+            problem: Box::new(Read::Shape(Shape::ListForObject).into()),
         });
     }
     let (engine, isolation) = super::engine::of(&raw);
@@ -100,11 +100,13 @@ pub fn too_long(bytes: &[u8], origin: &str) -> ScenarioError {
         origin: origin.to_string(),
         location: Some(position(bytes, bounds::MAX_SCENARIO_BYTES)),
         field: None,
-        problem: Read::TooLong {
-            bytes: bytes.len(),
-            limit: bounds::MAX_SCENARIO_BYTES,
-        }
-        .into(),
+        problem: Box::new(
+            Read::TooLong {
+                bytes: bytes.len(),
+                limit: bounds::MAX_SCENARIO_BYTES,
+            }
+            .into(),
+        ),
     }
 }
 

@@ -103,11 +103,13 @@ mod tests {
             origin: "a\nb.json".into(),
             location: Some((3, 16)),
             field: Some("descriptio\n".into()),
-            problem: crate::scenario::problem::Read::Json {
-                message: "unknown field `descriptio\n`, or \u{1b}[31mred\u{1b}[0m".into(),
-                renamed: false,
-            }
-            .into(),
+            problem: Box::new(
+                crate::scenario::problem::Read::Json {
+                    message: "unknown field `descriptio\n`, or \u{1b}[31mred\u{1b}[0m".into(),
+                    renamed: false,
+                }
+                .into(),
+            ),
         };
         assert_eq!(
             e.to_string(),
