@@ -43,6 +43,22 @@ const ALLOWED: &[(&str, &str)] = &[
     ("Protocol.db_names", "names"),
     ("SqlStep.statements", "the user's SQL"),
     ("Condition.source", "the user's condition, as written"),
+    // Why a crash point does not parse: the text the user wrote, quoted.
+    ("PointError::NoSide.text", "the user's crash point"),
+    (
+        "PointError::BadSide.side",
+        "a part of the user's crash point",
+    ),
+    ("PointError::BadSide.text", "the user's crash point"),
+    (
+        "PointError::BadOccurrence.occurrence",
+        "a part of the user's crash point",
+    ),
+    ("PointError::BadOccurrence.text", "the user's crash point"),
+    ("PointError::UnknownStep.step", "a step name the user wrote"),
+    ("PointError::UnknownStep.text", "the user's crash point"),
+    ("PointError::PointShape.text", "the user's crash point"),
+    ("PointError::PointDelivery.text", "the user's crash point"),
     ("BuiltIn.name", "a built-in protocol's name"),
     (
         "BuiltIn.description",

@@ -91,7 +91,7 @@ fn consequence_words(c: &Consequence, lang: Lang) -> String {
 }
 
 /// An actor that runs steps, named in Spanish with its article's noun.
-fn actor_es(actor: StepActor) -> &'static str {
+pub(super) fn actor_es(actor: StepActor) -> &'static str {
     match actor {
         StepActor::Consumer => "consumidor",
         StepActor::Producer => "productor",
