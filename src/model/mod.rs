@@ -27,7 +27,7 @@ pub use committed::{CommittedState, InvariantResult, LedgerCounts, PayloadAlertR
 pub use engine::{Engine, Isolation};
 pub use half_done::{HalfDone, StepFaults};
 pub use host::Host;
-pub use named::{Condition, NamedResults};
+pub use named::{Condition, ConditionError, NamedResults};
 pub use point::{
     occurrence, split_occurrence, Boundary, BoundaryPoint, CrashCause, PointError, Side,
 };

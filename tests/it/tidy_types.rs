@@ -43,7 +43,27 @@ const ALLOWED: &[(&str, &str)] = &[
     ("Protocol.db_names", "names"),
     ("SqlStep.statements", "the user's SQL"),
     ("Condition.source", "the user's condition, as written"),
-    // Why a crash point does not parse: the text the user wrote, quoted.
+    // Why a condition or a crash point does not parse: the text the user wrote, quoted.
+    (
+        "ConditionError::AfterTheEnd.token",
+        "a token of the user's condition",
+    ),
+    (
+        "ConditionError::TooLarge.digits",
+        "digits of the user's condition",
+    ),
+    (
+        "ConditionError::NoColumn.result",
+        "a name in the user's condition",
+    ),
+    (
+        "ConditionError::NotAName.word",
+        "a word of the user's condition",
+    ),
+    (
+        "ConditionError::NotAnOperand.found",
+        "a token of the user's condition",
+    ),
     ("PointError::NoSide.text", "the user's crash point"),
     (
         "PointError::BadSide.side",
