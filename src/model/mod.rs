@@ -27,8 +27,10 @@ pub use committed::{CommittedState, InvariantResult, LedgerCounts, PayloadAlertR
 pub use engine::{Engine, Isolation};
 pub use half_done::{HalfDone, StepFaults};
 pub use host::Host;
-pub use named::{Condition, NamedResults};
-pub use point::{occurrence, split_occurrence, Boundary, BoundaryPoint, CrashCause, Side};
+pub use named::{Condition, ConditionError, NamedResults};
+pub use point::{
+    occurrence, split_occurrence, Boundary, BoundaryPoint, CrashCause, PointError, Side,
+};
 pub use policy::{ErrorPolicy, GaveUpRecord, GiveUp, PolicyError, Retry};
 pub use protocol::{
     built_ins, BuiltIn, CommitTimeoutStrategy, Protocol, ProtocolError, Step, StepActor,

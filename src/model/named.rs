@@ -192,15 +192,15 @@ pub fn show_row(row: &Row) -> String {
 
 impl Condition {
     /// Parses `source`; the error says what is wrong and where.
-    pub fn parse(source: &str) -> Result<Condition, String> {
+    pub fn parse(source: &str) -> Result<Condition, ConditionError> {
         if source.chars().count() > MAX_CONDITION_CHARS {
-            return Err(format!(
-                "a condition has at most {MAX_CONDITION_CHARS} characters"
-            ));
+            return Err(ConditionError::TooLong {
+                max: MAX_CONDITION_CHARS,
+            });
         }
         let tokens = lex(source)?;
         if tokens.is_empty() {
-            return Err("an empty condition".into());
+            return Err(ConditionError::Empty);
         }
         let mut p = Parser { tokens, at: 0 };
         let tree = p.or(0)?;
@@ -209,7 +209,9 @@ impl Condition {
                 source: source.trim().to_string(),
                 tree,
             }),
-            Some(t) => Err(format!("unexpected `{t}` after a complete condition")),
+            Some(t) => Err(ConditionError::AfterTheEnd {
+                token: t.to_string(),
+            }),
         }
     }
 
@@ -224,6 +226,40 @@ impl Condition {
     pub fn holds(&self, results: &NamedResults) -> bool {
         self.tree.eval(results) == Some(true)
     }
+}
+
+/// Why a condition does not parse: which rule of the language it breaks, with the text
+/// or the place (1-based, in characters) it breaks it at.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ConditionError {
+    /// More than `max` characters.
+    TooLong { max: usize },
+    /// Nothing but blanks.
+    Empty,
+    /// A token after a condition already complete.
+    AfterTheEnd { token: String },
+    /// An integer literal past 64 bits.
+    TooLarge { digits: String },
+    /// A statement parameter (`:name`), which a condition cannot read.
+    Parameter { at: usize },
+    /// A character the language has no use for.
+    Unexpected { found: char, at: usize },
+    /// `result.` with no column after the dot.
+    NoColumn { result: String },
+    /// A word that is neither a keyword nor `result.column`.
+    NotAName { word: String },
+    /// A text literal whose quote never closes.
+    OpenText { at: usize },
+    /// Parentheses and `not` nested deeper than `max`.
+    TooDeep { max: usize },
+    /// A `(` without its `)`.
+    OpenParenthesis,
+    /// `is` not followed by `null` or `not null`.
+    IsWithoutNull,
+    /// A token where a column or a value belongs.
+    NotAnOperand { found: String },
+    /// The text ends where a column or a value belongs.
+    EndsEarly,
 }
 
 impl Cond {
@@ -353,7 +389,7 @@ impl fmt::Display for Token {
 
 const KEYWORDS: [&str; 7] = ["and", "or", "not", "is", "null", "true", "false"];
 
-fn lex(source: &str) -> Result<Vec<Token>, String> {
+fn lex(source: &str) -> Result<Vec<Token>, ConditionError> {
     let cs: Vec<char> = source.chars().collect();
     let mut out = Vec::new();
     let mut k = 0;
@@ -395,7 +431,7 @@ fn lex(source: &str) -> Result<Vec<Token>, String> {
                 let digits: String = cs[start..k].iter().collect();
                 let n = digits
                     .parse()
-                    .map_err(|_| format!("{digits} does not fit a 64-bit integer"))?;
+                    .map_err(|_| ConditionError::TooLarge { digits })?;
                 out.push(Token::Integer(n));
             }
             c if c.is_ascii_alphabetic() || c == '_' => {
@@ -403,15 +439,13 @@ fn lex(source: &str) -> Result<Vec<Token>, String> {
                 k = end;
                 out.push(token);
             }
-            ':' => {
-                return Err(format!(
-                    "a condition reads named results (`result.column`), not parameters (`:` at \
-                     {}): test a parameter in the step's SQL, or keep it in a result first \
-                     (`SELECT :amount AS amount` with `into`)",
-                    start + 1
-                ))
+            ':' => return Err(ConditionError::Parameter { at: start + 1 }),
+            other => {
+                return Err(ConditionError::Unexpected {
+                    found: other,
+                    at: start + 1,
+                })
             }
-            other => return Err(format!("unexpected `{other}` at {}", start + 1)),
         }
     }
     Ok(out)
@@ -419,7 +453,7 @@ fn lex(source: &str) -> Result<Vec<Token>, String> {
 
 /// The name that starts at `start`: a result's column (`result.column`) or a keyword; and
 /// where the lexer goes on.
-fn name_token(cs: &[char], start: usize) -> Result<(Token, usize), String> {
+fn name_token(cs: &[char], start: usize) -> Result<(Token, usize), ConditionError> {
     let word = |k: &mut usize| {
         let from = *k;
         while cs
@@ -436,22 +470,23 @@ fn name_token(cs: &[char], start: usize) -> Result<(Token, usize), String> {
         k += 1;
         let column = word(&mut k);
         if column.is_empty() {
-            return Err(format!("`{first}.` names no column"));
+            return Err(ConditionError::NoColumn { result: first });
         }
         Ok((Token::Column(first, column), k))
     } else if KEYWORDS.contains(&first.to_ascii_lowercase().as_str()) {
         Ok((Token::Word(first.to_ascii_lowercase()), k))
     } else {
-        Err(format!(
-            "`{first}` is neither a keyword nor a column: name a result's \
-             column as `result.column` (the result a step stored with `into`)"
-        ))
+        Err(ConditionError::NotAName { word: first })
     }
 }
 
 /// The text literal whose opening quote is at `start`, read from `k` on: its text, and
 /// where the lexer goes on (a doubled quote stays inside).
-fn text_literal(cs: &[char], mut k: usize, start: usize) -> Result<(String, usize), String> {
+fn text_literal(
+    cs: &[char],
+    mut k: usize,
+    start: usize,
+) -> Result<(String, usize), ConditionError> {
     let mut text = String::new();
     loop {
         match (cs.get(k), cs.get(k + 1)) {
@@ -464,7 +499,7 @@ fn text_literal(cs: &[char], mut k: usize, start: usize) -> Result<(String, usiz
                 text.push(*ch);
                 k += 1;
             }
-            (None, _) => return Err(format!("a text opened at {} never closes", start + 1)),
+            (None, _) => return Err(ConditionError::OpenText { at: start + 1 }),
         }
     }
 }
@@ -479,7 +514,7 @@ impl Parser {
         matches!(self.tokens.get(self.at), Some(Token::Word(x)) if x == w)
     }
 
-    fn or(&mut self, depth: usize) -> Result<Cond, String> {
+    fn or(&mut self, depth: usize) -> Result<Cond, ConditionError> {
         let mut left = self.and(depth)?;
         while self.peek_word("or") {
             self.at += 1;
@@ -488,7 +523,7 @@ impl Parser {
         Ok(left)
     }
 
-    fn and(&mut self, depth: usize) -> Result<Cond, String> {
+    fn and(&mut self, depth: usize) -> Result<Cond, ConditionError> {
         let mut left = self.not(depth)?;
         while self.peek_word("and") {
             self.at += 1;
@@ -497,9 +532,9 @@ impl Parser {
         Ok(left)
     }
 
-    fn not(&mut self, depth: usize) -> Result<Cond, String> {
+    fn not(&mut self, depth: usize) -> Result<Cond, ConditionError> {
         if depth > MAX_DEPTH {
-            return Err(format!("nested deeper than {MAX_DEPTH} levels"));
+            return Err(ConditionError::TooDeep { max: MAX_DEPTH });
         }
         if self.peek_word("not") {
             self.at += 1;
@@ -509,7 +544,7 @@ impl Parser {
             self.at += 1;
             let inner = self.or(depth + 1)?;
             if self.tokens.get(self.at) != Some(&Token::Close) {
-                return Err("a `(` is never closed".into());
+                return Err(ConditionError::OpenParenthesis);
             }
             self.at += 1;
             return Ok(inner);
@@ -517,7 +552,7 @@ impl Parser {
         self.comparison()
     }
 
-    fn comparison(&mut self) -> Result<Cond, String> {
+    fn comparison(&mut self) -> Result<Cond, ConditionError> {
         let left = self.operand()?;
         match self.tokens.get(self.at).cloned() {
             Some(Token::Op(op)) => {
@@ -529,7 +564,7 @@ impl Parser {
                 let negated = self.peek_word("not");
                 self.at += usize::from(negated);
                 if !self.peek_word("null") {
-                    return Err("`is` is followed by `null` or `not null`".into());
+                    return Err(ConditionError::IsWithoutNull);
                 }
                 self.at += 1;
                 Ok(Cond::IsNull(left, negated))
@@ -538,7 +573,7 @@ impl Parser {
         }
     }
 
-    fn operand(&mut self) -> Result<Operand, String> {
+    fn operand(&mut self) -> Result<Operand, ConditionError> {
         let t = self.tokens.get(self.at).cloned();
         self.at += 1;
         Ok(match t {
@@ -548,8 +583,12 @@ impl Parser {
             Some(Token::Word(w)) if w == "null" => Operand::Null,
             Some(Token::Word(w)) if w == "true" => Operand::Integer(1),
             Some(Token::Word(w)) if w == "false" => Operand::Integer(0),
-            Some(other) => return Err(format!("expected a column or a value, found `{other}`")),
-            None => return Err("the condition ends where a column or a value was expected".into()),
+            Some(other) => {
+                return Err(ConditionError::NotAnOperand {
+                    found: other.to_string(),
+                })
+            }
+            None => return Err(ConditionError::EndsEarly),
         })
     }
 }
@@ -607,26 +646,56 @@ mod tests {
 
     #[test]
     fn bad_conditions_say_what_is_wrong() {
-        for (bad, says) in [
-            ("", "empty"),
-            ("count > 0", "`count` is neither"),
-            ("claim.count >", "ends where"),
-            ("claim.count > 0 claim.x", "unexpected"),
-            ("(claim.count > 0", "never closed"),
-            ("claim.x is 1", "`is` is followed"),
-            ("claim.x = 'open", "never closes"),
-            ("claim.x ; drop", "unexpected `;`"),
-            ("claim.x < :amount", "not parameters"),
-            ("claim. = 1", "names no column"),
-            ("99999999999999999999 = claim.x", "does not fit"),
+        use ConditionError::*;
+        let text = |s: &str| s.to_string();
+        for (bad, why) in [
+            ("", Empty),
+            (
+                "count > 0",
+                NotAName {
+                    word: text("count"),
+                },
+            ),
+            ("claim.count >", EndsEarly),
+            (
+                "claim.count > 0 claim.x",
+                AfterTheEnd {
+                    token: text("claim.x"),
+                },
+            ),
+            ("(claim.count > 0", OpenParenthesis),
+            ("claim.x is 1", IsWithoutNull),
+            ("claim.x = 'open", OpenText { at: 11 }),
+            ("claim.x ; drop", Unexpected { found: ';', at: 9 }),
+            ("claim.x < :amount", Parameter { at: 11 }),
+            (
+                "claim. = 1",
+                NoColumn {
+                    result: text("claim"),
+                },
+            ),
+            (
+                "99999999999999999999 = claim.x",
+                TooLarge {
+                    digits: text("99999999999999999999"),
+                },
+            ),
+            ("claim.x = and", NotAnOperand { found: text("and") }),
         ] {
-            let e = Condition::parse(bad).unwrap_err();
-            assert!(e.contains(says), "{bad}: {e}");
+            assert_eq!(Condition::parse(bad).unwrap_err(), why, "{bad}");
         }
         let deep = format!("{}claim.x = 1{}", "(".repeat(40), ")".repeat(40));
-        assert!(Condition::parse(&deep).unwrap_err().contains("deeper"));
+        assert_eq!(
+            Condition::parse(&deep).unwrap_err(),
+            TooDeep { max: MAX_DEPTH }
+        );
         let long = "claim.x = 1 and ".repeat(40) + "claim.x = 1";
-        assert!(Condition::parse(&long).unwrap_err().contains("at most"));
+        assert_eq!(
+            Condition::parse(&long).unwrap_err(),
+            TooLong {
+                max: MAX_CONDITION_CHARS
+            }
+        );
     }
 
     #[test]

@@ -58,23 +58,26 @@ impl Boundary {
     }
 
     /// Parses `before:STEP` / `after:STEP`, with `#N` after a repeated step's name
-    /// (`after:commit#2`); the error says what is allowed.
-    pub fn parse(text: &str) -> Result<Boundary, String> {
-        let (side, step) = text.split_once(':').ok_or_else(|| {
-            format!("`{text}` is not a crash point; write `before:STEP` or `after:STEP`")
+    /// (`after:commit#2`); the error says what is wrong, as a [`PointError`].
+    pub fn parse(text: &str) -> Result<Boundary, PointError> {
+        let (side, step) = text.split_once(':').ok_or_else(|| PointError::NoSide {
+            text: text.to_string(),
         })?;
         let side = match side {
             "before" => Side::Before,
             "after" => Side::After,
-            other => return Err(format!("`{other}` in `{text}` must be `before` or `after`")),
+            other => {
+                return Err(PointError::BadSide {
+                    side: other.to_string(),
+                    text: text.to_string(),
+                })
+            }
         };
         let (step, nth) = split_occurrence(step, text)?;
         let nth = nth.unwrap_or(1);
-        let step = Step::parse(step).ok_or_else(|| {
-            format!(
-                "unknown step `{step}` in `{text}`; the steps are {}",
-                Step::all_names()
-            )
+        let step = Step::parse(step).ok_or_else(|| PointError::UnknownStep {
+            step: step.to_string(),
+            text: text.to_string(),
         })?;
         Ok(Boundary { side, step, nth })
     }
@@ -108,16 +111,71 @@ impl Boundary {
 
 /// `commit#2` as (`commit`, `Some(2)`), `commit` as (`commit`, `None`); `text` is the
 /// whole field, for the error.
-pub fn split_occurrence<'a>(name: &'a str, text: &str) -> Result<(&'a str, Option<u8>), String> {
+pub fn split_occurrence<'a>(
+    name: &'a str,
+    text: &str,
+) -> Result<(&'a str, Option<u8>), PointError> {
     match name.split_once('#') {
         None => Ok((name, None)),
         Some((step, n)) => match n.parse::<u8>() {
             Ok(n) if n >= 1 => Ok((step, Some(n))),
-            _ => Err(format!(
-                "`#{n}` in `{text}` is not an occurrence; a repeated step is numbered from 1 \
-                 (`after:commit#2` is the second `commit`)"
-            )),
+            _ => Err(PointError::BadOccurrence {
+                occurrence: n.to_string(),
+                text: text.to_string(),
+            }),
         },
+    }
+}
+
+/// Why a text is not a crash point (a boundary, or a point as `explore` prints it), or
+/// not a step with its occurrence. Each variant holds the text as written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PointError {
+    /// No `:` between the side and the step.
+    NoSide { text: String },
+    /// A side other than `before` and `after`.
+    BadSide { side: String, text: String },
+    /// What follows `#` is not an occurrence numbered from 1 (up to 255).
+    BadOccurrence { occurrence: String, text: String },
+    /// A step name no step has.
+    UnknownStep { step: String, text: String },
+    /// A point not shaped as `explore` prints it (`after:commit e0 d1`).
+    PointShape { text: String },
+    /// A point whose delivery attempt is 0 (or past the largest).
+    PointDelivery { text: String },
+}
+
+/// In English: the command line's `--crash` prints it; `report::lang::input` words it in
+/// both languages for a scenario's crash points.
+impl fmt::Display for PointError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PointError::NoSide { text } => write!(
+                f,
+                "`{text}` is not a crash point; write `before:STEP` or `after:STEP`"
+            ),
+            PointError::BadSide { side, text } => {
+                write!(f, "`{side}` in `{text}` must be `before` or `after`")
+            }
+            PointError::BadOccurrence { occurrence, text } => write!(
+                f,
+                "`#{occurrence}` in `{text}` is not an occurrence; a repeated step is \
+                 numbered from 1 (`after:commit#2` is the second `commit`)"
+            ),
+            PointError::UnknownStep { step, text } => write!(
+                f,
+                "unknown step `{step}` in `{text}`; the steps are {}",
+                Step::all_names()
+            ),
+            PointError::PointShape { text } => write!(
+                f,
+                "`{text}` is not a crash point; write it as printed by explore, e.g. \
+                 `after:commit e0 d1` or `before:ack e2 copy1 d2`"
+            ),
+            PointError::PointDelivery { text } => {
+                write!(f, "in `{text}`: delivery attempts start at d1")
+            }
+        }
     }
 }
 
@@ -191,12 +249,9 @@ impl fmt::Display for BoundaryPoint {
 impl BoundaryPoint {
     /// Parses the text [`fmt::Display`] prints: `after:commit e0 d1` or
     /// `after:commit e0 copy1 d1`.
-    pub fn parse(text: &str) -> Result<BoundaryPoint, String> {
-        let shape = || {
-            format!(
-                "`{text}` is not a crash point; write it as printed by explore, \
-                 e.g. `after:commit e0 d1` or `before:ack e2 copy1 d2`"
-            )
+    pub fn parse(text: &str) -> Result<BoundaryPoint, PointError> {
+        let shape = || PointError::PointShape {
+            text: text.to_string(),
         };
         let parts: Vec<&str> = text.split_whitespace().collect();
         let (at, event, copy, delivery) = match parts.as_slice() {
@@ -204,14 +259,16 @@ impl BoundaryPoint {
             [at, e, c, d] => (*at, *e, Some(*c), *d),
             _ => return Err(shape()),
         };
-        let number = |part: &str, prefix: &str| -> Result<u64, String> {
+        let number = |part: &str, prefix: &str| -> Result<u64, PointError> {
             part.strip_prefix(prefix)
                 .and_then(|n| n.parse().ok())
                 .ok_or_else(shape)
         };
         let delivery = number(delivery, "d")?;
         if delivery == 0 || delivery > u64::from(u32::MAX) {
-            return Err(format!("in `{text}`: delivery attempts start at d1"));
+            return Err(PointError::PointDelivery {
+                text: text.to_string(),
+            });
         }
         Ok(BoundaryPoint {
             boundary: Boundary::parse(at)?,
@@ -290,27 +347,43 @@ mod tests {
     }
 
     #[test]
-    fn bad_boundaries_say_what_is_allowed() {
-        assert!(Boundary::parse("commit")
-            .unwrap_err()
-            .contains("before:STEP"));
-        assert!(Boundary::parse("during:commit")
-            .unwrap_err()
-            .contains("`before` or `after`"));
-        for bad in [
-            "after:commit#0",
-            "after:commit#",
-            "after:commit#x",
-            "after:commit#300",
+    fn bad_boundaries_say_what_is_wrong() {
+        let text = |s: &str| s.to_string();
+        assert_eq!(
+            Boundary::parse("commit"),
+            Err(PointError::NoSide {
+                text: text("commit")
+            })
+        );
+        assert_eq!(
+            Boundary::parse("during:commit"),
+            Err(PointError::BadSide {
+                side: text("during"),
+                text: text("during:commit")
+            })
+        );
+        for (bad, occurrence) in [
+            ("after:commit#0", "0"),
+            ("after:commit#", ""),
+            ("after:commit#x", "x"),
+            ("after:commit#300", "300"),
         ] {
             let e = Boundary::parse(bad).unwrap_err();
-            assert!(e.contains("numbered from 1"), "{bad}: {e}");
+            let want = PointError::BadOccurrence {
+                occurrence: text(occurrence),
+                text: text(bad),
+            };
+            assert_eq!(e, want, "{bad}");
         }
         let e = Boundary::parse("after:comit").unwrap_err();
-        assert!(
-            e.contains("unknown step `comit`") && e.contains("insert_inbox"),
-            "{e}"
+        assert_eq!(
+            e,
+            PointError::UnknownStep {
+                step: text("comit"),
+                text: text("after:comit")
+            }
         );
+        assert!(e.to_string().contains("insert_inbox"), "{e}");
     }
 
     #[test]
@@ -318,13 +391,27 @@ mod tests {
         for text in ["after:commit e0 d1", "before:ack e12 copy2 d3"] {
             assert_eq!(BoundaryPoint::parse(text).unwrap().to_string(), text);
         }
-        for bad in [
-            "after:commit",
-            "after:commit e0 d0",
-            "after:commit x0 d1",
-            "after:comit e0 d1",
+        let shape = |text: &str| PointError::PointShape {
+            text: text.to_string(),
+        };
+        for (bad, why) in [
+            ("after:commit", shape("after:commit")),
+            ("after:commit x0 d1", shape("after:commit x0 d1")),
+            (
+                "after:commit e0 d0",
+                PointError::PointDelivery {
+                    text: "after:commit e0 d0".into(),
+                },
+            ),
+            (
+                "after:comit e0 d1",
+                PointError::UnknownStep {
+                    step: "comit".into(),
+                    text: "after:comit".into(),
+                },
+            ),
         ] {
-            assert!(BoundaryPoint::parse(bad).is_err(), "{bad}");
+            assert_eq!(BoundaryPoint::parse(bad), Err(why), "{bad}");
         }
     }
 

@@ -94,31 +94,19 @@ impl ErrorPolicy {
 }
 
 /// Why an error policy does not fit its protocol. `position` is the index into the
-/// policy's `steps` the error is about, if it is about one.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+/// policy's `steps` the error is about, if it is about one. Worded by
+/// `report::lang::input`, where the scenario checker's errors are.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PolicyError {
-    #[error(
-        "`{step}` cannot compensate: a compensating step is a SQL step the scenario writes, \
-         or `begin` / `commit` around them"
-    )]
+    /// Compensating step `at` is neither a SQL step nor `begin` / `commit`.
     NotCompensation { at: usize, step: Step },
-    #[error("`commit` at {at} has no `begin` before it among the compensating steps")]
+    /// A `commit` among the compensating steps with no `begin` before it.
     CommitWithoutBegin { at: usize },
-    #[error(
-        "`begin` at {at} opens a transaction the compensating steps never commit (or one \
-         inside another on the same database)"
-    )]
+    /// A `begin` among the compensating steps never committed, or nested on its database.
     UnbalancedBegin { at: usize },
-    #[error(
-        "`then: ack` needs an `ack` step in the protocol: a protocol that never acks cannot \
-         ack on an error either"
-    )]
+    /// `then: ack` in a protocol without an `ack` step.
     AckWithoutAck,
-    #[error(
-        "`{step}` runs {count} times in one attempt and {attempts} attempts are allowed: \
-         {total} occurrences in one delivery, more than the {max} a crash point can number \
-         (`after:{step}#{max}`); retry fewer times"
-    )]
+    /// A step repeated by the retries past the occurrences a crash point can number.
     TooManyOccurrences {
         step: Step,
         count: usize,

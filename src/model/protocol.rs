@@ -725,10 +725,16 @@ impl Protocol {
     /// For an unknown step named where this protocol's steps are meant: ` (this protocol's
     /// steps: …)` when it has SQL steps, whose names the list of built-in steps lacks.
     pub fn own_steps_hint(&self) -> String {
-        if self.sql.is_empty() {
-            return String::new();
+        match self.own_steps() {
+            Some(steps) => format!(" (this protocol's steps: {steps})"),
+            None => String::new(),
         }
-        format!(" (this protocol's steps: {})", self.arrow_list())
+    }
+
+    /// The protocol's steps as [`Protocol::arrow_list`] lists them, when it has SQL steps
+    /// (whose names the list of built-in steps lacks): what an unknown step's error adds.
+    pub fn own_steps(&self) -> Option<String> {
+        (!self.sql.is_empty()).then(|| self.arrow_list())
     }
 
     /// `receive → begin → …`, for people.

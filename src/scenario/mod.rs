@@ -8,6 +8,7 @@
 mod engine;
 mod error;
 pub mod problem;
+mod reach;
 mod schema;
 mod strict;
 mod validate;
@@ -21,6 +22,7 @@ pub use engine::{overridden as engine_overridden, override_engine};
 pub use strict::unique_keys;
 
 pub use error::ScenarioError;
+pub use reach::{missing_occurrence, Unreached};
 
 /// A fault plan as a scenario file's `faults` section writes it: the one shape every
 /// output uses for faults (a sweep's drawn plan, a shrunk run's scenario).
@@ -378,48 +380,6 @@ pub fn runs_step(protocol: &Protocol, producer: &ProducerConfig, step: Step) -> 
         StepActor::Relay => producer.mode == ProducerMode::Outbox,
         StepActor::EmailRelay => protocol.has(Step::EnqueueEmail),
     }
-}
-
-/// Why a run never reaches the `nth` occurrence of `step` although it runs the step: the
-/// protocol does not repeat it that often (`commit#3` with two commits), or the step is
-/// another actor's, whose steps do not repeat. `what` is the text the user wrote
-/// (`after:commit#3`). `None` when the occurrence exists.
-pub fn missing_occurrence(protocol: &Protocol, step: Step, nth: u8, what: &str) -> Option<String> {
-    let boundary = crate::model::Boundary::before(step).nth(nth);
-    let reached = match step.actor() {
-        StepActor::Consumer => protocol.has_boundary(boundary),
-        _ => nth == 1,
-    };
-    if reached {
-        return None;
-    }
-    let count = protocol
-        .body_count(step)
-        .max(usize::from(step == Step::DeadLetter));
-    let attempts = protocol.on_error.attempts();
-    Some(match step.actor() {
-        StepActor::Consumer => format!(
-            "`{what}` is never reached: protocol `{}` runs `{step}` {} ({}){}",
-            protocol.name,
-            match count {
-                1 => "once".to_string(),
-                n => format!("{n} times"),
-            },
-            protocol.arrow_list(),
-            match attempts {
-                1 => String::new(),
-                n if step == Step::DeadLetter => format!(", after the last of its {n} attempts"),
-                n => format!(
-                    " per attempt, {n} attempts at most: `{step}#{}` is the last",
-                    count + protocol.round_offset(step) * usize::from(n - 1)
-                ),
-            }
-        ),
-        actor => format!(
-            "`{what}` is never reached: the {} runs `{step}` once per event",
-            actor.name()
-        ),
-    })
 }
 
 /// What `explore --smallest-safe-ttl` should find.

@@ -43,6 +43,42 @@ const ALLOWED: &[(&str, &str)] = &[
     ("Protocol.db_names", "names"),
     ("SqlStep.statements", "the user's SQL"),
     ("Condition.source", "the user's condition, as written"),
+    // Why a condition or a crash point does not parse: the text the user wrote, quoted.
+    (
+        "ConditionError::AfterTheEnd.token",
+        "a token of the user's condition",
+    ),
+    (
+        "ConditionError::TooLarge.digits",
+        "digits of the user's condition",
+    ),
+    (
+        "ConditionError::NoColumn.result",
+        "a name in the user's condition",
+    ),
+    (
+        "ConditionError::NotAName.word",
+        "a word of the user's condition",
+    ),
+    (
+        "ConditionError::NotAnOperand.found",
+        "a token of the user's condition",
+    ),
+    ("PointError::NoSide.text", "the user's crash point"),
+    (
+        "PointError::BadSide.side",
+        "a part of the user's crash point",
+    ),
+    ("PointError::BadSide.text", "the user's crash point"),
+    (
+        "PointError::BadOccurrence.occurrence",
+        "a part of the user's crash point",
+    ),
+    ("PointError::BadOccurrence.text", "the user's crash point"),
+    ("PointError::UnknownStep.step", "a step name the user wrote"),
+    ("PointError::UnknownStep.text", "the user's crash point"),
+    ("PointError::PointShape.text", "the user's crash point"),
+    ("PointError::PointDelivery.text", "the user's crash point"),
     ("BuiltIn.name", "a built-in protocol's name"),
     (
         "BuiltIn.description",

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::broker::PartitionKey;
+use crate::scenario::problem::Broker;
 
 impl Checker<'_> {
     /// The log broker's settings, when `broker.kind` is `log`; the queue's own options and
@@ -21,12 +22,7 @@ impl Checker<'_> {
                 Some(PartitionKey::TransferId | PartitionKey::AccountId)
             )
         {
-            return Err(self.err(
-                "broker.key",
-                "a scenario with its own schema (`store.schema`) has no transfer or account \
-                 ids to partition by (they are the built-in ledger's); its messages are keyed \
-                 by `event_id`, the default here",
-            ));
+            return Err(self.err("broker.key", Broker::KeyWithOwnSchema));
         }
         if b.kind != Some(BrokerKind::Log) {
             self.refuse_set(
@@ -36,7 +32,7 @@ impl Checker<'_> {
                     ("broker.commit_every", b.commit_every.is_some()),
                     ("broker.auto_commit", b.auto_commit.is_some()),
                 ],
-                "applies to `\"kind\": \"log\"` brokers only",
+                Broker::LogOnly,
             )?;
             return Ok(None);
         }
@@ -67,7 +63,7 @@ impl Checker<'_> {
                     !f.duplicate_delivery.is_empty(),
                 ),
             ],
-            "applies to queue brokers only; a log has offsets, not per-message acks",
+            Broker::QueueOnly,
         )?;
         Ok(Some(LogConfig {
             partitions: self.range(
@@ -121,19 +117,16 @@ impl Checker<'_> {
                 if broker.max_deliveries.is_none() && !consumer_dead_letters {
                     return Err(self.err(
                         "broker.replay_dead_letters_at_tick",
-                        "nothing is ever dead-lettered without `broker.max_deliveries` or an \
-                         error policy that dead-letters (`protocol.on_error.then: \
-                         dead_letter`); set one of them",
+                        Broker::NothingDeadLettered,
                     ));
                 }
                 if t >= limits.max_ticks {
                     return Err(self.err(
                         "broker.replay_dead_letters_at_tick",
-                        format!(
-                            "{t} is not before the run's tick limit (limits.max_ticks = {}); \
-                             the replay would never happen",
-                            limits.max_ticks
-                        ),
+                        Broker::ReplayPastLimit {
+                            tick: t,
+                            max_ticks: limits.max_ticks,
+                        },
                     ));
                 }
                 self.range(

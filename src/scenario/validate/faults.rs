@@ -3,7 +3,8 @@
 //! the workload.
 
 use super::*;
-use crate::model::split_occurrence;
+use crate::model::{split_occurrence, PointError};
+use crate::scenario::problem::Faults;
 
 impl Checker<'_> {
     pub(super) fn faults(
@@ -99,17 +100,15 @@ impl Checker<'_> {
         if crashes.len() > bounds::MAX_CRASHES as usize {
             return Err(self.err(
                 "faults.crash",
-                format!("at most {} planned crashes", bounds::MAX_CRASHES),
+                Faults::TooManyCrashes {
+                    max: bounds::MAX_CRASHES,
+                },
             ));
         }
         let mut crash = Vec::new();
         for (i, c) in crashes.into_iter().enumerate() {
-            let mut at = Boundary::parse(&c.at).map_err(|m| {
-                self.err(
-                    format!("faults.crash[{i}].at"),
-                    m + &protocol.own_steps_hint(),
-                )
-            })?;
+            let mut at = Boundary::parse(&c.at)
+                .map_err(|e| self.bad_point(format!("faults.crash[{i}].at"), e, protocol))?;
             at.step = protocol.resolve(at.step);
             if !crate::scenario::runs_step(protocol, producer, at.step) {
                 return Err(self.missing_step(
@@ -119,8 +118,11 @@ impl Checker<'_> {
                     Consequence::NeverReached { at: c.at.clone() },
                 ));
             }
-            if let Some(m) = crate::scenario::missing_occurrence(protocol, at.step, at.nth, &c.at) {
-                return Err(self.err(format!("faults.crash[{i}].at"), m));
+            if let Some(u) = crate::scenario::missing_occurrence(protocol, at.step, at.nth, &c.at) {
+                return Err(self.err(
+                    format!("faults.crash[{i}].at"),
+                    Faults::Unreached(Box::new(u)),
+                ));
             }
             let event =
                 self.opt_event(&format!("faults.crash[{i}].event"), c.event, crash_events)?;
@@ -135,10 +137,7 @@ impl Checker<'_> {
                 if copy as usize > copies {
                     return Err(self.err(
                         format!("faults.crash[{i}].copy"),
-                        format!(
-                            "copy {copy} is never published: 0 is the original and the \
-                             workload republishes this event {copies} time(s)"
-                        ),
+                        Faults::CopyNeverPublished { copy, copies },
                     ));
                 }
             }
@@ -167,8 +166,7 @@ impl Checker<'_> {
             if f.times.is_some() && f.until_tick.is_some() {
                 return Err(self.err(
                     format!("faults.fail[{i}].until_tick"),
-                    "give `times` (fails that many times) or `until_tick` (fails every time \
-                     until that tick, a poison message until its fix), not both",
+                    Faults::TimesAndUntilTick,
                 ));
             }
             fail.push(FailSpec {
@@ -210,36 +208,23 @@ impl Checker<'_> {
         at: &str,
         protocol: &Protocol,
     ) -> Result<(Step, Option<u8>), ScenarioError> {
-        let (name, nth) = split_occurrence(at, at).map_err(|m| self.err(field, m))?;
+        let (name, nth) = split_occurrence(at, at).map_err(|e| self.bad_occurrence(field, e))?;
         let step = Step::parse(name)
             .map(|s| protocol.resolve(s))
             .ok_or_else(|| {
                 self.err(
                     field,
-                    format!(
-                        "unknown step `{}`; the steps are {}{}",
-                        at,
-                        Step::allowed_names(),
-                        protocol.own_steps_hint()
-                    ),
+                    Faults::UnknownFailStep {
+                        at: at.to_string(),
+                        own_steps: protocol.own_steps(),
+                    },
                 )
             })?;
         if step.actor() != crate::model::StepActor::Consumer {
-            return Err(self.err(
-                field,
-                format!(
-                    "only consumer steps can be told to fail; `{step}` is the {}'s (crash \
-                     it with `faults.crash`, or time its publication out with \
-                     `faults.publish_timeout`)",
-                    step.actor().name()
-                ),
-            ));
+            return Err(self.err(field, Faults::FailNotConsumer { step }));
         }
         if step == Step::Receive {
-            return Err(self.err(
-                field,
-                "`receive` cannot fail; to lose a delivery on the wire, crash at `before:receive`",
-            ));
+            return Err(self.err(field, Faults::ReceiveCannotFail));
         }
         if !protocol.runs(step) {
             return Err(self.missing_step(field, protocol, step, Consequence::Plain));
@@ -259,19 +244,14 @@ impl Checker<'_> {
         for (i, st) in stalls.into_iter().enumerate() {
             let field = format!("faults.stall[{i}]");
             let mut at = Boundary::parse(&st.at)
-                .map_err(|m| self.err(format!("{field}.at"), m + &protocol.own_steps_hint()))?;
+                .map_err(|e| self.bad_point(format!("{field}.at"), e, protocol))?;
             at.step = protocol.resolve(at.step);
             // The upstream processes' steps are refused for what they are: the relay may well
             // run, and "does not run" would send the user to `producer.mode` for nothing.
             if at.step.actor() != crate::model::StepActor::Consumer {
                 return Err(self.err(
                     format!("{field}.at"),
-                    format!(
-                        "only consumer steps can be stalled; `{}` is the {}'s (crash it with \
-                         `faults.crash`)",
-                        at.step,
-                        at.step.actor().name()
-                    ),
+                    Faults::StallNotConsumer { step: at.step },
                 ));
             }
             if !protocol.runs(at.step) {
@@ -282,9 +262,9 @@ impl Checker<'_> {
                     Consequence::Plain,
                 ));
             }
-            if let Some(m) = crate::scenario::missing_occurrence(protocol, at.step, at.nth, &st.at)
+            if let Some(u) = crate::scenario::missing_occurrence(protocol, at.step, at.nth, &st.at)
             {
-                return Err(self.err(format!("{field}.at"), m));
+                return Err(self.err(format!("{field}.at"), Faults::Unreached(Box::new(u))));
             }
             stall.push(StallSpec {
                 at,
@@ -312,7 +292,7 @@ impl Checker<'_> {
         let Some(nth) = nth else { return Ok(()) };
         let what = format!("{step}#{nth}");
         match crate::scenario::missing_occurrence(protocol, step, nth, &what) {
-            Some(m) => Err(self.err(field, m)),
+            Some(u) => Err(self.err(field, Faults::Unreached(Box::new(u)))),
             None => Ok(()),
         }
     }
@@ -327,7 +307,9 @@ impl Checker<'_> {
         if timeouts.len() > bounds::MAX_CRASHES as usize {
             return Err(self.err(
                 "faults.commit_timeout",
-                format!("at most {} commit timeouts", bounds::MAX_CRASHES),
+                Faults::TooManyCommitTimeouts {
+                    max: bounds::MAX_CRASHES,
+                },
             ));
         }
         let mut commit_timeout = Vec::new();
@@ -345,12 +327,10 @@ impl Checker<'_> {
                 None => None,
                 Some(at) => {
                     let field = format!("{field}.at");
-                    let (name, nth) = split_occurrence(at, at).map_err(|m| self.err(&field, m))?;
+                    let (name, nth) =
+                        split_occurrence(at, at).map_err(|e| self.bad_occurrence(&field, e))?;
                     if name != "commit" {
-                        return Err(self.err(
-                            &field,
-                            format!("`{at}` is not a commit; write `commit` or `commit#N`"),
-                        ));
+                        return Err(self.err(&field, Faults::NotACommit { at: at.clone() }));
                     }
                     self.occurrence(&field, protocol, Step::Commit, nth)?;
                     nth
@@ -393,14 +373,21 @@ impl Checker<'_> {
     /// At most `max` entries in the list `field`.
     pub(super) fn at_most(&self, field: &str, len: usize, max: usize) -> Result<(), ScenarioError> {
         if len > max {
-            return Err(self.err(
-                field,
-                format!(
-                    "{len} entries is over the limit of {max}; each is checked at every step \
-                     boundary (scenario::bounds)"
-                ),
-            ));
+            return Err(self.err(field, Faults::TooManyEntries { len, max }));
         }
         Ok(())
+    }
+
+    /// A crash point at `field` that does not parse, with `protocol`'s own steps when the
+    /// list of built-in steps lacks them.
+    fn bad_point(&self, field: String, error: PointError, protocol: &Protocol) -> ScenarioError {
+        let own_steps = protocol.own_steps();
+        self.err(field, Faults::BadPoint { error, own_steps })
+    }
+
+    /// A step's occurrence (`commit#x`) at `field` that does not parse.
+    fn bad_occurrence(&self, field: &str, error: PointError) -> ScenarioError {
+        let own_steps = None;
+        self.err(field, Faults::BadPoint { error, own_steps })
     }
 }

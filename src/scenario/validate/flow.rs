@@ -10,6 +10,7 @@
 
 use super::*;
 use crate::model::{sql, Condition, SqlStep};
+use crate::scenario::problem::Flow;
 use std::collections::BTreeMap;
 
 /// The results kept so far, in the order the steps are first written: each `into` name,
@@ -41,24 +42,21 @@ impl Checker<'_> {
             if !sql::valid_name(value) {
                 return Err(self.err(
                     format!("{field}.{key}"),
-                    format!(
-                        "`{value}` cannot be a name here: lower-case letters, digits and `_`, \
-                         starting with a letter, at most 40 characters"
-                    ),
+                    Flow::BadName {
+                        value: value.to_string(),
+                    },
                 ));
             }
-            sql::intern(value).ok_or_else(|| {
-                self.err(
-                    format!("{field}.{key}"),
-                    "this process has interned too many distinct names",
-                )
-            })
+            sql::intern(value).ok_or_else(|| self.err(format!("{field}.{key}"), Flow::TooManyNames))
         };
         let condition = |key: &str, text: &str| {
-            Condition::parse(text).map_err(|why| {
+            Condition::parse(text).map_err(|error| {
                 self.err(
                     format!("{field}.{key}"),
-                    format!("the condition `{}` does not parse: {why}", text.trim()),
+                    Flow::BadCondition {
+                        condition: text.trim().to_string(),
+                        error,
+                    },
                 )
             })
         };
@@ -128,36 +126,32 @@ impl Checker<'_> {
         kept: &Kept,
     ) -> Result<(), ScenarioError> {
         let Some((by, columns)) = kept.results.get(result) else {
-            let known: Vec<&str> = kept.results.keys().map(String::as_str).collect();
             return Err(self.err(
                 field,
-                format!(
-                    "`{written}` names the result `{result}`, which no step keeps (a SQL step \
-                     keeps its row with `\"into\": \"{result}\"`); the results kept are: {}",
-                    if known.is_empty() {
-                        "none".to_string()
-                    } else {
-                        known.join(", ")
-                    }
-                ),
+                Flow::UnknownResult {
+                    written: written.to_string(),
+                    result: result.to_string(),
+                    known: kept.results.keys().cloned().collect(),
+                },
             ));
         };
         if *by > at || (*by == at && !itself) {
             return Err(self.err(
                 field,
-                format!(
-                    "`{written}` reads the result `{result}`, which a later step keeps; a \
-                     step reads only what the steps before it kept"
-                ),
+                Flow::KeptLater {
+                    written: written.to_string(),
+                    result: result.to_string(),
+                },
             ));
         }
         if !columns.is_empty() && !columns.iter().any(|c| c == column) {
             return Err(self.err(
                 field,
-                format!(
-                    "the result `{result}` has no column `{column}`; its columns are {}",
-                    columns.join(", ")
-                ),
+                Flow::NoSuchColumn {
+                    result: result.to_string(),
+                    column: column.to_string(),
+                    columns: columns.clone(),
+                },
             ));
         }
         Ok(())
@@ -171,11 +165,7 @@ impl Checker<'_> {
         last: &crate::store::StatementShape,
     ) -> Result<(), ScenarioError> {
         if def.into.is_some() && last.columns == 0 {
-            return Err(self.err(
-                format!("{}.into", origin.step),
-                "`into` keeps the first row of the step's last statement, and that statement \
-                 returns no rows (a SELECT, or a write with RETURNING, does)",
-            ));
+            return Err(self.err(format!("{}.into", origin.step), Flow::IntoWithoutRows));
         }
         Ok(())
     }
@@ -194,15 +184,10 @@ impl Checker<'_> {
             let field = format!("{}.goto", o.step);
             let targets = positions(protocol, target);
             let &[to_at] = targets.as_slice() else {
+                let target = target.to_string();
                 let why = match targets.len() {
-                    0 => format!(
-                        "`{target}` is not one of the protocol's steps; `goto` names an \
-                         earlier step by its name"
-                    ),
-                    n => format!(
-                        "`{target}` is written {n} times in the protocol's steps, so `goto` \
-                         could mean any of them; give the step it goes back to one place"
-                    ),
+                    0 => Flow::GotoNowhere { target },
+                    times => Flow::GotoAmbiguous { target, times },
                 };
                 return Err(self.err(field, why));
             };
@@ -229,40 +214,21 @@ impl Checker<'_> {
             let target = catch.continue_at;
             let targets = positions(protocol, target);
             let &[to_at] = targets.as_slice() else {
-                return Err(self.err(
-                    field,
-                    format!(
-                        "`{target}` is not a step written once in the protocol's steps; the \
-                         handler goes on at a later step, named"
-                    ),
-                ));
+                let target = target.to_string();
+                return Err(self.err(field, Flow::ContinueNotOnce { target }));
             };
             for at in positions(protocol, o.name) {
+                let target = target.to_string();
                 if to_at <= at {
-                    return Err(self.err(
-                        &field,
-                        format!(
-                            "`{target}` does not come after the step; a handler goes on \
-                             forward (`goto` goes back)"
-                        ),
-                    ));
+                    return Err(self.err(&field, Flow::ContinueNotAfter { target }));
                 }
                 let after = match catch.rollback {
                     true => Vec::new(),
                     false => open_before(protocol, at + 1),
                 };
                 if open_before(protocol, to_at) != after {
-                    let why = match catch.rollback {
-                        true => {
-                            "after the rollback no transaction is open, and at that step \
-                                 one is (its commit would close a transaction never begun)"
-                        }
-                        false => {
-                            "without a rollback the transaction stays open, and at that \
-                                  step it is not (or another one is)"
-                        }
-                    };
-                    return Err(self.err(&field, format!("`{target}`: {why}")));
+                    let rollback = catch.rollback;
+                    return Err(self.err(&field, Flow::ContinueTransactions { target, rollback }));
                 }
             }
         }
@@ -277,34 +243,17 @@ impl Checker<'_> {
         (to_at, at): (usize, usize),
         target: &str,
     ) -> Result<(), ScenarioError> {
+        let target = target.to_string();
         if to_at > at {
-            return Err(self.err(
-                field,
-                format!(
-                    "`goto` goes back to an earlier step, and `{target}` comes later (at \
-                     protocol.steps[{to_at}]); the protocol already goes on forward by itself"
-                ),
-            ));
+            return Err(self.err(field, Flow::GotoForward { target, at: to_at }));
         }
         let once = [Step::Receive, Step::Ack, Step::ProduceOutput];
         if let Some(s) = protocol.steps[to_at..=at].iter().find(|s| once.contains(s)) {
-            return Err(self.err(
-                field,
-                format!(
-                    "the loop back to `{target}` would run `{s}` again, which a delivery runs \
-                     once; go back to a step after it"
-                ),
-            ));
+            let step = *s;
+            return Err(self.err(field, Flow::LoopRunsOnceStep { target, step }));
         }
         if open_before(protocol, to_at) != open_before(protocol, at + 1) {
-            return Err(self.err(
-                field,
-                format!(
-                    "the loop back to `{target}` begins or commits a transaction it does not \
-                     also commit or begin: each pass must leave the transactions as it found \
-                     them"
-                ),
-            ));
+            return Err(self.err(field, Flow::LoopUnbalanced { target }));
         }
         Ok(())
     }

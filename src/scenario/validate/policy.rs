@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::model::{ErrorPolicy, GiveUp, PolicyError, Retry};
+use crate::scenario::problem::Policy;
 
 impl Checker<'_> {
     /// `protocol` with the error policy `raw` says; compensating SQL steps are added to
@@ -33,7 +34,7 @@ impl Checker<'_> {
                     None => "protocol.on_error".to_string(),
                 },
             };
-            self.err(field, e.to_string())
+            self.err(field, Policy::DoesNotFit(e))
         })
     }
 
@@ -53,7 +54,9 @@ impl Checker<'_> {
         if p.steps.len() > Protocol::MAX_STEPS {
             return Err(self.err(
                 "protocol.on_error.steps",
-                format!("at most {} compensating steps", Protocol::MAX_STEPS),
+                Policy::TooManySteps {
+                    max: Protocol::MAX_STEPS,
+                },
             ));
         }
         let mut defs = Vec::new();
@@ -130,13 +133,7 @@ impl Checker<'_> {
         let db = self.step_db(field, raw, databases)?;
         let step = self.sql_step(field, raw, db, defs, origins)?;
         if protocol.has(step) {
-            return Err(self.err(
-                format!("{field}.name"),
-                format!(
-                    "`{step}` is a step of the protocol itself; a compensating step needs a \
-                     name of its own, so that its crash points name it alone"
-                ),
-            ));
+            return Err(self.err(format!("{field}.name"), Policy::NameOfTheProtocol { step }));
         }
         Ok((step, db))
     }
@@ -147,16 +144,8 @@ impl Checker<'_> {
             .into_iter()
             .find(|g| g.name() == name)
             .ok_or_else(|| {
-                self.err(
-                    field,
-                    format!(
-                        "unknown error policy `{name}`; a failed delivery is redelivered \
-                         (`redeliver`, the default), acked and so skipped (`ack`), or moved \
-                         to the dead-letter queue (`dead_letter`); retries and compensating \
-                         steps are written as an object {{\"retry\": {{\"times\": 2}}, \
-                         \"steps\": [...], \"then\": \"ack\"}}"
-                    ),
-                )
+                let name = name.to_string();
+                self.err(field, Policy::UnknownGiveUp { name })
             })
     }
 
@@ -167,12 +156,7 @@ impl Checker<'_> {
         log: bool,
     ) -> Result<(), ScenarioError> {
         if log && protocol.on_error.then == GiveUp::DeadLetter {
-            return Err(self.err(
-                "protocol.on_error.then",
-                "`dead_letter` needs a queue broker: a log broker has no dead-letter queue \
-                 (a Kafka dead-letter topic is a publication followed by an offset commit; \
-                 write the publication as a SQL step and use `then: ack`)",
-            ));
+            return Err(self.err("protocol.on_error.then", Policy::DeadLetterOnLog));
         }
         Ok(())
     }

@@ -2,6 +2,7 @@
 //! amounts a run can move, the events a per-attempt identity can mint).
 
 use super::*;
+use crate::scenario::problem::Workload as WorkloadProblem;
 
 impl Checker<'_> {
     /// The protocol, and where its SQL steps were written; a step's `db` names one of
@@ -14,18 +15,12 @@ impl Checker<'_> {
         let mut origins = Vec::new();
         let protocol = match raw {
             RawProtocol::Named(name) => Protocol::built_in(name).ok_or_else(|| {
-                self.err(
-                    "protocol",
-                    format!(
-                        "unknown protocol `{name}`; the built-in protocols are {} \
-                         (or give an object {{\"name\", \"steps\"}})",
-                        Protocol::built_in_names()
-                    ),
-                )
+                let name = name.clone();
+                self.err("protocol", WorkloadProblem::UnknownProtocol { name })
             }),
             RawProtocol::Custom(c) => {
                 if c.name.trim().is_empty() {
-                    return Err(self.err("protocol.name", "a custom protocol needs a name"));
+                    return Err(self.err("protocol.name", WorkloadProblem::NamelessProtocol));
                 }
                 let mut defs = Vec::new();
                 let mut step_db = Vec::new();
@@ -63,7 +58,7 @@ impl Checker<'_> {
                             Some(i) => format!("protocol.steps[{i}]"),
                             None => "protocol.steps".to_string(),
                         };
-                        self.err(field, e.to_string())
+                        self.err(field, WorkloadProblem::Protocol(e))
                     })
                     .and_then(|p| match &c.on_error {
                         Some(raw) => self.with_error_policy(p, raw, databases, &mut origins),
@@ -83,14 +78,8 @@ impl Checker<'_> {
             .into_iter()
             .find(|step| step.name() == s)
             .ok_or_else(|| {
-                self.err(
-                    field,
-                    format!(
-                        "unknown step `{s}`; the steps are {}, or a SQL step \
-                         {{\"name\", \"sql\"}} on the scenario's own schema",
-                        Step::allowed_names()
-                    ),
-                )
+                let name = s.to_string();
+                self.err(field, WorkloadProblem::UnknownStep { name })
             })
     }
 
@@ -108,15 +97,9 @@ impl Checker<'_> {
             None if name == "main" => Ok(0),
             None => Err(self.err(
                 format!("{field}.db"),
-                match databases {
-                    [] => format!(
-                        "no database is called `{name}`: the scenario has no \
-                         `store.databases`, only the main database (leave `db` out)"
-                    ),
-                    _ => format!(
-                        "no database is called `{name}`; the scenario's databases are main, {}",
-                        databases.join(", ")
-                    ),
+                WorkloadProblem::NoSuchDatabase {
+                    name: name.clone(),
+                    databases: databases.iter().map(|d| d.to_string()).collect(),
                 },
             )),
         }
@@ -151,14 +134,18 @@ impl Checker<'_> {
         if raw.republish.len() > bounds::MAX_REPUBLISH {
             return Err(self.err(
                 "workload.republish",
-                format!("at most {} republishes", bounds::MAX_REPUBLISH),
+                WorkloadProblem::TooManyRepublishes {
+                    max: bounds::MAX_REPUBLISH,
+                },
             ));
         }
         let republish = self.events_listed("workload.republish", &raw.republish, events)?;
         if raw.republish_altered.len() > bounds::MAX_REPUBLISH {
             return Err(self.err(
                 "workload.republish_altered",
-                format!("at most {} altered republishes", bounds::MAX_REPUBLISH),
+                WorkloadProblem::TooManyAlteredRepublishes {
+                    max: bounds::MAX_REPUBLISH,
+                },
             ));
         }
         let republish_altered =
@@ -168,20 +155,11 @@ impl Checker<'_> {
         invalid.sort_unstable();
         invalid.dedup();
         if invalid.len() != listed {
-            return Err(self.err(
-                "workload.invalid",
-                "an event is listed twice; each invalid event is named once".to_string(),
-            ));
+            return Err(self.err("workload.invalid", WorkloadProblem::InvalidTwice));
         }
         let lifecycle = raw.lifecycle.unwrap_or(false);
         if lifecycle && events % 2 == 1 {
-            return Err(self.err(
-                "workload.events",
-                format!(
-                    "{events} is odd; with `lifecycle` each transfer is two events \
-                     (TransferCreated, TransferCompleted), so the count must be even"
-                ),
-            ));
+            return Err(self.err("workload.events", WorkloadProblem::OddLifecycle { events }));
         }
         Ok(Workload {
             events,
@@ -235,13 +213,11 @@ impl Checker<'_> {
         if largest > i128::from(bounds::MAX_AMOUNT_MINOR) {
             return Err(self.err(
                 "workload.republish_altered",
-                format!(
-                    "an event altered {most_altered} times has a copy of {largest} minor \
-                     units (the k-th altered copy carries k + 1 times workload.amount_minor), \
-                     over the {} a payload may carry; fewer altered copies of one event, or a \
-                     smaller amount",
-                    bounds::MAX_AMOUNT_MINOR
-                ),
+                WorkloadProblem::AlteredCopyTooLarge {
+                    altered: most_altered,
+                    largest,
+                    max: bounds::MAX_AMOUNT_MINOR,
+                },
             ));
         }
         let worst =
@@ -249,13 +225,10 @@ impl Checker<'_> {
         if worst > i128::from(i64::MAX) {
             return Err(self.err(
                 "limits.max_steps",
-                format!(
-                    "{} steps in each of the two phases, each able to apply a payload of up to \
-                     {largest} minor units to one account, could take a balance past the \
-                     64-bit range ({}); lower limits.max_steps or workload.amount_minor",
-                    limits.max_steps,
-                    i64::MAX
-                ),
+                WorkloadProblem::BalanceOverflow {
+                    max_steps: limits.max_steps,
+                    largest,
+                },
             ));
         }
         Ok(())
@@ -274,20 +247,12 @@ impl Checker<'_> {
             retry: raw.retry.unwrap_or(d.retry),
         };
         if config.active() && workload.lifecycle {
-            return Err(self.err(
-                "workload.lifecycle",
-                "a transfer's two events are published by the `direct` producer only: a \
-                 producer process makes one request per transfer, and answers the completion's \
-                 from the transfer it already committed, so the completion would never be \
-                 published; remove `producer.mode` or `lifecycle`",
-            ));
+            return Err(self.err("workload.lifecycle", WorkloadProblem::LifecycleWithProducer));
         }
         if config.active() && !workload.republish_altered.is_empty() {
             return Err(self.err(
                 "workload.republish_altered",
-                "altered copies are published by the `direct` producer only: a producer \
-                 process publishes the transfer it committed (or its outbox row), so it has \
-                 no other payload to send; remove `producer.mode` or the altered copies",
+                WorkloadProblem::AlteredWithProducer,
             ));
         }
         if !config.active() {
@@ -296,8 +261,7 @@ impl Checker<'_> {
                     ("producer.database", raw.database.is_some()),
                     ("producer.retry", raw.retry.is_some()),
                 ],
-                "the `direct` producer has no process and no database; set \
-                         `producer.mode` to commit_then_publish, publish_then_commit or outbox",
+                WorkloadProblem::DirectProducerSetting,
             )?;
         }
         Ok(config)
@@ -318,16 +282,12 @@ impl Checker<'_> {
             if budget > room {
                 return Err(self.err(
                     "producer.identity",
-                    format!(
-                        "under `per_attempt` every publication after an intent's first mints \
-                         a new event, and this scenario's faults and republications allow \
-                         {budget} of them (crashes, publish timeouts, republish entries), \
-                         over the {room} new events that fit beside its {} ({} events in \
-                         all, twice MAX_EVENTS); lower `faults.publish_timeout[].times`, \
-                         the crash budgets or the republish lists",
-                        workload.events,
-                        bounds::MAX_EVENTS * 2
-                    ),
+                    WorkloadProblem::IdentityBudget {
+                        budget,
+                        room,
+                        events: workload.events,
+                        all: bounds::MAX_EVENTS * 2,
+                    },
                 ));
             }
         }
