@@ -135,7 +135,7 @@ pub enum CrashWhy {
     /// The text is not a crash point: `detail` is the parser's reason, and `steps` the
     /// protocol's own steps (`a → b`) when it declares SQL steps.
     Unparsed {
-        detail: String,
+        detail: crate::model::PointError,
         steps: Option<String>,
     },
     /// `step` is `actor`'s, and the scenario runs no such actor.
@@ -148,7 +148,7 @@ pub enum CrashWhy {
     },
     /// The step's occurrence is never reached: `detail` says why, as the scenario's
     /// checker words it.
-    NeverReached { detail: String },
+    NeverReached { detail: crate::scenario::Unreached },
     /// Event `event` does not exist; the last is `last`.
     NoEvent { event: usize, last: usize },
 }

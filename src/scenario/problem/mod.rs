@@ -50,20 +50,6 @@ pub enum Problem {
     Broker(Broker),
     Call(Call),
     Store(Store),
-    /// A message not yet given its own problem: printed as written, in English.
-    Unworded(String),
-}
-
-impl From<String> for Problem {
-    fn from(text: String) -> Problem {
-        Problem::Unworded(text)
-    }
-}
-
-impl From<&str> for Problem {
-    fn from(text: &str) -> Problem {
-        Problem::Unworded(text.to_string())
-    }
 }
 
 macro_rules! part {

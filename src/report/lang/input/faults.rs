@@ -127,7 +127,7 @@ fn hint_es(own_steps: &Option<String>) -> String {
 }
 
 /// A crash point that does not parse, in Spanish.
-fn point_es(e: &PointError) -> String {
+pub(super) fn point_es(e: &PointError) -> String {
     match e {
         PointError::NoSide { text } => {
             format!("`{text}` no es un punto de caída; escribí `before:STEP` o `after:STEP`")
@@ -168,7 +168,7 @@ fn all_names_es() -> String {
 }
 
 /// An occurrence a run never reaches, in Spanish.
-fn unreached_es(u: &Unreached) -> String {
+pub(super) fn unreached_es(u: &Unreached) -> String {
     match u {
         Unreached::Repeats {
             what,

@@ -65,7 +65,6 @@ pub fn problem(p: &Problem, lang: Lang) -> String {
         Problem::Broker(p) => broker::words(p, lang),
         Problem::Call(p) => call::words(p, lang),
         Problem::Store(p) => store::words(p, lang),
-        Problem::Unworded(text) => text.clone(),
     }
 }
 

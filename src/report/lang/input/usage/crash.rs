@@ -3,7 +3,7 @@
 //! ([`Unfit`]).
 //!
 //! A point that cannot be parsed, or an occurrence of a step that is never reached, is
-//! said by the model's parser and the scenario's checker, in English: it is quoted.
+//! worded as a scenario's `faults.crash[].at` is (`lang::input::faults`).
 
 use super::Lang;
 use crate::crosscheck::Unfit;
@@ -20,15 +20,15 @@ pub(super) fn why(why: &CrashWhy, lang: Lang) -> String {
         }
         (CrashWhy::Unparsed { detail, steps }, Lang::En) => match steps {
             Some(steps) => format!("{detail} (this protocol's steps: {steps})"),
-            None => detail.clone(),
+            None => detail.to_string(),
         },
-        (CrashWhy::Unparsed { detail, steps }, Lang::Es) => match steps {
-            Some(steps) => format!(
-                "no es un punto de caída que se pueda leer ({detail}); los pasos de este \
-                 protocolo son {steps}"
-            ),
-            None => format!("no es un punto de caída que se pueda leer ({detail})"),
-        },
+        (CrashWhy::Unparsed { detail, steps }, Lang::Es) => {
+            let detail = super::super::faults::point_es(detail);
+            match steps {
+                Some(steps) => format!("{detail} (los pasos de este protocolo: {steps})"),
+                None => detail,
+            }
+        }
         (CrashWhy::OtherActor { step, actor }, Lang::En) => format!(
             "`{step}` is a step of the {}, which this scenario does not run (see \
              `producer.mode`)",
@@ -54,10 +54,8 @@ pub(super) fn why(why: &CrashWhy, lang: Lang) -> String {
             },
             Lang::Es,
         ) => format!("el protocolo `{protocol}` no tiene el paso `{step}`; sus pasos son {steps}"),
-        (CrashWhy::NeverReached { detail }, Lang::En) => detail.clone(),
-        (CrashWhy::NeverReached { detail }, Lang::Es) => {
-            format!("la corrida nunca llega a ese punto ({detail})")
-        }
+        (CrashWhy::NeverReached { detail }, Lang::En) => detail.to_string(),
+        (CrashWhy::NeverReached { detail }, Lang::Es) => super::super::faults::unreached_es(detail),
         (CrashWhy::NoEvent { event, last }, Lang::En) => {
             format!("event e{event} does not exist; this scenario has e0 to e{last}")
         }
