@@ -18,7 +18,8 @@ use crate::scenario::ScenarioError;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum InputError {
     Scenario(ScenarioError),
-    Usage(Usage),
+    /// Boxed: a `Result` carrying it stays small on the happy path.
+    Usage(Box<Usage>),
     Token(TokenError),
     /// A check the file at `path` pins is refused.
     Pinned {
@@ -49,7 +50,7 @@ impl From<TokenError> for InputError {
 
 impl From<Usage> for InputError {
     fn from(u: Usage) -> InputError {
-        InputError::Usage(u)
+        InputError::Usage(Box::new(u))
     }
 }
 
@@ -58,6 +59,6 @@ impl std::error::Error for InputError {}
 impl InputError {
     /// A refused command line.
     pub fn usage(u: impl Into<Usage>) -> InputError {
-        InputError::Usage(u.into())
+        InputError::Usage(Box::new(u.into()))
     }
 }

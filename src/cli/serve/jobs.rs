@@ -240,10 +240,13 @@ fn served_story(text: &str, query: &str, lang: Lang) -> Result<Page, String> {
 /// A crash point refused as the query's `crash`, which the command line's `--crash` is.
 fn in_query(e: CliError) -> CliError {
     match e {
-        CliError::Usage(Usage::Crash { why, .. }) => CliError::usage(Usage::Crash {
-            flag: "crash".into(),
-            why,
-        }),
+        CliError::Usage(u) => match *u {
+            Usage::Crash { why, .. } => CliError::usage(Usage::Crash {
+                flag: "crash".into(),
+                why,
+            }),
+            other => CliError::usage(other),
+        },
         e => e,
     }
 }
