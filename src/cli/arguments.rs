@@ -98,7 +98,8 @@ fn taken_out(e: &clap::Error) -> ArgumentError {
         ContextKind::SuggestedValue,
     ]
     .into_iter()
-    .find_map(one);
+    .flat_map(many)
+    .collect();
     let usage = match e.get(ContextKind::Usage) {
         Some(ContextValue::StyledStr(u)) => {
             let u = u.to_string();
@@ -172,6 +173,9 @@ mod tests {
         );
         let typo = refused(&["delivery-sim", "explor"]);
         assert!(typo.starts_with("comando desconocido 'explor'"), "{typo}");
-        assert!(typo.contains("existe uno parecido: 'explore'"), "{typo}");
+        assert!(
+            typo.contains("hay parecidos: 'explain', 'explore'"),
+            "{typo}"
+        );
     }
 }

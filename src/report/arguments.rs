@@ -7,8 +7,8 @@
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ArgumentError {
     pub fault: ArgumentFault,
-    /// A close name to suggest (`--depth` for `--deph`).
-    pub suggested: Option<String>,
+    /// Close names to suggest (`--depth` for `--deph`).
+    pub suggested: Vec<String>,
     /// The command's usage line, without its `Usage: ` lead.
     pub usage: Option<String>,
 }

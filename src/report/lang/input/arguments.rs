@@ -7,12 +7,14 @@ use crate::report::arguments::{ArgumentError, ArgumentFault};
 /// `e` as the lines printed after `error: `.
 pub fn argument_error(e: &ArgumentError, lang: Lang) -> String {
     let mut out = fault(&e.fault, lang);
-    if let Some(s) = &e.suggested {
-        out += &match lang {
-            Lang::En => format!("\n\n  tip: a similar one exists: '{s}'"),
-            Lang::Es => format!("\n\n  sugerencia: existe uno parecido: '{s}'"),
-        };
-    }
+    let quoted: Vec<String> = e.suggested.iter().map(|s| format!("'{s}'")).collect();
+    out += &match (quoted.as_slice(), lang) {
+        ([], _) => String::new(),
+        ([one], Lang::En) => format!("\n\n  tip: a similar one exists: {one}"),
+        ([one], Lang::Es) => format!("\n\n  sugerencia: existe uno parecido: {one}"),
+        (many, Lang::En) => format!("\n\n  tip: some similar ones exist: {}", many.join(", ")),
+        (many, Lang::Es) => format!("\n\n  sugerencia: hay parecidos: {}", many.join(", ")),
+    };
     if let Some(usage) = &e.usage {
         out += &match lang {
             Lang::En => format!("\n\nUsage: {usage}"),
