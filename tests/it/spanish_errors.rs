@@ -114,11 +114,6 @@ fn every_refusal_of_a_mutated_scenario_reads_as_spanish() {
         distinct.len()
     );
     let mut english_left = BTreeSet::new();
-    if let Ok(path) = std::env::var("DS_DUMP_REFUSALS") {
-        let all: BTreeSet<&String> = refusals.iter().map(|(_, es)| es).collect();
-        let text: Vec<&str> = all.iter().map(|s| s.as_str()).collect();
-        std::fs::write(path, text.join("\n")).unwrap();
-    }
     for (en, es) in &refusals {
         assert_ne!(en, es);
         assert!(es.starts_with("escenario no válido m.json"), "{es}");
