@@ -145,40 +145,6 @@ pub enum PointError {
     PointDelivery { text: String },
 }
 
-/// In English: the command line's `--crash` prints it; `report::lang::input` words it in
-/// both languages for a scenario's crash points.
-impl fmt::Display for PointError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            PointError::NoSide { text } => write!(
-                f,
-                "`{text}` is not a crash point; write `before:STEP` or `after:STEP`"
-            ),
-            PointError::BadSide { side, text } => {
-                write!(f, "`{side}` in `{text}` must be `before` or `after`")
-            }
-            PointError::BadOccurrence { occurrence, text } => write!(
-                f,
-                "`#{occurrence}` in `{text}` is not an occurrence; a repeated step is \
-                 numbered from 1 (`after:commit#2` is the second `commit`)"
-            ),
-            PointError::UnknownStep { step, text } => write!(
-                f,
-                "unknown step `{step}` in `{text}`; the steps are {}",
-                Step::all_names()
-            ),
-            PointError::PointShape { text } => write!(
-                f,
-                "`{text}` is not a crash point; write it as printed by explore, e.g. \
-                 `after:commit e0 d1` or `before:ack e2 copy1 d2`"
-            ),
-            PointError::PointDelivery { text } => {
-                write!(f, "in `{text}`: delivery attempts start at d1")
-            }
-        }
-    }
-}
-
 /// Which occurrence of its step `steps[index]` is: 1 for the first.
 pub fn occurrence(steps: &[Step], index: usize) -> u8 {
     let n = steps[..=index]

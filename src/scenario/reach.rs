@@ -3,7 +3,6 @@
 //! `run --crash` on the command line.
 
 use crate::model::{Boundary, Protocol, Step, StepActor};
-use std::fmt;
 
 /// Why a run never reaches an occurrence of a step it runs. `what` is the text the user
 /// wrote (`after:commit#3`).
@@ -69,47 +68,4 @@ pub fn missing_occurrence(
             actor,
         },
     })
-}
-
-/// In English: `run --crash` prints it; `report::lang::input` words it in both languages
-/// for a scenario's faults.
-impl fmt::Display for Unreached {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Unreached::Repeats {
-                what,
-                step,
-                protocol,
-                count,
-                steps,
-                attempts,
-                last,
-            } => {
-                write!(
-                    f,
-                    "`{what}` is never reached: protocol `{protocol}` runs `{step}` "
-                )?;
-                match count {
-                    1 => f.write_str("once")?,
-                    n => write!(f, "{n} times")?,
-                }
-                write!(f, " ({steps})")?;
-                match attempts {
-                    1 => Ok(()),
-                    n if *step == Step::DeadLetter => {
-                        write!(f, ", after the last of its {n} attempts")
-                    }
-                    n => write!(
-                        f,
-                        " per attempt, {n} attempts at most: `{step}#{last}` is the last"
-                    ),
-                }
-            }
-            Unreached::Once { what, step, actor } => write!(
-                f,
-                "`{what}` is never reached: the {} runs `{step}` once per event",
-                actor.name()
-            ),
-        }
-    }
 }

@@ -1,7 +1,6 @@
 //! The words of [`problem::Faults`]: what is wrong in the scenario's `faults` checks, with
 //! the crash points ([`PointError`]) and unreached occurrences ([`Unreached`]) they refuse.
-//! The English of those two is their `Display` (the command line's `--crash` prints it
-//! too); the Spanish is said here.
+//! The English of those two is their `Display`, in `points`; the Spanish is said here.
 
 use super::value::actor_es;
 use super::Lang;

@@ -8,6 +8,7 @@ mod call;
 mod databases;
 mod faults;
 mod flow;
+mod points;
 mod policy;
 mod read;
 mod serde_es;
