@@ -122,7 +122,8 @@ pub enum Reason {
     Check {
         check: CheckKind,
         status: Status,
-        guarantee: Guarantee,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        guarantee: Option<Guarantee>,
         over: Coverage,
         reasons: Vec<Reason>,
     },
@@ -145,8 +146,11 @@ impl Reason {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Judgement {
     pub status: Status,
-    /// The guarantee observed, over the scope (the weakest of what was checked).
-    pub guarantee: Guarantee,
+    /// The guarantee observed, over the scope (the weakest of what was checked); none when
+    /// nothing could be checked (a folder whose every file is bad input): no guarantee word
+    /// is said of what was not run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub guarantee: Option<Guarantee>,
     pub scope: JudgedScope,
     pub reasons: Vec<Reason>,
 }
@@ -154,6 +158,11 @@ pub struct Judgement {
 impl Judgement {
     /// The verdict over `over` with these `reasons`: its status follows from them.
     pub fn new(guarantee: Guarantee, over: Coverage, reasons: Vec<Reason>) -> Judgement {
+        Judgement::observed(Some(guarantee), over, reasons)
+    }
+
+    /// [`Judgement::new`], with no guarantee when nothing was checked.
+    fn observed(guarantee: Option<Guarantee>, over: Coverage, reasons: Vec<Reason>) -> Judgement {
         let status = if reasons.iter().any(|r| r.fails()) {
             Status::Fail
         } else if reasons
@@ -264,7 +273,8 @@ impl Judgement {
     /// The verdict over a scenario file's checks (its run first): the weakest guarantee,
     /// and each check that did not pass as a reason.
     pub fn of_checks(checks: &[(CheckKind, &Judgement)]) -> Judgement {
-        let guarantee = Guarantee::weakest(checks.iter().map(|(_, j)| j.guarantee));
+        let observed: Vec<Guarantee> = checks.iter().filter_map(|(_, j)| j.guarantee).collect();
+        let guarantee = (!observed.is_empty()).then(|| Guarantee::weakest(observed));
         let reasons = (checks.iter())
             .filter(|(_, j)| j.status != Status::Pass)
             .map(|&(check, j)| Reason::Check {
@@ -279,20 +289,23 @@ impl Judgement {
             checks: checks.len() as u64,
         };
         let effect = checks.first().and_then(|(_, j)| j.scope.effect);
-        Judgement::new(guarantee, over, reasons).on(effect)
+        Judgement::observed(guarantee, over, reasons).on(effect)
     }
 
-    /// The same verdict, `count` unchecked items added (a bad scenario file of a folder).
-    pub fn with_unchecked(mut self, count: usize) -> Judgement {
+    /// The same verdict, `count` unchecked items added (a bad scenario file of a folder),
+    /// beside the `checked` ones. With none checked it says no guarantee: a guarantee word
+    /// over items none of which ran would read as a result.
+    pub fn with_unchecked(mut self, count: usize, checked: usize) -> Judgement {
         if count > 0 {
             self.reasons.push(Reason::Unchecked {
                 count: count as u64,
             });
         }
         let scope = self.scope;
+        let guarantee = self.guarantee.filter(|_| checked > 0);
         Judgement {
             scope,
-            ..Judgement::new(self.guarantee, scope.over, self.reasons)
+            ..Judgement::observed(guarantee, scope.over, self.reasons)
         }
     }
 
@@ -301,7 +314,7 @@ impl Judgement {
         let mut reasons = std::mem::take(&mut self.reasons);
         reasons.retain(|r| !matches!(r, Reason::Expectations { .. }));
         push_expectations(&mut reasons, failed);
-        Judgement::new(self.guarantee, self.scope.over, reasons)
+        Judgement::observed(self.guarantee, self.scope.over, reasons)
     }
 }
 
@@ -362,5 +375,21 @@ mod tests {
         let expected = Judgement::new(ok, over, vec![]).with_expectations(Some(2));
         assert_eq!(expected.status, Status::Fail);
         assert_eq!(expected.with_expectations(Some(0)).status, Status::Pass);
+    }
+
+    /// Unchecked items leave the verdict unknown; with none checked it says no guarantee
+    /// (a guarantee word over nothing run would read as a result).
+    #[test]
+    fn nothing_checked_is_no_guarantee() {
+        let over = Coverage::Folder { files: 3 };
+        let ok = Guarantee::ExactlyOnce;
+        let some = Judgement::new(ok, over, vec![]).with_unchecked(2, 1);
+        assert_eq!((some.status, some.guarantee), (Status::Unknown, Some(ok)));
+        let none = Judgement::new(ok, over, vec![]).with_unchecked(3, 0);
+        assert_eq!((none.status, none.guarantee), (Status::Unknown, None));
+        let json = serde_json::to_value(&none).unwrap();
+        assert!(json.get("guarantee").is_none(), "{json}");
+        let checks = Judgement::of_checks(&[(CheckKind::Run, &none)]);
+        assert_eq!(checks.guarantee, None);
     }
 }

@@ -154,7 +154,7 @@ pub fn folder_judgement(files: &[FileReport]) -> Judgement {
     let effects = (files.iter()).filter_map(|f| Some(f.run.as_ref()?.verdict.scope.effect));
     judgement
         .on_each(effects)
-        .with_unchecked(totals.input_errors)
+        .with_unchecked(totals.input_errors, files.len() - totals.input_errors)
 }
 
 /// The totals line, e.g. `43 scenarios: 43 held, 0 failed, 0 input errors`.

@@ -989,6 +989,43 @@ fn run_dir_with_a_bad_file_exits_2_and_still_reports_the_good_ones() {
     assert_eq!(out["scenarios"][0]["result"], "ok");
 }
 
+/// A folder whose every file is bad input checked nothing: its verdict names no guarantee,
+/// in the text (both languages) and in the JSON, where `exactly-once` over no run would read
+/// as a result.
+#[test]
+fn a_folder_of_bad_files_says_no_guarantee() {
+    let dir = folder_of(&[("a.json", "{\"name\": 3}"), ("b.json", "nope")]);
+    let path = dir.path().to_str().unwrap();
+    let o = bin(&["run", path]);
+    assert_eq!(o.status.code(), Some(2));
+    let out = String::from_utf8_lossy(&o.stdout).to_string();
+    let head = out.lines().next().unwrap();
+    assert!(
+        head.contains("UNKNOWN  nothing checked (ledger per event, 2 files)"),
+        "{head}"
+    );
+    assert!(!out.contains("exactly-once"), "{out}");
+    let o = bin(&["run", path, "--lang", "es"]);
+    let out = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(
+        out.lines()
+            .next()
+            .unwrap()
+            .contains("INCIERTO  nada revisado"),
+        "{out}"
+    );
+    let o = bin(&["run", path, "--json"]);
+    let out = json(&o);
+    assert_eq!(out["verdict"]["status"], "unknown");
+    assert!(out["verdict"].get("guarantee").is_none(), "{out}");
+    // One good file beside them: its guarantee, over the files, still unknown.
+    let dir = folder_of(&[("a.json", "nope"), ("b.json", GOOD)]);
+    let o = bin(&["run", dir.path().to_str().unwrap(), "--json"]);
+    let out = json(&o);
+    assert_eq!(out["verdict"]["status"], "unknown");
+    assert_eq!(out["verdict"]["guarantee"], "exactly-once");
+}
+
 #[test]
 fn run_dir_refuses_one_file_flags_empty_and_missing_folders() {
     let dir = folder_of(&[("a.json", GOOD)]);

@@ -158,7 +158,8 @@ pub struct TtlSummary {
     /// Runs that duplicated an event, over every TTL tried.
     pub duplicated_runs: u64,
     /// The guarantee of the verdict: exactly-once when a safe TTL was found.
-    pub guarantee: Guarantee,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub guarantee: Option<Guarantee>,
 }
 
 pub fn ttl_search_json(

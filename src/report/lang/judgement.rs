@@ -26,11 +26,7 @@ impl Lang {
             (Lang::Es, true) => "el efecto de cada archivo".to_string(),
         };
         let scope = format!("{effect}, {}", self.coverage(j.scope.over));
-        let guarantee = match (self, j.guarantee) {
-            (Lang::En, Guarantee::None) => "no guarantee".to_string(),
-            (Lang::Es, Guarantee::None) => "ninguna garantía".to_string(),
-            (_, g) => g.to_string(),
-        };
+        let guarantee = self.observed(j.guarantee);
         let head = format!("{}  {guarantee} ({scope})", self.status(j.status));
         if j.reasons.is_empty() {
             return head;
@@ -39,6 +35,18 @@ impl Lang {
             .map(|r| self.reason(r, j.scope.over))
             .collect();
         format!("{head}: {}", reasons.join("; "))
+    }
+
+    /// The guarantee a verdict observed; with none, that nothing was checked (which is not
+    /// `no guarantee`: that one is observed, events lost and duplicated).
+    fn observed(self, g: Option<Guarantee>) -> String {
+        match (self, g) {
+            (Lang::En, Some(Guarantee::None)) => "no guarantee".to_string(),
+            (Lang::Es, Some(Guarantee::None)) => "ninguna garantía".to_string(),
+            (_, Some(g)) => g.to_string(),
+            (Lang::En, None) => "nothing checked".to_string(),
+            (Lang::Es, None) => "nada revisado".to_string(),
+        }
     }
 
     /// What a verdict covers: `this run`, `45 runs to depth 1`, ….
@@ -172,9 +180,11 @@ impl Lang {
             } => {
                 // `explore d1: FAIL at-most-once (30 runs lost an event)`.
                 let head = format!(
-                    "{}: {} {guarantee}",
+                    "{}: {} {}",
                     self.check_kind(check),
-                    self.status(status)
+                    self.status(status),
+                    // A check's own guarantee word, as its JSON names it (`none`).
+                    guarantee.map_or_else(|| self.observed(None), |g| g.to_string())
                 );
                 let inner: Vec<String> = reasons.iter().map(|r| self.reason(r, over)).collect();
                 if inner.is_empty() {
