@@ -29,6 +29,7 @@ pub mod scenario;
 pub mod sim;
 pub mod store;
 pub mod testing;
+pub mod view;
 pub mod world;
 
 pub use model::handler;

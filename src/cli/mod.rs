@@ -37,6 +37,7 @@ use crate::report::paint::Paint;
 use crate::report::{diagram, explain, html, json, junit, markdown, text, token_command, Origin};
 use crate::scenario::token;
 use crate::scenario::{bounds, Scenario};
+use crate::view;
 use crate::world::{self, RunResult};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use rayon::prelude::*;

@@ -180,21 +180,14 @@ fn every_scenario_file_makes_a_run_page() {
     assert!(files.len() > 80, "{} files", files.len());
     for file in files {
         let s = Scenario::from_file(&root().join(&file)).expect("valid scenario");
-        let r = delivery_sim::world::run(&s);
-        let view = serde_json::to_value(run_view(
-            &delivery_sim::world::InProcess,
-            &s,
-            &[],
-            &r,
-            "replay",
-        ))
-        .unwrap();
+        let (r, told) = delivery_sim::view::run_and_watch(&delivery_sim::world::InProcess, &s);
+        let view = serde_json::to_value(run_view(&told, &s, &r, "replay")).unwrap();
         let steps = view["steps"].as_array().expect("steps");
         assert_eq!(steps.len(), r.trace.len().min(MAX_TOLD_ENTRIES), "{file}");
         // The page tells both languages from one run: each as `explain` tells it alone.
         for (i, lang) in ["en", "es"].into_iter().enumerate() {
             let l = [Lang::En, Lang::Es][i];
-            let alone = story(&delivery_sim::world::InProcess, &s, &[], &r, l);
+            let alone = story(&told, &s, &r, l);
             let told: Vec<&Value> = steps.iter().map(|step| &step["text"][lang]).collect();
             let sentences: Vec<&str> = alone.steps.iter().map(|t| t.sentence.as_str()).collect();
             assert_eq!(told, sentences, "{file} {lang}");

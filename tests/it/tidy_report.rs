@@ -1,9 +1,11 @@
 //! Tidy check, read as Rust (`syn`): **`report` runs no world.** The reports word and draw
-//! results; the runs they tell again or show (explain's second, watched run, the pages'
-//! listed runs) are run by the [`delivery_sim::world::Runner`] their caller hands them. So
-//! `report`'s production code names none of the functions that start a run or an
-//! exploration, nor the runner the CLI picks, whether by a full path, an import or a
-//! glob import of the modules that hold them. Its unit tests may run what they check.
+//! results and views; the runs they tell (explain's watched run, the pages' listed runs)
+//! are run and watched by their caller, which hands over the run and its
+//! [`delivery_sim::view::RunView`] (a page that tells runs only while it has room asks its
+//! caller's `view::TellRun` for each). So `report`'s production code names none of the
+//! functions that start a run, an exploration or a watch, nor a runner, an observer or a
+//! snapshot, whether by a full path, an import or a glob import of the modules that hold
+//! them. Its unit tests may run what they check.
 
 use crate::tidy::{is_cfg_test, is_test_file, source_texts};
 use syn::visit::Visit;
@@ -20,8 +22,12 @@ const RUNNING: &[(&str, &[&str])] = &[
             "run_observed",
             "initial_committed",
             "InProcess",
+            "Runner",
+            "Observer",
+            "Snapshot",
         ],
     ),
+    ("view", &["watch", "run_and_watch"]),
     (
         "explore",
         &[
@@ -136,8 +142,8 @@ fn report_runs_no_world() {
     let found = report_runs(&files);
     assert!(
         found.is_empty(),
-        "`report` starts runs itself: {found:?}; take a `&dyn world::Runner` from the caller \
-         and ask it for the run"
+        "`report` starts runs itself: {found:?}; take the run and its `view::RunView` from \
+         the caller (or a `view::TellRun` that makes them)"
     );
     // The rule reads the files it means: the CLI does name them.
     let cli: Vec<String> = files
@@ -180,14 +186,26 @@ fn the_report_rule_catches_a_run() {
             "super::super::world::InProcess",
         ),
         ("fn f() { explore::explore(&s, o); }", "explore::explore"),
+        (
+            "fn f(r: &dyn crate::world::Runner) { let x = r.run(&s); }",
+            "crate::world::Runner",
+        ),
+        (
+            "use crate::world::{RunResult, Runner};",
+            "crate::world::Runner",
+        ),
+        (
+            "fn f() { let v = crate::view::watch(r, &s, &[], &x); }",
+            "crate::view::watch",
+        ),
     ] {
         let found = caught("src/report/explain/mod.rs", text);
         assert_eq!(found.len(), 1, "{text}: {found:?}");
         assert_eq!(found[0].1, path, "{text}");
     }
     for text in [
-        "fn f(r: &dyn crate::world::Runner) { let x = r.run(&s); }",
-        "use crate::world::{RunResult, Runner};",
+        "fn f(t: crate::view::TellRun) { let (r, v) = t(&s); }",
+        "use crate::world::RunResult;",
         "#[cfg(test)]\nmod tests { fn t() { crate::world::run(&s); } }",
         "fn f() { crate::cli::run(&s); }",
         "mod explore;\npub use explore::*;\nfn f() { explore::estimate(x); }",

@@ -38,23 +38,16 @@ pub(in crate::cli) fn explain_command(
         run.replacen("delivery-sim run ", "delivery-sim explain ", 1),
         lang.code()
     );
+    // The run watched again, entry by entry: what the words need of each state.
+    let view = view::watch(&world::InProcess, &scenario, &schedule, &result);
     if args.json {
-        let told = explain::explain_json(
-            &world::InProcess,
-            &scenario,
-            &schedule,
-            &result,
-            &replay,
-            failures,
-            lang,
-        );
+        let told = explain::explain_json(&view, &scenario, &result, &replay, failures, lang);
         let code = code(told.expect.as_ref().is_none_or(|e| e.failures.is_empty()));
         return Ok((to_json(&told), code));
     }
     let out = explain::explain_text(
-        &world::InProcess,
+        &view,
         &scenario,
-        &schedule,
         &result,
         &replay,
         failures.as_deref(),

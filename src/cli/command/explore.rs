@@ -174,8 +174,8 @@ fn explore_html(
 ) -> Result<(), CliError> {
     let lang = language(args.lang);
     let command = origin.explore_command(scenario.seed, args.depth);
-    let runner = Some(&world::InProcess as &dyn world::Runner);
-    let page = html::explore_page(runner, scenario, x, origin, lang, &command, failed);
+    let tell = |s: &Scenario| view::run_and_watch(&world::InProcess, s);
+    let page = html::explore_page(Some(&tell), scenario, x, origin, lang, &command, failed);
     write_html(path, &page, lang)
 }
 

@@ -39,14 +39,9 @@ pub(in crate::cli) fn matrix(args: &MatrixArgs) -> Result<(String, ExitCode), Cl
             engine_flags(engine, isolation)
         );
         let lang = language(args.lang);
+        let tell = |s: &Scenario| view::run_and_watch(&world::InProcess, s);
         html::matrix_page(
-            &world::InProcess,
-            &columns,
-            events,
-            args.seed,
-            args.depth,
-            lang,
-            &command,
+            &tell, &columns, events, args.seed, args.depth, lang, &command,
         )
     };
     if let Some(path) = &args.html {

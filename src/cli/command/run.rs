@@ -213,15 +213,8 @@ pub(in crate::cli) fn run(args: &RunArgs, given: &Given) -> Result<(Printed, Exi
     if let Some(path) = &args.html {
         // The page leads with the verdict line printed first below.
         let lang = language(args.lang);
-        let page = html::run_page(
-            &world::InProcess,
-            &scenario,
-            &run.schedule,
-            &run.result,
-            &run.replay,
-            lang,
-            &judgement,
-        );
+        let told = view::watch(&world::InProcess, &scenario, &run.schedule, &run.result);
+        let page = html::run_page(&told, &scenario, &run.result, &run.replay, lang, &judgement);
         write_html(path, &page, lang)?;
     }
     let held = match &checks {

@@ -175,15 +175,8 @@ fn served_run(text: &str, lang: Lang) -> Result<Page, String> {
 
 /// The page of `result`, the run of `s` that `replay` replays, leading with `judgement`.
 fn run_page(s: &Scenario, result: &world::RunResult, replay: &str, judgement: &Judgement) -> Page {
-    pages::run_page(
-        &world::InProcess,
-        s,
-        &[],
-        result,
-        replay,
-        Lang::En,
-        judgement,
-    )
+    let told = crate::view::watch(&world::InProcess, s, &[], result);
+    pages::run_page(&told, s, result, replay, Lang::En, judgement)
 }
 
 fn served_exploration(text: &str, depth: usize, lang: Lang) -> Result<Page, String> {

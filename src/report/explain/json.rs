@@ -80,15 +80,14 @@ pub struct FailurePointWords {
 
 /// `r` told in `lang`, as data.
 pub fn explain_json(
-    runner: &dyn crate::world::Runner,
+    view: &crate::view::RunView,
     scenario: &Scenario,
-    script: &[u32],
     r: &RunResult,
     replay: &str,
     failures: Option<Vec<ExpectationFailure>>,
     lang: Lang,
 ) -> ExplainJson {
-    let story = story(runner, scenario, script, r, lang);
+    let story = story(view, scenario, r, lang);
     let told = (story.steps.into_iter())
         .map(|s| ToldStepJson {
             entry: s.entry,

@@ -1,11 +1,11 @@
 //! `explain`: one run told step by step, for a learner, in English or Spanish.
 //!
-//! The narration watches the run again as it goes, run by the [`crate::world::Runner`] the
-//! caller hands it (this module runs no world): each trace entry says what an actor did,
-//! and the snapshot after it says where every message stands at the broker, what the
-//! database has committed and what each open transaction holds; only the previous entry's
-//! state is kept. Each entry becomes a sentence that says what happened and why it
-//! matters, followed by the states that changed. The report ends with a plain-words explanation of every
+//! The narration words the run's view ([`crate::view::RunView`], built by the caller from
+//! a second, watched run: this module runs no world): each told trace entry says what an
+//! actor did, and the view says where every message stands at the broker, what the
+//! database has committed and what each open transaction holds. Each entry becomes a
+//! sentence that says what happened and why it matters, followed by the states that
+//! changed. The report ends with a plain-words explanation of every
 //! anomaly, the verdict per boundary, and the failure-point table of the run (point of
 //! failure, confirmed state, recovery, outcome: the seeds' table), built from the crash
 //! records and [`Recovery`], as the matrix builds it.
@@ -19,59 +19,43 @@ mod own_schema;
 mod sections;
 mod state;
 
-use crate::broker::MessageState;
 use crate::check::anomalies;
 use crate::check::ExpectationFailure;
 use crate::check::{Outcome, ScopeOutcome};
 use crate::explore::Recovery;
 use crate::fault::CrashRecord;
 use crate::model::{
-    AckOutcome, Boundary, CommittedState, Confirmation, DbOutcome, EventIndex, EventType,
-    Guarantee, Limit, Publication, Side, Step, TraceKind,
+    AckOutcome, Boundary, Confirmation, DbOutcome, EventIndex, EventType, Guarantee, Limit,
+    Publication, Side, Step, TraceKind,
 };
-use crate::report::lang::{DupCause, Lang, Phase, SideCrash, StateLabel, TxItem};
+use crate::report::lang::{DupCause, Lang, Phase, SideCrash, StateLabel};
 use crate::report::paint::Paint;
 use crate::scenario::Scenario;
 use crate::sim::{Actor, StopReason, TraceEntry};
-use crate::world::{self, RunResult, Runner, Snapshot};
+use crate::view::{MessageAt, RunView, StateChange, StepFacts, StepView, TxWrites};
+pub use crate::view::{MAX_LISTED, MAX_TOLD_ENTRIES};
+use crate::world::RunResult;
 pub use json::*;
 use sections::*;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
-use std::rc::Rc;
 
 /// Lines are wrapped to this many characters.
 const WIDTH: usize = 100;
 
-/// At most this many trace entries are told one by one; the report says how many more the
-/// run had, and everything after the steps (anomalies, verdict, failure points) still covers
-/// the whole run. A learner reads a few hundred; the cap keeps a run of thousands of events
-/// (`MAX_EVENTS`) from printing, and snapshotting, gigabytes.
-pub const MAX_TOLD_ENTRIES: usize = 5_000;
-
-/// At most this many items of one list are named in a state line (messages of one state,
-/// inbox rows, ledger effects, balances, …); the rest are counted.
-pub const MAX_LISTED: usize = 24;
-
-/// The narrated report of `r`, the run of `scenario` with scheduling choices `script`,
-/// ending with `replay`, the command that replays it.
-///
-/// The steps are told from a second run of the same scenario and script, which `runner`
-/// runs watched entry by entry (see [`Runner::watch`]): it keeps one snapshot at a time, so
-/// memory does not grow with the run's length. Runs are deterministic, and the two traces'
-/// hashes are compared to make sure the told run is `r`.
+/// The narrated report of `r`, the run of `scenario` whose view is `view` (see
+/// [`crate::view::watch`]), ending with `replay`, the command that replays it.
 #[allow(clippy::too_many_arguments)]
 pub fn explain_text(
-    runner: &dyn Runner,
+    view: &RunView,
     scenario: &Scenario,
-    script: &[u32],
     r: &RunResult,
     replay: &str,
     failures: Option<&[ExpectationFailure]>,
     lang: Lang,
     paint: Paint,
 ) -> String {
-    let story = story(runner, scenario, script, r, lang);
+    let story = story(view, scenario, r, lang);
     let judgement = r.judgement(failures.map(<[ExpectationFailure]>::len));
     let mut out = crate::report::text::verdict_line_in(lang, paint, &judgement);
     header(&mut out, scenario, r, lang);
@@ -169,162 +153,53 @@ pub struct FailurePoint {
     pub once: bool,
 }
 
-/// Tells `r`, the run of `scenario` with scheduling choices `script`, in `lang`.
-///
-/// The steps are told from a second run of the same scenario and script, which `runner`
-/// runs watched entry by entry (see [`Runner::watch`]): it keeps one snapshot at a time.
-/// Runs are deterministic, and the two traces' hashes are compared to make sure the told
-/// run is `r`.
-pub fn story(
-    runner: &dyn Runner,
-    scenario: &Scenario,
-    script: &[u32],
-    r: &RunResult,
-    lang: Lang,
-) -> Story {
-    let mut teller = Teller::new(runner, Narrator::new(scenario, r, lang));
-    let initial_database = teller.database.clone();
-    tell(runner, scenario, script, r, &mut teller);
-    teller.into_story(initial_database, r)
-}
-
-/// [`story`] in English and in Spanish, told from one run watched by both tellers: the
-/// snapshots, most of a story's cost (the database read after every entry), are read
-/// once for both languages.
-pub fn stories(
-    runner: &dyn Runner,
-    scenario: &Scenario,
-    script: &[u32],
-    r: &RunResult,
-) -> [Story; 2] {
-    let mut both = [Lang::En, Lang::Es].map(|l| Teller::new(runner, Narrator::new(scenario, r, l)));
-    let initial = both.each_ref().map(|t| t.database.clone());
-    tell(runner, scenario, script, r, &mut Both(&mut both));
-    let [en, es] = both;
-    let [en_initial, es_initial] = initial;
-    [en.into_story(en_initial, r), es.into_story(es_initial, r)]
-}
-
-/// Two tellers watching one run, each told every entry with the same snapshot.
-struct Both<'t, 'a>(&'t mut [Teller<'a>; 2]);
-
-impl world::Observer for Both<'_, '_> {
-    fn observe(&mut self, entry: &TraceEntry, after: Snapshot) -> bool {
-        let [first, second] = &mut *self.0;
-        let more = first.observe(entry, after.clone());
-        // Both tell the same entries, so both want the next one or neither does.
-        second.observe(entry, after) && more
+/// Tells `r`, the run of `scenario` whose view is `view`, in `lang`.
+pub fn story(view: &RunView, scenario: &Scenario, r: &RunResult, lang: Lang) -> Story {
+    let mut narrator = Narrator::new(scenario, r, lang);
+    let steps = view.steps.iter().map(|s| narrator.tell(s)).collect();
+    Story {
+        initial_database: narrator.database_words(&view.initial),
+        steps,
+        untold: view.untold,
+        anomalies: anomaly_sentences(&narrator),
+        failure_points: failure_points(&narrator),
     }
 }
 
-/// Has `runner` run `scenario` with `script` again, watched by `teller`, and checks that it
-/// is the run `r`.
-fn tell(
-    runner: &dyn Runner,
-    scenario: &Scenario,
-    script: &[u32],
-    r: &RunResult,
-    teller: &mut dyn world::Observer,
-) {
-    let told = runner.watch(scenario, script, teller);
-    assert_eq!(
-        (told.trace.hash_hex(), told.trace.len()),
-        (r.trace.hash_hex(), r.trace.len()),
-        "the told run is not the run to tell: runs are deterministic"
-    );
+/// [`story`] in English and in Spanish, from the one view.
+pub fn stories(view: &RunView, scenario: &Scenario, r: &RunResult) -> [Story; 2] {
+    [Lang::En, Lang::Es].map(|l| story(view, scenario, r, l))
 }
 
-/// How many entries of `r`, the run of `scenario` with `script`, no specific sentence of the
-/// catalogue fits, so that they are told as the trace says them, in English. A test keeps
-/// this at zero for every scenario in both languages.
-pub fn untold_entries(
-    runner: &dyn Runner,
-    scenario: &Scenario,
-    script: &[u32],
-    r: &RunResult,
-    lang: Lang,
-) -> usize {
-    let mut teller = Teller::new(runner, Narrator::new(scenario, r, lang));
-    tell(runner, scenario, script, r, &mut teller);
-    teller.narrator.fallbacks.get()
-}
-
-/// Tells a run entry by entry as it goes (the [`world::Observer`] of `explain`): a step per
-/// entry, with the state lines that changed. It keeps the previous entry's state as the
-/// lines it told, not as a snapshot.
-struct Teller<'a> {
-    narrator: Narrator<'a>,
-    steps: Vec<ToldStep>,
-    /// The previous entry's state: what the narrator compares with (its committed part and
-    /// open transactions), and its broker, database and open-transaction lines.
-    before: Snapshot,
-    broker: String,
-    database: String,
-    open: Vec<String>,
-}
-
-impl<'a> Teller<'a> {
-    /// The story told, starting from `initial_database`, of `r`.
-    fn into_story(self, initial_database: String, r: &RunResult) -> Story {
-        let n = &self.narrator;
-        Story {
-            initial_database,
-            untold: r.trace.len() - self.steps.len(),
-            anomalies: anomaly_sentences(n),
-            failure_points: failure_points(n),
-            steps: self.steps,
-        }
+/// How many entries of `r`, the run of `scenario` whose view is `view`, no specific sentence
+/// of the catalogue fits, so that they are told as the trace says them, in English. A test
+/// keeps this at zero for every scenario in both languages.
+pub fn untold_entries(view: &RunView, scenario: &Scenario, r: &RunResult, lang: Lang) -> usize {
+    let mut narrator = Narrator::new(scenario, r, lang);
+    for step in &view.steps {
+        narrator.tell(step);
     }
-
-    fn new(runner: &dyn Runner, narrator: Narrator<'a>) -> Teller<'a> {
-        let before = initial_snapshot(runner, narrator.scenario, narrator.r);
-        Teller {
-            broker: narrator.broker_line(&before),
-            database: narrator.database_line(&before.committed),
-            open: Vec::new(),
-            narrator,
-            steps: Vec::new(),
-            before,
-        }
-    }
+    narrator.fallbacks.get()
 }
 
-impl world::Observer for Teller<'_> {
-    fn observe(&mut self, entry: &TraceEntry, after: Snapshot) -> bool {
-        let (sentence, alarm) = self.narrator.narrate(entry, &self.before, &after);
-        let mut states = Vec::new();
-        // A line is told when it changed; it is worded again only when its state did
-        // (a run of thousands of events would otherwise word thousands of items per step).
-        if after.messages != self.before.messages {
-            let broker = self.narrator.broker_line(&after);
-            if broker != self.broker {
-                states.push((StateLabel::Broker, broker.clone()));
-                self.broker = broker;
-            }
-        }
-        if !Rc::ptr_eq(&after.committed, &self.before.committed) {
-            let database = self.narrator.database_line(&after.committed);
-            if database != self.database {
-                states.push((StateLabel::Database, database.clone()));
-                self.database = database;
-            }
-        }
-        let open = self.narrator.open_lines(&after);
-        for line in &open {
-            if !self.open.contains(line) {
-                states.push((StateLabel::OpenTransaction, line.clone()));
-            }
-        }
-        self.open = open;
-        self.before = after;
-        self.steps.push(ToldStep {
-            entry: self.steps.len(),
-            tick: entry.tick,
+impl Narrator<'_> {
+    /// One step of the view, told: its sentence, and the states that changed, worded.
+    fn tell(&mut self, step: &StepView) -> ToldStep {
+        let (sentence, alarm) = self.narrate(&step.trace, &step.facts);
+        let states = (step.changes.iter())
+            .map(|change| match change {
+                StateChange::Broker(b) => (StateLabel::Broker, self.broker_words(b)),
+                StateChange::Database(d) => (StateLabel::Database, self.database_words(d)),
+                StateChange::Open(o) => (StateLabel::OpenTransaction, self.open_words(o)),
+            })
+            .collect();
+        ToldStep {
+            entry: step.entry,
+            tick: step.trace.tick,
             sentence,
             alarm,
             states,
-        });
-        self.steps.len() < MAX_TOLD_ENTRIES
+        }
     }
 }
 
@@ -362,28 +237,6 @@ fn header(out: &mut String, scenario: &Scenario, r: &RunResult, lang: Lang) {
     );
     out.push('\n');
     out.push_str(&wrap(&lang.how_to_read(), "", 0));
-}
-
-/// The database before the first step: the accounts' opening balances, nothing else.
-fn initial_snapshot(runner: &dyn Runner, scenario: &Scenario, r: &RunResult) -> Snapshot {
-    if scenario.store.custom.is_some() {
-        return Snapshot {
-            messages: Vec::new(),
-            committed: Rc::new(runner.initial_committed(scenario, &r.events)),
-            open: Vec::new(),
-        };
-    }
-    let mut committed = CommittedState::default();
-    for a in scenario.workload.accounts() {
-        committed
-            .balances
-            .insert(a.name.clone(), a.initial_balance_minor);
-    }
-    Snapshot {
-        messages: Vec::new(),
-        committed: Rc::new(committed),
-        open: Vec::new(),
-    }
 }
 
 fn pad(label: &str) -> String {
@@ -499,27 +352,11 @@ fn side_crash_left(scenario: &Scenario, at: Boundary) -> SideCrash {
     }
 }
 
-/// What one open transaction has written beyond the committed state: the rows it added and
-/// the balances it changed.
-#[derive(Default)]
-struct TxWrites {
-    /// On a server: the transaction's writes were not read (see
-    /// [`crate::world::OpenTransaction::unseen`]); the lists are empty.
-    unseen: bool,
-    items: Vec<TxItem>,
-    balances: Vec<(String, i64)>,
-    /// With the scenario's own schema: the rows it added to (or removed from) each table.
-    rows: Vec<(String, i64)>,
-}
-
 /// Turns trace entries into sentences, remembering what it needs from earlier entries.
 struct Narrator<'a> {
     lang: Lang,
     scenario: &'a Scenario,
     r: &'a RunResult,
-    ids: BTreeMap<&'a str, EventIndex>,
-    /// Every account's opening balance.
-    opening: BTreeMap<String, i64>,
     /// How many crash entries were narrated: the index of the next crash record.
     crashes_seen: usize,
     /// Deliveries `(event, copy, attempt)` recognised as processed before.
@@ -541,17 +378,6 @@ impl<'a> Narrator<'a> {
             lang,
             scenario,
             r,
-            ids: r
-                .events
-                .iter()
-                .map(|e| (e.event_id.as_str(), e.index))
-                .collect(),
-            opening: scenario
-                .workload
-                .accounts()
-                .into_iter()
-                .map(|a| (a.name, a.initial_balance_minor))
-                .collect(),
             crashes_seen: 0,
             discarded: BTreeSet::new(),
             refused: BTreeSet::new(),
@@ -573,7 +399,14 @@ impl<'a> Narrator<'a> {
 
 #[cfg(test)]
 mod tests {
-    use super::state::ranged;
+    use super::state::ranged_words;
+    use crate::view::ranged;
+
+    fn words(items: Vec<(usize, Option<String>)>) -> Vec<String> {
+        (ranged(items).iter())
+            .map(|i| ranged_words(i, String::clone))
+            .collect()
+    }
 
     fn plain(events: &[usize]) -> Vec<(usize, Option<String>)> {
         events.iter().map(|e| (*e, None)).collect()
@@ -581,21 +414,21 @@ mod tests {
 
     #[test]
     fn consecutive_plain_events_are_ranges_and_other_items_stand_alone() {
-        assert_eq!(ranged(plain(&[0, 1, 2, 5])), ["e0–e2", "e5"]);
-        assert_eq!(ranged(plain(&[0, 1])), ["e0", "e1"]);
-        assert_eq!(ranged(plain(&[])), Vec::<String>::new());
+        assert_eq!(words(plain(&[0, 1, 2, 5])), ["e0–e2", "e5"]);
+        assert_eq!(words(plain(&[0, 1])), ["e0", "e1"]);
+        assert_eq!(words(plain(&[])), Vec::<String>::new());
         // An item with text of its own breaks a run, and is written as it is.
         let mut items = plain(&[0, 1, 2]);
         items.push((3, Some("e3 ×2".into())));
         items.extend(plain(&[4, 5, 6, 8]));
-        assert_eq!(ranged(items), ["e0–e2", "e3 ×2", "e4–e6", "e8"]);
+        assert_eq!(words(items), ["e0–e2", "e3 ×2", "e4–e6", "e8"]);
         // The same event twice is named twice; an unknown event (usize::MAX) ends a run
         // without overflowing.
-        assert_eq!(ranged(plain(&[3, 3])), ["e3", "e3"]);
+        assert_eq!(words(plain(&[3, 3])), ["e3", "e3"]);
         assert_eq!(
-            ranged(plain(&[usize::MAX - 1, usize::MAX])),
+            words(plain(&[usize::MAX - 1, usize::MAX])),
             [format!("e{}", usize::MAX - 1), format!("e{}", usize::MAX)]
         );
-        assert_eq!(ranged(plain(&[usize::MAX, usize::MAX])).len(), 2);
+        assert_eq!(words(plain(&[usize::MAX, usize::MAX])).len(), 2);
     }
 }

@@ -4,20 +4,15 @@ use super::*;
 
 impl Narrator<'_> {
     /// The sentence for one entry, and whether it reports something going wrong (a crash).
-    pub(super) fn narrate(
-        &mut self,
-        entry: &TraceEntry,
-        before: &Snapshot,
-        after: &Snapshot,
-    ) -> (String, bool) {
+    pub(super) fn narrate(&mut self, entry: &TraceEntry, facts: &StepFacts) -> (String, bool) {
         let l = self.lang;
         let crash = matches!(
             entry.kind,
             TraceKind::Crash { .. } | TraceKind::CrashRollback
         );
         match (entry.actor, &entry.kind) {
-            (Actor::Consumer(c), _) => self.consumer(c, entry, before, after),
-            (Actor::Broker, _) => (self.broker(entry, before, after), false),
+            (Actor::Consumer(c), _) => self.consumer(c, entry, facts),
+            (Actor::Broker, _) => (self.broker(entry, facts), false),
             (Actor::Producer | Actor::Relay | Actor::EmailRelay, _) if crash => {
                 self.side_crash(entry)
             }
@@ -48,8 +43,7 @@ impl Narrator<'_> {
         &mut self,
         c: usize,
         entry: &TraceEntry,
-        before: &Snapshot,
-        after: &Snapshot,
+        facts: &StepFacts,
     ) -> (String, bool) {
         let l = self.lang;
         let who = format!("consumer{c}");
@@ -57,15 +51,6 @@ impl Narrator<'_> {
         // (`e1`) for what the database knows.
         let ev = self.ev(entry);
         let base = l.ev(entry.event.unwrap_or(0), 0);
-        // Whether the step runs inside a transaction: one open on the database it runs on.
-        let db = match entry.kind {
-            TraceKind::Db { step, nth, .. } => self.db_of(step, nth),
-            _ => 0,
-        };
-        let in_tx = before
-            .open
-            .iter()
-            .any(|t| t.consumer == c && t.databases.contains(&db));
         if let Some(told) = self.consumer_refusal(&who, entry, &ev, &base) {
             return told;
         }
@@ -73,7 +58,7 @@ impl Narrator<'_> {
             TraceKind::NothingReady => l.waiting(&who),
             TraceKind::Received => l.receive(&who, &ev, entry.delivery),
             TraceKind::Db { step, outcome, .. } => {
-                match self.consumer_db(c, entry, step, outcome, (before, after), in_tx) {
+                match self.consumer_db(c, entry, step, outcome, facts) {
                     Some(text) => text,
                     None => self.fallback(&who, entry),
                 }
@@ -83,11 +68,8 @@ impl Narrator<'_> {
                 strategy,
                 ..
             } => l.commit_timeout(&who, committed, strategy),
-            TraceKind::RolledBack { .. } => {
-                let writes = self.writes_of(c, before);
-                l.rollback(&who, &self.tx_list(&writes))
-            }
-            TraceKind::AckLost | TraceKind::Acked { .. } => self.ack(&who, entry, after),
+            TraceKind::RolledBack { .. } => l.rollback(&who, &self.tx_list(&facts.writes)),
+            TraceKind::AckLost | TraceKind::Acked { .. } => self.ack(&who, entry, facts),
             TraceKind::Nacked => l.nack(&who, &ev),
             TraceKind::Alert { .. }
             | TraceKind::Lookup { .. }
@@ -95,7 +77,7 @@ impl Narrator<'_> {
             | TraceKind::Called { .. }
             | TraceKind::OutputProduced { .. } => self.auxiliary_step(&who, &base, &entry.kind),
             TraceKind::Crash { .. } | TraceKind::CrashRollback | TraceKind::StopRollback => {
-                return (self.consumer_stop(c, &who, entry, before), true);
+                return (self.consumer_stop(c, &who, entry, facts), true);
             }
             TraceKind::ConsumerRestart => l.restart(&who),
             TraceKind::Stall { ticks, .. } => l.stall(&who, &ev, ticks),
@@ -120,13 +102,12 @@ impl Narrator<'_> {
         c: usize,
         who: &str,
         entry: &TraceEntry,
-        before: &Snapshot,
+        facts: &StepFacts,
     ) -> String {
         let l = self.lang;
         match entry.kind {
             TraceKind::Crash { .. } => {
-                let writes = self.writes_of(c, before);
-                let held = self.tx_list(&writes);
+                let held = self.tx_list(&facts.writes);
                 self.crashed_with.insert(c, held);
                 self.crash(who, entry)
             }
@@ -228,9 +209,9 @@ impl Narrator<'_> {
         entry: &TraceEntry,
         step: Step,
         outcome: DbOutcome,
-        (before, after): (&Snapshot, &Snapshot),
-        in_tx: bool,
+        facts: &StepFacts,
     ) -> Option<String> {
+        let in_tx = facts.in_tx;
         let l = self.lang;
         let who = format!("consumer{c}");
         let ev = self.ev(entry);
@@ -254,15 +235,12 @@ impl Narrator<'_> {
                 l.inbox_inserted(&who, &base, self.scenario.store.inbox_unique)
             }
             (Step::InsertInbox, _) => l.inbox_inserted_autocommit(&who, &base),
-            (Step::ApplyEffect, _) => self.effect(c, entry, outcome, after, in_tx),
+            (Step::ApplyEffect, _) => self.effect(c, entry, outcome, facts),
             (Step::Commit, DbOutcome::Committed) => {
-                let TraceKind::Db { nth, .. } = entry.kind else {
-                    unreachable!("a commit's answer is a database entry")
-                };
-                let writes = self.writes_of_on(c, before, self.db_of(step, nth));
+                let writes = self.tx_list(&facts.writes);
                 match self.db_name(entry) {
-                    None => l.commit(&who, &self.tx_list(&writes)),
-                    Some(db) => l.commit_on(&who, &self.tx_list(&writes), db),
+                    None => l.commit(&who, &writes),
+                    Some(db) => l.commit_on(&who, &writes, db),
                 }
             }
             (Step::EnqueueEmail, _) => l.email_queued(&who, &base),
@@ -308,10 +286,10 @@ impl Narrator<'_> {
         c: usize,
         entry: &TraceEntry,
         outcome: DbOutcome,
-        after: &Snapshot,
-        in_tx: bool,
+        facts: &StepFacts,
     ) -> String {
         let l = self.lang;
+        let in_tx = facts.in_tx;
         let who = format!("consumer{c}");
         let ev = l.ev(entry.event.unwrap_or(0), 0);
         let is = |o: DbOutcome| o == outcome;
@@ -321,17 +299,7 @@ impl Narrator<'_> {
         }
         if is(DbOutcome::Applied) {
             // The amount as applied: a copy with another payload carries another amount.
-            let view = after
-                .open
-                .iter()
-                .find(|t| t.consumer == c)
-                .and_then(|t| t.view.as_ref())
-                .unwrap_or(&after.committed);
-            let amount = view
-                .credit_amounts
-                .get(&e.event_id)
-                .and_then(|a| a.last().copied())
-                .unwrap_or(e.amount_minor);
+            let amount = facts.applied_amount.unwrap_or(e.amount_minor);
             return l.effect_applied(&who, &ev, &e.source, &e.target, amount, in_tx);
         }
         if is(DbOutcome::CreditFailed) {
@@ -360,7 +328,7 @@ impl Narrator<'_> {
         self.fallback(&who, entry)
     }
 
-    pub(super) fn ack(&self, who: &str, entry: &TraceEntry, after: &Snapshot) -> String {
+    pub(super) fn ack(&self, who: &str, entry: &TraceEntry, facts: &StepFacts) -> String {
         let l = self.lang;
         let ev = self.ev(entry);
         match entry.kind {
@@ -375,18 +343,7 @@ impl Narrator<'_> {
             _ => {}
         }
         let event = entry.event.unwrap_or(0);
-        let e = &self.r.events[event];
-        let effect = after
-            .committed
-            .ledger
-            .get(&e.event_id)
-            .is_some_and(|x| x.debits.max(x.credits).max(x.completions) > 0)
-            || after.committed.rejected.contains_key(&e.event_id)
-            || after
-                .committed
-                .effects
-                .get(&e.event_id)
-                .is_some_and(|n| *n > 0);
+        let effect = facts.effect_committed;
         let key = (event, entry.copy, entry.delivery);
         if self.refused.contains(&key) {
             return l.ack_after_refusal(who, &ev);
@@ -451,7 +408,7 @@ impl Narrator<'_> {
         crash
     }
 
-    pub(super) fn broker(&self, entry: &TraceEntry, before: &Snapshot, after: &Snapshot) -> String {
+    pub(super) fn broker(&self, entry: &TraceEntry, facts: &StepFacts) -> String {
         let l = self.lang;
         let ev = self.ev(entry);
         match entry.kind {
@@ -471,15 +428,8 @@ impl Narrator<'_> {
                 if rebalance {
                     return l.rebalance(&who);
                 }
-                let released: Vec<String> = before
-                    .messages
-                    .iter()
-                    .zip(&after.messages)
-                    .filter(|(b, a)| {
-                        matches!(b.state, MessageState::InFlight { .. })
-                            && !matches!(a.state, MessageState::InFlight { .. })
-                    })
-                    .map(|(_, a)| l.ev(a.event, a.copy))
+                let released: Vec<String> = (facts.released.iter())
+                    .map(|&(e, copy)| l.ev(e, copy))
                     .collect();
                 l.connection_lost(&who, &l.list(&released))
             }

@@ -10,7 +10,7 @@ use crate::report::lang::{ExploreLabel, Lang};
 use crate::report::text::{outcome_cell, schedule_text};
 use crate::report::Origin;
 use crate::scenario::Scenario;
-use crate::world::Runner;
+use crate::view::TellRun;
 use serde::Serialize;
 
 /// The most runs an exploration page lists: the first ones, and every failing one up to
@@ -63,12 +63,12 @@ pub struct ListedRun {
 /// The page of `explore --html`: the runs of `x`, the exploration of `scenario` (from
 /// `origin`), opening in `lang`, leading with its verdict (with `expect_failures`
 /// expectations failed: `None` when it states none). The runs it tells step by step are
-/// run again by `runner`. With no runner it tells no run: the listing only, each run with
+/// made again by `tell`, the caller's. With none it tells no run: the listing only, each run with
 /// its crash points, for a page that asks for a run's story when it is opened (`serve`'s
 /// playground, which runs `run --crash` with them; telling 120 runs up front took most of
 /// an exploration's answer).
 pub fn explore_page(
-    runner: Option<&dyn Runner>,
+    tell: Option<TellRun>,
     scenario: &Scenario,
     x: &Exploration,
     origin: &Origin,
@@ -76,7 +76,7 @@ pub fn explore_page(
     command: &str,
     expect_failures: Option<usize>,
 ) -> Page {
-    let page = exploration_page(scenario, x, origin, lang, command, runner);
+    let page = exploration_page(scenario, x, origin, lang, command, tell);
     judged(page, x, expect_failures)
 }
 
@@ -87,15 +87,15 @@ fn judged(mut page: Page, x: &Exploration, expect_failures: Option<usize>) -> Pa
     page
 }
 
-/// The exploration page telling at most [`MAX_SHOWN_RUNS`] runs step by step, run again by
-/// `runner` (none: it tells no run).
+/// The exploration page telling at most [`MAX_SHOWN_RUNS`] runs step by step, made again by
+/// `tell` (none: it tells no run).
 fn exploration_page(
     scenario: &Scenario,
     x: &Exploration,
     origin: &Origin,
     lang: Lang,
     command: &str,
-    runner: Option<&dyn Runner>,
+    tell: Option<TellRun>,
 ) -> Page {
     let mut page = Page::new(
         "explore",
@@ -103,11 +103,11 @@ fn exploration_page(
         Bi::of(|_| scenario.name.clone()),
         command.to_string(),
     );
-    let (listed, shown) = listed_and_shown(x, runner.map_or(0, |_| MAX_SHOWN_RUNS));
+    let (listed, shown) = listed_and_shown(x, tell.map_or(0, |_| MAX_SHOWN_RUNS));
     let views = page.tell_each(&shown, |&i| {
         let run = &x.runs[i];
         full_run(
-            runner.expect("a run is told only with a runner"),
+            tell.expect("a run is told only when the caller tells runs"),
             scenario,
             run,
             &origin.replay_command(scenario.seed, &run.crashes),
@@ -191,7 +191,7 @@ pub(super) fn told(listed: &[usize], failing: impl Fn(usize) -> bool, cap: usize
 
 /// `run` again with its whole trace (an exploration keeps only what its summary needs).
 fn full_run(
-    runner: &dyn Runner,
+    tell: TellRun,
     scenario: &Scenario,
     run: &ExploredRun,
     replay: &str,
@@ -199,11 +199,11 @@ fn full_run(
     let mut s = scenario.clone();
     s.faults.crash = run.crashes.iter().map(|p| CrashSpec::exactly(*p)).collect();
     s.faults.random_crash = None;
-    let r = runner.run(&s);
+    let (r, told) = tell(&s);
     assert_eq!(
         r.trace.hash_hex(),
         run.result.trace.hash_hex(),
         "an explored run replays to the same trace"
     );
-    run_view(runner, &s, &[], &r, replay)
+    run_view(&told, &s, &r, replay)
 }

@@ -10,7 +10,7 @@ use crate::model::{built_ins, Boundary, BoundaryPoint};
 use crate::report::lang::Lang;
 use crate::report::Origin;
 use crate::scenario::Scenario;
-use crate::world::Runner;
+use crate::view::TellRun;
 use serde::Serialize;
 
 /// The table the matrix page opens on.
@@ -65,9 +65,9 @@ pub struct CellView {
 
 /// The page of `matrix --html`: `columns`, explored with `events` events, `seed` and
 /// `depth`, opening in `lang`, leading with the matrix's verdict line. The run each cell
-/// opens is run again by `runner`.
+/// opens is made again by `tell`, the caller's.
 pub fn matrix_page(
-    runner: &dyn Runner,
+    tell: TellRun,
     columns: &[MatrixColumn],
     events: usize,
     seed: u64,
@@ -101,7 +101,7 @@ pub fn matrix_page(
     let cells = cell_runs(columns, &boundaries, events, seed);
     let told: Vec<_> = cells.iter().flatten().collect();
     let views = page.tell_each(&told, |(c, _, point, replay)| {
-        crashed_run(runner, &scenarios[*c], *point, replay)
+        crashed_run(tell, &scenarios[*c], *point, replay)
     });
     let mut views = views.into_iter();
     for (k, cell) in cells.into_iter().enumerate() {
@@ -170,20 +170,20 @@ fn cell_runs<'c>(
 
 /// The run of `scenario` with a single crash at `point`, as the cell's page shows it.
 fn crashed_run(
-    runner: &dyn Runner,
+    tell: TellRun,
     scenario: &Scenario,
     point: BoundaryPoint,
     replay: &str,
 ) -> super::run::RunView {
     let mut s = scenario.clone();
     s.faults.crash = vec![CrashSpec::exactly(point)];
-    let r = runner.run(&s);
+    let (r, told) = tell(&s);
     assert_eq!(
         r.crashes.first().map(|c| c.point),
         Some(point),
         "a matrix run reaches the crash point its exploration reached"
     );
-    run_view(runner, &s, &[], &r, replay)
+    run_view(&told, &s, &r, replay)
 }
 
 fn column_view(c: &MatrixColumn) -> ProtocolColumn {

@@ -8,7 +8,7 @@ use crate::report::diagram::{self, Detail, Tone};
 use crate::report::explain::{self, FailurePoint};
 use crate::report::lang::{Lang, StateLabel};
 use crate::scenario::Scenario;
-use crate::world::{RunResult, Runner};
+use crate::world::RunResult;
 use serde::Serialize;
 
 /// One run, ready to show.
@@ -69,17 +69,16 @@ pub struct EventView {
     pub acked: bool,
 }
 
-/// `r`, the run of `scenario` with scheduling choices `script`, ready to show; `replay` is
-/// the command that replays it. `r` must keep its trace (not a slim result); `runner` runs
-/// it again to tell it.
+/// `r`, the run of `scenario` whose view is `told` (see [`crate::view::watch`]), ready to
+/// show; `replay` is the command that replays it. `r` must keep its trace (not a slim
+/// result).
 pub fn run_view(
-    runner: &dyn Runner,
+    told: &crate::view::RunView,
     scenario: &Scenario,
-    script: &[u32],
     r: &RunResult,
     replay: &str,
 ) -> RunView {
-    let [en, es] = explain::stories(runner, scenario, script, r);
+    let [en, es] = explain::stories(told, scenario, r);
     let stories = Bi { en, es };
     // One run, one cap: both languages tell the same entries.
     assert_eq!(stories.en.steps.len(), stories.es.steps.len());
@@ -184,11 +183,10 @@ fn inline_svg(svg: &str) -> String {
 
 /// The page of one run: `run --html`, leading with `judgement`, the verdict line the
 /// command prints first (the run's, with its expectations and the checks its file pins);
-/// `runner` runs it again to tell it.
+/// `told` is its view (see [`crate::view::watch`]).
 pub fn run_page(
-    runner: &dyn Runner,
+    told: &crate::view::RunView,
     scenario: &Scenario,
-    script: &[u32],
     r: &RunResult,
     replay: &str,
     lang: Lang,
@@ -203,7 +201,7 @@ pub fn run_page(
     let verdict = VerdictView::of(judgement);
     page.tell(|| RunView {
         judgement: verdict.clone(),
-        ..run_view(runner, scenario, script, r, replay)
+        ..run_view(told, scenario, r, replay)
     });
     page.verdict = Some(verdict);
     page

@@ -11,6 +11,16 @@ use crate::scenario::Scenario;
 use crate::world;
 use serde_json::Value;
 
+/// The view of `r`, the run of `s`, as the CLI makes it for a page.
+fn told(s: &Scenario, r: &world::RunResult) -> crate::view::RunView {
+    crate::view::watch(&world::InProcess, s, &[], r)
+}
+
+/// A run and its view, as the CLI hands them to a page that asks.
+fn tell(s: &Scenario) -> (world::RunResult, crate::view::RunView) {
+    crate::view::run_and_watch(&world::InProcess, s)
+}
+
 /// The data a page embeds, unpacked as its script unpacks it.
 fn data_of(html: &str) -> Value {
     serde_json::from_str(&unpacked(html).expect("a data element")).expect("the page's data is JSON")
@@ -30,9 +40,8 @@ fn crashed(protocol: &str, point: &str) -> (Scenario, world::RunResult) {
 fn a_page_loads_nothing_from_anywhere() {
     let (s, r) = crashed("ack-first", "after:ack e0 d1");
     let html = run_page(
-        &world::InProcess,
+        &told(&s, &r),
         &s,
-        &[],
         &r,
         "delivery-sim run x",
         Lang::En,
@@ -68,9 +77,8 @@ fn a_page_loads_nothing_from_anywhere() {
 fn a_run_page_tells_every_entry_in_both_languages_and_its_diagram_names_them() {
     let (s, r) = crashed("no-dedup", "after:commit e1 d1");
     let page = run_page(
-        &world::InProcess,
+        &told(&s, &r),
         &s,
-        &[],
         &r,
         "delivery-sim run y",
         Lang::Es,
@@ -124,9 +132,8 @@ fn nothing_in_the_data_can_end_the_script_element() {
     let (mut s, r) = crashed("inbox", "after:ack e0 d1");
     s.name = "x</script><script>alert(1)</script><!--".into();
     let html = run_page(
-        &world::InProcess,
+        &told(&s, &r),
         &s,
-        &[],
         &r,
         "delivery-sim run z",
         Lang::En,
@@ -148,9 +155,8 @@ fn a_page_is_the_same_bytes_every_time() {
     let (s, r) = crashed("inbox", "after:commit e1 d1");
     let page = || {
         run_page(
-            &world::InProcess,
+            &told(&s, &r),
             &s,
-            &[],
             &r,
             "delivery-sim run w",
             Lang::Es,
@@ -191,15 +197,7 @@ fn every_word_the_script_asks_for_is_in_the_catalogue() {
 fn the_matrix_page_agrees_with_the_matrix_and_stays_small() {
     let protocols = Protocol::all_built_in();
     let columns = explore::matrix(&protocols, 3, 0, 1);
-    let page = matrix_page(
-        &world::InProcess,
-        &columns,
-        3,
-        0,
-        1,
-        Lang::En,
-        "delivery-sim matrix",
-    );
+    let page = matrix_page(&tell, &columns, 3, 0, 1, Lang::En, "delivery-sim matrix");
     let html = page.html();
     assert!(html.len() < 5_000_000, "{} bytes", html.len());
     let m = page.matrix.as_ref().expect("a matrix");
@@ -254,7 +252,7 @@ fn an_exploration_page_lists_every_run_and_tells_the_failing_ones() {
         events: 2,
     };
     let page = explore_page(
-        Some(&world::InProcess),
+        Some(&tell),
         &s,
         &x,
         &origin,
@@ -289,7 +287,7 @@ fn a_page_with_more_runs_than_it_tells_tells_the_failing_ones() {
 #[test]
 fn a_full_page_lists_runs_without_telling_them() {
     let (s, r) = crashed("no-dedup", "after:commit e0 d1");
-    let view = run_view(&world::InProcess, &s, &[], &r, "delivery-sim run v");
+    let view = run_view(&told(&s, &r), &s, &r, "delivery-sim run v");
     let size = serde_json::to_vec(&view).expect("serialises").len();
     let mut page = Page::new(
         "explore",
@@ -320,14 +318,14 @@ fn both_languages_told_from_one_run_are_each_language_told_alone() {
         ("ack-first", "after:ack e1 d1"),
     ] {
         let (s, r) = crashed(protocol, point);
-        let [en, es] = crate::report::explain::stories(&world::InProcess, &s, &[], &r);
+        let [en, es] = crate::report::explain::stories(&told(&s, &r), &s, &r);
         assert_eq!(
             en,
-            crate::report::explain::story(&world::InProcess, &s, &[], &r, Lang::En)
+            crate::report::explain::story(&told(&s, &r), &s, &r, Lang::En)
         );
         assert_eq!(
             es,
-            crate::report::explain::story(&world::InProcess, &s, &[], &r, Lang::Es)
+            crate::report::explain::story(&told(&s, &r), &s, &r, Lang::Es)
         );
     }
 }
@@ -335,7 +333,7 @@ fn both_languages_told_from_one_run_are_each_language_told_alone() {
 #[test]
 fn runs_told_in_parallel_are_those_told_one_after_another() {
     let (s, r) = crashed("no-dedup", "after:commit e0 d1");
-    let view = run_view(&world::InProcess, &s, &[], &r, "delivery-sim run v");
+    let view = run_view(&told(&s, &r), &s, &r, "delivery-sim run v");
     let size = serde_json::to_vec(&view).expect("serialises").len();
     let items: Vec<usize> = (0..PAGE_DATA_BYTES / size + 7).collect();
     let new = || {
@@ -374,9 +372,8 @@ fn every_page_leads_with_the_verdict_line_its_command_prints_first() {
     let judgement = r.judgement(Some(2));
     let data = data_of(
         &run_page(
-            &world::InProcess,
+            &told(&s, &r),
             &s,
-            &[],
             &r,
             "delivery-sim run",
             Lang::En,
@@ -403,7 +400,7 @@ fn every_page_leads_with_the_verdict_line_its_command_prints_first() {
         events: 2,
     };
     let page = explore_page(
-        Some(&world::InProcess),
+        Some(&tell),
         &s,
         &x,
         &origin,
@@ -432,18 +429,8 @@ fn every_page_leads_with_the_verdict_line_its_command_prints_first() {
     }
     // The matrix page: the matrix's, and each protocol's per depth.
     let columns = explore::matrix(&Protocol::all_built_in(), 2, 0, 1);
-    let data = data_of(
-        &matrix_page(
-            &world::InProcess,
-            &columns,
-            2,
-            0,
-            1,
-            Lang::En,
-            "delivery-sim matrix",
-        )
-        .html(),
-    );
+    let data =
+        data_of(&matrix_page(&tell, &columns, 2, 0, 1, Lang::En, "delivery-sim matrix").html());
     let judgement = explore::matrix_judgement(&columns);
     for (code, lang) in languages {
         assert_eq!(lead(&data["verdict"], code), lang.judgement(&judgement));

@@ -99,23 +99,7 @@ pub enum SideCrash {
     Done,
 }
 
-/// One thing an open transaction wrote (or a commit made durable), about event `.0`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TxItem {
-    Inbox(usize),
-    /// Both the debit and the credit.
-    Effect(usize),
-    Debit(usize),
-    Credit(usize),
-    Completion(usize),
-    Rejection(usize),
-    /// A completion kept in `pending_event`.
-    Pending(usize),
-    /// A completion taken out of `pending_event` (it took effect).
-    PendingCleared(usize),
-    /// With the scenario's own schema: an effect as `check.effects_per_event` counts it.
-    CountedEffect(usize),
-}
+pub use crate::view::TxItem;
 
 /// `n one` or `n many`.
 /// `, 2 stuck, 1 invalid` (with `sep` ", "): each count that is not zero, with its words.
