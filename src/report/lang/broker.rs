@@ -201,9 +201,7 @@ impl Lang {
             (Lang::En, UnackedReason::NoAckStep) => {
                 "in flight forever: the protocol has no ack step".into()
             }
-            (Lang::En, UnackedReason::Left { state }) => {
-                format!("left {state:?} with nothing more to run")
-            }
+            (_, UnackedReason::Left { state }) => self.left(state),
             (Lang::Es, UnackedReason::Limit { stop }) => format!(
                 "la corrida llegó a su límite de {} antes del ack",
                 match stop {
@@ -223,8 +221,72 @@ impl Lang {
             (Lang::Es, UnackedReason::DeadLetteredByBroker { deliveries }) => format!(
                 "el broker lo mandó a la DLQ tras {deliveries} entregas (broker.max_deliveries)"
             ),
-            (Lang::Es, UnackedReason::Left { .. }) => {
-                "quedó sin ack, sin nada más para ejecutar".into()
+        }
+    }
+
+    /// Where an unacked message was left when nothing more could run. A message in flight
+    /// then is one no lease will take back: with `broker.lease_ticks` the lease's end would
+    /// still be due, and the run would not be over.
+    fn left(self, state: crate::broker::MessageState) -> String {
+        use crate::broker::MessageState as M;
+        match (self, state) {
+            (Lang::En, M::InFlight { consumer, attempt }) => format!(
+                "left in flight with consumer{consumer} (delivery {attempt}) with nothing more \
+                 to run: no lease ends to redeliver it (broker.lease_ticks)"
+            ),
+            (Lang::Es, M::InFlight { consumer, attempt }) => format!(
+                "quedó en vuelo en consumer{consumer} (entrega {attempt}) sin nada más para \
+                 ejecutar: ningún lease vence para reentregarlo (broker.lease_ticks)"
+            ),
+            (Lang::En, M::Redelivering { at }) => {
+                format!("left waiting for a redelivery at t={at} with nothing more to run")
+            }
+            (Lang::Es, M::Redelivering { at }) => {
+                format!("quedó esperando una reentrega en t={at}, sin nada más para ejecutar")
+            }
+            (Lang::En, M::Ready) => "left ready, undelivered, with nothing more to run".into(),
+            (Lang::Es, M::Ready) => "quedó listo sin entregar, sin nada más para ejecutar".into(),
+            (Lang::En, _) => "left without an ack, with nothing more to run".into(),
+            (Lang::Es, _) => "quedó sin ack, sin nada más para ejecutar".into(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::broker::MessageState;
+
+    /// A message left unacked is said where it was left, in words (never a Rust value),
+    /// and one left in flight says that no lease takes it back.
+    #[test]
+    fn a_message_left_unacked_is_said_in_words() {
+        let in_flight = MessageState::InFlight {
+            consumer: 1,
+            attempt: 2,
+        };
+        let en = Lang::En.left(in_flight);
+        assert!(
+            en.starts_with("left in flight with consumer1 (delivery 2)"),
+            "{en}"
+        );
+        assert!(en.contains("broker.lease_ticks"), "{en}");
+        let es = Lang::Es.left(in_flight);
+        assert!(
+            es.starts_with("quedó en vuelo en consumer1 (entrega 2)"),
+            "{es}"
+        );
+        for state in [
+            MessageState::Ready,
+            MessageState::Redelivering { at: 7 },
+            in_flight,
+        ] {
+            for l in [Lang::En, Lang::Es] {
+                let words = l.left(state);
+                assert!(
+                    !words.contains('{') && !words.contains("InFlight"),
+                    "{words}"
+                );
             }
         }
     }
