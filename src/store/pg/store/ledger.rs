@@ -14,7 +14,9 @@ use crate::model::PayloadAlertRow;
 use crate::model::{Account, CommittedState, DbOutcome, Event, EventType, LedgerCounts, Tick};
 use crate::store::pg::lexer::Literal;
 use crate::store::pg::session::{Answer, DbError, Exec};
-use crate::store::{effect_statements, payload_fingerprint, EffectMode, StoreConfig, StoreOp};
+use crate::store::{
+    effect_statements, payload_fingerprint, Effect, EffectMode, StoreConfig, StoreOp,
+};
 
 /// The ledger's tables: those of [`crate::store`]'s SQLite ledger (the consumer's
 /// `email_outbox`, the transfer lifecycle's and the producer's `transfer` and `outbox`
@@ -265,18 +267,16 @@ impl PgStore {
                 }
             }
             StoreOp::InsertInbox { event } => self.insert_inbox(event, now),
-            StoreOp::ApplyEffect {
-                event,
-                fail_credit,
-                done,
-                read,
-                track_transfer,
-            } => {
+            StoreOp::ApplyEffect { .. } => {
+                let effect = Effect::of(op);
+                let (event, done) = (effect.event, effect.done);
                 if event.event_type == EventType::TransferCompleted {
                     return self.complete(event, done, now);
                 }
-                match self.apply_effect(event, fail_credit, done, read, now) {
-                    DbOutcome::Applied if track_transfer => self.track_transfer(event, done, now),
+                match self.apply_effect(effect, now) {
+                    DbOutcome::Applied if effect.track_transfer => {
+                        self.track_transfer(event, done, now)
+                    }
                     outcome => outcome,
                 }
             }
@@ -335,19 +335,13 @@ impl PgStore {
     /// The business effect, statement `done` on: two ledger rows and two balance updates
     /// (or, for a read-modify-write, the balances read on the first turn and absolute
     /// writes on the next), as on SQLite.
-    fn apply_effect(
-        &mut self,
-        event: &Event,
-        fail_credit: bool,
-        done: u8,
-        read: Option<(i64, i64)>,
-        now: Tick,
-    ) -> DbOutcome {
+    fn apply_effect(&mut self, effect: Effect<&Event>, now: Tick) -> DbOutcome {
+        let (event, done, read) = (effect.event, effect.done, effect.read);
         if self.effect() == EffectMode::ReadModifyWrite && read.is_none() {
             return self.read_balances(event, done);
         }
         for st in effect_statements(event, done) {
-            if st.direction == "credit" && fail_credit {
+            if st.direction == "credit" && effect.fail_credit {
                 return DbOutcome::CreditFailed;
             }
             let mut values = ids(event);
