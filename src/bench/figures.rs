@@ -147,46 +147,32 @@ impl Figures {
             p.scenario
         );
         out.push_str("| figure | value |\n|---|---|\n");
+        // Each figure with the decimals it is shown with.
         let rows = [
-            (
-                "SQLite runs per second",
-                format!("{:.0}", p.sqlite_runs_per_second),
-            ),
-            (
-                "PostgreSQL runs per second",
-                format!("{:.0}", p.postgres_runs_per_second),
-            ),
-            (
-                "statements per PostgreSQL run",
-                format!("{:.1}", p.statements_per_run),
-            ),
+            ("SQLite runs per second", p.sqlite_runs_per_second, 0),
+            ("PostgreSQL runs per second", p.postgres_runs_per_second, 0),
+            ("statements per PostgreSQL run", p.statements_per_run, 1),
             (
                 "`is_blocked` questions per run",
-                format!("{:.1}", p.blocked_checks_per_run),
+                p.blocked_checks_per_run,
+                1,
             ),
-            (
-                "backends started per run",
-                format!("{:.2}", p.backends_per_run),
-            ),
-            (
-                "idle connections reused per run",
-                format!("{:.2}", p.reused_per_run),
-            ),
+            ("backends started per run", p.backends_per_run, 2),
+            ("idle connections reused per run", p.reused_per_run, 2),
             (
                 "fresh schemas per second (alone)",
-                format!("{:.0}", p.schema_resets_per_second),
-            ),
-            (
-                "interleavings per second (2 consumers, a duplicate)",
-                format!(
-                    "{:.0} ({} runs, {} threads)",
-                    p.interleavings_runs_per_second, p.interleavings, p.interleavings_threads
-                ),
+                p.schema_resets_per_second,
+                0,
             ),
         ];
-        for (figure, value) in rows {
-            let _ = writeln!(out, "| {figure} | {value} |");
+        for (figure, value, decimals) in rows {
+            let _ = writeln!(out, "| {figure} | {value:.decimals$} |");
         }
+        let _ = writeln!(
+            out,
+            "| interleavings per second (2 consumers, a duplicate) | {:.0} ({} runs, {} threads) |",
+            p.interleavings_runs_per_second, p.interleavings, p.interleavings_threads
+        );
     }
 
     fn raw_sqlite_markdown(&self, out: &mut String) {

@@ -297,10 +297,7 @@ fn on_the_chosen_engine(s: &mut Scenario) -> Result<(), CliError> {
 }
 
 fn events_arg(flag: &str, events: u64) -> Result<usize, CliError> {
-    if events == 0 || events > bounds::MAX_EVENTS {
-        return Err(out_of_range(flag, events, 1, bounds::MAX_EVENTS));
-    }
-    Ok(events as usize)
+    Ok(within(flag, events, 1, bounds::MAX_EVENTS)? as usize)
 }
 
 /// `--lang` if given, else the environment's language, else English.
@@ -374,14 +371,18 @@ fn cannot_write(flag: &str, path: &Path, act: Act, e: std::io::Error) -> Usage {
     }
 }
 
-/// `flag` given `value`, outside `min..=max`.
-fn out_of_range(flag: &str, value: u64, min: u64, max: u64) -> CliError {
-    CliError::usage(Usage::OutOfRange {
-        flag: flag.to_string(),
-        value,
-        min,
-        max,
-    })
+/// `value` of `flag` when it is within `min..=max`, else the error naming the bounds: the one
+/// check every numeric flag with bounds goes through.
+fn within(flag: &str, value: u64, min: u64, max: u64) -> Result<u64, CliError> {
+    match (min..=max).contains(&value) {
+        true => Ok(value),
+        false => Err(CliError::usage(Usage::OutOfRange {
+            flag: flag.to_string(),
+            value,
+            min,
+            max,
+        })),
+    }
 }
 
 /// The PostgreSQL server is not ready: its reason, as the engine gives it.

@@ -11,7 +11,7 @@
 use crate::model::{Account, DuplicateIf, Event, SqlBinding, SqlEvent, SqlStep, Tick};
 use crate::store::pg::link::LinkTarget;
 use crate::store::pg::session::{DbError, Ran};
-use crate::store::{DbOutcome, StoreConfig, StoreOp};
+use crate::store::{DbOutcome, Effect, StoreConfig, StoreOp};
 use serde::{Deserialize, Serialize};
 use std::io::{BufRead, Write};
 
@@ -105,36 +105,16 @@ impl WireSql {
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum WireOp {
     Begin,
-    CheckInbox {
-        event: Event,
-    },
-    InsertInbox {
-        event: Event,
-    },
-    RecordPayloadAlert {
-        event: Event,
-    },
-    ApplyEffect {
-        event: Event,
-        fail_credit: bool,
-        done: u8,
-        read: Option<(i64, i64)>,
-        track_transfer: bool,
-    },
+    CheckInbox { event: Event },
+    InsertInbox { event: Event },
+    RecordPayloadAlert { event: Event },
+    ApplyEffect(Effect<Event>),
     Commit,
     Rollback,
-    BeginOn {
-        db: u8,
-    },
-    CommitOn {
-        db: u8,
-    },
-    RollbackOn {
-        db: u8,
-    },
-    EnqueueEmail {
-        event: Event,
-    },
+    BeginOn { db: u8 },
+    CommitOn { db: u8 },
+    RollbackOn { db: u8 },
+    EnqueueEmail { event: Event },
 }
 
 impl From<StoreOp<'_>> for WireOp {
@@ -150,19 +130,7 @@ impl From<StoreOp<'_>> for WireOp {
             StoreOp::RecordPayloadAlert { event } => WireOp::RecordPayloadAlert {
                 event: event.clone(),
             },
-            StoreOp::ApplyEffect {
-                event,
-                fail_credit,
-                done,
-                read,
-                track_transfer,
-            } => WireOp::ApplyEffect {
-                event: event.clone(),
-                fail_credit,
-                done,
-                read,
-                track_transfer,
-            },
+            StoreOp::ApplyEffect { .. } => WireOp::ApplyEffect(Effect::of(op).map(Event::clone)),
             StoreOp::Commit => WireOp::Commit,
             StoreOp::Rollback => WireOp::Rollback,
             StoreOp::BeginOn(db) => WireOp::BeginOn { db },
@@ -183,19 +151,7 @@ impl WireOp {
             WireOp::CheckInbox { event } => StoreOp::CheckInbox { event },
             WireOp::InsertInbox { event } => StoreOp::InsertInbox { event },
             WireOp::RecordPayloadAlert { event } => StoreOp::RecordPayloadAlert { event },
-            WireOp::ApplyEffect {
-                event,
-                fail_credit,
-                done,
-                read,
-                track_transfer,
-            } => StoreOp::ApplyEffect {
-                event,
-                fail_credit: *fail_credit,
-                done: *done,
-                read: *read,
-                track_transfer: *track_transfer,
-            },
+            WireOp::ApplyEffect(effect) => effect.op(),
             WireOp::Commit => StoreOp::Commit,
             WireOp::Rollback => StoreOp::Rollback,
             WireOp::BeginOn { db } => StoreOp::BeginOn(*db),

@@ -119,7 +119,7 @@ pub(super) fn build(
                 StoreError::Custom(format!("store.{section}[{i}]: {message}"))
             });
     }
-    conn.execute_batch(&builtin_tables(config.inbox_unique))?;
+    conn.execute_batch(&builtin_tables(config.inbox_unique, &SQLITE_TABLES))?;
     conn.execute_batch(outbox::SCHEMA)?;
     if config.business_key_unique {
         conn.execute_batch(outbox::BUSINESS_KEY)?;
@@ -127,47 +127,102 @@ pub(super) fn build(
     opening_balances(conn, accounts)
 }
 
-/// The built-in protocols' tables: the inbox (its `event_id` the key with `inbox_unique`,
-/// else only required), the payload alerts, the ledger, the balances, the transfers, the
-/// rejected and the buffered events.
-fn builtin_tables(inbox_unique: bool) -> String {
+/// What the built-in tables' text differs in between the engines; the rest of it, the
+/// same tables and columns, is [`builtin_tables`]'s for both.
+pub(crate) struct TablesDialect {
+    /// The integer type: `INTEGER` on SQLite, `BIGINT` on PostgreSQL.
+    pub int: &'static str,
+    /// A generated key column's type (SQLite's `INTEGER PRIMARY KEY` is its rowid).
+    pub id_key: &'static str,
+    /// A `seq` identity column first in `processed_event` and `pending_event`, where
+    /// PostgreSQL has no rowid to order them by.
+    pub seq: bool,
+    /// The consumer's `email_outbox`, after `balance_projection` (SQLite's stands in
+    /// `outbox::SCHEMA`): the whole statement, or nothing.
+    pub email_outbox: &'static str,
+    /// The comment's lines above `pending_event`.
+    pub pending_note: &'static [&'static str],
+}
+
+impl TablesDialect {
+    /// The `seq` column and the indent of the next, padded to `width` as the table's other
+    /// columns are; nothing without one.
+    fn seq(&self, width: usize) -> String {
+        let int = self.int;
+        match self.seq {
+            true => format!(
+                "{:width$}{int} GENERATED ALWAYS AS IDENTITY,\n             ",
+                "seq"
+            ),
+            false => String::new(),
+        }
+    }
+
+    /// The note above `pending_event`, a comment line each, indented as the statements are.
+    fn pending_note(&self) -> String {
+        self.pending_note
+            .iter()
+            .map(|line| format!("-- {line}\n         "))
+            .collect()
+    }
+}
+
+/// SQLite's built-in tables.
+const SQLITE_TABLES: TablesDialect = TablesDialect {
+    int: "INTEGER",
+    id_key: "INTEGER PRIMARY KEY",
+    seq: false,
+    email_outbox: "",
+    pending_note: &[
+        "Completions that arrived before their transfer (out_of_order: buffer). No key on",
+        "event_id: the inbox is what deduplicates, and without it a redelivered",
+        "completion is buffered twice and applied twice, as it would be in production.",
+    ],
+};
+
+/// The built-in protocols' tables, in dialect `d`: the inbox (its `event_id` the key with
+/// `inbox_unique`, else only required), the payload alerts, the ledger, the balances, the
+/// transfers, the rejected and the buffered events.
+pub(crate) fn builtin_tables(inbox_unique: bool, d: &TablesDialect) -> String {
     let inbox_key = if inbox_unique {
         "PRIMARY KEY"
     } else {
         "NOT NULL"
     };
+    let (int, id_key, email_outbox) = (d.int, d.id_key, d.email_outbox);
+    let (inbox_seq, pending_seq, pending_note) = (d.seq(20), d.seq(12), d.pending_note());
     format!(
         "CREATE TABLE processed_event (
-             event_id            TEXT {inbox_key},
+             {inbox_seq}event_id            TEXT {inbox_key},
              event_type          TEXT NOT NULL,
              payload_fingerprint TEXT NOT NULL,
              payload             TEXT NOT NULL,
-             processed_at        INTEGER NOT NULL
+             processed_at        {int} NOT NULL
          );
          CREATE TABLE payload_alert (
-             alert_id             INTEGER PRIMARY KEY,
+             alert_id             {id_key},
              event_id             TEXT NOT NULL,
              stored_payload       TEXT NOT NULL,
              received_payload     TEXT NOT NULL,
              received_fingerprint TEXT NOT NULL,
-             detected_at          INTEGER NOT NULL,
+             detected_at          {int} NOT NULL,
              UNIQUE (event_id, received_fingerprint)
          );
          CREATE TABLE ledger_entry (
-             entry_id     INTEGER PRIMARY KEY,
+             entry_id     {id_key},
              event_id     TEXT NOT NULL,
              transfer_id  TEXT NOT NULL,
              account      TEXT NOT NULL,
              direction    TEXT NOT NULL
                           CHECK (direction IN ('debit', 'credit', 'completion')),
-             amount_minor INTEGER NOT NULL,
-             applied_at   INTEGER NOT NULL
+             amount_minor {int} NOT NULL,
+             applied_at   {int} NOT NULL
          );
          CREATE TABLE balance_projection (
              account       TEXT PRIMARY KEY,
-             balance_minor INTEGER NOT NULL
+             balance_minor {int} NOT NULL
          );
-         CREATE TABLE transfer_state (
+         {email_outbox}CREATE TABLE transfer_state (
              transfer_id TEXT PRIMARY KEY,
              status      TEXT NOT NULL CHECK (status IN ('created', 'completed'))
          );
@@ -175,16 +230,13 @@ fn builtin_tables(inbox_unique: bool) -> String {
              event_id    TEXT NOT NULL,
              transfer_id TEXT NOT NULL,
              reason      TEXT NOT NULL,
-             rejected_at INTEGER NOT NULL
+             rejected_at {int} NOT NULL
          );
-         -- Completions that arrived before their transfer (out_of_order: buffer). No key on
-         -- event_id: the inbox is what deduplicates, and without it a redelivered
-         -- completion is buffered twice and applied twice, as it would be in production.
-         CREATE TABLE pending_event (
-             event_id    TEXT NOT NULL,
+         {pending_note}CREATE TABLE pending_event (
+             {pending_seq}event_id    TEXT NOT NULL,
              transfer_id TEXT NOT NULL,
              event_type  TEXT NOT NULL,
-             buffered_at INTEGER NOT NULL
+             buffered_at {int} NOT NULL
          );
          CREATE INDEX pending_event_by_transfer ON pending_event (transfer_id);"
     )

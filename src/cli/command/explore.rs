@@ -11,22 +11,8 @@ pub(in crate::cli) fn explore_options(
     depth: usize,
     max_schedules: u64,
 ) -> Result<explore::ExploreOptions, CliError> {
-    if depth == 0 || depth > explore::MAX_DEPTH {
-        return Err(out_of_range(
-            "--depth",
-            depth as u64,
-            1,
-            explore::MAX_DEPTH as u64,
-        ));
-    }
-    if max_schedules == 0 || max_schedules > MAX_SCHEDULES_CEILING {
-        return Err(out_of_range(
-            "--max-schedules",
-            max_schedules,
-            1,
-            MAX_SCHEDULES_CEILING,
-        ));
-    }
+    within("--depth", depth as u64, 1, explore::MAX_DEPTH as u64)?;
+    within("--max-schedules", max_schedules, 1, MAX_SCHEDULES_CEILING)?;
     let explore::Estimate {
         schedules: estimate,
         steps,
@@ -183,9 +169,7 @@ fn explore_html(
 pub(in crate::cli) const MAX_SHRINK_RUNS: u64 = 1_000_000;
 
 pub(in crate::cli) fn explore_bound(flag: &str, value: u32, max: u32) -> Result<u32, CliError> {
-    if value > max {
-        return Err(out_of_range(flag, value.into(), 0, max.into()));
-    }
+    within(flag, value.into(), 0, max.into())?;
     Ok(value)
 }
 
@@ -256,22 +240,19 @@ pub(in crate::cli) fn checked_interleavings(
     let max_preemptions = max_preemptions
         .or(expect.and_then(|e| e.max_preemptions))
         .unwrap_or(explore::DEFAULT_MAX_PREEMPTIONS);
-    if max_preemptions > bounds::MAX_PREEMPTIONS {
-        return Err(out_of_range(
-            "--max-preemptions",
-            max_preemptions as u64,
-            0,
-            bounds::MAX_PREEMPTIONS as u64,
-        ));
-    }
-    if max_interleavings == 0 || max_interleavings > MAX_SCHEDULES_CEILING {
-        return Err(out_of_range(
-            "--max-interleavings",
-            max_interleavings,
-            1,
-            MAX_SCHEDULES_CEILING,
-        ));
-    }
+    let preemptions_max = bounds::MAX_PREEMPTIONS as u64;
+    within(
+        "--max-preemptions",
+        max_preemptions as u64,
+        0,
+        preemptions_max,
+    )?;
+    within(
+        "--max-interleavings",
+        max_interleavings,
+        1,
+        MAX_SCHEDULES_CEILING,
+    )?;
     interleavings_fit(scenario, max_preemptions, max_interleavings, with_crashes)?;
     let x = explore::interleavings(scenario, max_preemptions, max_interleavings, with_crashes);
     // The expected counts are for the interleavings alone.

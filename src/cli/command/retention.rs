@@ -9,14 +9,7 @@ pub(in crate::cli) fn ttl_override(
     ttl: Option<u64>,
 ) -> Result<(), CliError> {
     if let Some(ttl) = ttl {
-        if ttl > bounds::MAX_DELAY_TICKS {
-            return Err(out_of_range(
-                "--inbox-ttl-ticks",
-                ttl,
-                0,
-                bounds::MAX_DELAY_TICKS,
-            ));
-        }
+        within("--inbox-ttl-ticks", ttl, 0, bounds::MAX_DELAY_TICKS)?;
         *scenario = explore::retention::with_ttl(scenario, ttl);
     }
     Ok(())

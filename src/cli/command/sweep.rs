@@ -276,16 +276,8 @@ fn resume_command(
 
 /// `--shrink-runs`, checked against its bounds.
 fn shrink_options(args: &SweepArgs) -> Result<ShrinkOptions, CliError> {
-    if args.shrink_runs < 2 || args.shrink_runs > MAX_SHRINK_RUNS {
-        return Err(out_of_range(
-            "--shrink-runs",
-            args.shrink_runs,
-            2,
-            MAX_SHRINK_RUNS,
-        ));
-    }
     Ok(ShrinkOptions {
-        max_runs: args.shrink_runs,
+        max_runs: within("--shrink-runs", args.shrink_runs, 2, MAX_SHRINK_RUNS)?,
     })
 }
 

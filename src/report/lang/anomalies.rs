@@ -368,27 +368,25 @@ impl Lang {
 
     pub fn unacked_anomaly(self, ev: &str, stop: StopReason, has_ack: bool) -> String {
         match (self, stop, has_ack) {
-            (Lang::En, StopReason::StepLimit, _) => {
-                format!("Event {ev} was never acked: the run stopped at its step limit first.")
+            (
+                Lang::En,
+                StopReason::StepLimit | StopReason::TickLimit | StopReason::TraceLimit,
+                _,
+            ) => {
+                let limit = self.limit_name(stop);
+                format!("Event {ev} was never acked: the run stopped at its {limit} limit first.")
             }
-            (Lang::En, StopReason::TickLimit, _) => {
-                format!("Event {ev} was never acked: the run stopped at its tick limit first.")
+            (
+                Lang::Es,
+                StopReason::StepLimit | StopReason::TickLimit | StopReason::TraceLimit,
+                _,
+            ) => {
+                let limit = self.limit_name(stop);
+                format!(
+                    "El evento {ev} nunca recibió ack: antes, la corrida se detuvo por su límite \
+                     de {limit}."
+                )
             }
-            (Lang::Es, StopReason::StepLimit, _) => format!(
-                "El evento {ev} nunca recibió ack: antes, la corrida se detuvo por su límite de \
-                 pasos."
-            ),
-            (Lang::Es, StopReason::TickLimit, _) => format!(
-                "El evento {ev} nunca recibió ack: antes, la corrida se detuvo por su límite de \
-                 ticks."
-            ),
-            (Lang::En, StopReason::TraceLimit, _) => {
-                format!("Event {ev} was never acked: the run stopped at its trace limit first.")
-            }
-            (Lang::Es, StopReason::TraceLimit, _) => format!(
-                "El evento {ev} nunca recibió ack: antes, la corrida se detuvo por su límite de \
-                 traza."
-            ),
             (Lang::En, StopReason::SqlLimit, _) => format!(
                 "Event {ev} was never acked: the run stopped at its SQL limit first (its \
                  statements took as many SQLite virtual-machine steps as a run may)."

@@ -178,9 +178,20 @@ impl Lang {
         }
     }
 
+    /// The limit that stopped a run, as "the … limit" (English) or "su límite de …"
+    /// (Spanish) name it.
+    pub fn limit_name(self, stop: crate::sim::StopReason) -> &'static str {
+        use crate::sim::StopReason as S;
+        match stop {
+            S::TickLimit => self.choose("tick", "ticks"),
+            S::TraceLimit => self.choose("trace", "traza"),
+            S::SqlLimit => "SQL",
+            S::StepLimit | S::Quiescent => self.choose("step", "pasos"),
+        }
+    }
+
     /// Why an event is not acked when the run ends.
     pub fn unacked_reason(self, why: UnackedReason) -> String {
-        use crate::sim::StopReason as S;
         match (self, why) {
             (Lang::En, UnackedReason::DeadLetteredByPolicy { delivery }) => format!(
                 "dead-lettered by the consumer's error policy (on_error: dead_letter) at \
@@ -191,12 +202,7 @@ impl Lang {
             }
             (Lang::En, UnackedReason::Limit { stop }) => format!(
                 "the {} limit stopped the run before it was acked",
-                match stop {
-                    S::TickLimit => "tick",
-                    S::TraceLimit => "trace",
-                    S::SqlLimit => "SQL",
-                    S::StepLimit | S::Quiescent => "step",
-                }
+                self.limit_name(stop)
             ),
             (Lang::En, UnackedReason::NoAckStep) => {
                 "in flight forever: the protocol has no ack step".into()
@@ -204,12 +210,7 @@ impl Lang {
             (_, UnackedReason::Left { state }) => self.left(state),
             (Lang::Es, UnackedReason::Limit { stop }) => format!(
                 "la corrida llegó a su límite de {} antes del ack",
-                match stop {
-                    S::TickLimit => "ticks",
-                    S::TraceLimit => "traza",
-                    S::SqlLimit => "SQL",
-                    S::StepLimit | S::Quiescent => "pasos",
-                }
+                self.limit_name(stop)
             ),
             (Lang::Es, UnackedReason::NoAckStep) => {
                 "en vuelo para siempre: el protocolo no tiene paso de ack".into()

@@ -159,68 +159,37 @@ impl Lang {
 
     /// The summary line over every run of an exploration, after the guarantee.
     pub fn explore_summary(self, s: &Summary) -> String {
-        let pending = s.rejected_runs + s.pending_runs > 0;
+        let (lost, runs, duplicated) = (s.lost_runs, s.runs, s.duplicated_runs);
+        let (dead, unacked) = (s.dead_lettered_runs, s.unacked_runs);
+        let (unconserved, limited) = (s.unconserved_runs, s.limited_runs);
+        let (rejected, pending) = (s.rejected_runs, s.pending_runs);
+        let pending = match (self, rejected + pending > 0) {
+            (_, false) => String::new(),
+            (Lang::En, true) => format!(
+                "{rejected} rejected one as out of order, {pending} ended with a completion still \
+                 pending; "
+            ),
+            (Lang::Es, true) => format!(
+                "{rejected} rechazaron uno por fuera de orden, {pending} terminaron con una \
+                 finalización todavía pendiente; "
+            ),
+        };
+        let stuck = self.choose("left an event stuck", "dejaron un evento atascado");
+        let wrong = self.choose(
+            "applied an altered copy instead of an event",
+            "aplicaron una copia alterada en lugar de un evento",
+        );
+        let more = nonzero("; ", &[(s.stuck_runs, stuck), (s.wrong_effect_runs, wrong)]);
         match self {
             Lang::En => format!(
-                "{} of {} runs lost an event, {} duplicated one, {} dead-lettered one; {}{} left \
-                 an event unacked; {} broke conservation; {} hit a limit{}",
-                s.lost_runs,
-                s.runs,
-                s.duplicated_runs,
-                s.dead_lettered_runs,
-                if pending {
-                    format!(
-                        "{} rejected one as out of order, {} ended with a completion still \
-                         pending; ",
-                        s.rejected_runs, s.pending_runs
-                    )
-                } else {
-                    String::new()
-                },
-                s.unacked_runs,
-                s.unconserved_runs,
-                s.limited_runs,
-                nonzero(
-                    "; ",
-                    &[
-                        (s.stuck_runs, "left an event stuck"),
-                        (
-                            s.wrong_effect_runs,
-                            "applied an altered copy instead of an event",
-                        ),
-                    ]
-                )
+                "{lost} of {runs} runs lost an event, {duplicated} duplicated one, {dead} \
+                 dead-lettered one; {pending}{unacked} left an event unacked; {unconserved} broke \
+                 conservation; {limited} hit a limit{more}"
             ),
             Lang::Es => format!(
-                "{} de {} corridas perdieron un evento, {} duplicaron uno, {} mandaron uno a la \
-                 DLQ; {}{} dejaron un evento sin ack; {} rompieron la conservación; {} llegaron a \
-                 un límite{}",
-                s.lost_runs,
-                s.runs,
-                s.duplicated_runs,
-                s.dead_lettered_runs,
-                if pending {
-                    format!(
-                        "{} rechazaron uno por fuera de orden, {} terminaron con una \
-                         finalización todavía pendiente; ",
-                        s.rejected_runs, s.pending_runs
-                    )
-                } else {
-                    String::new()
-                },
-                s.unacked_runs,
-                s.unconserved_runs,
-                s.limited_runs,
-                nonzero(
-                    "; ",
-                    &[
-                        (s.stuck_runs, "dejaron un evento atascado"),
-                        (
-                            s.wrong_effect_runs,
-                            "aplicaron una copia alterada en lugar de un evento",
-                        ),
-                    ]
-                )
+                "{lost} de {runs} corridas perdieron un evento, {duplicated} duplicaron uno, \
+                 {dead} mandaron uno a la DLQ; {pending}{unacked} dejaron un evento sin ack; \
+                 {unconserved} rompieron la conservación; {limited} llegaron a un límite{more}"
             ),
         }
     }
@@ -311,38 +280,25 @@ impl Lang {
     /// How many interleavings break the protocol and how, after its label.
     pub fn interleavings_breaking(self, x: &crate::explore::Interleavings) -> String {
         let n = x.runs.len();
+        let (breaking, lost, duplicated) = (x.breaking_runs, x.lost_runs, x.duplicated_runs);
+        let (rejected, unconserved) = (x.rejected_runs, x.unconserved_runs);
+        let pending = match x.pending_runs {
+            0 => String::new(),
+            p => match self {
+                Lang::En => format!(", {p} ended with a completion still pending"),
+                Lang::Es => format!(", {p} terminaron con una finalización todavía pendiente"),
+            },
+        };
         match self {
             Lang::En => format!(
-                "{} of {n} interleavings break the protocol: {} lost an event, {} duplicated \
-                 one, {} rejected one as out of order, {} broke conservation{}",
-                x.breaking_runs,
-                x.lost_runs,
-                x.duplicated_runs,
-                x.rejected_runs,
-                x.unconserved_runs,
-                if x.pending_runs > 0 {
-                    format!(", {} ended with a completion still pending", x.pending_runs)
-                } else {
-                    String::new()
-                }
+                "{breaking} of {n} interleavings break the protocol: {lost} lost an event, \
+                 {duplicated} duplicated one, {rejected} rejected one as out of order, \
+                 {unconserved} broke conservation{pending}"
             ),
             Lang::Es => format!(
-                "{} de {n} intercalaciones rompen el protocolo: {} perdieron un evento, {} \
-                 duplicaron uno, {} rechazaron uno por fuera de orden, {} rompieron la \
-                 conservación{}",
-                x.breaking_runs,
-                x.lost_runs,
-                x.duplicated_runs,
-                x.rejected_runs,
-                x.unconserved_runs,
-                if x.pending_runs > 0 {
-                    format!(
-                        ", {} terminaron con una finalización todavía pendiente",
-                        x.pending_runs
-                    )
-                } else {
-                    String::new()
-                }
+                "{breaking} de {n} intercalaciones rompen el protocolo: {lost} perdieron un \
+                 evento, {duplicated} duplicaron uno, {rejected} rechazaron uno por fuera de \
+                 orden, {unconserved} rompieron la conservación{pending}"
             ),
         }
     }

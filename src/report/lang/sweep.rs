@@ -31,17 +31,11 @@ impl Lang {
 
     /// `fails apply_effect e1 ×2`.
     pub fn plan_fails(self, step: &str, event: &str, times: u32) -> String {
-        match self {
-            Lang::En => format!("fails {step}{event} ×{times}"),
-            Lang::Es => format!("falla {step}{event} ×{times}"),
-        }
+        format!("{} {step}{event} ×{times}", self.choose("fails", "falla"))
     }
 
     pub fn plan_republishes(self, events: &str) -> String {
-        match self {
-            Lang::En => format!("republishes {events}"),
-            Lang::Es => format!("republica {events}"),
-        }
+        format!("{} {events}", self.choose("republishes", "republica"))
     }
 
     pub fn plan_stall(self, ticks: u64, at: &str, event: usize) -> String {
@@ -52,10 +46,8 @@ impl Lang {
     }
 
     pub fn plan_jitter(self, ticks: u64) -> String {
-        match self {
-            Lang::En => format!("deliveries delayed up to {ticks} ticks"),
-            Lang::Es => format!("entregas demoradas hasta {ticks} ticks"),
-        }
+        let delayed = self.choose("deliveries delayed up to", "entregas demoradas hasta");
+        format!("{delayed} {ticks} ticks")
     }
 
     pub fn plan_stale_acks(self) -> &'static str {
@@ -63,17 +55,13 @@ impl Lang {
     }
 
     pub fn plan_lose_ack(self, event: usize) -> String {
-        match self {
-            Lang::En => format!("loses the ack of e{event}"),
-            Lang::Es => format!("pierde el ack de e{event}"),
-        }
+        let loses = self.choose("loses the ack of", "pierde el ack de");
+        format!("{loses} e{event}")
     }
 
     pub fn plan_broker_duplicate(self, event: usize) -> String {
-        match self {
-            Lang::En => format!("broker duplicates e{event}"),
-            Lang::Es => format!("el broker duplica e{event}"),
-        }
+        let duplicates = self.choose("broker duplicates", "el broker duplica");
+        format!("{duplicates} e{event}")
     }
 
     pub fn plan_no_fault(self) -> &'static str {
@@ -153,32 +141,29 @@ impl Lang {
         signature: &str,
         crashes: &[String],
     ) -> String {
+        let budget = match exhausted {
+            true => self.choose(
+                ", the budget (a smaller run may exist)",
+                ", todo el presupuesto (puede existir una corrida más chica)",
+            ),
+            false => "",
+        };
+        let crashes = match crashes.is_empty() {
+            true => String::new(),
+            false => {
+                let (at, then) = (
+                    self.choose("crash at", "caída en"),
+                    self.choose("then", "después"),
+                );
+                format!("; {at} {}", crashes.join(&format!(", {then} ")))
+            }
+        };
         match self {
             Lang::En => format!(
-                "shrunk to {size} in {runs} runs{} (from {from}): {signature}{}",
-                if exhausted {
-                    ", the budget (a smaller run may exist)"
-                } else {
-                    ""
-                },
-                if crashes.is_empty() {
-                    String::new()
-                } else {
-                    format!("; crash at {}", crashes.join(", then "))
-                }
+                "shrunk to {size} in {runs} runs{budget} (from {from}): {signature}{crashes}"
             ),
             Lang::Es => format!(
-                "reducido a {size} en {runs} corridas{} (desde {from}): {signature}{}",
-                if exhausted {
-                    ", todo el presupuesto (puede existir una corrida más chica)"
-                } else {
-                    ""
-                },
-                if crashes.is_empty() {
-                    String::new()
-                } else {
-                    format!("; caída en {}", crashes.join(", después "))
-                }
+                "reducido a {size} en {runs} corridas{budget} (desde {from}): {signature}{crashes}"
             ),
         }
     }
@@ -195,36 +180,31 @@ impl Lang {
     pub fn sweep_head(self, h: &SweepHead) -> String {
         let (n, from, to) = (h.seeds.end - h.seeds.start, h.seeds.start, h.seeds.end);
         let (name, protocol) = (h.scenario, h.protocol);
+        let (ppm, crashes, failures) = (h.crash_ppm, h.crashes, h.failures);
+        let (republishes, broker) = (h.republishes, h.broker_faults);
+        let shrinking = match (self, h.shrinking) {
+            (Lang::En, Some((n, runs))) => {
+                format!("shrinking the first {n} findings, ≤ {runs} runs each")
+            }
+            (Lang::Es, Some((n, runs))) => {
+                format!("se reducen los primeros {n} hallazgos, ≤ {runs} corridas cada uno")
+            }
+            (_, None) => self
+                .choose("not shrinking findings", "sin reducir hallazgos")
+                .into(),
+        };
         match self {
             Lang::En => format!(
                 "sweeping {n} seeds {from}..{to} of `{name}` ({protocol}), swarm limits: crash \
-                 ≤ {} ppm per step, ≤ {} crashes, ≤ {} failed steps, ≤ {} republishes, ≤ {} lost \
-                 acks and broker duplicates; {}",
-                h.crash_ppm,
-                h.crashes,
-                h.failures,
-                h.republishes,
-                h.broker_faults,
-                match h.shrinking {
-                    Some((n, runs)) =>
-                        format!("shrinking the first {n} findings, ≤ {runs} runs each"),
-                    None => "not shrinking findings".to_string(),
-                }
+                 ≤ {ppm} ppm per step, ≤ {crashes} crashes, ≤ {failures} failed steps, ≤ \
+                 {republishes} republishes, ≤ {broker} lost acks and broker duplicates; \
+                 {shrinking}"
             ),
             Lang::Es => format!(
                 "sweep de {n} semillas {from}..{to} de `{name}` ({protocol}), límites del \
-                 enjambre: caída ≤ {} ppm por paso, ≤ {} caídas, ≤ {} pasos fallidos, ≤ {} \
-                 republicaciones, ≤ {} acks perdidos y duplicados del broker; {}",
-                h.crash_ppm,
-                h.crashes,
-                h.failures,
-                h.republishes,
-                h.broker_faults,
-                match h.shrinking {
-                    Some((n, runs)) =>
-                        format!("se reducen los primeros {n} hallazgos, ≤ {runs} corridas cada uno"),
-                    None => "sin reducir hallazgos".to_string(),
-                }
+                 enjambre: caída ≤ {ppm} ppm por paso, ≤ {crashes} caídas, ≤ {failures} pasos \
+                 fallidos, ≤ {republishes} republicaciones, ≤ {broker} acks perdidos y \
+                 duplicados del broker; {shrinking}"
             ),
         }
     }

@@ -14,79 +14,38 @@ use crate::model::PayloadAlertRow;
 use crate::model::{Account, CommittedState, DbOutcome, Event, EventType, LedgerCounts, Tick};
 use crate::store::pg::lexer::Literal;
 use crate::store::pg::session::{Answer, DbError, Exec};
-use crate::store::{effect_statements, payload_fingerprint, EffectMode, StoreConfig, StoreOp};
+use crate::store::schema::{builtin_tables, TablesDialect};
+use crate::store::{
+    effect_statements, payload_fingerprint, Effect, EffectMode, StoreConfig, StoreOp,
+};
 
-/// The ledger's tables: those of [`crate::store`]'s SQLite ledger (the consumer's
-/// `email_outbox`, the transfer lifecycle's and the producer's `transfer` and `outbox`
-/// included), and the producer's own database, when it has one: a schema of its own,
-/// [`PRODUCER_SCHEMA`], with its `transfer` and `outbox`.
-pub(in crate::store::pg) fn schema(config: &StoreConfig, accounts: &[Account]) -> String {
-    let inbox_key = if config.inbox_unique {
-        "PRIMARY KEY"
-    } else {
-        "NOT NULL"
-    };
-    let mut sql = format!(
-        "CREATE TABLE processed_event (
-             seq                 BIGINT GENERATED ALWAYS AS IDENTITY,
-             event_id            TEXT {inbox_key},
-             event_type          TEXT NOT NULL,
-             payload_fingerprint TEXT NOT NULL,
-             payload             TEXT NOT NULL,
-             processed_at        BIGINT NOT NULL
-         );
-         CREATE TABLE payload_alert (
-             alert_id             BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-             event_id             TEXT NOT NULL,
-             stored_payload       TEXT NOT NULL,
-             received_payload     TEXT NOT NULL,
-             received_fingerprint TEXT NOT NULL,
-             detected_at          BIGINT NOT NULL,
-             UNIQUE (event_id, received_fingerprint)
-         );
-         CREATE TABLE ledger_entry (
-             entry_id     BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-             event_id     TEXT NOT NULL,
-             transfer_id  TEXT NOT NULL,
-             account      TEXT NOT NULL,
-             direction    TEXT NOT NULL
-                          CHECK (direction IN ('debit', 'credit', 'completion')),
-             amount_minor BIGINT NOT NULL,
-             applied_at   BIGINT NOT NULL
-         );
-         CREATE TABLE balance_projection (
-             account       TEXT PRIMARY KEY,
-             balance_minor BIGINT NOT NULL
-         );
-         CREATE TABLE email_outbox (
+/// PostgreSQL's built-in tables: SQLite's, with its types, a `seq` where SQLite orders by
+/// rowid, and the consumer's `email_outbox` among them.
+const POSTGRES_TABLES: TablesDialect = TablesDialect {
+    int: "BIGINT",
+    id_key: "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY",
+    seq: true,
+    email_outbox: "CREATE TABLE email_outbox (
              email_id    BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
              event_id    TEXT NOT NULL,
              event_index BIGINT NOT NULL,
              sent        INTEGER NOT NULL DEFAULT 0,
              created_at  BIGINT NOT NULL
          );
-         CREATE TABLE transfer_state (
-             transfer_id TEXT PRIMARY KEY,
-             status      TEXT NOT NULL CHECK (status IN ('created', 'completed'))
-         );
-         CREATE TABLE rejected_event (
-             event_id    TEXT NOT NULL,
-             transfer_id TEXT NOT NULL,
-             reason      TEXT NOT NULL,
-             rejected_at BIGINT NOT NULL
-         );
-         -- `seq`: the completions that waited are applied in the order they arrived, as
-         -- SQLite's rowid orders them. No key on event_id, as on SQLite: the inbox is what
-         -- deduplicates.
-         CREATE TABLE pending_event (
-             seq         BIGINT GENERATED ALWAYS AS IDENTITY,
-             event_id    TEXT NOT NULL,
-             transfer_id TEXT NOT NULL,
-             event_type  TEXT NOT NULL,
-             buffered_at BIGINT NOT NULL
-         );
-         CREATE INDEX pending_event_by_transfer ON pending_event (transfer_id);"
-    );
+         ",
+    pending_note: &[
+        "`seq`: the completions that waited are applied in the order they arrived, as",
+        "SQLite's rowid orders them. No key on event_id, as on SQLite: the inbox is what",
+        "deduplicates.",
+    ],
+};
+
+/// The ledger's tables: those of [`crate::store`]'s SQLite ledger (the consumer's
+/// `email_outbox`, the transfer lifecycle's and the producer's `transfer` and `outbox`
+/// included), and the producer's own database, when it has one: a schema of its own,
+/// [`PRODUCER_SCHEMA`], with its `transfer` and `outbox`.
+pub(in crate::store::pg) fn schema(config: &StoreConfig, accounts: &[Account]) -> String {
+    let mut sql = builtin_tables(config.inbox_unique, &POSTGRES_TABLES);
     sql.push_str(&producer_tables(""));
     sql.push_str(&format!("CREATE SCHEMA {PRODUCER_SCHEMA};"));
     sql.push_str(&producer_tables(&format!("{PRODUCER_SCHEMA}.")));
@@ -265,18 +224,16 @@ impl PgStore {
                 }
             }
             StoreOp::InsertInbox { event } => self.insert_inbox(event, now),
-            StoreOp::ApplyEffect {
-                event,
-                fail_credit,
-                done,
-                read,
-                track_transfer,
-            } => {
+            StoreOp::ApplyEffect { .. } => {
+                let effect = Effect::of(op);
+                let (event, done) = (effect.event, effect.done);
                 if event.event_type == EventType::TransferCompleted {
                     return self.complete(event, done, now);
                 }
-                match self.apply_effect(event, fail_credit, done, read, now) {
-                    DbOutcome::Applied if track_transfer => self.track_transfer(event, done, now),
+                match self.apply_effect(effect, now) {
+                    DbOutcome::Applied if effect.track_transfer => {
+                        self.track_transfer(event, done, now)
+                    }
                     outcome => outcome,
                 }
             }
@@ -335,19 +292,13 @@ impl PgStore {
     /// The business effect, statement `done` on: two ledger rows and two balance updates
     /// (or, for a read-modify-write, the balances read on the first turn and absolute
     /// writes on the next), as on SQLite.
-    fn apply_effect(
-        &mut self,
-        event: &Event,
-        fail_credit: bool,
-        done: u8,
-        read: Option<(i64, i64)>,
-        now: Tick,
-    ) -> DbOutcome {
+    fn apply_effect(&mut self, effect: Effect<&Event>, now: Tick) -> DbOutcome {
+        let (event, done, read) = (effect.event, effect.done, effect.read);
         if self.effect() == EffectMode::ReadModifyWrite && read.is_none() {
             return self.read_balances(event, done);
         }
         for st in effect_statements(event, done) {
-            if st.direction == "credit" && fail_credit {
+            if st.direction == "credit" && effect.fail_credit {
                 return DbOutcome::CreditFailed;
             }
             let mut values = ids(event);
