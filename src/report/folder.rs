@@ -11,8 +11,8 @@ use super::input::InputError;
 use super::lang::Lang;
 use crate::check::{Coverage, ExpectationFailure, Judgement, Reason};
 use crate::model::Guarantee;
+use crate::report::checks::{file_judgement, FileCheck};
 use crate::report::paint::Paint;
-use crate::report::view::{file_judgement, FileCheck};
 use serde::Serialize;
 use std::fmt::Write as _;
 

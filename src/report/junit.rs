@@ -143,8 +143,8 @@ mod tests {
     use super::*;
     use crate::check::{CheckKind, Coverage, ExpectationFailure, Judgement};
     use crate::model::Guarantee;
+    use crate::report::checks::FileCheck;
     use crate::report::folder::PlainRun;
-    use crate::report::view::FileCheck;
 
     fn report(name: &str, checks: Vec<FileCheck>, error: Option<&str>) -> FileReport {
         FileReport {

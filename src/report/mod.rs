@@ -6,6 +6,7 @@
 //! the database holds for it, and the crashes that hit it.
 
 pub mod arguments;
+pub mod checks;
 pub mod crosscheck;
 pub mod diagram;
 pub mod explain;
@@ -20,7 +21,6 @@ pub mod paint;
 pub mod protocols;
 pub mod schema;
 pub mod text;
-pub mod view;
 pub mod xml;
 
 use crate::explore::sweep::SwarmLimits;

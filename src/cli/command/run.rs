@@ -3,7 +3,7 @@
 //! the file pins (explorations, interleavings, smallest safe TTL), as `run DIR` makes them.
 
 use crate::cli::*;
-use crate::report::view::FileCheck;
+use crate::report::checks::FileCheck;
 
 /// The crash points `--crash` gives, each checked against `scenario`.
 pub(in crate::cli) fn crash_override(
@@ -208,7 +208,7 @@ pub(in crate::cli) fn run(args: &RunArgs, given: &Given) -> Result<(Printed, Exi
     let checks = file_checks(args, as_written.as_ref(), report, &origin, &run.replay)?;
     let judgement = {
         let of_run = run.result.judgement(run.failures.as_ref().map(Vec::len));
-        crate::report::view::file_judgement(&of_run, checks.as_deref().unwrap_or(&[]))
+        crate::report::checks::file_judgement(&of_run, checks.as_deref().unwrap_or(&[]))
     };
     if let Some(path) = &args.html {
         // The page leads with the verdict line printed first below.

@@ -93,9 +93,10 @@ impl RunDb {
                 .client
                 .clone()
                 .expect("a connected session");
-            let undo = self.worker.rt.block_on(async move {
-                client.simple_query("ROLLBACK TO SAVEPOINT ds_park").await
-            });
+            let undo = self
+                .worker
+                .rt
+                .block_on(async move { client.simple_query(super::session::UNDO_PARKED).await });
             undo.unwrap_or_else(|e| panic!("undoing a parked statement: {e}"));
         }
         count(|c| c.parked += 1);

@@ -35,6 +35,10 @@ use tokio_postgres::{Client, SimpleQueryMessage};
 /// The savepoint a statement that may be parked is sent after (see [`super::park`]).
 pub(super) const PARK_SAVEPOINT: &str = "SAVEPOINT ds_park";
 
+/// What undoes a parked statement inside a transaction: back to [`PARK_SAVEPOINT`], written
+/// beside it so that the two name the same savepoint.
+pub(super) const UNDO_PARKED: &str = "ROLLBACK TO SAVEPOINT ds_park";
+
 /// A thread's link to the server: its runtime, its scratch database and its control
 /// connection.
 pub struct Worker {
