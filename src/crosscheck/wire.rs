@@ -11,7 +11,7 @@
 use crate::model::{Account, DuplicateIf, Event, SqlBinding, SqlEvent, SqlStep, Tick};
 use crate::store::pg::link::LinkTarget;
 use crate::store::pg::session::{DbError, Ran};
-use crate::store::{DbOutcome, Effect, StoreConfig, StoreOp};
+use crate::store::{DbOutcome, EffectArgs, StoreConfig, StoreOp};
 use serde::{Deserialize, Serialize};
 use std::io::{BufRead, Write};
 
@@ -108,7 +108,7 @@ pub enum WireOp {
     CheckInbox { event: Event },
     InsertInbox { event: Event },
     RecordPayloadAlert { event: Event },
-    ApplyEffect(Effect<Event>),
+    ApplyEffect(EffectArgs<Event>),
     Commit,
     Rollback,
     BeginOn { db: u8 },
@@ -130,7 +130,9 @@ impl From<StoreOp<'_>> for WireOp {
             StoreOp::RecordPayloadAlert { event } => WireOp::RecordPayloadAlert {
                 event: event.clone(),
             },
-            StoreOp::ApplyEffect { .. } => WireOp::ApplyEffect(Effect::of(op).map(Event::clone)),
+            StoreOp::ApplyEffect { .. } => {
+                WireOp::ApplyEffect(EffectArgs::of(op).map(Event::clone))
+            }
             StoreOp::Commit => WireOp::Commit,
             StoreOp::Rollback => WireOp::Rollback,
             StoreOp::BeginOn(db) => WireOp::BeginOn { db },

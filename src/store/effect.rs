@@ -9,7 +9,7 @@ use crate::model::Event;
 /// what each engine's `apply_effect` takes) or owned (`Event`, what `crosscheck` sends over
 /// the wire): the five fields are listed here once rather than in every engine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Effect<E> {
+pub struct EffectArgs<E> {
     pub event: E,
     pub fail_credit: bool,
     pub done: u8,
@@ -17,7 +17,7 @@ pub struct Effect<E> {
     pub track_transfer: bool,
 }
 
-impl<'a> Effect<&'a Event> {
+impl<'a> EffectArgs<&'a Event> {
     /// The parameters of `op`, which is a [`StoreOp::ApplyEffect`] (any other is a bug).
     pub fn of(op: StoreOp<'a>) -> Self {
         match op {
@@ -27,7 +27,7 @@ impl<'a> Effect<&'a Event> {
                 done,
                 read,
                 track_transfer,
-            } => Effect {
+            } => EffectArgs {
                 event,
                 fail_credit,
                 done,
@@ -39,10 +39,10 @@ impl<'a> Effect<&'a Event> {
     }
 }
 
-impl<E: std::borrow::Borrow<Event>> Effect<E> {
+impl<E: std::borrow::Borrow<Event>> EffectArgs<E> {
     /// The same effect with the event made by `f` (from borrowed to owned, for the wire).
-    pub fn map<F>(self, f: impl FnOnce(E) -> F) -> Effect<F> {
-        Effect {
+    pub fn map<F>(self, f: impl FnOnce(E) -> F) -> EffectArgs<F> {
+        EffectArgs {
             event: f(self.event),
             fail_credit: self.fail_credit,
             done: self.done,

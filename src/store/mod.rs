@@ -58,7 +58,7 @@ mod sql;
 pub use checker::{SchemaProblem, SqlChecker, StatementShape};
 pub use consumer_db::ConsumerDb;
 pub use custom::{CustomSchema, NamedDatabase, MAX_DATABASES};
-pub use effect::Effect;
+pub use effect::EffectArgs;
 pub use memory::STATEMENT_MEMORY_BYTES;
 pub use named::{merge_parts, DatabaseView};
 use ops::contention;

@@ -36,7 +36,7 @@ impl Store {
                 Some(_) => DbOutcome::PayloadMismatch,
             },
             StoreOp::InsertInbox { event } => self.insert_inbox(event, now),
-            StoreOp::ApplyEffect { .. } => self.apply_effect(Effect::of(op), now),
+            StoreOp::ApplyEffect { .. } => self.apply_effect(EffectArgs::of(op), now),
             StoreOp::RecordPayloadAlert { event } => self.record_alert(event, now),
             StoreOp::Commit => self.transaction_on(0, "COMMIT", DbOutcome::Committed),
             StoreOp::EnqueueEmail { event } => {
@@ -126,7 +126,7 @@ impl Store {
     /// The business effect: two ledger rows and two balance updates (or, for a
     /// read-modify-write, a read on the first turn and absolute writes on the next), from
     /// statement `done` on when SQLite answered busy halfway.
-    fn apply_effect(&mut self, effect: Effect<&Event>, now: Tick) -> DbOutcome {
+    fn apply_effect(&mut self, effect: EffectArgs<&Event>, now: Tick) -> DbOutcome {
         let (event, fail_credit, done) = (effect.event, effect.fail_credit, effect.done);
         let (read, track_transfer) = (effect.read, effect.track_transfer);
         if event.event_type == EventType::TransferCompleted {

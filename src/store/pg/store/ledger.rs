@@ -16,7 +16,7 @@ use crate::store::pg::lexer::Literal;
 use crate::store::pg::session::{Answer, DbError, Exec};
 use crate::store::schema::{builtin_tables, TablesDialect};
 use crate::store::{
-    effect_statements, payload_fingerprint, Effect, EffectMode, StoreConfig, StoreOp,
+    effect_statements, payload_fingerprint, EffectArgs, EffectMode, StoreConfig, StoreOp,
 };
 
 /// PostgreSQL's built-in tables: SQLite's, with its types, a `seq` where SQLite orders by
@@ -225,7 +225,7 @@ impl PgStore {
             }
             StoreOp::InsertInbox { event } => self.insert_inbox(event, now),
             StoreOp::ApplyEffect { .. } => {
-                let effect = Effect::of(op);
+                let effect = EffectArgs::of(op);
                 let (event, done) = (effect.event, effect.done);
                 if event.event_type == EventType::TransferCompleted {
                     return self.complete(event, done, now);
@@ -292,7 +292,7 @@ impl PgStore {
     /// The business effect, statement `done` on: two ledger rows and two balance updates
     /// (or, for a read-modify-write, the balances read on the first turn and absolute
     /// writes on the next), as on SQLite.
-    fn apply_effect(&mut self, effect: Effect<&Event>, now: Tick) -> DbOutcome {
+    fn apply_effect(&mut self, effect: EffectArgs<&Event>, now: Tick) -> DbOutcome {
         let (event, done, read) = (effect.event, effect.done, effect.read);
         if self.effect() == EffectMode::ReadModifyWrite && read.is_none() {
             return self.read_balances(event, done);
