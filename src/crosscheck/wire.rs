@@ -130,9 +130,7 @@ impl From<StoreOp<'_>> for WireOp {
             StoreOp::RecordPayloadAlert { event } => WireOp::RecordPayloadAlert {
                 event: event.clone(),
             },
-            StoreOp::ApplyEffect { .. } => {
-                WireOp::ApplyEffect(EffectArgs::of(op).map(Event::clone))
-            }
+            StoreOp::ApplyEffect(effect) => WireOp::ApplyEffect(effect.map(Event::clone)),
             StoreOp::Commit => WireOp::Commit,
             StoreOp::Rollback => WireOp::Rollback,
             StoreOp::BeginOn(db) => WireOp::BeginOn { db },
@@ -294,13 +292,13 @@ mod tests {
             StoreOp::CheckInbox { event: e },
             StoreOp::InsertInbox { event: e },
             StoreOp::RecordPayloadAlert { event: e },
-            StoreOp::ApplyEffect {
+            StoreOp::ApplyEffect(EffectArgs {
                 event: e,
                 fail_credit: true,
                 done: 1,
                 read: Some((3, -4)),
                 track_transfer: true,
-            },
+            }),
             StoreOp::Commit,
             StoreOp::Rollback,
             StoreOp::BeginOn(1),

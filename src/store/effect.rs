@@ -1,6 +1,5 @@
-//! The parameters of [`StoreOp::ApplyEffect`] as one value, so that each engine's
-//! `apply_effect` (SQLite's and PostgreSQL's) and `crosscheck`'s wire take the same five
-//! fields instead of listing them again.
+//! The parameters of [`StoreOp::ApplyEffect`] as one value, which each engine's
+//! `apply_effect` (SQLite's and PostgreSQL's) and `crosscheck`'s wire take as it is.
 
 use super::StoreOp;
 use crate::model::Event;
@@ -11,32 +10,17 @@ use crate::model::Event;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct EffectArgs<E> {
     pub event: E,
+    /// The debit runs and the credit fails (the seeds' "applyCredit fails").
     pub fail_credit: bool,
+    /// Statements of it that already ran before SQLite answered busy (outside a
+    /// transaction each statement commits on its own, so a retry must not repeat them).
     pub done: u8,
+    /// With [`super::EffectMode::ReadModifyWrite`]: the (source, target) balances read on
+    /// the step's first turn; `None` on that first turn.
     pub read: Option<(i64, i64)>,
+    /// Record the transfer in `transfer_state` (the lifecycle workload needs it; the plain
+    /// workload skips the statement).
     pub track_transfer: bool,
-}
-
-impl<'a> EffectArgs<&'a Event> {
-    /// The parameters of `op`, which is a [`StoreOp::ApplyEffect`] (any other is a bug).
-    pub fn of(op: StoreOp<'a>) -> Self {
-        match op {
-            StoreOp::ApplyEffect {
-                event,
-                fail_credit,
-                done,
-                read,
-                track_transfer,
-            } => EffectArgs {
-                event,
-                fail_credit,
-                done,
-                read,
-                track_transfer,
-            },
-            other => panic!("{other:?} is not an ApplyEffect"),
-        }
-    }
 }
 
 impl<E: std::borrow::Borrow<Event>> EffectArgs<E> {
@@ -53,12 +37,12 @@ impl<E: std::borrow::Borrow<Event>> EffectArgs<E> {
 
     /// The operation that applies it, borrowing its event.
     pub fn op(&self) -> StoreOp<'_> {
-        StoreOp::ApplyEffect {
+        StoreOp::ApplyEffect(EffectArgs {
             event: self.event.borrow(),
             fail_credit: self.fail_credit,
             done: self.done,
             read: self.read,
             track_transfer: self.track_transfer,
-        }
+        })
     }
 }

@@ -216,21 +216,9 @@ pub enum StoreOp<'a> {
     RecordPayloadAlert {
         event: &'a Event,
     },
-    /// Debit then credit, each a ledger row and an atomic balance update. With
-    /// `fail_credit` the debit runs and the credit fails (the seeds' "applyCredit fails").
-    /// `done` statements of it already ran before SQLite answered busy (outside a
-    /// transaction each statement commits on its own, so a retry must not repeat them).
-    ApplyEffect {
-        event: &'a Event,
-        fail_credit: bool,
-        done: u8,
-        /// With [`EffectMode::ReadModifyWrite`]: the (source, target) balances read on the
-        /// step's first turn; `None` on that first turn.
-        read: Option<(i64, i64)>,
-        /// Record the transfer in `transfer_state` (the lifecycle workload needs it; the
-        /// plain workload skips the statement).
-        track_transfer: bool,
-    },
+    /// Debit then credit, each a ledger row and an atomic balance update (see
+    /// [`EffectArgs`]).
+    ApplyEffect(EffectArgs<&'a Event>),
     Commit,
     /// Rolls back every transaction the connections hold open (the main database's and
     /// the named ones'): a consumer's recovery after a duplicate or a failure.

@@ -36,7 +36,7 @@ impl Store {
                 Some(_) => DbOutcome::PayloadMismatch,
             },
             StoreOp::InsertInbox { event } => self.insert_inbox(event, now),
-            StoreOp::ApplyEffect { .. } => self.apply_effect(EffectArgs::of(op), now),
+            StoreOp::ApplyEffect(effect) => self.apply_effect(effect, now),
             StoreOp::RecordPayloadAlert { event } => self.record_alert(event, now),
             StoreOp::Commit => self.transaction_on(0, "COMMIT", DbOutcome::Committed),
             StoreOp::EnqueueEmail { event } => {

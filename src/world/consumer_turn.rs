@@ -9,6 +9,7 @@ use super::step::{ProcessStep, StepEnd};
 use super::*;
 use crate::consumer::Command;
 use crate::model::GiveUp;
+use crate::store::EffectArgs;
 
 impl World<'_> {
     /// One consumer turn: a clean-up command, or a protocol step through `World::step`
@@ -571,13 +572,13 @@ fn store_op<'e>(
         },
         Step::CheckInbox => StoreOp::CheckInbox { event },
         Step::InsertInbox => StoreOp::InsertInbox { event },
-        Step::ApplyEffect => StoreOp::ApplyEffect {
+        Step::ApplyEffect => StoreOp::ApplyEffect(EffectArgs {
             event,
             fail_credit: fails,
             done: command.resume.statements_done,
             read: command.resume.balances_read,
             track_transfer: scenario.workload.lifecycle,
-        },
+        }),
         Step::EnqueueEmail => StoreOp::EnqueueEmail { event },
         _ => return None,
     })

@@ -134,13 +134,13 @@ fn a_failed_credit_outside_a_transaction_leaves_a_torn_effect() {
     let e = event();
     assert_eq!(
         s.execute(
-            StoreOp::ApplyEffect {
+            StoreOp::ApplyEffect(EffectArgs {
                 event: &e,
                 fail_credit: true,
                 done: 0,
                 read: None,
                 track_transfer: true,
-            },
+            }),
             1
         ),
         DbOutcome::CreditFailed
@@ -165,12 +165,14 @@ fn a_read_modify_write_effect_writes_what_it_read_plus_the_amount() {
         ..StoreConfig::default()
     };
     let mut s = Store::open_in_memory(&config, &accounts()).unwrap();
-    let op = |read| StoreOp::ApplyEffect {
-        event: &e,
-        fail_credit: false,
-        done: 0,
-        read,
-        track_transfer: false,
+    let op = |read| {
+        StoreOp::ApplyEffect(EffectArgs {
+            event: &e,
+            fail_credit: false,
+            done: 0,
+            read,
+            track_transfer: false,
+        })
     };
     let read = s.execute(op(None), 1);
     assert_eq!(
@@ -203,13 +205,13 @@ fn completed_of(created: &Event) -> Event {
 
 /// The effect on its first turn: nothing done yet, nothing read, no failure.
 pub(in crate::store) fn apply(e: &Event, track_transfer: bool) -> StoreOp<'_> {
-    StoreOp::ApplyEffect {
+    StoreOp::ApplyEffect(EffectArgs {
         event: e,
         fail_credit: false,
         done: 0,
         read: None,
         track_transfer,
-    }
+    })
 }
 
 fn buffering_store() -> Store {

@@ -224,8 +224,7 @@ impl PgStore {
                 }
             }
             StoreOp::InsertInbox { event } => self.insert_inbox(event, now),
-            StoreOp::ApplyEffect { .. } => {
-                let effect = EffectArgs::of(op);
+            StoreOp::ApplyEffect(effect) => {
                 let (event, done) = (effect.event, effect.done);
                 if event.event_type == EventType::TransferCompleted {
                     return self.complete(event, done, now);
