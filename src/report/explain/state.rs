@@ -14,12 +14,15 @@ impl Narrator<'_> {
         if writes.as_ref().is_some_and(|w| w.unseen) {
             return vec![l.tx_unseen()];
         }
-        writes
-            .iter()
-            .flat_map(|w| {
-                let items = w.items.iter().map(|i| l.tx_item(*i));
-                items.chain(w.rows.iter().map(|(t, d)| l.tx_rows(t, *d)))
-            })
+        writes.iter().flat_map(|w| self.tx_phrases(w)).collect()
+    }
+
+    /// A transaction's rows, one phrase each: its items, then its rows per table.
+    fn tx_phrases(&self, w: &TxWrites) -> Vec<String> {
+        let l = self.lang;
+        let items = w.items.iter().map(|i| l.tx_item(*i));
+        items
+            .chain(w.rows.iter().map(|(t, d)| l.tx_rows(t, *d)))
             .collect()
     }
 
@@ -125,8 +128,7 @@ impl Narrator<'_> {
             OpenHolds::Unseen => l.open_unseen(&who, ev.as_deref()),
             OpenHolds::NothingYet => l.open_nothing_yet(&who, ev.as_deref()),
             OpenHolds::Written(w) => {
-                let mut items: Vec<String> = w.items.iter().map(|i| l.tx_item(*i)).collect();
-                items.extend(w.rows.iter().map(|(t, d)| l.tx_rows(t, *d)));
+                let mut items = self.tx_phrases(w);
                 if !w.balances.is_empty() {
                     let b: Vec<String> =
                         w.balances.iter().map(|(a, v)| format!("{a} {v}")).collect();
