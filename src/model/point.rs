@@ -349,7 +349,7 @@ mod tests {
                 text: text("after:comit")
             }
         );
-        assert!(e.to_string().contains("insert_inbox"), "{e}");
+        assert!(format!("{e:?}").contains("comit"), "{e:?}");
     }
 
     #[test]

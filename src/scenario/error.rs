@@ -1,7 +1,8 @@
 //! The one error a scenario can have: where it is (file, line and column when the JSON
 //! parser knows them, the field path otherwise) and what is wrong, as a typed
-//! [`Problem`]. `report::lang::input` words it, in English for `Display` and in the
-//! reader's language at the command line's edge.
+//! [`Problem`]. `report::lang::input::scenario_error` words it in the reader's language,
+//! at the command line's edge; its `Display` here is only the data (where, and the problem
+//! as Rust prints it), so that a Rust caller can pass it on with `?`.
 
 use super::problem::Problem;
 
@@ -34,6 +35,21 @@ impl ScenarioError {
             field: None,
             problem: Box::new(problem.into()),
         }
+    }
+}
+
+/// `file:line:column: field: Problem` with the parts that are known: the data, not a
+/// sentence (the sentences are `report::lang`'s, in either language).
+impl std::fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.origin)?;
+        if let Some((line, column)) = self.location {
+            write!(f, ":{line}:{column}")?;
+        }
+        if let Some(field) = &self.field {
+            write!(f, ": {field}")?;
+        }
+        write!(f, ": {:?}", self.problem)
     }
 }
 

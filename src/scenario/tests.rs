@@ -4,6 +4,11 @@
 use super::*;
 use crate::model::{Boundary, Step};
 
+/// The English the command line prints for `e` (worded at the edge, `report::lang`).
+pub(crate) fn en(e: &ScenarioError) -> String {
+    crate::report::lang::input::scenario_error(e, crate::report::lang::Lang::En)
+}
+
 fn parse(json: &str) -> Result<Scenario, ScenarioError> {
     Scenario::from_json(json, "test.json")
 }
@@ -12,8 +17,8 @@ fn parse(json: &str) -> Result<Scenario, ScenarioError> {
 /// `words`.
 fn check_err(json: &str, field: &str, words: &[&str]) {
     let e = parse(json).expect_err(json);
-    assert_eq!(e.field.as_deref(), Some(field), "{e}");
-    let text = e.to_string();
+    assert_eq!(e.field.as_deref(), Some(field), "{e:?}");
+    let text = en(&e);
     assert!(text.starts_with("invalid scenario test.json"), "{text}");
     for w in words {
         assert!(text.contains(w), "`{w}` missing from: {text}");
@@ -75,7 +80,7 @@ fn a_custom_protocol_is_accepted() {
 fn malformed_json_names_line_and_column() {
     let e = parse("{\n  \"protocol\": \"inbox\",\n}").unwrap_err();
     assert_eq!(e.location, Some((3, 1)));
-    assert!(e.to_string().contains("line 3, column 1"), "{e}");
+    assert!(en(&e).contains("line 3, column 1"), "{e:?}");
 }
 
 #[test]
@@ -374,7 +379,7 @@ fn retention_and_out_of_order_options_are_bounded_and_checked_together() {
 #[test]
 fn a_missing_file_names_the_file() {
     let e = Scenario::from_file(std::path::Path::new("no/such/file.json")).unwrap_err();
-    let text = e.to_string();
+    let text = en(&e);
     assert!(
         text.contains("no/such/file.json") && text.contains("cannot read"),
         "{text}"

@@ -43,6 +43,16 @@ impl From<ScenarioError> for TokenError {
     }
 }
 
+/// The data, as Rust prints it (`report::lang::input::token` words it for a reader).
+impl std::fmt::Display for TokenError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TokenError::Scenario(e) => write!(f, "{e}"),
+            other => write!(f, "{other:?}"),
+        }
+    }
+}
+
 impl std::error::Error for TokenError {}
 
 /// What is wrong inside a damaged token.
@@ -256,25 +266,23 @@ mod tests {
     #[test]
     fn errors_say_what_is_wrong() {
         let token = encode(&example(), &[]);
-        let e = decode("hello").unwrap_err().to_string();
+        let en =
+            |e: TokenError| crate::report::lang::input::token(&e, crate::report::lang::Lang::En);
+        let e = en(decode("hello").unwrap_err());
         assert!(
             e.contains("`hello` is not a replay token") && e.contains("ds1:"),
             "{e}"
         );
-        let e = decode(&token.replacen("ds1:", "ds7:", 1))
-            .unwrap_err()
-            .to_string();
+        let e = en(decode(&token.replacen("ds1:", "ds7:", 1)).unwrap_err());
         assert!(e.contains("version `ds7:` is not supported"), "{e}");
-        let e = decode(&format!("{}%{}", &token[..20], &token[21..]))
-            .unwrap_err()
-            .to_string();
+        let e = en(decode(&format!("{}%{}", &token[..20], &token[21..])).unwrap_err());
         assert!(e.contains("`%` at character 21"), "{e}");
         assert!(e.contains("damaged"), "{e}");
         // A token whose checksum matches but whose scenario is invalid: made by hand.
         let mut bytes = br#"{"scenario":{"protocol":"nope"}}"#.to_vec();
         bytes.extend_from_slice(&checksum(&bytes.clone()).to_be_bytes());
         let forged = format!("ds1:{}", URL_SAFE_NO_PAD.encode(bytes));
-        let e = decode(&forged).unwrap_err().to_string();
+        let e = en(decode(&forged).unwrap_err());
         assert!(
             e.contains("invalid scenario in the replay token")
                 && e.contains("unknown protocol `nope`"),

@@ -427,7 +427,7 @@ mod tests {
     fn round_trips(s: &Scenario) {
         let text = s.to_json();
         let back =
-            Scenario::from_json(&text, "written.json").unwrap_or_else(|e| panic!("{e}\n{text}"));
+            Scenario::from_json(&text, "written.json").unwrap_or_else(|e| panic!("{e:?}\n{text}"));
         assert_eq!(&back, s, "{text}");
         assert_eq!(back.to_json(), text, "writing is stable");
         let compact = Scenario::from_json(&s.to_json_compact(), "compact.json").unwrap();

@@ -679,14 +679,17 @@ fn every_field_changes_the_run_or_is_refused_naming_it() {
     let mut silent = Vec::new();
     for (path, example) in EXAMPLES {
         let (with, without) = pair(example, path);
-        let base = load(&without).unwrap_or_else(|e| panic!("{path}: baseline: {e}"));
+        let base = load(&without).unwrap_or_else(|e| panic!("{path}: baseline: {e:?}"));
         match load(&with) {
             // No PostgreSQL here: the example is refused naming the engine, and shown to
             // act by `.ci/run`, which installs one (feature `postgres`).
             Err(e) if NEEDS_SERVER.contains(path) && !cfg!(feature = "postgres") => {
-                assert!(e.to_string().contains("store.engine"), "{path}: {e}")
+                assert!(
+                    super::support::en(&e).contains("store.engine"),
+                    "{path}: {e:?}"
+                )
             }
-            Err(e) => silent.push(format!("{path}: its own example is refused: {e}")),
+            Err(e) => silent.push(format!("{path}: its own example is refused: {e:?}")),
             Ok(s) if observed(&s) == observed(&base) => {
                 silent.push(format!("{path}: setting it changes nothing in {example}"))
             }

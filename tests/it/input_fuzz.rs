@@ -349,7 +349,7 @@ fn load(bytes: &[u8], dir: &std::path::Path) -> Result<Result<Scenario, String>,
     }))
     .map_err(|_| "the loader panicked".to_string())?;
     Ok(outcome.map_err(|e| {
-        let line = e.to_string();
+        let line = en(&e);
         assert!(
             e.location.is_some() || e.field.as_deref().is_some_and(|f| !f.is_empty()),
             "the error names no location and no field: {line}"
@@ -519,19 +519,19 @@ fn a_repeated_key_is_refused_even_where_serde_would_keep_the_last() {
         Problem::Read(Read::DuplicateKey {
             key: "ledger_per_event".into()
         }),
-        "{e}"
+        "{e:?}"
     );
     // A struct field written twice is refused by serde itself, with its path.
     let e = Scenario::from_json(r#"{"protocol": "inbox", "seed": 1, "seed": 2}"#, "d.json")
         .unwrap_err();
-    assert!(e.to_string().contains("duplicate field `seed`"), "{e}");
+    assert!(en(&e).contains("duplicate field `seed`"), "{e:?}");
     // A repeated key inside a custom protocol, and at the top level.
     let e = Scenario::from_json(
         r#"{"protocol": {"name": "p", "name": "q", "steps": ["receive"]}}"#,
         "p.json",
     )
     .unwrap_err();
-    assert!(e.to_string().contains("`name`"), "{e}");
+    assert!(en(&e).contains("`name`"), "{e:?}");
 }
 
 #[test]
@@ -544,11 +544,11 @@ fn a_file_that_is_not_utf8_is_refused_at_its_first_bad_byte() {
     )
     .unwrap();
     let e = Scenario::from_file(&path).unwrap_err();
-    assert_eq!(e.location, Some((3, 15)), "{e}");
+    assert_eq!(e.location, Some((3, 15)), "{e:?}");
     assert_eq!(
         *e.problem,
         Problem::Read(Read::NotUtf8 { byte: 0xe9 }),
-        "{e}"
+        "{e:?}"
     );
     let o = bin(&["run", &path.display().to_string()]);
     assert_eq!(o.status.code(), Some(2));
@@ -576,7 +576,7 @@ fn deep_nesting_and_huge_files_are_refused_without_exhausting_the_stack_or_memor
                 ..
             })
         ),
-        "{e}"
+        "{e:?}"
     );
     // Under it, the typed parse refuses the first array where a string belongs, and
     // serde_json's recursion limit (128) bounds any untyped walk, so no nesting reaches the
@@ -587,7 +587,7 @@ fn deep_nesting_and_huge_files_are_refused_without_exhausting_the_stack_or_memor
     ] {
         let deep = format!("{{\"protocol\": \"inbox\", \"{name}\": {value}");
         let e = Scenario::from_json(&deep, "deep.json").unwrap_err();
-        assert!(e.location.is_some(), "{e}");
+        assert!(e.location.is_some(), "{e:?}");
     }
     let e = serde_json::from_str::<serde_json::Value>(&"[".repeat(200)).unwrap_err();
     assert!(e.to_string().contains("recursion limit"), "{e}");

@@ -453,7 +453,7 @@ fn generated_sql_scenarios_load_or_are_refused_run_deterministically_and_prune_s
                 let s = match Scenario::from_json(&text, "fuzzed.json") {
                     Ok(s) => s,
                     Err(e) => {
-                        assert!(e.field.is_some() || e.location.is_some(), "{e}");
+                        assert!(e.field.is_some() || e.location.is_some(), "{e:?}");
                         return;
                     }
                 };

@@ -163,3 +163,10 @@ pub fn shell_words(cmd: &str) -> Vec<String> {
     }
     words
 }
+
+/// The English the command line prints for a scenario error (core errors carry data and
+/// no `Display`; their words are chosen in `report::lang`).
+pub fn en(e: &delivery_sim::scenario::ScenarioError) -> String {
+    use delivery_sim::report::lang::{input::scenario_error, Lang};
+    scenario_error(e, Lang::En)
+}

@@ -184,7 +184,10 @@ mod tests {
 
     fn refusal(json: &str) -> (String, String) {
         let e = Scenario::from_json(json, "p.json").expect_err(json);
-        (e.field.clone().unwrap_or_default(), e.to_string())
+        (
+            e.field.clone().unwrap_or_default(),
+            crate::scenario::tests::en(&e),
+        )
     }
 
     #[test]
@@ -259,7 +262,7 @@ mod tests {
             "after:begin#2",
             "before:ack",
         ] {
-            faults(ok).unwrap_or_else(|e| panic!("{ok}: {e}"));
+            faults(ok).unwrap_or_else(|e| panic!("{ok}: {e:?}"));
         }
         for bad in [
             "after:pay#3",
@@ -268,7 +271,7 @@ mod tests {
             "before:dead_letter",
         ] {
             let e = faults(bad).expect_err(bad);
-            assert_eq!(e.field.as_deref(), Some("faults.crash[0].at"), "{e}");
+            assert_eq!(e.field.as_deref(), Some("faults.crash[0].at"), "{e:?}");
         }
     }
 }

@@ -23,8 +23,10 @@ fn english(p: &Faults) -> String {
             "{len} entries is over the limit of {max}; each is checked at every step \
              boundary (scenario::bounds)"
         ),
-        Faults::BadPoint { error, own_steps } => format!("{error}{}", hint_en(own_steps)),
-        Faults::Unreached(u) => u.to_string(),
+        Faults::BadPoint { error, own_steps } => {
+            format!("{}{}", super::point_en(error), hint_en(own_steps))
+        }
+        Faults::Unreached(u) => super::unreached_en(u),
         Faults::CopyNeverPublished { copy, copies } => format!(
             "copy {copy} is never published: 0 is the original and the workload republishes \
              this event {copies} time(s)"

@@ -1,6 +1,6 @@
 //! The words of an input error: a scenario's [`Problem`] and where it is, in English and
-//! in Spanish. `Display` on [`ScenarioError`] is the English; the command line prints the
-//! reader's language.
+//! in Spanish. [`scenario_error`] words one in the reader's language; the core's error
+//! types have no `Display` (their words are chosen here, at the edge).
 
 mod arguments;
 mod broker;
@@ -20,6 +20,7 @@ mod value;
 mod workload;
 
 pub use arguments::argument_error;
+pub(crate) use points::{point_en, unreached_en};
 pub use usage::{input_error, token, usage};
 
 use super::Lang;
@@ -69,12 +70,6 @@ pub fn problem(p: &Problem, lang: Lang) -> String {
     }
 }
 
-impl fmt::Display for ScenarioError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&scenario_error(self, Lang::En))
-    }
-}
-
 /// `text` with its control characters escaped (`\n`, `\u{1b}`): a key or a value quoted
 /// from the file may contain them, and the error must stay one line and must not drive the
 /// terminal.
@@ -112,7 +107,7 @@ mod tests {
             ),
         };
         assert_eq!(
-            e.to_string(),
+            scenario_error(&e, Lang::En),
             "invalid scenario a\\nb.json at line 3, column 16, field `descriptio\\n`: unknown \
              field `descriptio\\n`, or \\u{1b}[31mred\\u{1b}[0m"
         );

@@ -1,17 +1,31 @@
 //! The English of the parse errors a crash point can have ([`PointError`]) and of an
-//! occurrence a run never reaches ([`Unreached`]): their `Display`, printed by `--crash`
-//! and, through `faults`, by a scenario's crash points. Worded here, beside their Spanish,
-//! rather than in `model` and `scenario`, which hold the data only.
+//! occurrence a run never reaches ([`Unreached`]), printed by `--crash` and, through
+//! `faults`, by a scenario's crash points. Worded here, beside their Spanish, rather than in
+//! `model` and `scenario`, which hold the data only and have no `Display` of their own: a
+//! core type's words cannot be given from another crate (the orphan rule), and a reader's
+//! language is chosen at the edge.
 
 use crate::model::{PointError, Step};
 use crate::scenario::Unreached;
 use std::fmt;
 
-/// A crash point that does not parse, in English (what the command line's `--crash` and a
-/// scenario's `faults.crash[].at` print; the Spanish is `faults::point_es`).
-impl fmt::Display for PointError {
+/// A crash point that does not parse, in English (the Spanish is `faults::point_es`).
+pub(crate) fn point_en(e: &PointError) -> String {
+    En(e).to_string()
+}
+
+/// An occurrence a run never reaches, in English (the Spanish is `faults::unreached_es`).
+pub(crate) fn unreached_en(u: &Unreached) -> String {
+    En(u).to_string()
+}
+
+/// The English of a core value, written with `write!` like any `Display`.
+struct En<'a, T>(&'a T);
+
+/// What the command line's `--crash` and a scenario's `faults.crash[].at` print.
+impl fmt::Display for En<'_, PointError> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
+        match self.0 {
             PointError::NoSide { text } => write!(
                 f,
                 "`{text}` is not a crash point; write `before:STEP` or `after:STEP`"
@@ -41,10 +55,9 @@ impl fmt::Display for PointError {
     }
 }
 
-/// An occurrence a run never reaches, in English (the Spanish is `faults::unreached_es`).
-impl fmt::Display for Unreached {
+impl fmt::Display for En<'_, Unreached> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
+        match self.0 {
             Unreached::Repeats {
                 what,
                 step,

@@ -196,12 +196,6 @@ impl fmt::Display for InputError {
     }
 }
 
-impl fmt::Display for TokenError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&token(self, Lang::En))
-    }
-}
-
 impl fmt::Display for Usage {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&usage(self, Lang::En))

@@ -5,6 +5,7 @@
 //! A point that cannot be parsed, or an occurrence of a step that is never reached, is
 //! worded as a scenario's `faults.crash[].at` is (`lang::input::faults`).
 
+use super::super::{point_en, unreached_en};
 use super::Lang;
 use crate::crosscheck::Unfit;
 use crate::report::input::CrashWhy;
@@ -19,8 +20,8 @@ pub(super) fn why(why: &CrashWhy, lang: Lang) -> String {
             format!("{count} puntos de caída pasan el límite de {max} (como en faults.crash)")
         }
         (CrashWhy::Unparsed { detail, steps }, Lang::En) => match steps {
-            Some(steps) => format!("{detail} (this protocol's steps: {steps})"),
-            None => detail.to_string(),
+            Some(steps) => format!("{} (this protocol's steps: {steps})", point_en(detail)),
+            None => point_en(detail),
         },
         (CrashWhy::Unparsed { detail, steps }, Lang::Es) => {
             let detail = super::super::faults::point_es(detail);
@@ -54,7 +55,7 @@ pub(super) fn why(why: &CrashWhy, lang: Lang) -> String {
             },
             Lang::Es,
         ) => format!("el protocolo `{protocol}` no tiene el paso `{step}`; sus pasos son {steps}"),
-        (CrashWhy::NeverReached { detail }, Lang::En) => detail.to_string(),
+        (CrashWhy::NeverReached { detail }, Lang::En) => unreached_en(detail),
         (CrashWhy::NeverReached { detail }, Lang::Es) => super::super::faults::unreached_es(detail),
         (CrashWhy::NoEvent { event, last }, Lang::En) => {
             format!("event e{event} does not exist; this scenario has e0 to e{last}")
