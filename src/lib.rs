@@ -21,16 +21,17 @@ pub mod consumer;
 pub mod crosscheck;
 pub mod explore;
 pub mod fault;
-pub mod model;
 pub mod producer;
 pub mod relay;
 pub mod report;
 pub mod scenario;
-pub mod sim;
 pub mod store;
 pub mod testing;
 pub mod view;
 pub mod world;
+
+// The layers already moved into the core crate, under the paths they always had.
+pub use delivery_sim_core::{model, sim};
 
 pub use model::handler;
 pub use model::{Guarantee, Protocol, Scope, Step};

@@ -397,13 +397,47 @@ fn explore_claim(
 /// and the weakest guarantee they showed ([`Checked`]), or the first run that breaks the
 /// claim, shrunk.
 ///
-/// [`Handler::sends_external_effect`]: crate::handler::Handler::sends_external_effect
+/// A handler that acks before it records loses an event at one crash:
+///
+/// ```
+/// use delivery_sim::handler::{Context, Handler, HandlerError};
+/// use delivery_sim::testing::check_handler;
+/// use delivery_sim::{Guarantee, Scenario};
+///
+/// // Everything but the consumer: the schema, the workload and how effects are counted.
+/// let scenario = Scenario::from_json(r#"{
+///     "name": "emails",
+///     "store": { "schema": ["CREATE TABLE sent (event_id TEXT NOT NULL)"] },
+///     "workload": { "events": 2 },
+///     "protocol": { "name": "send", "steps": ["receive", { "name": "send",
+///         "sql": "INSERT INTO sent VALUES (:event_id)" }, "ack"] },
+///     "check": { "effects_per_event": "SELECT count(*) FROM sent WHERE event_id = :event_id" }
+/// }"#, "doc").unwrap();
+///
+/// // Acks first, then records: a crash between the two loses the event.
+/// #[derive(Clone)]
+/// struct AckFirst;
+///
+/// impl Handler for AckFirst {
+///     fn handle(&mut self, ctx: &mut Context<'_>) -> Result<(), HandlerError> {
+///         ctx.ack()?;
+///         ctx.execute("send", "INSERT INTO sent VALUES (:event_id)", &[])?;
+///         Ok(())
+///     }
+/// }
+///
+/// let lost = check_handler(|| AckFirst, &scenario, 1).unwrap_err();
+/// assert_eq!(lost.observed, Guarantee::AtMostOnce);
+/// assert_eq!(lost.crash_arguments(), "--crash 'after:ack e0 d1'");
+/// ```
 ///
 /// # Panics
 /// When `scenario` has no schema of its own (`store.schema`), has named databases
 /// (`store.databases`) or an external call as its effect (`check.effect`), or `depth` is
 /// not 1 to
 /// [`explore::MAX_DEPTH`].
+///
+/// [`Handler::sends_external_effect`]: crate::handler::Handler::sends_external_effect
 pub fn check_handler<H: crate::handler::Handler>(
     make: impl Fn() -> H + Send + Sync + std::panic::RefUnwindSafe + 'static,
     scenario: &Scenario,

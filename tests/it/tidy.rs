@@ -35,11 +35,8 @@ fn fingerprint_sites(text: &str) -> Vec<usize> {
 /// until its author decides, where the fingerprint is taken, whether it decides the future.
 #[test]
 fn every_fingerprint_destructures_its_whole_component() {
-    let mut files = Vec::new();
-    sources(&root().join("src"), &mut files);
     let mut checked = 0;
-    for file in files {
-        let text = std::fs::read_to_string(&file).unwrap();
+    for (file, text) in source_texts() {
         for site in fingerprint_sites(&text) {
             let rest = &text[site..];
             // The trait's own declaration has no body to check.
@@ -49,7 +46,7 @@ fn every_fingerprint_destructures_its_whole_component() {
             let destructure = rest.find("= self;");
             let matched = rest.find("match self");
             let end = rest.find("\n}\n").unwrap_or(rest.len());
-            let name = format!("{}:{}", file.display(), text[..site].lines().count() + 1);
+            let name = format!("{file}:{}", text[..site].lines().count() + 1);
             match (destructure, matched) {
                 (Some(d), m) if m.is_none_or(|m| d < m) && d < end => {
                     let pattern = &rest[rest[..d].rfind("let ").expect("a let") + 4..d];
@@ -72,13 +69,9 @@ fn every_fingerprint_destructures_its_whole_component() {
 /// a run by its stop reason (`stop != StopReason::Quiescent`) to decide that it failed.
 #[test]
 fn a_failed_run_is_defined_in_one_place() {
-    let mut files = Vec::new();
-    sources(&root().join("src"), &mut files);
     let allowed_signature = ["src/world/mod.rs"];
     let mut built = 0;
-    for file in files {
-        let text = std::fs::read_to_string(&file).unwrap();
-        let rel = file.strip_prefix(root()).unwrap().display().to_string();
+    for (rel, text) in source_texts() {
         if text.contains("FailureSignature::of(") {
             assert!(
                 allowed_signature.contains(&rel.as_str()),
@@ -104,19 +97,36 @@ fn a_failed_run_is_defined_in_one_place() {
     );
 }
 
-/// Every source file under `src/`, as (path relative to the crate root, text).
-/// Every source file under `src/`, by its path from the repository root, with its text.
+/// Every source file of the library, the root crate's `src/` and each crate's under
+/// `crates/`, by its module's path (`src/model/trace/mod.rs`, wherever the crate holding
+/// `model` is; a crate's own `lib.rs` by its real path), with its text. The rules are
+/// about modules: module names are one namespace across the crates, so they read the same
+/// as before the modules moved.
 pub(crate) fn source_texts() -> Vec<(String, String)> {
     let mut files = Vec::new();
     sources(&root().join("src"), &mut files);
-    files.sort();
-    files
-        .into_iter()
-        .map(|f| {
-            let rel = f.strip_prefix(root()).unwrap().display().to_string();
-            (rel, std::fs::read_to_string(&f).unwrap())
-        })
-        .collect()
+    for krate in std::fs::read_dir(root().join("crates")).unwrap() {
+        sources(&krate.unwrap().path().join("src"), &mut files);
+    }
+    let mut texts: Vec<(String, String)> = (files.into_iter())
+        .map(|f| (module_path(&f), std::fs::read_to_string(&f).unwrap()))
+        .collect();
+    texts.sort();
+    texts
+}
+
+/// The path `file` is known by in the rules: relative to the repository, with a member
+/// crate's `crates/NAME/src/` read as `src/` (its `lib.rs` excepted: the root crate has
+/// one too).
+fn module_path(file: &Path) -> String {
+    let rel = file.strip_prefix(root()).unwrap().display().to_string();
+    match rel
+        .strip_prefix("crates/")
+        .and_then(|r| r.split_once("/src/"))
+    {
+        Some((_, "lib.rs")) | None => rel,
+        Some((_, inside)) => format!("src/{inside}"),
+    }
 }
 
 /// Whether `attrs` hold `#[cfg(test)]`: the item is test code, which the rules leave out.
@@ -202,6 +212,38 @@ fn actor_import_violations(files: &[(String, String)]) -> Vec<String> {
     out
 }
 
+/// **Architecture Invariant: the core crate depends on no layer outside it.** Cargo refuses
+/// the core a dependency on the root crate (a cycle); this holds it to the libraries a
+/// simulation needs: no other crate of ours, no command line, server or async runtime.
+fn core_dependency_violations(manifest: &str) -> Vec<String> {
+    const ALLOWED: [&str; 5] = [
+        "rand_chacha",
+        "schemars",
+        "serde",
+        "serde_json",
+        "thiserror",
+    ];
+    let mut out = Vec::new();
+    let mut in_dependencies = false;
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_dependencies = line == "[dependencies]";
+            continue;
+        }
+        let Some((name, spec)) = line.split_once('=').filter(|_| in_dependencies) else {
+            continue;
+        };
+        let name = name.trim();
+        if name.starts_with('#') {
+            continue;
+        }
+        if !ALLOWED.contains(&name) || spec.contains("path") {
+            out.push(format!("the core crate depends on `{name}`"));
+        }
+    }
+    out
+}
+
 /// **Architecture Invariant: the store is the only module that touches SQLite**, **`report`
 /// never reaches the store**, and **every connection is opened by `store::connect`** (on
 /// the tool's VFS: the virtual clock, no temporary file, the counting allocator).
@@ -225,6 +267,27 @@ fn sqlite_violations(files: &[(String, String)]) -> Vec<String> {
         }
     }
     out
+}
+
+#[test]
+fn the_core_crate_needs_no_outer_layer() {
+    let manifest = std::fs::read_to_string(root().join("crates/core/Cargo.toml")).unwrap();
+    let v = core_dependency_violations(&manifest);
+    assert!(v.is_empty(), "{v:#?}");
+    assert!(
+        manifest.contains("[dependencies]\nrand_chacha"),
+        "the section is read"
+    );
+    // The check catches what it is for: a command-line library, a crate of ours by path.
+    let bad = "[dependencies]\nserde = \"1\"\nclap = \"4\"\ndelivery-sim = { path = \"../..\" }\n\
+               [dev-dependencies]\nproptest = \"1\"\n";
+    assert_eq!(
+        core_dependency_violations(bad),
+        [
+            "the core crate depends on `clap`",
+            "the core crate depends on `delivery-sim`"
+        ]
+    );
 }
 
 /// **Architecture Invariant: one executor.** Only `world` drives processes: outside it (and

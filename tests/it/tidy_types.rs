@@ -4,8 +4,7 @@
 //! with why. A sentence in a result would have to be worded in one language by the layer
 //! that judges, and parsed back by the one that words it.
 
-use crate::support::root;
-use std::path::Path;
+use crate::tidy::source_texts;
 use syn::visit::Visit;
 
 /// The `Type.field` (or `Type::Variant.field`) that may hold text, and why.
@@ -181,23 +180,17 @@ fn prose_fields(files: &[(String, String)]) -> Vec<String> {
     out
 }
 
-fn layer_files(dir: &Path, out: &mut Vec<(String, String)>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        let rel = path.strip_prefix(root()).unwrap().display().to_string();
-        if path.is_dir() && !rel.ends_with("/tests") {
-            layer_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") && !rel.ends_with("/tests.rs") {
-            out.push((rel, std::fs::read_to_string(&path).unwrap()));
-        }
-    }
+/// The production files of the layers `check` and `model`, wherever their crate is.
+fn layer_files() -> Vec<(String, String)> {
+    (source_texts().into_iter())
+        .filter(|(rel, _)| rel.starts_with("src/check/") || rel.starts_with("src/model/"))
+        .filter(|(rel, _)| !rel.contains("/tests/") && !rel.ends_with("/tests.rs"))
+        .collect()
 }
 
 #[test]
 fn check_and_model_results_hold_no_prose() {
-    let mut files = Vec::new();
-    layer_files(&root().join("src/check"), &mut files);
-    layer_files(&root().join("src/model"), &mut files);
+    let files = layer_files();
     assert!(files.len() > 20, "{} files", files.len());
     let v = prose_fields(&files);
     assert!(v.is_empty(), "{v:#?}");

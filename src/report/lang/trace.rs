@@ -447,7 +447,7 @@ fn es_stop(kind: &TraceKind) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::trace::tests::samples;
+    use crate::model::trace::samples::samples;
 
     #[test]
     fn every_kind_is_told_in_spanish_in_other_words() {

@@ -21,37 +21,8 @@
 //! restarted process builds a new one from the [`HandlerFactory`], as a restarted process
 //! would.
 //!
-//! ```
-//! use delivery_sim::handler::{Context, Handler, HandlerError};
-//! use delivery_sim::testing::check_handler;
-//! use delivery_sim::{Guarantee, Scenario};
-//!
-//! // Everything but the consumer: the schema, the workload and how effects are counted.
-//! let scenario = Scenario::from_json(r#"{
-//!     "name": "emails",
-//!     "store": { "schema": ["CREATE TABLE sent (event_id TEXT NOT NULL)"] },
-//!     "workload": { "events": 2 },
-//!     "protocol": { "name": "send", "steps": ["receive", { "name": "send",
-//!         "sql": "INSERT INTO sent VALUES (:event_id)" }, "ack"] },
-//!     "check": { "effects_per_event": "SELECT count(*) FROM sent WHERE event_id = :event_id" }
-//! }"#, "doc").unwrap();
-//!
-//! // Acks first, then records: a crash between the two loses the event.
-//! #[derive(Clone)]
-//! struct AckFirst;
-//!
-//! impl Handler for AckFirst {
-//!     fn handle(&mut self, ctx: &mut Context<'_>) -> Result<(), HandlerError> {
-//!         ctx.ack()?;
-//!         ctx.execute("send", "INSERT INTO sent VALUES (:event_id)", &[])?;
-//!         Ok(())
-//!     }
-//! }
-//!
-//! let lost = check_handler(|| AckFirst, &scenario, 1).unwrap_err();
-//! assert_eq!(lost.observed, Guarantee::AtMostOnce);
-//! assert_eq!(lost.crash_arguments(), "--crash 'after:ack e0 d1'");
-//! ```
+//! `delivery_sim::testing::check_handler` (in the crate that runs a scenario) shows a
+//! handler checked at every crash point.
 
 pub use super::value::Value;
 use super::{SqlEvent, Step};
@@ -263,7 +234,9 @@ pub struct Context<'a> {
 }
 
 impl<'a> Context<'a> {
-    pub(crate) fn new(
+    /// For the consumer that drives a handler (not for handlers themselves).
+    #[doc(hidden)]
+    pub fn new(
         event: &'a SqlEvent,
         attempt: u32,
         consumer: usize,
@@ -416,7 +389,8 @@ impl<'a> Context<'a> {
 
     /// What the run of the handler came to: the call it waits for, if any, and a replayed
     /// call that differed from the record.
-    pub(crate) fn into_parts(self) -> (Option<Call>, Option<(Call, Call)>) {
+    #[doc(hidden)]
+    pub fn into_parts(self) -> (Option<Call>, Option<(Call, Call)>) {
         (self.wanted, self.diverged)
     }
 }

@@ -355,24 +355,30 @@ pub struct BuiltIn {
 /// The files of the built-in protocols, compiled in. Order is the order of the
 /// `protocols` listing and of the matrix columns.
 const BUILT_IN_FILES: [(&str, &str); 7] = [
-    ("ack-first", include_str!("../../protocols/ack-first.json")),
-    ("no-dedup", include_str!("../../protocols/no-dedup.json")),
+    (
+        "ack-first",
+        include_str!("../../../../protocols/ack-first.json"),
+    ),
+    (
+        "no-dedup",
+        include_str!("../../../../protocols/no-dedup.json"),
+    ),
     (
         "mark-then-effect",
-        include_str!("../../protocols/mark-then-effect.json"),
+        include_str!("../../../../protocols/mark-then-effect.json"),
     ),
     (
         "effect-then-mark",
-        include_str!("../../protocols/effect-then-mark.json"),
+        include_str!("../../../../protocols/effect-then-mark.json"),
     ),
     (
         "check-then-act",
-        include_str!("../../protocols/check-then-act.json"),
+        include_str!("../../../../protocols/check-then-act.json"),
     ),
-    ("inbox", include_str!("../../protocols/inbox.json")),
+    ("inbox", include_str!("../../../../protocols/inbox.json")),
     (
         "inbox-ack-first",
-        include_str!("../../protocols/inbox-ack-first.json"),
+        include_str!("../../../../protocols/inbox-ack-first.json"),
     ),
 ];
 
@@ -416,8 +422,8 @@ fn step_names<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Step>, D::Er
 /// The seeds' anti-pattern written with explicit transactions, for tests: the mark commits
 /// in its own transaction, then the effect in a second one (every step but `receive`,
 /// `apply_effect`, `insert_inbox` and `ack` repeated).
-#[cfg(test)]
-pub(crate) const MARK_OWN_TRANSACTION: [Step; 8] = {
+#[cfg(any(test, feature = "test-support"))]
+pub const MARK_OWN_TRANSACTION: [Step; 8] = {
     use Step::*;
     [
         Receive,

@@ -37,12 +37,12 @@ pub struct StateHasher {
     high: DefaultHasher,
     /// Test only: leave the lose-ack budget out, to show that the pruned-equals-unpruned
     /// property catches a fingerprint with a field missing.
-    #[cfg(test)]
-    pub(crate) omit_lose_ack_budget: bool,
+    #[cfg(any(test, feature = "test-support"))]
+    pub omit_lose_ack_budget: bool,
     /// Test only: leave the database's schema out (its triggers, indexes and views), to
     /// show that the same property catches it.
-    #[cfg(test)]
-    pub(crate) omit_schema: bool,
+    #[cfg(any(test, feature = "test-support"))]
+    pub omit_schema: bool,
 }
 
 impl Default for StateHasher {
@@ -53,9 +53,9 @@ impl Default for StateHasher {
         StateHasher {
             low: DefaultHasher::new(),
             high,
-            #[cfg(test)]
+            #[cfg(any(test, feature = "test-support"))]
             omit_lose_ack_budget: false,
-            #[cfg(test)]
+            #[cfg(any(test, feature = "test-support"))]
             omit_schema: false,
         }
     }
@@ -97,7 +97,7 @@ impl StateHasher {
 }
 
 /// The digest of one component alone (tests compare components this way).
-#[cfg(test)]
+#[cfg(any(test, feature = "test-support"))]
 pub fn digest_of<T: Fingerprint + ?Sized>(value: &T, now: Tick) -> Digest {
     let mut h = StateHasher::default();
     value.fingerprint(now, &mut h);

@@ -16,8 +16,8 @@ mod point;
 mod policy;
 mod protocol;
 pub mod sql;
-#[cfg(test)]
-pub(crate) use protocol::MARK_OWN_TRANSACTION;
+#[cfg(any(test, feature = "test-support"))]
+pub use protocol::MARK_OWN_TRANSACTION;
 pub mod trace;
 mod value;
 mod workload;

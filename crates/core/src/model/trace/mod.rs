@@ -14,8 +14,13 @@ use super::{
 
 mod encode;
 mod english;
+/// Test code (under `tests/`, as the tidy rules read it), compiled for other crates' tests
+/// too.
+#[cfg(any(test, feature = "test-support"))]
+#[path = "tests/samples.rs"]
+pub mod samples;
 #[cfg(test)]
-pub(crate) mod tests;
+mod tests;
 
 pub use encode::Encoder;
 

@@ -1,0 +1,10 @@
+//! The core of delivery-sim, moved here from the root crate one layer at a time (issue
+//! 36, item 4): the crates keep the layers apart, so a core module cannot reach the report
+//! or the command line however its path is written.
+//!
+//! [`model`] is the vocabulary (events, steps, protocols, guarantees, the typed trace);
+//! [`sim`] the deterministic primitives (virtual time, the event queue, seeded randomness).
+//! Neither knows a broker, a consumer, a database or a reader's language.
+
+pub mod model;
+pub mod sim;
