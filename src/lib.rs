@@ -14,15 +14,10 @@
 //! [`cli`].
 
 pub mod bench;
-pub mod broker;
 pub mod check;
 pub mod cli;
-pub mod consumer;
 pub mod crosscheck;
 pub mod explore;
-pub mod fault;
-pub mod producer;
-pub mod relay;
 pub mod report;
 pub mod scenario;
 pub mod store;
@@ -31,7 +26,7 @@ pub mod view;
 pub mod world;
 
 // The layers already moved into the core crate, under the paths they always had.
-pub use delivery_sim_core::{model, sim};
+pub use delivery_sim_core::{broker, consumer, fault, model, producer, relay, sim};
 
 pub use model::handler;
 pub use model::{Guarantee, Protocol, Scope, Step};

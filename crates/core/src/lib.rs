@@ -4,7 +4,14 @@
 //!
 //! [`model`] is the vocabulary (events, steps, protocols, guarantees, the typed trace);
 //! [`sim`] the deterministic primitives (virtual time, the event queue, seeded randomness).
-//! Neither knows a broker, a consumer, a database or a reader's language.
+//! The sans-IO actors build on those two only: the [`broker`], the processes ([`consumer`],
+//! [`producer`], [`relay`]) and the [`fault`] injector. None knows a database, the
+//! scheduler or a reader's language.
 
+pub mod broker;
+pub mod consumer;
+pub mod fault;
 pub mod model;
+pub mod producer;
+pub mod relay;
 pub mod sim;
