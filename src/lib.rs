@@ -20,13 +20,12 @@ pub mod crosscheck;
 pub mod explore;
 pub mod report;
 pub mod scenario;
-pub mod store;
 pub mod testing;
 pub mod view;
 pub mod world;
 
 // The layers already moved into the core crate, under the paths they always had.
-pub use delivery_sim_core::{broker, consumer, fault, model, producer, relay, sim};
+pub use delivery_sim_core::{broker, consumer, fault, model, producer, relay, sim, store};
 
 pub use model::handler;
 pub use model::{Guarantee, Protocol, Scope, Step};

@@ -6,7 +6,8 @@
 //! [`sim`] the deterministic primitives (virtual time, the event queue, seeded randomness).
 //! The sans-IO actors build on those two only: the [`broker`], the processes ([`consumer`],
 //! [`producer`], [`relay`]) and the [`fault`] injector. None knows a database, the
-//! scheduler or a reader's language.
+//! scheduler or a reader's language. The [`store`] is the real database under them: SQLite
+//! always, PostgreSQL with the feature `postgres`.
 
 pub mod broker;
 pub mod consumer;
@@ -15,3 +16,4 @@ pub mod model;
 pub mod producer;
 pub mod relay;
 pub mod sim;
+pub mod store;

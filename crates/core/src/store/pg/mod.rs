@@ -16,30 +16,54 @@
 //! - [`digest`]: the run's state fingerprinted for exploration's pruning.
 //! - [`det`] and [`lexer`]: the clock, random numbers and UUIDs made the run's, and the
 //!   statement text's parameters.
+//!
+//! Only `det` and `lexer` are compiled without the feature `postgres` (SQLite's statements
+//! are read with the same lexer); the rest is the engine, and needs the feature.
 
+#[cfg(not(feature = "postgres"))]
+mod absent;
+#[cfg(not(feature = "postgres"))]
+pub use absent::{ready, PgChecker};
+#[cfg(feature = "postgres")]
 pub mod checker;
+#[cfg(feature = "postgres")]
 mod counts;
 pub mod det;
+#[cfg(feature = "postgres")]
 pub mod digest;
 pub mod lexer;
+#[cfg(feature = "postgres")]
 mod lifecycle;
+#[cfg(feature = "postgres")]
 pub mod link;
+#[cfg(feature = "postgres")]
 mod park;
+#[cfg(feature = "postgres")]
 mod producer;
+#[cfg(feature = "postgres")]
 mod relay;
+#[cfg(feature = "postgres")]
 mod retention;
+#[cfg(feature = "postgres")]
 pub mod server;
+#[cfg(feature = "postgres")]
 pub mod session;
+#[cfg(feature = "postgres")]
 mod settle;
+#[cfg(feature = "postgres")]
 mod store;
+#[cfg(feature = "postgres")]
 mod wire;
 
+#[cfg(feature = "postgres")]
 pub use checker::PgChecker;
+#[cfg(feature = "postgres")]
 pub use store::{open_run, PgStore};
 
 /// The engine and isolation level are the model's vocabulary (reports name them too).
 pub use crate::model::{Engine, Isolation};
 
+#[cfg(feature = "postgres")]
 /// Whether this thread can reach PostgreSQL (the tool's own cluster, started now, or the
 /// URL's server): the one-paragraph message of why not.
 pub fn ready() -> Result<(), String> {

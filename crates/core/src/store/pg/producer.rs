@@ -105,7 +105,7 @@ impl ProducerDb for PgStore {
 }
 
 /// On a real server (feature `postgres`).
-#[cfg(all(test, feature = "postgres"))]
+#[cfg(all(test, feature = "postgres-tests"))]
 mod tests {
     use super::*;
     use crate::model::EventType;

@@ -152,7 +152,7 @@ impl RunDb {
 }
 
 /// On a real server (feature `postgres`).
-#[cfg(all(test, feature = "postgres"))]
+#[cfg(all(test, feature = "postgres-tests"))]
 mod tests {
     use super::super::session::{counts, Exec};
     use super::super::{open_run, PgStore};

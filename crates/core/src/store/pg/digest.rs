@@ -233,7 +233,7 @@ mod tests {
 
     /// On a real server (feature `postgres`): each part of the state the digest reads
     /// changes it, and reading it changes nothing.
-    #[cfg(feature = "postgres")]
+    #[cfg(feature = "postgres-tests")]
     #[test]
     fn a_row_a_sequence_and_a_connections_stream_each_change_the_digest() {
         use crate::store::ConsumerDb;
