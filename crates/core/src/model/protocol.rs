@@ -512,7 +512,7 @@ impl Protocol {
     }
 
     /// A protocol whose consumer is the Rust handler `make` builds (see
-    /// [`crate::handler`]); it runs on a scenario with its own schema
+    /// [`crate::model::handler`]); it runs on a scenario with its own schema
     /// (`store.schema`, `check.effects_per_event`).
     pub fn handler<H: super::handler::Handler>(
         name: impl Into<String>,

@@ -1,9 +1,9 @@
 //! The deterministic machinery every run stands on: the scheduler's event queue on virtual
 //! time, the seeded random streams, and the trace with its hash.
 //!
-//! Nothing here knows what a broker or a consumer is; the [`crate::world`] module wires
-//! the actors to this machinery. Nothing here reads a clock, spawns a thread or iterates a
-//! hash map: a run is a pure function of its scenario and seed.
+//! Nothing here knows what a broker or a consumer is; the scheduler (`world`, in the root
+//! crate) wires the actors to this machinery. Nothing here reads a clock, spawns a thread
+//! or iterates a hash map: a run is a pure function of its scenario and seed.
 
 pub mod fingerprint;
 pub mod queue;

@@ -52,3 +52,22 @@ impl PgChecker {
         match *self {}
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::model::Engine;
+    use crate::store::SqlChecker;
+
+    #[test]
+    fn every_way_in_says_the_engine_is_not_built() {
+        let why = super::ready().unwrap_err();
+        assert!(why.contains("feature `postgres`"), "{why}");
+        let Err((in_setup, index, message)) = SqlChecker::new_on(Engine::Postgres, &[], &[]) else {
+            panic!("a PostgreSQL checker without the engine");
+        };
+        assert_eq!((in_setup, index, message), (false, usize::MAX, why.clone()));
+        assert!(SqlChecker::of_postgres_run().is_err());
+        // SQLite is unaffected.
+        assert!(SqlChecker::new_on(Engine::Sqlite, &[], &[]).is_ok());
+    }
+}
