@@ -470,7 +470,7 @@ impl crate::sim::Fingerprint for FaultInjector {
         h.section("stall");
         unfired(stall, stalls_fired, h, stall_key);
         h.section("lose_ack");
-        #[cfg(test)]
+        #[cfg(any(test, feature = "test-support"))]
         let lose_ack_left: &[u32] = if h.omit_lose_ack_budget {
             &[] // The deliberately broken fingerprint of `explore::tests`.
         } else {
