@@ -47,6 +47,7 @@ mod sql_sandbox;
 mod sql_steps;
 mod support;
 mod tidy;
+mod tidy_crates;
 mod tidy_cycles;
 mod tidy_executor;
 mod tidy_report;
