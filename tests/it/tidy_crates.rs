@@ -10,7 +10,7 @@
 //! tests turn on.
 
 use crate::support::root;
-use crate::tidy::{is_cfg_test, is_test_file};
+use crate::tidy::{is_cfg_test, is_test_file, sources};
 use syn::visit::Visit;
 
 /// The statements and expressions of `text` (a member crate's file, at `rel`) that only
@@ -88,24 +88,16 @@ fn expr_attrs(e: &syn::Expr) -> &[syn::Attribute] {
 
 /// Every production file of the member crates under `crates/`, by its path.
 fn member_files() -> Vec<(String, String)> {
-    let mut files = Vec::new();
+    let mut paths = Vec::new();
     for krate in std::fs::read_dir(root().join("crates")).unwrap() {
-        walk(&krate.unwrap().path().join("src"), &mut files);
+        sources(&krate.unwrap().path().join("src"), &mut paths);
     }
-    files.sort();
-    files
-}
-
-fn walk(dir: &std::path::Path, out: &mut Vec<(String, String)>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        let rel = path.strip_prefix(root()).unwrap().display().to_string();
-        if path.is_dir() {
-            walk(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") && !is_test_file(&rel) {
-            out.push((rel, std::fs::read_to_string(&path).unwrap()));
-        }
-    }
+    paths.sort();
+    (paths.into_iter())
+        .map(|p| (p.strip_prefix(root()).unwrap().display().to_string(), p))
+        .filter(|(rel, _)| !is_test_file(rel))
+        .map(|(rel, p)| (rel, std::fs::read_to_string(p).unwrap()))
+        .collect()
 }
 
 #[test]

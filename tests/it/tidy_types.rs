@@ -4,7 +4,7 @@
 //! with why. A sentence in a result would have to be worded in one language by the layer
 //! that judges, and parsed back by the one that words it.
 
-use crate::tidy::source_texts;
+use crate::tidy::{is_test_file, source_texts};
 use syn::visit::Visit;
 
 /// The `Type.field` (or `Type::Variant.field`) that may hold text, and why.
@@ -184,7 +184,7 @@ fn prose_fields(files: &[(String, String)]) -> Vec<String> {
 fn layer_files() -> Vec<(String, String)> {
     (source_texts().into_iter())
         .filter(|(rel, _)| rel.starts_with("src/check/") || rel.starts_with("src/model/"))
-        .filter(|(rel, _)| !rel.contains("/tests/") && !rel.ends_with("/tests.rs"))
+        .filter(|(rel, _)| !is_test_file(rel))
         .collect()
 }
 
