@@ -10,22 +10,22 @@
 //! Layers, from the core outwards (each depends only on those before it):
 //! [`model`] and [`sim`] (vocabulary, queue, randomness, trace); the actors [`broker`],
 //! [`consumer`], [`store`] and the [`fault`] injector; [`scenario`]; [`check`]; [`world`]
-//! (one run); [`explore`]; [`crosscheck`] (the simulation against a real process); [`report`];
-//! [`cli`].
+//! (one run); [`explore`]; [`view`]: these are the crate `delivery-sim-core`, re-exported
+//! here under the same paths. This crate adds [`crosscheck`] (the simulation against a
+//! real process), [`report`] (every wording and rendering), [`testing`] (checks for a
+//! user's tests), [`bench`] and [`cli`].
 
 pub mod bench;
-pub mod check;
 pub mod cli;
 pub mod crosscheck;
-pub mod explore;
 pub mod report;
-pub mod scenario;
 pub mod testing;
-pub mod view;
-pub mod world;
 
-// The layers already moved into the core crate, under the paths they always had.
-pub use delivery_sim_core::{broker, consumer, fault, model, producer, relay, sim, store};
+// The core crate's layers, under the paths they always had.
+pub use delivery_sim_core::{
+    broker, check, consumer, explore, fault, model, producer, relay, scenario, sim, store, view,
+    world,
+};
 
 pub use model::handler;
 pub use model::{Guarantee, Protocol, Scope, Step};

@@ -345,3 +345,148 @@ fn liveness_es(f: &LivenessFailure) -> String {
     };
     format!("vivacidad: {why}; {which}")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::{ScopeVerdict, Value};
+    use crate::model::{Guarantee, Scope};
+    use crate::sim::StopReason;
+
+    fn en(f: F) -> String {
+        Lang::En.expectation_failure(&f)
+    }
+
+    fn count(counted: Counted, want: u64, got: u64) -> F {
+        F::Events { counted, want, got }
+    }
+
+    fn field(name: &str, want: impl Into<Value>, got: impl Into<Value>) -> F {
+        F::Field {
+            field: name.into(),
+            want: want.into(),
+            got: got.into(),
+        }
+    }
+
+    /// The sentences `run` prints under "expect: FAILED", one per kind of failure the
+    /// checker gives (its own tests pin which failures a verdict gives).
+    #[test]
+    fn each_failed_expectation_of_a_run_is_one_english_line() {
+        let guarantee = |want, got| F::Guarantee {
+            over: Coverage::Run,
+            want,
+            got,
+        };
+        let cases = [
+            (
+                guarantee(Guarantee::ExactlyOnce, Guarantee::AtMostOnce),
+                "expected guarantee exactly-once, observed at-most-once",
+            ),
+            (
+                guarantee(Guarantee::ExactlyOnce, Guarantee::None),
+                "expected guarantee exactly-once, observed none",
+            ),
+            (
+                count(Counted::Lost, 0, 1),
+                "expected 0 lost event(s), observed 1",
+            ),
+            (
+                count(Counted::Duplicated, 2, 1),
+                "expected 2 duplicated event(s), observed 1",
+            ),
+            (
+                count(Counted::Rejected, 1, 0),
+                "expected 1 rejected event(s), observed 0",
+            ),
+            (
+                count(Counted::Pending, 3, 0),
+                "expected 3 pending event(s), observed 0",
+            ),
+            (
+                count(Counted::PayloadAlerts, 1, 0),
+                "expected 1 payload alert(s), observed 0",
+            ),
+            (
+                field("all_acked", false, true),
+                "expected all_acked = false, observed true",
+            ),
+            (
+                field("ledger_per_event.ghost", 2u64, 0u64),
+                "expected ledger_per_event.ghost = 2, observed 0",
+            ),
+            (
+                F::MissingBoundary {
+                    scope: Scope::Email,
+                    present: Some(vec![Scope::LedgerPerEvent]),
+                },
+                "expected a verdict for boundary email, but this run has none (it has \
+                 ledger_per_event)",
+            ),
+        ];
+        for (failure, sentence) in cases {
+            assert_eq!(en(failure), sentence);
+        }
+        let observed = ScopeVerdict {
+            boundary: Scope::LedgerPerEvent,
+            effect: None,
+            guarantee: Guarantee::AtMostOnce,
+            once: 1,
+            lost: 1,
+            duplicated: 0,
+            ghost: 0,
+            stuck: 0,
+            wrong_effect: 0,
+        };
+        assert_eq!(
+            en(F::BoundaryGuarantee {
+                want: Guarantee::ExactlyOnce,
+                observed
+            }),
+            "expected ledger per event: exactly-once, observed ledger per event: \
+             at-most-once (1 once, 1 lost)"
+        );
+    }
+
+    /// A run that could not finish: the limit, and the events still held, twenty named.
+    #[test]
+    fn a_liveness_failure_names_its_limit_and_the_events_still_held() {
+        let held = |stop, limit, stuck: Vec<usize>, stuck_count| {
+            en(F::Liveness(LivenessFailure {
+                stop,
+                healing_phase: false,
+                limit,
+                stuck,
+                stuck_count,
+            }))
+        };
+        assert_eq!(
+            held(StopReason::StepLimit, Some(12), vec![1, 3], 2),
+            "liveness: the step limit (limits.max_steps = 12) stopped the run before it ended \
+             by itself; 2 event(s) unresolved, still held by the broker: e1, e3"
+        );
+        assert_eq!(
+            held(StopReason::TickLimit, Some(500), vec![1, 3], 2),
+            "liveness: the tick limit (limits.max_ticks = 500) stopped the run before it ended \
+             by itself; 2 event(s) unresolved, still held by the broker: e1, e3"
+        );
+        assert!(held(StopReason::TraceLimit, Some(2_000_000), vec![1], 1)
+            .starts_with("liveness: the trace limit (2000000 entries"));
+        assert!(held(StopReason::TickLimit, Some(500), vec![], 0)
+            .ends_with("every event was resolved, but work was still scheduled"));
+        let named: Vec<usize> = (0..LivenessFailure::NAMED).collect();
+        let list: Vec<String> = named.iter().map(|i| format!("e{i}")).collect();
+        assert!(
+            held(StopReason::StepLimit, Some(12), named.clone(), 25).ends_with(&format!(
+                "25 event(s) unresolved, still held by the broker: {}, and 5 more",
+                list.join(", ")
+            ))
+        );
+        assert!(
+            held(StopReason::StepLimit, Some(12), named, 20).ends_with(&format!(
+                "20 event(s) unresolved, still held by the broker: {}",
+                list.join(", ")
+            ))
+        );
+    }
+}

@@ -10,7 +10,13 @@ mod faults;
 mod flow;
 mod points;
 mod policy;
+#[cfg(test)]
+#[path = "tests/policy.rs"]
+mod policy_refusals;
 mod read;
+#[cfg(test)]
+#[path = "tests/scenario.rs"]
+mod scenario_tests;
 mod serde_es;
 mod setting;
 mod sql;

@@ -283,4 +283,36 @@ mod tests {
             }
         }
     }
+
+    /// Each way a replay token is wrong, decoded from a real one and worded.
+    #[test]
+    fn a_bad_token_says_what_is_wrong() {
+        use crate::scenario::token::{decode, encode};
+        let scenario = crate::Scenario::from_json(r#"{"protocol": "no-dedup"}"#, "t.json");
+        let good = encode(&scenario.unwrap(), &[]);
+        let en = |t: &str| token(&decode(t).unwrap_err(), Lang::En);
+        let e = en("hello");
+        assert!(
+            e.contains("`hello` is not a replay token") && e.contains("ds1:"),
+            "{e}"
+        );
+        let e = en(&good.replacen("ds1:", "ds7:", 1));
+        assert!(e.contains("version `ds7:` is not supported"), "{e}");
+        let e = en(&format!("{}%{}", &good[..20], &good[21..]));
+        assert!(
+            e.contains("`%` at character 21") && e.contains("damaged"),
+            "{e}"
+        );
+        let es = token(&decode("hello").unwrap_err(), Lang::Es);
+        assert!(es.contains("no es un token de repetición"), "{es}");
+        // A decoded token whose scenario is invalid names where it was read from.
+        let file = "in the replay token";
+        let bad = crate::Scenario::from_json(r#"{"protocol": "nope"}"#, file).unwrap_err();
+        let e = token(&crate::scenario::token::TokenError::Scenario(bad), Lang::En);
+        assert!(
+            e.contains("invalid scenario in the replay token")
+                && e.contains("unknown protocol `nope`"),
+            "{e}"
+        );
+    }
 }

@@ -15,15 +15,17 @@
 //! - [`checker`]: the load-time check, each statement prepared by PostgreSQL.
 //! - [`digest`]: the run's state fingerprinted for exploration's pruning.
 //! - [`det`] and [`lexer`]: the clock, random numbers and UUIDs made the run's, and the
-//!   statement text's parameters.
+//!   statement text's parameters; [`statement`]: what a statement's text says before it
+//!   runs; [`budget`]: how many connections a process may hold.
 //!
-//! Only `det` and `lexer` are compiled without the feature `postgres` (SQLite's statements
-//! are read with the same lexer); the rest is the engine, and needs the feature.
+//! Only those four are compiled without the feature `postgres` (SQLite's statements are
+//! read with the same lexer); the rest is the engine, and needs the feature.
 
 #[cfg(not(feature = "postgres"))]
 mod absent;
 #[cfg(not(feature = "postgres"))]
 pub use absent::{ready, PgChecker};
+pub mod budget;
 #[cfg(feature = "postgres")]
 pub mod checker;
 #[cfg(feature = "postgres")]
@@ -50,6 +52,7 @@ pub mod server;
 pub mod session;
 #[cfg(feature = "postgres")]
 mod settle;
+pub mod statement;
 #[cfg(feature = "postgres")]
 mod store;
 #[cfg(feature = "postgres")]

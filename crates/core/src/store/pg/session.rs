@@ -18,6 +18,8 @@
 //! released one at a time ([`super::park`]): PostgreSQL wakes them all at once, and they
 //! would race.
 
+use super::budget::MAX_IDLE;
+pub use super::budget::{clients_per_thread, max_threads, CLIENT_BUDGET};
 pub(super) use super::counts::count;
 pub use super::counts::{counts, Counts};
 use super::link::{Link, LinkTarget};
@@ -58,26 +60,6 @@ pub struct Worker {
     pub ledger_built: RefCell<Option<String>>,
     /// Resets of the ledger since its tables were last vacuumed.
     pub ledger_resets: std::cell::Cell<u32>,
-}
-
-/// The most idle connections a worker keeps.
-const MAX_IDLE: usize = 8;
-
-/// The clients a process's runs may hold on the server at once: within a default
-/// server's `max_connections` (100, 3 of them kept for superusers), whether the tool's
-/// own cluster (200) or a user's server behind `--database-url`.
-pub const CLIENT_BUDGET: usize = 90;
-
-/// The clients one thread holds at most: its control connection, a run's `sessions` (one
-/// per consumer and database), and the idle ones it keeps for the next run.
-pub fn clients_per_thread(sessions: usize) -> usize {
-    1 + sessions + MAX_IDLE
-}
-
-/// The most threads whose runs of `sessions` connections each fit [`CLIENT_BUDGET`] (at
-/// least one).
-pub fn max_threads(sessions: usize) -> usize {
-    (CLIENT_BUDGET / clients_per_thread(sessions)).max(1)
 }
 
 thread_local! {

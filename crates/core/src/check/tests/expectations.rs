@@ -20,10 +20,10 @@ fn expectations_report_each_mismatch() {
         smallest_safe_ttl: None,
     };
     assert_eq!(
-        english(failed_expectations(&expect, &v)),
+        failed_expectations(&expect, &v),
         [
-            "expected guarantee exactly-once, observed at-most-once",
-            "expected 0 lost event(s), observed 1",
+            guarantee(Guarantee::ExactlyOnce, Guarantee::AtMostOnce),
+            count(Counted::Lost, 0, 1),
         ]
     );
     assert!(failed_expectations(&Expect::default(), &v).is_empty());
@@ -44,10 +44,7 @@ fn each_failed_expectation_is_one_line_and_a_held_one_none() {
         conserved: Some(true),
         ..Expect::default()
     };
-    assert_eq!(
-        english(failed_expectations(&held, &v)),
-        Vec::<String>::new()
-    );
+    assert_eq!(failed_expectations(&held, &v), []);
     let wrong = Expect {
         guarantee: Some(Guarantee::ExactlyOnce),
         lost: Some(0),
@@ -60,16 +57,16 @@ fn each_failed_expectation_is_one_line_and_a_held_one_none() {
         ..Expect::default()
     };
     assert_eq!(
-        english(failed_expectations(&wrong, &v)),
+        failed_expectations(&wrong, &v),
         [
-            "expected guarantee exactly-once, observed none",
-            "expected 0 lost event(s), observed 1",
-            "expected 2 duplicated event(s), observed 1",
-            "expected 1 rejected event(s), observed 0",
-            "expected 3 pending event(s), observed 0",
-            "expected 1 payload alert(s), observed 0",
-            "expected all_acked = false, observed true",
-            "expected conserved = false, observed true",
+            guarantee(Guarantee::ExactlyOnce, Guarantee::None),
+            count(Counted::Lost, 0, 1),
+            count(Counted::Duplicated, 2, 1),
+            count(Counted::Rejected, 1, 0),
+            count(Counted::Pending, 3, 0),
+            count(Counted::PayloadAlerts, 1, 0),
+            field("all_acked", false, true),
+            field("conserved", false, true),
         ]
     );
 }
@@ -91,7 +88,7 @@ fn boundary_expectations_name_the_boundary_and_a_missing_one_lists_those_there_a
         boundaries: boundaries.clone(),
         ..Expect::default()
     };
-    assert!(english(failed_expectations(&held, &v)).is_empty());
+    assert_eq!(failed_expectations(&held, &v), []);
     boundaries.insert(
         Scope::LedgerPerEvent,
         crate::scenario::ScopeExpect {
@@ -106,16 +103,30 @@ fn boundary_expectations_name_the_boundary_and_a_missing_one_lists_those_there_a
         boundaries,
         ..Expect::default()
     };
+    let observed = v.boundaries[0];
     assert_eq!(
-        english(failed_expectations(&wrong, &v)),
+        (
+            observed.boundary,
+            observed.guarantee,
+            observed.once,
+            observed.lost
+        ),
+        (Scope::LedgerPerEvent, Guarantee::AtMostOnce, 1, 1)
+    );
+    assert_eq!(
+        failed_expectations(&wrong, &v),
         [
-            "expected ledger per event: exactly-once, observed ledger per event: \
-             at-most-once (1 once, 1 lost)",
-            "expected ledger_per_event.lost = 0, observed 1",
-            "expected ledger_per_event.duplicated = 1, observed 0",
-            "expected ledger_per_event.ghost = 2, observed 0",
-            "expected a verdict for boundary email, but this run has none (it has \
-             ledger_per_event)",
+            ExpectationFailure::BoundaryGuarantee {
+                want: Guarantee::ExactlyOnce,
+                observed,
+            },
+            field("ledger_per_event.lost", 0u64, 1u64),
+            field("ledger_per_event.duplicated", 1u64, 0u64),
+            field("ledger_per_event.ghost", 2u64, 0u64),
+            ExpectationFailure::MissingBoundary {
+                scope: Scope::Email,
+                present: Some(vec![Scope::LedgerPerEvent]),
+            },
         ]
     );
 }
@@ -127,13 +138,7 @@ fn push_mismatch_names_only_the_stated_expectations_that_differ() {
     push_mismatch(&mut failed, "b", Some(2u64), 3);
     push_mismatch(&mut failed, "c", None, 4u64);
     push_mismatch(&mut failed, "d", Some(true), false);
-    assert_eq!(
-        english(failed),
-        [
-            "expected b = 2, observed 3",
-            "expected d = true, observed false"
-        ]
-    );
+    assert_eq!(failed, [field("b", 2u64, 3u64), field("d", true, false)]);
 }
 
 #[test]
@@ -200,8 +205,8 @@ fn a_pinned_expect_states_every_count_of_the_verdict_and_holds_only_against_it()
         (Some(Guarantee::ExactlyOnce), Some(0), Some(0), Some(0)),
         "e1, never applied, owes no output"
     );
-    assert!(english(failed_expectations(&pinned, &v)).is_empty());
+    assert_eq!(failed_expectations(&pinned, &v), []);
     // Against another verdict, it fails.
     let other = verdict(&[(1, 1), (1, 1), (1, 1), (1, 1)], 100);
-    assert!(!english(failed_expectations(&pinned, &other)).is_empty());
+    assert_ne!(failed_expectations(&pinned, &other), []);
 }

@@ -293,6 +293,20 @@ impl<'s> Connections<'s> {
             connections.stores.push(db);
             return connections;
         }
+        connections.open_postgres(scenario, accounts, sql_events);
+        connections
+    }
+
+    /// Opens a run's connections on a fresh schema: the consumers' first, each side
+    /// process's after them.
+    #[cfg(feature = "postgres")]
+    fn open_postgres(
+        &mut self,
+        scenario: &Scenario,
+        accounts: &[Account],
+        sql_events: &Rc<Vec<SqlEvent>>,
+    ) {
+        let sides = scenario.side_processes();
         let mut stores = crate::store::pg::open_run(
             &scenario.store,
             accounts,
@@ -313,25 +327,31 @@ impl<'s> Connections<'s> {
             store
         };
         if sides.retention {
-            connections.cleanup_store = Some(Box::new(next(false)));
+            self.cleanup_store = Some(Box::new(next(false)));
         }
         if sides.email_relay {
-            connections.relays.push(Relay::new(RelayKind::Emails));
-            connections.relay_stores.push(Box::new(next(false)));
+            self.relays.push(Relay::new(RelayKind::Emails));
+            self.relay_stores.push(Box::new(next(false)));
         }
         if sides.producer {
-            connections.producer_store = Some(Box::new(next(sides.own_database)));
+            self.producer_store = Some(Box::new(next(sides.own_database)));
         }
         if sides.event_relay {
-            connections.relays.push(Relay::new(RelayKind::Events));
-            connections
-                .relay_stores
-                .push(Box::new(next(sides.own_database)));
+            self.relays.push(Relay::new(RelayKind::Events));
+            self.relay_stores.push(Box::new(next(sides.own_database)));
         }
-        connections.stores = (stores.into_iter())
+        self.stores = (stores.into_iter())
             .map(|s| Box::new(s) as Box<dyn ConsumerDb>)
             .collect();
-        connections
+    }
+
+    /// A build without the engine: a scenario on PostgreSQL is refused when its file loads
+    /// (`store::pg::ready`), so only one built in Rust gets here, and it stops as a run
+    /// whose server cannot be reached does, saying why.
+    #[cfg(not(feature = "postgres"))]
+    fn open_postgres(&mut self, _: &Scenario, _: &[Account], _: &Rc<Vec<SqlEvent>>) {
+        let why = crate::store::pg::ready().unwrap_err();
+        panic!("the run's PostgreSQL database: {why}");
     }
 }
 

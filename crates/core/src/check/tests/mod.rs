@@ -8,11 +8,28 @@ mod outcomes;
 use super::*;
 use crate::model::LedgerCounts;
 
-/// Failures as `run` words them in English: the sentences these tests pin.
-fn english(failed: Vec<ExpectationFailure>) -> Vec<String> {
-    (failed.iter())
-        .map(|f| crate::report::lang::Lang::En.expectation_failure(f))
-        .collect()
+/// `expect.guarantee` of one run, wanted and observed (`report::lang` words these; its
+/// tests pin the sentences).
+fn guarantee(want: Guarantee, got: Guarantee) -> ExpectationFailure {
+    ExpectationFailure::Guarantee {
+        over: Coverage::Run,
+        want,
+        got,
+    }
+}
+
+/// A count of events of one run, wanted and observed.
+fn count(counted: Counted, want: u64, got: u64) -> ExpectationFailure {
+    ExpectationFailure::Events { counted, want, got }
+}
+
+/// A field of `expect` compared as it is written.
+fn field(name: &str, want: impl Into<Value>, got: impl Into<Value>) -> ExpectationFailure {
+    ExpectationFailure::Field {
+        field: name.to_string(),
+        want: want.into(),
+        got: got.into(),
+    }
 }
 
 /// The checker's input as a test builds it: `Case::new` is a quiet end (nothing crashed,

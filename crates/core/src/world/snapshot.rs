@@ -250,13 +250,7 @@ impl World<'_> {
 /// to start from. Nothing is committed in a database that cannot be opened.
 pub fn initial_committed(scenario: &Scenario, events: &[Event]) -> CommittedState {
     if scenario.store.engine == crate::model::Engine::Postgres {
-        // Built afresh on the server, as a run starts, and read as the checker reads.
-        let sql_events = Rc::new(scenario.sql_events(events));
-        let stores = crate::store::pg::open_run(&scenario.store, &[], scenario.seed, 1, sql_events);
-        return match stores.ok().and_then(|mut s| s.pop()) {
-            Some(mut store) => crate::store::ConsumerDb::committed_state(&mut store),
-            None => CommittedState::default(),
-        };
+        return initial_on_postgres(scenario, events);
     }
     match Store::open_in_memory(&scenario.store, &[]) {
         Ok(mut store) => {
@@ -265,4 +259,22 @@ pub fn initial_committed(scenario: &Scenario, events: &[Event]) -> CommittedStat
         }
         Err(_) => CommittedState::default(),
     }
+}
+
+/// On PostgreSQL: the database built afresh on the server, as a run starts, and read as
+/// the checker reads.
+#[cfg(feature = "postgres")]
+fn initial_on_postgres(scenario: &Scenario, events: &[Event]) -> CommittedState {
+    let sql_events = Rc::new(scenario.sql_events(events));
+    let stores = crate::store::pg::open_run(&scenario.store, &[], scenario.seed, 1, sql_events);
+    match stores.ok().and_then(|mut s| s.pop()) {
+        Some(mut store) => crate::store::ConsumerDb::committed_state(&mut store),
+        None => CommittedState::default(),
+    }
+}
+
+/// A build without the engine opens no PostgreSQL database: nothing is committed.
+#[cfg(not(feature = "postgres"))]
+fn initial_on_postgres(_: &Scenario, _: &[Event]) -> CommittedState {
+    CommittedState::default()
 }

@@ -157,7 +157,7 @@ fn without_the_schema_in_the_digest_the_property_finds_a_counterexample() {
 fn a_trigger_dropped_between_two_steps_is_another_state() {
     let file = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/scenarios/sql-trigger-dropped-between-steps.json"
+        "/../../scenarios/sql-trigger-dropped-between-steps.json"
     );
     let mut value: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
     value.as_object_mut().unwrap().remove("expect");

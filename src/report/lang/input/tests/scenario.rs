@@ -1,12 +1,11 @@
-//! Data-driven tests of scenario parsing: each bad input names its field and says what is
-//! allowed.
+//! Data-driven tests of scenario parsing as the command line words a refusal: each bad
+//! input names its field and says what is allowed.
 
-use super::*;
-use crate::model::{Boundary, Step};
+use crate::scenario::*;
 
 /// The English the command line prints for `e` (worded at the edge, `report::lang`).
 pub(crate) fn en(e: &ScenarioError) -> String {
-    crate::report::lang::input::scenario_error(e, crate::report::lang::Lang::En)
+    super::scenario_error(e, crate::report::lang::Lang::En)
 }
 
 fn parse(json: &str) -> Result<Scenario, ScenarioError> {
@@ -23,47 +22,6 @@ fn check_err(json: &str, field: &str, words: &[&str]) {
     for w in words {
         assert!(text.contains(w), "`{w}` missing from: {text}");
     }
-}
-
-#[test]
-fn a_minimal_scenario_takes_every_default() {
-    let s = parse(r#"{"protocol": "inbox"}"#).unwrap();
-    assert_eq!(s.name, "inbox");
-    assert_eq!(s.seed, 0);
-    assert_eq!(s.workload, Workload::default());
-    assert!(s.store.inbox_unique);
-    assert_eq!(s.broker.redelivery_delay_ticks, 10);
-    assert_eq!(s.faults, FaultPlan::default());
-    assert_eq!(s.expect, None);
-}
-
-#[test]
-fn the_issue_example_parses_in_full() {
-    let s = parse(
-        r#"{
-          "name": "inbox-crash-between-commit-and-ack",
-          "description": "text shown by run",
-          "seed": 7,
-          "protocol": "inbox",
-          "workload": { "events": 3, "accounts": 4, "amount_minor": 10000, "republish": [1] },
-          "store": { "inbox_unique": true },
-          "broker": { "redelivery_delay_ticks": 10 },
-          "faults": {
-            "crash": [ { "at": "after:commit", "event": 0, "delivery": 1 } ],
-            "random_crash": { "per_step_ppm": 50000, "max_crashes": 3 },
-            "fail": [ { "at": "apply_effect", "event": 2, "times": 1 } ]
-          },
-          "expect": { "guarantee": "exactly-once", "lost": 0, "duplicated": 0, "all_acked": true }
-        }"#,
-    )
-    .unwrap();
-    assert_eq!(s.seed, 7);
-    assert_eq!(s.workload.republish, vec![1]);
-    assert_eq!(s.faults.crash[0].at, Boundary::after(Step::Commit));
-    assert_eq!(s.faults.crash[0].event, Some(0));
-    assert_eq!(s.faults.random_crash.unwrap().per_step_ppm, 50_000);
-    assert_eq!(s.faults.fail[0].step, Step::ApplyEffect);
-    assert_eq!(s.expect.unwrap().guarantee, Some(Guarantee::ExactlyOnce));
 }
 
 #[test]
@@ -284,7 +242,7 @@ fn impossible_values_are_rejected_with_their_bounds() {
 }
 
 #[test]
-fn retention_and_out_of_order_options_are_bounded_and_checked_together() {
+fn retention_options_are_bounded_and_checked_together() {
     check_err(
         r#"{"protocol": "inbox", "store": {"cleanup_every_ticks": 5}}"#,
         "store.cleanup_every_ticks",
@@ -310,6 +268,10 @@ fn retention_and_out_of_order_options_are_bounded_and_checked_together() {
         "store.cleanup_batch",
         &["allowed: 1 to 10000"],
     );
+}
+
+#[test]
+fn late_redelivery_out_of_order_and_pending_options_are_bounded_and_checked_together() {
     check_err(
         r#"{"protocol": "inbox", "broker": {"late_redelivery_ticks": 0}}"#,
         "broker.late_redelivery_ticks",
@@ -352,28 +314,6 @@ fn retention_and_out_of_order_options_are_bounded_and_checked_together() {
         "expect.smallest_safe_ttl.tick",
         &["unknown field `tick`", "ticks"],
     );
-    let s = parse(
-        r#"{"protocol": "inbox", "workload": {"events": 2, "lifecycle": true},
-            "store": {"inbox_ttl_ticks": 0, "out_of_order": "buffer"},
-            "broker": {"late_redelivery_ticks": 40},
-            "consumer": {"completion_delay_ticks": 3},
-            "expect": {"pending": 0, "smallest_safe_ttl": {"ticks": 45}}}"#,
-    )
-    .unwrap();
-    assert_eq!(
-        s.store.retention,
-        Some(crate::store::Retention {
-            ttl_ticks: 0,
-            cleanup_every_ticks: 5,
-            batch: 1000
-        }),
-        "the job's schedule and batch have defaults"
-    );
-    assert_eq!(s.store.out_of_order, crate::store::OutOfOrder::Buffer);
-    assert_eq!(s.broker.late_redelivery_ticks, Some(40));
-    assert_eq!(s.consumer.completion_delay_ticks, 3);
-    let ttl = s.expect.unwrap().smallest_safe_ttl.unwrap();
-    assert_eq!((ttl.depth, ttl.ticks, ttl.runs), (1, Some(45), None));
 }
 
 #[test]

@@ -121,7 +121,8 @@ pub fn watch(runner: &dyn Runner, scenario: &Scenario, script: &[u32], r: &RunRe
 }
 
 /// `scenario` run to its end with its whole trace, and that run's view: a run a page tells
-/// step by step, as [`crate::report::html`]'s pages ask for one ([`TellRun`]).
+/// step by step, as the HTML pages (`report::html` in the root crate) ask for one
+/// ([`TellRun`]).
 pub fn run_and_watch(runner: &dyn Runner, scenario: &Scenario) -> (RunResult, RunView) {
     let r = runner.run(scenario);
     let view = watch(runner, scenario, &[], &r);

@@ -158,40 +158,47 @@ fn a_limit_stop_fails_liveness_naming_the_stuck_events_and_a_quiet_end_does_not(
         v.stuck, 2,
         "held when a limit stopped the run: not resolved"
     );
+    let failed = |stop, v: &Verdict| liveness_failure(stop, false, &limits, v);
+    let held = |stop, limit, stuck: Vec<usize>, stuck_count| LivenessFailure {
+        stop,
+        healing_phase: false,
+        limit,
+        stuck,
+        stuck_count,
+    };
     assert_eq!(
-        liveness_words(StopReason::StepLimit, false, &limits, &v),
-        "liveness: the step limit (limits.max_steps = 12) stopped the run before it ended \
-         by itself; 2 event(s) unresolved, still held by the broker: e1, e3"
+        failed(StopReason::StepLimit, &v),
+        Some(held(StopReason::StepLimit, Some(12), vec![1, 3], 2))
     );
     assert_eq!(
-        liveness_words(StopReason::TickLimit, false, &limits, &v),
-        "liveness: the tick limit (limits.max_ticks = 500) stopped the run before it ended \
-         by itself; 2 event(s) unresolved, still held by the broker: e1, e3"
+        failed(StopReason::TickLimit, &v),
+        Some(held(StopReason::TickLimit, Some(500), vec![1, 3], 2))
     );
-    assert!(liveness_words(StopReason::TraceLimit, false, &limits, &v)
-        .starts_with("liveness: the trace limit (2000000 entries"));
+    let trace = crate::scenario::bounds::MAX_TRACE_ENTRIES as u64;
+    assert_eq!(
+        failed(StopReason::TraceLimit, &v).and_then(|f| f.limit),
+        Some(trace)
+    );
     // Every event acked, but a limit still stopped the run.
     let all: Vec<Message> = (0..4).map(|i| message(i, acked, 1)).collect();
     let v = verdict_with(&[(1, 1); 4], &all, StopReason::TickLimit, "inbox");
-    assert!(liveness_words(StopReason::TickLimit, false, &limits, &v)
-        .ends_with("every event was resolved, but work was still scheduled"));
+    assert_eq!(
+        failed(StopReason::TickLimit, &v),
+        Some(held(StopReason::TickLimit, Some(500), vec![], 0))
+    );
     // Twenty are named, the rest counted.
     let stuck: Vec<Message> = (0..25).map(|i| message(i, in_flight, 1)).collect();
     let v = verdict_with(&[(1, 1); 25], &stuck, StopReason::StepLimit, "inbox");
-    let named: Vec<String> = (0..20).map(|i| format!("e{i}")).collect();
-    assert!(
-        liveness_words(StopReason::StepLimit, false, &limits, &v).ends_with(&format!(
-            "25 event(s) unresolved, still held by the broker: {}, and 5 more",
-            named.join(", ")
-        ))
+    let named: Vec<usize> = (0..LivenessFailure::NAMED).collect();
+    assert_eq!(
+        failed(StopReason::StepLimit, &v),
+        Some(held(StopReason::StepLimit, Some(12), named.clone(), 25))
     );
     let twenty: Vec<Message> = (0..20).map(|i| message(i, in_flight, 1)).collect();
     let v = verdict_with(&[(1, 1); 20], &twenty, StopReason::StepLimit, "inbox");
-    assert!(
-        liveness_words(StopReason::StepLimit, false, &limits, &v).ends_with(&format!(
-            "20 event(s) unresolved, still held by the broker: {}",
-            named.join(", ")
-        ))
+    assert_eq!(
+        failed(StopReason::StepLimit, &v),
+        Some(held(StopReason::StepLimit, Some(12), named, 20))
     );
 }
 
@@ -214,15 +221,4 @@ fn an_event_applied_once_but_never_acked_is_an_anomaly() {
     assert!(!v.events[0].torn && !v.events[0].acked);
     let anomalies: Vec<usize> = v.anomalies().map(|e| e.event).collect();
     assert_eq!(anomalies, [0]);
-}
-
-/// A run's liveness failure as `run` words it in English.
-fn liveness_words(
-    stop: StopReason,
-    healed: bool,
-    limits: &crate::scenario::Limits,
-    v: &Verdict,
-) -> String {
-    let failure = liveness_failure(stop, healed, limits, v).expect("a liveness failure");
-    english(vec![ExpectationFailure::Liveness(failure)]).remove(0)
 }

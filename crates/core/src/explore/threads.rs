@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 /// PostgreSQL each thread holds connections of its own (its control connection, a run's
 /// one per consumer and database and the side jobs', and the idle ones kept for the next
 /// run), and the server takes so many clients only: as many threads as
-/// [`crate::store::pg::session::max_threads`] says.
+/// [`crate::store::pg::budget::max_threads`] says.
 pub fn bound(scenario: &Scenario) -> Option<usize> {
     let databases = scenario
         .store
@@ -27,7 +27,7 @@ pub fn bound(scenario: &Scenario) -> Option<usize> {
     // retention job, the relays, the producer).
     let sessions = scenario.consumers * databases.unwrap_or(1) + scenario.side_processes().count();
     let postgres = (scenario.store.engine == crate::model::Engine::Postgres)
-        .then(|| crate::store::pg::session::max_threads(sessions));
+        .then(|| crate::store::pg::budget::max_threads(sessions));
     match (memory, postgres) {
         (Some(m), Some(p)) => Some(m.min(p)),
         (m, p) => m.or(p),
@@ -96,9 +96,9 @@ mod tests {
         let (f, m) = (bound(&few).unwrap(), bound(&many).unwrap());
         assert!(f > m && m >= 1, "{f} {m}");
         for (threads, consumers) in [(f, 1), (m, 8)] {
-            let clients = threads * crate::store::pg::session::clients_per_thread(consumers);
+            let clients = threads * crate::store::pg::budget::clients_per_thread(consumers);
             assert!(
-                clients <= crate::store::pg::session::CLIENT_BUDGET,
+                clients <= crate::store::pg::budget::CLIENT_BUDGET,
                 "{clients}"
             );
         }

@@ -207,7 +207,7 @@ fn fingerprint_stores(
 fn postgres_digestible(scenario: &Scenario) -> bool {
     !(scenario.protocol.sql.iter())
         .flat_map(|s| s.statements.iter())
-        .any(|sql| crate::store::pg::digest::keeps_session_state(sql))
+        .any(|sql| crate::store::pg::statement::keeps_session_state(sql))
 }
 
 /// On PostgreSQL: the run's database and each connection's session state, and the instant
@@ -219,7 +219,7 @@ fn fingerprint_postgres(
     now: Tick,
     h: &mut StateHasher,
 ) -> bool {
-    use crate::store::pg::digest::{may_draw_random, may_read_clock};
+    use crate::store::pg::statement::{may_draw_random, may_read_clock};
     let any = |f: fn(&str) -> bool| {
         scenario.store.custom.as_ref().is_some_and(|c| {
             let sql = (c.schema.iter().chain(&c.setup))
