@@ -30,6 +30,7 @@ mod memory;
 mod postgres;
 mod postgres_databases;
 mod postgres_jobs;
+mod postgres_ladder;
 mod postgres_upstream;
 mod properties;
 mod protocol_files;

@@ -20,7 +20,7 @@ pub(in crate::cli) fn isolation_ladder(args: &ExploreArgs) -> Result<(String, Ex
         crate::scenario::override_engine(Some(engine), isolation);
         let outcome = match load(&args.source) {
             Err(CliError::Scenario(e)) => RungOutcome::NotRun {
-                reason: crate::report::lang::input::scenario_error(&e, Lang::En),
+                reason: crate::report::lang::input::scenario_error(&e, language(args.lang)),
             },
             Err(e) => return Err(e),
             Ok((scenario, origin)) => {

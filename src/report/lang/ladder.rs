@@ -1,6 +1,6 @@
 //! The words of `explore --isolation-ladder`.
 
-use super::Lang;
+use super::{pl, Lang};
 use crate::model::{Engine, Isolation};
 
 impl Lang {
@@ -47,8 +47,8 @@ impl Lang {
             ),
             Lang::Es => format!(
                 "explorado  en cada motor y nivel: cada entrelazado de los pasos de los \
-                 consumidores que se aparta del round-robin a lo sumo {max_preemptions} vez \
-                 (veces){crashes}\n"
+                 consumidores que se aparta del round-robin a lo sumo {}{crashes}\n",
+                pl(max_preemptions as u64, "vez", "veces")
             ),
         }
     }

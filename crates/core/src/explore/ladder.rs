@@ -34,7 +34,8 @@ pub enum RungOutcome {
         first_breaking: Option<String>,
     },
     /// The scenario does not run on this engine (its SQL is another dialect's, or a part
-    /// of it does not run there): the loader's message.
+    /// of it does not run there): the loader's refusal, worded by the command line in the
+    /// reader's language (`--lang`).
     NotRun { reason: String },
 }
 
