@@ -17,15 +17,15 @@
 
 pub mod bench;
 pub mod cli;
-pub mod crosscheck;
 pub mod report;
 pub mod testing;
 
-// The core crate's layers, under the paths they always had.
+// The core crate's layers, and the cross-check, under the paths they always had.
 pub use delivery_sim_core::{
     broker, check, consumer, explore, fault, model, producer, relay, scenario, sim, store, view,
     world,
 };
+pub use delivery_sim_crosscheck as crosscheck;
 
 pub use model::handler;
 pub use model::{Guarantee, Protocol, Scope, Step};

@@ -115,17 +115,23 @@ pub(crate) fn source_texts() -> Vec<(String, String)> {
     texts
 }
 
-/// The path `file` is known by in the rules: relative to the repository, with a member
-/// crate's `crates/NAME/src/` read as `src/` (its `lib.rs` excepted: the root crate has
-/// one too).
+/// The path `file` is known by in the rules: relative to the repository, with the core
+/// crate's `crates/core/src/` read as `src/` (its `lib.rs` excepted: the root crate has one
+/// too), and a crate that is one module, `crates/NAME/src/`, read as `src/NAME/` (its
+/// `lib.rs` as `src/NAME/mod.rs`).
 fn module_path(file: &Path) -> String {
     let rel = file.strip_prefix(root()).unwrap().display().to_string();
-    match rel
+    let Some((krate, inside)) = rel
         .strip_prefix("crates/")
         .and_then(|r| r.split_once("/src/"))
-    {
-        Some((_, "lib.rs")) | None => rel,
-        Some((_, inside)) => format!("src/{inside}"),
+    else {
+        return rel;
+    };
+    match (krate, inside) {
+        ("core", "lib.rs") => rel,
+        ("core", inside) => format!("src/{inside}"),
+        (module, "lib.rs") => format!("src/{module}/mod.rs"),
+        (module, inside) => format!("src/{module}/{inside}"),
     }
 }
 

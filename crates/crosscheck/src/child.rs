@@ -174,10 +174,10 @@ fn connect(held: &mut Vec<Held>, to: &LinkTarget, w: &mut impl Write) -> Result<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::crosscheck::wire::{Setup, WireOp};
     use crate::model::{DbOutcome, Event};
     use crate::scenario::Scenario;
     use crate::store::StoreConfig;
+    use crate::wire::{Setup, WireOp};
 
     fn setup(dir: &std::path::Path, accounts: &[crate::model::Account]) -> Setup {
         let db = dir.join("consumer.sqlite");

@@ -22,6 +22,9 @@
 //!
 //! This module reads no clock: the caller times [`simulate`] and [`real`] from outside.
 
+// The core's layers, under the paths this code has always named them by.
+use delivery_sim_core::{check, explore, fault, model, scenario, sim, store, world};
+
 pub mod child;
 mod compare;
 mod postgres;
@@ -36,7 +39,6 @@ use process::ChildProcess;
 use remote::RemoteDb;
 
 use crate::check::Verdict;
-use crate::explore;
 use crate::fault::{CrashRecord, CrashSpec};
 use crate::model::{BoundaryPoint, EventIndex, Step, Tick};
 use crate::scenario::Scenario;
@@ -291,7 +293,7 @@ mod tests {
         assert_eq!(refusal(&two), Some(Unfit::Consumers(2)));
         // What the executor does in-process, whatever the connection, is accepted.
         let mut log = scenario("inbox");
-        log.broker.log = Some(crate::broker::LogConfig::default());
+        log.broker.log = Some(delivery_sim_core::broker::LogConfig::default());
         log.store.effect = crate::store::EffectMode::ReadModifyWrite;
         assert_eq!(refusal(&log), None);
         use Step::*;
