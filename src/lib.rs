@@ -10,22 +10,23 @@
 //! Layers, from the core outwards (each depends only on those before it):
 //! [`model`] and [`sim`] (vocabulary, queue, randomness, trace); the actors [`broker`],
 //! [`consumer`], [`store`] and the [`fault`] injector; [`scenario`]; [`check`]; [`world`]
-//! (one run); [`explore`]; [`view`]: these are the crate `delivery-sim-core`, re-exported
-//! here under the same paths. This crate adds [`crosscheck`] (the simulation against a
-//! real process), [`report`] (every wording and rendering), [`testing`] (checks for a
-//! user's tests), [`bench`] and [`cli`].
+//! (one run); [`explore`]; [`view`]: these are the crate `delivery-sim-core`. Then
+//! [`crosscheck`] (the simulation against a real process, crate
+//! `delivery-sim-crosscheck`) and [`report`] (every wording and rendering, crate
+//! `delivery-sim-report`). This crate re-exports them all under the same paths, and adds
+//! [`testing`] (checks for a user's tests), [`bench`] and [`cli`].
 
 pub mod bench;
 pub mod cli;
-pub mod report;
 pub mod testing;
 
-// The core crate's layers, and the cross-check, under the paths they always had.
+// The other crates' layers, under the paths they always had.
 pub use delivery_sim_core::{
     broker, check, consumer, explore, fault, model, producer, relay, scenario, sim, store, view,
     world,
 };
 pub use delivery_sim_crosscheck as crosscheck;
+pub use delivery_sim_report as report;
 
 pub use model::handler;
 pub use model::{Guarantee, Protocol, Scope, Step};

@@ -13,9 +13,9 @@ use crate::store;
 use crate::world::{self, RunOptions};
 use std::time::{Duration, Instant};
 
-mod figures;
 mod postgres;
-pub use figures::*;
+/// The figures are data the report renders (`report::bench`).
+pub use crate::report::bench::*;
 pub use postgres::postgres_figures;
 
 /// How long each throughput loop runs.

@@ -486,12 +486,12 @@ pub(crate) mod tests {
 
     #[test]
     fn the_json_validates_against_the_committed_schema_and_a_renamed_field_does_not() {
-        let path =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/schema/bench.schema.json");
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../docs/schema/bench.schema.json");
         let schema: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(path).expect("the schema")).unwrap();
         let v = jsonschema::validator_for(&schema).expect("a schema");
-        let doc = serde_json::to_value(crate::report::json::Document::new(sample())).unwrap();
+        let doc = serde_json::to_value(crate::json::Document::new(sample())).unwrap();
         let errors: Vec<String> = v.iter_errors(&doc).map(|e| e.to_string()).collect();
         assert!(errors.is_empty(), "{errors:?}");
         let mut wrong = doc.clone();

@@ -25,8 +25,8 @@ pub struct FileCheck {
     /// safe TTL search, whose runs are at many TTLs).
     pub guarantee: Option<Guarantee>,
     /// The expectations that failed; empty when they all held.
-    #[serde(serialize_with = "crate::report::json::failure::serialize_failures")]
-    #[schemars(with = "Vec<crate::report::json::failure::FailureJson>")]
+    #[serde(serialize_with = "crate::json::failure::serialize_failures")]
+    #[schemars(with = "Vec<crate::json::failure::FailureJson>")]
     pub failures: Vec<ExpectationFailure>,
     /// The command that repeats this check alone.
     pub replay: String,

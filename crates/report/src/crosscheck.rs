@@ -3,10 +3,10 @@
 //! differs and both consumer traces. Text for people, JSON for programs.
 
 use super::Origin;
-use crate::crosscheck::{self, Checked, Line};
+use crate::lang::Lang;
 use crate::model::BoundaryPoint;
-use crate::report::lang::Lang;
 use crate::scenario::Scenario;
+use delivery_sim_crosscheck::{self as crosscheck, Checked, Line};
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -285,8 +285,8 @@ pub fn json<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::crosscheck::{simulate, CrashModel};
     use crate::model::Protocol;
+    use delivery_sim_crosscheck::{simulate, CrashModel};
 
     /// A point whose "real" run kept what the crash interrupted (the wrong model): the
     /// block that shows it, worded in each language from the comparer's data.

@@ -10,9 +10,9 @@
 use super::input::InputError;
 use super::lang::Lang;
 use crate::check::{Coverage, ExpectationFailure, Judgement, Reason};
+use crate::checks::{file_judgement, FileCheck};
 use crate::model::Guarantee;
-use crate::report::checks::{file_judgement, FileCheck};
-use crate::report::paint::Paint;
+use crate::paint::Paint;
 use serde::Serialize;
 use std::fmt::Write as _;
 

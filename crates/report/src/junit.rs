@@ -142,9 +142,9 @@ fn cases(report: &FileReport) -> Vec<Case> {
 mod tests {
     use super::*;
     use crate::check::{CheckKind, Coverage, ExpectationFailure, Judgement};
+    use crate::checks::FileCheck;
+    use crate::folder::PlainRun;
     use crate::model::Guarantee;
-    use crate::report::checks::FileCheck;
-    use crate::report::folder::PlainRun;
 
     fn report(name: &str, checks: Vec<FileCheck>, error: Option<&str>) -> FileReport {
         FileReport {

@@ -1,11 +1,17 @@
 //! Reports: what a run, an exploration or the matrix looks like to a person (text) and to a
 //! program (JSON), and the command that replays any run.
 //!
-//! Reports only read results; they never run anything. Text is written for someone who is
+//! This crate (`delivery-sim-report`) reads the core's results and views and crosscheck's
+//! rows; it never runs anything. Text is written for someone who is
 //! learning what at-most-once and at-least-once mean: every anomaly names the event, what
 //! the database holds for it, and the crashes that hit it.
 
+// The layers below, under the paths this code has always named them by.
+use delivery_sim_core::{broker, check, consumer, explore, fault, model, producer, scenario, sim};
+use delivery_sim_core::{view, world};
+
 pub mod arguments;
+pub mod bench;
 pub mod checks;
 pub mod crosscheck;
 pub mod diagram;
@@ -149,7 +155,7 @@ pub fn token_command(token: &str) -> String {
 }
 
 /// Quotes `s` for a POSIX shell when it holds anything but the safe characters.
-pub(crate) fn shell_quote(s: &str) -> String {
+pub fn shell_quote(s: &str) -> String {
     let safe = |c: char| c.is_ascii_alphanumeric() || "-_./:=@%+,".contains(c);
     if !s.is_empty() && s.chars().all(safe) {
         s.to_string()

@@ -1,8 +1,8 @@
 //! `protocols`: the built-in protocols with their steps and the guarantee each gives under
 //! single crashes, as text for people (in either language) and as JSON for programs.
 
+use crate::lang::Lang;
 use crate::model::{built_ins, Guarantee, Step, StepActor};
-use crate::report::lang::Lang;
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -45,7 +45,7 @@ pub struct ProtocolJson {
     pub description: String,
     /// Its steps by name, in order, as a scenario's `protocol.steps` takes them (named
     /// `protocol_steps`, as in every output that lists a protocol's steps).
-    pub protocol_steps: Vec<crate::Step>,
+    pub protocol_steps: Vec<crate::model::Step>,
     /// The guarantee it gives against single consumer crashes (the matrix checks it).
     pub crash_guarantee: Guarantee,
 }

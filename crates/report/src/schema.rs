@@ -46,7 +46,7 @@ pub fn all() -> Vec<NamedSchema> {
             "`run FILE --json`, and `replay TOKEN --json` (whose `checks` is absent).",
         ),
         output::<FolderJson<'static>>("run-folder", "`run DIR --json`."),
-        output::<crate::report::explain::ExplainJson>(
+        output::<crate::explain::ExplainJson>(
             "explain",
             "`explain --json`: the told run, typed and in words.",
         ),
@@ -71,7 +71,7 @@ pub fn all() -> Vec<NamedSchema> {
         ),
         output::<CrosscheckJson<'static>>("crosscheck", "`crosscheck --json`."),
         output::<ProtocolsJson>("protocols", "`protocols --json`."),
-        output::<crate::bench::Figures>("bench", "`bench --json`."),
+        output::<super::bench::Figures>("bench", "`bench --json`."),
     ]
 }
 
@@ -118,7 +118,10 @@ mod tests {
     /// `UPDATE_SCHEMA=1 cargo test schema` rewrites them after a deliberate change.
     #[test]
     fn the_committed_schemas_are_the_types_own() {
-        let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(FOLDER);
+        // The repository's docs/schema/, two folders above this crate.
+        let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../..")
+            .join(FOLDER);
         let update = std::env::var_os("UPDATE_SCHEMA").is_some();
         let mut stale = Vec::new();
         for s in all() {

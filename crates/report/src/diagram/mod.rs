@@ -19,11 +19,11 @@ use fold::*;
 use rows::*;
 
 use crate::check::Outcome;
+use crate::lang::Lang;
 use crate::model::{
     AckOutcome, ConsumerId, DbOutcome, EventIndex, Publication, Step, Tick, TraceKind,
 };
 use crate::producer::ProducerDatabase;
-use crate::report::lang::Lang;
 use crate::scenario::Scenario;
 use crate::sim::{Actor, TraceEntry};
 use crate::world::RunResult;

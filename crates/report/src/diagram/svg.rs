@@ -9,8 +9,8 @@
 //! tests look for carry `class` and `data-*` attributes (the lane, the event, its outcome).
 
 use super::{Diagram, Lane, Row, Shape, Style, Tone, PLAIN_INK};
-use crate::report::lang::Lang;
-use crate::report::xml::attr as esc;
+use crate::lang::Lang;
+use crate::xml::attr as esc;
 use std::fmt::Write as _;
 
 const MARGIN: i64 = 16;

@@ -18,7 +18,7 @@ fn crashed(protocol: &str, events: usize, point: &str) -> (Scenario, RunResult) 
 
 fn scenario_file(name: &str) -> (Scenario, RunResult) {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("scenarios")
+        .join("../../scenarios")
         .join(format!("{name}.json"));
     let s = Scenario::from_file(&path).expect("a valid scenario");
     let r = world::run(&s);
@@ -217,7 +217,7 @@ fn the_lanes_follow_the_actors_of_the_scenario() {
 
 #[test]
 fn every_trace_action_of_every_scenario_has_a_drawing() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
     let liveness = dir.join("liveness");
     let mut files: Vec<_> = [dir, liveness]
         .iter()
@@ -299,7 +299,7 @@ fn a_scenario_name_with_syntax_characters_cannot_break_either_diagram() {
 /// Every scenario file's run and a few runs that fold, cut and crash, each with its
 /// diagram in both languages.
 fn runs_to_draw_in_both_languages() -> Vec<(String, Scenario, RunResult, Detail)> {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
     let mut paths: Vec<_> = [dir.clone(), dir.join("liveness")]
         .iter()
         .flat_map(|d| std::fs::read_dir(d).expect("scenarios/"))

@@ -6,8 +6,8 @@ use super::*;
 use crate::check::ExpectationFailure;
 use crate::check::Judgement;
 use crate::fault::Confirmed;
+use crate::json::ExpectJson;
 use crate::model::BoundaryPoint;
-use crate::report::json::ExpectJson;
 use serde::Serialize;
 
 /// `explain --json`.

@@ -24,12 +24,12 @@ use crate::check::ExpectationFailure;
 use crate::check::{Outcome, ScopeOutcome};
 use crate::explore::Recovery;
 use crate::fault::CrashRecord;
+use crate::lang::{DupCause, Lang, Phase, SideCrash, StateLabel};
 use crate::model::{
     AckOutcome, Boundary, Confirmation, DbOutcome, EventIndex, EventType, Guarantee, Limit,
     Publication, Side, Step, TraceKind,
 };
-use crate::report::lang::{DupCause, Lang, Phase, SideCrash, StateLabel};
-use crate::report::paint::Paint;
+use crate::paint::Paint;
 use crate::scenario::Scenario;
 use crate::sim::{Actor, StopReason, TraceEntry};
 use crate::view::{MessageAt, RunView, StateChange, StepFacts, StepView, TxWrites};
@@ -57,7 +57,7 @@ pub fn explain_text(
 ) -> String {
     let story = story(view, scenario, r, lang);
     let judgement = r.judgement(failures.map(<[ExpectationFailure]>::len));
-    let mut out = crate::report::text::verdict_line_in(lang, paint, &judgement);
+    let mut out = crate::text::verdict_line_in(lang, paint, &judgement);
     header(&mut out, scenario, r, lang);
     let tick_width = r
         .trace

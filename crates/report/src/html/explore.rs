@@ -6,11 +6,11 @@ use super::run::worst_tone;
 use super::{run_view, status_name, Bi, Page, VerdictView, MAX_SHOWN_RUNS};
 use crate::explore::{Exploration, ExploredRun};
 use crate::fault::CrashSpec;
-use crate::report::lang::{ExploreLabel, Lang};
-use crate::report::text::{outcome_cell, schedule_text};
-use crate::report::Origin;
+use crate::lang::{ExploreLabel, Lang};
 use crate::scenario::Scenario;
+use crate::text::{outcome_cell, schedule_text};
 use crate::view::TellRun;
+use crate::Origin;
 use serde::Serialize;
 
 /// The most runs an exploration page lists: the first ones, and every failing one up to

@@ -6,11 +6,11 @@ use super::{run_view, status_name, Bi, Page, VerdictView};
 use crate::check::Status;
 use crate::explore::{matrix_judgement, matrix_rows, MatrixCell, MatrixColumn};
 use crate::fault::CrashSpec;
+use crate::lang::Lang;
 use crate::model::{built_ins, Boundary, BoundaryPoint};
-use crate::report::lang::Lang;
-use crate::report::Origin;
 use crate::scenario::Scenario;
 use crate::view::TellRun;
+use crate::Origin;
 use serde::Serialize;
 
 /// The table the matrix page opens on.

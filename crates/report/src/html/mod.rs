@@ -11,7 +11,7 @@
 //!
 //! Pages are bounded: an exploration page shows at most [`MAX_SHOWN_RUNS`] runs step by
 //! step (the rest are listed with their replay commands), and a run told in more than
-//! [`crate::report::explain::MAX_TOLD_ENTRIES`] entries is cut where `explain` cuts it.
+//! [`crate::explain::MAX_TOLD_ENTRIES`] entries is cut where `explain` cuts it.
 
 mod explore;
 mod matrix;
@@ -22,7 +22,7 @@ pub use matrix::matrix_page;
 pub use run::{run_page, run_view};
 
 use crate::check::{Judgement, Status};
-use crate::report::lang::Lang;
+use crate::lang::Lang;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -207,7 +207,7 @@ impl Page {
              style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:;{connect}\">\n",
         ));
         out.push_str("<title>");
-        out.push_str(&crate::report::xml::text(title));
+        out.push_str(&crate::xml::text(title));
         out.push_str("</title>\n<style>\n");
         out.push_str(CSS);
         out.push_str("</style>\n</head>\n<body>\n<div id=\"app\"></div>\n");

@@ -4,9 +4,9 @@
 
 use super::{Bi, Page, VerdictView};
 use crate::check::Judgement;
-use crate::report::diagram::{self, Detail, Tone};
-use crate::report::explain::{self, FailurePoint};
-use crate::report::lang::{Lang, StateLabel};
+use crate::diagram::{self, Detail, Tone};
+use crate::explain::{self, FailurePoint};
+use crate::lang::{Lang, StateLabel};
 use crate::scenario::Scenario;
 use crate::world::RunResult;
 use serde::Serialize;

@@ -247,7 +247,7 @@ fn an_exploration_page_lists_every_run_and_tells_the_failing_ones() {
     let mut s = Scenario::new(Protocol::built_in("ack-first").expect("a built-in"));
     s.workload.events = 2;
     let x = explore::explore(&s, explore::ExploreOptions::default());
-    let origin = crate::report::Origin::BuiltIn {
+    let origin = crate::Origin::BuiltIn {
         protocol: "ack-first".into(),
         events: 2,
     };
@@ -318,15 +318,9 @@ fn both_languages_told_from_one_run_are_each_language_told_alone() {
         ("ack-first", "after:ack e1 d1"),
     ] {
         let (s, r) = crashed(protocol, point);
-        let [en, es] = crate::report::explain::stories(&told(&s, &r), &s, &r);
-        assert_eq!(
-            en,
-            crate::report::explain::story(&told(&s, &r), &s, &r, Lang::En)
-        );
-        assert_eq!(
-            es,
-            crate::report::explain::story(&told(&s, &r), &s, &r, Lang::Es)
-        );
+        let [en, es] = crate::explain::stories(&told(&s, &r), &s, &r);
+        assert_eq!(en, crate::explain::story(&told(&s, &r), &s, &r, Lang::En));
+        assert_eq!(es, crate::explain::story(&told(&s, &r), &s, &r, Lang::Es));
     }
 }
 
@@ -395,7 +389,7 @@ fn every_page_leads_with_the_verdict_line_its_command_prints_first() {
     let mut s = Scenario::new(Protocol::built_in("inbox").expect("a built-in"));
     s.workload.events = 2;
     let x = explore::explore(&s, explore::ExploreOptions::default());
-    let origin = crate::report::Origin::BuiltIn {
+    let origin = crate::Origin::BuiltIn {
         protocol: "inbox".into(),
         events: 2,
     };

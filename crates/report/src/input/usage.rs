@@ -3,8 +3,8 @@
 //! a flag, a path, a name or the text the user gave, or the operating system's (or
 //! PostgreSQL's) own message, quoted. `lang::input` words each variant.
 
-use crate::crosscheck::Unfit;
 use crate::model::{Step, StepActor};
+use delivery_sim_crosscheck::Unfit;
 
 /// A command line the tool refuses: a flag out of its range or meaningless where it is
 /// given, a path that is not what the command takes, a file it cannot write, a check over

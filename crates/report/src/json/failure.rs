@@ -2,7 +2,7 @@
 //! the English sentence `run` prints for each.
 
 use crate::check::ExpectationFailure;
-use crate::report::lang::Lang;
+use crate::lang::Lang;
 use serde::Serialize;
 
 /// One failed expectation: the checker's data (`failed` names the kind; `field`, `want`,

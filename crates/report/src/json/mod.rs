@@ -196,7 +196,7 @@ pub struct RunJson {
     /// exploration depth, the interleavings, the smallest safe TTL); absent when a flag
     /// (`--seed` another seed, `--crash`, `--schedule`, `--inbox-ttl-ticks`) changed the
     /// run, and in the runs listed by other commands.
-    pub checks: Option<Vec<crate::report::checks::FileCheck>>,
+    pub checks: Option<Vec<crate::checks::FileCheck>>,
     pub replay: String,
 }
 

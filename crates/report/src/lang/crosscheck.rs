@@ -4,10 +4,10 @@
 
 use super::Lang;
 use crate::check::Verdict;
-use crate::crosscheck::{Difference, Line};
 use crate::fault::CrashRecord;
 use crate::model::BoundaryPoint;
 use crate::sim::StopReason;
+use delivery_sim_crosscheck::{Difference, Line};
 
 impl Lang {
     /// The report's head: what is cross-checked, and how the real runs are made (on

@@ -6,7 +6,7 @@
 
 use super::{pl, Lang};
 use crate::check::{EventReport, Outcome};
-use crate::report::diagram::Tone;
+use crate::diagram::Tone;
 
 impl Lang {
     /// The legend's words for a colour.

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::check::ExpectationFailure;
-use crate::report::lang::{ExploreLabel, InterleavingsEnd};
+use crate::lang::{ExploreLabel, InterleavingsEnd};
 
 pub(crate) fn outcome_cell(l: Lang, r: &RunResult) -> &'static str {
     let g = r.verdict.guarantee;

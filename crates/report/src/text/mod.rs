@@ -13,19 +13,19 @@ pub use sweep::*;
 use crate::check::anomalies;
 use crate::check::ExpectationFailure;
 use crate::check::{CheckKind, Judgement, Outcome, ScopeOutcome, Status};
+use crate::checks::FileCheck;
 use crate::explore::retention::TtlSearch;
 use crate::explore::shrink::Shrunk;
 use crate::explore::sweep::{Finding, SwarmPlan};
 use crate::explore::{matrix_rows, Exploration, Interleavings, MatrixColumn};
+use crate::json::matrix_origin;
+use crate::lang::{Lang, RunLabel};
 use crate::model::{BoundaryPoint, Guarantee};
-use crate::report::checks::FileCheck;
-use crate::report::json::matrix_origin;
-use crate::report::lang::{Lang, RunLabel};
-use crate::report::paint::Paint;
-use crate::report::Origin;
+use crate::paint::Paint;
 use crate::scenario::Scenario;
 use crate::sim::StopReason;
 use crate::world::RunResult;
+use crate::Origin;
 use std::fmt::Write as _;
 
 /// How many events a run report lists one by one before summarising the rest.

@@ -103,7 +103,7 @@ pub fn shrunk_lines(l: Lang, s: &Shrunk) -> String {
             &l.failure_signature(&s.signature),
             &crashes
         ),
-        crate::report::token_command(&s.token())
+        crate::token_command(&s.token())
     )
 }
 

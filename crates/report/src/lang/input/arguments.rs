@@ -2,7 +2,7 @@
 //! suggestion and the usage line clap found.
 
 use super::Lang;
-use crate::report::arguments::{ArgumentError, ArgumentFault};
+use crate::arguments::{ArgumentError, ArgumentFault};
 
 /// `e` as the lines printed after `error: `.
 pub fn argument_error(e: &ArgumentError, lang: Lang) -> String {

@@ -11,7 +11,7 @@ mod flags;
 mod paths;
 
 use super::Lang;
-use crate::report::input::{ChoiceSource, Form, InputError, Refused, Usage};
+use crate::input::{ChoiceSource, Form, InputError, Refused, Usage};
 use crate::scenario::token::{Damage, TokenError};
 use std::fmt;
 
@@ -205,7 +205,7 @@ impl fmt::Display for Usage {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::input::{Act, Budget, FlagWhy, Io};
+    use crate::input::{Act, Budget, FlagWhy, Io};
 
     fn both(u: Usage) -> (String, String) {
         (usage(&u, Lang::En), usage(&u, Lang::Es))
@@ -288,7 +288,8 @@ mod tests {
     #[test]
     fn a_bad_token_says_what_is_wrong() {
         use crate::scenario::token::{decode, encode};
-        let scenario = crate::Scenario::from_json(r#"{"protocol": "no-dedup"}"#, "t.json");
+        let scenario =
+            crate::scenario::Scenario::from_json(r#"{"protocol": "no-dedup"}"#, "t.json");
         let good = encode(&scenario.unwrap(), &[]);
         let en = |t: &str| token(&decode(t).unwrap_err(), Lang::En);
         let e = en("hello");
@@ -307,7 +308,8 @@ mod tests {
         assert!(es.contains("no es un token de repetición"), "{es}");
         // A decoded token whose scenario is invalid names where it was read from.
         let file = "in the replay token";
-        let bad = crate::Scenario::from_json(r#"{"protocol": "nope"}"#, file).unwrap_err();
+        let bad =
+            crate::scenario::Scenario::from_json(r#"{"protocol": "nope"}"#, file).unwrap_err();
         let e = token(&crate::scenario::token::TokenError::Scenario(bad), Lang::En);
         assert!(
             e.contains("invalid scenario in the replay token")

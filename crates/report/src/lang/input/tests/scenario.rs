@@ -5,7 +5,7 @@ use crate::scenario::*;
 
 /// The English the command line prints for `e` (worded at the edge, `report::lang`).
 pub(crate) fn en(e: &ScenarioError) -> String {
-    super::scenario_error(e, crate::report::lang::Lang::En)
+    super::scenario_error(e, crate::lang::Lang::En)
 }
 
 fn parse(json: &str) -> Result<Scenario, ScenarioError> {

@@ -2,7 +2,7 @@
 //! take, the bound, and which flag or field lowers it.
 
 use super::Lang;
-use crate::report::input::Budget;
+use crate::input::Budget;
 
 pub(super) fn words(b: &Budget, lang: Lang) -> String {
     match b {

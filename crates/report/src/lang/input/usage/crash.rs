@@ -7,8 +7,8 @@
 
 use super::super::{point_en, unreached_en};
 use super::Lang;
-use crate::crosscheck::Unfit;
-use crate::report::input::CrashWhy;
+use crate::input::CrashWhy;
+use delivery_sim_crosscheck::Unfit;
 
 /// Why a crash point is refused, after `--crash: `.
 pub(super) fn why(why: &CrashWhy, lang: Lang) -> String {

@@ -2,7 +2,7 @@
 //! refuses ([`FolderWhy`]), and of an engine flag that does not fit ([`EngineUse`]).
 
 use super::Lang;
-use crate::report::input::{EngineUse, FlagWhy, FolderWhy};
+use crate::input::{EngineUse, FlagWhy, FolderWhy};
 
 /// Why a flag means nothing where it is given, after `--flag: `.
 pub(super) fn why(why: &FlagWhy, lang: Lang) -> String {

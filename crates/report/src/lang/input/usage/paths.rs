@@ -4,7 +4,7 @@
 //! Spanish says the common refusals itself and quotes the others.
 
 use super::Lang;
-use crate::report::input::{Act, FileCommand, Io};
+use crate::input::{Act, FileCommand, Io};
 use std::io::ErrorKind;
 
 /// What the operating system answered, in `lang`.
