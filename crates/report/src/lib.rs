@@ -7,8 +7,9 @@
 //! the database holds for it, and the crashes that hit it.
 
 // The layers below, under the paths this code has always named them by.
-use delivery_sim_core::{broker, check, consumer, explore, fault, model, producer, scenario, sim};
-use delivery_sim_core::{view, world};
+use delivery_sim_core::{
+    broker, check, consumer, explore, fault, model, producer, scenario, sim, view, world,
+};
 
 pub mod arguments;
 pub mod bench;

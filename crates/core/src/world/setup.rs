@@ -3,6 +3,7 @@
 //! on files in a private temporary directory.
 
 use super::*;
+use crate::scenario::SideProcesses;
 use crate::store::admission::{self, Ticket};
 use crate::store::{CleanupDb, ProducerDb, RelayDb};
 
@@ -293,7 +294,7 @@ impl<'s> Connections<'s> {
             connections.stores.push(db);
             return connections;
         }
-        connections.open_postgres(scenario, accounts, sql_events);
+        connections.open_postgres(scenario, sides, accounts, sql_events);
         connections
     }
 
@@ -303,10 +304,10 @@ impl<'s> Connections<'s> {
     fn open_postgres(
         &mut self,
         scenario: &Scenario,
+        sides: SideProcesses,
         accounts: &[Account],
         sql_events: &Rc<Vec<SqlEvent>>,
     ) {
-        let sides = scenario.side_processes();
         let mut stores = crate::store::pg::open_run(
             &scenario.store,
             accounts,
@@ -349,7 +350,13 @@ impl<'s> Connections<'s> {
     /// (`store::pg::ready`), so only one built in Rust gets here, and it stops as a run
     /// whose server cannot be reached does, saying why.
     #[cfg(not(feature = "postgres"))]
-    fn open_postgres(&mut self, _: &Scenario, _: &[Account], _: &Rc<Vec<SqlEvent>>) {
+    fn open_postgres(
+        &mut self,
+        _: &Scenario,
+        _: SideProcesses,
+        _: &[Account],
+        _: &Rc<Vec<SqlEvent>>,
+    ) {
         let why = crate::store::pg::ready().unwrap_err();
         panic!("the run's PostgreSQL database: {why}");
     }

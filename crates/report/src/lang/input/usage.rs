@@ -310,7 +310,7 @@ mod tests {
         let file = "in the replay token";
         let bad =
             crate::scenario::Scenario::from_json(r#"{"protocol": "nope"}"#, file).unwrap_err();
-        let e = token(&crate::scenario::token::TokenError::Scenario(bad), Lang::En);
+        let e = token(&TokenError::Scenario(bad), Lang::En);
         assert!(
             e.contains("invalid scenario in the replay token")
                 && e.contains("unknown protocol `nope`"),
