@@ -1,5 +1,5 @@
-//! The `delivery-sim` binary: everything lives in the library's `cli` module.
+//! The `delivery-sim` binary: everything lives in `delivery_sim_cli::cli`.
 
 fn main() -> std::process::ExitCode {
-    delivery_sim::cli::main()
+    delivery_sim_cli::cli::main()
 }

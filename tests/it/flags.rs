@@ -186,7 +186,7 @@ const PROOFS: &[(&str, &str, Proof)] = &[
 
 /// Every flag (an argument with a long name) of every subcommand, as (subcommand, id).
 fn clap_flags() -> Vec<(String, String)> {
-    let cli = delivery_sim::cli::Cli::command();
+    let cli = delivery_sim_cli::cli::Cli::command();
     let mut out = Vec::new();
     for sub in cli.get_subcommands() {
         for arg in sub.get_arguments() {

@@ -134,7 +134,7 @@ fn a_scenario_commands_usage_and_file_help_say_what_it_takes() {
 /// Every visible flag of every command: (command, long name, value name, help).
 fn flags() -> Vec<(String, String, Option<String>, String)> {
     use clap::CommandFactory;
-    let cli = delivery_sim::cli::Cli::command();
+    let cli = delivery_sim_cli::cli::Cli::command();
     let mut out = Vec::new();
     for sub in cli.get_subcommands() {
         for arg in sub.get_arguments().filter(|a| !a.is_hide_set()) {

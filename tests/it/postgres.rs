@@ -877,7 +877,7 @@ pub(crate) mod server {
 #[cfg(feature = "postgres")]
 #[test]
 fn bench_measures_postgres_next_to_sqlite() {
-    let f = delivery_sim::bench::postgres_figures(2);
+    let f = delivery_sim_cli::bench::postgres_figures(2);
     assert_eq!(f.unavailable, None);
     assert!(f.postgres_runs_per_second > 0.0 && f.sqlite_runs_per_second > 0.0);
     // receive, begin, mark, two inserts, commit per event: at least 5 statements each.

@@ -115,10 +115,10 @@ pub(crate) fn source_texts() -> Vec<(String, String)> {
     texts
 }
 
-/// The path `file` is known by in the rules: relative to the repository, with the core
-/// crate's `crates/core/src/` read as `src/` (its `lib.rs` excepted: the root crate has one
-/// too), and a crate that is one module, `crates/NAME/src/`, read as `src/NAME/` (its
-/// `lib.rs` as `src/NAME/mod.rs`).
+/// The path `file` is known by in the rules: relative to the repository, with the core's
+/// and the library's `crates/{core,library}/src/` read as `src/` (their `lib.rs` excepted:
+/// the root crate has one too), and a crate that is one module, `crates/NAME/src/`, read
+/// as `src/NAME/` (its `lib.rs` as `src/NAME/mod.rs`).
 fn module_path(file: &Path) -> String {
     let rel = file.strip_prefix(root()).unwrap().display().to_string();
     let Some((krate, inside)) = rel
@@ -128,8 +128,8 @@ fn module_path(file: &Path) -> String {
         return rel;
     };
     match (krate, inside) {
-        ("core", "lib.rs") => rel,
-        ("core", inside) => format!("src/{inside}"),
+        ("core" | "library", "lib.rs") => rel,
+        ("core" | "library", inside) => format!("src/{inside}"),
         (module, "lib.rs") => format!("src/{module}/mod.rs"),
         (module, inside) => format!("src/{module}/{inside}"),
     }
@@ -237,7 +237,30 @@ fn core_dependency_violations(manifest: &str) -> Vec<String> {
         "tempfile",
         "thiserror",
     ];
-    const OPTIONAL: [&str; 2] = ["tokio", "tokio-postgres"];
+    let optional = ["tokio", "tokio-postgres"];
+    dependency_violations("core", manifest, (&ALLOWED, &[]), &optional)
+}
+
+/// **Architecture Invariant: the library a user's tests depend on has no command line.**
+/// `delivery-sim` (crates/library) is our three library crates and `testing`'s proptest:
+/// no clap, no server, no progress bar; the binary crate at the root has those.
+fn library_dependency_violations(manifest: &str) -> Vec<String> {
+    let ours = [
+        "delivery-sim-core",
+        "delivery-sim-crosscheck",
+        "delivery-sim-report",
+    ];
+    dependency_violations("library", manifest, (&[], &ours), &["proptest"])
+}
+
+/// The `[dependencies]` of `manifest` outside what `krate` may have: `allowed` from the
+/// registry and `ours` by path, and `optional` ones only behind a feature.
+fn dependency_violations(
+    krate: &str,
+    manifest: &str,
+    (allowed, ours): (&[&str], &[&str]),
+    optional: &[&str],
+) -> Vec<String> {
     let mut out = Vec::new();
     let mut in_dependencies = false;
     for line in manifest.lines().map(str::trim) {
@@ -252,10 +275,15 @@ fn core_dependency_violations(manifest: &str) -> Vec<String> {
         if name.starts_with('#') {
             continue;
         }
-        let optional = spec.contains("optional = true");
-        let allowed = ALLOWED.contains(&name) || (OPTIONAL.contains(&name) && optional);
-        if !allowed || spec.contains("path") {
-            out.push(format!("the core crate depends on `{name}`"));
+        let by_path = spec.contains("path");
+        let ok = if by_path {
+            ours.contains(&name)
+        } else {
+            allowed.contains(&name)
+                || (optional.contains(&name) && spec.contains("optional = true"))
+        };
+        if !ok {
+            out.push(format!("the {krate} crate depends on `{name}`"));
         }
     }
     out
@@ -306,6 +334,29 @@ fn the_core_crate_needs_no_outer_layer() {
             "the core crate depends on `clap`",
             "the core crate depends on `delivery-sim`",
             "the core crate depends on `tokio`"
+        ]
+    );
+}
+
+#[test]
+fn the_library_has_no_command_line() {
+    let manifest = std::fs::read_to_string(root().join("crates/library/Cargo.toml")).unwrap();
+    let v = library_dependency_violations(&manifest);
+    assert!(v.is_empty(), "{v:#?}");
+    assert!(
+        manifest.contains("delivery-sim-report"),
+        "the section is read"
+    );
+    // The check catches what it is for: a command-line library, the binary crate by path,
+    // proptest made unconditional.
+    let bad = "[dependencies]\ndelivery-sim-core = { path = \"../core\" }\nclap = \"4\"\n\
+               delivery-sim-cli = { path = \"../..\" }\nproptest = \"1\"\n";
+    assert_eq!(
+        library_dependency_violations(bad),
+        [
+            "the library crate depends on `clap`",
+            "the library crate depends on `delivery-sim-cli`",
+            "the library crate depends on `proptest`"
         ]
     );
 }

@@ -13,7 +13,7 @@
 //! that runs one (the scheduler and the one executor), the [`check`]er that judges it by
 //! reading the committed database, [`explore`] (every crash schedule to a depth,
 //! interleavings, sweeps, the matrix, shrinking) and the [`view`] of a run that every
-//! renderer reads. Results are data; the root crate words them.
+//! renderer reads. Results are data; the report crate (`delivery-sim-report`) words them.
 
 pub mod broker;
 pub mod check;
