@@ -109,6 +109,68 @@ const ALLOWED: &[(&str, &str)] = &[
         "TraceKind::SqlFailed.message",
         "the database's own message, as it gave it",
     ),
+    // A refused statement (model::refusal): the engine's own words, and the names the
+    // user's SQL holds; every sentence around them is worded by report::lang.
+    (
+        "RefusalReason::Engine.message",
+        "the database's own message, as it gave it",
+    ),
+    ("RefusalReason::Engine.sqlstate", "PostgreSQL's error code"),
+    (
+        "RefusalReason::Client.message",
+        "the PostgreSQL client's own error",
+    ),
+    (
+        "RefusalReason::Default.column",
+        "a column of the user's schema",
+    ),
+    (
+        "RefusalReason::Positional.marker",
+        "the parameter marker the user wrote",
+    ),
+    ("RefusalReason::Unbound.name", "a parameter the user wrote"),
+    (
+        "RefusalReason::TransactionControl.word",
+        "a word of the user's SQL",
+    ),
+    ("RefusalReason::ServerWide.verb", "a word of the user's SQL"),
+    (
+        "RefusalReason::ServerWide.object",
+        "a word of the user's SQL",
+    ),
+    (
+        "RefusalReason::MachineClock.keyword",
+        "a word of the user's SQL",
+    ),
+    (
+        "RefusalReason::MachineFunction.function",
+        "a function the user's SQL calls",
+    ),
+    (
+        "RefusalReason::CatalogFunction.function",
+        "a function the user's SQL calls",
+    ),
+    ("SandboxRule::Pragma.name", "a pragma the user's SQL names"),
+    (
+        "SandboxRule::ConnectionState.function",
+        "a function the user's SQL calls",
+    ),
+    (
+        "SandboxRule::LoadsCode.function",
+        "a function the user's SQL calls",
+    ),
+    (
+        "NoDatabase::Unreachable.message",
+        "the server's or the client's own message",
+    ),
+    (
+        "NoDatabase::SchemaTaken.name",
+        "a database name the user gave",
+    ),
+    (
+        "NoDatabase::SchemaTaken.message",
+        "the database's own message, as it gave it",
+    ),
     // A failed expectation names the `expect` field it compared, as the file spells it.
     (
         "ExpectationFailure::Field.field",

@@ -15,6 +15,7 @@ pub mod named;
 mod point;
 mod policy;
 mod protocol;
+mod refusal;
 pub mod sql;
 #[cfg(any(test, feature = "test-support"))]
 pub use protocol::MARK_OWN_TRANSACTION;
@@ -35,6 +36,7 @@ pub use policy::{ErrorPolicy, GaveUpRecord, GiveUp, PolicyError, Retry};
 pub use protocol::{
     built_ins, BuiltIn, CommitTimeoutStrategy, Protocol, ProtocolError, Step, StepActor,
 };
+pub use refusal::{DialectHint, NoDatabase, RefusalReason, SandboxRule, SqlRefusal};
 pub use sql::{Catch, DuplicateIf, LogPlace, SqlBinding, SqlEvent, SqlRan, SqlStep, SqlValue};
 pub use trace::{Confirmation, Limit, Publication, TraceKind};
 pub use workload::{Account, Event, EventType};

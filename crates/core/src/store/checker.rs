@@ -6,10 +6,10 @@
 //! whether the statement itself writes rows or changes the schema) is the statement's
 //! [`StatementShape`].
 
-use super::custom::{failure_message, first_value, show, sqlite_message};
+use super::custom::{failure_refusal, first_value, show, sqlite_refusal};
 use super::sandbox::{Sandbox, Seen};
 use super::*;
-use crate::model::SqlEvent;
+use crate::model::{NoDatabase, RefusalReason, SandboxRule, SqlEvent, SqlRefusal};
 use crate::sim::Stream;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -52,8 +52,31 @@ pub struct SqlChecker {
     pg: Option<super::pg::PgChecker>,
 }
 
-/// Where building a scenario's schema failed: `(in setup, index, SQLite's message)`.
-pub type SchemaProblem = (bool, usize, String);
+/// Where building a scenario's schema failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SchemaProblem {
+    /// Statement `index` of the schema (of the setup when `in_setup`) was refused.
+    Statement {
+        in_setup: bool,
+        index: usize,
+        refusal: SqlRefusal,
+    },
+    /// The engine could not give the check a database at all.
+    NoDatabase(NoDatabase),
+}
+
+/// Where building a scenario's schema on SQLite failed: `(in setup, index, why)`.
+pub type StatementProblem = (bool, usize, SqlRefusal);
+
+impl From<StatementProblem> for SchemaProblem {
+    fn from((in_setup, index, refusal): StatementProblem) -> SchemaProblem {
+        SchemaProblem::Statement {
+            in_setup,
+            index,
+            refusal,
+        }
+    }
+}
 
 /// The stream a database's setup draws from: the same for every run and seed, so that
 /// every run starts from the same rows.
@@ -64,12 +87,12 @@ pub(super) const SETUP_STREAM: Stream = Stream::Database {
 
 impl SqlChecker {
     /// Builds the schema then the setup; the first statement that fails is named.
-    pub fn new(schema: &[String], setup: &[String]) -> Result<SqlChecker, SchemaProblem> {
-        let conn = connect::open_in_memory().map_err(|e| (false, 0, e.to_string()))?;
-        let sandbox = build_custom(&conn, schema, setup).map_err(|(in_setup, i, message)| {
+    pub fn new(schema: &[String], setup: &[String]) -> Result<SqlChecker, StatementProblem> {
+        let conn = connect::open_in_memory().map_err(|e| (false, 0, engine_refusal(&e)))?;
+        let sandbox = build_custom(&conn, schema, setup).map_err(|(in_setup, i, mut why)| {
             let sql = if in_setup { &setup[i] } else { &schema[i] };
-            let hint = super::dialect::hint(sql).unwrap_or_default();
-            (in_setup, i, message + &hint)
+            why.hint = super::dialect::hint(sql);
+            (in_setup, i, why)
         })?;
         Ok(SqlChecker {
             conn,
@@ -87,16 +110,17 @@ impl SqlChecker {
         setup: &[String],
     ) -> Result<SqlChecker, SchemaProblem> {
         if engine == super::pg::Engine::Sqlite {
-            return SqlChecker::new(schema, setup);
+            return SqlChecker::new(schema, setup).map_err(SchemaProblem::from);
         }
         SqlChecker::on_postgres(super::pg::PgChecker::new(schema, setup)?)
-            .map_err(|e| (false, 0, e))
+            .map_err(|r| SchemaProblem::from((false, 0, r)))
     }
 
     /// The checker of a Rust handler's statements in a run on PostgreSQL: their form only
     /// (see [`super::pg::PgChecker::of_run`]).
     pub fn of_postgres_run() -> Result<SqlChecker, String> {
-        SqlChecker::on_postgres(super::pg::PgChecker::of_run()?)
+        let pg = super::pg::PgChecker::of_run()?;
+        SqlChecker::on_postgres(pg).map_err(|r| r.english())
     }
 
     /// [`SqlChecker::new_on`] for named database `name`, made beside the main database's
@@ -109,15 +133,15 @@ impl SqlChecker {
         setup: &[String],
     ) -> Result<SqlChecker, SchemaProblem> {
         if engine == super::pg::Engine::Sqlite {
-            return SqlChecker::new(schema, setup);
+            return SqlChecker::new(schema, setup).map_err(SchemaProblem::from);
         }
         SqlChecker::on_postgres(super::pg::PgChecker::named(name, schema, setup)?)
-            .map_err(|e| (false, 0, e))
+            .map_err(|r| SchemaProblem::from((false, 0, r)))
     }
 
     /// The checker whose checks are `pg`'s (its SQLite connection stays empty).
-    fn on_postgres(pg: super::pg::PgChecker) -> Result<SqlChecker, String> {
-        let conn = connect::open_in_memory().map_err(|e| e.to_string())?;
+    fn on_postgres(pg: super::pg::PgChecker) -> Result<SqlChecker, SqlRefusal> {
+        let conn = connect::open_in_memory().map_err(|e| engine_refusal(&e))?;
         let sandbox = Sandbox::install(&conn, 0, SETUP_STREAM);
         Ok(SqlChecker {
             conn,
@@ -136,7 +160,7 @@ impl SqlChecker {
 
     /// Prepares `sql` as a step or check statement: one statement, nothing the sandbox
     /// refuses, named parameters only.
-    pub fn prepare(&self, sql: &str) -> Result<StatementShape, String> {
+    pub fn prepare(&self, sql: &str) -> Result<StatementShape, SqlRefusal> {
         if let Some(pg) = &self.pg {
             return pg.prepare(sql);
         }
@@ -144,13 +168,20 @@ impl SqlChecker {
         let stmt = match self.conn.prepare(&super::pg::lexer::sqlite_text(sql)) {
             Ok(stmt) => stmt,
             Err(e) => {
-                let why = guard.why_failed().unwrap_or_else(|| sqlite_message(&e));
-                let hint = super::dialect::hint(sql).or_else(|| super::dialect::hint(&why));
-                return Err(why + &hint.unwrap_or_default());
+                let reason = match guard.why_failed() {
+                    Some(rule) => RefusalReason::Sandbox(rule),
+                    None => sqlite_refusal(&e),
+                };
+                let mut why = SqlRefusal::of(reason);
+                // SQLite's message may name what the statement's text hides (a function a
+                // column default calls).
+                why.hint =
+                    super::dialect::hint(sql).or_else(|| super::dialect::hint(&why.english()));
+                return Err(why);
             }
         };
         if stmt.expanded_sql().is_none() {
-            return Err("no statement here (only a comment?)".to_string());
+            return Err(SqlRefusal::of(RefusalReason::NoStatement));
         }
         let mut parameters = Vec::new();
         for i in 1..=stmt.parameter_count() {
@@ -158,12 +189,7 @@ impl SqlChecker {
                 Some(name) if !name.starts_with('?') => {
                     parameters.push(super::pg::lexer::from_sqlite_name(&name[1..]).into_owned())
                 }
-                _ => {
-                    return Err(
-                        "positional parameters (`?`) are not bound; name them (`:event_id`)"
-                            .to_string(),
-                    )
-                }
+                _ => return Err(SqlRefusal::of(RefusalReason::Positional { marker: None })),
             }
         }
         let shape = StatementShape {
@@ -182,24 +208,20 @@ impl SqlChecker {
     /// `VACUUM` rebuilds the database through a second one it attaches (`VACUUM INTO` a
     /// file): the authorizer would refuse that attach when it runs, but the statement is
     /// refused now, from SQLite's own program for it (its `Vacuum` instruction).
-    fn refuse_vacuum(&self, sql: &str) -> Result<(), String> {
+    fn refuse_vacuum(&self, sql: &str) -> Result<(), SqlRefusal> {
+        let refused = |e: rusqlite::Error| SqlRefusal::of(sqlite_refusal(&e));
         let mut explain = self
             .conn
             .prepare(&format!("EXPLAIN {}", super::pg::lexer::sqlite_text(sql)))
-            .map_err(|e| sqlite_message(&e))?;
+            .map_err(refused)?;
         // Parameters left unbound are NULL; the program is the same whatever they are.
         let mut rows = explain.raw_query();
         let mut opcodes = Vec::new();
-        while let Some(row) = rows.next().map_err(|e| sqlite_message(&e))? {
-            opcodes.push(row.get::<_, String>(1).map_err(|e| sqlite_message(&e))?);
+        while let Some(row) = rows.next().map_err(refused)? {
+            opcodes.push(row.get::<_, String>(1).map_err(refused)?);
         }
         if opcodes.iter().any(|op| op == "Vacuum") {
-            return Err(
-                "VACUUM is not allowed: it rebuilds the database through a second one \
-                 (VACUUM INTO writes a file), and a statement creates, writes and reads no \
-                 file"
-                    .to_string(),
-            );
+            return Err(SqlRefusal::of(SandboxRule::Vacuum));
         }
         Ok(())
     }
@@ -283,14 +305,14 @@ fn default_calls(conn: &Connection, sandbox: &Sandbox) -> Vec<(String, BTreeSet<
 
 /// Why no statement could call what a column default of `conn`'s schema calls (a function
 /// the sandbox refuses), if one does.
-fn refused_default(conn: &Connection, sandbox: &Sandbox) -> Option<String> {
+fn refused_default(conn: &Connection, sandbox: &Sandbox) -> Option<SqlRefusal> {
     default_calls(conn, sandbox)
         .into_iter()
         .find_map(|(column, functions)| {
-            let refused = functions
+            let rule = functions
                 .iter()
                 .find_map(|f| sandbox::refused_function(f))?;
-            Some(format!("the default of {column}: {refused}"))
+            Some(SqlRefusal::of(RefusalReason::Default { column, rule }))
         })
 }
 
@@ -300,16 +322,17 @@ pub(super) fn build_custom(
     conn: &Connection,
     schema: &[String],
     setup: &[String],
-) -> Result<Sandbox, SchemaProblem> {
+) -> Result<Sandbox, StatementProblem> {
     let sandbox = Sandbox::install(conn, 0, SETUP_STREAM);
     for (in_setup, list) in [(false, schema), (true, setup)] {
         for (i, sql) in list.iter().enumerate() {
             let guard = sandbox.user(0);
             if let Err(e) = conn.execute_batch(sql) {
-                let why = guard
-                    .why_failed()
-                    .unwrap_or_else(|| format!("SQLite says: {}", failure_message(&e)));
-                return Err((in_setup, i, why));
+                let why = match guard.why_failed() {
+                    Some(rule) => RefusalReason::Sandbox(rule),
+                    None => quoted(failure_refusal(&e)),
+                };
+                return Err((in_setup, i, SqlRefusal::of(why)));
             }
             drop(guard);
             if let Some(why) = refused_default(conn, &sandbox) {
@@ -318,4 +341,32 @@ pub(super) fn build_custom(
         }
     }
     Ok(sandbox)
+}
+
+/// SQLite's refusal of a scratch database it could not open.
+fn engine_refusal(e: &rusqlite::Error) -> SqlRefusal {
+    SqlRefusal::of(RefusalReason::Engine {
+        engine: crate::model::Engine::Sqlite,
+        message: e.to_string(),
+        sqlstate: None,
+        quoted: false,
+    })
+}
+
+/// `reason` as a schema statement's failure gives it: SQLite's message names SQLite.
+fn quoted(reason: RefusalReason) -> RefusalReason {
+    match reason {
+        RefusalReason::Engine {
+            engine,
+            message,
+            sqlstate,
+            quoted: _,
+        } => RefusalReason::Engine {
+            engine,
+            message,
+            sqlstate,
+            quoted: true,
+        },
+        other => other,
+    }
 }

@@ -10,7 +10,10 @@
 
 use super::pg::lexer;
 use super::*;
-use crate::model::{DuplicateIf, InvariantResult, SqlBinding, SqlEvent, SqlRan, SqlStep, SqlValue};
+use crate::model::{
+    DuplicateIf, InvariantResult, RefusalReason, SandboxRule, SqlBinding, SqlEvent, SqlRan,
+    SqlRefusal, SqlStep, SqlValue,
+};
 use sandbox::{Guard, Sandbox, MAX_VM_STEPS};
 
 /// A scenario's own database and the queries that judge it.
@@ -115,23 +118,26 @@ impl CustomSchema {
 const TABLES: &str =
     "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name";
 
-/// SQLite's own message for `e`, without rusqlite's wrapping.
-pub(super) fn sqlite_message(e: &rusqlite::Error) -> String {
+/// SQLite's refusal of a statement: its own message, or a parameter the tool could not
+/// bind, or a string of several statements.
+pub(super) fn sqlite_refusal(e: &rusqlite::Error) -> RefusalReason {
+    let engine = |message: String| RefusalReason::Engine {
+        engine: crate::model::Engine::Sqlite,
+        message,
+        sqlstate: None,
+        quoted: false,
+    };
     match e {
-        rusqlite::Error::SqliteFailure(_, Some(message)) => message.clone(),
-        rusqlite::Error::SqlInputError { msg, .. } => msg.clone(),
+        rusqlite::Error::SqliteFailure(_, Some(message)) => engine(message.clone()),
+        rusqlite::Error::SqlInputError { msg, .. } => engine(msg.clone()),
         rusqlite::Error::InvalidParameterName(name) if name.starts_with('?') => {
-            "positional parameters (`?`) are not bound; name them (`:event_id`)".into()
+            RefusalReason::Positional { marker: None }
         }
-        rusqlite::Error::InvalidParameterName(name) => format!(
-            "parameter {name} is not bound: give it in the call's parameters, or name a \
-             delivery parameter (:event_id, :event_type, :now, :delivery, :consumer) or a \
-             payload field"
-        ),
-        rusqlite::Error::MultipleStatement => {
-            "more than one statement in one string; give a list of statements instead".into()
+        rusqlite::Error::InvalidParameterName(name) => {
+            RefusalReason::Unbound { name: name.clone() }
         }
-        other => other.to_string(),
+        rusqlite::Error::MultipleStatement => RefusalReason::SeveralStatements,
+        other => engine(other.to_string()),
     }
 }
 
@@ -186,7 +192,7 @@ impl Store {
                     {
                         return Ok(DbOutcome::Duplicate.into());
                     }
-                    let message = guard.why_failed().unwrap_or_else(|| failure_message(&e));
+                    let message = failed_text(&guard, &e);
                     if in_transaction && self.conn_at(step.db).is_autocommit() {
                         self.rolled_back_by_sqlite = true;
                         return Err(format!(
@@ -336,7 +342,11 @@ impl Store {
     fn check_value(&self, db: u8, sql: &str, e: &SqlEvent) -> Result<Value, String> {
         let sandbox = self.sandbox(db);
         let guard = sandbox.check(self.now);
-        first_value(self.conn_at(db), sql, e).map_err(|m| guard.why_failed().unwrap_or(m))
+        first_value(self.conn_at(db), sql, e).map_err(|m| {
+            guard
+                .why_failed()
+                .map_or(m, |r| SqlRefusal::of(r).english())
+        })
     }
 
     /// The rows of every table of the scenario's schema; a named database's tables are
@@ -473,15 +483,28 @@ pub(super) fn is_unique_violation(e: &rusqlite::Error) -> bool {
             || f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY)
 }
 
-/// A failed step's message: SQLite's, or the budget that interrupted it.
-pub(super) fn failure_message(e: &rusqlite::Error) -> String {
+/// Why a statement failed: SQLite's refusal, or the budget of steps that interrupted it.
+pub(super) fn failure_refusal(e: &rusqlite::Error) -> RefusalReason {
     match e {
         rusqlite::Error::SqliteFailure(f, _) if f.code == ErrorCode::OperationInterrupted => {
-            format!(
-                "interrupted after {MAX_VM_STEPS} SQLite virtual-machine steps, the limit for \
-                 one statement"
-            )
+            RefusalReason::Sandbox(SandboxRule::Steps {
+                limit: MAX_VM_STEPS,
+            })
         }
-        other => sqlite_message(other),
+        other => sqlite_refusal(other),
+    }
+}
+
+/// A failed step's message: SQLite's, or the budget that interrupted it.
+pub(super) fn failure_message(e: &rusqlite::Error) -> String {
+    SqlRefusal::of(failure_refusal(e)).english()
+}
+
+/// What a statement that failed under `guard` leaves in a run: the sandbox's rule when the
+/// sandbox made it fail, else [`failure_message`].
+pub(super) fn failed_text(guard: &super::sandbox::Guard<'_>, e: &rusqlite::Error) -> String {
+    match guard.why_failed() {
+        Some(rule) => SqlRefusal::of(rule).english(),
+        None => failure_message(e),
     }
 }

@@ -7,80 +7,69 @@
 //! A hint is given only when SQLite refused the statement and the construct is in it
 //! (outside string literals and comments), so a hint never replaces SQLite's own reason.
 
+use crate::model::DialectHint;
+
 /// A construct of another dialect: how to find it in a statement (lower-case, literals
 /// and comments blanked), and what to write instead on SQLite.
 struct Construct {
     /// Every one of these words, in this order, separated by blanks only.
     words: &'static [&'static str],
     /// What to write instead on SQLite.
-    instead: &'static str,
+    hint: DialectHint,
 }
 
 const CONSTRUCTS: [Construct; 10] = [
     Construct {
         words: &["now", "("],
-        instead: "SQLite has no now(): bind `:now` (the run's virtual time, an integer) or \
-                  write CURRENT_TIMESTAMP (the run's clock, kept deterministic)",
+        hint: DialectHint::Now,
     },
     Construct {
         words: &["gen_random_uuid", "("],
-        instead: "SQLite has no UUID function: write lower(hex(randomblob(16))) (drawn from \
-                  the run's random stream, so deterministic), or use the delivery's own \
-                  :event_id",
+        hint: DialectHint::Uuid,
     },
     Construct {
         words: &["uuid_generate_v4", "("],
-        instead: "SQLite has no UUID function: write lower(hex(randomblob(16))) (drawn from \
-                  the run's random stream, so deterministic), or use the delivery's own \
-                  :event_id",
+        hint: DialectHint::Uuid,
     },
     Construct {
         words: &["skip", "locked"],
-        instead: "SQLite has no row locks (SKIP LOCKED): one writer holds the whole \
-                  database, so drop the clause",
+        hint: DialectHint::SkipLocked,
     },
     Construct {
         words: &["for", "update"],
-        instead: "SQLite has no row locks (FOR UPDATE): the transaction's first write takes \
-                  the whole database's write lock, so drop the clause",
+        hint: DialectHint::ForUpdate,
     },
     Construct {
         words: &["for", "share"],
-        instead: "SQLite has no row locks (FOR SHARE): drop the clause",
+        hint: DialectHint::ForShare,
     },
     Construct {
         words: &["on", "duplicate", "key", "update"],
-        instead: "MySQL's ON DUPLICATE KEY UPDATE is written ON CONFLICT (key columns) DO \
-                  UPDATE SET … in SQLite (and in PostgreSQL)",
+        hint: DialectHint::OnDuplicateKeyUpdate,
     },
     Construct {
         words: &["insert", "ignore"],
-        instead: "MySQL's INSERT IGNORE is written INSERT OR IGNORE in SQLite, or INSERT … ON \
-                  CONFLICT DO NOTHING (SQLite and PostgreSQL)",
+        hint: DialectHint::InsertIgnore,
     },
     Construct {
         words: &[":", ":"],
-        instead: "SQLite has no `::` cast: write CAST(value AS type)",
+        hint: DialectHint::DoubleColonCast,
     },
     Construct {
         words: &["ilike"],
-        instead: "SQLite has no ILIKE: its LIKE already ignores the case of ASCII letters",
+        hint: DialectHint::Ilike,
     },
 ];
 
 /// What SQLite's refusal of `sql` misses, if `sql` uses a construct of another dialect:
 /// appended to SQLite's message. (Given SQLite's message instead, it finds the function a
 /// column default calls: `unknown function: gen_random_uuid()`.)
-pub fn hint(sql: &str) -> Option<String> {
+pub fn hint(sql: &str) -> Option<DialectHint> {
     let tokens = tokens(sql);
-    let found = CONSTRUCTS
+    CONSTRUCTS
         .iter()
-        .find(|c| tokens.windows(c.words.len()).any(|w| w == c.words))?;
-    Some(format!(
-        "; {}; or run the SQL as written on PostgreSQL with `--engine postgres` (or \
-         `store.engine: postgres`)",
-        found.instead
-    ))
+        .find(|c| tokens.windows(c.words.len()).any(|w| w == c.words))
+        .map(|c| c.hint)
 }
 
 /// The words and punctuation of `sql`, lower-case, without its string literals, quoted
@@ -145,25 +134,24 @@ mod tests {
 
     #[test]
     fn each_construct_of_another_dialect_gets_its_hint() {
-        for (sql, words) in [
-            ("INSERT INTO t VALUES (:event_id, NOW())", "virtual time"),
-            ("INSERT INTO t VALUES (gen_random_uuid())", "randomblob"),
-            ("INSERT INTO t VALUES (uuid_generate_v4 ())", "randomblob"),
-            ("SELECT * FROM t WHERE k = :k FOR UPDATE", "FOR UPDATE"),
-            ("SELECT * FROM t FOR UPDATE SKIP LOCKED", "SKIP LOCKED"),
-            ("SELECT * FROM t FOR SHARE", "FOR SHARE"),
+        use DialectHint::*;
+        for (sql, want) in [
+            ("INSERT INTO t VALUES (:event_id, NOW())", Now),
+            ("INSERT INTO t VALUES (gen_random_uuid())", Uuid),
+            ("INSERT INTO t VALUES (uuid_generate_v4 ())", Uuid),
+            ("SELECT * FROM t WHERE k = :k FOR UPDATE", ForUpdate),
+            ("SELECT * FROM t FOR UPDATE SKIP LOCKED", SkipLocked),
+            ("SELECT * FROM t FOR SHARE", ForShare),
             (
                 "INSERT INTO t VALUES (1) ON DUPLICATE KEY UPDATE n = n + 1",
-                "ON CONFLICT",
+                OnDuplicateKeyUpdate,
             ),
-            ("INSERT IGNORE INTO t VALUES (1)", "INSERT OR IGNORE"),
-            ("SELECT :n::int", "CAST"),
-            ("SELECT '5'::text", "CAST"),
-            ("SELECT * FROM t WHERE name ILIKE 'a%'", "ILIKE"),
+            ("INSERT IGNORE INTO t VALUES (1)", InsertIgnore),
+            ("SELECT :n::int", DoubleColonCast),
+            ("SELECT '5'::text", DoubleColonCast),
+            ("SELECT * FROM t WHERE name ILIKE 'a%'", Ilike),
         ] {
-            let h = hint(sql).unwrap_or_else(|| panic!("no hint for {sql}"));
-            assert!(h.contains(words), "{sql}: {h}");
-            assert!(h.contains("--engine postgres"), "{h}");
+            assert_eq!(hint(sql), Some(want), "{sql}");
         }
     }
 
@@ -172,13 +160,23 @@ mod tests {
         let schema = ["CREATE TABLE t (k TEXT PRIMARY KEY, id TEXT DEFAULT (gen_random_uuid()))"];
         let checker = crate::store::SqlChecker::new(&schema.map(String::from), &[]).unwrap();
         let e = checker.prepare("SELECT k FROM t FOR UPDATE").unwrap_err();
-        assert!(e.contains("syntax error; SQLite has no row locks"), "{e}");
+        assert_eq!(e.hint, Some(DialectHint::ForUpdate));
+        assert!(
+            e.english()
+                .contains("syntax error; SQLite has no row locks"),
+            "{e:?}"
+        );
         let e = checker
             .prepare("INSERT INTO t (k) VALUES ('a')")
             .unwrap_err();
-        assert!(e.contains("randomblob"), "{e}");
+        assert_eq!(
+            e.hint,
+            Some(DialectHint::Uuid),
+            "found in SQLite's message: {e:?}"
+        );
         let e = checker.prepare("SELECT nosuch FROM t").unwrap_err();
-        assert_eq!(e, "no such column: nosuch", "no hint where none applies");
+        assert_eq!(e.hint, None, "no hint where none applies");
+        assert_eq!(e.english(), "no such column: nosuch");
     }
 
     #[test]

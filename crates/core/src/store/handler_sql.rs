@@ -7,7 +7,7 @@
 //! to the handler, which decides (an insert-first inbox's unique violation means "already
 //! processed"; anything else it usually propagates with `?`).
 
-use super::custom::{failure_message, is_unique_violation, Ran};
+use super::custom::{failed_text, is_unique_violation, Ran};
 use super::*;
 use crate::model::handler::{Answer, SqlError, SqlErrorKind, Value as HandlerValue};
 
@@ -45,7 +45,7 @@ impl Store {
                 } else {
                     SqlErrorKind::Other
                 };
-                let mut message = guard.why_failed().unwrap_or_else(|| failure_message(&e));
+                let mut message = failed_text(&guard, &e);
                 if in_transaction && !self.in_transaction() {
                     self.rolled_back_by_sqlite = true;
                     message.push_str(" (SQLite rolled the whole transaction back itself)");

@@ -21,7 +21,7 @@
 //! with the sandbox open ([`Mode::Tool`]); every user statement runs inside a [`Guard`].
 
 use super::{connect, memory};
-use crate::model::Tick;
+use crate::model::{SandboxRule, Tick};
 use crate::sim::{SimRng, Stream};
 use rusqlite::functions::FunctionFlags;
 use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
@@ -110,7 +110,7 @@ struct State {
     /// SQL cost (checks and narration's reads are not part of it).
     vm_total: AtomicU64,
     /// Why the authorizer last refused an action.
-    refusal: Mutex<Option<String>>,
+    refusal: Mutex<Option<SandboxRule>>,
     seen: Mutex<Seen>,
     /// The run's stream, which the connection's user statements draw from.
     rng: Mutex<SimRng>,
@@ -224,21 +224,18 @@ impl Guard<'_> {
 
     /// Why the running statement failed, when the sandbox made it fail: an action the
     /// authorizer refused, the memory or step budget, or a temporary file.
-    pub(super) fn why_failed(&self) -> Option<String> {
+    pub(super) fn why_failed(&self) -> Option<SandboxRule> {
         let state = &self.sandbox.state;
         if let Some(why) = lock(&state.refusal).clone() {
             return Some(why);
         }
         if self.memory.refused() {
-            return Some(format!(
-                "the statement needed more than {} MiB of memory, the limit for one statement",
-                memory::STATEMENT_MEMORY_BYTES >> 20
-            ));
+            return Some(SandboxRule::Memory {
+                limit_mib: (memory::STATEMENT_MEMORY_BYTES >> 20) as u64,
+            });
         }
         if connect::take_temp_file_asked() {
-            return Some(
-                "SQLite asked for a temporary file, and a statement writes no file".to_string(),
-            );
+            return Some(SandboxRule::TemporaryFile);
         }
         None
     }
@@ -381,39 +378,24 @@ impl State {
 }
 
 /// Why a user statement may not take `action`, or `None` when it may.
-fn refusal(action: &AuthAction<'_>) -> Option<String> {
+fn refusal(action: &AuthAction<'_>) -> Option<SandboxRule> {
     let why = match *action {
-        AuthAction::Transaction { .. } | AuthAction::Savepoint { .. } => {
-            "transaction statements belong to the protocol's `begin` and `commit` steps, so \
-             that crash points, recovery and commit timeouts know where a transaction is"
-                .to_string()
-        }
-        AuthAction::Attach { .. } | AuthAction::Detach { .. } => {
-            "ATTACH, DETACH and VACUUM are not allowed: a statement creates, writes and \
-             reads no file"
-                .to_string()
-        }
+        AuthAction::Transaction { .. } | AuthAction::Savepoint { .. } => SandboxRule::Transaction,
+        AuthAction::Attach { .. } | AuthAction::Detach { .. } => SandboxRule::Attach,
         AuthAction::Pragma { pragma_name, .. }
             if !READ_ONLY_PRAGMAS.contains(&pragma_name.to_ascii_lowercase().as_str()) =>
         {
-            format!(
-                "PRAGMA {pragma_name} is not allowed: a connection setting does not carry \
-                 over to a restarted process, and a pragma may touch files (the read-only \
-                 schema pragmas are allowed: {})",
-                READ_ONLY_PRAGMAS.join(", ")
-            )
+            SandboxRule::Pragma {
+                name: pragma_name.to_string(),
+                allowed: READ_ONLY_PRAGMAS.to_vec(),
+            }
         }
         AuthAction::CreateTempIndex { .. }
         | AuthAction::CreateTempTable { .. }
         | AuthAction::CreateTempTrigger { .. }
         | AuthAction::CreateTempView { .. }
         | AuthAction::CreateVtable { .. }
-        | AuthAction::DropVtable { .. } => {
-            "temporary tables, indexes, triggers and views live in a connection, which a \
-             restarted process does not have (and virtual tables are not supported); create \
-             a table in the schema"
-                .to_string()
-        }
+        | AuthAction::DropVtable { .. } => SandboxRule::Temporary,
         AuthAction::Function { function_name } => return refused_function(function_name),
         _ => return None,
     };
@@ -421,17 +403,13 @@ fn refusal(action: &AuthAction<'_>) -> Option<String> {
 }
 
 /// Why no statement may call function `name`, or `None` when it may.
-pub(super) fn refused_function(name: &str) -> Option<String> {
+pub(super) fn refused_function(name: &str) -> Option<SandboxRule> {
     let f = name.to_ascii_lowercase();
+    let function = name.to_string();
     if CONNECTION_STATE.contains(&f.as_str()) {
-        Some(format!(
-            "{name}() reads the connection's state, which a restarted process does not have; \
-             read the rows instead"
-        ))
+        Some(SandboxRule::ConnectionState { function })
     } else if FORBIDDEN.contains(&f.as_str()) {
-        Some(format!(
-            "{name}() is not allowed: it loads code into SQLite"
-        ))
+        Some(SandboxRule::LoadsCode { function })
     } else {
         None
     }

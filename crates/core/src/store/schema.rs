@@ -116,7 +116,7 @@ pub(super) fn build(
             .map(drop)
             .map_err(|(setup, i, message)| {
                 let section = if setup { "setup" } else { "schema" };
-                StoreError::Custom(format!("store.{section}[{i}]: {message}"))
+                StoreError::Custom(format!("store.{section}[{i}]: {}", message.english()))
             });
     }
     conn.execute_batch(&builtin_tables(config.inbox_unique, &SQLITE_TABLES))?;

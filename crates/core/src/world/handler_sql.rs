@@ -29,7 +29,7 @@ impl HandlerSql {
             Some(custom) => {
                 SqlChecker::new(&custom.schema, &custom.setup).map_err(|(in_setup, i, message)| {
                     let part = if in_setup { "setup" } else { "schema" };
-                    format!("store.{part}[{i}] fails: {message}")
+                    format!("store.{part}[{i}] fails: {}", message.english())
                 })
             }
         };
@@ -46,7 +46,7 @@ impl HandlerSql {
         }
         let verdict = match &self.checker {
             Err(why) => Err(why.clone()),
-            Ok(checker) => checker.prepare(sql).map(drop),
+            Ok(checker) => checker.prepare(sql).map(drop).map_err(|r| r.english()),
         };
         self.verdicts.insert(sql.to_string(), verdict.clone());
         verdict

@@ -2,6 +2,8 @@
 //! where the business effect is counted, the named databases' names and statements, and
 //! building each database to prepare the statements against.
 
+use crate::model::{NoDatabase, SqlRefusal};
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Databases {
     /// `check.effects_per_event` given where `check.effect` says the effect is the calls
@@ -14,12 +16,12 @@ pub enum Databases {
     /// `check.effects_per_event` counts on database `counted`, and `check.effect` says the
     /// effect lives on `effect`.
     EffectElsewhere { effect: String, counted: String },
-    /// A schema or setup statement failed as the database was built: the store's checker's
-    /// text (the engine's message, or the sandbox's refusal).
-    SchemaFails { reason: String },
+    /// A schema or setup statement failed as the database was built: the engine's refusal,
+    /// or the sandbox's.
+    SchemaFails { reason: SqlRefusal },
     /// The engine could not give the check a database (PostgreSQL unreachable, or a named
-    /// database's schema not made): the store's checker's text.
-    NoScratchDatabase { reason: String },
+    /// database's schema not made).
+    NoScratchDatabase { reason: NoDatabase },
     /// More than `max` named databases.
     TooMany { count: usize, max: usize },
     /// A database name a step's `db` could not write, or SQLite's own.

@@ -2,7 +2,7 @@
 //! step's form and name, a statement's text, what needs (or refuses) the scenario's own
 //! schema, parameters, `duplicate_if`, check queries, and payloads.
 
-use crate::model::{DuplicateIf, Step};
+use crate::model::{DuplicateIf, SqlRefusal, Step};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Sql {
@@ -61,8 +61,8 @@ pub enum Sql {
     /// A check query that writes.
     CheckWrites,
     /// A statement the engine (or the tool's sandbox) refused to prepare: `sql` on one line,
-    /// shortened, and the refusal as the store's checker gives it.
-    Unprepared { sql: String, reason: String },
+    /// shortened, and why.
+    Unprepared { sql: String, reason: SqlRefusal },
     /// More than `max` payloads.
     TooManyPayloads { max: usize },
     /// A payload with more than `max` fields.

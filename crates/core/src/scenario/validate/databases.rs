@@ -6,7 +6,7 @@
 use super::*;
 use crate::model::sql;
 use crate::scenario::problem::{Databases, Sql};
-use crate::store::{CustomSchema, NamedDatabase, SqlChecker, MAX_DATABASES};
+use crate::store::{CustomSchema, NamedDatabase, SchemaProblem, SqlChecker, MAX_DATABASES};
 
 impl Checker<'_> {
     /// `check.effects_per_event` and the database it reads, or, when `check.effect` says
@@ -96,32 +96,35 @@ impl Checker<'_> {
     /// A scratch database per database of `custom` (the main one first), built from its
     /// schema and setup; the first statement that fails is named.
     pub(super) fn checkers(&self, custom: &CustomSchema) -> Result<Vec<SqlChecker>, ScenarioError> {
-        let checker = SqlChecker::new_on(self.engine, &custom.schema, &custom.setup).map_err(
-            |(setup, i, reason)| {
-                if i == usize::MAX {
-                    return self.err("store.engine", Databases::NoScratchDatabase { reason });
-                }
-                let section = if setup { "store.setup" } else { "store.schema" };
-                self.err(format!("{section}[{i}]"), Databases::SchemaFails { reason })
-            },
-        )?;
+        let checker = SqlChecker::new_on(self.engine, &custom.schema, &custom.setup)
+            .map_err(|p| self.schema_problem("store.engine", "store.", p))?;
         let mut checkers = vec![checker];
         for d in &custom.databases {
             let field = format!("store.databases.{}", d.name);
             let checker = SqlChecker::new_named_on(self.engine, &d.name, &d.schema, &d.setup)
-                .map_err(|(setup, i, reason)| {
-                    if i == usize::MAX {
-                        return self.err(&field, Databases::NoScratchDatabase { reason });
-                    }
-                    let section = if setup { "setup" } else { "schema" };
-                    self.err(
-                        format!("{field}.{section}[{i}]"),
-                        Databases::SchemaFails { reason },
-                    )
-                })?;
+                .map_err(|p| self.schema_problem(&field, &format!("{field}."), p))?;
             checkers.push(checker);
         }
         Ok(checkers)
+    }
+
+    /// `problem` building a database's schema as an error: at `whole` when the engine gave
+    /// no database, else at the statement (`{prefix}schema[i]` or `{prefix}setup[i]`).
+    fn schema_problem(&self, whole: &str, prefix: &str, problem: SchemaProblem) -> ScenarioError {
+        match problem {
+            SchemaProblem::NoDatabase(reason) => {
+                self.err(whole, Databases::NoScratchDatabase { reason })
+            }
+            SchemaProblem::Statement {
+                in_setup,
+                index,
+                refusal: reason,
+            } => {
+                let section = if in_setup { "setup" } else { "schema" };
+                let field = format!("{prefix}{section}[{index}]");
+                self.err(field, Databases::SchemaFails { reason })
+            }
+        }
     }
 
     /// `store.databases`, in name order, their names and statements checked for form (each

@@ -3,7 +3,7 @@
 //! when it loads (its checker cannot be built), as it would be on a machine without a
 //! server, with a message that names the missing feature.
 
-use crate::model::{SqlEvent, SqlValue};
+use crate::model::{NoDatabase, SqlEvent, SqlRefusal, SqlValue};
 use crate::store::{SchemaProblem, StatementShape};
 
 /// Why nothing PostgreSQL can run in this build.
@@ -21,7 +21,7 @@ pub enum PgChecker {}
 
 impl PgChecker {
     pub fn new(_schema: &[String], _setup: &[String]) -> Result<PgChecker, SchemaProblem> {
-        Err((false, usize::MAX, NOT_BUILT.to_string()))
+        Err(SchemaProblem::NoDatabase(NoDatabase::NoPostgresEngine))
     }
 
     pub fn named(
@@ -29,14 +29,14 @@ impl PgChecker {
         _schema: &[String],
         _setup: &[String],
     ) -> Result<PgChecker, SchemaProblem> {
-        Err((false, usize::MAX, NOT_BUILT.to_string()))
+        Err(SchemaProblem::NoDatabase(NoDatabase::NoPostgresEngine))
     }
 
     pub fn of_run() -> Result<PgChecker, String> {
         Err(NOT_BUILT.to_string())
     }
 
-    pub fn prepare(&self, _sql: &str) -> Result<StatementShape, String> {
+    pub fn prepare(&self, _sql: &str) -> Result<StatementShape, SqlRefusal> {
         match *self {}
     }
 
@@ -55,18 +55,19 @@ impl PgChecker {
 
 #[cfg(test)]
 mod tests {
-    use crate::model::Engine;
-    use crate::store::SqlChecker;
+    use crate::model::{Engine, NoDatabase};
+    use crate::store::{SchemaProblem, SqlChecker};
 
     #[test]
     fn every_way_in_says_the_engine_is_not_built() {
         let why = super::ready().unwrap_err();
         assert!(why.contains("feature `postgres`"), "{why}");
-        let Err((in_setup, index, message)) = SqlChecker::new_on(Engine::Postgres, &[], &[]) else {
+        let Err(problem) = SqlChecker::new_on(Engine::Postgres, &[], &[]) else {
             panic!("a PostgreSQL checker without the engine");
         };
-        assert_eq!((in_setup, index, message), (false, usize::MAX, why.clone()));
-        assert!(SqlChecker::of_postgres_run().is_err());
+        let missing = SchemaProblem::NoDatabase(NoDatabase::NoPostgresEngine);
+        assert_eq!(problem, missing);
+        assert_eq!(SqlChecker::of_postgres_run().err(), Some(why));
         // SQLite is unaffected.
         assert!(SqlChecker::new_on(Engine::Sqlite, &[], &[]).is_ok());
     }

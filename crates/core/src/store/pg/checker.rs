@@ -7,7 +7,7 @@ use super::det;
 use super::lexer::{self, Literal, Token};
 use super::session::{use_schema, worker, Worker, RUN_SCHEMA};
 use super::store::message;
-use crate::model::{SqlEvent, SqlValue};
+use crate::model::{NoDatabase, RefusalReason, SqlEvent, SqlRefusal, SqlValue};
 use crate::store::{SchemaProblem, Seen, StatementShape};
 use std::rc::Rc;
 
@@ -51,7 +51,7 @@ impl PgChecker {
     /// Builds the schema then the setup in a database emptied for it; the first statement
     /// that fails is named.
     pub fn new(schema: &[String], setup: &[String]) -> Result<PgChecker, SchemaProblem> {
-        let worker = worker().map_err(|e| (false, usize::MAX, e))?;
+        let worker = worker().map_err(unreachable)?;
         *worker.ledger_built.borrow_mut() = None;
         worker
             .control_batch(&format!(
@@ -60,7 +60,7 @@ impl PgChecker {
                 super::session::empty_database(),
                 use_schema(RUN_SCHEMA),
             ))
-            .map_err(|e| (false, usize::MAX, e))?;
+            .map_err(unreachable)?;
         PgChecker::build(worker, RUN_SCHEMA, schema, setup)
     }
 
@@ -71,15 +71,14 @@ impl PgChecker {
         schema: &[String],
         setup: &[String],
     ) -> Result<PgChecker, SchemaProblem> {
-        let worker = worker().map_err(|e| (false, usize::MAX, e))?;
+        let worker = worker().map_err(unreachable)?;
         let create = format!("CREATE SCHEMA \"{name}\"; {}", use_schema(name));
-        if let Err(e) = worker.control_batch(&create) {
-            let why = format!(
-                "on PostgreSQL each named database is a schema of the run's database, and \
-                 schema `{name}` cannot be made ({e}): does `store.schema` create a schema of \
-                 that name? Rename one of them"
-            );
-            return Err((false, usize::MAX, why));
+        if let Err(message) = worker.control_batch(&create) {
+            let name = name.to_string();
+            return Err(SchemaProblem::NoDatabase(NoDatabase::SchemaTaken {
+                name,
+                message,
+            }));
         }
         PgChecker::build(worker, name, schema, setup)
     }
@@ -92,11 +91,15 @@ impl PgChecker {
     ) -> Result<PgChecker, SchemaProblem> {
         for (in_setup, list) in [(false, schema), (true, setup)] {
             for (i, sql) in list.iter().enumerate() {
-                if let Some(why) = det::refusal(sql).or_else(|| cluster_wide(sql)) {
-                    return Err((in_setup, i, why));
-                }
-                if let Err(e) = worker.control_statement(sql) {
-                    return Err((in_setup, i, format!("PostgreSQL says: {}", message(&e))));
+                let refused = det::refusal(sql).or_else(|| cluster_wide(sql));
+                let failed = || worker.control_statement(sql).err().map(|e| says(&e));
+                if let Some(why) = refused.or_else(failed) {
+                    let (index, refusal) = (i, SqlRefusal::of(why));
+                    return Err(SchemaProblem::Statement {
+                        in_setup,
+                        index,
+                        refusal,
+                    });
                 }
             }
         }
@@ -126,11 +129,16 @@ impl PgChecker {
             .map(drop)
     }
 
+    /// [`PgChecker::read_here`], its failure as a refusal of the statement at hand.
+    fn read_here_for_statement(&self) -> Result<(), SqlRefusal> {
+        self.read_here().map_err(bare)
+    }
+
     /// Prepares `sql` as a step or check statement: one statement, no transaction control,
     /// nothing non-deterministic; its shape.
-    pub fn prepare(&self, sql: &str) -> Result<StatementShape, String> {
+    pub fn prepare(&self, sql: &str) -> Result<StatementShape, SqlRefusal> {
         if let Some(why) = det::refusal(sql) {
-            return Err(why);
+            return Err(SqlRefusal::of(why));
         }
         let toks = lexer::tokens(sql);
         let words: Vec<String> = (toks.iter())
@@ -140,28 +148,19 @@ impl PgChecker {
             })
             .collect();
         let Some(first) = words.first() else {
-            return Err("no statement here (only a comment?)".into());
+            return Err(SqlRefusal::of(RefusalReason::NoStatement));
         };
         let semicolon = toks.iter().position(|t| *t == Token::Punct(';'));
         if semicolon.is_some_and(|k| k + 1 < toks.len()) {
-            return Err(
-                "more than one statement in one string; give a list of statements \
-                        instead"
-                    .into(),
-            );
+            return Err(SqlRefusal::of(RefusalReason::SeveralStatements));
         }
         if let Some(p) = words.iter().find(|w| is_positional(w)) {
-            return Err(format!(
-                "positional parameters (`{p}`) are not bound; name them (`:event_id`, a \
-                 payload field)"
-            ));
+            let marker = Some(p.clone());
+            return Err(SqlRefusal::of(RefusalReason::Positional { marker }));
         }
         if TRANSACTION_WORDS.contains(&first.as_str()) {
-            return Err(format!(
-                "`{}` is transaction control: the protocol's \"begin\" and \"commit\" steps \
-                 open and end the consumer's transaction",
-                first.to_uppercase()
-            ));
+            let word = first.to_uppercase();
+            return Err(SqlRefusal::of(RefusalReason::TransactionControl { word }));
         }
         let parameters = lexer::parameters(sql);
         // A parameter no event has cannot be bound: PostgreSQL would report the type it
@@ -175,7 +174,7 @@ impl PgChecker {
         let (columns, column_names) = if unknown || !self.on_server {
             (1, Vec::new())
         } else {
-            self.read_here()?;
+            self.read_here_for_statement()?;
             let names = self.columns(sql)?;
             (names.len(), names)
         };
@@ -198,7 +197,7 @@ impl PgChecker {
     /// The names of the columns `sql` returns, as PostgreSQL prepares it with each
     /// parameter written as the run writes it: a sample of its value (the first event's,
     /// the delivery's), so that PostgreSQL infers the types it will infer in a run.
-    fn columns(&self, sql: &str) -> Result<Vec<String>, String> {
+    fn columns(&self, sql: &str) -> Result<Vec<String>, SqlRefusal> {
         let samples = self.samples.borrow();
         let text = lexer::bind(sql, &|name| {
             Some(match samples.get(name) {
@@ -207,7 +206,8 @@ impl PgChecker {
                 None if name.contains('.') => Literal::Null,
                 None => Literal::Text(String::new()),
             })
-        })?;
+        })
+        .map_err(bare)?;
         let c = std::sync::Arc::clone(&self.worker.control);
         let prepared = self
             .worker
@@ -215,7 +215,7 @@ impl PgChecker {
             .block_on(async move { c.prepare(&text).await });
         prepared
             .map(|s| s.columns().iter().map(|c| c.name().to_string()).collect())
-            .map_err(|e| pg_says(&e))
+            .map_err(|e| SqlRefusal::of(pg_says(&e)))
     }
 
     /// The values the statements' parameters are prepared with.
@@ -256,7 +256,7 @@ impl PgChecker {
 /// Why `sql` (a schema or setup statement) is refused if it makes an object of the whole
 /// server (a role, a database, a tablespace…), which would outlive the run: every run
 /// starts from the file's schema in a database emptied for it.
-fn cluster_wide(sql: &str) -> Option<String> {
+fn cluster_wide(sql: &str) -> Option<RefusalReason> {
     let words = lexer::words(sql);
     let verb = words.first()?;
     if !["create", "alter", "drop"].contains(&verb.as_str()) {
@@ -275,15 +275,9 @@ fn cluster_wide(sql: &str) -> Option<String> {
         "subscription",
     ]
     .contains(&object.as_str())
-    .then(|| {
-        format!(
-            "`{} {}` makes an object of the whole server, which would outlive the run; \
-                 each run starts from the file's schema in a database emptied for it, so a \
-                 schema may create tables, schemas, functions and triggers, not roles, \
-                 databases or tablespaces",
-            verb.to_uppercase(),
-            object.to_uppercase()
-        )
+    .then(|| RefusalReason::ServerWide {
+        verb: verb.to_uppercase(),
+        object: object.to_uppercase(),
     })
 }
 
@@ -293,13 +287,41 @@ fn is_positional(word: &str) -> bool {
         .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
 }
 
-fn pg_says(e: &tokio_postgres::Error) -> String {
+fn pg_says(e: &tokio_postgres::Error) -> RefusalReason {
     match e.as_db_error() {
-        Some(d) => format!(
-            "PostgreSQL says: {} (SQLSTATE {})",
-            d.message(),
-            d.code().code()
-        ),
-        None => format!("PostgreSQL: {e}"),
+        Some(d) => RefusalReason::Engine {
+            engine: crate::model::Engine::Postgres,
+            message: d.message().to_string(),
+            sqlstate: Some(d.code().code().to_string()),
+            quoted: true,
+        },
+        None => RefusalReason::Client {
+            message: e.to_string(),
+        },
     }
+}
+
+/// A schema statement's failure, as the server gave it.
+fn says(e: &super::wire::DbError) -> RefusalReason {
+    RefusalReason::Engine {
+        engine: crate::model::Engine::Postgres,
+        message: e.message.clone(),
+        sqlstate: (!e.code.is_empty()).then(|| e.code.clone()),
+        quoted: true,
+    }
+}
+
+/// The server's text, given bare, as the refusal of the statement at hand.
+fn bare(message: String) -> SqlRefusal {
+    SqlRefusal::of(RefusalReason::Engine {
+        engine: crate::model::Engine::Postgres,
+        message,
+        sqlstate: None,
+        quoted: false,
+    })
+}
+
+/// The server could not be reached or readied for the check.
+fn unreachable(message: String) -> SchemaProblem {
+    SchemaProblem::NoDatabase(NoDatabase::Unreachable { message })
 }

@@ -18,6 +18,7 @@
 //! built-in called through `pg_catalog.` to get round the shadowing.
 
 use super::lexer::{tokens, Token};
+use crate::model::RefusalReason;
 
 /// Installed once in each scratch database.
 pub const FUNCTIONS: &str = r#"
@@ -79,33 +80,24 @@ const MACHINE_FUNCTIONS: [&str; 12] = [
 ];
 
 /// Why `sql` cannot run deterministically, if it cannot.
-pub fn refusal(sql: &str) -> Option<String> {
+pub fn refusal(sql: &str) -> Option<RefusalReason> {
     let toks = tokens(sql);
     for (k, t) in toks.iter().enumerate() {
         let Token::Word(w) = t else { continue };
         let w = w.to_ascii_lowercase();
         if CLOCK_KEYWORDS.contains(&w.as_str()) {
-            return Some(format!(
-                "`{}` reads the machine's clock, which would make every run different; write \
-                 now() (or clock_timestamp()), which the tool makes the run's virtual time",
-                w.to_uppercase()
-            ));
+            let keyword = w.to_uppercase();
+            return Some(RefusalReason::MachineClock { keyword });
         }
         let called = matches!(toks.get(k + 1), Some(Token::Punct('(')));
         if called && MACHINE_FUNCTIONS.contains(&w.as_str()) {
-            return Some(format!(
-                "{w}() gives what the machine or the moment gives, so two runs of the same \
-                 seed would differ; the simulator cannot make it deterministic"
-            ));
+            return Some(RefusalReason::MachineFunction { function: w });
         }
         if w == "pg_catalog" && matches!(toks.get(k + 1), Some(Token::Punct('.'))) {
             if let Some(Token::Word(f)) = toks.get(k + 2) {
                 let f = f.to_ascii_lowercase();
                 if SHADOWED.contains(&f.as_str()) {
-                    return Some(format!(
-                        "pg_catalog.{f}() is the machine's; write {f}(), which the tool \
-                         makes deterministic"
-                    ));
+                    return Some(RefusalReason::CatalogFunction { function: f });
                 }
             }
         }

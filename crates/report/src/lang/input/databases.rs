@@ -1,9 +1,10 @@
 //! The words of [`problem::Databases`]: what is wrong in the scenario's `databases`
 //! checks (where the effect is counted, the named databases, building each one).
 //!
-//! A database that could not be built carries the store's checker's own text (the
-//! engine's message, or the tool's sandbox refusal, in English): it is quoted as given.
+//! A statement that failed as a database was built carries its typed refusal, worded in
+//! `refusal`; the engine's own message inside it is quoted as the engine gave it.
 
+use super::refusal::{no_database, refusal};
 use super::Lang;
 use crate::scenario::problem::Databases;
 
@@ -36,9 +37,8 @@ fn english(p: &Databases) -> String {
             "check.effect says the business effect lives on `{effect}`, but effects_per_event \
              counts on `{counted}`; count it where it lives (or leave `db` out here)"
         ),
-        Databases::SchemaFails { reason } | Databases::NoScratchDatabase { reason } => {
-            reason.clone()
-        }
+        Databases::SchemaFails { reason } => refusal(reason, Lang::En),
+        Databases::NoScratchDatabase { reason } => no_database(reason, Lang::En),
         Databases::TooMany { count, max } => {
             format!("at most {max} named databases, this scenario has {count}")
         }
@@ -83,12 +83,14 @@ fn spanish(p: &Databases) -> String {
             "check.effect dice que el efecto de negocio vive en `{effect}`, pero \
              effects_per_event cuenta en `{counted}`; contalo donde vive (o sacá `db` de acá)"
         ),
-        Databases::SchemaFails { reason } => {
-            format!("esta sentencia falla al armar la base de datos: «{reason}»")
-        }
+        Databases::SchemaFails { reason } => format!(
+            "esta sentencia falla al armar la base de datos: {}",
+            refusal(reason, Lang::Es)
+        ),
         Databases::NoScratchDatabase { reason } => format!(
             "el motor no pudo darle al chequeo una base de datos donde preparar las \
-             sentencias: «{reason}»"
+             sentencias: {}",
+            no_database(reason, Lang::Es)
         ),
         Databases::TooMany { count, max } => format!(
             "se admiten a lo sumo {max} bases de datos con nombre, y este escenario tiene \
@@ -124,6 +126,7 @@ fn with_main(names: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::{Engine, NoDatabase, RefusalReason, SqlRefusal};
 
     #[test]
     fn an_unknown_database_is_told_with_the_databases_there_are() {
@@ -161,14 +164,46 @@ mod tests {
 
     #[test]
     fn the_engines_message_is_quoted_as_given() {
-        let reason = "SQLite says: near \"CREAT\": syntax error".to_string();
-        let p = Databases::SchemaFails {
-            reason: reason.clone(),
-        };
-        assert_eq!(words(&p, Lang::En), reason);
+        let reason = SqlRefusal::of(RefusalReason::Engine {
+            engine: Engine::Sqlite,
+            message: "near \"CREAT\": syntax error".into(),
+            sqlstate: None,
+            quoted: true,
+        });
+        let p = Databases::SchemaFails { reason };
+        assert_eq!(
+            words(&p, Lang::En),
+            "SQLite says: near \"CREAT\": syntax error"
+        );
         assert_eq!(
             words(&p, Lang::Es),
-            format!("esta sentencia falla al armar la base de datos: «{reason}»")
+            "esta sentencia falla al armar la base de datos: SQLite dice: near \"CREAT\": \
+             syntax error"
         );
+    }
+
+    #[test]
+    fn a_database_the_engine_could_not_give_is_worded_in_each_language() {
+        let p = Databases::NoScratchDatabase {
+            reason: NoDatabase::SchemaTaken {
+                name: "billing".into(),
+                message: "schema \"billing\" already exists".into(),
+            },
+        };
+        let en = words(&p, Lang::En);
+        assert!(
+            en.starts_with("on PostgreSQL each named database is a schema"),
+            "{en}"
+        );
+        let es = words(&p, Lang::Es);
+        assert!(
+            es.contains("el esquema `billing` no se puede crear (schema"),
+            "{es}"
+        );
+        assert!(es.ends_with("Renombrá uno de los dos"), "{es}");
+        let p = Databases::NoScratchDatabase {
+            reason: NoDatabase::NoPostgresEngine,
+        };
+        assert!(words(&p, Lang::Es).contains("la feature `postgres`"));
     }
 }

@@ -14,6 +14,7 @@ mod policy;
 #[path = "tests/policy.rs"]
 mod policy_refusals;
 mod read;
+mod refusal;
 #[cfg(test)]
 #[path = "tests/scenario.rs"]
 mod scenario_tests;

@@ -2,8 +2,8 @@
 //! step's form and name, a statement, the scenario's own schema, parameters, checks and
 //! payloads).
 //!
-//! A statement the store's checker refuses carries the checker's own text (the engine's
-//! message, or the tool's sandbox refusal, in English): it is quoted as given.
+//! A statement the store's checker refuses carries its typed refusal, worded in `refusal`;
+//! the engine's own message inside it is quoted as the engine gave it.
 
 use super::Lang;
 use crate::model::sql::{DELIVERY_PARAMETERS, LOG_PARAMETERS};
@@ -103,7 +103,9 @@ fn english_schema(p: &Sql) -> String {
         Sql::CheckWrites => "a check is a query giving one value (a SELECT with one column); \
                              this statement writes"
             .to_string(),
-        Sql::Unprepared { sql, reason } => format!("`{sql}`: {reason}"),
+        Sql::Unprepared { sql, reason } => {
+            format!("`{sql}`: {}", super::refusal::refusal(reason, Lang::En))
+        }
         _ => english_parameters(p),
     }
 }
@@ -249,9 +251,10 @@ fn spanish_schema(p: &Sql) -> String {
         Sql::CheckWrites => "un chequeo es una consulta que da un solo valor (un SELECT de una \
                              columna); esta sentencia escribe"
             .to_string(),
-        Sql::Unprepared { sql, reason } => {
-            format!("`{sql}` no se puede preparar: «{reason}»")
-        }
+        Sql::Unprepared { sql, reason } => format!(
+            "`{sql}` no se puede preparar: {}",
+            super::refusal::refusal(reason, Lang::Es)
+        ),
         _ => spanish_parameters(p),
     }
 }
@@ -320,7 +323,7 @@ fn colons(names: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Step;
+    use crate::model::{DialectHint, Engine, RefusalReason, SandboxRule, SqlRefusal, Step};
 
     #[test]
     fn an_unknown_parameter_is_told_with_the_parameters_there_are() {
@@ -366,10 +369,16 @@ mod tests {
     }
 
     #[test]
-    fn the_checkers_refusal_is_quoted_as_given() {
+    fn the_checkers_refusal_is_worded_and_the_engines_message_quoted() {
+        let reason = SqlRefusal::of(RefusalReason::Engine {
+            engine: Engine::Sqlite,
+            message: "no such column: nosuch".into(),
+            sqlstate: None,
+            quoted: false,
+        });
         let p = Sql::Unprepared {
             sql: "SELECT nosuch FROM t".into(),
-            reason: "no such column: nosuch".into(),
+            reason,
         };
         assert_eq!(
             words(&p, Lang::En),
@@ -377,7 +386,22 @@ mod tests {
         );
         assert_eq!(
             words(&p, Lang::Es),
-            "`SELECT nosuch FROM t` no se puede preparar: «no such column: nosuch»"
+            "`SELECT nosuch FROM t` no se puede preparar: SQLite dice: no such column: nosuch"
         );
+        // The tool's own rules and hints are Spanish under `--lang es`.
+        let p = Sql::Unprepared {
+            sql: "SELECT * FROM t FOR UPDATE".into(),
+            reason: SqlRefusal {
+                reason: RefusalReason::Sandbox(SandboxRule::Transaction),
+                hint: Some(DialectHint::ForUpdate),
+            },
+        };
+        let es = words(&p, Lang::Es);
+        assert!(es.contains("son de los pasos `begin` y `commit`"), "{es}");
+        assert!(
+            es.contains("SQLite no tiene bloqueos de fila (FOR UPDATE)"),
+            "{es}"
+        );
+        assert!(es.ends_with("o corré el SQL tal como está en PostgreSQL con `--engine postgres` (o `store.engine: postgres`)"), "{es}");
     }
 }

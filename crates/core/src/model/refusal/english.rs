@@ -1,0 +1,198 @@
+//! The fixed English text of a refusal, as a run's trace records it and a Rust handler's
+//! call answers with it (see the parent module). Never reworded: a run's hash covers it.
+
+use super::{DialectHint, RefusalReason, SandboxRule};
+
+impl RefusalReason {
+    pub(super) fn english(&self) -> String {
+        use RefusalReason::*;
+        match self {
+            Engine {
+                engine,
+                message,
+                sqlstate,
+                quoted,
+            } => {
+                let code = sqlstate.as_ref().map(|c| format!(" (SQLSTATE {c})"));
+                let said = format!("{message}{}", code.unwrap_or_default());
+                match (quoted, engine) {
+                    (false, _) => said,
+                    (true, crate::model::Engine::Sqlite) => format!("SQLite says: {said}"),
+                    (true, crate::model::Engine::Postgres) => format!("PostgreSQL says: {said}"),
+                }
+            }
+            Client { message } => format!("PostgreSQL: {message}"),
+            Sandbox(rule) => rule.english(),
+            Default { column, rule } => format!("the default of {column}: {}", rule.english()),
+            NoStatement => "no statement here (only a comment?)".to_string(),
+            SeveralStatements => {
+                "more than one statement in one string; give a list of statements instead"
+                    .to_string()
+            }
+            Positional { marker: None } => {
+                "positional parameters (`?`) are not bound; name them (`:event_id`)".to_string()
+            }
+            Positional { marker: Some(p) } => format!(
+                "positional parameters (`{p}`) are not bound; name them (`:event_id`, a \
+                 payload field)"
+            ),
+            Unbound { name } => format!(
+                "parameter {name} is not bound: give it in the call's parameters, or name a \
+                 delivery parameter (:event_id, :event_type, :now, :delivery, :consumer) or a \
+                 payload field"
+            ),
+            TransactionControl { word } => format!(
+                "`{word}` is transaction control: the protocol's \"begin\" and \"commit\" steps \
+                 open and end the consumer's transaction"
+            ),
+            ServerWide { verb, object } => format!(
+                "`{verb} {object}` makes an object of the whole server, which would outlive \
+                 the run; each run starts from the file's schema in a database emptied for it, \
+                 so a schema may create tables, schemas, functions and triggers, not roles, \
+                 databases or tablespaces"
+            ),
+            MachineClock { keyword } => format!(
+                "`{keyword}` reads the machine's clock, which would make every run different; \
+                 write now() (or clock_timestamp()), which the tool makes the run's virtual time"
+            ),
+            MachineFunction { function } => format!(
+                "{function}() gives what the machine or the moment gives, so two runs of the \
+                 same seed would differ; the simulator cannot make it deterministic"
+            ),
+            CatalogFunction { function } => format!(
+                "pg_catalog.{function}() is the machine's; write {function}(), which the tool \
+                 makes deterministic"
+            ),
+        }
+    }
+}
+
+impl SandboxRule {
+    fn english(&self) -> String {
+        use SandboxRule::*;
+        match self {
+            Transaction => "transaction statements belong to the protocol's `begin` and \
+                            `commit` steps, so that crash points, recovery and commit \
+                            timeouts know where a transaction is"
+                .to_string(),
+            Attach => "ATTACH, DETACH and VACUUM are not allowed: a statement creates, writes \
+                       and reads no file"
+                .to_string(),
+            Vacuum => "VACUUM is not allowed: it rebuilds the database through a second one \
+                       (VACUUM INTO writes a file), and a statement creates, writes and reads \
+                       no file"
+                .to_string(),
+            Pragma { name, allowed } => format!(
+                "PRAGMA {name} is not allowed: a connection setting does not carry over to a \
+                 restarted process, and a pragma may touch files (the read-only schema \
+                 pragmas are allowed: {})",
+                allowed.join(", ")
+            ),
+            Temporary => "temporary tables, indexes, triggers and views live in a connection, \
+                          which a restarted process does not have (and virtual tables are not \
+                          supported); create a table in the schema"
+                .to_string(),
+            ConnectionState { function } => format!(
+                "{function}() reads the connection's state, which a restarted process does \
+                 not have; read the rows instead"
+            ),
+            LoadsCode { function } => {
+                format!("{function}() is not allowed: it loads code into SQLite")
+            }
+            Memory { limit_mib } => format!(
+                "the statement needed more than {limit_mib} MiB of memory, the limit for one \
+                 statement"
+            ),
+            TemporaryFile => {
+                "SQLite asked for a temporary file, and a statement writes no file".to_string()
+            }
+            Steps { limit } => format!(
+                "interrupted after {limit} SQLite virtual-machine steps, the limit for one \
+                 statement"
+            ),
+        }
+    }
+}
+
+impl DialectHint {
+    pub(super) fn english(self) -> &'static str {
+        use DialectHint::*;
+        match self {
+            Now => {
+                "SQLite has no now(): bind `:now` (the run's virtual time, an integer) or \
+                 write CURRENT_TIMESTAMP (the run's clock, kept deterministic)"
+            }
+            Uuid => {
+                "SQLite has no UUID function: write lower(hex(randomblob(16))) (drawn from \
+                 the run's random stream, so deterministic), or use the delivery's own \
+                 :event_id"
+            }
+            SkipLocked => {
+                "SQLite has no row locks (SKIP LOCKED): one writer holds the whole database, \
+                 so drop the clause"
+            }
+            ForUpdate => {
+                "SQLite has no row locks (FOR UPDATE): the transaction's first write takes \
+                 the whole database's write lock, so drop the clause"
+            }
+            ForShare => "SQLite has no row locks (FOR SHARE): drop the clause",
+            OnDuplicateKeyUpdate => {
+                "MySQL's ON DUPLICATE KEY UPDATE is written ON CONFLICT (key columns) DO \
+                 UPDATE SET … in SQLite (and in PostgreSQL)"
+            }
+            InsertIgnore => {
+                "MySQL's INSERT IGNORE is written INSERT OR IGNORE in SQLite, or INSERT … ON \
+                 CONFLICT DO NOTHING (SQLite and PostgreSQL)"
+            }
+            DoubleColonCast => "SQLite has no `::` cast: write CAST(value AS type)",
+            Ilike => "SQLite has no ILIKE: its LIKE already ignores the case of ASCII letters",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Engine, SqlRefusal};
+
+    #[test]
+    fn an_engine_message_is_quoted_as_each_engine_gives_it() {
+        let sqlite = |quoted| RefusalReason::Engine {
+            engine: Engine::Sqlite,
+            message: "no such table: t".into(),
+            sqlstate: None,
+            quoted,
+        };
+        assert_eq!(SqlRefusal::of(sqlite(false)).english(), "no such table: t");
+        assert_eq!(
+            SqlRefusal::of(sqlite(true)).english(),
+            "SQLite says: no such table: t"
+        );
+        let pg = RefusalReason::Engine {
+            engine: Engine::Postgres,
+            message: "relation \"t\" does not exist".into(),
+            sqlstate: Some("42P01".into()),
+            quoted: true,
+        };
+        assert_eq!(
+            SqlRefusal::of(pg).english(),
+            "PostgreSQL says: relation \"t\" does not exist (SQLSTATE 42P01)"
+        );
+    }
+
+    #[test]
+    fn a_hint_follows_the_reason() {
+        let r = SqlRefusal {
+            reason: RefusalReason::Sandbox(SandboxRule::LoadsCode {
+                function: "load_extension".into(),
+            }),
+            hint: Some(DialectHint::Ilike),
+        };
+        assert_eq!(
+            r.english(),
+            "load_extension() is not allowed: it loads code into SQLite; SQLite has no ILIKE: \
+             its LIKE already ignores the case of ASCII letters; or run the SQL as written on \
+             PostgreSQL with `--engine postgres` (or `store.engine: postgres`)"
+        );
+    }
+}

@@ -1,0 +1,197 @@
+//! The words of a refused statement ([`SqlRefusal`]) and of a database the engine could not
+//! give the load-time check ([`NoDatabase`]).
+//!
+//! English is the refusal's own text ([`SqlRefusal::english`], kept in the core because a
+//! run's trace records and hashes it); Spanish is worded here. The engine's own message is
+//! quoted as the engine gave it, in the engine's language.
+
+use super::Lang;
+use crate::model::{DialectHint, NoDatabase, RefusalReason, SandboxRule, SqlRefusal};
+
+/// Why `r` was refused, in `lang`.
+pub(super) fn refusal(r: &SqlRefusal, lang: Lang) -> String {
+    match lang {
+        Lang::En => r.english(),
+        Lang::Es => {
+            let hint = match r.hint {
+                Some(h) => format!(
+                    "; {}; o corré el SQL tal como está en PostgreSQL con `--engine postgres` \
+                     (o `store.engine: postgres`)",
+                    hint_es(h)
+                ),
+                None => String::new(),
+            };
+            reason_es(&r.reason) + &hint
+        }
+    }
+}
+
+/// Why the engine gave no database, in `lang`.
+pub(super) fn no_database(n: &NoDatabase, lang: Lang) -> String {
+    match (lang, n) {
+        (Lang::En, NoDatabase::NoPostgresEngine) => {
+            "this build of delivery-sim-core has no PostgreSQL engine: build it with the \
+             feature `postgres` (the command line always has it)"
+                .to_string()
+        }
+        (Lang::Es, NoDatabase::NoPostgresEngine) => {
+            "esta compilación de delivery-sim-core no tiene el motor PostgreSQL: compilala con \
+             la feature `postgres` (la línea de comandos siempre la tiene)"
+                .to_string()
+        }
+        (_, NoDatabase::Unreachable { message }) => message.clone(),
+        (Lang::En, NoDatabase::SchemaTaken { name, message }) => format!(
+            "on PostgreSQL each named database is a schema of the run's database, and schema \
+             `{name}` cannot be made ({message}): does `store.schema` create a schema of that \
+             name? Rename one of them"
+        ),
+        (Lang::Es, NoDatabase::SchemaTaken { name, message }) => format!(
+            "en PostgreSQL cada base de datos con nombre es un esquema de la base de la \
+             corrida, y el esquema `{name}` no se puede crear ({message}): ¿`store.schema` \
+             crea un esquema con ese nombre? Renombrá uno de los dos"
+        ),
+    }
+}
+
+fn reason_es(r: &RefusalReason) -> String {
+    use RefusalReason::*;
+    match r {
+        Engine {
+            engine,
+            message,
+            sqlstate,
+            ..
+        } => {
+            let code = sqlstate.as_ref().map(|c| format!(" (SQLSTATE {c})"));
+            let name = match engine {
+                crate::model::Engine::Sqlite => "SQLite",
+                crate::model::Engine::Postgres => "PostgreSQL",
+            };
+            format!("{name} dice: {message}{}", code.unwrap_or_default())
+        }
+        Client { message } => format!("PostgreSQL (el cliente): {message}"),
+        Sandbox(rule) => rule_es(rule),
+        Default { column, rule } => format!("el valor por defecto de {column}: {}", rule_es(rule)),
+        NoStatement => "acá no hay ninguna sentencia (¿solo un comentario?)".to_string(),
+        SeveralStatements => {
+            "más de una sentencia en un mismo texto; dalas como una lista de sentencias".to_string()
+        }
+        Positional { marker } => {
+            let marker = marker.as_deref().unwrap_or("?");
+            format!(
+                "los parámetros posicionales (`{marker}`) no se enlazan; dales nombre \
+                 (`:event_id`, un campo del payload)"
+            )
+        }
+        Unbound { name } => format!(
+            "el parámetro {name} no tiene valor: dalo en los parámetros de la llamada, o nombrá \
+             un parámetro de la entrega (:event_id, :event_type, :now, :delivery, :consumer) o \
+             un campo del payload"
+        ),
+        TransactionControl { word } => format!(
+            "`{word}` es control de transacciones: los pasos \"begin\" y \"commit\" del \
+             protocolo abren y terminan la transacción del consumidor"
+        ),
+        ServerWide { verb, object } => format!(
+            "`{verb} {object}` crea un objeto de todo el servidor, que sobreviviría a la \
+             corrida; cada corrida empieza desde el esquema del archivo en una base vaciada \
+             para ella, así que un esquema puede crear tablas, esquemas, funciones y \
+             triggers, no roles, bases de datos ni tablespaces"
+        ),
+        MachineClock { keyword } => format!(
+            "`{keyword}` lee el reloj de la máquina, y cada corrida daría distinto; escribí \
+             now() (o clock_timestamp()), que la herramienta convierte en el tiempo virtual de \
+             la corrida"
+        ),
+        MachineFunction { function } => format!(
+            "{function}() da lo que dan la máquina o el momento, así que dos corridas con la \
+             misma semilla darían distinto; el simulador no puede hacerla determinista"
+        ),
+        CatalogFunction { function } => format!(
+            "pg_catalog.{function}() es la de la máquina; escribí {function}(), que la \
+             herramienta hace determinista"
+        ),
+    }
+}
+
+fn rule_es(r: &SandboxRule) -> String {
+    use SandboxRule::*;
+    match r {
+        Transaction => "las sentencias de transacción son de los pasos `begin` y `commit` del \
+                        protocolo, para que los puntos de caída, la recuperación y los \
+                        timeouts de commit sepan dónde hay una transacción"
+            .to_string(),
+        Attach => "ATTACH, DETACH y VACUUM no están permitidos: una sentencia no crea, escribe \
+                   ni lee archivos"
+            .to_string(),
+        Vacuum => "VACUUM no está permitido: reconstruye la base a través de una segunda \
+                   (VACUUM INTO escribe un archivo), y una sentencia no crea, escribe ni lee \
+                   archivos"
+            .to_string(),
+        Pragma { name, allowed } => format!(
+            "PRAGMA {name} no está permitido: un ajuste de la conexión no pasa a un proceso \
+             reiniciado, y un pragma puede tocar archivos (se permiten los pragmas de solo \
+             lectura del esquema: {})",
+            allowed.join(", ")
+        ),
+        Temporary => "las tablas, índices, triggers y vistas temporales viven en una \
+                      conexión, que un proceso reiniciado no tiene (y las tablas virtuales no \
+                      están soportadas); creá una tabla en el esquema"
+            .to_string(),
+        ConnectionState { function } => format!(
+            "{function}() lee el estado de la conexión, que un proceso reiniciado no tiene; \
+             leé las filas en su lugar"
+        ),
+        LoadsCode { function } => {
+            format!("{function}() no está permitida: carga código en SQLite")
+        }
+        Memory { limit_mib } => format!(
+            "la sentencia necesitó más de {limit_mib} MiB de memoria, el límite para una \
+             sentencia"
+        ),
+        TemporaryFile => {
+            "SQLite pidió un archivo temporal, y una sentencia no escribe archivos".to_string()
+        }
+        Steps { limit } => format!(
+            "interrumpida después de {limit} pasos de la máquina virtual de SQLite, el límite \
+             para una sentencia"
+        ),
+    }
+}
+
+fn hint_es(h: DialectHint) -> &'static str {
+    use DialectHint::*;
+    match h {
+        Now => {
+            "SQLite no tiene now(): enlazá `:now` (el tiempo virtual de la corrida, un entero) \
+             o escribí CURRENT_TIMESTAMP (el reloj de la corrida, determinista)"
+        }
+        Uuid => {
+            "SQLite no tiene función de UUID: escribí lower(hex(randomblob(16))) (sale del \
+             flujo aleatorio de la corrida, así que es determinista), o usá el propio \
+             :event_id de la entrega"
+        }
+        SkipLocked => {
+            "SQLite no tiene bloqueos de fila (SKIP LOCKED): un solo escritor tiene toda la \
+             base, así que sacá la cláusula"
+        }
+        ForUpdate => {
+            "SQLite no tiene bloqueos de fila (FOR UPDATE): la primera escritura de la \
+             transacción toma el bloqueo de escritura de toda la base, así que sacá la cláusula"
+        }
+        ForShare => "SQLite no tiene bloqueos de fila (FOR SHARE): sacá la cláusula",
+        OnDuplicateKeyUpdate => {
+            "el ON DUPLICATE KEY UPDATE de MySQL se escribe ON CONFLICT (columnas clave) DO \
+             UPDATE SET … en SQLite (y en PostgreSQL)"
+        }
+        InsertIgnore => {
+            "el INSERT IGNORE de MySQL se escribe INSERT OR IGNORE en SQLite, o INSERT … ON \
+             CONFLICT DO NOTHING (SQLite y PostgreSQL)"
+        }
+        DoubleColonCast => "SQLite no tiene el cast `::`: escribí CAST(valor AS tipo)",
+        Ilike => {
+            "SQLite no tiene ILIKE: su LIKE ya ignora mayúsculas y minúsculas en las letras \
+             ASCII"
+        }
+    }
+}
