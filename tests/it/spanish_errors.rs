@@ -162,3 +162,79 @@ fn the_command_line_prints_a_bad_file_and_a_bad_flag_in_spanish() {
     let o = bin(&["explore", "tests/bad/impossible-value.json", "--bogus"]);
     assert!(stderr(&o).starts_with("error: unexpected argument '--bogus' found"));
 }
+
+/// Statements the load-time check refuses, one of each kind of refusal on SQLite: where
+/// they go (a step's statement, a schema or a setup statement) and the SQL.
+const REFUSED: [(&str, &str); 16] = [
+    ("step", "SELECT qty FROM stock WHERE sku = :sku FOR UPDATE"),
+    ("step", "SELECT qty FROM stock WHERE sku ILIKE :sku"),
+    (
+        "step",
+        "INSERT INTO reservation VALUES (:event_id, :sku, now())",
+    ),
+    ("step", "PRAGMA journal_mode"),
+    ("step", "SAVEPOINT x"),
+    ("step", "SELECT changes()"),
+    ("step", "SELECT load_extension('x')"),
+    ("step", "VACUUM"),
+    ("step", "UPDATE stock SET qty = qty - ? WHERE sku = :sku"),
+    ("step", "-- only a comment"),
+    ("step", "SELECT nosuch FROM stock"),
+    ("schema", "CREATE TEMP TABLE t (x INTEGER)"),
+    (
+        "schema",
+        "CREATE TABLE u (id INTEGER DEFAULT (last_insert_rowid()))",
+    ),
+    ("schema", "CREAT TABLE u (x)"),
+    ("setup", "ATTACH DATABASE 'x.db' AS x"),
+    (
+        "setup",
+        "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c",
+    ),
+];
+
+/// A refused statement reads as Spanish under `--lang es`: the tool's rule and its hint
+/// for another dialect's SQL in Spanish, the engine's own message quoted; and the English
+/// is the refusal's one English text.
+#[test]
+fn every_kind_of_refused_statement_reads_as_spanish() {
+    let text = std::fs::read_to_string(root().join("scenarios/sql-no-dedup-duplicates.json"));
+    let base: Value = serde_json::from_str(&text.unwrap()).unwrap();
+    let mut hints = 0;
+    for (place, sql) in REFUSED {
+        let mut doc = base.clone();
+        match place {
+            "step" => doc["protocol"]["steps"][2]["sql"][0] = json!(sql),
+            _ => doc["store"][place].as_array_mut().unwrap().push(json!(sql)),
+        }
+        let e = Scenario::from_json(&doc.to_string(), "m.json").unwrap_err();
+        let (en, es) = (
+            input::scenario_error(&e, Lang::En),
+            input::scenario_error(&e, Lang::Es),
+        );
+        assert!(es.starts_with("escenario no válido m.json"), "{sql}: {es}");
+        let plain = unquoted(&es);
+        assert!(
+            !ENGLISH.iter().any(|w| plain.contains(w)),
+            "{sql}: English left in {es}"
+        );
+        // Only the engine's own message is quoted; the tool's rules are Spanish sentences
+        // (before, the whole English reason stood quoted in a Spanish frame).
+        if ["syntax error", "no such"].iter().any(|m| en.contains(m)) {
+            assert!(es.contains("SQLite dice: «"), "{sql}: {es}");
+        } else {
+            assert!(
+                !es.contains('«'),
+                "{sql}: the rule quoted, not worded: {es}"
+            );
+        }
+        if en.contains("--engine postgres") {
+            hints += 1;
+            assert!(
+                es.contains("o corré el SQL tal como está en PostgreSQL"),
+                "{es}"
+            );
+        }
+    }
+    assert_eq!(hints, 3, "FOR UPDATE, ILIKE and now() get a hint");
+}

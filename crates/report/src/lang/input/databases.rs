@@ -177,8 +177,8 @@ mod tests {
         );
         assert_eq!(
             words(&p, Lang::Es),
-            "esta sentencia falla al armar la base de datos: SQLite dice: near \"CREAT\": \
-             syntax error"
+            "esta sentencia falla al armar la base de datos: SQLite dice: «near \"CREAT\": \
+             syntax error»"
         );
     }
 
@@ -197,7 +197,7 @@ mod tests {
         );
         let es = words(&p, Lang::Es);
         assert!(
-            es.contains("el esquema `billing` no se puede crear (schema"),
+            es.contains("el esquema `billing` no se puede crear («schema"),
             "{es}"
         );
         assert!(es.ends_with("Renombrá uno de los dos"), "{es}");

@@ -3,7 +3,8 @@
 //!
 //! English is the refusal's own text ([`SqlRefusal::english`], kept in the core because a
 //! run's trace records and hashes it); Spanish is worded here. The engine's own message is
-//! quoted as the engine gave it, in the engine's language.
+//! quoted as the engine gave it, in the engine's language («…» in Spanish, as every foreign
+//! text is).
 
 use super::Lang;
 use crate::model::{DialectHint, NoDatabase, RefusalReason, SandboxRule, SqlRefusal};
@@ -39,7 +40,8 @@ pub(super) fn no_database(n: &NoDatabase, lang: Lang) -> String {
              la feature `postgres` (la línea de comandos siempre la tiene)"
                 .to_string()
         }
-        (_, NoDatabase::Unreachable { message }) => message.clone(),
+        (Lang::En, NoDatabase::Unreachable { message }) => message.clone(),
+        (Lang::Es, NoDatabase::Unreachable { message }) => format!("«{message}»"),
         (Lang::En, NoDatabase::SchemaTaken { name, message }) => format!(
             "on PostgreSQL each named database is a schema of the run's database, and schema \
              `{name}` cannot be made ({message}): does `store.schema` create a schema of that \
@@ -47,7 +49,7 @@ pub(super) fn no_database(n: &NoDatabase, lang: Lang) -> String {
         ),
         (Lang::Es, NoDatabase::SchemaTaken { name, message }) => format!(
             "en PostgreSQL cada base de datos con nombre es un esquema de la base de la \
-             corrida, y el esquema `{name}` no se puede crear ({message}): ¿`store.schema` \
+             corrida, y el esquema `{name}` no se puede crear («{message}»): ¿`store.schema` \
              crea un esquema con ese nombre? Renombrá uno de los dos"
         ),
     }
@@ -67,9 +69,9 @@ fn reason_es(r: &RefusalReason) -> String {
                 crate::model::Engine::Sqlite => "SQLite",
                 crate::model::Engine::Postgres => "PostgreSQL",
             };
-            format!("{name} dice: {message}{}", code.unwrap_or_default())
+            format!("{name} dice: «{message}»{}", code.unwrap_or_default())
         }
-        Client { message } => format!("PostgreSQL (el cliente): {message}"),
+        Client { message } => format!("PostgreSQL (el cliente): «{message}»"),
         Sandbox(rule) => rule_es(rule),
         Default { column, rule } => format!("el valor por defecto de {column}: {}", rule_es(rule)),
         NoStatement => "acá no hay ninguna sentencia (¿solo un comentario?)".to_string(),

@@ -386,7 +386,7 @@ mod tests {
         );
         assert_eq!(
             words(&p, Lang::Es),
-            "`SELECT nosuch FROM t` no se puede preparar: SQLite dice: no such column: nosuch"
+            "`SELECT nosuch FROM t` no se puede preparar: SQLite dice: «no such column: nosuch»"
         );
         // The tool's own rules and hints are Spanish under `--lang es`.
         let p = Sql::Unprepared {
