@@ -1,5 +1,5 @@
 //! The broker: a queue with per-message acknowledgement, like RabbitMQ or SQS, or a
-//! Kafka-style partitioned log with committed offsets ([`log`]).
+//! Kafka-style partitioned log with committed offsets (`log`).
 //!
 //! A sans-IO state machine. Every input is a `handle_*` call that takes the current virtual
 //! time; anything the broker needs from the outside world (a timer) comes out of
@@ -18,8 +18,8 @@
 //! ready again, the same message with the same event, and its deliveries count afresh
 //! towards `max_deliveries` (attempt numbers go on, so every delivery keeps its own name).
 
-pub mod log;
-pub mod output;
+pub(crate) mod log;
+pub(crate) mod output;
 
 pub use log::{LogBroker, LogConfig, PartitionKey};
 pub use output::{OutputRecord, OutputState, OutputTopic};
@@ -53,7 +53,7 @@ pub struct BrokerConfig {
     /// `Some`: a Kafka-style log instead of a queue (the queue's options do not apply).
     pub log: Option<LogConfig>,
     /// Consume-produce-commit inside the broker: a consumer's outputs commit atomically with
-    /// its ack (see [`output`]).
+    /// its ack (see `broker::output`).
     pub transactional: bool,
     /// At this virtual tick every dead-lettered message is made ready again (a replay of the
     /// dead-letter queue). `None`: dead letters stay parked.

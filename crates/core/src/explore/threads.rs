@@ -1,5 +1,5 @@
 //! How many threads run the runs of one scenario at once. A scenario with its own schema
-//! may hold megabytes of SQLite memory per run ([`admission::run_bytes`]), and a thread
+//! may hold megabytes of SQLite memory per run (`store::admission::run_bytes`), and a thread
 //! keeps what its allocator was given at its largest: so such a scenario runs on at most
 //! as many threads as the SQLite memory budget holds runs of it, whatever the machine's
 //! number of cores (results are collected in order, so the number of threads never shows).
@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 /// PostgreSQL each thread holds connections of its own (its control connection, a run's
 /// one per consumer and database and the side jobs', and the idle ones kept for the next
 /// run), and the server takes so many clients only: as many threads as
-/// [`crate::store::pg::budget::max_threads`] says.
+/// `store::pg::budget::max_threads` says.
 pub fn bound(scenario: &Scenario) -> Option<usize> {
     let databases = scenario
         .store

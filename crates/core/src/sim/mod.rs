@@ -7,8 +7,8 @@
 
 pub mod fingerprint;
 pub mod queue;
-pub mod rng;
-pub mod trace;
+pub(crate) mod rng;
+pub(crate) mod trace;
 
 pub use fingerprint::{Digest, Fingerprint, StateHasher};
 pub use queue::EventQueue;

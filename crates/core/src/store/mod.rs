@@ -36,7 +36,7 @@ use std::hash::Hasher as _;
 use std::rc::Rc;
 use std::sync::{Arc, Mutex};
 
-pub mod admission;
+pub(crate) mod admission;
 mod checker;
 pub mod connect;
 mod consumer_db;

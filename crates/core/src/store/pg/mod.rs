@@ -15,8 +15,8 @@
 //! - [`checker`]: the load-time check, each statement prepared by PostgreSQL.
 //! - [`digest`]: the run's state fingerprinted for exploration's pruning.
 //! - [`det`] and [`lexer`]: the clock, random numbers and UUIDs made the run's, and the
-//!   statement text's parameters; [`statement`]: what a statement's text says before it
-//!   runs; [`budget`]: how many connections a process may hold.
+//!   statement text's parameters; `statement`: what a statement's text says before it
+//!   runs; `budget`: how many connections a process may hold.
 //!
 //! Only those four are compiled without the feature `postgres` (SQLite's statements are
 //! read with the same lexer); the rest is the engine, and needs the feature.
@@ -25,14 +25,14 @@
 mod absent;
 #[cfg(not(feature = "postgres"))]
 pub use absent::{ready, PgChecker};
-pub mod budget;
+pub(crate) mod budget;
 #[cfg(feature = "postgres")]
-pub mod checker;
+pub(crate) mod checker;
 #[cfg(feature = "postgres")]
 mod counts;
 pub mod det;
 #[cfg(feature = "postgres")]
-pub mod digest;
+pub(crate) mod digest;
 pub mod lexer;
 #[cfg(feature = "postgres")]
 mod lifecycle;
@@ -52,7 +52,7 @@ pub mod server;
 pub mod session;
 #[cfg(feature = "postgres")]
 mod settle;
-pub mod statement;
+pub(crate) mod statement;
 #[cfg(feature = "postgres")]
 mod store;
 #[cfg(feature = "postgres")]
