@@ -354,19 +354,9 @@ fn engine_refusal(e: &rusqlite::Error) -> SqlRefusal {
 }
 
 /// `reason` as a schema statement's failure gives it: SQLite's message names SQLite.
-fn quoted(reason: RefusalReason) -> RefusalReason {
-    match reason {
-        RefusalReason::Engine {
-            engine,
-            message,
-            sqlstate,
-            quoted: _,
-        } => RefusalReason::Engine {
-            engine,
-            message,
-            sqlstate,
-            quoted: true,
-        },
-        other => other,
+fn quoted(mut reason: RefusalReason) -> RefusalReason {
+    if let RefusalReason::Engine { quoted, .. } = &mut reason {
+        *quoted = true;
     }
+    reason
 }

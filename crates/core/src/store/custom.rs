@@ -342,11 +342,7 @@ impl Store {
     fn check_value(&self, db: u8, sql: &str, e: &SqlEvent) -> Result<Value, String> {
         let sandbox = self.sandbox(db);
         let guard = sandbox.check(self.now);
-        first_value(self.conn_at(db), sql, e).map_err(|m| {
-            guard
-                .why_failed()
-                .map_or(m, |r| SqlRefusal::of(r).english())
-        })
+        first_value(self.conn_at(db), sql, e).map_err(|m| sandbox_text(&guard).unwrap_or(m))
     }
 
     /// The rows of every table of the scenario's schema; a named database's tables are
@@ -500,11 +496,16 @@ pub(super) fn failure_message(e: &rusqlite::Error) -> String {
     SqlRefusal::of(failure_refusal(e)).english()
 }
 
+/// The text the sandbox's rule leaves in a run, when the sandbox made the statement
+/// running under `guard` fail.
+fn sandbox_text(guard: &Guard<'_>) -> Option<String> {
+    guard
+        .why_failed()
+        .map(|rule| SqlRefusal::of(rule).english())
+}
+
 /// What a statement that failed under `guard` leaves in a run: the sandbox's rule when the
 /// sandbox made it fail, else [`failure_message`].
-pub(super) fn failed_text(guard: &super::sandbox::Guard<'_>, e: &rusqlite::Error) -> String {
-    match guard.why_failed() {
-        Some(rule) => SqlRefusal::of(rule).english(),
-        None => failure_message(e),
-    }
+pub(super) fn failed_text(guard: &Guard<'_>, e: &rusqlite::Error) -> String {
+    sandbox_text(guard).unwrap_or_else(|| failure_message(e))
 }

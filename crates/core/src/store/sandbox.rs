@@ -44,18 +44,8 @@ pub const MAX_DATABASE_BYTES: i64 = 16 << 20;
 /// How many virtual-machine steps pass between two calls of the progress handler.
 pub(super) const VM_STEPS_PER_CALL: u32 = 1_000;
 
-/// The pragmas a statement may use: they read the schema and change nothing (a
-/// table-valued `pragma_table_info(…)` is one of them too).
-const READ_ONLY_PRAGMAS: [&str; 8] = [
-    "table_info",
-    "table_xinfo",
-    "table_list",
-    "index_list",
-    "index_info",
-    "index_xinfo",
-    "foreign_key_list",
-    "foreign_key_check",
-];
+/// The pragmas a statement may use (the refusal of any other names them).
+const READ_ONLY_PRAGMAS: [&str; 8] = SandboxRule::READ_ONLY_PRAGMAS;
 
 /// Functions that read the connection's state rather than the database: a simulated crash
 /// keeps the connection, a real one does not.
@@ -387,7 +377,6 @@ fn refusal(action: &AuthAction<'_>) -> Option<SandboxRule> {
         {
             SandboxRule::Pragma {
                 name: pragma_name.to_string(),
-                allowed: READ_ONLY_PRAGMAS.to_vec(),
             }
         }
         AuthAction::CreateTempIndex { .. }
@@ -405,11 +394,15 @@ fn refusal(action: &AuthAction<'_>) -> Option<SandboxRule> {
 /// Why no statement may call function `name`, or `None` when it may.
 pub(super) fn refused_function(name: &str) -> Option<SandboxRule> {
     let f = name.to_ascii_lowercase();
-    let function = name.to_string();
+    let function = || name.to_string();
     if CONNECTION_STATE.contains(&f.as_str()) {
-        Some(SandboxRule::ConnectionState { function })
+        Some(SandboxRule::ConnectionState {
+            function: function(),
+        })
     } else if FORBIDDEN.contains(&f.as_str()) {
-        Some(SandboxRule::LoadsCode { function })
+        Some(SandboxRule::LoadsCode {
+            function: function(),
+        })
     } else {
         None
     }

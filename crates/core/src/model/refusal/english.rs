@@ -82,11 +82,11 @@ impl SandboxRule {
                        (VACUUM INTO writes a file), and a statement creates, writes and reads \
                        no file"
                 .to_string(),
-            Pragma { name, allowed } => format!(
+            Pragma { name } => format!(
                 "PRAGMA {name} is not allowed: a connection setting does not carry over to a \
                  restarted process, and a pragma may touch files (the read-only schema \
                  pragmas are allowed: {})",
-                allowed.join(", ")
+                SandboxRule::READ_ONLY_PRAGMAS.join(", ")
             ),
             Temporary => "temporary tables, indexes, triggers and views live in a connection, \
                           which a restarted process does not have (and virtual tables are not \

@@ -81,11 +81,8 @@ pub enum SandboxRule {
     Attach,
     /// `VACUUM`, refused from SQLite's own program for it.
     Vacuum,
-    /// `PRAGMA name`, not one of the read-only schema pragmas (`allowed`).
-    Pragma {
-        name: String,
-        allowed: Vec<&'static str>,
-    },
+    /// `PRAGMA name`, not one of [`SandboxRule::READ_ONLY_PRAGMAS`].
+    Pragma { name: String },
     /// Temporary or virtual tables, indexes, triggers and views.
     Temporary,
     /// `function()` reads the connection's state (`changes()`, `last_insert_rowid()`).
@@ -137,6 +134,21 @@ impl SqlRefusal {
         };
         self.reason.english() + &hint
     }
+}
+
+impl SandboxRule {
+    /// The pragmas a statement may use: they read the schema and change nothing (a
+    /// table-valued `pragma_table_info(…)` is one of them too).
+    pub const READ_ONLY_PRAGMAS: [&'static str; 8] = [
+        "table_info",
+        "table_xinfo",
+        "table_list",
+        "index_list",
+        "index_info",
+        "index_xinfo",
+        "foreign_key_list",
+        "foreign_key_check",
+    ];
 }
 
 impl From<SandboxRule> for RefusalReason {

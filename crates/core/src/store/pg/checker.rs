@@ -129,11 +129,6 @@ impl PgChecker {
             .map(drop)
     }
 
-    /// [`PgChecker::read_here`], its failure as a refusal of the statement at hand.
-    fn read_here_for_statement(&self) -> Result<(), SqlRefusal> {
-        self.read_here().map_err(bare)
-    }
-
     /// Prepares `sql` as a step or check statement: one statement, no transaction control,
     /// nothing non-deterministic; its shape.
     pub fn prepare(&self, sql: &str) -> Result<StatementShape, SqlRefusal> {
@@ -174,7 +169,7 @@ impl PgChecker {
         let (columns, column_names) = if unknown || !self.on_server {
             (1, Vec::new())
         } else {
-            self.read_here_for_statement()?;
+            self.read_here().map_err(bare)?;
             let names = self.columns(sql)?;
             (names.len(), names)
         };
@@ -289,12 +284,7 @@ fn is_positional(word: &str) -> bool {
 
 fn pg_says(e: &tokio_postgres::Error) -> RefusalReason {
     match e.as_db_error() {
-        Some(d) => RefusalReason::Engine {
-            engine: crate::model::Engine::Postgres,
-            message: d.message().to_string(),
-            sqlstate: Some(d.code().code().to_string()),
-            quoted: true,
-        },
+        Some(_) => says(&super::wire::db_error(e)),
         None => RefusalReason::Client {
             message: e.to_string(),
         },

@@ -130,11 +130,11 @@ fn rule_es(r: &SandboxRule) -> String {
                    (VACUUM INTO escribe un archivo), y una sentencia no crea, escribe ni lee \
                    archivos"
             .to_string(),
-        Pragma { name, allowed } => format!(
+        Pragma { name } => format!(
             "PRAGMA {name} no está permitido: un ajuste de la conexión no pasa a un proceso \
              reiniciado, y un pragma puede tocar archivos (se permiten los pragmas de solo \
              lectura del esquema: {})",
-            allowed.join(", ")
+            SandboxRule::READ_ONLY_PRAGMAS.join(", ")
         ),
         Temporary => "las tablas, índices, triggers y vistas temporales viven en una \
                       conexión, que un proceso reiniciado no tiene (y las tablas virtuales no \
