@@ -238,3 +238,41 @@ fn every_kind_of_refused_statement_reads_as_spanish() {
     }
     assert_eq!(hints, 3, "FOR UPDATE, ILIKE and now() get a hint");
 }
+
+/// A statement the tool's step budget stops during a run is the tool's rule, not the
+/// engine's words: explain says so in the reader's language, and SQLite is credited only
+/// with what it did (rolling the transaction back). Before, both languages said `SQLite
+/// says "interrupted after …"`, and Spanish kept the English inside the quotes.
+#[test]
+fn a_statement_the_budget_stops_in_a_run_is_the_tools_rule_in_both_languages() {
+    let text = std::fs::read_to_string(root().join("scenarios/sql-no-dedup-duplicates.json"));
+    let mut doc: Value = serde_json::from_str(&text.unwrap()).unwrap();
+    // Past the budget on a first delivery only, so the redelivery reserves and the run ends.
+    doc["protocol"]["steps"][2]["sql"][0] = json!(
+        "UPDATE stock SET qty = qty - :qty WHERE sku = :sku AND (WITH RECURSIVE c(x) AS \
+         (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < CASE WHEN :delivery = 1 THEN \
+         3000000 ELSE 1 END) SELECT count(*) FROM c) > 0"
+    );
+    doc["workload"]["events"] = json!(1);
+    doc.as_object_mut().unwrap().remove("faults");
+    doc.as_object_mut().unwrap().remove("expect");
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(dir.path(), "budget.json", &doc.to_string());
+    // The story wraps its lines: read it as one line of words.
+    let flat = |o| stdout(&o).split_whitespace().collect::<Vec<_>>().join(" ");
+    let en = flat(bin(&["explain", &file]));
+    let es = flat(bin(&["explain", &file, "--lang", "es"]));
+    assert!(
+        en.contains("fails: interrupted after 2000000 SQLite virtual-machine steps, the limit for one statement (SQLite rolled the whole transaction back itself)."),
+        "{en}"
+    );
+    assert!(!en.contains("SQLite says"), "{en}");
+    assert!(
+        es.contains("interrumpida después de 2000000 pasos de la máquina virtual de SQLite, el límite para una sentencia (SQLite ya deshizo toda la transacción por su cuenta)."),
+        "{es}"
+    );
+    assert!(
+        !es.contains("SQLite dice") && !es.contains("interrupted"),
+        "{es}"
+    );
+}

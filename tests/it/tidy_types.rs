@@ -105,10 +105,6 @@ const ALLOWED: &[(&str, &str)] = &[
         "SqlError.message",
         "the database's own message, as it gave it",
     ),
-    (
-        "TraceKind::SqlFailed.message",
-        "the database's own message, as it gave it",
-    ),
     // A refused statement (model::refusal): the engine's own words, and the names the
     // user's SQL holds; every sentence around them is worded by report::lang.
     (

@@ -60,7 +60,7 @@ impl<'a> RemoteDb<'a> {
         let op = op.into();
         self.try_exchange(ToChild::Execute { op, now })?
             .map(|ran| ran.outcome)
-            .map_err(|e| RealError::Protocol(format!("an operation failed: {e}")))
+            .map_err(|e| RealError::Protocol(format!("an operation failed: {}", e.english())))
     }
 
     /// Sends one operation (starting the process if a crash killed the last one) and
@@ -68,7 +68,7 @@ impl<'a> RemoteDb<'a> {
     fn try_exchange(
         &mut self,
         m: ToChild,
-    ) -> Result<Result<crate::model::SqlRan, String>, RealError> {
+    ) -> Result<Result<crate::model::SqlRan, crate::model::SqlFailure>, RealError> {
         if self.child.is_none() {
             // The process after a crash: it opens the file the killed one left behind.
             self.child = Some(ChildProcess::spawn(self.exe, &self.setup)?);
@@ -137,7 +137,7 @@ impl ConsumerDb for RemoteDb<'_> {
         step: &crate::model::SqlStep,
         binding: &crate::model::SqlBinding<'_>,
         done: u8,
-    ) -> Result<crate::model::SqlRan, String> {
+    ) -> Result<crate::model::SqlRan, crate::model::SqlFailure> {
         if self.error.is_some() {
             return Ok(DbOutcome::Busy { done: 0 }.into());
         }
@@ -160,7 +160,7 @@ impl ConsumerDb for RemoteDb<'_> {
         _value: &dyn Fn(&str) -> Option<crate::model::handler::Value>,
         _row: bool,
         _now: crate::model::Tick,
-    ) -> Result<crate::model::handler::Answer, DbOutcome> {
+    ) -> Result<crate::model::handler::CallResult, DbOutcome> {
         self.error.get_or_insert(RealError::Protocol(
             "crosscheck runs a scenario file's steps; a Rust handler is not one".to_string(),
         ));

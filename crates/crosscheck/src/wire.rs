@@ -216,7 +216,7 @@ pub enum FromChild {
     /// What a SQL step came to (or SQLite's message when it failed), and whether the
     /// connection now holds a transaction open.
     SqlAnswer {
-        result: Result<crate::model::SqlRan, String>,
+        result: Result<crate::model::SqlRan, crate::model::SqlFailure>,
         in_transaction: bool,
         /// Where the connection's random streams stand now.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]

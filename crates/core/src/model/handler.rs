@@ -168,6 +168,35 @@ pub struct SqlError {
     pub message: String,
 }
 
+/// A call the database refused, as the executor gets it: the kind the handler is told, and
+/// why (the trace's `SqlFailed`). The handler gets a [`SqlError`] made of it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FailedCall {
+    pub kind: SqlErrorKind,
+    pub failure: super::SqlFailure,
+}
+
+/// A SQL call's answer from the database: the answer, or why it failed.
+pub type CallResult = Result<Answer, FailedCall>;
+
+impl FailedCall {
+    /// A call refused for `refusal`, leaving the transaction as it was.
+    pub fn of(kind: SqlErrorKind, refusal: super::SqlRefusal) -> FailedCall {
+        FailedCall {
+            kind,
+            failure: super::SqlFailure::of(refusal),
+        }
+    }
+
+    /// The error the handler gets: its kind, and the failure's fixed English.
+    pub fn error(&self) -> SqlError {
+        SqlError {
+            kind: self.kind,
+            message: self.failure.english(),
+        }
+    }
+}
+
 impl SqlError {
     pub fn is_unique_violation(&self) -> bool {
         self.kind == SqlErrorKind::UniqueViolation

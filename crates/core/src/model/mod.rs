@@ -36,7 +36,9 @@ pub use policy::{ErrorPolicy, GaveUpRecord, GiveUp, PolicyError, Retry};
 pub use protocol::{
     built_ins, BuiltIn, CommitTimeoutStrategy, Protocol, ProtocolError, Step, StepActor,
 };
-pub use refusal::{DialectHint, NoDatabase, RefusalReason, SandboxRule, SqlRefusal};
+pub use refusal::{
+    BrokenTransaction, DialectHint, NoDatabase, RefusalReason, SandboxRule, SqlFailure, SqlRefusal,
+};
 pub use sql::{Catch, DuplicateIf, LogPlace, SqlBinding, SqlEvent, SqlRan, SqlStep, SqlValue};
 pub use trace::{Confirmation, Limit, Publication, TraceKind};
 pub use workload::{Account, Event, EventType};

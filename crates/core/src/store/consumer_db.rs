@@ -3,8 +3,8 @@
 //! a crash kills with SIGKILL. One executor drives both.
 
 use super::{CommittedState, DbOutcome, Store, StoreOp};
-use crate::model::handler::{Answer, Value as HandlerValue};
-use crate::model::{SqlBinding, SqlRan, SqlStep, Tick};
+use crate::model::handler::{CallResult, Value as HandlerValue};
+use crate::model::{SqlBinding, SqlFailure, SqlRan, SqlStep, Tick};
 
 /// A consumer's connection to the consumers' database.
 pub trait ConsumerDb {
@@ -12,13 +12,13 @@ pub trait ConsumerDb {
     fn execute(&mut self, op: StoreOp<'_>, now: Tick) -> DbOutcome;
 
     /// Runs one of the scenario's SQL steps (see [`Store::execute_sql`]): its outcome (and
-    /// the row its `into` keeps), or the database's message when the step fails.
+    /// the row its `into` keeps), or why the step failed.
     fn execute_sql(
         &mut self,
         step: &SqlStep,
         binding: &SqlBinding<'_>,
         done: u8,
-    ) -> Result<SqlRan, String>;
+    ) -> Result<SqlRan, SqlFailure>;
 
     /// Runs one statement of a Rust handler (see [`Store::execute_handler_sql`]).
     fn execute_handler_sql(
@@ -27,7 +27,7 @@ pub trait ConsumerDb {
         value: &dyn Fn(&str) -> Option<HandlerValue>,
         row: bool,
         now: Tick,
-    ) -> Result<Answer, DbOutcome>;
+    ) -> Result<CallResult, DbOutcome>;
 
     /// Whether a transaction is open on the connection.
     fn in_transaction(&self) -> bool;
@@ -88,7 +88,7 @@ impl ConsumerDb for Store {
         step: &SqlStep,
         binding: &SqlBinding<'_>,
         done: u8,
-    ) -> Result<SqlRan, String> {
+    ) -> Result<SqlRan, SqlFailure> {
         Store::execute_sql(self, step, binding, done)
     }
 
@@ -98,7 +98,7 @@ impl ConsumerDb for Store {
         value: &dyn Fn(&str) -> Option<HandlerValue>,
         row: bool,
         now: Tick,
-    ) -> Result<Answer, DbOutcome> {
+    ) -> Result<CallResult, DbOutcome> {
         Store::execute_handler_sql(self, sql, value, row, now)
     }
 
@@ -143,7 +143,7 @@ impl<T: ConsumerDb + ?Sized> ConsumerDb for &mut T {
         step: &SqlStep,
         binding: &SqlBinding<'_>,
         done: u8,
-    ) -> Result<SqlRan, String> {
+    ) -> Result<SqlRan, SqlFailure> {
         (**self).execute_sql(step, binding, done)
     }
 
@@ -153,7 +153,7 @@ impl<T: ConsumerDb + ?Sized> ConsumerDb for &mut T {
         value: &dyn Fn(&str) -> Option<HandlerValue>,
         row: bool,
         now: Tick,
-    ) -> Result<Answer, DbOutcome> {
+    ) -> Result<CallResult, DbOutcome> {
         (**self).execute_handler_sql(sql, value, row, now)
     }
 

@@ -11,8 +11,8 @@
 use super::pg::lexer;
 use super::*;
 use crate::model::{
-    DuplicateIf, InvariantResult, RefusalReason, SandboxRule, SqlBinding, SqlEvent, SqlRan,
-    SqlRefusal, SqlStep, SqlValue,
+    BrokenTransaction, DuplicateIf, InvariantResult, RefusalReason, SandboxRule, SqlBinding,
+    SqlEvent, SqlFailure, SqlRan, SqlRefusal, SqlStep, SqlValue,
 };
 use sandbox::{Guard, Sandbox, MAX_VM_STEPS};
 
@@ -171,7 +171,7 @@ impl Store {
         step: &SqlStep,
         b: &SqlBinding<'_>,
         done: u8,
-    ) -> Result<SqlRan, String> {
+    ) -> Result<SqlRan, SqlFailure> {
         self.now = b.now;
         let in_transaction = !self.conn_at(step.db).is_autocommit();
         let sandbox = self.sandbox(step.db);
@@ -192,14 +192,12 @@ impl Store {
                     {
                         return Ok(DbOutcome::Duplicate.into());
                     }
-                    let message = failed_text(&guard, &e);
+                    let mut failure = SqlFailure::of(failed_refusal(&guard, &e));
                     if in_transaction && self.conn_at(step.db).is_autocommit() {
                         self.rolled_back_by_sqlite = true;
-                        return Err(format!(
-                            "{message} (SQLite rolled the whole transaction back itself)"
-                        ));
+                        failure.broken = Some(BrokenTransaction::RolledBackBySqlite);
                     }
-                    return Err(message);
+                    return Err(failure);
                 }
             };
             match step.duplicate_if {
@@ -504,8 +502,11 @@ fn sandbox_text(guard: &Guard<'_>) -> Option<String> {
         .map(|rule| SqlRefusal::of(rule).english())
 }
 
-/// What a statement that failed under `guard` leaves in a run: the sandbox's rule when the
-/// sandbox made it fail, else [`failure_message`].
-pub(super) fn failed_text(guard: &Guard<'_>, e: &rusqlite::Error) -> String {
-    sandbox_text(guard).unwrap_or_else(|| failure_message(e))
+/// Why a statement that failed under `guard` failed: the sandbox's rule when the sandbox
+/// made it fail, else [`failure_refusal`].
+pub(super) fn failed_refusal(guard: &Guard<'_>, e: &rusqlite::Error) -> SqlRefusal {
+    match guard.why_failed() {
+        Some(rule) => SqlRefusal::of(rule),
+        None => SqlRefusal::of(failure_refusal(e)),
+    }
 }

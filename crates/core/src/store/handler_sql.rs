@@ -7,22 +7,23 @@
 //! to the handler, which decides (an insert-first inbox's unique violation means "already
 //! processed"; anything else it usually propagates with `?`).
 
-use super::custom::{failed_text, is_unique_violation, Ran};
+use super::custom::{failed_refusal, is_unique_violation, Ran};
 use super::*;
-use crate::model::handler::{Answer, SqlError, SqlErrorKind, Value as HandlerValue};
+use crate::model::handler::{Answer, CallResult, FailedCall, SqlErrorKind, Value as HandlerValue};
+use crate::model::BrokenTransaction;
 
 impl Store {
     /// Runs one statement of a handler, parameters from `value`: the rows it changed, or
-    /// its first row when `row`; a SQLite error is the answer's, with its kind. Lock
-    /// contention is `Err` ([`DbOutcome::Busy`] or [`DbOutcome::StaleSnapshot`]): nothing
-    /// happened and the call is made again later.
+    /// its first row when `row`; a SQLite error is `Ok(Err(…))`, with its kind and why.
+    /// Lock contention is `Err` ([`DbOutcome::Busy`] or [`DbOutcome::StaleSnapshot`]):
+    /// nothing happened and the call is made again later.
     pub fn execute_handler_sql(
         &mut self,
         sql: &str,
         value: &dyn Fn(&str) -> Option<HandlerValue>,
         row: bool,
         now: Tick,
-    ) -> Result<Answer, DbOutcome> {
+    ) -> Result<CallResult, DbOutcome> {
         self.now = now;
         let in_transaction = self.in_transaction();
         let sandbox = self.sandbox(0);
@@ -31,11 +32,11 @@ impl Store {
         match self.run_user_statement_on(0, sql, &value, row, &mut guard) {
             Ok(Ran {
                 first: Some(first), ..
-            }) if row => Ok(Answer::Row(Some(
+            }) if row => Ok(Ok(Answer::Row(Some(
                 first.into_iter().map(from_sqlite).collect(),
-            ))),
-            Ok(_) if row => Ok(Answer::Row(None)),
-            Ok(ran) => Ok(Answer::Changed(ran.changed)),
+            )))),
+            Ok(_) if row => Ok(Ok(Answer::Row(None))),
+            Ok(ran) => Ok(Ok(Answer::Changed(ran.changed))),
             Err(e) => {
                 if let Some(outcome) = contention(&e, 0) {
                     return Err(outcome);
@@ -45,12 +46,12 @@ impl Store {
                 } else {
                     SqlErrorKind::Other
                 };
-                let mut message = failed_text(&guard, &e);
+                let mut failed = FailedCall::of(kind, failed_refusal(&guard, &e));
                 if in_transaction && !self.in_transaction() {
                     self.rolled_back_by_sqlite = true;
-                    message.push_str(" (SQLite rolled the whole transaction back itself)");
+                    failed.failure.broken = Some(BrokenTransaction::RolledBackBySqlite);
                 }
-                Ok(Answer::Failed(SqlError { kind, message }))
+                Ok(Err(failed))
             }
         }
     }

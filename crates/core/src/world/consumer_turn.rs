@@ -368,9 +368,9 @@ impl World<'_> {
                     TraceKind::Db { step, nth, outcome },
                 )
             }
-            Err(message) => (
+            Err(failure) => (
                 StepResult::Failed,
-                TraceKind::SqlFailed { step, nth, message },
+                TraceKind::SqlFailed { step, nth, failure },
             ),
         }
     }

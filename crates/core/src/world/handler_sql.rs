@@ -5,31 +5,35 @@
 //! consumer's connection with the call's parameters and the delivery's.
 
 use super::*;
-use crate::model::handler::{Answer, Call, SqlError, SqlErrorKind, Value as HandlerValue};
+use crate::model::handler::{Answer, Call, FailedCall, SqlErrorKind, Value as HandlerValue};
+use crate::model::{Engine, NoDatabase, RefusalReason, SqlRefusal};
 use crate::store::SqlChecker;
 
 /// The checker of a handler's statements, and what it said of each statement so far.
 pub(super) struct HandlerSql {
-    /// `Err` when the scenario has no schema of its own to check against.
-    checker: Result<SqlChecker, String>,
-    verdicts: BTreeMap<String, Result<(), String>>,
+    /// `Err` when there is nothing to check against: no schema of the scenario's own, or
+    /// one the checker refuses.
+    checker: Result<SqlChecker, SqlRefusal>,
+    verdicts: BTreeMap<String, Result<(), SqlRefusal>>,
 }
 
 impl HandlerSql {
     pub(super) fn new(scenario: &Scenario) -> HandlerSql {
         let checker = match &scenario.store.custom {
-            None => Err(
-                "a Rust handler runs on a scenario's own schema (store.schema, \
-                 check.effects_per_event); this scenario has the built-in ledger"
-                    .to_string(),
-            ),
-            Some(_) if scenario.store.engine == crate::model::Engine::Postgres => {
-                SqlChecker::of_postgres_run()
-            }
+            None => Err(SqlRefusal::of(RefusalReason::NoOwnSchema)),
+            Some(_) if scenario.store.engine == Engine::Postgres => SqlChecker::of_postgres_run()
+                .map_err(|message| {
+                    SqlRefusal::of(RefusalReason::NoDatabase(NoDatabase::Unreachable {
+                        message,
+                    }))
+                }),
             Some(custom) => {
-                SqlChecker::new(&custom.schema, &custom.setup).map_err(|(in_setup, i, message)| {
-                    let part = if in_setup { "setup" } else { "schema" };
-                    format!("store.{part}[{i}] fails: {}", message.english())
+                SqlChecker::new(&custom.schema, &custom.setup).map_err(|(in_setup, index, r)| {
+                    SqlRefusal::of(RefusalReason::SchemaRefused {
+                        in_setup,
+                        index,
+                        refusal: Box::new(r),
+                    })
                 })
             }
         };
@@ -40,13 +44,13 @@ impl HandlerSql {
     }
 
     /// Whether `sql` may run as a handler's statement, and if not why.
-    fn check(&mut self, sql: &str) -> Result<(), String> {
+    fn check(&mut self, sql: &str) -> Result<(), SqlRefusal> {
         if let Some(verdict) = self.verdicts.get(sql) {
             return verdict.clone();
         }
         let verdict = match &self.checker {
             Err(why) => Err(why.clone()),
-            Ok(checker) => checker.prepare(sql).map(drop).map_err(|r| r.english()),
+            Ok(checker) => checker.prepare(sql).map(drop),
         };
         self.verdicts.insert(sql.to_string(), verdict.clone());
         verdict
@@ -77,14 +81,20 @@ impl World<'_> {
             Step::Commit if !open => "cannot commit - no transaction is active",
             _ => return None,
         };
-        self.consumers[c].set_reply(Answer::Failed(SqlError {
-            kind: SqlErrorKind::Other,
-            message: message.to_string(),
-        }));
-        let message = message.to_string();
+        let failed = FailedCall::of(
+            SqlErrorKind::Other,
+            SqlRefusal::of(RefusalReason::Engine {
+                engine: Engine::Sqlite,
+                message: message.to_string(),
+                sqlstate: None,
+                quoted: false,
+            }),
+        );
+        self.consumers[c].set_reply(Answer::Failed(failed.error()));
+        let failure = failed.failure;
         Some((
             StepResult::Db(DbOutcome::Ran),
-            TraceKind::SqlFailed { step, nth, message },
+            TraceKind::SqlFailed { step, nth, failure },
         ))
     }
 
@@ -114,10 +124,7 @@ impl World<'_> {
             .as_mut()
             .expect("a handler's run checks its SQL");
         let answer = match checker.check(&sql) {
-            Err(message) => Answer::Failed(SqlError {
-                kind: SqlErrorKind::Other,
-                message,
-            }),
+            Err(refusal) => Err(FailedCall::of(SqlErrorKind::Other, refusal)),
             Ok(()) => {
                 let binding = super::binding(&self.sql_events, &self.broker, now, c, d, None);
                 let value = |name: &str| -> Option<HandlerValue> {
@@ -137,17 +144,23 @@ impl World<'_> {
                 }
             }
         };
-        let kind = match &answer {
-            Answer::Failed(e) => TraceKind::SqlFailed {
-                step,
-                nth,
-                message: e.message.clone(),
-            },
-            _ => TraceKind::Db {
-                step,
-                nth,
-                outcome: DbOutcome::Ran,
-            },
+        let (answer, kind) = match answer {
+            Err(failed) => (
+                Answer::Failed(failed.error()),
+                TraceKind::SqlFailed {
+                    step,
+                    nth,
+                    failure: failed.failure,
+                },
+            ),
+            Ok(answer) => (
+                answer,
+                TraceKind::Db {
+                    step,
+                    nth,
+                    outcome: DbOutcome::Ran,
+                },
+            ),
         };
         self.consumers[c].set_reply(answer);
         (StepResult::Db(DbOutcome::Ran), kind)

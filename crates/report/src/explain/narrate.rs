@@ -267,9 +267,9 @@ impl Narrator<'_> {
             (TraceKind::StepFailed { .. }, _) => {
                 Some((l.step_failed(who, &entry.verb(), ev), true))
             }
-            (TraceKind::SqlFailed { message, .. }, _) => {
+            (TraceKind::SqlFailed { failure, .. }, _) => {
                 let engine = self.scenario.store.engine;
-                Some((l.sql_failed(who, &entry.verb(), ev, engine, message), true))
+                Some((l.sql_failed(who, &entry.verb(), ev, engine, failure), true))
             }
             (TraceKind::InvalidPayload, _) => Some((l.payload_refused(who, ev), true)),
             (_, Some(DbOutcome::PayloadMismatch)) => {

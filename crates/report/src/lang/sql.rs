@@ -51,24 +51,25 @@ impl Lang {
         }
     }
 
-    /// SQL step `step` failed for `ev` with the database's `message` (`engine`'s).
+    /// SQL step `step` failed for `ev`: the database's (`engine`'s) refusal, or a rule of
+    /// the tool's.
     pub fn sql_failed(
         self,
         who: &str,
         step: &str,
         ev: &str,
         engine: crate::model::Engine,
-        message: &str,
+        failure: &crate::model::SqlFailure,
     ) -> String {
-        let db = engine.product();
+        let why = self.sql_failure_told(engine.product(), failure);
         match self {
             Lang::En => format!(
-                "{who}'s {step} on {ev} fails: {db} says \"{message}\". {who} will roll back \
-                 and reject the delivery, so that the broker delivers it again."
+                "{who}'s {step} on {ev} fails: {why}. {who} will roll back and reject the \
+                 delivery, so that the broker delivers it again."
             ),
             Lang::Es => format!(
-                "Falla el paso {step} de {who} con {ev}: {db} dice \"{message}\". {who} va a \
-                 hacer rollback y rechazar la entrega, para que el broker la reentregue."
+                "Falla el paso {step} de {who} con {ev}: {why}. {who} va a hacer rollback y \
+                 rechazar la entrega, para que el broker la reentregue."
             ),
         }
     }

@@ -129,7 +129,7 @@ fn es_outcome(kind: &TraceKind) -> String {
         NothingReady => "nada listo: espera".into(),
         Db { outcome, .. } | RolledBack { outcome } | Alert { outcome } => es_db(*outcome).into(),
         StepFailed { .. } => "falla (inyectado): no se hace nada".into(),
-        SqlFailed { message, .. } => format!("falla: {message}"),
+        SqlFailed { failure, .. } => format!("falla: {}", Lang::Es.sql_failure(failure)),
         HandlerFailed { error } => format!("devuelve un error: {error}"),
         Retrying { .. } | DeadLetterSent { .. } | GaveUp { .. } => es_policy(kind),
         Skipped { .. } | Caught { .. } | Kept { .. } | Jumped { .. } | LoopLimit { .. } => {

@@ -1,7 +1,7 @@
 //! The fixed English text of a refusal, as a run's trace records it and a Rust handler's
 //! call answers with it (see the parent module). Never reworded: a run's hash covers it.
 
-use super::{DialectHint, RefusalReason, SandboxRule};
+use super::{DialectHint, NoDatabase, RefusalReason, SandboxRule};
 
 impl RefusalReason {
     pub(super) fn english(&self) -> String {
@@ -62,6 +62,38 @@ impl RefusalReason {
             CatalogFunction { function } => format!(
                 "pg_catalog.{function}() is the machine's; write {function}(), which the tool \
                  makes deterministic"
+            ),
+            NoOwnSchema => "a Rust handler runs on a scenario's own schema (store.schema, \
+                            check.effects_per_event); this scenario has the built-in ledger"
+                .to_string(),
+            SchemaRefused {
+                in_setup,
+                index,
+                refusal,
+            } => {
+                let part = if *in_setup { "setup" } else { "schema" };
+                format!("store.{part}[{index}] fails: {}", refusal.english())
+            }
+            NoDatabase(n) => n.english(),
+        }
+    }
+}
+
+impl NoDatabase {
+    /// Why the engine gave no database, in English (a handler's refused call carries it in
+    /// the trace, see the parent module).
+    pub fn english(&self) -> String {
+        match self {
+            NoDatabase::NoPostgresEngine => {
+                "this build of delivery-sim-core has no PostgreSQL engine: build it with the \
+                 feature `postgres` (the command line always has it)"
+                    .to_string()
+            }
+            NoDatabase::Unreachable { message } => message.clone(),
+            NoDatabase::SchemaTaken { name, message } => format!(
+                "on PostgreSQL each named database is a schema of the run's database, and \
+                 schema `{name}` cannot be made ({message}): does `store.schema` create a \
+                 schema of that name? Rename one of them"
             ),
         }
     }
@@ -178,6 +210,57 @@ mod tests {
             SqlRefusal::of(pg).english(),
             "PostgreSQL says: relation \"t\" does not exist (SQLSTATE 42P01)"
         );
+    }
+
+    #[test]
+    fn a_failure_in_a_run_adds_what_the_engine_did_to_the_transaction() {
+        // These bytes are a run's trace (hashed) and a handler's error message: pinned.
+        let steps = SqlRefusal::of(SandboxRule::Steps { limit: 7 });
+        let mut f = crate::model::SqlFailure::of(steps);
+        assert_eq!(
+            f.english(),
+            "interrupted after 7 SQLite virtual-machine steps, the limit for one statement"
+        );
+        assert!(!f.is_the_engines());
+        f.broken = Some(crate::model::BrokenTransaction::RolledBackBySqlite);
+        assert_eq!(
+            f.english(),
+            "interrupted after 7 SQLite virtual-machine steps, the limit for one statement \
+             (SQLite rolled the whole transaction back itself)"
+        );
+        let unique = RefusalReason::Engine {
+            engine: Engine::Postgres,
+            message: "duplicate key value violates unique constraint \"inbox_pkey\"".into(),
+            sqlstate: Some("23505".into()),
+            quoted: false,
+        };
+        let f = crate::model::SqlFailure {
+            refusal: SqlRefusal::of(unique),
+            broken: Some(crate::model::BrokenTransaction::AbortedOnPostgres),
+        };
+        assert!(f.is_the_engines());
+        assert_eq!(
+            f.english(),
+            "duplicate key value violates unique constraint \"inbox_pkey\" (SQLSTATE 23505) \
+             (PostgreSQL aborted the transaction: every statement until ROLLBACK fails, and \
+             COMMIT rolls it back)"
+        );
+    }
+
+    #[test]
+    fn a_handlers_check_that_could_not_run_says_why() {
+        let schema = RefusalReason::SchemaRefused {
+            in_setup: true,
+            index: 2,
+            refusal: Box::new(SqlRefusal::of(RefusalReason::NoStatement)),
+        };
+        assert_eq!(
+            SqlRefusal::of(schema).english(),
+            "store.setup[2] fails: no statement here (only a comment?)"
+        );
+        assert!(SqlRefusal::of(RefusalReason::NoOwnSchema)
+            .english()
+            .starts_with("a Rust handler runs on a scenario's own schema"));
     }
 
     #[test]

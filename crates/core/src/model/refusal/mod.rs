@@ -9,18 +9,41 @@
 //! handler's call answers with it (`handler::SqlError::message`), so those bytes are part
 //! of a run and never reworded. The report's English is this text; its Spanish is its own.
 
+use serde::{Deserialize, Serialize};
+
 use super::Engine;
 
 /// A refused statement: the reason, and what to write instead when the statement is
 /// another database's dialect (the hint never replaces the reason).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SqlRefusal {
     pub reason: RefusalReason,
     pub hint: Option<DialectHint>,
 }
 
+/// One of a scenario's statements (or a Rust handler's) that failed while a run was going
+/// (`TraceKind::SqlFailed`): why, and what the engine did to the consumer's open
+/// transaction because of it. Its English ([`SqlFailure::english`]) is what the trace
+/// hashes and what a handler's call answers with.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SqlFailure {
+    pub refusal: SqlRefusal,
+    pub broken: Option<BrokenTransaction>,
+}
+
+/// What the engine did to a transaction a failed statement ran in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum BrokenTransaction {
+    /// SQLite rolled the whole transaction back itself (as it does on some errors, and
+    /// on an interrupted write): the consumer is no longer in a transaction.
+    RolledBackBySqlite,
+    /// PostgreSQL aborted the transaction: every statement until `ROLLBACK` fails, and
+    /// `COMMIT` rolls it back.
+    AbortedOnPostgres,
+}
+
 /// The rule a statement broke, or the engine's own refusal.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum RefusalReason {
     /// The engine refused it with `message`, its own words (`sqlstate`: PostgreSQL's
     /// error code). `quoted`: the text names the engine ("SQLite says: …"), as a schema
@@ -56,11 +79,23 @@ pub enum RefusalReason {
     MachineFunction { function: String },
     /// PostgreSQL: `pg_catalog.function()` is the machine's own, not the tool's.
     CatalogFunction { function: String },
+    /// A Rust handler's statement, on a scenario with the built-in ledger: a handler's
+    /// statements run on a scenario's own schema.
+    NoOwnSchema,
+    /// A Rust handler's statement could not be checked: statement `index` of `store.setup`
+    /// (`in_setup`) or `store.schema` is refused, for `refusal`.
+    SchemaRefused {
+        in_setup: bool,
+        index: usize,
+        refusal: Box<SqlRefusal>,
+    },
+    /// A Rust handler's statement could not be checked: the engine gave no database.
+    NoDatabase(NoDatabase),
 }
 
 /// Why the engine could not give the load-time check a database to build a scenario's
 /// schema in (no statement of the scenario is to blame).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum NoDatabase {
     /// This build of the core has no PostgreSQL engine (the feature `postgres`).
     NoPostgresEngine,
@@ -73,7 +108,7 @@ pub enum NoDatabase {
 }
 
 /// A rule of the sandbox a scenario's own SQL runs in (`store::sandbox`).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum SandboxRule {
     /// Transaction statements are the protocol's `begin` and `commit` steps.
     Transaction,
@@ -99,7 +134,7 @@ pub enum SandboxRule {
 
 /// A construct of another database's dialect that SQLite does not have, found in a
 /// refused statement: what to write instead.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum DialectHint {
     Now,
     Uuid,
@@ -133,6 +168,47 @@ impl SqlRefusal {
             None => String::new(),
         };
         self.reason.english() + &hint
+    }
+}
+
+impl SqlFailure {
+    /// A failure that left the consumer's transaction as it was.
+    pub fn of(refusal: SqlRefusal) -> SqlFailure {
+        SqlFailure {
+            refusal,
+            broken: None,
+        }
+    }
+
+    /// The failure's fixed English text, as a run's trace records it and a Rust handler's
+    /// call answers with it (see the module's documentation).
+    pub fn english(&self) -> String {
+        let broken = match self.broken {
+            None => "",
+            Some(BrokenTransaction::RolledBackBySqlite) => {
+                " (SQLite rolled the whole transaction back itself)"
+            }
+            Some(BrokenTransaction::AbortedOnPostgres) => {
+                " (PostgreSQL aborted the transaction: every statement until ROLLBACK fails, \
+                 and COMMIT rolls it back)"
+            }
+        };
+        self.refusal.english() + broken
+    }
+
+    /// Whether the engine itself refused the statement (its own message), rather than a
+    /// rule of the tool's.
+    pub fn is_the_engines(&self) -> bool {
+        matches!(
+            self.refusal.reason,
+            RefusalReason::Engine { .. } | RefusalReason::Client { .. }
+        )
+    }
+}
+
+impl From<SqlRefusal> for SqlFailure {
+    fn from(refusal: SqlRefusal) -> SqlFailure {
+        SqlFailure::of(refusal)
     }
 }
 

@@ -50,9 +50,10 @@ impl TraceKind {
                 encode_db(e, *outcome)
             }
             StepFailed { step, nth } => encode_step(e, *step, *nth),
-            SqlFailed { step, nth, message } => {
+            SqlFailed { step, nth, failure } => {
                 encode_step(e, *step, *nth);
-                e.str(message);
+                // The fixed English, so that the hash is the one the message always had.
+                e.str(&failure.english());
             }
             HandlerFailed { error } => e.str(error),
             Retrying { .. } | DeadLetterSent { .. } | GaveUp { .. } => self.encode_policy(e),

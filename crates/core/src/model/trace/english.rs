@@ -47,7 +47,7 @@ impl fmt::Display for TraceKind {
                 f.write_str(outcome.describe())
             }
             StepFailed { .. } => f.write_str("failed (injected): nothing done"),
-            SqlFailed { message, .. } => write!(f, "failed: {message}"),
+            SqlFailed { failure, .. } => write!(f, "failed: {}", failure.english()),
             HandlerFailed { error } => write!(f, "returned an error: {error}"),
             Retrying { .. } | DeadLetterSent { .. } | GaveUp { .. } => self.fmt_policy(f),
             Skipped { .. } | Caught { .. } | Kept { .. } | Jumped { .. } | LoopLimit { .. } => {

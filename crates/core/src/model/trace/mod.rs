@@ -180,12 +180,13 @@ pub enum TraceKind {
     },
 
     // A consumer again (declared last, so that earlier variants keep their numbers).
-    /// SQL step `step` (its `nth` occurrence) failed with SQLite's `message` (a constraint,
-    /// or the statement budget): the step failed, the consumer rolls back and does not ack.
+    /// SQL step `step` (its `nth` occurrence) failed for `failure` (the engine's refusal,
+    /// such as a constraint, or a rule of the tool's, such as the statement budget): the
+    /// step failed, the consumer rolls back and does not ack.
     SqlFailed {
         step: Step,
         nth: u8,
-        message: String,
+        failure: super::SqlFailure,
     },
     /// A Rust handler returned `error` for the delivery: the framework rolls back what it
     /// left open and, unless it acked, rejects the delivery.

@@ -202,7 +202,7 @@ impl PgChecker {
                 None => Literal::Text(String::new()),
             })
         })
-        .map_err(bare)?;
+        .map_err(|n| bare(n.into()))?;
         let c = std::sync::Arc::clone(&self.worker.control);
         let prepared = self
             .worker
@@ -228,7 +228,7 @@ impl PgChecker {
         };
         let bound = match lexer::bind(sql, &value) {
             Ok(b) => b,
-            Err(e) => return e,
+            Err(e) => return e.into(),
         };
         if let Err(e) = self.read_here() {
             return e;

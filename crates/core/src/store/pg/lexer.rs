@@ -301,9 +301,25 @@ impl Literal {
     }
 }
 
+/// A parameter no value was given for: its name, with its `:`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NotBound(pub String);
+
+impl std::fmt::Display for NotBound {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "parameter {} is not bound", self.0)
+    }
+}
+
+impl From<NotBound> for String {
+    fn from(n: NotBound) -> String {
+        n.to_string()
+    }
+}
+
 /// `sql` with each `:name` replaced by `value(name)` as a literal; the first name `value`
 /// does not know is the error.
-pub fn bind(sql: &str, value: &dyn Fn(&str) -> Option<Literal>) -> Result<String, String> {
+pub fn bind(sql: &str, value: &dyn Fn(&str) -> Option<Literal>) -> Result<String, NotBound> {
     let cs = code_chars(sql);
     let code_at = |k: usize| cs.get(k).filter(|x| x.2).map(|x| x.1);
     let mut out = String::with_capacity(sql.len() + 32);
@@ -318,7 +334,7 @@ pub fn bind(sql: &str, value: &dyn Fn(&str) -> Option<Literal>) -> Result<String
         {
             let j = parameter_end(&cs, k + 1);
             let name: String = cs[k + 1..j].iter().map(|x| x.1).collect();
-            let v = value(&name).ok_or_else(|| format!("parameter :{name} is not bound"))?;
+            let v = value(&name).ok_or_else(|| NotBound(format!(":{name}")))?;
             out.push_str(&v.sql());
             k = j;
         } else {
@@ -351,7 +367,7 @@ mod tests {
         assert_eq!(parameters(sql), ["event_id", "qty"]);
         assert_eq!(
             bind("SELECT :nope", &lit).unwrap_err(),
-            "parameter :nope is not bound"
+            NotBound(":nope".into())
         );
         assert_eq!(
             parameters("SELECT a[1:2], x::text FROM t /* :y */"),

@@ -7,7 +7,9 @@
 //! text is).
 
 use super::Lang;
-use crate::model::{DialectHint, NoDatabase, RefusalReason, SandboxRule, SqlRefusal};
+use crate::model::{
+    BrokenTransaction, DialectHint, NoDatabase, RefusalReason, SandboxRule, SqlFailure, SqlRefusal,
+};
 
 /// Why `r` was refused, in `lang`.
 pub(super) fn refusal(r: &SqlRefusal, lang: Lang) -> String {
@@ -27,26 +29,60 @@ pub(super) fn refusal(r: &SqlRefusal, lang: Lang) -> String {
     }
 }
 
+/// Why a statement failed during a run, in `lang`: the refusal, and what the engine did
+/// to the transaction.
+fn failure(f: &SqlFailure, lang: Lang) -> String {
+    match lang {
+        Lang::En => f.english(),
+        Lang::Es => refusal(&f.refusal, lang) + broken_es(f.broken),
+    }
+}
+
+/// What the engine did to the transaction, in Spanish (the English is part of
+/// [`SqlFailure::english`]).
+fn broken_es(broken: Option<BrokenTransaction>) -> &'static str {
+    match broken {
+        None => "",
+        Some(BrokenTransaction::RolledBackBySqlite) => {
+            " (SQLite ya deshizo toda la transacción por su cuenta)"
+        }
+        Some(BrokenTransaction::AbortedOnPostgres) => {
+            " (PostgreSQL abortó la transacción: toda sentencia falla hasta el ROLLBACK, y el \
+             COMMIT la deshace)"
+        }
+    }
+}
+
+impl Lang {
+    /// Why a statement failed during a run (a trace's `SqlFailed`), in this language.
+    pub fn sql_failure(self, f: &SqlFailure) -> String {
+        failure(f, self)
+    }
+
+    /// Why a statement failed during a run, as the story of a run tells it: the engine's
+    /// own message quoted after its name (`db`, the product), or the tool's rule.
+    pub(crate) fn sql_failure_told(self, db: &str, f: &SqlFailure) -> String {
+        match (self, f.is_the_engines()) {
+            (Lang::En, true) => format!("{db} says \"{}\"", f.english()),
+            (Lang::Es, true) => {
+                let said = f.refusal.english();
+                format!("{db} dice \"{said}\"{}", broken_es(f.broken))
+            }
+            (lang, false) => failure(f, lang),
+        }
+    }
+}
+
 /// Why the engine gave no database, in `lang`.
 pub(super) fn no_database(n: &NoDatabase, lang: Lang) -> String {
     match (lang, n) {
-        (Lang::En, NoDatabase::NoPostgresEngine) => {
-            "this build of delivery-sim-core has no PostgreSQL engine: build it with the \
-             feature `postgres` (the command line always has it)"
-                .to_string()
-        }
+        (Lang::En, n) => n.english(),
         (Lang::Es, NoDatabase::NoPostgresEngine) => {
             "esta compilación de delivery-sim-core no tiene el motor PostgreSQL: compilala con \
              la feature `postgres` (la línea de comandos siempre la tiene)"
                 .to_string()
         }
-        (Lang::En, NoDatabase::Unreachable { message }) => message.clone(),
         (Lang::Es, NoDatabase::Unreachable { message }) => format!("«{message}»"),
-        (Lang::En, NoDatabase::SchemaTaken { name, message }) => format!(
-            "on PostgreSQL each named database is a schema of the run's database, and schema \
-             `{name}` cannot be made ({message}): does `store.schema` create a schema of that \
-             name? Rename one of them"
-        ),
         (Lang::Es, NoDatabase::SchemaTaken { name, message }) => format!(
             "en PostgreSQL cada base de datos con nombre es un esquema de la base de la \
              corrida, y el esquema `{name}` no se puede crear («{message}»): ¿`store.schema` \
@@ -113,6 +149,19 @@ fn reason_es(r: &RefusalReason) -> String {
             "pg_catalog.{function}() es la de la máquina; escribí {function}(), que la \
              herramienta hace determinista"
         ),
+        NoOwnSchema => "un handler de Rust corre sobre el esquema propio de un escenario \
+                        (store.schema, check.effects_per_event); este escenario tiene el \
+                        libro contable incorporado"
+            .to_string(),
+        SchemaRefused {
+            in_setup,
+            index,
+            refusal: inner,
+        } => {
+            let part = if *in_setup { "setup" } else { "schema" };
+            format!("falla store.{part}[{index}]: {}", refusal(inner, Lang::Es))
+        }
+        NoDatabase(n) => no_database(n, Lang::Es),
     }
 }
 

@@ -326,6 +326,42 @@ mod tests {
     use crate::model::{DialectHint, Engine, RefusalReason, SandboxRule, SqlRefusal, Step};
 
     #[test]
+    fn a_failed_step_credits_the_engine_only_with_its_own_message() {
+        use crate::model::{BrokenTransaction, SqlFailure};
+        let mut budget = SqlFailure::of(SqlRefusal::of(SandboxRule::Steps { limit: 9 }));
+        budget.broken = Some(BrokenTransaction::RolledBackBySqlite);
+        let told =
+            |l: Lang, f: &SqlFailure| l.sql_failed("consumer0", "reserve", "e1", Engine::Sqlite, f);
+        let en = told(Lang::En, &budget);
+        let es = told(Lang::Es, &budget);
+        assert!(!en.contains("SQLite says"), "{en}");
+        assert!(!es.contains("SQLite dice"), "{es}");
+        assert!(es.contains("interrumpida después de 9 pasos"), "{es}");
+        assert!(es.contains("SQLite ya deshizo toda la transacción"), "{es}");
+        assert!(
+            !es.contains("interrupted") && !es.contains("rolled"),
+            "{es}"
+        );
+        let check = SqlFailure::of(SqlRefusal::of(RefusalReason::Engine {
+            engine: Engine::Sqlite,
+            message: "CHECK constraint failed: qty >= 0".into(),
+            sqlstate: None,
+            quoted: false,
+        }));
+        assert_eq!(
+            told(Lang::En, &check),
+            "consumer0's reserve on e1 fails: SQLite says \"CHECK constraint failed: qty >= 0\". \
+             consumer0 will roll back and reject the delivery, so that the broker delivers it \
+             again."
+        );
+        assert!(
+            told(Lang::Es, &check).contains("SQLite dice \"CHECK constraint failed: qty >= 0\"."),
+            "{}",
+            told(Lang::Es, &check)
+        );
+    }
+
+    #[test]
     fn an_unknown_parameter_is_told_with_the_parameters_there_are() {
         let p = Sql::UnknownParameter {
             parameter: "amount".into(),

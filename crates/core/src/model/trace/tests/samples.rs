@@ -25,7 +25,14 @@ pub fn samples() -> Vec<TraceKind> {
         SqlFailed {
             step: Step::Sql(crate::model::sql::intern("reserve").expect("room")),
             nth: 1,
-            message: "CHECK constraint failed: qty >= 0".into(),
+            failure: crate::model::SqlFailure::of(crate::model::SqlRefusal::of(
+                crate::model::RefusalReason::Engine {
+                    engine: crate::model::Engine::Sqlite,
+                    message: "CHECK constraint failed: qty >= 0".into(),
+                    sqlstate: None,
+                    quoted: false,
+                },
+            )),
         },
         HandlerFailed {
             error: "not today".into(),

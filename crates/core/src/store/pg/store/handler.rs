@@ -8,9 +8,9 @@
 //! inbox written for SQLite or with a framework's "ignore duplicate" may — gets exactly
 //! that, and its `commit` fails saying so.
 
-use super::{clock, message, PgStore};
-use crate::model::handler::{Answer, SqlError, SqlErrorKind, Value};
-use crate::model::{DbOutcome, Tick};
+use super::{clock, refusal, unbound, PgStore};
+use crate::model::handler::{Answer, CallResult, FailedCall, SqlErrorKind, Value};
+use crate::model::{BrokenTransaction, DbOutcome, Tick};
 use crate::store::pg::lexer::{self, Literal};
 use crate::store::pg::session::Exec;
 
@@ -31,11 +31,11 @@ impl PgStore {
         value: &dyn Fn(&str) -> Option<Value>,
         row: bool,
         now: Tick,
-    ) -> Result<Answer, DbOutcome> {
+    ) -> Result<CallResult, DbOutcome> {
         self.now = now;
         let bound = match lexer::bind(sql, &|name| value(name).map(literal)) {
             Ok(b) => b,
-            Err(message) => return Ok(failed(SqlErrorKind::Other, message)),
+            Err(n) => return Ok(Err(FailedCall::of(SqlErrorKind::Other, unbound(n)))),
         };
         let began = self.began(0).unwrap_or(now);
         let text = format!("{}{bound}", clock(now, began));
@@ -55,29 +55,22 @@ impl PgStore {
                     true => SqlErrorKind::UniqueViolation,
                     false => SqlErrorKind::Other,
                 };
-                let mut text = message(&e);
+                let mut failed = FailedCall::of(kind, refusal(&e));
                 if self.began(0).is_some() && !self.aborted {
                     self.aborted = true;
-                    text.push_str(
-                        " (PostgreSQL aborted the transaction: every statement until ROLLBACK \
-                         fails, and COMMIT rolls it back)",
-                    );
+                    failed.failure.broken = Some(BrokenTransaction::AbortedOnPostgres);
                 }
-                Ok(failed(kind, text))
+                Ok(Err(failed))
             }
             Ok(ran) if row => {
                 let first = ran.rows.into_iter().next();
-                Ok(Answer::Row(first.map(|r| typed(r, &ran.types))))
+                Ok(Ok(Answer::Row(first.map(|r| typed(r, &ran.types)))))
             }
-            Ok(ran) => Ok(Answer::Changed(
+            Ok(ran) => Ok(Ok(Answer::Changed(
                 usize::try_from(ran.changed).unwrap_or(usize::MAX),
-            )),
+            ))),
         }
     }
-}
-
-fn failed(kind: SqlErrorKind, message: String) -> Answer {
-    Answer::Failed(SqlError { kind, message })
 }
 
 pub(in crate::store::pg) fn literal(v: Value) -> Literal {

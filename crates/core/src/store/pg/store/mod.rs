@@ -12,12 +12,13 @@ use crate::store::pg::session::{use_schema, DbError, Exec, RunDb, RUN_SCHEMA};
 
 mod handler;
 pub(super) mod ledger;
-use crate::model::handler::{Answer, Value as HandlerValue};
+use crate::model::handler::{CallResult, Value as HandlerValue};
 use crate::model::Account;
 use crate::model::{
     CommittedState, DbOutcome, DuplicateIf, InvariantResult, SqlBinding, SqlEvent, SqlRan, SqlStep,
     SqlValue, Tick,
 };
+use crate::model::{RefusalReason, SqlFailure, SqlRefusal};
 use crate::store::{
     ConsumerDb, CrashModel, CustomSchema, EffectMode, OutOfOrder, Store, StoreConfig, StoreOp,
 };
@@ -169,6 +170,22 @@ pub(super) fn clock(now: Tick, began: Tick) -> String {
         "SELECT pg_catalog.set_config('ds.clock', '{now}', false), \
          pg_catalog.set_config('ds.txn', '{began}', false);\n"
     )
+}
+
+/// PostgreSQL's refusal of a step's or a handler's statement: its message and SQLSTATE
+/// (its English is [`message`]).
+pub(super) fn refusal(e: &DbError) -> SqlRefusal {
+    SqlRefusal::of(RefusalReason::Engine {
+        engine: crate::model::Engine::Postgres,
+        message: e.message.clone(),
+        sqlstate: Some(e.code.clone()).filter(|c| !c.is_empty()),
+        quoted: false,
+    })
+}
+
+/// A statement naming a parameter nothing gives a value for.
+pub(super) fn unbound(n: lexer::NotBound) -> SqlRefusal {
+    SqlRefusal::of(RefusalReason::Unbound { name: n.0 })
 }
 
 /// PostgreSQL's message with its SQLSTATE, as a failed step reports it.
@@ -384,13 +401,14 @@ impl ConsumerDb for PgStore {
         step: &SqlStep,
         b: &SqlBinding<'_>,
         done: u8,
-    ) -> Result<SqlRan, String> {
+    ) -> Result<SqlRan, SqlFailure> {
         self.now = b.now;
         let began = self.open[usize::from(step.db)].unwrap_or(b.now);
         let session = self.session(step.db);
         let last = step.statements.len() - 1;
         for (i, sql) in step.statements.iter().enumerate().skip(usize::from(done)) {
-            let bound = lexer::bind(sql, &|name| b.value(name).map(handler::literal))?;
+            let bound = lexer::bind(sql, &|name| b.value(name).map(handler::literal))
+                .map_err(|n| SqlFailure::of(unbound(n)))?;
             let text = format!("{}{bound}", clock(b.now, began));
             let key = format!("{}#{i}", step.name);
             let keep = step.into.is_some() && i == last;
@@ -416,7 +434,7 @@ impl ConsumerDb for PgStore {
                     {
                         return Ok(DbOutcome::Duplicate.into());
                     }
-                    return Err(message(&e));
+                    return Err(SqlFailure::of(refusal(&e)));
                 }
                 Ok(ran) => ran,
             };
@@ -440,7 +458,7 @@ impl ConsumerDb for PgStore {
         value: &dyn Fn(&str) -> Option<HandlerValue>,
         row: bool,
         now: Tick,
-    ) -> Result<Answer, DbOutcome> {
+    ) -> Result<CallResult, DbOutcome> {
         self.handler_statement(sql, value, row, now)
     }
 
