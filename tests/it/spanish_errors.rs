@@ -276,3 +276,36 @@ fn a_statement_the_budget_stops_in_a_run_is_the_tools_rule_in_both_languages() {
         "{es}"
     );
 }
+
+/// A check query that broke reads in the reader's language: what it gave (a value, or the
+/// engine's refusal), and a count that is not one, for which event. Before, the Spanish
+/// line said "`…` gave 'many' for …, not a count" and "gave malformed JSON".
+#[test]
+fn a_broken_check_query_reads_as_spanish() {
+    let text = std::fs::read_to_string(root().join("scenarios/sql-no-dedup-duplicates.json"));
+    let mut doc: Value = serde_json::from_str(&text.unwrap()).unwrap();
+    doc["check"]["effects_per_event"] = json!(
+        "SELECT CASE WHEN count(*) > 1 THEN 'many' ELSE count(*) END FROM reservation \
+         WHERE event_id = :event_id"
+    );
+    doc["check"]["invariants"] = json!([
+        "SELECT CASE WHEN (SELECT count(*) FROM reservation) > 0 THEN json('x') ELSE 1 END"
+    ]);
+    doc.as_object_mut().unwrap().remove("expect");
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(dir.path(), "broken-check.json", &doc.to_string());
+    let es = stdout(&bin(&["run", &file, "--lang", "es"]));
+    let line = es
+        .lines()
+        .find(|l| l.contains("INVARIANTE ROTO"))
+        .expect(&es);
+    assert!(line.contains("` dio 'many' para "), "{line}");
+    assert!(line.contains(", que no es un conteo"), "{line}");
+    assert!(line.contains("dio SQLite dice: «malformed JSON»"), "{line}");
+    assert!(
+        !line.contains(" gave ") && !line.contains("not a count"),
+        "{line}"
+    );
+    let explained = stdout(&bin(&["explain", &file, "--lang", "es"]));
+    assert!(explained.contains("que no es un conteo"), "{explained}");
+}

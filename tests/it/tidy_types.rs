@@ -91,7 +91,11 @@ const ALLOWED: &[(&str, &str)] = &[
     ("SqlEvent.event_type", "the user's event type"),
     ("SqlEvent.payload", "the user's payload fields"),
     ("InvariantResult.sql", "the user's SQL"),
-    ("InvariantResult.value", "a value the user's SQL read"),
+    (
+        "CheckValue::Read.0",
+        "a value the user's SQL read, as SQL writes it",
+    ),
+    ("CheckValue::NotACount.event_id", "an event's id"),
     (
         "HandlerError::Other.0",
         "the handler's own reason, as its code gave it",

@@ -61,8 +61,48 @@ pub struct InvariantResult {
     pub sql: String,
     /// Whether it gave true (a non-zero integer).
     pub holds: bool,
-    /// What it gave, as text (`0`, `NULL`, or SQLite's error).
-    pub value: String,
+    /// What it gave: a value, or why it gave none. The JSON carries its English text
+    /// (`0`, `NULL`, the engine's message), as it always has.
+    #[schemars(with = "String")]
+    pub value: CheckValue,
+}
+
+/// What a check query gave on the committed database, as data: `report::lang` words it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CheckValue {
+    /// The first column of its first row, as SQL writes it (`0`, `NULL`, `'many'`, `1.5`).
+    Read(String),
+    /// A blob of `bytes` bytes.
+    Blob { bytes: usize },
+    /// The query failed.
+    Failed(super::SqlFailure),
+    /// `check.effects_per_event` gave `got` for event `event_id`, which is not a count (a
+    /// non-negative integer): the event's effects are unknown.
+    NotACount {
+        event_id: String,
+        got: Box<CheckValue>,
+    },
+}
+
+impl CheckValue {
+    /// The value's fixed English text, which the JSON reports carry (see
+    /// [`InvariantResult::value`]).
+    pub fn english(&self) -> String {
+        match self {
+            CheckValue::Read(v) => v.clone(),
+            CheckValue::Blob { bytes } => format!("a blob of {bytes} bytes"),
+            CheckValue::Failed(f) => f.english(),
+            CheckValue::NotACount { event_id, got } => {
+                format!("{} for {event_id}, not a count", got.english())
+            }
+        }
+    }
+}
+
+impl Serialize for CheckValue {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.english())
+    }
 }
 
 /// One committed `payload_alert` row: the same `event_id` arrived with another payload.
@@ -75,4 +115,35 @@ pub struct PayloadAlertRow {
     pub received_payload: String,
     /// Virtual time of the alert.
     pub detected_at: Tick,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Engine, RefusalReason, SqlFailure, SqlRefusal};
+
+    #[test]
+    fn a_check_value_is_serialized_as_the_english_text_the_json_always_carried() {
+        let failed = CheckValue::Failed(SqlFailure::of(SqlRefusal::of(RefusalReason::Engine {
+            engine: Engine::Sqlite,
+            message: "malformed JSON".into(),
+            sqlstate: None,
+            quoted: false,
+        })));
+        let not_a_count = CheckValue::NotACount {
+            event_id: "e-1".into(),
+            got: Box::new(CheckValue::Read("'many'".into())),
+        };
+        let as_json = |value: CheckValue| {
+            let r = InvariantResult {
+                sql: "SELECT 1".into(),
+                holds: false,
+                value,
+            };
+            serde_json::to_value(r).unwrap()["value"].clone()
+        };
+        assert_eq!(as_json(failed), "malformed JSON");
+        assert_eq!(as_json(not_a_count), "'many' for e-1, not a count");
+        assert_eq!(as_json(CheckValue::Blob { bytes: 3 }), "a blob of 3 bytes");
+    }
 }

@@ -24,7 +24,7 @@ mod value;
 mod workload;
 
 pub use answer::{AckOutcome, DbOutcome, Delivery, MessageId};
-pub use committed::{CommittedState, InvariantResult, LedgerCounts, PayloadAlertRow};
+pub use committed::{CheckValue, CommittedState, InvariantResult, LedgerCounts, PayloadAlertRow};
 pub use engine::{Engine, Isolation};
 pub use half_done::{HalfDone, StepFaults};
 pub use host::Host;

@@ -11,8 +11,8 @@
 use super::pg::lexer;
 use super::*;
 use crate::model::{
-    BrokenTransaction, DuplicateIf, InvariantResult, RefusalReason, SandboxRule, SqlBinding,
-    SqlEvent, SqlFailure, SqlRan, SqlRefusal, SqlStep, SqlValue,
+    BrokenTransaction, CheckValue, DuplicateIf, InvariantResult, RefusalReason, SandboxRule,
+    SqlBinding, SqlEvent, SqlFailure, SqlRan, SqlRefusal, SqlStep, SqlValue,
 };
 use sandbox::{Guard, Sandbox, MAX_VM_STEPS};
 
@@ -149,6 +149,15 @@ pub(super) fn to_sql(v: SqlValue) -> Value {
 }
 
 /// A value read back, as text for people.
+/// What a check query gave, as the checker keeps it: a blob by its size, any other value
+/// as SQL writes it ([`show`]).
+fn checked(v: &Value) -> CheckValue {
+    match v {
+        Value::Blob(b) => CheckValue::Blob { bytes: b.len() },
+        other => CheckValue::Read(show(other)),
+    }
+}
+
 pub(super) fn show(v: &Value) -> String {
     match v {
         Value::Null => "NULL".into(),
@@ -302,14 +311,17 @@ impl Store {
             let count = match self.check_value(custom.effects_db, &custom.effects_per_event, e) {
                 Ok(Value::Integer(n)) if n >= 0 => n,
                 got => {
-                    let value = match got {
-                        Ok(v) => show(&v),
-                        Err(e) => e,
+                    let got = match got {
+                        Ok(v) => checked(&v),
+                        Err(f) => CheckValue::Failed(f),
                     };
                     state.invariants.push(InvariantResult {
                         sql: custom.effects_per_event.clone(),
                         holds: false,
-                        value: format!("{value} for {}, not a count", e.event_id),
+                        value: CheckValue::NotACount {
+                            event_id: e.event_id.clone(),
+                            got: Box::new(got),
+                        },
                     });
                     0
                 }
@@ -324,8 +336,8 @@ impl Store {
                 continue;
             }
             let (holds, value) = match self.check_value(db, sql, &none) {
-                Ok(v) => (matches!(v, Value::Integer(i) if i != 0), show(&v)),
-                Err(e) => (false, e),
+                Ok(v) => (matches!(v, Value::Integer(i) if i != 0), checked(&v)),
+                Err(f) => (false, CheckValue::Failed(f)),
             };
             state.invariants.push(InvariantResult {
                 sql: sql.clone(),
@@ -337,10 +349,11 @@ impl Store {
 
     /// What check query `sql` gives for event `e` on database `db`, run as a check: in
     /// the sandbox, at the store's latest virtual time, drawing from a check's stream.
-    fn check_value(&self, db: u8, sql: &str, e: &SqlEvent) -> Result<Value, String> {
+    fn check_value(&self, db: u8, sql: &str, e: &SqlEvent) -> Result<Value, SqlFailure> {
         let sandbox = self.sandbox(db);
         let guard = sandbox.check(self.now);
-        first_value(self.conn_at(db), sql, e).map_err(|m| sandbox_text(&guard).unwrap_or(m))
+        query_first(self.conn_at(db), sql, e)
+            .map_err(|error| SqlFailure::of(failed_refusal(&guard, &error)))
     }
 
     /// The rows of every table of the scenario's schema; a named database's tables are
@@ -458,16 +471,18 @@ fn run_prepared(
 /// The first column of the first row `sql` gives for event `e` (`NULL` for no row), or
 /// the error's message; run by the caller inside a check's guard.
 pub(super) fn first_value(conn: &Connection, sql: &str, e: &SqlEvent) -> Result<Value, String> {
-    let run = || {
-        let mut stmt = conn.prepare_cached(sql)?;
-        bind(&mut stmt, &|name| e.field(name).map(to_sql))?;
-        let mut rows = stmt.raw_query();
-        match rows.next()? {
-            Some(row) => row.get::<_, Value>(0),
-            None => Ok(Value::Null),
-        }
-    };
-    run().map_err(|e| failure_message(&e))
+    query_first(conn, sql, e).map_err(|e| failure_message(&e))
+}
+
+/// The first column of the first row `sql` gives for event `e` (`NULL` for no row).
+fn query_first(conn: &Connection, sql: &str, e: &SqlEvent) -> rusqlite::Result<Value> {
+    let mut stmt = conn.prepare_cached(sql)?;
+    bind(&mut stmt, &|name| e.field(name).map(to_sql))?;
+    let mut rows = stmt.raw_query();
+    match rows.next()? {
+        Some(row) => row.get::<_, Value>(0),
+        None => Ok(Value::Null),
+    }
 }
 
 /// Whether `e` is a `UNIQUE` or `PRIMARY KEY` constraint's error.
@@ -492,14 +507,6 @@ pub(super) fn failure_refusal(e: &rusqlite::Error) -> RefusalReason {
 /// A failed step's message: SQLite's, or the budget that interrupted it.
 pub(super) fn failure_message(e: &rusqlite::Error) -> String {
     SqlRefusal::of(failure_refusal(e)).english()
-}
-
-/// The text the sandbox's rule leaves in a run, when the sandbox made the statement
-/// running under `guard` fail.
-fn sandbox_text(guard: &Guard<'_>) -> Option<String> {
-    guard
-        .why_failed()
-        .map(|rule| SqlRefusal::of(rule).english())
 }
 
 /// Why a statement that failed under `guard` failed: the sandbox's rule when the sandbox

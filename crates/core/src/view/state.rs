@@ -145,11 +145,11 @@ pub enum DatabaseState {
         alerts: Option<Listed<Ranged<()>>>,
     },
     /// A scenario's own schema: rows per table, effects per event (none when the effect is
-    /// an external call), and the invariants that broke (`` `sql` = value ``).
+    /// an external call), and the check queries that broke, each with what it gave.
     Own {
         tables: Vec<(String, i64)>,
         effects: Option<Listed<Ranged<(EventIndex, u32)>>>,
-        broken: Vec<String>,
+        broken: Vec<(String, crate::model::CheckValue)>,
     },
 }
 
@@ -285,7 +285,7 @@ impl Reader<'_> {
         effects.sort();
         let broken = (c.invariants.iter())
             .filter(|i| !i.holds)
-            .map(|i| format!("`{}` = {}", i.sql, i.value))
+            .map(|i| (i.sql.clone(), i.value.clone()))
             .collect();
         DatabaseState::Own {
             tables: c.tables.iter().map(|(t, n)| (t.clone(), *n)).collect(),

@@ -17,7 +17,7 @@ impl Narrator<'_> {
         &self,
         tables: &[(String, i64)],
         effects: Option<&Listed<Ranged<(usize, u32)>>>,
-        broken: &[String],
+        broken: &[(String, crate::model::CheckValue)],
     ) -> String {
         let l = self.lang;
         let tables: Vec<String> = tables.iter().map(|(t, n)| l.table_rows(t, *n)).collect();

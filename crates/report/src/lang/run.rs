@@ -226,7 +226,10 @@ impl Lang {
             .invariants
             .iter()
             .filter(|i| !i.holds)
-            .map(|i| format!("`{}` gave {}", i.sql, i.value))
+            .map(|i| match self {
+                Lang::En => format!("`{}` gave {}", i.sql, i.value.english()),
+                Lang::Es => format!("`{}` dio {}", i.sql, self.check_value(&i.value)),
+            })
             .collect();
         match (self, broken.is_empty()) {
             (Lang::En, true) => "invariants hold".to_string(),

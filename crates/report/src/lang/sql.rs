@@ -104,8 +104,12 @@ impl Lang {
         }
     }
 
-    pub fn db_part_broken(self, invariants: &[String]) -> String {
-        self.pick("INVARIANT BROKEN: ", "INVARIANTE ROTO: ") + &invariants.join("; ")
+    /// The check queries that broke, each with what it gave (`` `sql` = value ``).
+    pub fn db_part_broken(self, broken: &[(String, crate::model::CheckValue)]) -> String {
+        let each: Vec<String> = (broken.iter())
+            .map(|(sql, value)| format!("`{sql}` = {}", self.check_value(value)))
+            .collect();
+        self.pick("INVARIANT BROKEN: ", "INVARIANTE ROTO: ") + &each.join("; ")
     }
 
     /// `reservation 2 rows`.

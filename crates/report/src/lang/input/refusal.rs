@@ -8,7 +8,8 @@
 
 use super::Lang;
 use crate::model::{
-    BrokenTransaction, DialectHint, NoDatabase, RefusalReason, SandboxRule, SqlFailure, SqlRefusal,
+    BrokenTransaction, CheckValue, DialectHint, NoDatabase, RefusalReason, SandboxRule, SqlFailure,
+    SqlRefusal,
 };
 
 /// Why `r` was refused, in `lang`.
@@ -57,6 +58,20 @@ impl Lang {
     /// Why a statement failed during a run (a trace's `SqlFailed`), in this language.
     pub fn sql_failure(self, f: &SqlFailure) -> String {
         failure(f, self)
+    }
+
+    /// What a check query gave, in this language.
+    pub fn check_value(self, v: &CheckValue) -> String {
+        match (self, v) {
+            (Lang::En, v) => v.english(),
+            (Lang::Es, CheckValue::Read(v)) => v.clone(),
+            (Lang::Es, CheckValue::Blob { bytes }) => format!("un blob de {bytes} bytes"),
+            (Lang::Es, CheckValue::Failed(f)) => failure(f, self),
+            (Lang::Es, CheckValue::NotACount { event_id, got }) => format!(
+                "{} para {event_id}, que no es un conteo",
+                self.check_value(got)
+            ),
+        }
     }
 
     /// Why a statement failed during a run, as the story of a run tells it: the engine's

@@ -14,11 +14,11 @@ mod handler;
 pub(super) mod ledger;
 use crate::model::handler::{CallResult, Value as HandlerValue};
 use crate::model::Account;
+use crate::model::{CheckValue, RefusalReason, SqlFailure, SqlRefusal};
 use crate::model::{
     CommittedState, DbOutcome, DuplicateIf, InvariantResult, SqlBinding, SqlEvent, SqlRan, SqlStep,
     SqlValue, Tick,
 };
-use crate::model::{RefusalReason, SqlFailure, SqlRefusal};
 use crate::store::{
     ConsumerDb, CrashModel, CustomSchema, EffectMode, OutOfOrder, Store, StoreConfig, StoreOp,
 };
@@ -312,8 +312,9 @@ impl PgStore {
 
     /// The first column of the first row of check query `sql` for event `e`, read on the
     /// committed database `db` at the latest virtual time.
-    fn check_value(&self, db: u8, sql: &str, e: &SqlEvent) -> Result<Option<String>, String> {
-        let bound = lexer::bind(sql, &|name| e.field(name).map(literal))?;
+    fn check_value(&self, db: u8, sql: &str, e: &SqlEvent) -> Result<Option<String>, SqlFailure> {
+        let bound = lexer::bind(sql, &|name| e.field(name).map(literal))
+            .map_err(|n| SqlFailure::of(unbound(n)))?;
         let run = self.run.borrow();
         // A named database's check reads its schema; the control connection reads the main
         // database again after (the tool's own reads name its tables unqualified).
@@ -329,7 +330,13 @@ impl PgStore {
             (run.worker.control_batch(&use_schema(RUN_SCHEMA)))
                 .unwrap_or_else(|e| panic!("reading the main database again: {e}"));
         }
-        let ran = ran.map_err(|e| e.message)?;
+        // A check's failure gives PostgreSQL's message without its SQLSTATE.
+        let ran = ran.map_err(|e| {
+            SqlFailure::of(refusal(&DbError {
+                code: String::new(),
+                message: e.message,
+            }))
+        })?;
         Ok(ran
             .rows
             .into_iter()
@@ -337,11 +344,15 @@ impl PgStore {
             .and_then(|r| r.into_iter().next().flatten()))
     }
 
-    fn effects_of(&self, e: &SqlEvent) -> Result<i64, String> {
+    /// What `check.effects_per_event` counts for `e`, or what it gave that is not a number.
+    fn effects_of(&self, e: &SqlEvent) -> Result<i64, CheckValue> {
         let db = self.custom.effects_db;
-        match self.check_value(db, &self.custom.effects_per_event, e)? {
-            Some(v) => v.parse::<i64>().map_err(|_| format!("'{v}'")),
-            None => Err("NULL".into()),
+        match self.check_value(db, &self.custom.effects_per_event, e) {
+            Ok(Some(v)) => v
+                .parse::<i64>()
+                .map_err(|_| CheckValue::Read(format!("'{v}'"))),
+            Ok(None) => Err(CheckValue::Read("NULL".into())),
+            Err(f) => Err(CheckValue::Failed(f)),
         }
     }
 
@@ -517,14 +528,17 @@ impl ConsumerDb for PgStore {
             let count = match self.effects_of(e) {
                 Ok(n) if n >= 0 => n,
                 got => {
-                    let value = match got {
-                        Ok(n) => n.to_string(),
+                    let got = match got {
+                        Ok(n) => CheckValue::Read(n.to_string()),
                         Err(v) => v,
                     };
                     state.invariants.push(InvariantResult {
                         sql: self.custom.effects_per_event.clone(),
                         holds: false,
-                        value: format!("{value} for {}, not a count", e.event_id),
+                        value: CheckValue::NotACount {
+                            event_id: e.event_id.clone(),
+                            got: Box::new(got),
+                        },
                     });
                     0
                 }
@@ -535,9 +549,12 @@ impl ConsumerDb for PgStore {
         for (i, sql) in self.custom.invariants.iter().enumerate() {
             let db = self.custom.invariant_db(i);
             let (holds, value) = match self.check_value(db, sql, &none) {
-                Ok(Some(v)) => (v == "t" || v.parse::<i64>().is_ok_and(|n| n != 0), v),
-                Ok(None) => (false, "NULL".into()),
-                Err(e) => (false, e),
+                Ok(Some(v)) => {
+                    let holds = v == "t" || v.parse::<i64>().is_ok_and(|n| n != 0);
+                    (holds, CheckValue::Read(v))
+                }
+                Ok(None) => (false, CheckValue::Read("NULL".into())),
+                Err(f) => (false, CheckValue::Failed(f)),
             };
             state.invariants.push(InvariantResult {
                 sql: sql.clone(),
