@@ -1,5 +1,6 @@
-//! The words of a refused statement ([`SqlRefusal`]) and of a database the engine could not
-//! give the load-time check ([`NoDatabase`]).
+//! The words of a refused statement ([`SqlRefusal`]), of a statement that failed during a
+//! run ([`SqlFailure`], a trace's `SqlFailed`), of what a check query gave ([`CheckValue`]),
+//! and of a database the engine could not give the load-time check ([`NoDatabase`]).
 //!
 //! English is the refusal's own text ([`SqlRefusal::english`], kept in the core because a
 //! run's trace records and hashes it); Spanish is worded here. The engine's own message is
