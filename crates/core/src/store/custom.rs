@@ -148,7 +148,6 @@ pub(super) fn to_sql(v: SqlValue) -> Value {
     }
 }
 
-/// A value read back, as text for people.
 /// What a check query gave, as the checker keeps it: a blob by its size, any other value
 /// as SQL writes it ([`show`]).
 fn checked(v: &Value) -> CheckValue {
@@ -158,6 +157,7 @@ fn checked(v: &Value) -> CheckValue {
     }
 }
 
+/// A value read back, as text for people.
 pub(super) fn show(v: &Value) -> String {
     match v {
         Value::Null => "NULL".into(),

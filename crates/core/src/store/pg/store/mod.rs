@@ -334,7 +334,7 @@ impl PgStore {
         let ran = ran.map_err(|e| {
             SqlFailure::of(refusal(&DbError {
                 code: String::new(),
-                message: e.message,
+                ..e
             }))
         })?;
         Ok(ran
